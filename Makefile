@@ -1,0 +1,45 @@
+# fluxplane: `make synth` sets everything up on a fresh machine and writes dist/; `make test` runs the suite.
+# Needs python3 (3.11+), npm and git. Installs a Python venv (.venv) and, from the npm registry, Node 22 and
+# cdk8s-cli (node_modules), which the cdk8s library's JavaScript side and `cdk8s synth` run on.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+NODE_BIN := $(CURDIR)/node_modules/.bin
+
+export PATH := $(NODE_BIN):$(BIN):$(PATH)
+export JSII_NODE := $(NODE_BIN)/node
+
+.PHONY: setup synth check test lint bench clean
+
+setup: $(VENV)/.installed node_modules/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+synth: setup
+	$(BIN)/fluxplane synth
+
+check: setup
+	$(BIN)/fluxplane synth --check
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+
+bench: setup
+	$(BIN)/python benchmarks/synth_fleet.py
+
+clean:
+	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,5 @@
+import sys
+
+from fluxplane.cli import main
+
+sys.exit(main())

@@ -1,0 +1,126 @@
+"""ClusterChart: a cluster's entry point, ``clusters/<cluster>/`` in the platform repository.
+
+Flux on the cluster syncs this folder (``flux-system`` Kustomization). It holds the sync objects,
+the cluster's variables for post-build substitution, and one Flux Kustomization per add-on, split
+into ``infrastructure.yaml`` (controllers and configs layers) and ``apps.yaml``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from fluxplane.charts.base import FleetChart
+from fluxplane.charts.layout import RepositoryLayout, cluster_dir
+from fluxplane.config.models import FluxSettings
+from fluxplane.constructs.config_map import ConfigMap
+from fluxplane.constructs.git_repository import GitRepository
+from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.manifest import Manifest
+from fluxplane.constructs.props import FLUX_NAMESPACE
+
+#: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).
+SYNC_SOURCE = "flux-system"
+#: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
+CLUSTER_VARS = "cluster-vars"
+
+
+class ClusterChart(FleetChart):
+    """The files under ``clusters/<cluster>/``."""
+
+    def __init__(
+        self,
+        scope: Any,
+        construct_id: str,
+        *,
+        layout: RepositoryLayout,
+        cluster: str,
+        variables: dict[str, str],
+        flux: FluxSettings,
+    ) -> None:
+        super().__init__(scope, construct_id, layout=layout, directory=cluster_dir(cluster))
+        self.cluster = cluster
+        self.flux = flux
+        repository = layout.repository
+
+        sync_dir = posixpath.join(self.directory, "flux-system")
+        sync = self.add_manifest("sync", posixpath.join(sync_dir, "gotk-sync.yaml"))
+        self.source = GitRepository(
+            sync,
+            "source",
+            {
+                "name": SYNC_SOURCE,
+                "interval": "1m",
+                "url": repository.url,
+                "ref": {"branch": repository.branch},
+                "secretRef": {"name": repository.secret_ref} if repository.secret_ref else None,
+            },
+        )
+        self.sync = Kustomization(
+            sync,
+            "kustomization",
+            {
+                "name": SYNC_SOURCE,
+                "interval": flux.interval,
+                "retryInterval": flux.retry_interval,
+                "timeout": flux.timeout,
+                "path": layout.flux_path(self.directory),
+                "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
+                "prune": True,
+            },
+        )
+        self.add_kustomization_file("sync-kustomization", sync_dir).config.add_resource("gotk-sync.yaml")
+
+        vars_file = self.add_manifest("vars", posixpath.join(self.directory, "cluster-vars.yaml"))
+        self.variables = ConfigMap(
+            vars_file, "cluster-vars", {"name": CLUSTER_VARS, "namespace": FLUX_NAMESPACE, "data": variables}
+        )
+        self._infrastructure: Manifest | None = None
+        self._apps: Manifest | None = None
+        self.pack_kustomizations: dict[str, Kustomization] = {}
+
+    def _layer_file(self, layer: str) -> Manifest:
+        if layer == "apps":
+            if self._apps is None:
+                self._apps = self.add_manifest("apps", posixpath.join(self.directory, "apps.yaml"))
+            return self._apps
+        if self._infrastructure is None:
+            self._infrastructure = self.add_manifest(
+                "infrastructure", posixpath.join(self.directory, "infrastructure.yaml")
+            )
+        return self._infrastructure
+
+    def add_pack(self, pack: str, layer: str, directory: str, *, wait: bool = False) -> Kustomization:
+        """The Flux Kustomization that applies ``directory`` (an add-on's catalogue or overlay folder).
+
+        ``wait`` health-checks everything applied; use it when the add-on declares no health gate.
+        """
+        kustomization = Kustomization(
+            self._layer_file(layer),
+            pack,
+            {
+                "name": pack,
+                "labels": {"fluxplane.io/layer": layer},
+                "interval": self.flux.interval,
+                "retryInterval": self.flux.retry_interval,
+                "timeout": self.flux.timeout,
+                "path": self.layout.flux_path(directory),
+                "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
+                "prune": True,
+                "wait": wait or None,
+                "postBuild": {"substituteFrom": [{"kind": "ConfigMap", "name": CLUSTER_VARS}]},
+            },
+        )
+        self.pack_kustomizations[pack] = kustomization
+        return kustomization
+
+    def finish(self, *, custom: bool = False) -> None:
+        """Write ``kustomization.yaml`` listing the entry point's files (``custom.yaml`` when cdk8s made one)."""
+        entry = self.add_kustomization_file("kustomization", self.directory).config
+        entry.add_resource("flux-system")
+        entry.add_resource("cluster-vars.yaml")
+        for manifest in (self._infrastructure, self._apps):
+            if manifest is not None:
+                entry.add_resource(posixpath.basename(manifest.path))
+        if custom:
+            entry.add_resource(posixpath.basename(self.custom_path))

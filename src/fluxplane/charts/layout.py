@@ -1,0 +1,53 @@
+"""Where things go in dist/ and what Flux calls those places.
+
+dist/<repository>/ is the content of one Git repository of the fleet. Flux paths are relative to the
+root of that Git repository, where the folder lives at ``repository.path`` (default
+``dist/<repository>``: the fleet repository itself holds dist/).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from fluxplane.config.models import Repository
+
+#: The dist/ folder of the platform repository.
+PLATFORM = "platform"
+#: Layers of add-ons, in apply order, and the dist/ folder each one lives in.
+LAYERS = ("controllers", "configs", "apps")
+LAYER_DIRS = {
+    "controllers": "infrastructure/controllers",
+    "configs": "infrastructure/configs",
+    "apps": "apps",
+}
+
+
+@dataclass(frozen=True)
+class RepositoryLayout:
+    """Paths of one repository: its dist/ folder and the prefix Flux sees."""
+
+    key: str
+    repository: Repository
+
+    @property
+    def prefix(self) -> str:
+        return self.repository.path if self.repository.path is not None else f"dist/{self.key}"
+
+    def flux_path(self, directory: str) -> str:
+        """The Flux ``spec.path`` of ``directory`` (relative to dist/<key>/)."""
+        joined = posixpath.normpath(posixpath.join(self.prefix, directory))
+        return "./" if joined == "." else f"./{joined}"
+
+
+def cluster_dir(cluster: str) -> str:
+    return f"clusters/{cluster}"
+
+
+def catalogue_dir(layer: str, pack: str) -> str:
+    return f"{LAYER_DIRS[layer]}/{pack}"
+
+
+def relative(from_dir: str, to_dir: str) -> str:
+    """``to_dir`` as seen from ``from_dir`` (both relative to the same repository folder)."""
+    return posixpath.relpath(to_dir, from_dir)

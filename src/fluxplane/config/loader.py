@@ -1,0 +1,195 @@
+"""Load ``environments/`` into a :class:`~fluxplane.config.models.Fleet`.
+
+``environments/base.yaml`` holds what the fleet shares; every other ``environments/<env>.yaml`` is
+one environment, merged over the base (see :mod:`fluxplane.config.merge`). Workload clusters start
+from ``clusterDefaults`` (base, then the environment's) and override it. All problems across all
+files are collected and raised together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from fluxplane.config import models
+from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
+from fluxplane.config.problems import describe_validation_error, show
+from fluxplane.config.yamlfile import read_yaml
+from fluxplane.errors import ConfigError
+
+BASE_FILE = "base.yaml"
+FORBIDDEN_DEFAULTS = ("name", "packs")
+
+
+@dataclass(frozen=True)
+class LoadedFleet:
+    fleet: models.Fleet
+    #: Per cluster name: the origins of its merged ``packs`` mapping.
+    pack_origins: dict[str, Origins] = field(default_factory=dict)
+    #: Per environment name: the origins of its merged ``packs`` mapping; "" for the base file's.
+    environment_pack_origins: dict[str, Origins] = field(default_factory=dict)
+
+
+class _Problems:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def validate(self, model: type[BaseModel], data: Any, origins: Origins, mount: Loc = ()) -> Any:
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            self.lines.extend(describe_validation_error(exc, model, origins, mount))
+            return None
+
+
+def _display(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _read_mapping(path: Path, display: str, problems: _Problems) -> dict[str, Any] | None:
+    try:
+        data = read_yaml(path, display)
+    except ConfigError as exc:
+        problems.lines.extend(exc.problems)
+        return None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        problems.lines.append(f"{display}: expected a mapping at the top level, got {show(data)}")
+        return None
+    return data
+
+
+def load_fleet(root: Path) -> LoadedFleet:
+    """Read and validate ``<root>/environments``; raise ConfigError listing every problem."""
+    env_dir = root / "environments"
+    problems = _Problems()
+    base_path = env_dir / BASE_FILE
+    base_display = _display(root, base_path)
+    if not env_dir.is_dir():
+        raise ConfigError(f"{_display(root, env_dir)}: folder not found; create it with {BASE_FILE} and one file per environment")
+    env_paths = sorted(
+        p for p in env_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
+    )
+    base_raw = _read_mapping(base_path, base_display, problems)
+    if not env_paths:
+        problems.lines.append(
+            f"{_display(root, env_dir)}: no environment files; add one per environment, e.g. staging.yaml"
+        )
+
+    base_model: models.BaseFile | None = None
+    if base_raw is not None:
+        base_model = problems.validate(models.BaseFile, base_raw, Origins([Layer(base_display, base_raw)]))
+
+    environments: list[models.Environment] = []
+    pack_origins: dict[str, Origins] = {}
+    env_pack_origins: dict[str, Origins] = {}
+    seen_clusters: dict[str, str] = {}
+    if base_model is not None:
+        seen_clusters[base_model.management.name] = f"{base_display}: management.name"
+        base_packs_origins = Origins([Layer(base_display, base_model.packs, prefix=("packs",))])
+        env_pack_origins[""] = base_packs_origins
+        pack_origins[base_model.management.name] = Origins(
+            [Layer(base_display, base_model.management.packs, prefix=("management", "packs"))]
+        ) + base_packs_origins
+
+    for env_path in env_paths:
+        env_display = _display(root, env_path)
+        name = env_path.stem
+        if env_path.suffix == ".yml":
+            problems.lines.append(f"{env_display}: use the .yaml extension")
+            continue
+        if not models.is_dns_label(name) or name in models.RESERVED_ENVIRONMENT_NAMES:
+            problems.lines.append(
+                f"{env_display}: environment name {show(name)} must be a DNS-1123 label other than 'base' "
+                "(lower-case letters, digits and '-'); rename the file"
+            )
+            continue
+        env_raw = _read_mapping(env_path, env_display, problems)
+        if env_raw is None:
+            continue
+        env_file = problems.validate(models.EnvironmentFile, env_raw, Origins([Layer(env_display, env_raw)]))
+        if env_file is None or base_model is None or base_raw is None:
+            continue
+        environment = _build_environment(
+            name, env_display, env_file, base_display, base_model, problems, pack_origins, seen_clusters
+        )
+        env_pack_origins[name] = Origins([Layer(env_display, env_file.packs, prefix=("packs",))]) + env_pack_origins.get(
+            "", Origins([])
+        )
+        if environment is not None:
+            environments.append(environment)
+
+    if problems.lines:
+        raise ConfigError(problems.lines)
+    assert base_model is not None
+    fleet = models.Fleet(
+        repositories=base_model.repositories,
+        flux=base_model.flux,
+        management=base_model.management.model_copy(
+            update={"packs": deep_merge(base_model.packs, base_model.management.packs)}
+        ),
+        packs=base_model.packs,
+        environments=tuple(environments),
+    )
+    return LoadedFleet(fleet=fleet, pack_origins=pack_origins, environment_pack_origins=env_pack_origins)
+
+
+def _build_environment(
+    name: str,
+    env_display: str,
+    env_file: models.EnvironmentFile,
+    base_display: str,
+    base: models.BaseFile,
+    problems: _Problems,
+    pack_origins: dict[str, Origins],
+    seen_clusters: dict[str, str],
+) -> models.Environment | None:
+    start = len(problems.lines)
+    for display, defaults, prefix in (
+        (base_display, base.cluster_defaults, ("clusterDefaults",)),
+        (env_display, env_file.cluster_defaults, ("clusterDefaults",)),
+    ):
+        for key in FORBIDDEN_DEFAULTS:
+            if key in defaults:
+                where = "each cluster's own entry" if key == "name" else "the top-level 'packs' section"
+                problems.lines.append(f"{display}: {'.'.join((*prefix, key))}: not allowed here; set it in {where}")
+    defaults = deep_merge(base.cluster_defaults, env_file.cluster_defaults)
+    env_packs = deep_merge(base.packs, env_file.packs)
+    env_pack_origins = Origins(
+        [Layer(env_display, env_file.packs, prefix=("packs",)), Layer(base_display, base.packs, prefix=("packs",))]
+    )
+    clusters: list[models.WorkloadCluster] = []
+    for index, entry in enumerate(env_file.clusters):
+        merged = deep_merge(defaults, entry)
+        origins = Origins(
+            [
+                Layer(env_display, entry, mount=(), prefix=("clusters", index)),
+                Layer(env_display, env_file.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
+                Layer(base_display, base.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
+            ]
+        )
+        cluster = problems.validate(models.WorkloadCluster, merged, origins)
+        if cluster is None:
+            continue
+        where = f"{env_display}: clusters[{index}].name"
+        if cluster.name in seen_clusters:
+            problems.lines.append(
+                f"{where}: duplicate cluster name {show(cluster.name)}, already used at {seen_clusters[cluster.name]}"
+            )
+            continue
+        seen_clusters[cluster.name] = where
+        clusters.append(cluster.model_copy(update={"packs": deep_merge(env_packs, cluster.packs)}))
+        pack_origins[cluster.name] = (
+            Origins([Layer(env_display, entry.get("packs", {}), prefix=("clusters", index, "packs"))])
+            + env_pack_origins
+        )
+    if len(problems.lines) > start:
+        return None
+    return models.Environment(name=name, file=env_display, packs=env_packs, clusters=tuple(clusters))

@@ -1,0 +1,212 @@
+"""Typed models of the fleet definition.
+
+Field names are the camelCase keys users write in ``environments/*.yaml``. Every model forbids
+unknown keys and is frozen: a definition is data, read once, then only looked at.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
+GIT_URL = r"^(ssh|https)://[^\s]+$"
+AWS_REGION = r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$"
+KUBERNETES_VERSION = r"^1\.[0-9]{2}$"
+GIT_BRANCH = r"^[A-Za-z0-9._/-]+$"
+RELATIVE_PATH = r"^(\.|[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*)$"
+INSTANCE_TYPE = r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$"
+
+DnsLabel = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
+Duration = Annotated[str, StringConstraints(pattern=DURATION)]
+
+#: Keys a base file may set, and the keys an environment file may set over it.
+BASE_KEYS = ("repositories", "flux", "management", "clusterDefaults", "packs")
+ENVIRONMENT_KEYS = ("clusterDefaults", "packs", "clusters")
+RESERVED_ENVIRONMENT_NAMES = ("base",)
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
+
+
+class Repository(Model):
+    """A Git repository Flux reads. dist/<key>/ is its content, found in the repository at ``path``."""
+
+    url: Annotated[str, StringConstraints(pattern=GIT_URL)] = Field(
+        description="Clone URL, ssh:// or https:// (Flux GitRepository spec.url)."
+    )
+    branch: Annotated[str, StringConstraints(pattern=GIT_BRANCH, max_length=255)] = Field(
+        "main", description="Branch Flux follows."
+    )
+    secret_ref: DnsLabel | None = Field(
+        "flux-system",
+        alias="secretRef",
+        description="Secret in flux-system holding the Git credentials (created at bootstrap); null for a public repository.",
+    )
+    path: Annotated[str, StringConstraints(pattern=RELATIVE_PATH)] | None = Field(
+        None,
+        description="Folder inside the repository that holds this dist/ folder; default `dist/<key>` (the fleet repository itself).",
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _no_parent_segments(cls, value: str | None) -> str | None:
+        if value is not None and ".." in value.split("/"):
+            raise ValueError("must stay inside the repository (no '..' segments)")
+        return value
+
+
+class Repositories(Model):
+    """The Git repositories of the fleet."""
+
+    platform: Repository = Field(
+        description="The platform repository (the seeds' gitops-system): cluster entry points and the add-on catalogue."
+    )
+
+
+class FluxSettings(Model):
+    """Defaults for every Flux object fluxplane writes."""
+
+    interval: Duration = Field("10m", description="How often Flux reconciles sources and Kustomizations.")
+    retry_interval: Duration = Field("2m", alias="retryInterval", description="Retry interval after a failure.")
+    timeout: Duration = Field("5m", description="How long a Kustomization waits for its health checks.")
+
+
+class Taint(Model):
+    key: Annotated[str, StringConstraints(min_length=1, max_length=253)]
+    value: Annotated[str, StringConstraints(max_length=63)] = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class NodeGroup(Model):
+    """An EKS managed node group."""
+
+    name: DnsLabel = Field(description="Node group name, unique within the cluster.")
+    instance_types: Annotated[
+        list[Annotated[str, StringConstraints(pattern=INSTANCE_TYPE)]], Field(min_length=1)
+    ] = Field(["m7i.large"], alias="instanceTypes", description="EC2 instance types, e.g. m7i.large.")
+    capacity_type: Literal["ON_DEMAND", "SPOT"] = Field("ON_DEMAND", alias="capacityType")
+    min_size: int = Field(2, ge=0, le=1000, alias="minSize")
+    max_size: int = Field(4, ge=1, le=1000, alias="maxSize")
+    desired_size: int = Field(2, ge=1, le=1000, alias="desiredSize")
+    disk_size: int = Field(50, ge=20, le=16384, alias="diskSize", description="Root volume size in GiB.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
+    taints: list[Taint] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _sizes_in_order(self) -> NodeGroup:
+        if self.min_size > self.max_size:
+            raise ValueError(f"minSize ({self.min_size}) must not exceed maxSize ({self.max_size})")
+        if not self.min_size <= self.desired_size <= self.max_size:
+            raise ValueError(
+                f"desiredSize ({self.desired_size}) must lie between minSize ({self.min_size}) "
+                f"and maxSize ({self.max_size})"
+            )
+        return self
+
+
+class ClusterBase(Model):
+    name: DnsLabel = Field(description="Cluster name: a DNS-1123 label, unique across the fleet.")
+    region: Annotated[str, StringConstraints(pattern=AWS_REGION)] = Field(
+        description="AWS region, e.g. us-west-2."
+    )
+    kubernetes_version: Annotated[str, StringConstraints(pattern=KUBERNETES_VERSION)] = Field(
+        "1.33", alias="kubernetesVersion", description="EKS Kubernetes minor version, e.g. \"1.33\" (quoted)."
+    )
+    packs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Packs for this cluster, merged over the environment's (see Packs).",
+    )
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _supported_version(cls, value: str) -> str:
+        minor = int(value.split(".")[1])
+        if minor < 29:
+            raise ValueError(f"Kubernetes {value} is out of EKS support; use 1.29 or newer")
+        return value
+
+
+class ManagementCluster(ClusterBase):
+    """The hub: runs Flux (and, later, Crossplane) and manages the workload clusters."""
+
+    name: DnsLabel = Field("hub", description="Management cluster name.")
+
+
+class WorkloadCluster(ClusterBase):
+    """A workload (spoke) cluster of one environment."""
+
+    node_groups: Annotated[list[NodeGroup], Field(min_length=1)] = Field(
+        default_factory=lambda: [NodeGroup(name="default")],
+        alias="nodeGroups",
+        description="Managed node groups; names unique within the cluster.",
+    )
+
+    @field_validator("node_groups")
+    @classmethod
+    def _unique_node_groups(cls, value: list[NodeGroup]) -> list[NodeGroup]:
+        names = [group.name for group in value]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"node group names must be unique, {', '.join(map(repr, duplicates))} repeated")
+        return value
+
+
+class BaseFile(Model):
+    """environments/base.yaml: what every environment shares."""
+
+    repositories: Repositories
+    flux: FluxSettings = Field(default_factory=FluxSettings)
+    management: ManagementCluster
+    cluster_defaults: dict[str, Any] = Field(
+        default_factory=dict,
+        alias="clusterDefaults",
+        description="Values every workload cluster starts from (any cluster field).",
+    )
+    packs: dict[str, Any] = Field(default_factory=dict, description="Packs enabled on every cluster.")
+
+
+class EnvironmentFile(Model):
+    """environments/<env>.yaml: an environment's clusters and its changes to the base."""
+
+    cluster_defaults: dict[str, Any] = Field(default_factory=dict, alias="clusterDefaults")
+    packs: dict[str, Any] = Field(default_factory=dict)
+    clusters: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Environment(Model):
+    """One environment after merging: its name, its packs and its workload clusters."""
+
+    name: DnsLabel
+    file: str
+    packs: dict[str, Any]
+    clusters: tuple[WorkloadCluster, ...]
+
+
+class Fleet(Model):
+    """The whole fleet: repositories, the management cluster and every environment."""
+
+    repositories: Repositories
+    flux: FluxSettings
+    management: ManagementCluster
+    packs: dict[str, Any] = Field(default_factory=dict, description="The base file's packs section.")
+    environments: tuple[Environment, ...]
+
+    @property
+    def clusters(self) -> tuple[WorkloadCluster, ...]:
+        """Every workload cluster, environment by environment, in definition order."""
+        return tuple(cluster for env in self.environments for cluster in env.clusters)
+
+    def environment_of(self, cluster_name: str) -> Environment:
+        for env in self.environments:
+            if any(cluster.name == cluster_name for cluster in env.clusters):
+                return env
+        raise KeyError(cluster_name)
+
+
+def is_dns_label(value: str) -> bool:
+    return len(value) <= 63 and re.fullmatch(DNS_LABEL, value) is not None

@@ -1,0 +1,124 @@
+"""Turn pydantic validation errors into one readable line per problem.
+
+A line reads ``environments/production.yaml: clusters[1].nodeGroups[0].desiredSize: expected an
+integer >= 1, got 0``: the file, the field path, what is allowed and what was found.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from fluxplane.config import models
+from fluxplane.config.merge import Loc, Origins
+
+PATTERN_HELP = {
+    models.DNS_LABEL: "expected a DNS-1123 label (lower-case letters, digits and '-', "
+    "starting and ending with a letter or digit)",
+    models.DURATION: "expected a duration such as 30s, 5m or 1h30m",
+    models.GIT_URL: "expected an ssh:// or https:// Git URL",
+    models.AWS_REGION: "expected an AWS region such as us-west-2",
+    models.KUBERNETES_VERSION: "expected a Kubernetes minor version such as \"1.33\" (quoted)",
+    models.GIT_BRANCH: "expected a Git branch name",
+    models.RELATIVE_PATH: "expected a relative path such as dist/platform (no leading '/', no '..')",
+    models.INSTANCE_TYPE: "expected an EC2 instance type such as m7i.large",
+}
+
+
+def show(value: Any) -> str:
+    """A short, unambiguous rendering of a value found in the input."""
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 80 else text[:77] + '..."'
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _unwrap(annotation: Any) -> list[Any]:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [t for arg in typing.get_args(annotation) for t in _unwrap(arg)]
+    return [annotation]
+
+
+def allowed_keys(model: type[BaseModel], loc: Loc) -> list[str]:
+    """The keys a mapping at ``loc`` (relative to ``model``) accepts, or [] when unknown."""
+    candidates: list[Any] = [model]
+    for part in loc:
+        following: list[Any] = []
+        for candidate in candidates:
+            if isinstance(part, str) and isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                for name, field in candidate.model_fields.items():
+                    if (field.alias or name) == part:
+                        following.extend(_unwrap(field.annotation))
+            elif isinstance(part, int) and typing.get_origin(candidate) in (list, tuple):
+                following.extend(t for arg in typing.get_args(candidate) for t in _unwrap(arg))
+        candidates = [c for c in following if c is not type(None) and c is not Ellipsis]
+    for candidate in candidates:
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return [field.alias or name for name, field in candidate.model_fields.items()]
+    return []
+
+
+def _message(error: Any, model: type[BaseModel], loc: Loc) -> str:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    found = error.get("input")
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        allowed = allowed_keys(model, loc[:-1])
+        hint = f"; allowed: {', '.join(allowed)}" if allowed else ""
+        return f"unknown field{hint}"
+    if kind == "string_pattern_mismatch":
+        help_text = PATTERN_HELP.get(ctx.get("pattern", ""), f"expected a value matching {ctx.get('pattern')}")
+        return f"{help_text}, got {show(found)}"
+    if kind == "string_too_long":
+        return f"expected at most {ctx.get('max_length')} characters, got {len(found)}"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        op = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
+        bound = ctx.get({"greater_than_equal": "ge", "greater_than": "gt"}.get(kind, "le" if "equal" in kind else "lt"))
+        return f"expected an integer {op} {bound}, got {show(found)}"
+    if kind == "literal_error":
+        return f"expected one of {ctx.get('expected')}, got {show(found)}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"expected an integer, got {show(found)}"
+    if kind in ("string_type",):
+        return f"expected a string, got {show(found)}"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"expected true or false, got {show(found)}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected a mapping, got {show(found)}"
+    if kind in ("list_type", "tuple_type"):
+        return f"expected a list, got {show(found)}"
+    if kind == "too_short":
+        return f"expected at least {ctx.get('min_length')} item(s), got {ctx.get('actual_length', 0)}"
+    if kind == "value_error":
+        return str(ctx.get("error", error["msg"]))
+    text = str(error["msg"])
+    return f"{text[:1].lower()}{text[1:]}, got {show(found)}"
+
+
+def describe_validation_error(
+    exc: ValidationError, model: type[BaseModel], origins: Origins, mount: Loc = ()
+) -> list[str]:
+    """One line per error in ``exc`` raised validating ``model`` at ``mount`` of the merged document."""
+    lines = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        lines.append(f"{origins.describe(mount + loc)}: {_message(error, model, loc)}")
+    return lines

@@ -1,0 +1,157 @@
+"""Flux HelmRelease (``helm.toolkit.fluxcd.io/v2``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import model_validator
+
+from fluxplane.config.merge import deep_merge
+from fluxplane.constructs.base import TypedResource
+from fluxplane.constructs.props import (
+    FLUX_NAMESPACE,
+    CrossNamespaceSourceReference,
+    DependsOn,
+    Duration,
+    KubeConfigReference,
+    Label,
+    Name,
+    Props,
+    ordered,
+)
+
+
+class HelmChartTemplateSpec(Props):
+    chart: str
+    version: str | None = None
+    source_ref: CrossNamespaceSourceReference
+    interval: Duration | None = None
+    reconcile_strategy: Literal["ChartVersion", "Revision"] | None = None
+    values_files: tuple[str, ...] | None = None
+
+
+class HelmChartTemplate(Props):
+    spec: HelmChartTemplateSpec
+
+
+class ChartReference(Props):
+    kind: Literal["OCIRepository", "HelmChart", "ExternalArtifact"]
+    name: Name
+    namespace: Label | None = None
+    api_version: str | None = None
+
+
+class ValuesReference(Props):
+    kind: Literal["Secret", "ConfigMap"]
+    name: Name
+    values_key: str | None = None
+    target_path: str | None = None
+    optional: bool | None = None
+
+
+class Remediation(Props):
+    retries: int | None = None
+    remediate_last_failure: bool | None = None
+
+
+class UpgradeRemediation(Remediation):
+    strategy: Literal["rollback", "uninstall"] | None = None
+
+
+class Install(Props):
+    crds: Literal["Skip", "Create", "CreateReplace"] | None = None
+    create_namespace: bool | None = None
+    remediation: Remediation | None = None
+    timeout: Duration | None = None
+
+
+class Upgrade(Props):
+    crds: Literal["Skip", "Create", "CreateReplace"] | None = None
+    remediation: UpgradeRemediation | None = None
+    cleanup_on_fail: bool | None = None
+    timeout: Duration | None = None
+
+
+class DriftDetection(Props):
+    mode: Literal["enabled", "warn", "disabled"] = "enabled"
+
+
+class HelmReleaseProps(Props):
+    name: Name
+    namespace: Label = FLUX_NAMESPACE
+    labels: dict[str, str] | None = None
+    interval: Duration = "30m"
+    chart: HelmChartTemplate | None = None
+    chart_ref: ChartReference | None = None
+    release_name: str | None = None
+    target_namespace: Label | None = None
+    storage_namespace: Label | None = None
+    kube_config: KubeConfigReference | None = None
+    service_account_name: Label | None = None
+    depends_on: tuple[DependsOn, ...] | None = None
+    timeout: Duration | None = None
+    install: Install | None = None
+    upgrade: Upgrade | None = None
+    drift_detection: DriftDetection | None = None
+    values_from: tuple[ValuesReference, ...] | None = None
+    values: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _one_chart(self) -> HelmReleaseProps:
+        if (self.chart is None) == (self.chart_ref is None):
+            raise ValueError("set exactly one of chart and chartRef")
+        return self
+
+
+#: What a platform team expects of every release: retry installs, roll back failed upgrades, and
+#: let Flux correct drift made by hand.
+DEFAULT_INSTALL = Install(crds="CreateReplace", remediation=Remediation(retries=3))
+DEFAULT_UPGRADE = Upgrade(crds="CreateReplace", remediation=UpgradeRemediation(retries=3, strategy="rollback"))
+DEFAULT_DRIFT_DETECTION = DriftDetection(mode="enabled")
+
+
+class HelmRelease(TypedResource[HelmReleaseProps]):
+    """A Helm release reconciled by helm-controller. ``add_values`` deep-merges more values."""
+
+    api_version = "helm.toolkit.fluxcd.io/v2"
+    kind = "HelmRelease"
+    props_class = HelmReleaseProps
+
+    def __init__(self, scope: Any, construct_id: str, props: HelmReleaseProps | dict[str, Any]) -> None:
+        super().__init__(scope, construct_id, props)
+        self._values: dict[str, Any] = dict(self.props.values or {})
+        self._depends_on: list[DependsOn] = list(self.props.depends_on or ())
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return dict(self._values)
+
+    def add_values(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Merge ``values`` over the current values (mappings merge, lists replace); returns the result."""
+        self._values = deep_merge(self._values, values)
+        return self.values
+
+    def depends_on(self, other: HelmRelease | str) -> DependsOn:
+        """Install this release only after ``other`` is Ready; returns the dependsOn entry."""
+        if isinstance(other, HelmRelease):
+            namespace = other.namespace if other.namespace != self.namespace else None
+            entry = DependsOn(name=other.name, namespace=namespace)
+        else:
+            entry = DependsOn(name=other)
+        if entry not in self._depends_on:
+            self._depends_on.append(entry)
+        return entry
+
+    @property
+    def dependencies(self) -> tuple[DependsOn, ...]:
+        return tuple(self._depends_on)
+
+    def spec_dict(self) -> dict[str, Any]:
+        spec = super().spec_dict() or {}
+        if self._depends_on:
+            spec["dependsOn"] = [entry.dump() for entry in self._depends_on]
+        if self._values:
+            spec["values"] = self._values
+        else:
+            spec.pop("values", None)
+        return ordered(spec, HelmReleaseProps)

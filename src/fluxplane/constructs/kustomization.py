@@ -1,0 +1,119 @@
+"""Flux Kustomization (``kustomize.toolkit.fluxcd.io/v1``): applies a path of a source to a cluster."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import StringConstraints
+
+from fluxplane.constructs.base import Resource, TypedResource
+from fluxplane.constructs.props import (
+    FLUX_NAMESPACE,
+    CrossNamespaceSourceReference,
+    CustomHealthCheck,
+    DependsOn,
+    Duration,
+    KubeConfigReference,
+    Label,
+    Name,
+    NamespacedObjectKindReference,
+    Patch,
+    Props,
+    ordered,
+    SubstituteReference,
+)
+
+
+class PostBuild(Props):
+    substitute: dict[str, str] | None = None
+    substitute_from: tuple[SubstituteReference, ...] | None = None
+
+
+class KustomizationProps(Props):
+    name: Name
+    namespace: Label = FLUX_NAMESPACE
+    labels: dict[str, str] | None = None
+    interval: Duration = "10m"
+    retry_interval: Duration | None = None
+    timeout: Duration | None = None
+    path: Annotated[str, StringConstraints(pattern=r"^\./[^\s]*$")]
+    source_ref: CrossNamespaceSourceReference
+    prune: bool = True
+    wait: bool | None = None
+    force: bool | None = None
+    depends_on: tuple[DependsOn, ...] | None = None
+    health_checks: tuple[NamespacedObjectKindReference, ...] | None = None
+    health_check_exprs: tuple[CustomHealthCheck, ...] | None = None
+    post_build: PostBuild | None = None
+    patches: tuple[Patch, ...] | None = None
+    components: tuple[str, ...] | None = None
+    kube_config: KubeConfigReference | None = None
+    service_account_name: Label | None = None
+    target_namespace: Label | None = None
+    deletion_policy: Literal["MirrorPrune", "Delete", "WaitForTermination", "Orphan"] | None = None
+
+
+class Kustomization(TypedResource[KustomizationProps]):
+    """A Flux Kustomization. ``depends_on`` and ``add_health_check`` add to what props set."""
+
+    api_version = "kustomize.toolkit.fluxcd.io/v1"
+    kind = "Kustomization"
+    props_class = KustomizationProps
+
+    def __init__(self, scope: Any, construct_id: str, props: KustomizationProps | dict[str, Any]) -> None:
+        super().__init__(scope, construct_id, props)
+        self._depends_on: list[DependsOn] = list(self.props.depends_on or ())
+        self._health_checks: list[NamespacedObjectKindReference] = list(self.props.health_checks or ())
+        self._health_check_exprs: list[CustomHealthCheck] = list(self.props.health_check_exprs or ())
+
+    @property
+    def dependencies(self) -> tuple[DependsOn, ...]:
+        return tuple(self._depends_on)
+
+    @property
+    def health_checks(self) -> tuple[NamespacedObjectKindReference, ...]:
+        return tuple(self._health_checks)
+
+    @property
+    def health_check_exprs(self) -> tuple[CustomHealthCheck, ...]:
+        return tuple(self._health_check_exprs)
+
+    def depends_on(self, other: Kustomization | str, ready_expr: str | None = None) -> DependsOn:
+        """Apply this Kustomization only after ``other`` is Ready; returns the dependsOn entry."""
+        if isinstance(other, Kustomization):
+            namespace = other.namespace if other.namespace != self.namespace else None
+            entry = DependsOn(name=other.name, namespace=namespace, ready_expr=ready_expr)
+        else:
+            entry = DependsOn(name=other, ready_expr=ready_expr)
+        if entry not in self._depends_on:
+            self._depends_on.append(entry)
+        return entry
+
+    def add_health_check(self, target: Resource | NamespacedObjectKindReference) -> NamespacedObjectKindReference:
+        """Gate readiness on a kstatus-compatible object (Deployment, HelmRelease, ...)."""
+        if isinstance(target, Resource):
+            target = NamespacedObjectKindReference(
+                api_version=target.api_version, kind=target.kind, name=target.name, namespace=target.namespace
+            )
+        if target not in self._health_checks:
+            self._health_checks.append(target)
+        return target
+
+    def add_health_check_expr(self, check: CustomHealthCheck) -> CustomHealthCheck:
+        """Gate readiness on CEL expressions for a custom resource kind (see fluxplane.constructs.health)."""
+        if check not in self._health_check_exprs:
+            self._health_check_exprs.append(check)
+        return check
+
+    def spec_dict(self) -> dict[str, Any]:
+        spec = super().spec_dict() or {}
+        for key, values in (
+            ("dependsOn", self._depends_on),
+            ("healthChecks", self._health_checks),
+            ("healthCheckExprs", self._health_check_exprs),
+        ):
+            if values:
+                spec[key] = [value.dump() for value in values]
+            else:
+                spec.pop(key, None)
+        return ordered(spec, KustomizationProps)

@@ -1,0 +1,118 @@
+"""Pieces shared by construct props: the base model and the Flux reference types.
+
+Field names are Python snake_case with the upstream camelCase name as alias, so props accept both
+``depends_on=`` in Python and ``dependsOn`` from data, and render with the upstream names.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic.alias_generators import to_camel
+
+DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
+
+Name = Annotated[str, StringConstraints(pattern=DNS_SUBDOMAIN, max_length=253)]
+Label = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
+Duration = Annotated[str, StringConstraints(pattern=DURATION)]
+
+#: The namespace Flux's controllers and their objects live in.
+FLUX_NAMESPACE = "flux-system"
+
+
+class Props(BaseModel):
+    """Base of every props model: frozen, strict about unknown fields, upstream names as aliases."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=to_camel, validate_default=False
+    )
+
+    def dump(self) -> dict[str, object]:
+        """The props as upstream-named plain data, unset (None) fields left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class LocalObjectReference(Props):
+    name: Name
+
+
+class SecretKeyReference(Props):
+    name: Name
+    key: str | None = None
+
+
+class CrossNamespaceSourceReference(Props):
+    """Flux ``sourceRef``."""
+
+    kind: Literal["GitRepository", "OCIRepository", "Bucket", "ExternalArtifact", "HelmRepository"]
+    name: Name
+    namespace: Label | None = None
+    api_version: str | None = None
+
+
+class DependsOn(Props):
+    """A Flux ``dependsOn`` entry: the named object must be Ready first (or satisfy readyExpr)."""
+
+    name: Name
+    namespace: Label | None = None
+    ready_expr: str | None = None
+
+
+class NamespacedObjectKindReference(Props):
+    """A Flux ``healthChecks`` entry."""
+
+    api_version: str | None = None
+    kind: str
+    name: Name
+    namespace: Label | None = None
+
+
+class CustomHealthCheck(Props):
+    """A Flux ``healthCheckExprs`` entry: CEL expressions over objects of one kind."""
+
+    api_version: str
+    kind: str
+    current: str
+    in_progress: str | None = None
+    failed: str | None = None
+
+
+class KubeConfigReference(Props):
+    """Flux ``kubeConfig``: apply to a remote cluster through a kubeconfig Secret or a ConfigMap."""
+
+    secret_ref: SecretKeyReference | None = None
+    config_map_ref: LocalObjectReference | None = None
+
+
+class SubstituteReference(Props):
+    kind: Literal["ConfigMap", "Secret"]
+    name: Name
+    optional: bool | None = None
+
+
+class PatchSelector(Props):
+    group: str | None = None
+    version: str | None = None
+    kind: str | None = None
+    name: str | None = None
+    namespace: str | None = None
+    label_selector: str | None = None
+    annotation_selector: str | None = None
+
+
+class Patch(Props):
+    """A kustomize/Flux ``patches`` entry: a strategic-merge or JSON6902 patch and its target."""
+
+    patch: str
+    target: PatchSelector | None = None
+
+
+
+
+def ordered(spec: dict[str, object], model: type[Props]) -> dict[str, object]:
+    """Put keys in the props' declared (upstream) order, whatever order they were added in."""
+    order = [field.alias or name for name, field in model.model_fields.items()]
+    return {key: spec[key] for key in order if key in spec}

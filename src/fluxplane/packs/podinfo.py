@@ -1,0 +1,63 @@
+"""podinfo: a small web app to check a cluster end to end (the app Flux's own examples deploy)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
+from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.oci_repository import OCIRepository
+from fluxplane.packs import versions
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+
+
+class PodinfoConfig(PackConfig):
+    replicas: int = Field(1, ge=1, le=50, description="Pod replicas.")
+    namespace: str = Field("podinfo", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", description="Namespace to run in.")
+    message: str = Field(
+        "podinfo on ${cluster_name}", description="UI message; ${cluster_name} and other cluster variables are substituted."
+    )
+    version: str = Field(versions.PODINFO.version, description="Chart version (OCI tag).")
+    values: dict[str, Any] = Field(default_factory=dict, description="Extra Helm values, merged last.")
+
+
+def bind(ctx: PackContext, config: PodinfoConfig) -> None:
+    Namespace(ctx.scope, "namespace", {"name": config.namespace})
+    chart = OCIRepository(
+        ctx.scope,
+        "chart",
+        {
+            "name": "podinfo",
+            "url": versions.PODINFO.repository,
+            "ref": {"tag": config.version},
+            "layerSelector": {"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "operation": "copy"},
+        },
+    )
+    release = HelmRelease(
+        ctx.scope,
+        "release",
+        {
+            "name": "podinfo",
+            "releaseName": "podinfo",
+            "targetNamespace": config.namespace,
+            "chartRef": {"kind": "OCIRepository", "name": chart.name},
+            "install": DEFAULT_INSTALL,
+            "upgrade": DEFAULT_UPGRADE,
+            "driftDetection": DEFAULT_DRIFT_DETECTION,
+        },
+    )
+    release.add_values({"replicaCount": config.replicas, "ui": {"message": config.message}})
+    release.add_values(config.values)
+    ctx.add_health_check(release)
+
+
+PACK = Pack(
+    name="podinfo",
+    version="1.0.0",
+    description="podinfo sample web app, to verify a cluster end to end",
+    config=PodinfoConfig,
+    layer="apps",
+    bind=bind,
+)

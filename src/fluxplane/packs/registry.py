@@ -1,0 +1,147 @@
+"""The pack registry: every installed pack, found through the ``fluxplane.packs`` entry points.
+
+The registry is an object, not global state: synth builds one, tests build their own. It is sorted
+by name and refuses duplicates, requirements on packs that are not installed, and requirement cycles,
+with messages that list what is installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from importlib.metadata import entry_points
+from typing import Any
+
+from pydantic import ValidationError
+
+from fluxplane.config.merge import Origins
+from fluxplane.config.models import is_dns_label
+from fluxplane.config.problems import describe_validation_error
+from fluxplane.errors import PackError
+from fluxplane.packs.api import Pack, PackConfig
+
+ENTRY_POINT_GROUP = "fluxplane.packs"
+
+
+def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
+    """A dependency cycle in ``graph`` as [a, b, ..., a], or None. Deterministic: nodes in sorted order."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt in graph and state.get(nxt) is None:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if state.get(node) is None:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+class PackRegistry:
+    """Installed packs by name."""
+
+    def __init__(self, packs: Iterable[Pack]) -> None:
+        problems: list[str] = []
+        by_name: dict[str, Pack] = {}
+        for pack in packs:
+            if not is_dns_label(pack.name):
+                problems.append(f"pack {pack.name!r}: name must be a DNS-1123 label")
+            elif pack.name in by_name:
+                problems.append(f"pack {pack.name!r} is registered twice")
+            else:
+                by_name[pack.name] = pack
+        self._packs = dict(sorted(by_name.items()))
+        for pack in self._packs.values():
+            for required in pack.requires:
+                if required not in self._packs:
+                    problems.append(
+                        f"pack {pack.name!r} requires {required!r}, which is not installed "
+                        f"(installed: {', '.join(self._packs)})"
+                    )
+        cycle = find_cycle({name: pack.requires for name, pack in self._packs.items()})
+        if cycle:
+            problems.append(f"packs require each other in a cycle: {' -> '.join(cycle)}")
+        if problems:
+            raise PackError(problems)
+
+    @classmethod
+    def from_entry_points(cls, group: str = ENTRY_POINT_GROUP) -> PackRegistry:
+        """Load every pack registered in ``group``; two distributions claiming one name is an error."""
+        packs: list[Pack] = []
+        claimed: dict[str, str] = {}
+        problems: list[str] = []
+        for entry in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
+            origin = f"{entry.dist.name if entry.dist else '?'} ({entry.value})"
+            if entry.name in claimed:
+                if claimed[entry.name] != origin:
+                    problems.append(
+                        f"pack {entry.name!r} is registered by two distributions: {claimed[entry.name]} and {origin}"
+                    )
+                continue
+            claimed[entry.name] = origin
+            pack = entry.load()
+            if not isinstance(pack, Pack):
+                problems.append(f"entry point {entry.name!r} ({entry.value}) is not a fluxplane Pack")
+                continue
+            if pack.name != entry.name:
+                problems.append(f"entry point {entry.name!r} ({entry.value}) names a pack called {pack.name!r}")
+                continue
+            packs.append(pack)
+        if problems:
+            raise PackError(problems)
+        return cls(packs)
+
+    def __iter__(self) -> Iterator[Pack]:
+        return iter(self._packs.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._packs
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._packs)
+
+    def get(self, name: str) -> Pack:
+        try:
+            return self._packs[name]
+        except KeyError:
+            raise PackError(f"unknown pack {name!r} (installed: {', '.join(self._packs)})") from None
+
+    def configure(self, sections: dict[str, Any], origins: Origins) -> tuple[dict[str, PackConfig], list[str]]:
+        """Validate ``packs:`` sections; returns the enabled packs' configs and the problems found."""
+        configs: dict[str, PackConfig] = {}
+        problems: list[str] = []
+        for name in sorted(sections):
+            raw = sections[name]
+            if name not in self._packs:
+                problems.append(
+                    f"{origins.describe((name,))}: unknown pack {name!r} (installed: {', '.join(self._packs)})"
+                )
+                continue
+            pack = self._packs[name]
+            try:
+                config = pack.config.model_validate({} if raw is None else raw)
+            except ValidationError as exc:
+                problems.extend(describe_validation_error(exc, pack.config, origins, (name,)))
+                continue
+            if config.enabled:
+                configs[name] = config
+        for name, config in configs.items():
+            missing = [required for required in self._packs[name].requires if required not in configs]
+            for required in missing:
+                problems.append(
+                    f"{origins.describe((name,))}: pack {name!r} requires {required!r}, which is not enabled here"
+                )
+        return configs, problems

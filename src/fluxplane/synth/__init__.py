@@ -1,0 +1,47 @@
+"""Synthesis: plan the fleet, build the construct tree, check it, render it and write dist/."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fluxplane.config.loader import load_fleet
+from fluxplane.packs.registry import PackRegistry
+from fluxplane.synth.plan import FleetPlan, plan_fleet
+from fluxplane.synth.writer import Staleness, compare_tree, write_tree
+
+
+def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
+    """Load and validate the definition under ``root`` (no JavaScript runtime involved)."""
+    return plan_fleet(load_fleet(root), registry or PackRegistry.from_entry_points())
+
+
+def render_plan(plan: FleetPlan) -> dict[str, str]:
+    """Build the cdk8s app for ``plan`` and render it to {path under dist/: text}."""
+    from fluxplane.synth.app import FleetApp
+    from fluxplane.synth.render import render_app
+
+    return render_app(FleetApp(plan))
+
+
+@dataclass(frozen=True)
+class SynthResult:
+    files: dict[str, str]
+    outdir: Path
+
+
+def synthesize(root: Path, outdir: Path | None = None, registry: PackRegistry | None = None) -> SynthResult:
+    """Synthesize the fleet under ``root`` into ``outdir`` (default ``root/dist``), atomically."""
+    files = render_plan(load_plan(root, registry))
+    target = outdir or root / "dist"
+    write_tree(files, target)
+    return SynthResult(files=files, outdir=target)
+
+
+def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None = None) -> Staleness:
+    """What synth would change in dist/ (nothing written)."""
+    files = render_plan(load_plan(root, registry))
+    return compare_tree(files, outdir or root / "dist")
+
+
+__all__ = ["FleetPlan", "Staleness", "SynthResult", "check", "load_plan", "render_plan", "synthesize"]

@@ -1,0 +1,160 @@
+"""FleetApp: the cdk8s App of a fleet. Builds every chart from a FleetPlan.
+
+``FleetApp.synth()`` finishes the tree, runs the whole-tree checks, renders and writes dist/
+atomically, whether it is called by ``fluxplane synth`` or by ``cdk8s synth`` (cdk8s.yaml).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+from typing import Any
+
+import cdk8s
+
+from fluxplane.charts.catalogue import CatalogueChart, Variant
+from fluxplane.charts.cluster import ClusterChart
+from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir
+from fluxplane.constructs.manifest import Manifest
+from fluxplane.errors import TreeError
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.synth.plan import ClusterPlan, FleetPlan
+
+
+def _config_key(config: PackConfig) -> str:
+    return config.model_dump_json(exclude={"enabled"})
+
+
+class FleetApp(cdk8s.App):  # type: ignore[misc]
+    """The construct tree of a fleet: one ClusterChart per cluster, one CatalogueChart per add-on."""
+
+    def __init__(self, plan: FleetPlan, *, outdir: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(outdir=str(outdir or os.environ.get("CDK8S_OUTDIR") or "dist"))
+        self.plan = plan
+        self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
+        self.clusters: dict[str, ClusterChart] = {}
+        self.catalogue: dict[str, CatalogueChart] = {}
+        self._variants: dict[tuple[str, str], Variant] = {}
+        self._overlays: dict[tuple[str, str], Variant] = {}
+        self._finished = False
+        for cluster in plan.clusters:
+            self._add_cluster(cluster)
+
+    # -- assembly -------------------------------------------------------------------------------
+
+    def _catalogue_chart(self, pack: Pack) -> CatalogueChart:
+        chart = self.catalogue.get(pack.name)
+        if chart is None:
+            chart = CatalogueChart(self, f"catalogue-{pack.name}", layout=self.layout, layer=pack.layer, pack=pack.name)
+            self.catalogue[pack.name] = chart
+            base = self._variant(pack, chart, "base", chart.base_dir, self.plan.base_configs[pack.name])
+            chart.emit_base(base)
+            self._variants[(pack.name, "base")] = base
+        return chart
+
+    def _variant(self, pack: Pack, chart: CatalogueChart, variant_id: str, directory: str, config: PackConfig) -> Variant:
+        def binder(manifest: Manifest) -> PackContext:
+            context = PackContext(manifest)
+            pack.bind(context, config)
+            return context
+
+        return chart.render(variant_id, directory, binder)
+
+    def _parent(self, pack: Pack, chart: CatalogueChart, environment: str | None) -> tuple[Variant, PackConfig]:
+        """The variant a cluster of ``environment`` starts from: the environment's overlay, or the base."""
+        base_config = self.plan.base_configs[pack.name]
+        base = self._variants[(pack.name, "base")]
+        env_config = self.plan.environment_configs.get((environment, pack.name)) if environment else None
+        if env_config is None or _config_key(env_config) == _config_key(base_config):
+            return base, base_config
+        key = (pack.name, f"env-{environment}")
+        if key not in self._overlays:
+            variant = self._variant(pack, chart, f"env-{environment}", posixpath.join(chart.directory, str(environment)), env_config)
+            self._overlays[key] = variant if chart.emit_overlay(f"env-{environment}", base, variant) else base
+        return self._overlays[key], env_config
+
+    def _add_cluster(self, cluster: ClusterPlan) -> None:
+        chart = ClusterChart(
+            self,
+            f"cluster-{cluster.name}",
+            layout=self.layout,
+            cluster=cluster.name,
+            variables=cluster.variables,
+            flux=self.plan.fleet.flux,
+        )
+        self.clusters[cluster.name] = chart
+        registry = self.plan.registry
+        by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+        for name, config in cluster.packs.items():
+            pack = registry.get(name)
+            catalogue = self._catalogue_chart(pack)
+            variant, parent_config = self._parent(pack, catalogue, cluster.environment)
+            if _config_key(config) != _config_key(parent_config):
+                overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", name)
+                own = self._variant(pack, catalogue, f"cluster-{cluster.name}", overlay_dir, config)
+                if catalogue.emit_overlay(f"cluster-{cluster.name}", variant, own):
+                    variant = own
+            declared: PackContext = variant.declared
+            kustomization = chart.add_pack(
+                name, pack.layer, variant.directory, wait=not (declared.health_checks or declared.health_check_exprs)
+            )
+            for check in declared.health_checks:
+                kustomization.add_health_check(check)
+            for expr in declared.health_check_exprs:
+                kustomization.add_health_check_expr(expr)
+            for required in pack.requires:
+                kustomization.depends_on(required)
+            by_layer[pack.layer].append(name)
+        lower: list[str] = []
+        for layer in LAYERS:
+            for name in by_layer[layer]:
+                for dependency in lower:
+                    chart.pack_kustomizations[name].depends_on(dependency)
+            if by_layer[layer]:
+                lower = by_layer[layer]
+
+    # -- synthesis ------------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Close the tree: entry-point kustomization.yaml files, including cdk8s-made custom.yaml."""
+        if self._finished:
+            return
+        self._finished = True
+        with_custom = jsii_children_by_chart(self)
+        for chart in self.clusters.values():
+            chart.finish(custom=chart in with_custom)
+        misplaced = [c.node.path for owner, found in with_custom.items() if not isinstance(owner, ClusterChart) for c in found]
+        if misplaced:
+            raise TreeError(
+                f"{path}: cdk8s constructs are written only under a cluster chart (FleetApp.clusters[...]); "
+                "move it there" for path in misplaced
+            )
+
+    def synth(self) -> None:
+        """Check, render and write the fleet into ``outdir`` atomically (cdk8s's App.synth contract)."""
+        from fluxplane.synth.render import render_app
+        from fluxplane.synth.writer import write_tree
+
+        write_tree(render_app(self), Path(self.outdir))
+
+
+def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:
+    """cdk8s (jsii) constructs below each chart, found in one bridge call for the whole app.
+
+    Constructs that are neither fluxplane charts nor below one are listed under the key None.
+    """
+    from fluxplane.charts.base import FleetChart
+
+    found: dict[Any, list[Any]] = {}
+    charts: dict[str, Any] = {}
+    for construct in app.node.find_all():
+        if construct is app:
+            continue
+        if isinstance(construct, FleetChart):
+            charts[construct.node.path] = construct
+            continue
+        path = construct.node.path
+        owner = charts.get(path.split("/", 1)[0])
+        found.setdefault(owner, []).append(construct)
+    return found

@@ -1,0 +1,94 @@
+"""Checks over the whole tree, run once before anything is written, all problems reported together.
+
+They catch what Flux would only report at run time, on the cluster: a dependsOn or sourceRef that
+names nothing, a dependency cycle (Flux would wait forever), a Flux path that is not in dist/, two
+objects with one identity in one kustomize build, two files at one path.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from typing import Any
+
+from fluxplane.charts.cluster import ClusterChart
+from fluxplane.constructs.base import resources_below
+from fluxplane.constructs.git_repository import GitRepository
+from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.manifest import Manifest
+from fluxplane.packs.registry import find_cycle
+
+
+def check_cluster(chart: ClusterChart) -> list[str]:
+    """References between the Flux objects of one cluster's entry point."""
+    problems: list[str] = []
+    kustomizations: dict[tuple[str, str], Kustomization] = {}
+    sources: set[tuple[str, str, str]] = set()
+    for resource in resources_below(chart):
+        if isinstance(resource, Kustomization):
+            kustomizations[(resource.namespace or "", resource.name)] = resource
+        elif isinstance(resource, GitRepository):
+            sources.add(("GitRepository", resource.namespace or "", resource.name))
+    graph: dict[str, tuple[str, ...]] = {}
+    for (namespace, name), kustomization in kustomizations.items():
+        edges = []
+        for dependency in kustomization.dependencies:
+            target = (dependency.namespace or namespace, dependency.name)
+            if target not in kustomizations:
+                known = ", ".join(sorted(n for _, n in kustomizations))
+                problems.append(
+                    f"{kustomization.node.path}: dependsOn {dependency.name!r} does not name a Kustomization "
+                    f"on cluster {chart.cluster!r} (known: {known})"
+                )
+            edges.append(f"{target[0]}/{target[1]}")
+        graph[f"{namespace}/{name}"] = tuple(edges)
+        ref = kustomization.props.source_ref
+        if (ref.kind, ref.namespace or namespace, ref.name) not in sources:
+            problems.append(
+                f"{kustomization.node.path}: sourceRef {ref.kind}/{ref.name} is not defined on cluster {chart.cluster!r}"
+            )
+    cycle = find_cycle(graph)
+    if cycle:
+        names = " -> ".join(item.split("/", 1)[1] for item in cycle)
+        problems.append(f"{chart.node.path}: dependsOn cycle on cluster {chart.cluster!r}: {names}")
+    return problems
+
+
+def check_files(files: list[tuple[Any, Manifest]]) -> list[str]:
+    """No path written twice; no object identity twice in one file."""
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for chart, manifest in files:
+        path = posixpath.join(chart.layout.key, manifest.path)
+        if path in seen:
+            problems.append(f"{manifest.node.path}: writes {path}, already written by {seen[path]}")
+        seen[path] = manifest.node.path
+        identities: dict[tuple[Any, ...], str] = {}
+        for resource in manifest.resources():
+            if resource.node.path in identities.values():
+                continue
+            if resource.ref in identities:
+                problems.append(
+                    f"{resource.node.path}: {resource.kind} {resource.name!r} is already defined in {path} "
+                    f"by {identities[resource.ref]}"
+                )
+            identities[resource.ref] = resource.node.path
+    return problems
+
+
+def check_flux_paths(charts: list[ClusterChart], directories: set[str]) -> list[str]:
+    """Every Flux Kustomization path is a dist/ folder with a kustomization.yaml."""
+    problems: list[str] = []
+    for chart in charts:
+        prefix = chart.layout.flux_path("")
+        by_path: defaultdict[str, list[Kustomization]] = defaultdict(list)
+        for resource in resources_below(chart):
+            if isinstance(resource, Kustomization):
+                by_path[resource.props.path].append(resource)
+        for path, users in sorted(by_path.items()):
+            relative = posixpath.relpath(path, prefix) if path.startswith(prefix) else None
+            if relative is None or posixpath.join(chart.layout.key, relative) not in directories:
+                problems.append(
+                    f"{users[0].node.path}: spec.path {path!r} is not a folder of dist/ with a kustomization.yaml"
+                )
+    return problems

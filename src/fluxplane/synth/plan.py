@@ -1,0 +1,109 @@
+"""Resolve the definition against the installed packs, before any construct exists.
+
+Planning is pure Python and fast: every pack section of every cluster is validated here, all problems
+reported together, so bad input never starts the JavaScript runtime.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from fluxplane.config.loader import LoadedFleet
+from fluxplane.config.merge import Origins
+from fluxplane.config.models import Fleet
+from fluxplane.config.problems import describe_validation_error
+from fluxplane.errors import ConfigError
+from fluxplane.packs.api import PackConfig
+from fluxplane.packs.registry import PackRegistry
+
+#: The environment name the management cluster's variables carry.
+MANAGEMENT_ENVIRONMENT = "management"
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """One cluster as synth sees it: identity, variables and enabled packs with their configs."""
+
+    name: str
+    environment: str | None
+    variables: dict[str, str]
+    packs: dict[str, PackConfig]
+
+
+@dataclass(frozen=True)
+class FleetPlan:
+    fleet: Fleet
+    registry: PackRegistry
+    clusters: tuple[ClusterPlan, ...]
+    base_configs: dict[str, PackConfig]
+    environment_configs: dict[tuple[str, str], PackConfig]
+
+
+def _unique(lines: list[str]) -> list[str]:
+    return list(dict.fromkeys(lines))
+
+
+def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
+    fleet = loaded.fleet
+    problems: list[str] = []
+
+    def configure(sections: dict[str, object], origins: Origins) -> dict[str, PackConfig]:
+        configs, found = registry.configure(dict(sections), origins)
+        problems.extend(found)
+        return configs
+
+    clusters: list[ClusterPlan] = []
+    management = fleet.management
+    clusters.append(
+        ClusterPlan(
+            name=management.name,
+            environment=None,
+            variables={
+                "cluster_name": management.name,
+                "cluster_region": management.region,
+                "environment": MANAGEMENT_ENVIRONMENT,
+                "kubernetes_version": management.kubernetes_version,
+            },
+            packs=configure(management.packs, loaded.pack_origins[management.name]),
+        )
+    )
+    environment_configs: dict[tuple[str, str], PackConfig] = {}
+    for env in fleet.environments:
+        for name, config in configure(env.packs, loaded.environment_pack_origins[env.name]).items():
+            environment_configs[(env.name, name)] = config
+        for cluster in env.clusters:
+            clusters.append(
+                ClusterPlan(
+                    name=cluster.name,
+                    environment=env.name,
+                    variables={
+                        "cluster_name": cluster.name,
+                        "cluster_region": cluster.region,
+                        "environment": env.name,
+                        "kubernetes_version": cluster.kubernetes_version,
+                    },
+                    packs=configure(cluster.packs, loaded.pack_origins[cluster.name]),
+                )
+            )
+    base_configs: dict[str, PackConfig] = {}
+    used = sorted({name for cluster in clusters for name in cluster.packs})
+    base_origins = loaded.environment_pack_origins[""]
+    for name in used:
+        section = fleet.packs.get(name)
+        pack = registry.get(name)
+        try:
+            raw = {**section, "enabled": True} if isinstance(section, dict) else {}
+            base_configs[name] = pack.config.model_validate(raw)
+        except ValidationError as exc:
+            problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
+    if problems:
+        raise ConfigError(_unique(problems))
+    return FleetPlan(
+        fleet=fleet,
+        registry=registry,
+        clusters=tuple(clusters),
+        base_configs=base_configs,
+        environment_configs=environment_configs,
+    )

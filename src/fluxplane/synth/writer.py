@@ -1,0 +1,130 @@
+"""Write dist/ atomically, and compare it with what synth would write.
+
+The new tree is built beside dist/ and swapped in with one ``renameat2(RENAME_EXCHANGE)`` where the
+kernel offers it (Linux), so a reader or a crash sees the old tree or the new one, never a mix. On
+other systems the swap is two renames and an interrupted swap is repaired by the next run. Files that
+no longer belong vanish with the old tree.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fluxplane.errors import OutputError
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths; False when the platform cannot."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return False
+    try:
+        libc = ctypes.CDLL(libc_name, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result != 0:
+        errno = ctypes.get_errno()
+        if errno in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: file system or kernel cannot exchange
+            return False
+        raise OSError(errno, os.strerror(errno), str(a))
+    return True
+
+
+def _staging_paths(outdir: Path) -> tuple[Path, Path]:
+    return outdir.with_name(f".{outdir.name}.new"), outdir.with_name(f".{outdir.name}.old")
+
+
+def recover(outdir: Path) -> None:
+    """Finish or undo a swap that a crash interrupted, and drop leftovers of an unfinished build."""
+    new, old = _staging_paths(outdir)
+    if old.exists() and not outdir.exists():
+        old.rename(outdir)
+    for leftover in (new, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+
+
+def write_tree(files: dict[str, str], outdir: Path) -> None:
+    """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically."""
+    new, old = _staging_paths(outdir)
+    try:
+        outdir.parent.mkdir(parents=True, exist_ok=True)
+        recover(outdir)
+        for relative, text in files.items():
+            target = new / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+        _sync_filesystem(new)
+        if outdir.exists():
+            if not _exchange(new, outdir):
+                outdir.rename(old)
+                new.rename(outdir)
+            else:
+                new, old = outdir, new
+            shutil.rmtree(old)
+        else:
+            new.rename(outdir)
+        _fsync_dir(outdir.parent)
+    except OSError as exc:
+        if new.exists() and new != outdir:
+            shutil.rmtree(new, ignore_errors=True)
+        where = exc.filename or outdir
+        raise OutputError(f"{where}: cannot write dist/: {exc.strerror or exc}; dist/ was left as it was") from None
+
+
+def _sync_filesystem(path: Path) -> None:
+    """Flush the new tree to disk before it replaces the old one: one syncfs, not one fsync per file."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        libc_name = ctypes.util.find_library("c")
+        syncfs = getattr(ctypes.CDLL(libc_name), "syncfs", None) if libc_name else None
+        if syncfs is None or syncfs(fd) != 0:
+            os.sync()
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Staleness:
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+
+def compare_tree(files: dict[str, str], outdir: Path) -> Staleness:
+    """What writing ``files`` would change in ``outdir``."""
+    result = Staleness()
+    existing: set[str] = set()
+    if outdir.is_dir():
+        existing = {p.relative_to(outdir).as_posix() for p in outdir.rglob("*") if p.is_file()}
+    for relative, text in files.items():
+        if relative not in existing:
+            result.added.append(relative)
+        elif (outdir / relative).read_bytes() != text.encode("utf-8"):
+            result.changed.append(relative)
+    result.removed = sorted(existing - set(files))
+    return result
