@@ -14,7 +14,7 @@ from typing import Any
 import cdk8s
 
 from fluxplane.charts.layout import RepositoryLayout
-from fluxplane.constructs.base import node_of
+from fluxplane.constructs.base import Node, node_of
 from fluxplane.constructs.kustomize import KustomizationFile, KustomizeConfigProps
 from fluxplane.constructs.manifest import Manifest
 
@@ -31,7 +31,9 @@ class FleetChart(cdk8s.Chart):  # type: ignore[misc]
         self.layout = layout
         self.directory = directory
         self._files: list[Manifest] = []
-        node_of(self)
+        # The fluxplane node mirrors the jsii one without asking the bridge for it.
+        app_path = node_of(scope).path
+        self._fluxplane_node = Node(self, None, construct_id, f"{app_path}/{construct_id}" if app_path else construct_id)
 
     @property
     def files(self) -> tuple[Manifest, ...]:

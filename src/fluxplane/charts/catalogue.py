@@ -15,7 +15,7 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, catalogue_dir, relative
-from fluxplane.charts.overlay import plan_overlay
+from fluxplane.charts.overlay import OverlayPlan, plan_overlay
 from fluxplane.constructs.base import Construct
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.raw import RawObject
@@ -25,12 +25,11 @@ from fluxplane.constructs.render import dump_value
 Binder = Callable[[Manifest], Any]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Variant:
-    """An add-on rendered with one configuration."""
+    """An add-on rendered with one configuration, and the folder a cluster applies it from."""
 
     directory: str
-    manifest: Manifest
     documents: list[dict[str, Any]]
     declared: Any
 
@@ -49,30 +48,32 @@ class CatalogueChart(FleetChart):
     def file_name(self) -> str:
         return f"{self.pack}.yaml"
 
-    def render(self, variant_id: str, directory: str, binder: Binder) -> Variant:
-        """Render the add-on for one configuration, without writing it yet."""
-        manifest = Manifest(self._variants, variant_id, path=posixpath.join(directory, self.file_name))
+    def emit_base(self, binder: Binder) -> Variant:
+        """Render the add-on with the fleet-wide configuration and write it in full as the base folder."""
+        manifest = self.add_manifest("base", posixpath.join(self.base_dir, self.file_name))
         declared = binder(manifest)
-        return Variant(directory=directory, manifest=manifest, documents=manifest.documents(), declared=declared)
+        self.add_kustomization_file("base-kustomization", self.base_dir).config.add_resource(self.file_name)
+        return Variant(directory=self.base_dir, documents=manifest.documents(), declared=declared)
 
-    def emit_base(self, variant: Variant) -> None:
-        """Write ``variant`` in full as the base folder."""
-        self._files.append(variant.manifest)
-        self.add_kustomization_file("base", variant.directory).config.add_resource(self.file_name)
+    def render(self, variant_id: str, binder: Binder) -> tuple[list[dict[str, Any]], Any]:
+        """Render the add-on for another configuration, without writing it: (documents, declared)."""
+        manifest = Manifest(self._variants, variant_id, path=posixpath.join(self.base_dir, self.file_name))
+        declared = binder(manifest)
+        return manifest.documents(), declared
 
-    def emit_overlay(self, construct_id: str, parent: Variant, child: Variant) -> bool:
-        """Write ``child`` as an overlay over ``parent``; False (nothing written) when they render alike."""
-        plan = plan_overlay(parent.documents, child.documents, dump_value)
-        if plan.empty:
-            return False
+    def plan(self, parent: Variant, documents: list[dict[str, Any]]) -> OverlayPlan:
+        """The overlay that turns ``parent`` into ``documents`` (empty when they render alike)."""
+        return plan_overlay(parent.documents, documents, dump_value)
+
+    def emit_overlay(self, construct_id: str, directory: str, parent: Variant, plan: OverlayPlan) -> None:
+        """Write ``plan`` as an overlay folder at ``directory`` over ``parent``'s folder."""
         scope = Construct(self, construct_id)
-        config = self.add_kustomization_file(f"{construct_id}-kustomization", child.directory, scope=scope).config
-        config.add_resource(relative(child.directory, parent.directory))
+        config = self.add_kustomization_file("kustomization", directory, scope=scope).config
+        config.add_resource(relative(directory, parent.directory))
         if plan.added:
-            added = self.add_manifest(f"{construct_id}-added", posixpath.join(child.directory, self.file_name), scope)
+            added = self.add_manifest("added", posixpath.join(directory, self.file_name), scope)
             for index, document in enumerate(plan.added):
                 RawObject(added, f"object-{index}", document)
             config.add_resource(self.file_name)
         for patch in plan.patches:
             config.add_patch(patch)
-        return True

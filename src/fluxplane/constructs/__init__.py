@@ -4,7 +4,7 @@ Constructs never read files. Their props are frozen pydantic models validated in
 a wrong field or type raises ConstructError naming the construct path.
 """
 
-from fluxplane.constructs.base import Construct, Node, Resource, TypedResource, node_of, resources_below
+from fluxplane.constructs.base import Construct, Node, Resource, Root, TypedResource, node_of, resources_below
 from fluxplane.constructs.config_map import ConfigMap, ConfigMapProps
 from fluxplane.constructs.git_repository import GitRepository, GitRepositoryProps, GitRepositoryRef
 from fluxplane.constructs.health import condition_false, condition_true, conditions_health
@@ -72,6 +72,7 @@ __all__ = [
     "PostBuild",
     "Resource",
     "Role",
+    "Root",
     "RoleBinding",
     "RoleRef",
     "ServiceAccount",

@@ -111,6 +111,13 @@ def validate_props(construct_path: str, model: type[P], props: P | dict[str, Any
         raise ConstructError(lines) from None
 
 
+class Root(Construct):
+    """A tree root without cdk8s: for rendering constructs on their own (tests, scripts)."""
+
+    def __init__(self, construct_id: str = "root") -> None:
+        setattr(self, _NODE_ATTR, Node(self, None, construct_id, construct_id))
+
+
 class Resource(Construct):
     """A Kubernetes object rendered by fluxplane (a leaf of the tree).
 

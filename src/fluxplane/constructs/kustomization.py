@@ -19,8 +19,10 @@ from fluxplane.constructs.props import (
     NamespacedObjectKindReference,
     Patch,
     Props,
-    ordered,
     SubstituteReference,
+    dependency,
+    dumped,
+    ordered,
 )
 
 
@@ -62,9 +64,11 @@ class Kustomization(TypedResource[KustomizationProps]):
 
     def __init__(self, scope: Any, construct_id: str, props: KustomizationProps | dict[str, Any]) -> None:
         super().__init__(scope, construct_id, props)
-        self._depends_on: list[DependsOn] = list(self.props.depends_on or ())
-        self._health_checks: list[NamespacedObjectKindReference] = list(self.props.health_checks or ())
-        self._health_check_exprs: list[CustomHealthCheck] = list(self.props.health_check_exprs or ())
+        # Ordered sets (dict keys): relationship verbs are called many times per fleet, so
+        # membership must not compare models one by one.
+        self._depends_on: dict[DependsOn, None] = dict.fromkeys(self.props.depends_on or ())
+        self._health_checks: dict[NamespacedObjectKindReference, None] = dict.fromkeys(self.props.health_checks or ())
+        self._health_check_exprs: dict[CustomHealthCheck, None] = dict.fromkeys(self.props.health_check_exprs or ())
 
     @property
     def dependencies(self) -> tuple[DependsOn, ...]:
@@ -82,11 +86,10 @@ class Kustomization(TypedResource[KustomizationProps]):
         """Apply this Kustomization only after ``other`` is Ready; returns the dependsOn entry."""
         if isinstance(other, Kustomization):
             namespace = other.namespace if other.namespace != self.namespace else None
-            entry = DependsOn(name=other.name, namespace=namespace, ready_expr=ready_expr)
+            entry = dependency(other.name, namespace, ready_expr)
         else:
-            entry = DependsOn(name=other, ready_expr=ready_expr)
-        if entry not in self._depends_on:
-            self._depends_on.append(entry)
+            entry = dependency(other, None, ready_expr)
+        self._depends_on[entry] = None
         return entry
 
     def add_health_check(self, target: Resource | NamespacedObjectKindReference) -> NamespacedObjectKindReference:
@@ -95,14 +98,12 @@ class Kustomization(TypedResource[KustomizationProps]):
             target = NamespacedObjectKindReference(
                 api_version=target.api_version, kind=target.kind, name=target.name, namespace=target.namespace
             )
-        if target not in self._health_checks:
-            self._health_checks.append(target)
+        self._health_checks[target] = None
         return target
 
     def add_health_check_expr(self, check: CustomHealthCheck) -> CustomHealthCheck:
         """Gate readiness on CEL expressions for a custom resource kind (see fluxplane.constructs.health)."""
-        if check not in self._health_check_exprs:
-            self._health_check_exprs.append(check)
+        self._health_check_exprs[check] = None
         return check
 
     def spec_dict(self) -> dict[str, Any]:
@@ -113,7 +114,7 @@ class Kustomization(TypedResource[KustomizationProps]):
             ("healthCheckExprs", self._health_check_exprs),
         ):
             if values:
-                spec[key] = [value.dump() for value in values]
+                spec[key] = [dumped(value) for value in values]
             else:
                 spec.pop(key, None)
         return ordered(spec, KustomizationProps)

@@ -12,6 +12,7 @@ from typing import Any
 from fluxplane.constructs.base import Resource, validate_props
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import Patch, Props
+from fluxplane.constructs.render import BlockStr
 
 
 class KustomizeConfigProps(Props):
@@ -59,7 +60,7 @@ class KustomizeConfig(Resource):
         if self.props.components:
             doc["components"] = list(self.props.components)
         if self._patches:
-            doc["patches"] = [patch.dump() for patch in self._patches]
+            doc["patches"] = [_patch_dict(patch) for patch in self._patches]
         return doc
 
 
@@ -71,3 +72,10 @@ class KustomizationFile(Manifest):
     ) -> None:
         super().__init__(scope, construct_id, path=posixpath.join(directory, "kustomization.yaml"))
         self.config = KustomizeConfig(self, "config", props or KustomizeConfigProps())
+
+
+def _patch_dict(patch: Patch) -> dict[str, Any]:
+    data = patch.dump()
+    if "\n" in patch.patch:
+        data["patch"] = BlockStr(patch.patch)
+    return data

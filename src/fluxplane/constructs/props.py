@@ -6,7 +6,8 @@ Field names are Python snake_case with the upstream camelCase name as alias, so 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import functools
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
 from pydantic.alias_generators import to_camel
@@ -30,7 +31,7 @@ class Props(BaseModel):
         extra="forbid", frozen=True, populate_by_name=True, alias_generator=to_camel, validate_default=False
     )
 
-    def dump(self) -> dict[str, object]:
+    def dump(self) -> dict[str, Any]:
         """The props as upstream-named plain data, unset (None) fields left out."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
@@ -112,7 +113,26 @@ class Patch(Props):
 
 
 
-def ordered(spec: dict[str, object], model: type[Props]) -> dict[str, object]:
+def ordered(spec: dict[str, Any], model: type[Props]) -> dict[str, Any]:
     """Put keys in the props' declared (upstream) order, whatever order they were added in."""
     order = [field.alias or name for name, field in model.model_fields.items()]
     return {key: spec[key] for key in order if key in spec}
+
+
+@functools.lru_cache(maxsize=8192)
+def dependency(name: str, namespace: str | None = None, ready_expr: str | None = None) -> DependsOn:
+    """A DependsOn entry; the same entry is one shared, immutable object."""
+    return DependsOn(name=name, namespace=namespace, ready_expr=ready_expr)
+
+
+@functools.lru_cache(maxsize=16384)
+def _dumped(props: Props) -> dict[str, Any]:
+    return props.dump()
+
+
+def dumped(props: Props) -> dict[str, Any]:
+    """``props.dump()`` of a flat reference (dependsOn, healthChecks entries), computed once per value.
+
+    Props are frozen, so the dump is cached; the caller gets its own copy of the (flat) mapping.
+    """
+    return dict(_dumped(props))

@@ -2,7 +2,7 @@
 
 libyaml (CSafeDumper) does the work. Keys keep the order the constructs built them in (upstream
 order), there are no anchors or aliases, no line folding, two-space indentation, ``---`` between
-documents, and multi-line strings (patches, scripts) as ``|`` blocks so diffs stay readable.
+documents, and :class:`BlockStr` strings (patches, scripts) as ``|`` blocks so diffs stay readable.
 """
 
 from __future__ import annotations
@@ -20,13 +20,21 @@ class ManifestDumper(_Base):  # type: ignore[misc,valid-type]
         return True
 
 
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if "\n" in value:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+class BlockStr(str):
+    """A string written as a ``|`` block (patches, scripts): multi-line text stays readable in diffs.
+
+    A subclass rather than a check on every string, because the representer runs once per scalar
+    and dumping is most of what synth does.
+    """
+
+    __slots__ = ()
 
 
-ManifestDumper.add_representer(str, _represent_str)
+def _represent_block(dumper: yaml.SafeDumper, value: BlockStr) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style="|")
+
+
+ManifestDumper.add_representer(BlockStr, _represent_block)
 
 _OPTIONS: dict[str, Any] = {
     "Dumper": ManifestDumper,

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import cdk8s
 
 from fluxplane.charts.catalogue import CatalogueChart, Variant
+from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir
+from fluxplane.constructs.base import node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
@@ -35,44 +38,71 @@ class FleetApp(cdk8s.App):  # type: ignore[misc]
         self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
         self.clusters: dict[str, ClusterChart] = {}
         self.catalogue: dict[str, CatalogueChart] = {}
-        self._variants: dict[tuple[str, str], Variant] = {}
-        self._overlays: dict[tuple[str, str], Variant] = {}
+        self._base: dict[str, Variant] = {}
+        self._environment_variants: dict[tuple[str, str], Variant] = {}
+        # Clusters that share override values share the rendering and the overlay plan.
+        self._rendered: dict[tuple[str, str], tuple[list[dict[str, Any]], PackContext]] = {}
+        self._plans: dict[tuple[str, str, str], OverlayPlan] = {}
         self._finished = False
         for cluster in plan.clusters:
             self._add_cluster(cluster)
 
     # -- assembly -------------------------------------------------------------------------------
 
-    def _catalogue_chart(self, pack: Pack) -> CatalogueChart:
-        chart = self.catalogue.get(pack.name)
-        if chart is None:
-            chart = CatalogueChart(self, f"catalogue-{pack.name}", layout=self.layout, layer=pack.layer, pack=pack.name)
-            self.catalogue[pack.name] = chart
-            base = self._variant(pack, chart, "base", chart.base_dir, self.plan.base_configs[pack.name])
-            chart.emit_base(base)
-            self._variants[(pack.name, "base")] = base
-        return chart
-
-    def _variant(self, pack: Pack, chart: CatalogueChart, variant_id: str, directory: str, config: PackConfig) -> Variant:
+    @staticmethod
+    def _binder(pack: Pack, config: PackConfig) -> Callable[[Manifest], PackContext]:
         def binder(manifest: Manifest) -> PackContext:
             context = PackContext(manifest)
             pack.bind(context, config)
             return context
 
-        return chart.render(variant_id, directory, binder)
+        return binder
+
+    def _catalogue_chart(self, pack: Pack) -> CatalogueChart:
+        chart = self.catalogue.get(pack.name)
+        if chart is None:
+            chart = CatalogueChart(self, f"catalogue-{pack.name}", layout=self.layout, layer=pack.layer, pack=pack.name)
+            self.catalogue[pack.name] = chart
+            config = self.plan.base_configs[pack.name]
+            self._base[pack.name] = chart.emit_base(self._binder(pack, config))
+            self._rendered[(pack.name, _config_key(config))] = (
+                self._base[pack.name].documents,
+                self._base[pack.name].declared,
+            )
+        return chart
+
+    def _derive(
+        self, pack: Pack, chart: CatalogueChart, parent: Variant, config: PackConfig, construct_id: str, directory: str
+    ) -> Variant:
+        """``parent`` changed to ``config``: an overlay at ``directory``, or ``parent`` if it renders alike."""
+        key = _config_key(config)
+        rendered = self._rendered.get((pack.name, key))
+        if rendered is None:
+            rendered = chart.render(f"config-{len(self._rendered)}", self._binder(pack, config))
+            self._rendered[(pack.name, key)] = rendered
+        documents, declared = rendered
+        plan_key = (pack.name, parent.directory, key)
+        overlay = self._plans.get(plan_key)
+        if overlay is None:
+            overlay = self._plans[plan_key] = chart.plan(parent, documents)
+        if overlay.empty:
+            return parent
+        chart.emit_overlay(construct_id, directory, parent, overlay)
+        return Variant(directory=directory, documents=documents, declared=declared)
 
     def _parent(self, pack: Pack, chart: CatalogueChart, environment: str | None) -> tuple[Variant, PackConfig]:
         """The variant a cluster of ``environment`` starts from: the environment's overlay, or the base."""
         base_config = self.plan.base_configs[pack.name]
-        base = self._variants[(pack.name, "base")]
+        base = self._base[pack.name]
         env_config = self.plan.environment_configs.get((environment, pack.name)) if environment else None
-        if env_config is None or _config_key(env_config) == _config_key(base_config):
+        if environment is None or env_config is None or _config_key(env_config) == _config_key(base_config):
             return base, base_config
-        key = (pack.name, f"env-{environment}")
-        if key not in self._overlays:
-            variant = self._variant(pack, chart, f"env-{environment}", posixpath.join(chart.directory, str(environment)), env_config)
-            self._overlays[key] = variant if chart.emit_overlay(f"env-{environment}", base, variant) else base
-        return self._overlays[key], env_config
+        key = (pack.name, environment)
+        if key not in self._environment_variants:
+            self._environment_variants[key] = self._derive(
+                pack, chart, base, env_config, f"env-{environment}", posixpath.join(chart.directory, environment)
+            )
+        return self._environment_variants[key], env_config
 
     def _add_cluster(self, cluster: ClusterPlan) -> None:
         chart = ClusterChart(
@@ -92,9 +122,7 @@ class FleetApp(cdk8s.App):  # type: ignore[misc]
             variant, parent_config = self._parent(pack, catalogue, cluster.environment)
             if _config_key(config) != _config_key(parent_config):
                 overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", name)
-                own = self._variant(pack, catalogue, f"cluster-{cluster.name}", overlay_dir, config)
-                if catalogue.emit_overlay(f"cluster-{cluster.name}", variant, own):
-                    variant = own
+                variant = self._derive(pack, catalogue, variant, config, f"cluster-{cluster.name}", overlay_dir)
             declared: PackContext = variant.declared
             kustomization = chart.add_pack(
                 name, pack.layer, variant.directory, wait=not (declared.health_checks or declared.health_check_exprs)
@@ -152,7 +180,7 @@ def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:
         if construct is app:
             continue
         if isinstance(construct, FleetChart):
-            charts[construct.node.path] = construct
+            charts[node_of(construct).path] = construct
             continue
         path = construct.node.path
         owner = charts.get(path.split("/", 1)[0])

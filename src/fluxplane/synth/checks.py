@@ -85,9 +85,10 @@ def check_flux_paths(charts: list[ClusterChart], directories: set[str]) -> list[
         for resource in resources_below(chart):
             if isinstance(resource, Kustomization):
                 by_path[resource.props.path].append(resource)
+        base = prefix.rstrip("/") + "/"
         for path, users in sorted(by_path.items()):
-            relative = posixpath.relpath(path, prefix) if path.startswith(prefix) else None
-            if relative is None or posixpath.join(chart.layout.key, relative) not in directories:
+            relative = path[len(base) :].rstrip("/") if path.startswith(base) else None
+            if not relative or posixpath.join(chart.layout.key, relative) not in directories:
                 problems.append(
                     f"{users[0].node.path}: spec.path {path!r} is not a folder of dist/ with a kustomization.yaml"
                 )

@@ -2,10 +2,17 @@
 
 fluxplane's own objects are dumped with libyaml straight from Python dicts; cdk8s constructs a
 user added under a cluster chart are synthesized by cdk8s in one call per chart (``to_json``).
+
+Dumping is most of synth's time and PyYAML holds the GIL, so large fleets are dumped by forked
+worker processes, one per core, each taking every n-th file of the finished tree. Workers only
+read the tree and return text; they never touch the JavaScript runtime. Output does not depend on
+the number of workers.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import posixpath
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +45,45 @@ def render_app(app: FleetApp) -> dict[str, str]:
     if problems:
         raise TreeError(problems)
 
-    out: dict[str, str] = {}
-    for chart, manifest in files:
-        out[posixpath.join(chart.layout.key, manifest.path)] = dump_documents(manifest.documents())
+    texts = dump_manifests([manifest for _, manifest in files])
+    out = {posixpath.join(chart.layout.key, manifest.path): text for (chart, manifest), text in zip(files, texts)}
     for chart in jsii_children_by_chart(app):
         if isinstance(chart, ClusterChart):
             out[posixpath.join(chart.layout.key, chart.custom_path)] = dump_documents(chart.to_json())
     return dict(sorted(out.items()))
+
+
+#: Below this many files a worker process costs more than it saves.
+PARALLEL_MIN_FILES = 2000
+
+_JOBS: list[Manifest] = []
+
+
+def _dump_slice(part: tuple[int, int]) -> list[str]:
+    start, step = part
+    return [dump_documents(manifest.documents()) for manifest in _JOBS[start::step]]
+
+
+def _workers() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def dump_manifests(manifests: list[Manifest], workers: int | None = None) -> list[str]:
+    """The YAML text of each manifest, in order; forked workers share the work for large trees."""
+    count = workers if workers is not None else _workers()
+    if count < 2 or len(manifests) < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        return [dump_documents(manifest.documents()) for manifest in manifests]
+    global _JOBS
+    _JOBS = manifests
+    try:
+        with multiprocessing.get_context("fork").Pool(count - 1) as pool:
+            pending = pool.map_async(_dump_slice, [(index, count) for index in range(1, count)])
+            slices = [_dump_slice((0, count)), *pending.get()]
+    finally:
+        _JOBS = []
+    texts: list[str] = [""] * len(manifests)
+    for index, part in enumerate(slices):
+        texts[index::count] = part
+    return texts

@@ -1,9 +1,11 @@
 """Write dist/ atomically, and compare it with what synth would write.
 
 The new tree is built beside dist/ and swapped in with one ``renameat2(RENAME_EXCHANGE)`` where the
-kernel offers it (Linux), so a reader or a crash sees the old tree or the new one, never a mix. On
-other systems the swap is two renames and an interrupted swap is repaired by the next run. Files that
-no longer belong vanish with the old tree.
+kernel offers it (Linux), so a reader, an error or a killed process sees the old tree or the new one,
+never a mix. On other systems the swap is two renames and an interrupted swap is repaired by the next
+run. Files that no longer belong vanish with the old tree. The tree is not fsynced: dist/ is derived
+data that synth reproduces byte for byte, and flushing tens of thousands of files would cost more
+than the whole synth.
 """
 
 from __future__ import annotations
@@ -61,12 +63,14 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
     try:
         outdir.parent.mkdir(parents=True, exist_ok=True)
         recover(outdir)
+        made: set[str] = set()
         for relative, text in files.items():
-            target = new / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-        _sync_filesystem(new)
+            folder = os.path.dirname(relative)
+            if folder not in made:
+                os.makedirs(new / folder, exist_ok=True)
+                made.add(folder)
+            with open(new / relative, "wb") as handle:
+                handle.write(text.encode("utf-8"))
         if outdir.exists():
             if not _exchange(new, outdir):
                 outdir.rename(old)
@@ -76,32 +80,11 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
             shutil.rmtree(old)
         else:
             new.rename(outdir)
-        _fsync_dir(outdir.parent)
     except OSError as exc:
         if new.exists() and new != outdir:
             shutil.rmtree(new, ignore_errors=True)
         where = exc.filename or outdir
         raise OutputError(f"{where}: cannot write dist/: {exc.strerror or exc}; dist/ was left as it was") from None
-
-
-def _sync_filesystem(path: Path) -> None:
-    """Flush the new tree to disk before it replaces the old one: one syncfs, not one fsync per file."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        libc_name = ctypes.util.find_library("c")
-        syncfs = getattr(ctypes.CDLL(libc_name), "syncfs", None) if libc_name else None
-        if syncfs is None or syncfs(fd) != 0:
-            os.sync()
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 @dataclass

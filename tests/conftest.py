@@ -1,0 +1,66 @@
+"""Shared fixtures: the project root, a fleet builder in tmp_path, and the pinned Node for cdk8s."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+CRDS = SHARED / "crds"
+VALIDATE_MANIFESTS = SHARED / "tools" / "validate-manifests"
+
+_node = ROOT / "node_modules" / ".bin" / "node"
+if _node.exists():
+    os.environ.setdefault("JSII_NODE", str(_node))
+
+
+MINIMAL_BASE: dict[str, Any] = {
+    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
+    "management": {"name": "hub", "region": "us-west-2"},
+    "packs": {"metrics-server": {}},
+}
+MINIMAL_ENV: dict[str, Any] = {"clusters": [{"name": "staging-1", "region": "us-west-2"}]}
+
+FleetWriter = Callable[..., Path]
+
+
+@pytest.fixture
+def write_fleet(tmp_path: Path) -> FleetWriter:
+    """Write environments/ under a fresh project folder; returns the folder.
+
+    ``base`` is the base file's data, ``envs`` maps environment names to data; a value that is a
+    string is written as-is (for YAML syntax tests).
+    """
+
+    def write(base: Any = None, envs: dict[str, Any] | None = None, root: Path | None = None) -> Path:
+        project = root or tmp_path / "project"
+        env_dir = project / "environments"
+        env_dir.mkdir(parents=True, exist_ok=True)
+        files = {"base": MINIMAL_BASE if base is None else base, **(envs if envs is not None else {"staging": MINIMAL_ENV})}
+        for name, data in files.items():
+            text = data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False)
+            (env_dir / f"{name}.yaml").write_text(text)
+        return project
+
+    return write
+
+
+@pytest.fixture
+def example_project(tmp_path: Path) -> Path:
+    """A copy of the project's example fleet (environments/ and dist/) to change freely."""
+    project = tmp_path / "example"
+    shutil.copytree(ROOT / "environments", project / "environments")
+    if (ROOT / "dist").exists():
+        shutil.copytree(ROOT / "dist", project / "dist")
+    return project
+
+
+def load_documents(path: Path) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
