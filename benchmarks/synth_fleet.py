@@ -100,15 +100,6 @@ def write_fleet(root: Path, clusters: int) -> None:
         (env_dir / f"{env}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
 
 
-def _plain(value: Any) -> Any:
-    """The same data with str subclasses (block-style markers) as plain str, which CSafeDumper accepts."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return str(value) if isinstance(value, str) else value
-
-
 def measure(clusters: int, workdir: str | None) -> dict[str, Any]:
     from fluxplane.synth import load_plan
     from fluxplane.synth.writer import write_tree
@@ -132,7 +123,7 @@ def measure(clusters: int, workdir: str | None) -> dict[str, Any]:
         written = time.perf_counter()
 
         charts = [*app.clusters.values(), *app.catalogue.values()]
-        per_file = [_plain(manifest.documents()) for chart in charts for manifest in chart.files]
+        per_file = [manifest.documents() for chart in charts for manifest in chart.files]
         floor_started = time.perf_counter()
         for documents in per_file:
             yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_camel
 
 from fluxplane.errors import ConstructError
 
@@ -106,8 +107,10 @@ def validate_props(construct_path: str, model: type[P], props: P | dict[str, Any
     except ValidationError as exc:
         lines = []
         for error in exc.errors(include_url=False):
-            loc = ".".join(str(part) for part in error["loc"]) or "(props)"
-            lines.append(f"{construct_path}: {model.__name__}.{loc}: {error['msg'][:1].lower()}{error['msg'][1:]}")
+            # Upstream (camelCase) names, whether the caller passed snake_case or camelCase keys.
+            loc = ".".join(to_camel(part) if isinstance(part, str) else str(part) for part in error["loc"]) or "(props)"
+            message = str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]
+            lines.append(f"{construct_path}: {model.__name__}.{loc}: {message[:1].lower()}{message[1:]}")
         raise ConstructError(lines) from None
 
 
@@ -115,6 +118,8 @@ class Root(Construct):
     """A tree root without cdk8s: for rendering constructs on their own (tests, scripts)."""
 
     def __init__(self, construct_id: str = "root") -> None:
+        if not isinstance(construct_id, str) or not _ID.fullmatch(construct_id):
+            raise ConstructError(f"root id {construct_id!r} must start with a letter or digit and use only letters, digits, '.', '_' and '-'")
         setattr(self, _NODE_ATTR, Node(self, None, construct_id, construct_id))
 
 
@@ -139,11 +144,13 @@ class Resource(Construct):
         labels: dict[str, str] | None = None,
         annotations: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(scope, construct_id)
         if self.namespaced and not namespace:
-            raise ConstructError(f"{self.node.path}: {self.kind} {name!r} needs a namespace")
+            raise ConstructError(f"{node_of(scope).path}/{construct_id}: {self.kind} {name!r} needs a namespace")
         if not self.namespaced and namespace:
-            raise ConstructError(f"{self.node.path}: {self.kind} is cluster-scoped; do not set a namespace")
+            raise ConstructError(
+                f"{node_of(scope).path}/{construct_id}: {self.kind} is cluster-scoped; do not set a namespace"
+            )
+        super().__init__(scope, construct_id)
         self.name = name
         self.namespace = namespace
         self.labels = dict(sorted((labels or {}).items()))
@@ -159,9 +166,9 @@ class Resource(Construct):
         if self.namespace:
             metadata["namespace"] = self.namespace
         if self.labels:
-            metadata["labels"] = self.labels
+            metadata["labels"] = dict(self.labels)
         if self.annotations:
-            metadata["annotations"] = self.annotations
+            metadata["annotations"] = dict(self.annotations)
         return metadata
 
     def spec_dict(self) -> dict[str, Any] | None:

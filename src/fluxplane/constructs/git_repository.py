@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import StringConstraints, model_validator
 
 from fluxplane.constructs.base import TypedResource
-from fluxplane.constructs.props import FLUX_NAMESPACE, Duration, Label, LocalObjectReference, Name, Props
+from fluxplane.constructs.props import FLUX_NAMESPACE, Duration, Label, LocalObjectReference, Name, Props, SourceTimeout
 
 
 class GitRepositoryRef(Props):
@@ -33,7 +33,7 @@ class GitRepositoryProps(Props):
     url: Annotated[str, StringConstraints(pattern=r"^(http|https|ssh)://.*$")]
     ref: GitRepositoryRef | None = None
     secret_ref: LocalObjectReference | None = None
-    timeout: Duration | None = None
+    timeout: SourceTimeout | None = None
     provider: Literal["generic", "aws", "azure", "github"] | None = None
     ignore: str | None = None
 

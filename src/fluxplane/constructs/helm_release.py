@@ -2,29 +2,40 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import copy
+from typing import Annotated, Any, Literal
 
-from pydantic import model_validator
+from pydantic import StringConstraints, model_validator
 
 from fluxplane.config.merge import deep_merge
 from fluxplane.constructs.base import TypedResource
 from fluxplane.constructs.props import (
     FLUX_NAMESPACE,
-    CrossNamespaceSourceReference,
     DependsOn,
     Duration,
     KubeConfigReference,
     Label,
     Name,
     Props,
+    dependency_entry,
+    dumped,
     ordered,
 )
+
+
+class HelmChartSourceReference(Props):
+    """``chart.spec.sourceRef``: where helm-controller fetches the chart from."""
+
+    kind: Literal["HelmRepository", "GitRepository", "Bucket"]
+    name: Name
+    namespace: Label | None = None
+    api_version: str | None = None
 
 
 class HelmChartTemplateSpec(Props):
     chart: str
     version: str | None = None
-    source_ref: CrossNamespaceSourceReference
+    source_ref: HelmChartSourceReference
     interval: Duration | None = None
     reconcile_strategy: Literal["ChartVersion", "Revision"] | None = None
     values_files: tuple[str, ...] | None = None
@@ -83,7 +94,7 @@ class HelmReleaseProps(Props):
     interval: Duration = "30m"
     chart: HelmChartTemplate | None = None
     chart_ref: ChartReference | None = None
-    release_name: str | None = None
+    release_name: Annotated[str, StringConstraints(min_length=1, max_length=53)] | None = None
     target_namespace: Label | None = None
     storage_namespace: Label | None = None
     kube_config: KubeConfigReference | None = None
@@ -124,22 +135,23 @@ class HelmRelease(TypedResource[HelmReleaseProps]):
 
     @property
     def values(self) -> dict[str, Any]:
-        return dict(self._values)
+        """A copy of the values as they stand."""
+        return copy.deepcopy(self._values)
 
     def add_values(self, values: dict[str, Any]) -> dict[str, Any]:
         """Merge ``values`` over the current values (mappings merge, lists replace); returns the result."""
         self._values = deep_merge(self._values, values)
         return self.values
 
-    def depends_on(self, other: HelmRelease | str) -> DependsOn:
-        """Install this release only after ``other`` is Ready; returns the dependsOn entry."""
+    def depends_on(self, other: HelmRelease | str, ready_expr: str | None = None) -> DependsOn:
+        """Install this release only after ``other`` is Ready (or ``ready_expr`` holds); returns the entry."""
         if isinstance(other, HelmRelease):
             namespace = other.namespace if other.namespace != self.namespace else None
-            entry = DependsOn(name=other.name, namespace=namespace)
+            entry = dependency_entry(self.node.path, other.name, namespace, ready_expr)
         else:
-            entry = DependsOn(name=other)
-        if entry not in self._depends_on:
-            self._depends_on.append(entry)
+            entry = dependency_entry(self.node.path, other, None, ready_expr)
+        self._depends_on = [e for e in self._depends_on if (e.name, e.namespace) != (entry.name, entry.namespace)]
+        self._depends_on.append(entry)
         return entry
 
     @property
@@ -149,9 +161,11 @@ class HelmRelease(TypedResource[HelmReleaseProps]):
     def spec_dict(self) -> dict[str, Any]:
         spec = super().spec_dict() or {}
         if self._depends_on:
-            spec["dependsOn"] = [entry.dump() for entry in self._depends_on]
+            spec["dependsOn"] = [dumped(entry) for entry in self._depends_on]
+        else:
+            spec.pop("dependsOn", None)
         if self._values:
-            spec["values"] = self._values
+            spec["values"] = copy.deepcopy(self._values)
         else:
             spec.pop("values", None)
         return ordered(spec, HelmReleaseProps)

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import StringConstraints, model_validator
 
 from fluxplane.constructs.base import TypedResource
-from fluxplane.constructs.props import FLUX_NAMESPACE, Duration, Label, LocalObjectReference, Name, Props
+from fluxplane.constructs.props import FLUX_NAMESPACE, Duration, Label, LocalObjectReference, Name, Props, SourceTimeout
 
 
 class HelmRepositoryProps(Props):
@@ -18,7 +18,7 @@ class HelmRepositoryProps(Props):
     url: Annotated[str, StringConstraints(pattern=r"^(http|https|oci)://.*$")]
     provider: Literal["generic", "aws", "azure", "gcp"] | None = None
     secret_ref: LocalObjectReference | None = None
-    timeout: Duration | None = None
+    timeout: SourceTimeout | None = None
 
     @model_validator(mode="after")
     def _type_matches_url(self) -> HelmRepositoryProps:

@@ -20,7 +20,7 @@ from fluxplane.constructs.props import (
     Patch,
     Props,
     SubstituteReference,
-    dependency,
+    dependency_entry,
     dumped,
     ordered,
 )
@@ -86,9 +86,11 @@ class Kustomization(TypedResource[KustomizationProps]):
         """Apply this Kustomization only after ``other`` is Ready; returns the dependsOn entry."""
         if isinstance(other, Kustomization):
             namespace = other.namespace if other.namespace != self.namespace else None
-            entry = dependency(other.name, namespace, ready_expr)
+            entry = dependency_entry(self.node.path, other.name, namespace, ready_expr)
         else:
-            entry = dependency(other, None, ready_expr)
+            entry = dependency_entry(self.node.path, other, None, ready_expr)
+        for existing in [e for e in self._depends_on if e != entry and (e.name, e.namespace) == (entry.name, entry.namespace)]:
+            del self._depends_on[existing]
         self._depends_on[entry] = None
         return entry
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from fluxplane.constructs.base import Resource, validate_props
+from fluxplane.constructs.base import Resource, node_of, validate_props
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import Patch, Props
-from fluxplane.constructs.render import BlockStr
 
 
 class KustomizeConfigProps(Props):
@@ -30,8 +29,9 @@ class KustomizeConfig(Resource):
     namespaced = False
 
     def __init__(self, scope: Any, construct_id: str, props: KustomizeConfigProps | dict[str, Any]) -> None:
+        validated = validate_props(f"{node_of(scope).path}/{construct_id}", KustomizeConfigProps, props)
         super().__init__(scope, construct_id, name="kustomization", namespace=None)
-        self.props = validate_props(self.node.path, KustomizeConfigProps, props)
+        self.props = validated
         self._resources: list[str] = list(self.props.resources)
         self._patches: list[Patch] = list(self.props.patches)
 
@@ -60,7 +60,7 @@ class KustomizeConfig(Resource):
         if self.props.components:
             doc["components"] = list(self.props.components)
         if self._patches:
-            doc["patches"] = [_patch_dict(patch) for patch in self._patches]
+            doc["patches"] = [patch.dump() for patch in self._patches]
         return doc
 
 
@@ -72,10 +72,3 @@ class KustomizationFile(Manifest):
     ) -> None:
         super().__init__(scope, construct_id, path=posixpath.join(directory, "kustomization.yaml"))
         self.config = KustomizeConfig(self, "config", props or KustomizeConfigProps())
-
-
-def _patch_dict(patch: Patch) -> dict[str, Any]:
-    data = patch.dump()
-    if "\n" in patch.patch:
-        data["patch"] = BlockStr(patch.patch)
-    return data

@@ -10,7 +10,7 @@ import posixpath
 import re
 from typing import Any
 
-from fluxplane.constructs.base import Construct, Resource, resources_below
+from fluxplane.constructs.base import Construct, Resource, node_of, resources_below
 from fluxplane.errors import ConstructError
 
 _PATH = re.compile(r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*\.yaml$")
@@ -20,11 +20,12 @@ class Manifest(Construct):
     """A YAML file of Kubernetes documents, written at ``path``."""
 
     def __init__(self, scope: Any, construct_id: str, *, path: str) -> None:
-        super().__init__(scope, construct_id)
-        if not _PATH.fullmatch(path) or posixpath.normpath(path) != path:
+        if not isinstance(path, str) or not _PATH.fullmatch(path) or posixpath.normpath(path) != path:
             raise ConstructError(
-                f"{self.node.path}: output path {path!r} must be a relative, kebab-case .yaml path"
+                f"{node_of(scope).path}/{construct_id}: output path {path!r} must be a relative, "
+                "kebab-case .yaml path"
             )
+        super().__init__(scope, construct_id)
         self.path = path
 
     @property

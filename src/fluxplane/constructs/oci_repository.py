@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import StringConstraints, model_validator
 
 from fluxplane.constructs.base import TypedResource
-from fluxplane.constructs.props import FLUX_NAMESPACE, Duration, Label, LocalObjectReference, Name, Props
+from fluxplane.constructs.props import FLUX_NAMESPACE, Duration, Label, LocalObjectReference, Name, Props, SourceTimeout
 
 
 class OCIRepositoryRef(Props):
@@ -37,7 +37,7 @@ class OCIRepositoryProps(Props):
     layer_selector: LayerSelector | None = None
     provider: Literal["generic", "aws", "azure", "gcp"] | None = None
     secret_ref: LocalObjectReference | None = None
-    timeout: Duration | None = None
+    timeout: SourceTimeout | None = None
 
 
 class OCIRepository(TypedResource[OCIRepositoryProps]):

@@ -9,16 +9,21 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
+
+from fluxplane.errors import ConstructError
 
 DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
+#: Source timeouts: the source CRDs accept no hours.
+SOURCE_TIMEOUT = r"^([0-9]+(\.[0-9]+)?(ms|s|m))+$"
 
 Name = Annotated[str, StringConstraints(pattern=DNS_SUBDOMAIN, max_length=253)]
 Label = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
 Duration = Annotated[str, StringConstraints(pattern=DURATION)]
+SourceTimeout = Annotated[str, StringConstraints(pattern=SOURCE_TIMEOUT)]
 
 #: The namespace Flux's controllers and their objects live in.
 FLUX_NAMESPACE = "flux-system"
@@ -46,9 +51,9 @@ class SecretKeyReference(Props):
 
 
 class CrossNamespaceSourceReference(Props):
-    """Flux ``sourceRef``."""
+    """A Flux Kustomization's ``sourceRef``."""
 
-    kind: Literal["GitRepository", "OCIRepository", "Bucket", "ExternalArtifact", "HelmRepository"]
+    kind: Literal["GitRepository", "OCIRepository", "Bucket", "ExternalArtifact"]
     name: Name
     namespace: Label | None = None
     api_version: str | None = None
@@ -123,6 +128,17 @@ def ordered(spec: dict[str, Any], model: type[Props]) -> dict[str, Any]:
 def dependency(name: str, namespace: str | None = None, ready_expr: str | None = None) -> DependsOn:
     """A DependsOn entry; the same entry is one shared, immutable object."""
     return DependsOn(name=name, namespace=namespace, ready_expr=ready_expr)
+
+
+def dependency_entry(construct_path: str, name: str, namespace: str | None, ready_expr: str | None) -> DependsOn:
+    """A DependsOn entry for a verb call; a bad name is a ConstructError naming the construct."""
+    try:
+        return dependency(name, namespace, ready_expr)
+    except ValidationError as exc:
+        problems = [
+            f"{construct_path}: dependsOn {name!r}: {error['msg'][:1].lower()}{error['msg'][1:]}" for error in exc.errors()
+        ]
+        raise ConstructError(problems) from None
 
 
 @functools.lru_cache(maxsize=16384)

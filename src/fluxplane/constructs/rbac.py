@@ -24,7 +24,7 @@ class PolicyRule(Props):
     def _has_target(self) -> PolicyRule:
         if not self.verbs:
             raise ValueError("verbs must not be empty")
-        if self.resources is None and self.non_resource_urls is None:
+        if not self.resources and not self.non_resource_urls:
             raise ValueError("set resources (with apiGroups) or nonResourceURLs")
         return self
 

@@ -1,0 +1,43 @@
+"""Small packs for synth tests: one per layer, with values that change their output."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from fluxplane.constructs.config_map import ConfigMap
+from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.namespace import Namespace
+from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext
+from fluxplane.packs.registry import PackRegistry
+
+
+class DemoConfig(PackConfig):
+    size: int = Field(1, ge=1)
+    extra: bool = False
+
+
+def demo_pack(name: str, layer: Layer, requires: tuple[str, ...] = (), health: str = "expr") -> Pack:
+    def bind(ctx: PackContext, config: DemoConfig) -> None:
+        namespace = Namespace(ctx.scope, "namespace", {"name": name})
+        ConfigMap(ctx.scope, "settings", {"name": "settings", "namespace": name, "data": {"size": str(config.size)}})
+        if config.extra:
+            ConfigMap(ctx.scope, "extra", {"name": "extra", "namespace": name, "data": {"on": "${cluster_name}"}})
+        if health == "expr":
+            ctx.add_health_check_expr(conditions_health("example.com/v1", "Widget"))
+        elif health == "check":
+            ctx.add_health_check(namespace)
+
+    return Pack(
+        name=name, version="1.0.0", description=f"demo {name}", config=DemoConfig, layer=layer, bind=bind, requires=requires
+    )
+
+
+def demo_registry(*extra: Pack) -> PackRegistry:
+    return PackRegistry(
+        [
+            demo_pack("ctrl", "controllers", health="check"),
+            demo_pack("conf", "configs", requires=("ctrl",)),
+            demo_pack("web", "apps", health="none"),
+            *extra,
+        ]
+    )

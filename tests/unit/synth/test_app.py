@@ -1,0 +1,174 @@
+"""FleetApp: catalogue bases, environment and cluster overlays, dependsOn and health gates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.errors import TreeError
+from fluxplane.synth import load_plan
+from fluxplane.synth.app import FleetApp
+from fluxplane.synth.render import render_app
+from tests.conftest import FleetWriter
+from tests.unit.synth.packs import demo_registry
+
+BASE: dict[str, Any] = {
+    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
+    "management": {"name": "hub", "region": "us-west-2", "packs": {"web": {"enabled": False}}},
+    "packs": {"ctrl": {}, "conf": {}, "web": {}},
+}
+
+
+def _render(project: Path) -> dict[str, Any]:
+    files = render_app(FleetApp(load_plan(project, demo_registry())))
+    return {path: list(yaml.safe_load_all(text)) for path, text in files.items()}
+
+
+def _kustomization(files: dict[str, Any], cluster: str, name: str) -> dict[str, Any]:
+    for path in (f"platform/clusters/{cluster}/infrastructure.yaml", f"platform/clusters/{cluster}/apps.yaml"):
+        for doc in files.get(path, []):
+            if doc["metadata"]["name"] == name:
+                return doc  # type: ignore[no-any-return]
+    raise AssertionError(f"no Kustomization {name} on {cluster}")
+
+
+def test_same_values_everywhere_use_the_catalogue_base(write_fleet: FleetWriter) -> None:
+    # GIVEN a fleet without overrides
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    # WHEN rendered
+    files = _render(project)
+    # THEN every cluster applies the base folder, and no overlay exists
+    assert _kustomization(files, "s1", "web")["spec"]["path"] == "./dist/platform/apps/web/base"
+    assert not [path for path in files if "/overlays/" in path or path.endswith("/staging/kustomization.yaml")]
+
+
+def test_environment_override_becomes_an_environment_overlay(write_fleet: FleetWriter) -> None:
+    # GIVEN production sets web.size to 3
+    project = write_fleet(
+        BASE,
+        {
+            "production": {"packs": {"web": {"size": 3}}, "clusters": [{"name": "p1", "region": "us-east-1"}]},
+            "staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]},
+        },
+    )
+    files = _render(project)
+    # THEN production clusters apply the production overlay, staging the base
+    assert _kustomization(files, "p1", "web")["spec"]["path"] == "./dist/platform/apps/web/production"
+    assert _kustomization(files, "s1", "web")["spec"]["path"] == "./dist/platform/apps/web/base"
+    (overlay,) = files["platform/apps/web/production/kustomization.yaml"]
+    assert overlay["resources"] == ["../base"]
+    assert yaml.safe_load(overlay["patches"][0]["patch"]) == [{"op": "replace", "path": "/data/size", "value": "3"}]
+    assert overlay["patches"][0]["target"]["kind"] == "ConfigMap"
+
+
+def test_cluster_override_over_environment_overlay_and_added_object(write_fleet: FleetWriter) -> None:
+    # GIVEN one production cluster that also turns on an extra object
+    project = write_fleet(
+        BASE,
+        {
+            "production": {
+                "packs": {"web": {"size": 3}},
+                "clusters": [
+                    {"name": "p1", "region": "us-east-1"},
+                    {"name": "p2", "region": "us-east-1", "packs": {"web": {"extra": True}}},
+                ],
+            }
+        },
+    )
+    files = _render(project)
+    # THEN p2 has its own overlay over the production one, holding the added object
+    assert _kustomization(files, "p2", "web")["spec"]["path"] == "./dist/platform/clusters/p2/overlays/web"
+    (overlay,) = files["platform/clusters/p2/overlays/web/kustomization.yaml"]
+    assert overlay == {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": ["../../../../apps/web/production", "web.yaml"],
+    }
+    assert [doc["metadata"]["name"] for doc in files["platform/clusters/p2/overlays/web/web.yaml"]] == ["extra"]
+    assert _kustomization(files, "p1", "web")["spec"]["path"] == "./dist/platform/apps/web/production"
+
+
+def test_disabled_pack_is_not_applied(write_fleet: FleetWriter) -> None:
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    files = _render(project)
+    with pytest.raises(AssertionError, match="no Kustomization web on hub"):
+        _kustomization(files, "hub", "web")
+    assert "platform/clusters/hub/apps.yaml" not in files
+    assert files["platform/clusters/hub/kustomization.yaml"][0]["resources"] == [
+        "flux-system",
+        "cluster-vars.yaml",
+        "infrastructure.yaml",
+    ]
+
+
+def test_dependencies_follow_requires_and_layers(write_fleet: FleetWriter) -> None:
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    files = _render(project)
+    # THEN configs wait for controllers (requires and layer), apps for configs; controllers for nothing
+    assert "dependsOn" not in _kustomization(files, "s1", "ctrl")["spec"]
+    assert _kustomization(files, "s1", "conf")["spec"]["dependsOn"] == [{"name": "ctrl"}]
+    assert _kustomization(files, "s1", "web")["spec"]["dependsOn"] == [{"name": "conf"}]
+
+
+def test_health_gates_come_from_the_pack(write_fleet: FleetWriter) -> None:
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    files = _render(project)
+    ctrl = _kustomization(files, "s1", "ctrl")["spec"]
+    conf = _kustomization(files, "s1", "conf")["spec"]
+    web = _kustomization(files, "s1", "web")["spec"]
+    assert ctrl["healthChecks"] == [{"apiVersion": "v1", "kind": "Namespace", "name": "ctrl"}]
+    assert conf["healthCheckExprs"][0]["current"].startswith("status.?conditions.orValue([]).exists(")
+    # A pack that declares no gate is waited for as a whole
+    assert web["wait"] is True and "healthChecks" not in web
+
+
+def test_cluster_entry_point_and_sync(write_fleet: FleetWriter) -> None:
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "eu-west-1"}]}})
+    files = _render(project)
+    source, sync = files["platform/clusters/s1/flux-system/gotk-sync.yaml"]
+    assert source["spec"]["url"] == "ssh://git@example.com/org/fleet.git"
+    assert source["spec"]["secretRef"] == {"name": "flux-system"}
+    assert sync["spec"]["path"] == "./dist/platform/clusters/s1"
+    (variables,) = files["platform/clusters/s1/cluster-vars.yaml"]
+    assert variables["data"] == {
+        "cluster_name": "s1",
+        "cluster_region": "eu-west-1",
+        "environment": "staging",
+        "kubernetes_version": "1.33",
+    }
+    assert _kustomization(files, "s1", "ctrl")["spec"]["postBuild"] == {
+        "substituteFrom": [{"kind": "ConfigMap", "name": "cluster-vars"}]
+    }
+
+
+def test_cdk8s_constructs_under_a_cluster_chart_are_written_and_listed(write_fleet: FleetWriter) -> None:
+    import cdk8s
+
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    app = FleetApp(load_plan(project, demo_registry()))
+    # GIVEN a user adds a plain cdk8s ApiObject to a cluster chart
+    cdk8s.ApiObject(
+        app.clusters["s1"], "team-quota", api_version="v1", kind="Namespace", metadata={"name": "team-a"}
+    )
+    files = render_app(app)
+    # THEN cdk8s synthesizes it into custom.yaml, which the entry point lists
+    assert yaml.safe_load(files["platform/clusters/s1/custom.yaml"]) == {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "team-a"},
+    }
+    assert "custom.yaml" in yaml.safe_load(files["platform/clusters/s1/kustomization.yaml"])["resources"]
+
+
+def test_cdk8s_constructs_outside_a_cluster_chart_are_refused(write_fleet: FleetWriter) -> None:
+    import cdk8s
+
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    app = FleetApp(load_plan(project, demo_registry()))
+    stray = cdk8s.Chart(app, "stray")
+    cdk8s.ApiObject(stray, "thing", api_version="v1", kind="Namespace", metadata={"name": "x"})
+    with pytest.raises(TreeError, match=r"^stray: cdk8s constructs are written only under a cluster chart"):
+        render_app(app)
