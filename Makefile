@@ -10,7 +10,7 @@ NODE_BIN := $(CURDIR)/node_modules/.bin
 export PATH := $(NODE_BIN):$(BIN):$(PATH)
 export JSII_NODE := $(NODE_BIN)/node
 
-.PHONY: setup synth check test lint bench clean
+.PHONY: setup synth check test lint bench docs clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -37,6 +37,9 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
+
+docs: setup
+	$(BIN)/python -c "import pathlib; from fluxplane.config.reference import replace_in; p = pathlib.Path('README.md'); p.write_text(replace_in(p.read_text()))"
 
 bench: setup
 	$(BIN)/python benchmarks/synth_fleet.py

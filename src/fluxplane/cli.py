@@ -42,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="where to write (default: $CDK8S_OUTDIR when cdk8s runs fluxplane, else <root>/dist)",
     )
+    commands.add_parser("reference", help="print the fleet definition reference (Markdown)")
     return parser
 
 
@@ -75,6 +76,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "synth":
             return _synth(args)
+        if args.command == "reference":
+            from fluxplane.config.reference import markdown
+
+            print(markdown(), end="")
+            return 0
     except FluxplaneError as exc:
         for line in exc.problems:
             print(line, file=sys.stderr)

@@ -73,7 +73,10 @@ def load_fleet(root: Path) -> LoadedFleet:
     base_path = env_dir / BASE_FILE
     base_display = _display(root, base_path)
     if not env_dir.is_dir():
-        raise ConfigError(f"{_display(root, env_dir)}: folder not found; create it with {BASE_FILE} and one file per environment")
+        raise ConfigError(
+            f"{env_dir}: folder not found; create it with {BASE_FILE} and one file per environment "
+            "(see the README's 'The fleet definition')"
+        )
     env_paths = sorted(
         p for p in env_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
     )
@@ -105,9 +108,9 @@ def load_fleet(root: Path) -> LoadedFleet:
         if env_path.suffix == ".yml":
             problems.lines.append(f"{env_display}: use the .yaml extension")
             continue
-        if not models.is_dns_label(name) or name in models.RESERVED_ENVIRONMENT_NAMES:
+        if not models.is_dns_label(name):
             problems.lines.append(
-                f"{env_display}: environment name {show(name)} must be a DNS-1123 label other than 'base' "
+                f"{env_display}: environment name {show(name)} must be a DNS-1123 label "
                 "(lower-case letters, digits and '-'); rename the file"
             )
             continue
@@ -115,10 +118,14 @@ def load_fleet(root: Path) -> LoadedFleet:
         if env_raw is None:
             continue
         env_file = problems.validate(models.EnvironmentFile, env_raw, Origins([Layer(env_display, env_raw)]))
-        if env_file is None or base_model is None or base_raw is None:
-            continue
+        if env_file is None:
+            # Still check the clusters, so one run reports every problem of the file.
+            env_file = _lenient_environment(env_raw)
+        # Even when the base file has problems, check the environment against what the base holds,
+        # so that one run reports the problems of every file.
+        shared = base_model or _SharedParts.from_raw(base_raw)
         environment = _build_environment(
-            name, env_display, env_file, base_display, base_model, problems, pack_origins, seen_clusters
+            name, env_display, env_file, base_display, shared, problems, pack_origins, seen_clusters
         )
         env_pack_origins[name] = Origins([Layer(env_display, env_file.packs, prefix=("packs",))]) + env_pack_origins.get(
             "", Origins([])
@@ -127,7 +134,8 @@ def load_fleet(root: Path) -> LoadedFleet:
             environments.append(environment)
 
     if problems.lines:
-        raise ConfigError(problems.lines)
+        # A shared default that is wrong is wrong once, however many clusters inherit it.
+        raise ConfigError(list(dict.fromkeys(problems.lines)))
     assert base_model is not None
     fleet = models.Fleet(
         repositories=base_model.repositories,
@@ -141,12 +149,39 @@ def load_fleet(root: Path) -> LoadedFleet:
     return LoadedFleet(fleet=fleet, pack_origins=pack_origins, environment_pack_origins=env_pack_origins)
 
 
+def _lenient_environment(raw: dict[str, Any]) -> models.EnvironmentFile:
+    """The usable parts of an environment file that failed validation (already reported)."""
+    defaults, packs, clusters = raw.get("clusterDefaults"), raw.get("packs"), raw.get("clusters")
+    return models.EnvironmentFile.model_construct(
+        cluster_defaults=defaults if isinstance(defaults, dict) else {},
+        packs=packs if isinstance(packs, dict) else {},
+        clusters=clusters if isinstance(clusters, list) else [],
+    )
+
+
+@dataclass(frozen=True)
+class _SharedParts:
+    """The parts of the base file environments are merged over, taken from an invalid base file."""
+
+    cluster_defaults: dict[str, Any]
+    packs: dict[str, Any]
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any] | None) -> _SharedParts:
+        raw = raw or {}
+        defaults, packs = raw.get("clusterDefaults"), raw.get("packs")
+        return cls(
+            cluster_defaults=defaults if isinstance(defaults, dict) else {},
+            packs=packs if isinstance(packs, dict) else {},
+        )
+
+
 def _build_environment(
     name: str,
     env_display: str,
     env_file: models.EnvironmentFile,
     base_display: str,
-    base: models.BaseFile,
+    base: models.BaseFile | _SharedParts,
     problems: _Problems,
     pack_origins: dict[str, Origins],
     seen_clusters: dict[str, str],
@@ -167,6 +202,8 @@ def _build_environment(
     )
     clusters: list[models.WorkloadCluster] = []
     for index, entry in enumerate(env_file.clusters):
+        if not isinstance(entry, dict):
+            continue  # reported by the environment file's own validation
         merged = deep_merge(defaults, entry)
         origins = Origins(
             [
@@ -175,16 +212,19 @@ def _build_environment(
                 Layer(base_display, base.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
             ]
         )
+        # Duplicates are checked on the name as written, so a cluster with other problems still claims it.
+        raw_name = merged.get("name") if isinstance(merged, dict) else None
+        where = f"{env_display}: clusters[{index}].name"
+        if isinstance(raw_name, str):
+            if raw_name in seen_clusters:
+                problems.lines.append(
+                    f"{where}: duplicate cluster name {show(raw_name)}, already used at {seen_clusters[raw_name]}"
+                )
+                continue
+            seen_clusters[raw_name] = where
         cluster = problems.validate(models.WorkloadCluster, merged, origins)
         if cluster is None:
             continue
-        where = f"{env_display}: clusters[{index}].name"
-        if cluster.name in seen_clusters:
-            problems.lines.append(
-                f"{where}: duplicate cluster name {show(cluster.name)}, already used at {seen_clusters[cluster.name]}"
-            )
-            continue
-        seen_clusters[cluster.name] = where
         clusters.append(cluster.model_copy(update={"packs": deep_merge(env_packs, cluster.packs)}))
         pack_origins[cluster.name] = (
             Origins([Layer(env_display, entry.get("packs", {}), prefix=("clusters", index, "packs"))])

@@ -6,6 +6,7 @@ unknown keys and is frozen: a definition is data, read once, then only looked at
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -26,7 +27,6 @@ Duration = Annotated[str, StringConstraints(pattern=DURATION)]
 #: Keys a base file may set, and the keys an environment file may set over it.
 BASE_KEYS = ("repositories", "flux", "management", "clusterDefaults", "packs")
 ENVIRONMENT_KEYS = ("clusterDefaults", "packs", "clusters")
-RESERVED_ENVIRONMENT_NAMES = ("base",)
 
 
 class Model(BaseModel):
@@ -56,7 +56,7 @@ class Repository(Model):
     @classmethod
     def _no_parent_segments(cls, value: str | None) -> str | None:
         if value is not None and ".." in value.split("/"):
-            raise ValueError("must stay inside the repository (no '..' segments)")
+            raise ValueError(f"must stay inside the repository (no '..' segments), got {json.dumps(value)}")
         return value
 
 
@@ -77,9 +77,11 @@ class FluxSettings(Model):
 
 
 class Taint(Model):
-    key: Annotated[str, StringConstraints(min_length=1, max_length=253)]
-    value: Annotated[str, StringConstraints(max_length=63)] = ""
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+    """A Kubernetes taint on every node of a node group."""
+
+    key: Annotated[str, StringConstraints(min_length=1, max_length=253)] = Field(description="Taint key.")
+    value: Annotated[str, StringConstraints(max_length=63)] = Field("", description="Taint value.")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(description="Taint effect.")
 
 
 class NodeGroup(Model):
@@ -89,13 +91,17 @@ class NodeGroup(Model):
     instance_types: Annotated[
         list[Annotated[str, StringConstraints(pattern=INSTANCE_TYPE)]], Field(min_length=1)
     ] = Field(["m7i.large"], alias="instanceTypes", description="EC2 instance types, e.g. m7i.large.")
-    capacity_type: Literal["ON_DEMAND", "SPOT"] = Field("ON_DEMAND", alias="capacityType")
-    min_size: int = Field(2, ge=0, le=1000, alias="minSize")
-    max_size: int = Field(4, ge=1, le=1000, alias="maxSize")
-    desired_size: int = Field(2, ge=1, le=1000, alias="desiredSize")
+    capacity_type: Literal["ON_DEMAND", "SPOT"] = Field(
+        "ON_DEMAND", alias="capacityType", description="On-demand or Spot capacity."
+    )
+    min_size: int = Field(2, ge=0, le=1000, alias="minSize", description="Fewest nodes.")
+    max_size: int = Field(4, ge=1, le=1000, alias="maxSize", description="Most nodes; at least minSize.")
+    desired_size: int = Field(
+        2, ge=1, le=1000, alias="desiredSize", description="Nodes at creation; between minSize and maxSize."
+    )
     disk_size: int = Field(50, ge=20, le=16384, alias="diskSize", description="Root volume size in GiB.")
     labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
-    taints: list[Taint] = Field(default_factory=list)
+    taints: list[Taint] = Field(default_factory=list, description="Taints on every node of the group.")
 
     @model_validator(mode="after")
     def _sizes_in_order(self) -> NodeGroup:
@@ -119,8 +125,18 @@ class ClusterBase(Model):
     )
     packs: dict[str, Any] = Field(
         default_factory=dict,
-        description="Packs for this cluster, merged over the environment's (see Packs).",
+        description="Packs for this cluster, merged over its environment's (see Packs).",
     )
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _quoted_version(cls, value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            raise ValueError(
+                f'expected a Kubernetes minor version such as "1.33" (quoted), got {value}: YAML reads an unquoted '
+                "version as a number (1.30 becomes 1.3), so quote it"
+            )
+        return value
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -132,7 +148,7 @@ class ClusterBase(Model):
 
 
 class ManagementCluster(ClusterBase):
-    """The hub: runs Flux (and, later, Crossplane) and manages the workload clusters."""
+    """The hub: runs Flux and manages the workload clusters; its packs merge over the base's."""
 
     name: DnsLabel = Field("hub", description="Management cluster name.")
 
@@ -157,11 +173,11 @@ class WorkloadCluster(ClusterBase):
 
 
 class BaseFile(Model):
-    """environments/base.yaml: what every environment shares."""
+    """What every environment shares."""
 
-    repositories: Repositories
-    flux: FluxSettings = Field(default_factory=FluxSettings)
-    management: ManagementCluster
+    repositories: Repositories = Field(description="The fleet's Git repositories: `platform` (required).")
+    flux: FluxSettings = Field(default_factory=FluxSettings, description="Defaults for the Flux objects written.")
+    management: ManagementCluster = Field(description="The management (hub) cluster.")
     cluster_defaults: dict[str, Any] = Field(
         default_factory=dict,
         alias="clusterDefaults",
@@ -171,11 +187,19 @@ class BaseFile(Model):
 
 
 class EnvironmentFile(Model):
-    """environments/<env>.yaml: an environment's clusters and its changes to the base."""
+    """An environment's clusters and its changes to the base; the file name is the environment's name."""
 
-    cluster_defaults: dict[str, Any] = Field(default_factory=dict, alias="clusterDefaults")
-    packs: dict[str, Any] = Field(default_factory=dict)
-    clusters: list[dict[str, Any]] = Field(default_factory=list)
+    cluster_defaults: dict[str, Any] = Field(
+        default_factory=dict,
+        alias="clusterDefaults",
+        description="Merged over the base's clusterDefaults for this environment's clusters.",
+    )
+    packs: dict[str, Any] = Field(
+        default_factory=dict, description="Merged over the base's packs for this environment's clusters."
+    )
+    clusters: list[dict[str, Any]] = Field(
+        default_factory=list, description="The environment's workload clusters (see Workload cluster)."
+    )
 
 
 class Environment(Model):

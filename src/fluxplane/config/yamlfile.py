@@ -36,9 +36,8 @@ class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
                 raise yaml.MarkedYAMLError(None, None, "merge keys (<<) are not allowed", key_node.start_mark)
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str) or key_node.tag != "tag:yaml.org,2002:str":
-                raise yaml.MarkedYAMLError(
-                    None, None, f"keys must be strings, got {key_node.value!r}", key_node.start_mark
-                )
+                found = {yaml.SequenceNode: "a list", yaml.MappingNode: "a mapping"}.get(type(key_node), repr(key))
+                raise yaml.MarkedYAMLError(None, None, f"keys must be strings, got {found}", key_node.start_mark)
             if key in seen:
                 raise yaml.MarkedYAMLError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
@@ -61,6 +60,17 @@ for _tag in ("binary", "set", "omap", "pairs"):
     _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", lambda loader, node: _reject_tag(loader, "", node))
 
 
+def _first_alias(text: str) -> yaml.Mark | None:
+    """Where the first alias is; libyaml's nodes keep only the anchor's position."""
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                return event.start_mark  # type: ignore[no-any-return]
+    except yaml.YAMLError:
+        return None
+    return None
+
+
 def read_yaml(path: Path, display: str) -> Any:
     """Parse one YAML document from ``path``; errors name ``display`` (the path the user knows)."""
     try:
@@ -73,6 +83,8 @@ def read_yaml(path: Path, display: str) -> Any:
         documents = list(yaml.load_all(text, Loader=_StrictLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.problem and exc.problem.startswith("aliases"):
+            mark = _first_alias(text) or mark
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         problem = exc.problem or exc.context or "invalid YAML"
         raise ConfigError(f"{display}{where}: invalid YAML: {problem}") from None

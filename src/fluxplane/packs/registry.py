@@ -103,6 +103,9 @@ class PackRegistry:
             raise PackError(problems)
         return cls(packs)
 
+    def _installed(self) -> str:
+        return ", ".join(self._packs) or "none"
+
     def __iter__(self) -> Iterator[Pack]:
         return iter(self._packs.values())
 
@@ -117,7 +120,7 @@ class PackRegistry:
         try:
             return self._packs[name]
         except KeyError:
-            raise PackError(f"unknown pack {name!r} (installed: {', '.join(self._packs)})") from None
+            raise PackError(f"unknown pack {name!r} (installed: {self._installed()})") from None
 
     def configure(self, sections: dict[str, Any], origins: Origins) -> tuple[dict[str, PackConfig], list[str]]:
         """Validate ``packs:`` sections; returns the enabled packs' configs and the problems found."""
@@ -127,7 +130,7 @@ class PackRegistry:
             raw = sections[name]
             if name not in self._packs:
                 problems.append(
-                    f"{origins.describe((name,))}: unknown pack {name!r} (installed: {', '.join(self._packs)})"
+                    f"{origins.describe((name,))}: unknown pack {name!r} (installed: {self._installed()})"
                 )
                 continue
             pack = self._packs[name]
@@ -141,7 +144,15 @@ class PackRegistry:
         for name, config in configs.items():
             missing = [required for required in self._packs[name].requires if required not in configs]
             for required in missing:
-                problems.append(
-                    f"{origins.describe((name,))}: pack {name!r} requires {required!r}, which is not enabled here"
-                )
+                if required in sections:
+                    # Switched off somewhere: point at the switch, which is what has to change.
+                    problems.append(
+                        f"{origins.describe((required, 'enabled'))}: pack {required!r} is switched off here, "
+                        f"but pack {name!r} requires it"
+                    )
+                else:
+                    problems.append(
+                        f"{origins.describe((name,))}: pack {name!r} requires {required!r}, which is not enabled "
+                        f"here; add {required!r} to packs"
+                    )
         return configs, problems

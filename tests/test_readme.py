@@ -1,0 +1,38 @@
+"""The README stays true: its reference matches the models, its Quick start is the two make targets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from fluxplane.config.reference import BEGIN, END, markdown, replace_in
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+
+
+def test_fleet_reference_matches_the_models() -> None:
+    # The section between the markers is exactly what the models generate (`make docs` rewrites it).
+    assert replace_in(README) == README
+    assert markdown() in README
+
+
+def test_reference_documents_every_field_of_every_model() -> None:
+    from fluxplane.config.reference import SECTIONS
+
+    section = README[README.index(BEGIN) : README.index(END)]
+    for model, heading, _ in SECTIONS:
+        assert f"#### {heading}" in section
+        for name, field in model.model_fields.items():
+            assert f"| `{field.alias or name}` |" in section, (model.__name__, name)
+            assert field.description, f"{model.__name__}.{name} has no description"
+
+
+def test_quick_start_is_make_synth_and_make_test() -> None:
+    quick_start = README[README.index("## Quick start") : README.index("## Bring up")]
+    assert "make synth" in quick_start and "make test" in quick_start
+
+
+def test_reference_command_prints_the_same_reference() -> None:
+    out = subprocess.run([sys.executable, "-m", "fluxplane", "reference"], capture_output=True, text=True, check=True)
+    assert out.stdout == markdown()

@@ -1,0 +1,394 @@
+"""Tests for fluxplane.config.models: defaults, constraints and validators of the fleet models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from fluxplane.config import models
+
+REPOSITORIES = {"platform": {"url": "ssh://git@example.com/org/fleet.git"}}
+
+
+def _errors(model: type[models.Model], data: Any) -> list[tuple[tuple[str | int, ...], str, str]]:
+    with pytest.raises(ValidationError) as exc:
+        model.model_validate(data)
+    return [(tuple(e["loc"]), e["type"], e["msg"]) for e in exc.value.errors(include_url=False)]
+
+
+# -- Repository ----------------------------------------------------------------------------------
+
+
+def test_repository_defaults() -> None:
+    # GIVEN only a URL WHEN validated THEN branch, secretRef and path take their defaults
+    repo = models.Repository.model_validate({"url": "https://example.com/org/fleet.git"})
+    assert (repo.url, repo.branch, repo.secret_ref, repo.path) == (
+        "https://example.com/org/fleet.git",
+        "main",
+        "flux-system",
+        None,
+    )
+
+
+def test_repository_secret_ref_may_be_null_for_a_public_repository() -> None:
+    # GIVEN secretRef null WHEN validated THEN there is no secret
+    repo = models.Repository.model_validate({"url": "https://example.com/x.git", "secretRef": None})
+    assert repo.secret_ref is None
+
+
+@pytest.mark.parametrize(
+    "url", ["git@github.com:org/fleet.git", "http://example.com/x.git", "ssh://has space/x"]
+)
+def test_repository_url_must_be_ssh_or_https(url: str) -> None:
+    # GIVEN a URL Flux cannot clone over ssh:// or https:// WHEN validated THEN the pattern fails
+    assert [(loc, kind) for loc, kind, _ in _errors(models.Repository, {"url": url})] == [
+        (("url",), "string_pattern_mismatch")
+    ]
+
+
+@pytest.mark.parametrize("path", ["dist/platform", ".", "a.b/c_d-e"])
+def test_repository_path_accepts_relative_paths(path: str) -> None:
+    # GIVEN a relative path WHEN validated THEN it is kept
+    assert models.Repository.model_validate({"url": "ssh://x/y", "path": path}).path == path
+
+
+@pytest.mark.parametrize("path", ["/abs", "a//b", "a/", ""])
+def test_repository_path_refuses_absolute_and_malformed_paths(path: str) -> None:
+    # GIVEN a path that is not a clean relative path WHEN validated THEN the pattern fails
+    assert [
+        (loc, kind) for loc, kind, _ in _errors(models.Repository, {"url": "ssh://x/y", "path": path})
+    ] == [(("path",), "string_pattern_mismatch")]
+
+
+@pytest.mark.parametrize("path", ["..", "a/../b", "../x"])
+def test_repository_path_refuses_parent_segments(path: str) -> None:
+    # GIVEN a path that leaves the repository WHEN validated THEN the validator says why
+    assert _errors(models.Repository, {"url": "ssh://x/y", "path": path}) == [
+        (("path",), "value_error", f"Value error, must stay inside the repository (no '..' segments), got \"{path}\"")
+    ]
+
+
+def test_repository_aliases_are_the_only_accepted_names() -> None:
+    # GIVEN the Python field name instead of the YAML key WHEN validated THEN it is an unknown key
+    assert _errors(models.Repository, {"url": "ssh://x/y", "secret_ref": "x"}) == [
+        (("secret_ref",), "extra_forbidden", "Extra inputs are not permitted")
+    ]
+
+
+# -- FluxSettings --------------------------------------------------------------------------------
+
+
+def test_flux_settings_defaults() -> None:
+    # GIVEN nothing WHEN validated THEN Flux's usual intervals are used
+    flux = models.FluxSettings()
+    assert (flux.interval, flux.retry_interval, flux.timeout) == ("10m", "2m", "5m")
+
+
+@pytest.mark.parametrize("value", ["1h30m", "30s", "500ms", "1.5h"])
+def test_flux_settings_accept_go_durations(value: str) -> None:
+    # GIVEN a Go duration WHEN validated THEN it is kept
+    assert models.FluxSettings.model_validate({"interval": value}).interval == value
+
+
+@pytest.mark.parametrize("value", ["10 minutes", "10", "m", "1d"])
+def test_flux_settings_refuse_other_durations(value: str) -> None:
+    # GIVEN something that is not a Go duration WHEN validated THEN the pattern fails
+    assert [(loc, kind) for loc, kind, _ in _errors(models.FluxSettings, {"timeout": value})] == [
+        (("timeout",), "string_pattern_mismatch")
+    ]
+
+
+# -- NodeGroup -----------------------------------------------------------------------------------
+
+
+def test_node_group_defaults() -> None:
+    # GIVEN only a name WHEN validated THEN sizes, instance types and disk take their defaults
+    group = models.NodeGroup(name="default")
+    assert group.model_dump(by_alias=True) == {
+        "name": "default",
+        "instanceTypes": ["m7i.large"],
+        "capacityType": "ON_DEMAND",
+        "minSize": 2,
+        "maxSize": 4,
+        "desiredSize": 2,
+        "diskSize": 50,
+        "labels": {},
+        "taints": [],
+    }
+
+
+def test_node_group_min_size_must_not_exceed_max_size() -> None:
+    # GIVEN minSize above maxSize WHEN validated THEN the values are named
+    assert _errors(models.NodeGroup, {"name": "a", "minSize": 5, "maxSize": 3, "desiredSize": 4}) == [
+        ((), "value_error", "Value error, minSize (5) must not exceed maxSize (3)")
+    ]
+
+
+@pytest.mark.parametrize(("desired", "expected_min", "expected_max"), [(1, 2, 4), (5, 2, 4)])
+def test_node_group_desired_size_must_lie_between_min_and_max(
+    desired: int, expected_min: int, expected_max: int
+) -> None:
+    # GIVEN desiredSize outside [minSize, maxSize] WHEN validated THEN the three values are named
+    assert _errors(models.NodeGroup, {"name": "a", "desiredSize": desired}) == [
+        (
+            (),
+            "value_error",
+            f"Value error, desiredSize ({desired}) must lie between minSize ({expected_min}) "
+            f"and maxSize ({expected_max})",
+        )
+    ]
+
+
+def test_node_group_sizes_at_the_bounds_are_accepted() -> None:
+    # GIVEN minSize == desiredSize == maxSize WHEN validated THEN it is accepted
+    group = models.NodeGroup.model_validate({"name": "a", "minSize": 3, "maxSize": 3, "desiredSize": 3})
+    assert (group.min_size, group.desired_size, group.max_size) == (3, 3, 3)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "kind"),
+    [
+        ("desiredSize", 0, "greater_than_equal"),
+        ("minSize", -1, "greater_than_equal"),
+        ("maxSize", 1001, "less_than_equal"),
+        ("diskSize", 19, "greater_than_equal"),
+        ("capacityType", "spot", "literal_error"),
+        ("instanceTypes", [], "too_short"),
+        ("minSize", "two", "int_parsing"),
+    ],
+)
+def test_node_group_field_constraints(field: str, value: Any, kind: str) -> None:
+    # GIVEN one field out of its range WHEN validated THEN exactly that field fails with that kind
+    assert [(loc, k) for loc, k, _ in _errors(models.NodeGroup, {"name": "a", field: value})] == [
+        ((field,), kind)
+    ]
+
+
+def test_node_group_taints_are_checked() -> None:
+    # GIVEN a taint with an unknown effect WHEN validated THEN the taint's effect is named
+    assert [
+        (loc, kind)
+        for loc, kind, _ in _errors(
+            models.NodeGroup, {"name": "a", "taints": [{"key": "k", "effect": "Nope"}]}
+        )
+    ] == [(("taints", 0, "effect"), "literal_error")]
+
+
+# -- clusters ------------------------------------------------------------------------------------
+
+
+def test_workload_cluster_defaults_to_one_default_node_group() -> None:
+    # GIVEN a name and a region only WHEN validated THEN version, packs and node groups are defaulted
+    cluster = models.WorkloadCluster.model_validate({"name": "a", "region": "us-west-2"})
+    assert cluster.kubernetes_version == "1.33"
+    assert cluster.packs == {}
+    assert cluster.node_groups == [models.NodeGroup(name="default")]
+
+
+@pytest.mark.parametrize("name", ["a/b", "../x", "UPPER", "-x", "x-", "a.b", "a_b", ""])
+def test_cluster_names_must_be_dns_labels(name: str) -> None:
+    # GIVEN a name that is not a DNS-1123 label (or would escape a folder) WHEN validated THEN it fails
+    assert [
+        (loc, kind) for loc, kind, _ in _errors(models.WorkloadCluster, {"name": name, "region": "us-west-2"})
+    ] == [(("name",), "string_pattern_mismatch")]
+
+
+def test_cluster_names_are_at_most_63_characters() -> None:
+    # GIVEN a 64-character label WHEN validated THEN the length fails
+    assert [
+        (loc, kind)
+        for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a" * 64, "region": "us-west-2"})
+    ] == [(("name",), "string_too_long")]
+
+
+@pytest.mark.parametrize("region", ["us-west-2", "eu-central-1", "us-gov-west-1", "ap-southeast-4"])
+def test_cluster_region_accepts_aws_regions(region: str) -> None:
+    # GIVEN an AWS region WHEN validated THEN it is kept
+    assert models.WorkloadCluster.model_validate({"name": "a", "region": region}).region == region
+
+
+@pytest.mark.parametrize("region", ["uswest2", "US-WEST-2", "us-west", "west-2", "us-west-2a"])
+def test_cluster_region_refuses_other_values(region: str) -> None:
+    # GIVEN something that is not a region WHEN validated THEN the pattern fails
+    assert [
+        (loc, kind) for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a", "region": region})
+    ] == [(("region",), "string_pattern_mismatch")]
+
+
+@pytest.mark.parametrize("version", ["1.29", "1.33", "1.40"])
+def test_cluster_kubernetes_version_accepts_supported_minor_versions(version: str) -> None:
+    # GIVEN a supported minor version WHEN validated THEN it is kept
+    cluster = models.WorkloadCluster.model_validate(
+        {"name": "a", "region": "us-west-2", "kubernetesVersion": version}
+    )
+    assert cluster.kubernetes_version == version
+
+
+def test_cluster_kubernetes_version_refuses_unsupported_versions() -> None:
+    # GIVEN a version EKS no longer supports WHEN validated THEN the validator names it and the minimum
+    assert _errors(
+        models.WorkloadCluster, {"name": "a", "region": "us-west-2", "kubernetesVersion": "1.28"}
+    ) == [
+        (
+            ("kubernetesVersion",),
+            "value_error",
+            "Value error, Kubernetes 1.28 is out of EKS support; use 1.29 or newer",
+        )
+    ]
+
+
+@pytest.mark.parametrize(("version", "kind"), [("1.3", "string_pattern_mismatch"), (1.33, "value_error")])
+def test_cluster_kubernetes_version_must_be_a_quoted_minor_version(version: Any, kind: str) -> None:
+    # GIVEN a one-digit minor or an unquoted number WHEN validated THEN it fails
+    assert [
+        (loc, k)
+        for loc, k, _ in _errors(
+            models.WorkloadCluster, {"name": "a", "region": "us-west-2", "kubernetesVersion": version}
+        )
+    ] == [(("kubernetesVersion",), kind)]
+
+
+def test_workload_cluster_needs_at_least_one_node_group() -> None:
+    # GIVEN an empty node group list WHEN validated THEN the list is too short
+    assert [
+        (loc, kind)
+        for loc, kind, _ in _errors(
+            models.WorkloadCluster, {"name": "a", "region": "us-west-2", "nodeGroups": []}
+        )
+    ] == [(("nodeGroups",), "too_short")]
+
+
+def test_workload_cluster_node_group_names_are_unique() -> None:
+    # GIVEN two node groups with the same name WHEN validated THEN the repeated name is named
+    data = {"name": "a", "region": "us-west-2", "nodeGroups": [{"name": "x"}, {"name": "y"}, {"name": "x"}]}
+    assert _errors(models.WorkloadCluster, data) == [
+        (("nodeGroups",), "value_error", "Value error, node group names must be unique, 'x' repeated")
+    ]
+
+
+def test_management_cluster_is_called_hub_by_default() -> None:
+    # GIVEN a management cluster without a name WHEN validated THEN it is "hub"
+    assert models.ManagementCluster.model_validate({"region": "us-west-2"}).name == "hub"
+
+
+def test_management_cluster_has_no_node_groups_field() -> None:
+    # GIVEN nodeGroups on the management cluster WHEN validated THEN it is an unknown key
+    assert [
+        (loc, kind)
+        for loc, kind, _ in _errors(models.ManagementCluster, {"region": "us-west-2", "nodeGroups": []})
+    ] == [(("nodeGroups",), "extra_forbidden")]
+
+
+# -- files ---------------------------------------------------------------------------------------
+
+
+def test_base_file_requires_repositories_and_management() -> None:
+    # GIVEN an empty base WHEN validated THEN both required sections are missing
+    assert [(loc, kind) for loc, kind, _ in _errors(models.BaseFile, {})] == [
+        (("repositories",), "missing"),
+        (("management",), "missing"),
+    ]
+
+
+def test_base_file_defaults() -> None:
+    # GIVEN the required sections only WHEN validated THEN flux, clusterDefaults and packs are defaulted
+    base = models.BaseFile.model_validate(
+        {"repositories": REPOSITORIES, "management": {"region": "us-west-2"}}
+    )
+    assert base.flux == models.FluxSettings()
+    assert base.cluster_defaults == {}
+    assert base.packs == {}
+
+
+def test_environment_file_may_be_empty() -> None:
+    # GIVEN an empty environment file WHEN validated THEN it has no clusters, defaults or packs
+    env = models.EnvironmentFile.model_validate({})
+    assert (env.cluster_defaults, env.packs, env.clusters) == ({}, {}, [])
+
+
+def test_environment_file_refuses_base_only_keys() -> None:
+    # GIVEN a key only the base file may set WHEN validated THEN it is unknown here
+    assert [(loc, kind) for loc, kind, _ in _errors(models.EnvironmentFile, {"repositories": {}})] == [
+        (("repositories",), "extra_forbidden")
+    ]
+
+
+def test_the_declared_key_lists_match_the_models() -> None:
+    # GIVEN the documented key lists WHEN compared with the models' aliases THEN they agree
+    base_keys = tuple(field.alias or name for name, field in models.BaseFile.model_fields.items())
+    environment_keys = tuple(
+        field.alias or name for name, field in models.EnvironmentFile.model_fields.items()
+    )
+    assert base_keys == models.BASE_KEYS
+    assert environment_keys == models.ENVIRONMENT_KEYS
+
+
+def test_models_are_frozen() -> None:
+    # GIVEN a validated model WHEN a field is assigned THEN pydantic refuses
+    group = models.NodeGroup(name="a")
+    with pytest.raises(ValidationError, match="Instance is frozen"):
+        group.min_size = 1  # type: ignore[misc]
+
+
+# -- Fleet ---------------------------------------------------------------------------------------
+
+
+def _fleet() -> models.Fleet:
+    def cluster(name: str) -> models.WorkloadCluster:
+        return models.WorkloadCluster.model_validate({"name": name, "region": "us-west-2"})
+
+    return models.Fleet(
+        repositories=models.Repositories.model_validate(REPOSITORIES),
+        flux=models.FluxSettings(),
+        management=models.ManagementCluster.model_validate({"region": "us-west-2"}),
+        environments=(
+            models.Environment(
+                name="production", file="p", packs={}, clusters=(cluster("p1"), cluster("p2"))
+            ),
+            models.Environment(name="staging", file="s", packs={}, clusters=(cluster("s1"),)),
+        ),
+    )
+
+
+def test_fleet_clusters_lists_every_workload_cluster_in_definition_order() -> None:
+    # GIVEN two environments WHEN their clusters are listed THEN environment by environment, in order
+    assert [cluster.name for cluster in _fleet().clusters] == ["p1", "p2", "s1"]
+
+
+def test_fleet_environment_of_finds_a_clusters_environment() -> None:
+    # GIVEN a fleet WHEN asked for a cluster's environment THEN it is the one defining the cluster
+    assert _fleet().environment_of("s1").name == "staging"
+
+
+def test_fleet_environment_of_an_unknown_cluster_raises_key_error() -> None:
+    # GIVEN a fleet WHEN asked about a cluster it does not have THEN KeyError names it
+    with pytest.raises(KeyError, match="hub"):
+        _fleet().environment_of("hub")
+
+
+# -- is_dns_label --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("staging", True),
+        ("a", True),
+        ("prod-2", True),
+        ("0a", True),
+        ("a" * 63, True),
+        ("a" * 64, False),
+        ("Staging", False),
+        ("my_env", False),
+        ("-x", False),
+        ("x-", False),
+        ("a.b", False),
+        ("a/b", False),
+        ("", False),
+    ],
+)
+def test_is_dns_label(value: str, expected: bool) -> None:
+    # GIVEN a string WHEN checked THEN only DNS-1123 labels of at most 63 characters pass
+    assert models.is_dns_label(value) is expected

@@ -1,0 +1,154 @@
+"""Tests for fluxplane.packs.podinfo: its config model, its documents and its health gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.packs import versions
+from fluxplane.packs.api import PackContext
+from fluxplane.packs.podinfo import PACK, PodinfoConfig
+
+
+def _namespace(name: str = "podinfo") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _chart(tag: str = "6.7.1") -> dict[str, Any]:
+    return {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "OCIRepository",
+        "metadata": {"name": "podinfo", "namespace": "flux-system"},
+        "spec": {
+            "interval": "10m",
+            "url": "oci://ghcr.io/stefanprodan/charts/podinfo",
+            "ref": {"tag": tag},
+            "layerSelector": {
+                "mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip",
+                "operation": "copy",
+            },
+        },
+    }
+
+
+def _release(values: dict[str, Any], target_namespace: str = "podinfo") -> dict[str, Any]:
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "podinfo", "namespace": "flux-system"},
+        "spec": {
+            "interval": "30m",
+            "chartRef": {"kind": "OCIRepository", "name": "podinfo"},
+            "releaseName": "podinfo",
+            "targetNamespace": target_namespace,
+            "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
+            "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
+            "driftDetection": {"mode": "enabled"},
+            "values": values,
+        },
+    }
+
+
+def _bind(config: PodinfoConfig) -> PackContext:
+    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
+    PACK.bind(ctx, config)
+    return ctx
+
+
+def test_pack_metadata() -> None:
+    # GIVEN the podinfo pack WHEN its declaration is read THEN it is an app with no requirements
+    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config) == (
+        "podinfo",
+        "1.0.0",
+        "apps",
+        (),
+        PodinfoConfig,
+    )
+
+
+def test_config_defaults() -> None:
+    # GIVEN no values WHEN the config is made THEN one replica in "podinfo" of the pinned chart
+    assert PACK.default_config() == PodinfoConfig(
+        enabled=True,
+        replicas=1,
+        namespace="podinfo",
+        message="podinfo on ${cluster_name}",
+        version=versions.PODINFO.version,
+        values={},
+    )
+    assert versions.PODINFO.version == "6.7.1"
+
+
+@pytest.mark.parametrize(
+    ("data", "loc", "kind"),
+    [
+        ({"replicas": 0}, ("replicas",), "greater_than_equal"),
+        ({"replicas": 51}, ("replicas",), "less_than_equal"),
+        ({"namespace": "Apps"}, ("namespace",), "string_pattern_mismatch"),
+        ({"namespace": "a/b"}, ("namespace",), "string_pattern_mismatch"),
+        ({"values": []}, ("values",), "dict_type"),
+        ({"replica": 2}, ("replica",), "extra_forbidden"),
+    ],
+)
+def test_config_refuses_bad_values(data: dict[str, Any], loc: tuple[str, ...], kind: str) -> None:
+    # GIVEN one bad value WHEN validated THEN exactly that field fails
+    with pytest.raises(ValidationError) as exc:
+        PodinfoConfig.model_validate(data)
+    assert [(e["loc"], e["type"]) for e in exc.value.errors()] == [(loc, kind)]
+
+
+def test_default_documents() -> None:
+    # GIVEN the default config WHEN bound
+    ctx = _bind(PodinfoConfig())
+
+    # THEN a Namespace, the OCI chart and the release are produced, the message keeping its variable
+    assert ctx.manifest.documents() == [
+        _namespace(),
+        _chart(),
+        _release({"replicaCount": 1, "ui": {"message": "podinfo on ${cluster_name}"}}),
+    ]
+
+
+def test_custom_config_documents() -> None:
+    # GIVEN every field set
+    config = PodinfoConfig.model_validate(
+        {"replicas": 3, "namespace": "demo", "message": "hello ${environment}", "version": "6.8.0"}
+    )
+
+    # WHEN bound THEN namespace, chart tag, replicas and message follow the config
+    assert _bind(config).manifest.documents() == [
+        _namespace("demo"),
+        _chart("6.8.0"),
+        _release({"replicaCount": 3, "ui": {"message": "hello ${environment}"}}, target_namespace="demo"),
+    ]
+
+
+def test_values_are_merged_last() -> None:
+    # GIVEN values that override the replica count and extend the ui mapping
+    config = PodinfoConfig.model_validate(
+        {"replicas": 2, "values": {"replicaCount": 5, "ui": {"color": "#34577c"}, "hpa": {"enabled": True}}}
+    )
+
+    # WHEN bound THEN the user's values win, mappings merged key by key
+    assert _bind(config).manifest.documents()[2]["spec"]["values"] == {
+        "replicaCount": 5,
+        "ui": {"message": "podinfo on ${cluster_name}", "color": "#34577c"},
+        "hpa": {"enabled": True},
+    }
+
+
+def test_health_check_is_the_helm_release() -> None:
+    # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
+    ctx = _bind(PodinfoConfig())
+    assert ctx.health_checks == [
+        NamespacedObjectKindReference(
+            api_version="helm.toolkit.fluxcd.io/v2",
+            kind="HelmRelease",
+            name="podinfo",
+            namespace="flux-system",
+        )
+    ]
+    assert ctx.health_check_exprs == []

@@ -1,0 +1,393 @@
+"""Tests for fluxplane.synth.plan: resolving every cluster's packs before any construct exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fluxplane.config.loader import load_fleet
+from fluxplane.errors import ConfigError
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.metrics_server import MetricsServerConfig
+from fluxplane.packs.podinfo import PodinfoConfig
+from fluxplane.packs.registry import PackRegistry
+from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
+from tests.conftest import MINIMAL_BASE, FleetWriter
+
+
+@pytest.fixture(scope="module")
+def registry() -> PackRegistry:
+    return PackRegistry.from_entry_points()
+
+
+def cluster(name: str, **fields: Any) -> dict[str, Any]:
+    return {"name": name, "region": "us-west-2", **fields}
+
+
+def plan(root: Path, registry: PackRegistry) -> FleetPlan:
+    return plan_fleet(load_fleet(root), registry)
+
+
+def problems_of(root: Path, registry: PackRegistry) -> list[str]:
+    with pytest.raises(ConfigError) as exc:
+        plan(root, registry)
+    return list(exc.value.problems)
+
+
+def by_name(fleet_plan: FleetPlan) -> dict[str, ClusterPlan]:
+    return {c.name: c for c in fleet_plan.clusters}
+
+
+# -- the example fleet ---------------------------------------------------------------------------
+
+
+def test_example_fleet_clusters_management_first_then_definition_order(
+    example_project: Path, registry: PackRegistry
+) -> None:
+    # GIVEN the example fleet WHEN planned
+    fleet_plan = plan(example_project, registry)
+
+    # THEN the hub comes first, then each environment's clusters in order
+    assert [(c.name, c.environment) for c in fleet_plan.clusters] == [
+        ("hub", None),
+        ("production-usw2", "production"),
+        ("production-use1", "production"),
+        ("staging-usw2", "staging"),
+    ]
+    assert fleet_plan.registry is registry
+    assert fleet_plan.fleet.management.name == "hub"
+
+
+def test_example_fleet_variables(example_project: Path, registry: PackRegistry) -> None:
+    # GIVEN the example fleet WHEN planned
+    clusters = by_name(plan(example_project, registry))
+
+    # THEN each cluster carries its name, region, environment and Kubernetes version
+    assert clusters["hub"].variables == {
+        "cluster_name": "hub",
+        "cluster_region": "us-west-2",
+        "environment": "management",
+        "kubernetes_version": "1.33",
+    }
+    assert clusters["production-use1"].variables == {
+        "cluster_name": "production-use1",
+        "cluster_region": "us-east-1",
+        "environment": "production",
+        "kubernetes_version": "1.33",
+    }
+    assert clusters["staging-usw2"].variables == {
+        "cluster_name": "staging-usw2",
+        "cluster_region": "us-west-2",
+        "environment": "staging",
+        "kubernetes_version": "1.33",
+    }
+    assert MANAGEMENT_ENVIRONMENT == "management"
+
+
+def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistry) -> None:
+    # GIVEN the example fleet WHEN planned
+    fleet_plan = plan(example_project, registry)
+    clusters = by_name(fleet_plan)
+
+    # THEN each cluster's packs are base, then environment, then its own entry
+    assert clusters["hub"].packs == {"metrics-server": MetricsServerConfig()}
+    assert clusters["production-usw2"].packs == {
+        "metrics-server": MetricsServerConfig(replicas=2),
+        "podinfo": PodinfoConfig(replicas=3),
+    }
+    assert clusters["production-use1"].packs == {
+        "metrics-server": MetricsServerConfig(replicas=2),
+        "podinfo": PodinfoConfig(replicas=4),
+    }
+    assert clusters["staging-usw2"].packs == {
+        "metrics-server": MetricsServerConfig(),
+        "podinfo": PodinfoConfig(replicas=1),
+    }
+    # AND the base and environment configs are kept for the shared catalogue and overlays
+    assert fleet_plan.base_configs == {"metrics-server": MetricsServerConfig(), "podinfo": PodinfoConfig()}
+    assert fleet_plan.environment_configs == {
+        ("production", "metrics-server"): MetricsServerConfig(replicas=2),
+        ("production", "podinfo"): PodinfoConfig(replicas=3),
+        ("staging", "metrics-server"): MetricsServerConfig(),
+        ("staging", "podinfo"): PodinfoConfig(replicas=1),
+    }
+
+
+# -- small fleets --------------------------------------------------------------------------------
+
+
+def test_cluster_overrides_environment_overrides_base(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN podinfo set in the base, changed by the environment and again by one cluster
+    base = {**MINIMAL_BASE, "packs": {"podinfo": {"replicas": 2, "message": "base", "namespace": "web"}}}
+    env = {
+        "packs": {"podinfo": {"replicas": 3}},
+        "clusters": [cluster("a", packs={"podinfo": {"message": "mine"}}), cluster("b")],
+    }
+
+    # WHEN planned
+    clusters = by_name(plan(write_fleet(base=base, envs={"staging": env}), registry))
+
+    # THEN each field comes from the most specific level that sets it
+    assert clusters["a"].packs == {"podinfo": PodinfoConfig(replicas=3, message="mine", namespace="web")}
+    assert clusters["b"].packs == {"podinfo": PodinfoConfig(replicas=3, message="base", namespace="web")}
+
+
+def test_pack_values_mappings_merge_across_levels(write_fleet: FleetWriter, registry: PackRegistry) -> None:
+    # GIVEN podinfo Helm values at base and cluster level
+    base = {
+        **MINIMAL_BASE,
+        "packs": {"podinfo": {"values": {"ui": {"color": "blue"}, "hpa": {"enabled": True}}}},
+    }
+    env = {"clusters": [cluster("a", packs={"podinfo": {"values": {"ui": {"logo": "x"}, "hpa": None}}})]}
+
+    # WHEN planned THEN mappings merge key by key and null replaces
+    clusters = by_name(plan(write_fleet(base=base, envs={"staging": env}), registry))
+    assert clusters["a"].packs["podinfo"] == PodinfoConfig(
+        values={"ui": {"color": "blue", "logo": "x"}, "hpa": None}
+    )
+
+
+def test_a_cluster_can_switch_a_pack_off_and_another_back_on(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN metrics-server on in the base, off in staging and back on for one cluster
+    env = {
+        "packs": {"metrics-server": {"enabled": False}},
+        "clusters": [cluster("a"), cluster("b", packs={"metrics-server": {"enabled": True}})],
+    }
+
+    # WHEN planned
+    fleet_plan = plan(write_fleet(envs={"staging": env}), registry)
+    clusters = by_name(fleet_plan)
+
+    # THEN the disabled pack is absent, and the re-enabled one present
+    assert clusters["a"].packs == {}
+    assert clusters["b"].packs == {"metrics-server": MetricsServerConfig()}
+    assert fleet_plan.environment_configs == {}
+    assert fleet_plan.base_configs == {"metrics-server": MetricsServerConfig()}
+
+
+def test_management_gets_base_packs_merged_with_its_own(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN base packs and management packs that change one and add one
+    base = {
+        **MINIMAL_BASE,
+        "packs": {"metrics-server": {"version": "3.12.1"}},
+        "management": {
+            "region": "eu-west-1",
+            "kubernetesVersion": "1.31",
+            "packs": {"metrics-server": {"replicas": 2}, "podinfo": {"message": "hub"}},
+        },
+    }
+
+    # WHEN planned
+    fleet_plan = plan(write_fleet(base=base), registry)
+    hub, staging = fleet_plan.clusters
+
+    # THEN the hub has both, merged field by field; workload clusters only see the base's packs
+    assert hub.packs == {
+        "metrics-server": MetricsServerConfig(replicas=2, version="3.12.1"),
+        "podinfo": PodinfoConfig(message="hub"),
+    }
+    assert hub.variables == {
+        "cluster_name": "hub",
+        "cluster_region": "eu-west-1",
+        "environment": "management",
+        "kubernetes_version": "1.31",
+    }
+    assert staging.packs == {"metrics-server": MetricsServerConfig(version="3.12.1")}
+    # AND the base configs cover every pack used anywhere, from the base's own sections
+    assert fleet_plan.base_configs == {
+        "metrics-server": MetricsServerConfig(version="3.12.1"),
+        "podinfo": PodinfoConfig(),
+    }
+
+
+def test_management_can_switch_a_base_pack_off(write_fleet: FleetWriter, registry: PackRegistry) -> None:
+    # GIVEN metrics-server in the base and switched off for the management cluster
+    base = {
+        **MINIMAL_BASE,
+        "management": {"region": "us-west-2", "packs": {"metrics-server": {"enabled": False}}},
+    }
+
+    # WHEN planned THEN the hub has no packs and the workload cluster keeps it
+    hub, staging = plan(write_fleet(base=base), registry).clusters
+    assert (hub.packs, staging.packs) == ({}, {"metrics-server": MetricsServerConfig()})
+
+
+def test_base_configs_are_enabled_even_when_the_base_switches_a_pack_off(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN podinfo off in the base (with a setting) and on for one cluster
+    base = {**MINIMAL_BASE, "packs": {"podinfo": {"enabled": False, "replicas": 2}}}
+    env = {"clusters": [cluster("a", packs={"podinfo": {"enabled": True}})]}
+
+    # WHEN planned THEN the base config is the base's settings, enabled
+    fleet_plan = plan(write_fleet(base=base, envs={"staging": env}), registry)
+    assert fleet_plan.base_configs["podinfo"] == PodinfoConfig(replicas=2)
+    assert by_name(fleet_plan)["a"].packs["podinfo"] == PodinfoConfig(replicas=2)
+
+
+def test_an_environment_without_clusters_still_has_its_configs(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN an environment with packs and no clusters WHEN planned THEN its configs are still resolved
+    fleet_plan = plan(write_fleet(envs={"dev": {"packs": {"podinfo": {}}}}), registry)
+    assert [c.name for c in fleet_plan.clusters] == ["hub"]
+    assert fleet_plan.environment_configs == {
+        ("dev", "metrics-server"): MetricsServerConfig(),
+        ("dev", "podinfo"): PodinfoConfig(),
+    }
+
+
+# -- problems ------------------------------------------------------------------------------------
+
+
+def test_pack_problems_are_reported_where_they_were_written(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN bad pack values in the base, the management section, an environment and a cluster entry
+    base = {
+        **MINIMAL_BASE,
+        "packs": {"metrics-server": {"replicas": 0}},
+        "management": {"region": "us-west-2", "packs": {"podinfo": {"namespace": "Hub"}}},
+    }
+    env = {
+        "packs": {"podinfo": {"replicas": 51}},
+        "clusters": [cluster("a", packs={"podinfo": {"replicas": 2, "message": 7}})],
+    }
+
+    # WHEN planned
+    problems = problems_of(write_fleet(base=base, envs={"staging": env}), registry)
+
+    # THEN each is one line naming its file and the path written there, each once
+    assert problems == [
+        "environments/base.yaml: packs.metrics-server.replicas: expected an integer >= 1, got 0",
+        "environments/base.yaml: management.packs.podinfo.namespace: expected a DNS-1123 label "
+        "(lower-case letters, digits and '-', starting and ending with a letter or digit), got \"Hub\"",
+        "environments/staging.yaml: packs.podinfo.replicas: expected an integer <= 50, got 51",
+        "environments/staging.yaml: clusters[0].packs.podinfo.message: expected a string, got 7",
+    ]
+
+
+def test_problems_of_all_clusters_are_reported_together_and_once(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN a bad environment value shared by two clusters, and bad values in clusters of two files
+    production = {
+        "packs": {"podinfo": {"replicas": 0}},
+        "clusters": [cluster("p-1"), cluster("p-2", packs={"metrics-server": {"replica": 2}})],
+    }
+    staging = {
+        "clusters": [cluster("s-1", packs={"cert-manager": {}}), cluster("s-2", packs={"podinfo": True})]
+    }
+
+    # WHEN planned
+    problems = problems_of(write_fleet(envs={"production": production, "staging": staging}), registry)
+
+    # THEN every problem of every cluster is listed, the shared one only once
+    assert problems == [
+        "environments/production.yaml: packs.podinfo.replicas: expected an integer >= 1, got 0",
+        "environments/production.yaml: clusters[1].packs.metrics-server.replica: unknown field; "
+        "allowed: enabled, replicas, version, values",
+        "environments/staging.yaml: clusters[0].packs.cert-manager: unknown pack 'cert-manager' "
+        "(installed: metrics-server, podinfo)",
+        "environments/staging.yaml: clusters[1].packs.podinfo: expected a mapping, got true",
+    ]
+
+
+def test_an_unknown_pack_in_the_base_is_reported_once(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN an unknown pack in the base, inherited by the hub and two clusters
+    base = {**MINIMAL_BASE, "packs": {"metrics-server": {}, "metrics": {}}}
+    env = {"clusters": [cluster("a"), cluster("b")]}
+
+    # WHEN planned THEN it is one line against base.yaml
+    assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
+        "environments/base.yaml: packs.metrics: unknown pack 'metrics' (installed: metrics-server, podinfo)"
+    ]
+
+
+def test_a_bad_base_value_overridden_everywhere_is_still_reported(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN a bad base value that the only environment overrides (the base is rendered as the shared base)
+    base = {**MINIMAL_BASE, "packs": {"podinfo": {"replicas": 0}}}
+    env = {"packs": {"podinfo": {"replicas": 1}}, "clusters": [cluster("a")]}
+
+    # WHEN planned THEN the base's value is reported against base.yaml
+    assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
+        "environments/base.yaml: packs.podinfo.replicas: expected an integer >= 1, got 0"
+    ]
+
+
+# -- requirements between packs ------------------------------------------------------------------
+
+
+def _no_bind(ctx: PackContext, config: Any) -> None:
+    """Test packs add nothing."""
+
+
+def _pack(name: str, *requires: str) -> Pack:
+    return Pack(
+        name=name,
+        version="0.0.1",
+        description=name,
+        config=PackConfig,
+        layer="apps",
+        bind=_no_bind,
+        requires=requires,
+    )
+
+
+@pytest.fixture
+def requiring_registry() -> PackRegistry:
+    """A registry where web requires db."""
+    return PackRegistry([_pack("web", "db"), _pack("db")])
+
+
+def test_requirements_enabled_together_plan_cleanly(
+    write_fleet: FleetWriter, requiring_registry: PackRegistry
+) -> None:
+    # GIVEN web and db in the base WHEN planned THEN every cluster has both
+    base = {**MINIMAL_BASE, "packs": {"web": {}, "db": {}}}
+    clusters = plan(write_fleet(base=base), requiring_registry).clusters
+    assert [sorted(c.packs) for c in clusters] == [["db", "web"], ["db", "web"]]
+
+
+def test_a_requirement_missing_for_one_cluster_is_reported_against_that_cluster(
+    write_fleet: FleetWriter, requiring_registry: PackRegistry
+) -> None:
+    # GIVEN web enabled by one cluster's entry without db
+    base = {**MINIMAL_BASE, "packs": {}}
+    env = {"clusters": [cluster("a"), cluster("b", packs={"web": {}})]}
+
+    # WHEN planned THEN the cluster entry that enabled web is named
+    assert problems_of(write_fleet(base=base, envs={"staging": env}), requiring_registry) == [
+        "environments/staging.yaml: clusters[1].packs.web: pack 'web' requires 'db', which is not enabled "
+        "here; add 'db' to packs"
+    ]
+
+
+def test_a_requirement_switched_off_by_a_cluster_is_reported_against_that_cluster(
+    write_fleet: FleetWriter, requiring_registry: PackRegistry
+) -> None:
+    # GIVEN web and db on in the base and db switched off by staging's second cluster
+    base = {**MINIMAL_BASE, "packs": {"web": {}, "db": {}}}
+    env = {"clusters": [cluster("a"), cluster("b", packs={"db": {"enabled": False}})]}
+
+    # WHEN planned
+    problems = problems_of(write_fleet(base=base, envs={"staging": env}), requiring_registry)
+
+    # THEN the one line points into staging.yaml's clusters[1], where the user has to act
+    assert len(problems) == 1
+    assert problems == [
+        "environments/staging.yaml: clusters[1].packs.db.enabled: pack 'db' is switched off here, "
+        "but pack 'web' requires it"
+    ]
