@@ -57,22 +57,45 @@ def _pack(index: int) -> Pack:
 
     def bind(ctx: PackContext, config: SyntheticConfig) -> None:
         Namespace(ctx.scope, "namespace", {"name": name})
-        repository = HelmRepository(ctx.scope, "repository", {"name": name, "url": f"https://charts.example.com/{name}"})
+        repository = HelmRepository(
+            ctx.scope, "repository", {"name": name, "url": f"https://charts.example.com/{name}"}
+        )
         release = HelmRelease(
             ctx.scope,
             "release",
             {
                 "name": name,
                 "targetNamespace": name,
-                "chart": {"spec": {"chart": name, "version": "1.2.3", "sourceRef": {"kind": "HelmRepository", "name": repository.name}}},
-                "values": {"replicaCount": config.replicas, "cluster": "${cluster_name}", "resources": {"requests": {"cpu": "100m"}}},
+                "chart": {
+                    "spec": {
+                        "chart": name,
+                        "version": "1.2.3",
+                        "sourceRef": {"kind": "HelmRepository", "name": repository.name},
+                    }
+                },
+                "values": {
+                    "replicaCount": config.replicas,
+                    "cluster": "${cluster_name}",
+                    "resources": {"requests": {"cpu": "100m"}},
+                },
             },
         )
         if config.extra:
-            ConfigMap(ctx.scope, "extra", {"name": f"{name}-extra", "namespace": name, "data": {"cluster": "${cluster_name}"}})
+            ConfigMap(
+                ctx.scope,
+                "extra",
+                {"name": f"{name}-extra", "namespace": name, "data": {"cluster": "${cluster_name}"}},
+            )
         ctx.add_health_check(release)
 
-    return Pack(name=name, version="1.0.0", description="synthetic add-on", config=SyntheticConfig, layer=layer, bind=bind)
+    return Pack(
+        name=name,
+        version="1.0.0",
+        description="synthetic add-on",
+        config=SyntheticConfig,
+        layer=layer,
+        bind=bind,
+    )
 
 
 def registry() -> PackRegistry:
@@ -150,7 +173,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument(
-        "--workdir", default="/dev/shm" if os.path.isdir("/dev/shm") else None, help="where fleets are written"
+        "--workdir",
+        default="/dev/shm" if os.path.isdir("/dev/shm") else None,
+        help="where fleets are written",
     )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -165,8 +190,18 @@ def main() -> int:
     print(header)
     for size in args.sizes:
         out = subprocess.run(
-            [sys.executable, __file__, "--one", str(size), "--workdir", args.workdir or tempfile.gettempdir()],
-            check=True, capture_output=True, text=True, env=os.environ
+            [
+                sys.executable,
+                __file__,
+                "--one",
+                str(size),
+                "--workdir",
+                args.workdir or tempfile.gettempdir(),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=os.environ,
         )
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(

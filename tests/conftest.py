@@ -43,7 +43,10 @@ def write_fleet(tmp_path: Path) -> FleetWriter:
         project = root or tmp_path / "project"
         env_dir = project / "environments"
         env_dir.mkdir(parents=True, exist_ok=True)
-        files = {"base": MINIMAL_BASE if base is None else base, **(envs if envs is not None else {"staging": MINIMAL_ENV})}
+        files = {
+            "base": MINIMAL_BASE if base is None else base,
+            **(envs if envs is not None else {"staging": MINIMAL_ENV}),
+        }
         for name, data in files.items():
             text = data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False)
             (env_dir / f"{name}.yaml").write_text(text)

@@ -30,7 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fluxplane", description="Synthesize a Flux and Crossplane fleet repository from environments/."
     )
-    parser.add_argument("--root", type=Path, default=Path("."), help="project folder holding environments/ (default: .)")
+    parser.add_argument(
+        "--root", type=Path, default=Path("."), help="project folder holding environments/ (default: .)"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     synth = commands.add_parser("synth", help="write dist/ from the fleet definition")
     synth.add_argument(
@@ -50,7 +52,9 @@ def _synth(args: argparse.Namespace) -> int:
     from fluxplane import synth
 
     root: Path = args.root
-    outdir: Path = args.outdir or (Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else root / "dist")
+    outdir: Path = args.outdir or (
+        Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else root / "dist"
+    )
     plan = synth.load_plan(root)
     _use_project_node(root)
     started = time.perf_counter()
@@ -60,7 +64,11 @@ def _synth(args: argparse.Namespace) -> int:
         if not staleness.stale:
             print(f"{outdir}: up to date ({len(files)} files)")
             return 0
-        for label, paths in (("added", staleness.added), ("changed", staleness.changed), ("removed", staleness.removed)):
+        for label, paths in (
+            ("added", staleness.added),
+            ("changed", staleness.changed),
+            ("removed", staleness.removed),
+        ):
             for path in paths:
                 print(f"{label}: {outdir / path}")
         print(f"{outdir}: stale; run 'fluxplane synth' (or 'make synth') and commit the result", file=sys.stderr)

@@ -18,10 +18,7 @@ import fluxplane.synth
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
-DNS_HELP = (
-    "expected a DNS-1123 label (lower-case letters, digits and '-', "
-    "starting and ending with a letter or digit)"
-)
+DNS_HELP = "expected a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)"
 
 
 @pytest.fixture(autouse=True)
@@ -36,9 +33,7 @@ def _no_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
     return {
-        path.relative_to(folder).as_posix(): path.read_bytes()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
+        path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()
     }
 
 
@@ -59,9 +54,7 @@ def bad_fleet(write_fleet: FleetWriter) -> Path:
         envs={
             "production": {"clusters": [{"name": "prod/1", "region": "us-west-2"}]},
             "staging": {
-                "clusters": [
-                    {"name": "s", "region": "us-west-2", "nodeGroups": [{"name": "g", "desiredSize": 0}]}
-                ]
+                "clusters": [{"name": "s", "region": "us-west-2", "nodeGroups": [{"name": "g", "desiredSize": 0}]}]
             },
         },
     )
@@ -215,9 +208,7 @@ def test_each_kind_of_bad_input_exits_2_with_its_lines(
     assert _snapshot(root / "dist") == before
 
 
-def test_a_bug_is_not_reported_as_bad_input(
-    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_bug_is_not_reported_as_bad_input(write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch) -> None:
     # GIVEN loading that fails with an unexpected exception (a bug, not bad input)
     def broken(root: Path, registry: Any = None) -> Any:
         raise RuntimeError("boom")

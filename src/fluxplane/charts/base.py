@@ -19,7 +19,7 @@ from fluxplane.constructs.kustomize import KustomizationFile, KustomizeConfigPro
 from fluxplane.constructs.manifest import Manifest
 
 
-class FleetChart(cdk8s.Chart):  # type: ignore[misc]
+class FleetChart(cdk8s.Chart):
     """A group of files in one repository folder of dist/.
 
     ``directory`` is the folder (relative to dist/<repository>/) the chart's kustomize entry point
@@ -33,7 +33,9 @@ class FleetChart(cdk8s.Chart):  # type: ignore[misc]
         self._files: list[Manifest] = []
         # The fluxplane node mirrors the jsii one without asking the bridge for it.
         app_path = node_of(scope).path
-        self._fluxplane_node = Node(self, None, construct_id, f"{app_path}/{construct_id}" if app_path else construct_id)
+        self._fluxplane_node = Node(
+            self, None, construct_id, f"{app_path}/{construct_id}" if app_path else construct_id
+        )
 
     @property
     def files(self) -> tuple[Manifest, ...]:

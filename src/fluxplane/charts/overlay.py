@@ -80,8 +80,11 @@ def plan_overlay(parent: list[dict[str, Any]], child: list[dict[str, Any]], dump
             plan.patches.append(Patch(patch=dump(ops), target=_selector(key)))
     for key, doc in parents.items():
         if key not in children:
-            deletion = {"$patch": "delete", "apiVersion": doc["apiVersion"], "kind": doc["kind"], "metadata": {
-                k: v for k, v in doc["metadata"].items() if k in ("name", "namespace")
-            }}
+            deletion = {
+                "$patch": "delete",
+                "apiVersion": doc["apiVersion"],
+                "kind": doc["kind"],
+                "metadata": {k: v for k, v in doc["metadata"].items() if k in ("name", "namespace")},
+            }
             plan.patches.append(Patch(patch=dump(deletion)))
     return plan

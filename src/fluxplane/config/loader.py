@@ -78,7 +78,9 @@ def load_fleet(root: Path) -> LoadedFleet:
             "(see the README's 'The fleet definition')"
         )
     env_paths = sorted(
-        p for p in env_dir.iterdir() if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
+        p
+        for p in env_dir.iterdir()
+        if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
     )
     base_raw = _read_mapping(base_path, base_display, problems)
     if not env_paths:
@@ -98,9 +100,10 @@ def load_fleet(root: Path) -> LoadedFleet:
         seen_clusters[base_model.management.name] = f"{base_display}: management.name"
         base_packs_origins = Origins([Layer(base_display, base_model.packs, prefix=("packs",))])
         env_pack_origins[""] = base_packs_origins
-        pack_origins[base_model.management.name] = Origins(
-            [Layer(base_display, base_model.management.packs, prefix=("management", "packs"))]
-        ) + base_packs_origins
+        pack_origins[base_model.management.name] = (
+            Origins([Layer(base_display, base_model.management.packs, prefix=("management", "packs"))])
+            + base_packs_origins
+        )
 
     for env_path in env_paths:
         env_display = _display(root, env_path)
@@ -127,9 +130,9 @@ def load_fleet(root: Path) -> LoadedFleet:
         environment = _build_environment(
             name, env_display, env_file, base_display, shared, problems, pack_origins, seen_clusters
         )
-        env_pack_origins[name] = Origins([Layer(env_display, env_file.packs, prefix=("packs",))]) + env_pack_origins.get(
-            "", Origins([])
-        )
+        env_pack_origins[name] = Origins(
+            [Layer(env_display, env_file.packs, prefix=("packs",))]
+        ) + env_pack_origins.get("", Origins([]))
         if environment is not None:
             environments.append(environment)
 
@@ -198,7 +201,10 @@ def _build_environment(
     defaults = deep_merge(base.cluster_defaults, env_file.cluster_defaults)
     env_packs = deep_merge(base.packs, env_file.packs)
     env_pack_origins = Origins(
-        [Layer(env_display, env_file.packs, prefix=("packs",)), Layer(base_display, base.packs, prefix=("packs",))]
+        [
+            Layer(env_display, env_file.packs, prefix=("packs",)),
+            Layer(base_display, base.packs, prefix=("packs",)),
+        ]
     )
     clusters: list[models.WorkloadCluster] = []
     for index, entry in enumerate(env_file.clusters):

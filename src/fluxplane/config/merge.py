@@ -56,9 +56,9 @@ def _depth(doc: Any, rest: Loc) -> int:
     depth = 0
     node = doc
     for part in rest:
-        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
-            node = node[part]
-        elif isinstance(part, str) and isinstance(node, dict) and part in node:
+        in_list = isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node)
+        in_mapping = isinstance(part, str) and isinstance(node, dict) and part in node
+        if in_list or in_mapping:
             node = node[part]
         else:
             return depth

@@ -45,11 +45,13 @@ class Repository(Model):
     secret_ref: DnsLabel | None = Field(
         "flux-system",
         alias="secretRef",
-        description="Secret in flux-system holding the Git credentials (created at bootstrap); null for a public repository.",
+        description="Secret in flux-system holding the Git credentials (created at bootstrap); "
+        "null for a public repository.",
     )
     path: Annotated[str, StringConstraints(pattern=RELATIVE_PATH)] | None = Field(
         None,
-        description="Folder inside the repository that holds this dist/ folder; default `dist/<key>` (the fleet repository itself).",
+        description="Folder inside the repository that holds this dist/ folder; "
+        "default `dist/<key>` (the fleet repository itself).",
     )
 
     @field_validator("path")
@@ -88,9 +90,9 @@ class NodeGroup(Model):
     """An EKS managed node group."""
 
     name: DnsLabel = Field(description="Node group name, unique within the cluster.")
-    instance_types: Annotated[
-        list[Annotated[str, StringConstraints(pattern=INSTANCE_TYPE)]], Field(min_length=1)
-    ] = Field(["m7i.large"], alias="instanceTypes", description="EC2 instance types, e.g. m7i.large.")
+    instance_types: Annotated[list[Annotated[str, StringConstraints(pattern=INSTANCE_TYPE)]], Field(min_length=1)] = (
+        Field(["m7i.large"], alias="instanceTypes", description="EC2 instance types, e.g. m7i.large.")
+    )
     capacity_type: Literal["ON_DEMAND", "SPOT"] = Field(
         "ON_DEMAND", alias="capacityType", description="On-demand or Spot capacity."
     )
@@ -117,11 +119,9 @@ class NodeGroup(Model):
 
 class ClusterBase(Model):
     name: DnsLabel = Field(description="Cluster name: a DNS-1123 label, unique across the fleet.")
-    region: Annotated[str, StringConstraints(pattern=AWS_REGION)] = Field(
-        description="AWS region, e.g. us-west-2."
-    )
+    region: Annotated[str, StringConstraints(pattern=AWS_REGION)] = Field(description="AWS region, e.g. us-west-2.")
     kubernetes_version: Annotated[str, StringConstraints(pattern=KUBERNETES_VERSION)] = Field(
-        "1.33", alias="kubernetesVersion", description="EKS Kubernetes minor version, e.g. \"1.33\" (quoted)."
+        "1.33", alias="kubernetesVersion", description='EKS Kubernetes minor version, e.g. "1.33" (quoted).'
     )
     packs: dict[str, Any] = Field(
         default_factory=dict,

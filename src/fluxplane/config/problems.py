@@ -22,7 +22,7 @@ PATTERN_HELP = {
     models.DURATION: "expected a duration such as 30s, 5m or 1h30m",
     models.GIT_URL: "expected an ssh:// or https:// Git URL",
     models.AWS_REGION: "expected an AWS region such as us-west-2",
-    models.KUBERNETES_VERSION: "expected a Kubernetes minor version such as \"1.33\" (quoted)",
+    models.KUBERNETES_VERSION: 'expected a Kubernetes minor version such as "1.33" (quoted)',
     models.GIT_BRANCH: "expected a Git branch name",
     models.RELATIVE_PATH: "expected a relative path such as dist/platform (no leading '/', no '..')",
     models.INSTANCE_TYPE: "expected an EC2 instance type such as m7i.large",

@@ -49,9 +49,7 @@ def _reject_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 
 
 def _reject_timestamp(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    raise yaml.MarkedYAMLError(
-        None, None, f"unquoted date {node.value!r} is not allowed; quote it", node.start_mark
-    )
+    raise yaml.MarkedYAMLError(None, None, f"unquoted date {node.value!r} is not allowed; quote it", node.start_mark)
 
 
 _StrictLoader.add_multi_constructor("!", _reject_tag)
@@ -60,12 +58,12 @@ for _tag in ("binary", "set", "omap", "pairs"):
     _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", lambda loader, node: _reject_tag(loader, "", node))
 
 
-def _first_alias(text: str) -> yaml.Mark | None:
+def _first_alias(text: str) -> Any:
     """Where the first alias is; libyaml's nodes keep only the anchor's position."""
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):
-                return event.start_mark  # type: ignore[no-any-return]
+                return event.start_mark
     except yaml.YAMLError:
         return None
     return None

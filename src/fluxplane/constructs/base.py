@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
@@ -76,7 +76,7 @@ def node_of(scope: Any) -> Node:
         # A jsii construct (App, Chart or a user's Construct) used as a scope: one bridge call, once.
         node = Node(scope, None, jsii_node.id, jsii_node.path)
         setattr(scope, _NODE_ATTR, node)
-    return node  # type: ignore[no-any-return]
+    return node
 
 
 class Construct:
@@ -119,7 +119,10 @@ class Root(Construct):
 
     def __init__(self, construct_id: str = "root") -> None:
         if not isinstance(construct_id, str) or not _ID.fullmatch(construct_id):
-            raise ConstructError(f"root id {construct_id!r} must start with a letter or digit and use only letters, digits, '.', '_' and '-'")
+            raise ConstructError(
+                f"root id {construct_id!r} must start with a letter or digit and use only letters, digits, "
+                "'.', '_' and '-'"
+            )
         setattr(self, _NODE_ATTR, Node(self, None, construct_id, construct_id))
 
 
@@ -130,9 +133,9 @@ class Resource(Construct):
     :meth:`to_dict`). ``name`` and ``namespace`` are resolved once in ``__init__``.
     """
 
-    api_version: ClassVar[str]
-    kind: ClassVar[str]
-    namespaced: ClassVar[bool] = True
+    api_version: str
+    kind: str
+    namespaced: bool = True
 
     def __init__(
         self,
@@ -176,7 +179,11 @@ class Resource(Construct):
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest, as plain dicts and lists in Kubernetes' conventional key order."""
-        doc: dict[str, Any] = {"apiVersion": self.api_version, "kind": self.kind, "metadata": self.metadata_dict()}
+        doc: dict[str, Any] = {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "metadata": self.metadata_dict(),
+        }
         spec = self.spec_dict()
         if spec is not None:
             doc["spec"] = spec
@@ -209,14 +216,15 @@ class TypedResource(Resource, Generic[P]):
     props_class: ClassVar[type[BaseModel]]
 
     def __init__(self, scope: Any, construct_id: str, props: P | dict[str, Any]) -> None:
-        validated: P = validate_props(f"{node_of(scope).path}/{construct_id}", self.props_class, props)  # type: ignore[arg-type]
+        validated = cast(P, validate_props(f"{node_of(scope).path}/{construct_id}", self.props_class, props))
+        fields: Any = validated
         super().__init__(
             scope,
             construct_id,
-            name=getattr(validated, "name"),
-            namespace=getattr(validated, "namespace", None),
-            labels=getattr(validated, "labels", None),
-            annotations=getattr(validated, "annotations", None),
+            name=fields.name,
+            namespace=getattr(fields, "namespace", None),
+            labels=getattr(fields, "labels", None),
+            annotations=getattr(fields, "annotations", None),
         )
         self.props: P = validated
 

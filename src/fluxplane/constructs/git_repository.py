@@ -7,7 +7,15 @@ from typing import Annotated, Literal
 from pydantic import StringConstraints, model_validator
 
 from fluxplane.constructs.base import TypedResource
-from fluxplane.constructs.props import FLUX_NAMESPACE, Duration, Label, LocalObjectReference, Name, Props, SourceTimeout
+from fluxplane.constructs.props import (
+    FLUX_NAMESPACE,
+    Duration,
+    Label,
+    LocalObjectReference,
+    Name,
+    Props,
+    SourceTimeout,
+)
 
 
 class GitRepositoryRef(Props):

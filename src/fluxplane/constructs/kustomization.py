@@ -89,7 +89,9 @@ class Kustomization(TypedResource[KustomizationProps]):
             entry = dependency_entry(self.node.path, other.name, namespace, ready_expr)
         else:
             entry = dependency_entry(self.node.path, other, None, ready_expr)
-        for existing in [e for e in self._depends_on if e != entry and (e.name, e.namespace) == (entry.name, entry.namespace)]:
+        for existing in [
+            e for e in self._depends_on if e != entry and (e.name, e.namespace) == (entry.name, entry.namespace)
+        ]:
             del self._depends_on[existing]
         self._depends_on[entry] = None
         return entry

@@ -68,7 +68,12 @@ class KustomizationFile(Manifest):
     """A directory's ``kustomization.yaml``; ``config`` is its document."""
 
     def __init__(
-        self, scope: Any, construct_id: str, *, directory: str, props: KustomizeConfigProps | dict[str, Any] | None = None
+        self,
+        scope: Any,
+        construct_id: str,
+        *,
+        directory: str,
+        props: KustomizeConfigProps | dict[str, Any] | None = None,
     ) -> None:
         super().__init__(scope, construct_id, path=posixpath.join(directory, "kustomization.yaml"))
         self.config = KustomizeConfig(self, "config", props or KustomizeConfigProps())

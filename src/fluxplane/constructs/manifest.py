@@ -22,8 +22,7 @@ class Manifest(Construct):
     def __init__(self, scope: Any, construct_id: str, *, path: str) -> None:
         if not isinstance(path, str) or not _PATH.fullmatch(path) or posixpath.normpath(path) != path:
             raise ConstructError(
-                f"{node_of(scope).path}/{construct_id}: output path {path!r} must be a relative, "
-                "kebab-case .yaml path"
+                f"{node_of(scope).path}/{construct_id}: output path {path!r} must be a relative, kebab-case .yaml path"
             )
         super().__init__(scope, construct_id)
         self.path = path

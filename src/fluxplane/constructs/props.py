@@ -116,8 +116,6 @@ class Patch(Props):
     target: PatchSelector | None = None
 
 
-
-
 def ordered(spec: dict[str, Any], model: type[Props]) -> dict[str, Any]:
     """Put keys in the props' declared (upstream) order, whatever order they were added in."""
     order = [field.alias or name for name, field in model.model_fields.items()]
@@ -136,7 +134,8 @@ def dependency_entry(construct_path: str, name: str, namespace: str | None, read
         return dependency(name, namespace, ready_expr)
     except ValidationError as exc:
         problems = [
-            f"{construct_path}: dependsOn {name!r}: {error['msg'][:1].lower()}{error['msg'][1:]}" for error in exc.errors()
+            f"{construct_path}: dependsOn {name!r}: {error['msg'][:1].lower()}{error['msg'][1:]}"
+            for error in exc.errors()
         ]
         raise ConstructError(problems) from None
 

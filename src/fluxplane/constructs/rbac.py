@@ -83,27 +83,29 @@ class ClusterRoleBindingProps(Props):
 
 
 class _Rules:
-    props: RoleProps | ClusterRoleProps
+    """Roles write ``rules`` at the top level, not under ``spec``."""
 
     def spec_dict(self) -> None:
         return None
 
     def to_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = super().to_dict()  # type: ignore[misc]
-        doc["rules"] = [rule.dump() for rule in self.props.rules]
+        props: RoleProps | ClusterRoleProps = getattr(self, "props")  # noqa: B009
+        doc["rules"] = [rule.dump() for rule in props.rules]
         return doc
 
 
 class _Binding:
-    props: RoleBindingProps | ClusterRoleBindingProps
+    """Bindings write ``roleRef`` and ``subjects`` at the top level, not under ``spec``."""
 
     def spec_dict(self) -> None:
         return None
 
     def to_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = super().to_dict()  # type: ignore[misc]
-        doc["roleRef"] = self.props.role_ref.dump()
-        doc["subjects"] = [subject.dump() for subject in self.props.subjects]
+        props: RoleBindingProps | ClusterRoleBindingProps = getattr(self, "props")  # noqa: B009
+        doc["roleRef"] = props.role_ref.dump()
+        doc["subjects"] = [subject.dump() for subject in props.subjects]
         return doc
 
 

@@ -6,14 +6,21 @@ from typing import Any
 
 from pydantic import Field
 
-from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
+from fluxplane.constructs.helm_release import (
+    DEFAULT_DRIFT_DETECTION,
+    DEFAULT_INSTALL,
+    DEFAULT_UPGRADE,
+    HelmRelease,
+)
 from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 
 
 class MetricsServerConfig(PackConfig):
-    replicas: int = Field(1, ge=1, le=10, description="metrics-server replicas; 2 or more also adds a PodDisruptionBudget.")
+    replicas: int = Field(
+        1, ge=1, le=10, description="metrics-server replicas; 2 or more also adds a PodDisruptionBudget."
+    )
     version: str = Field(versions.METRICS_SERVER.version, description="Chart version.")
     values: dict[str, Any] = Field(default_factory=dict, description="Extra Helm values, merged last.")
 

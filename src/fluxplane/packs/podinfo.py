@@ -6,7 +6,12 @@ from typing import Any
 
 from pydantic import Field
 
-from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
+from fluxplane.constructs.helm_release import (
+    DEFAULT_DRIFT_DETECTION,
+    DEFAULT_INSTALL,
+    DEFAULT_UPGRADE,
+    HelmRelease,
+)
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.oci_repository import OCIRepository
 from fluxplane.packs import versions
@@ -17,7 +22,8 @@ class PodinfoConfig(PackConfig):
     replicas: int = Field(1, ge=1, le=50, description="Pod replicas.")
     namespace: str = Field("podinfo", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", description="Namespace to run in.")
     message: str = Field(
-        "podinfo on ${cluster_name}", description="UI message; ${cluster_name} and other cluster variables are substituted."
+        "podinfo on ${cluster_name}",
+        description="UI message; ${cluster_name} and other cluster variables are substituted.",
     )
     version: str = Field(versions.PODINFO.version, description="Chart version (OCI tag).")
     values: dict[str, Any] = Field(default_factory=dict, description="Extra Helm values, merged last.")
@@ -32,7 +38,10 @@ def bind(ctx: PackContext, config: PodinfoConfig) -> None:
             "name": "podinfo",
             "url": versions.PODINFO.repository,
             "ref": {"tag": config.version},
-            "layerSelector": {"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "operation": "copy"},
+            "layerSelector": {
+                "mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip",
+                "operation": "copy",
+            },
         },
     )
     release = HelmRelease(

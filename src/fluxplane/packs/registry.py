@@ -129,9 +129,7 @@ class PackRegistry:
         for name in sorted(sections):
             raw = sections[name]
             if name not in self._packs:
-                problems.append(
-                    f"{origins.describe((name,))}: unknown pack {name!r} (installed: {self._installed()})"
-                )
+                problems.append(f"{origins.describe((name,))}: unknown pack {name!r} (installed: {self._installed()})")
                 continue
             pack = self._packs[name]
             try:
@@ -141,7 +139,7 @@ class PackRegistry:
                 continue
             if config.enabled:
                 configs[name] = config
-        for name, config in configs.items():
+        for name in configs:
             missing = [required for required in self._packs[name].requires if required not in configs]
             for required in missing:
                 if required in sections:

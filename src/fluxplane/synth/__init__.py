@@ -44,4 +44,14 @@ def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None 
     return compare_tree(files, outdir or root / "dist")
 
 
-__all__ = ["FleetPlan", "Staleness", "SynthResult", "check", "load_plan", "render_plan", "synthesize"]
+__all__ = [
+    "FleetPlan",
+    "Staleness",
+    "SynthResult",
+    "check",
+    "compare_tree",
+    "load_plan",
+    "render_plan",
+    "synthesize",
+    "write_tree",
+]

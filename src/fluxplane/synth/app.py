@@ -15,9 +15,9 @@ from typing import Any
 import cdk8s
 
 from fluxplane.charts.catalogue import CatalogueChart, Variant
-from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir
+from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.constructs.base import node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.errors import TreeError
@@ -29,7 +29,7 @@ def _config_key(config: PackConfig) -> str:
     return config.model_dump_json(exclude={"enabled"})
 
 
-class FleetApp(cdk8s.App):  # type: ignore[misc]
+class FleetApp(cdk8s.App):
     """The construct tree of a fleet: one ClusterChart per cluster, one CatalogueChart per add-on."""
 
     def __init__(self, plan: FleetPlan, *, outdir: str | os.PathLike[str] | None = None) -> None:
@@ -72,7 +72,13 @@ class FleetApp(cdk8s.App):  # type: ignore[misc]
         return chart
 
     def _derive(
-        self, pack: Pack, chart: CatalogueChart, parent: Variant, config: PackConfig, construct_id: str, directory: str
+        self,
+        pack: Pack,
+        chart: CatalogueChart,
+        parent: Variant,
+        config: PackConfig,
+        construct_id: str,
+        directory: str,
     ) -> Variant:
         """``parent`` changed to ``config``: an overlay at ``directory``, or ``parent`` if it renders alike."""
         key = _config_key(config)
@@ -100,7 +106,12 @@ class FleetApp(cdk8s.App):  # type: ignore[misc]
         key = (pack.name, environment)
         if key not in self._environment_variants:
             self._environment_variants[key] = self._derive(
-                pack, chart, base, env_config, f"env-{environment}", posixpath.join(chart.directory, environment)
+                pack,
+                chart,
+                base,
+                env_config,
+                f"env-{environment}",
+                posixpath.join(chart.directory, environment),
             )
         return self._environment_variants[key], env_config
 
@@ -125,7 +136,10 @@ class FleetApp(cdk8s.App):  # type: ignore[misc]
                 variant = self._derive(pack, catalogue, variant, config, f"cluster-{cluster.name}", overlay_dir)
             declared: PackContext = variant.declared
             kustomization = chart.add_pack(
-                name, pack.layer, variant.directory, wait=not (declared.health_checks or declared.health_check_exprs)
+                name,
+                pack.layer,
+                variant.directory,
+                wait=not (declared.health_checks or declared.health_check_exprs),
             )
             for check in declared.health_checks:
                 kustomization.add_health_check(check)
@@ -152,11 +166,14 @@ class FleetApp(cdk8s.App):  # type: ignore[misc]
         with_custom = jsii_children_by_chart(self)
         for chart in self.clusters.values():
             chart.finish(custom=chart in with_custom)
-        misplaced = [c.node.path for owner, found in with_custom.items() if not isinstance(owner, ClusterChart) for c in found]
+        misplaced = [
+            c.node.path for owner, found in with_custom.items() if not isinstance(owner, ClusterChart) for c in found
+        ]
         if misplaced:
             raise TreeError(
                 f"{path}: cdk8s constructs are written only under a cluster chart (FleetApp.clusters[...]); "
-                "move it there" for path in misplaced
+                "move it there"
+                for path in misplaced
             )
 
     def synth(self) -> None:

@@ -45,7 +45,8 @@ def check_cluster(chart: ClusterChart) -> list[str]:
         ref = kustomization.props.source_ref
         if (ref.kind, ref.namespace or namespace, ref.name) not in sources:
             problems.append(
-                f"{kustomization.node.path}: sourceRef {ref.kind}/{ref.name} is not defined on cluster {chart.cluster!r}"
+                f"{kustomization.node.path}: sourceRef {ref.kind}/{ref.name} is not defined on cluster "
+                f"{chart.cluster!r}"
             )
     cycle = find_cycle(graph)
     if cycle:

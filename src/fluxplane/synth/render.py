@@ -46,7 +46,10 @@ def render_app(app: FleetApp) -> dict[str, str]:
         raise TreeError(problems)
 
     texts = dump_manifests([manifest for _, manifest in files])
-    out = {posixpath.join(chart.layout.key, manifest.path): text for (chart, manifest), text in zip(files, texts)}
+    out = {
+        posixpath.join(chart.layout.key, manifest.path): text
+        for (chart, manifest), text in zip(files, texts, strict=True)
+    }
     for chart in jsii_children_by_chart(app):
         if isinstance(chart, ClusterChart):
             out[posixpath.join(chart.layout.key, chart.custom_path)] = dump_documents(chart.to_json())

@@ -76,4 +76,9 @@ def test_plan_overlay_added_and_deleted_objects() -> None:
 
 
 def test_object_key_core_and_cluster_scoped() -> None:
-    assert object_key({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}) == ("v1", "Namespace", "", "a")
+    assert object_key({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}) == (
+        "v1",
+        "Namespace",
+        "",
+        "a",
+    )

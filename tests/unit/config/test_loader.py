@@ -16,10 +16,7 @@ from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError, FluxplaneError
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
-DNS_HELP = (
-    "expected a DNS-1123 label (lower-case letters, digits and '-', "
-    "starting and ending with a letter or digit)"
-)
+DNS_HELP = "expected a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)"
 BASE_ALLOWED = "allowed: repositories, flux, management, clusterDefaults, packs"
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = "allowed: name, region, kubernetesVersion, packs, nodeGroups"
@@ -213,19 +210,14 @@ def test_pack_origins_name_where_each_pack_section_was_written(write_fleet: Flee
 
     # THEN each cluster's origins point at the most specific writer of a location
     origins = loaded.pack_origins["a"]
-    assert (
-        origins.describe(("podinfo", "message"))
-        == "environments/staging.yaml: clusters[0].packs.podinfo.message"
-    )
+    assert origins.describe(("podinfo", "message")) == "environments/staging.yaml: clusters[0].packs.podinfo.message"
     assert origins.describe(("podinfo", "replicas")) == "environments/staging.yaml: packs.podinfo.replicas"
     assert origins.describe(("metrics-server",)) == "environments/base.yaml: packs.metrics-server"
     assert loaded.pack_origins["hub"].describe(("podinfo",)) == "environments/base.yaml: packs.podinfo"
     assert loaded.environment_pack_origins["staging"].describe(("podinfo", "replicas")) == (
         "environments/staging.yaml: packs.podinfo.replicas"
     )
-    assert (
-        loaded.environment_pack_origins[""].describe(("podinfo",)) == "environments/base.yaml: packs.podinfo"
-    )
+    assert loaded.environment_pack_origins[""].describe(("podinfo",)) == "environments/base.yaml: packs.podinfo"
 
 
 # -- the folder and its files --------------------------------------------------------------------
@@ -285,7 +277,7 @@ def test_an_environment_file_name_must_be_a_dns_label(write_fleet: FleetWriter, 
 
     # WHEN loaded THEN the file is named and the user is told to rename it
     assert problems_of(root) == [
-        f"environments/{stem}.yaml: environment name \"{stem}\" must be a DNS-1123 label "
+        f'environments/{stem}.yaml: environment name "{stem}" must be a DNS-1123 label '
         "(lower-case letters, digits and '-'); rename the file"
     ]
 
@@ -317,9 +309,7 @@ def test_invalid_yaml_is_reported_with_line_and_column(write_fleet: FleetWriter)
     root = write_fleet(envs={"staging": "clusters:\n  - name: a\n   region: us-west-2\n"})
 
     # WHEN loaded THEN the file, line and column are named
-    assert problems_of(root) == [
-        "environments/staging.yaml:3:4: invalid YAML: did not find expected '-' indicator"
-    ]
+    assert problems_of(root) == ["environments/staging.yaml:3:4: invalid YAML: did not find expected '-' indicator"]
 
 
 def test_invalid_yaml_in_two_files_is_reported_together(write_fleet: FleetWriter) -> None:
@@ -342,9 +332,7 @@ def test_invalid_yaml_in_two_files_is_reported_together(write_fleet: FleetWriter
     [("- a\n- b\n", "a list"), ("hello\n", '"hello"'), ("42\n", "42")],
     ids=["list", "str", "int"],
 )
-def test_a_top_level_that_is_not_a_mapping_is_reported(
-    write_fleet: FleetWriter, text: str, found: str
-) -> None:
+def test_a_top_level_that_is_not_a_mapping_is_reported(write_fleet: FleetWriter, text: str, found: str) -> None:
     # GIVEN an environment file and a base file whose top level is not a mapping
     root = write_fleet(base=text, envs={"staging": text})
 
@@ -408,11 +396,9 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
 
     # WHEN loaded THEN each is reported with its own allowed keys
     assert problems_of(write_fleet(base=base)) == [
-        "environments/base.yaml: repositories.platform.ref: unknown field; "
-        "allowed: url, branch, secretRef, path",
+        "environments/base.yaml: repositories.platform.ref: unknown field; allowed: url, branch, secretRef, path",
         "environments/base.yaml: repositories.apps: unknown field; allowed: platform",
-        "environments/base.yaml: management.nodeGroups: unknown field; "
-        "allowed: name, region, kubernetesVersion, packs",
+        "environments/base.yaml: management.nodeGroups: unknown field; allowed: name, region, kubernetesVersion, packs",
     ]
 
 
@@ -456,8 +442,7 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
         ),
         (
             {"clusters": [cluster(nodeGroups=[{"name": "a", "instanceTypes": "m7i.large"}])]},
-            "environments/staging.yaml: clusters[0].nodeGroups[0].instanceTypes: "
-            'expected a list, got "m7i.large"',
+            'environments/staging.yaml: clusters[0].nodeGroups[0].instanceTypes: expected a list, got "m7i.large"',
         ),
         (
             {"clusters": [cluster(nodeGroups=[{"name": "a", "capacityType": "spot"}])]},
@@ -487,9 +472,7 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
         "taint-effect",
     ],
 )
-def test_wrong_types_in_an_environment_file(
-    write_fleet: FleetWriter, env: dict[str, Any], expected: str
-) -> None:
+def test_wrong_types_in_an_environment_file(write_fleet: FleetWriter, env: dict[str, Any], expected: str) -> None:
     # GIVEN one value of the wrong type WHEN loaded THEN one line names the path, the type and the value
     assert problems_of(write_fleet(envs={"staging": env})) == [expected]
 
@@ -537,26 +520,20 @@ def test_cluster_names_must_be_dns_labels(write_fleet: FleetWriter, name: str) -
 def test_cluster_names_longer_than_63_characters_are_refused(write_fleet: FleetWriter) -> None:
     # GIVEN a 64-character name WHEN loaded THEN the limit and the length are shown
     root = write_fleet(envs={"staging": {"clusters": [cluster("a" * 64)]}})
-    assert problems_of(root) == [
-        "environments/staging.yaml: clusters[0].name: expected at most 63 characters, got 64"
-    ]
+    assert problems_of(root) == ["environments/staging.yaml: clusters[0].name: expected at most 63 characters, got 64"]
 
 
 @pytest.mark.parametrize("name", ["Hub", "hub/x", "../hub"])
 def test_the_management_cluster_name_must_be_a_dns_label(write_fleet: FleetWriter, name: str) -> None:
     # GIVEN a bad management cluster name WHEN loaded THEN base.yaml's management.name is named
     base = {**MINIMAL_BASE, "management": {"name": name, "region": "us-west-2"}}
-    assert problems_of(write_fleet(base=base)) == [
-        f'environments/base.yaml: management.name: {DNS_HELP}, got "{name}"'
-    ]
+    assert problems_of(write_fleet(base=base)) == [f'environments/base.yaml: management.name: {DNS_HELP}, got "{name}"']
 
 
 def test_node_group_names_must_be_dns_labels(write_fleet: FleetWriter) -> None:
     # GIVEN a node group name with a path separator WHEN loaded THEN its path is named
     root = write_fleet(envs={"staging": {"clusters": [cluster(nodeGroups=[{"name": "a/b"}])]}})
-    assert problems_of(root) == [
-        f'environments/staging.yaml: clusters[0].nodeGroups[0].name: {DNS_HELP}, got "a/b"'
-    ]
+    assert problems_of(root) == [f'environments/staging.yaml: clusters[0].nodeGroups[0].name: {DNS_HELP}, got "a/b"']
 
 
 def test_duplicate_cluster_names_within_one_environment(write_fleet: FleetWriter) -> None:
@@ -681,15 +658,11 @@ def test_kubernetes_version_with_a_one_digit_minor(write_fleet: FleetWriter) -> 
     root = write_fleet(
         envs={"staging": 'clusters:\n  - name: a\n    region: us-west-2\n    kubernetesVersion: "1.3"\n'}
     )
-    assert problems_of(root) == [
-        f'environments/staging.yaml: clusters[0].kubernetesVersion: {VERSION_HELP}, got "1.3"'
-    ]
+    assert problems_of(root) == [f'environments/staging.yaml: clusters[0].kubernetesVersion: {VERSION_HELP}, got "1.3"']
 
 
 @pytest.mark.parametrize(("written", "found"), [("1.3", "1.3"), ("1.33", "1.33")])
-def test_unquoted_kubernetes_version_asks_for_quotes(
-    write_fleet: FleetWriter, written: str, found: str
-) -> None:
+def test_unquoted_kubernetes_version_asks_for_quotes(write_fleet: FleetWriter, written: str, found: str) -> None:
     # GIVEN kubernetesVersion written without quotes (YAML reads a float)
     root = write_fleet(
         envs={"staging": f"clusters:\n  - name: a\n    region: us-west-2\n    kubernetesVersion: {written}\n"}
@@ -706,9 +679,7 @@ def test_unquoted_kubernetes_version_asks_for_quotes(
 def test_bad_region_in_a_cluster_entry(write_fleet: FleetWriter, region: str) -> None:
     # GIVEN a region that is not an AWS region WHEN loaded THEN an example region is shown
     root = write_fleet(envs={"staging": {"clusters": [cluster(region=region)]}})
-    assert problems_of(root) == [
-        f'environments/staging.yaml: clusters[0].region: {REGION_HELP}, got "{region}"'
-    ]
+    assert problems_of(root) == [f'environments/staging.yaml: clusters[0].region: {REGION_HELP}, got "{region}"']
 
 
 def test_missing_region_is_reported_against_the_cluster_entry(write_fleet: FleetWriter) -> None:
@@ -755,8 +726,7 @@ def test_bad_repository_url(write_fleet: FleetWriter, url: str) -> None:
     # GIVEN a URL Flux cannot use WHEN loaded THEN ssh:// or https:// is asked for
     base = {**MINIMAL_BASE, "repositories": {"platform": {"url": url}}}
     assert problems_of(write_fleet(base=base)) == [
-        "environments/base.yaml: repositories.platform.url: "
-        f'expected an ssh:// or https:// Git URL, got "{url}"'
+        f'environments/base.yaml: repositories.platform.url: expected an ssh:// or https:// Git URL, got "{url}"'
     ]
 
 
@@ -797,8 +767,7 @@ def test_name_and_packs_in_base_cluster_defaults(write_fleet: FleetWriter) -> No
     # WHEN loaded THEN each is refused with where it belongs
     assert problems_of(write_fleet(base=base)) == [
         "environments/base.yaml: clusterDefaults.name: not allowed here; set it in each cluster's own entry",
-        "environments/base.yaml: clusterDefaults.packs: "
-        "not allowed here; set it in the top-level 'packs' section",
+        "environments/base.yaml: clusterDefaults.packs: not allowed here; set it in the top-level 'packs' section",
     ]
 
 
@@ -853,8 +822,7 @@ def test_several_problems_in_two_files_are_reported_together(write_fleet: FleetW
 
     # THEN every problem of both files is listed, files in name order, one line each
     assert problems == [
-        "environments/production.yaml: clusters[0].nodeGroups[0].desiredSize: "
-        "expected an integer >= 1, got 0",
+        "environments/production.yaml: clusters[0].nodeGroups[0].desiredSize: expected an integer >= 1, got 0",
         f'environments/production.yaml: clusters[1].region: {REGION_HELP}, got "eu"',
         f'environments/staging.yaml: clusters[0].name: {DNS_HELP}, got "Staging/1"',
         'environments/staging.yaml: clusters[1].name: duplicate cluster name "p-3", '
@@ -872,7 +840,7 @@ def test_problems_in_base_and_in_an_environment_file_are_reported_together(write
     # WHEN loaded THEN all three files are reported
     assert problems_of(root) == [
         f"environments/base.yaml: extra: unknown field; {BASE_ALLOWED}",
-        "environments/Prod.yaml: environment name \"Prod\" must be a DNS-1123 label "
+        'environments/Prod.yaml: environment name "Prod" must be a DNS-1123 label '
         "(lower-case letters, digits and '-'); rename the file",
         "environments/staging.yaml:2:1: invalid YAML: did not find expected node content",
     ]
@@ -885,8 +853,7 @@ def test_a_problem_in_base_does_not_hide_cluster_problems(write_fleet: FleetWrit
 
     # WHEN loaded THEN both problems are reported at once, base.yaml first
     assert problems_of(root) == [
-        "environments/base.yaml: flux.interval: "
-        'expected a duration such as 30s, 5m or 1h30m, got "10 minutes"',
+        'environments/base.yaml: flux.interval: expected a duration such as 30s, 5m or 1h30m, got "10 minutes"',
         f'environments/staging.yaml: clusters[0].name: {DNS_HELP}, got "S"',
     ]
 

@@ -77,9 +77,7 @@ def test_deep_merge_null_replaces_the_value_and_keeps_the_key() -> None:
         ({}, {}, {}),
     ],
 )
-def test_deep_merge_replaces_anything_that_is_not_two_mappings(
-    base: Any, override: Any, expected: Any
-) -> None:
+def test_deep_merge_replaces_anything_that_is_not_two_mappings(base: Any, override: Any, expected: Any) -> None:
     # GIVEN values of different kinds WHEN merged THEN the override wins whole
     assert deep_merge(base, override) == expected
 
@@ -124,9 +122,7 @@ BASE = "environments/base.yaml"
 ENV = "environments/staging.yaml"
 
 
-def _cluster_origins(
-    entry: dict[str, Any], env_defaults: dict[str, Any], base_defaults: dict[str, Any]
-) -> Origins:
+def _cluster_origins(entry: dict[str, Any], env_defaults: dict[str, Any], base_defaults: dict[str, Any]) -> Origins:
     """The layers the loader stacks for clusters[1] of staging.yaml: entry, env defaults, base defaults."""
     return Origins(
         [
@@ -179,10 +175,7 @@ def test_origins_on_a_tie_reports_the_more_specific_layer() -> None:
     origins = _cluster_origins({"nodeGroups": [{"name": "B"}]}, {}, {"nodeGroups": [{"name": "system"}]})
 
     # WHEN / THEN the entry, which overrides, is reported
-    assert (
-        origins.describe(("nodeGroups", 0, "name"))
-        == "environments/staging.yaml: clusters[1].nodeGroups[0].name"
-    )
+    assert origins.describe(("nodeGroups", 0, "name")) == "environments/staging.yaml: clusters[1].nodeGroups[0].name"
 
 
 def test_origins_reports_a_missing_field_against_the_most_specific_layer() -> None:
@@ -206,9 +199,7 @@ def test_origins_follows_list_indexes_only_when_the_item_exists() -> None:
 
 def test_origins_maps_a_mounted_layer_into_its_file_prefix() -> None:
     # GIVEN a packs section mounted at ("packs",) in the merged document
-    origins = Origins(
-        [Layer(ENV, {"podinfo": {"replicas": 0}}, mount=("packs",), prefix=("clusters", 0, "packs"))]
-    )
+    origins = Origins([Layer(ENV, {"podinfo": {"replicas": 0}}, mount=("packs",), prefix=("clusters", 0, "packs"))])
 
     # WHEN / THEN locations under the mount map into the file's own path
     assert origins.where(("packs", "podinfo", "replicas")) == (ENV, "clusters[0].packs.podinfo.replicas")
@@ -238,10 +229,7 @@ def test_origins_added_together_keep_the_left_layers_more_specific() -> None:
     both = cluster + base
 
     # THEN the left side wins ties and the right side still answers for what only it holds
-    assert (
-        both.describe(("podinfo", "replicas"))
-        == "environments/staging.yaml: clusters[0].packs.podinfo.replicas"
-    )
+    assert both.describe(("podinfo", "replicas")) == "environments/staging.yaml: clusters[0].packs.podinfo.replicas"
     assert both.describe(("metrics-server",)) == "environments/base.yaml: packs.metrics-server"
 
 

@@ -38,9 +38,7 @@ def test_repository_secret_ref_may_be_null_for_a_public_repository() -> None:
     assert repo.secret_ref is None
 
 
-@pytest.mark.parametrize(
-    "url", ["git@github.com:org/fleet.git", "http://example.com/x.git", "ssh://has space/x"]
-)
+@pytest.mark.parametrize("url", ["git@github.com:org/fleet.git", "http://example.com/x.git", "ssh://has space/x"])
 def test_repository_url_must_be_ssh_or_https(url: str) -> None:
     # GIVEN a URL Flux cannot clone over ssh:// or https:// WHEN validated THEN the pattern fails
     assert [(loc, kind) for loc, kind, _ in _errors(models.Repository, {"url": url})] == [
@@ -57,16 +55,20 @@ def test_repository_path_accepts_relative_paths(path: str) -> None:
 @pytest.mark.parametrize("path", ["/abs", "a//b", "a/", ""])
 def test_repository_path_refuses_absolute_and_malformed_paths(path: str) -> None:
     # GIVEN a path that is not a clean relative path WHEN validated THEN the pattern fails
-    assert [
-        (loc, kind) for loc, kind, _ in _errors(models.Repository, {"url": "ssh://x/y", "path": path})
-    ] == [(("path",), "string_pattern_mismatch")]
+    assert [(loc, kind) for loc, kind, _ in _errors(models.Repository, {"url": "ssh://x/y", "path": path})] == [
+        (("path",), "string_pattern_mismatch")
+    ]
 
 
 @pytest.mark.parametrize("path", ["..", "a/../b", "../x"])
 def test_repository_path_refuses_parent_segments(path: str) -> None:
     # GIVEN a path that leaves the repository WHEN validated THEN the validator says why
     assert _errors(models.Repository, {"url": "ssh://x/y", "path": path}) == [
-        (("path",), "value_error", f"Value error, must stay inside the repository (no '..' segments), got \"{path}\"")
+        (
+            ("path",),
+            "value_error",
+            f"Value error, must stay inside the repository (no '..' segments), got \"{path}\"",
+        )
     ]
 
 
@@ -161,18 +163,14 @@ def test_node_group_sizes_at_the_bounds_are_accepted() -> None:
 )
 def test_node_group_field_constraints(field: str, value: Any, kind: str) -> None:
     # GIVEN one field out of its range WHEN validated THEN exactly that field fails with that kind
-    assert [(loc, k) for loc, k, _ in _errors(models.NodeGroup, {"name": "a", field: value})] == [
-        ((field,), kind)
-    ]
+    assert [(loc, k) for loc, k, _ in _errors(models.NodeGroup, {"name": "a", field: value})] == [((field,), kind)]
 
 
 def test_node_group_taints_are_checked() -> None:
     # GIVEN a taint with an unknown effect WHEN validated THEN the taint's effect is named
     assert [
         (loc, kind)
-        for loc, kind, _ in _errors(
-            models.NodeGroup, {"name": "a", "taints": [{"key": "k", "effect": "Nope"}]}
-        )
+        for loc, kind, _ in _errors(models.NodeGroup, {"name": "a", "taints": [{"key": "k", "effect": "Nope"}]})
     ] == [(("taints", 0, "effect"), "literal_error")]
 
 
@@ -190,16 +188,15 @@ def test_workload_cluster_defaults_to_one_default_node_group() -> None:
 @pytest.mark.parametrize("name", ["a/b", "../x", "UPPER", "-x", "x-", "a.b", "a_b", ""])
 def test_cluster_names_must_be_dns_labels(name: str) -> None:
     # GIVEN a name that is not a DNS-1123 label (or would escape a folder) WHEN validated THEN it fails
-    assert [
-        (loc, kind) for loc, kind, _ in _errors(models.WorkloadCluster, {"name": name, "region": "us-west-2"})
-    ] == [(("name",), "string_pattern_mismatch")]
+    assert [(loc, kind) for loc, kind, _ in _errors(models.WorkloadCluster, {"name": name, "region": "us-west-2"})] == [
+        (("name",), "string_pattern_mismatch")
+    ]
 
 
 def test_cluster_names_are_at_most_63_characters() -> None:
     # GIVEN a 64-character label WHEN validated THEN the length fails
     assert [
-        (loc, kind)
-        for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a" * 64, "region": "us-west-2"})
+        (loc, kind) for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a" * 64, "region": "us-west-2"})
     ] == [(("name",), "string_too_long")]
 
 
@@ -212,25 +209,21 @@ def test_cluster_region_accepts_aws_regions(region: str) -> None:
 @pytest.mark.parametrize("region", ["uswest2", "US-WEST-2", "us-west", "west-2", "us-west-2a"])
 def test_cluster_region_refuses_other_values(region: str) -> None:
     # GIVEN something that is not a region WHEN validated THEN the pattern fails
-    assert [
-        (loc, kind) for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a", "region": region})
-    ] == [(("region",), "string_pattern_mismatch")]
+    assert [(loc, kind) for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a", "region": region})] == [
+        (("region",), "string_pattern_mismatch")
+    ]
 
 
 @pytest.mark.parametrize("version", ["1.29", "1.33", "1.40"])
 def test_cluster_kubernetes_version_accepts_supported_minor_versions(version: str) -> None:
     # GIVEN a supported minor version WHEN validated THEN it is kept
-    cluster = models.WorkloadCluster.model_validate(
-        {"name": "a", "region": "us-west-2", "kubernetesVersion": version}
-    )
+    cluster = models.WorkloadCluster.model_validate({"name": "a", "region": "us-west-2", "kubernetesVersion": version})
     assert cluster.kubernetes_version == version
 
 
 def test_cluster_kubernetes_version_refuses_unsupported_versions() -> None:
     # GIVEN a version EKS no longer supports WHEN validated THEN the validator names it and the minimum
-    assert _errors(
-        models.WorkloadCluster, {"name": "a", "region": "us-west-2", "kubernetesVersion": "1.28"}
-    ) == [
+    assert _errors(models.WorkloadCluster, {"name": "a", "region": "us-west-2", "kubernetesVersion": "1.28"}) == [
         (
             ("kubernetesVersion",),
             "value_error",
@@ -254,9 +247,7 @@ def test_workload_cluster_needs_at_least_one_node_group() -> None:
     # GIVEN an empty node group list WHEN validated THEN the list is too short
     assert [
         (loc, kind)
-        for loc, kind, _ in _errors(
-            models.WorkloadCluster, {"name": "a", "region": "us-west-2", "nodeGroups": []}
-        )
+        for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a", "region": "us-west-2", "nodeGroups": []})
     ] == [(("nodeGroups",), "too_short")]
 
 
@@ -276,8 +267,7 @@ def test_management_cluster_is_called_hub_by_default() -> None:
 def test_management_cluster_has_no_node_groups_field() -> None:
     # GIVEN nodeGroups on the management cluster WHEN validated THEN it is an unknown key
     assert [
-        (loc, kind)
-        for loc, kind, _ in _errors(models.ManagementCluster, {"region": "us-west-2", "nodeGroups": []})
+        (loc, kind) for loc, kind, _ in _errors(models.ManagementCluster, {"region": "us-west-2", "nodeGroups": []})
     ] == [(("nodeGroups",), "extra_forbidden")]
 
 
@@ -294,9 +284,7 @@ def test_base_file_requires_repositories_and_management() -> None:
 
 def test_base_file_defaults() -> None:
     # GIVEN the required sections only WHEN validated THEN flux, clusterDefaults and packs are defaulted
-    base = models.BaseFile.model_validate(
-        {"repositories": REPOSITORIES, "management": {"region": "us-west-2"}}
-    )
+    base = models.BaseFile.model_validate({"repositories": REPOSITORIES, "management": {"region": "us-west-2"}})
     assert base.flux == models.FluxSettings()
     assert base.cluster_defaults == {}
     assert base.packs == {}
@@ -318,9 +306,7 @@ def test_environment_file_refuses_base_only_keys() -> None:
 def test_the_declared_key_lists_match_the_models() -> None:
     # GIVEN the documented key lists WHEN compared with the models' aliases THEN they agree
     base_keys = tuple(field.alias or name for name, field in models.BaseFile.model_fields.items())
-    environment_keys = tuple(
-        field.alias or name for name, field in models.EnvironmentFile.model_fields.items()
-    )
+    environment_keys = tuple(field.alias or name for name, field in models.EnvironmentFile.model_fields.items())
     assert base_keys == models.BASE_KEYS
     assert environment_keys == models.ENVIRONMENT_KEYS
 
@@ -344,9 +330,7 @@ def _fleet() -> models.Fleet:
         flux=models.FluxSettings(),
         management=models.ManagementCluster.model_validate({"region": "us-west-2"}),
         environments=(
-            models.Environment(
-                name="production", file="p", packs={}, clusters=(cluster("p1"), cluster("p2"))
-            ),
+            models.Environment(name="production", file="p", packs={}, clusters=(cluster("p1"), cluster("p2"))),
             models.Environment(name="staging", file="s", packs={}, clusters=(cluster("s1"),)),
         ),
     )

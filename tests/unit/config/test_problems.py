@@ -98,9 +98,7 @@ def test_allowed_keys_see_through_optional_fields() -> None:
     ],
     ids=["free-form-list-item", "free-form-mapping", "unknown-field", "scalar"],
 )
-def test_allowed_keys_are_unknown_where_no_model_applies(
-    model: type[BaseModel], loc: tuple[str | int, ...]
-) -> None:
+def test_allowed_keys_are_unknown_where_no_model_applies(model: type[BaseModel], loc: tuple[str | int, ...]) -> None:
     # GIVEN a location that is not a model (free-form data, a scalar, an unknown key) WHEN asked THEN []
     assert allowed_keys(model, loc) == []
 
@@ -145,9 +143,7 @@ SAMPLE_ALLOWED = (
 )
 
 
-def _lines(
-    data: dict[str, Any], origins: Origins | None = None, mount: tuple[str | int, ...] = ()
-) -> list[str]:
+def _lines(data: dict[str, Any], origins: Origins | None = None, mount: tuple[str | int, ...] = ()) -> list[str]:
     with pytest.raises(ValidationError) as exc:
         _Sample.model_validate(data)
     return describe_validation_error(exc.value, _Sample, origins or Origins([Layer(FILE, data)]), mount)
@@ -229,9 +225,7 @@ def test_locations_are_mapped_through_origins_and_the_mount() -> None:
     lines = _lines(data, origins, mount=("podinfo",))
 
     # THEN the line names the file and the full path the user wrote
-    assert lines == [
-        "environments/staging.yaml: clusters[2].packs.podinfo.count: expected an integer >= 1, got 0"
-    ]
+    assert lines == ["environments/staging.yaml: clusters[2].packs.podinfo.count: expected an integer >= 1, got 0"]
 
 
 def test_a_location_no_file_wrote_is_described_by_its_path_alone() -> None:

@@ -37,9 +37,7 @@ def _problems(path: Path) -> tuple[str, ...]:
 
 def test_reads_one_mapping_document(write: Writer) -> None:
     # GIVEN a plain YAML mapping with nested lists and scalars
-    path = write(
-        "clusters:\n  - name: a\n    replicas: 2\n    enabled: true\n    ratio: 1.5\n    none: null\n"
-    )
+    path = write("clusters:\n  - name: a\n    replicas: 2\n    enabled: true\n    ratio: 1.5\n    none: null\n")
 
     # WHEN read
     data = read_yaml(path, DISPLAY)
@@ -183,8 +181,7 @@ def test_custom_and_non_json_tags_are_refused(write: Writer, text: str, expected
     [
         (
             "since: 2024-01-01\n",
-            "environments/staging.yaml:1:8: invalid YAML: "
-            "unquoted date '2024-01-01' is not allowed; quote it",
+            "environments/staging.yaml:1:8: invalid YAML: unquoted date '2024-01-01' is not allowed; quote it",
         ),
         (
             "at: 2024-01-01T10:00:00Z\n",
@@ -238,9 +235,7 @@ def test_complex_keys_are_refused_without_parser_internals(write: Writer, text: 
 )
 def test_more_than_one_document_is_refused(write: Writer, text: str, count: int) -> None:
     # GIVEN a file with several YAML documents WHEN read THEN the count is reported
-    assert _problems(write(text)) == (
-        f"environments/staging.yaml: expected one YAML document, found {count}",
-    )
+    assert _problems(write(text)) == (f"environments/staging.yaml: expected one YAML document, found {count}",)
 
 
 @pytest.mark.parametrize(

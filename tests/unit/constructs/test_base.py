@@ -366,9 +366,7 @@ def test_cluster_scoped_resource_with_namespace_is_rejected() -> None:
     root = Root()
 
     # WHEN / THEN a cluster-scoped kind given a namespace is refused
-    with pytest.raises(
-        ConstructError, match=r"^root/w: ClusterWidget is cluster-scoped; do not set a namespace$"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/w: ClusterWidget is cluster-scoped; do not set a namespace$"):
         ClusterWidget(root, "w", name="global", namespace="apps")
 
 
@@ -467,9 +465,7 @@ def test_validate_props_accepts_camel_case_and_snake_case_names() -> None:
 
 def test_validate_props_rejects_a_non_mapping() -> None:
     # GIVEN / WHEN / THEN props that are not a mapping are reported against "(props)"
-    with pytest.raises(
-        ConstructError, match=r"^root/g: GadgetProps\.\(props\): input should be a valid dictionary"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/g: GadgetProps\.\(props\): input should be a valid dictionary"):
         validate_props("root/g", GadgetProps, ["not", "a", "mapping"])  # type: ignore[arg-type]
 
 

@@ -39,9 +39,7 @@ def test_config_map_without_data_has_no_data_key(data: dict[str, str] | None) ->
 
 def test_multi_line_values_are_kept() -> None:
     # GIVEN a value with several lines
-    doc = ConfigMap(
-        Root(), "cm", {"name": "vars", "namespace": "apps", "data": {"app.yaml": "a: 1\nb: 2\n"}}
-    ).to_dict()
+    doc = ConfigMap(Root(), "cm", {"name": "vars", "namespace": "apps", "data": {"app.yaml": "a: 1\nb: 2\n"}}).to_dict()
 
     # WHEN / THEN it is kept unchanged
     assert doc["data"] == {"app.yaml": "a: 1\nb: 2\n"}

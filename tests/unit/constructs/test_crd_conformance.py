@@ -176,9 +176,7 @@ def build_every_kind(root: Root) -> tuple[Manifest, KustomizationFile]:
                 "substitute": {"cluster": "hub"},
                 "substituteFrom": [{"kind": "ConfigMap", "name": "vars", "optional": True}],
             },
-            "patches": [
-                {"patch": "- op: remove\n  path: /spec/replicas\n", "target": {"kind": "Deployment"}}
-            ],
+            "patches": [{"patch": "- op: remove\n  path: /spec/replicas\n", "target": {"kind": "Deployment"}}],
             "components": ["../components/ha"],
             "kubeConfig": {"configMapRef": {"name": "hub"}},
             "serviceAccountName": "kustomize",
@@ -288,9 +286,7 @@ def test_every_kind_validates_against_the_upstream_schemas(tmp_path: Path) -> No
             verdicts.setdefault(key, []).append(match["message"])
     expected = {("all.yaml", doc["kind"], doc["metadata"]["name"]) for doc in manifest.documents()}
     assert len(expected) == len(manifest.documents()) == 15
-    problems = {
-        key: messages for key, messages in verdicts.items() if key[0] == "all.yaml" and messages != ["valid"]
-    }
+    problems = {key: messages for key, messages in verdicts.items() if key[0] == "all.yaml" and messages != ["valid"]}
     assert problems == {}, result.stdout + result.stderr
     assert expected <= set(verdicts), result.stdout + result.stderr
     assert verdicts[("kustomization.yaml", "Kustomization", "kustomization.yaml")] == ["valid"], result.stdout

@@ -60,9 +60,7 @@ def test_every_field_is_written_with_upstream_names_in_declared_order() -> None:
     assert list(doc["spec"]) == ["interval", "url", "ref", "secretRef", "timeout", "provider", "ignore"]
 
 
-@pytest.mark.parametrize(
-    "ref", [{"branch": "main"}, {"tag": "v1.0.0"}, {"semver": ">=1.0"}, {"name": "refs/heads/x"}]
-)
+@pytest.mark.parametrize("ref", [{"branch": "main"}, {"tag": "v1.0.0"}, {"semver": ">=1.0"}, {"name": "refs/heads/x"}])
 def test_one_ref_kind_is_accepted(ref: dict[str, str]) -> None:
     # GIVEN / WHEN / THEN a single branch, tag, semver or name is accepted and written as given
     assert repo({"name": "fleet", "url": URL, "ref": ref}).to_dict()["spec"]["ref"] == ref
@@ -98,14 +96,10 @@ def test_ref_model_rejects_two_kinds_on_its_own() -> None:
         GitRepositoryRef(tag="v1", semver=">=1")
 
 
-@pytest.mark.parametrize(
-    "url", ["git@github.com:org/fleet.git", "ftp://example.com/x", "github.com/org/fleet", ""]
-)
+@pytest.mark.parametrize("url", ["git@github.com:org/fleet.git", "ftp://example.com/x", "github.com/org/fleet", ""])
 def test_url_must_be_http_https_or_ssh(url: str) -> None:
     # GIVEN / WHEN / THEN a scp-style or other-scheme url is refused
-    with pytest.raises(
-        ConstructError, match=r"^root/m/repo: GitRepositoryProps\.url: string should match pattern"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/m/repo: GitRepositoryProps\.url: string should match pattern"):
         repo({"name": "fleet", "url": url})
 
 

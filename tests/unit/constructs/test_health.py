@@ -59,9 +59,7 @@ def test_conditions_health_failed_names_the_condition_whose_false_status_means_f
     check = conditions_health("example.com/v1", "Widget", failed="Synced")
 
     # THEN failed is the null-safe "Synced is False" expression and inProgress stays unset
-    assert (
-        check.failed == "status.?conditions.orValue([]).exists(c, c.type == 'Synced' && c.status == 'False')"
-    )
+    assert check.failed == "status.?conditions.orValue([]).exists(c, c.type == 'Synced' && c.status == 'False')"
     assert check.in_progress is None
 
 

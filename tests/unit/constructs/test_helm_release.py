@@ -84,9 +84,7 @@ def test_every_field_is_written_in_declared_order_with_values_last() -> None:
     # GIVEN a release with every field, given in reverse order
     doc = release(
         values={"replicaCount": 2},
-        values_from=[
-            {"kind": "ConfigMap", "name": "podinfo-values", "valuesKey": "values.yaml", "optional": True}
-        ],
+        values_from=[{"kind": "ConfigMap", "name": "podinfo-values", "valuesKey": "values.yaml", "optional": True}],
         drift_detection={"mode": "warn"},
         upgrade={
             "crds": "Skip",
@@ -129,9 +127,7 @@ def test_every_field_is_written_in_declared_order_with_values_last() -> None:
             "cleanupOnFail": True,
         },
         "driftDetection": {"mode": "warn"},
-        "valuesFrom": [
-            {"kind": "ConfigMap", "name": "podinfo-values", "valuesKey": "values.yaml", "optional": True}
-        ],
+        "valuesFrom": [{"kind": "ConfigMap", "name": "podinfo-values", "valuesKey": "values.yaml", "optional": True}],
         "values": {"replicaCount": 2},
     }
     assert list(doc["spec"])[-3:] == ["driftDetection", "valuesFrom", "values"]
@@ -139,9 +135,9 @@ def test_every_field_is_written_in_declared_order_with_values_last() -> None:
 
 def test_platform_defaults_render_as_expected() -> None:
     # GIVEN / WHEN a release given the module's platform defaults
-    spec = release(
-        install=DEFAULT_INSTALL, upgrade=DEFAULT_UPGRADE, drift_detection=DEFAULT_DRIFT_DETECTION
-    ).to_dict()["spec"]
+    spec = release(install=DEFAULT_INSTALL, upgrade=DEFAULT_UPGRADE, drift_detection=DEFAULT_DRIFT_DETECTION).to_dict()[
+        "spec"
+    ]
 
     # THEN installs retry, upgrades roll back, CRDs are replaced, drift detection is on
     assert spec["install"] == {"crds": "CreateReplace", "remediation": {"retries": 3}}
@@ -239,9 +235,7 @@ def test_values_must_be_a_mapping() -> None:
 def test_chart_template_source_must_be_a_chart_source() -> None:
     # GIVEN / WHEN / THEN an OCIRepository as chart template source is refused like the CRD does
     with pytest.raises(ConstructError, match=r"HelmReleaseProps\.chart\.spec\.sourceRef\.kind"):
-        release(
-            chart={"spec": {"chart": "podinfo", "sourceRef": {"kind": "OCIRepository", "name": "podinfo"}}}
-        )
+        release(chart={"spec": {"chart": "podinfo", "sourceRef": {"kind": "OCIRepository", "name": "podinfo"}}})
 
 
 def test_release_name_longer_than_53_characters_is_rejected() -> None:

@@ -86,9 +86,7 @@ def test_type_oci_without_oci_url_is_rejected(url: str) -> None:
 
 def test_url_scheme_is_checked() -> None:
     # GIVEN / WHEN / THEN an ssh url is not a Helm repository
-    with pytest.raises(
-        ConstructError, match=r"^root/m/repo: HelmRepositoryProps\.url: string should match pattern"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/m/repo: HelmRepositoryProps\.url: string should match pattern"):
         repo({"name": "charts", "url": "ssh://git@example.com/charts"})
 
 

@@ -162,9 +162,7 @@ def test_props_instance_is_accepted() -> None:
 @pytest.mark.parametrize("path", ["apps", "/apps", "./apps dir", ""])
 def test_path_must_start_with_dot_slash_and_have_no_spaces(path: str) -> None:
     # GIVEN / WHEN / THEN a path Flux would not accept is refused, naming the field
-    with pytest.raises(
-        ConstructError, match=r"^root/m/apps: KustomizationProps\.path: string should match pattern"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/m/apps: KustomizationProps\.path: string should match pattern"):
         ks(manifest(), path=path)
 
 
@@ -202,9 +200,7 @@ def test_every_bad_field_is_reported_at_once() -> None:
 
 def test_source_kind_must_be_a_flux_source() -> None:
     # GIVEN / WHEN / THEN a sourceRef kind that is not a Flux source is refused, naming the field path
-    with pytest.raises(
-        ConstructError, match=r"^root/m/apps: KustomizationProps\.sourceRef\.kind: input should be"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/m/apps: KustomizationProps\.sourceRef\.kind: input should be"):
         ks(manifest(), sourceRef={"kind": "ConfigMap", "name": "x"})
 
 
@@ -216,9 +212,7 @@ def test_missing_source_ref_is_rejected() -> None:
 
 def test_name_must_be_a_dns_subdomain() -> None:
     # GIVEN / WHEN / THEN an upper-case name is refused
-    with pytest.raises(
-        ConstructError, match=r"^root/m/apps: KustomizationProps\.name: string should match pattern"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/m/apps: KustomizationProps\.name: string should match pattern"):
         ks(manifest(), name="Apps")
 
 
@@ -389,17 +383,13 @@ def test_add_health_check_from_a_cluster_scoped_resource_has_no_namespace() -> N
     apps.add_health_check(namespace)
 
     # THEN the entry has no namespace
-    assert apps.to_dict()["spec"]["healthChecks"] == [
-        {"apiVersion": "v1", "kind": "Namespace", "name": "apps"}
-    ]
+    assert apps.to_dict()["spec"]["healthChecks"] == [{"apiVersion": "v1", "kind": "Namespace", "name": "apps"}]
 
 
 def test_add_health_check_from_a_reference_is_kept_as_given() -> None:
     # GIVEN a reference to an object fluxplane does not build
     apps = ks(manifest())
-    ref = NamespacedObjectKindReference(
-        api_version="apps/v1", kind="Deployment", name="web", namespace="apps"
-    )
+    ref = NamespacedObjectKindReference(api_version="apps/v1", kind="Deployment", name="web", namespace="apps")
 
     # WHEN / THEN it is returned and written unchanged
     assert apps.add_health_check(ref) is ref
@@ -425,9 +415,7 @@ def test_add_health_check_twice_is_listed_once() -> None:
 def test_add_health_check_expr_appends_and_deduplicates() -> None:
     # GIVEN a Kustomization and a CEL health check for a custom kind
     apps = ks(manifest())
-    check = conditions_health(
-        "pkg.crossplane.io/v1", "Provider", current=("Installed", "Healthy"), failed="Healthy"
-    )
+    check = conditions_health("pkg.crossplane.io/v1", "Provider", current=("Installed", "Healthy"), failed="Healthy")
 
     # WHEN it is added twice
     returned = apps.add_health_check_expr(check)

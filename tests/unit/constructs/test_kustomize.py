@@ -142,9 +142,7 @@ def test_unknown_config_field_is_rejected_with_the_construct_path() -> None:
 
 def test_config_resources_must_be_strings() -> None:
     # GIVEN / WHEN / THEN a non-string resource is refused, naming its index
-    with pytest.raises(
-        ConstructError, match=r"^root/kf/config: KustomizeConfigProps\.resources\.0: input should be"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/kf/config: KustomizeConfigProps\.resources\.0: input should be"):
         config({"resources": [1]})
 
 

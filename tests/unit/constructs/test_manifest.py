@@ -50,9 +50,7 @@ def test_bad_output_paths_are_rejected(path: str) -> None:
 
     # WHEN / THEN a path that is absolute, climbs out, is not normalised, or is not a lower-case .yaml
     # file is refused, naming the construct and quoting the path
-    with pytest.raises(
-        ConstructError, match=r"^root/m: output path .* must be a relative, kebab-case \.yaml path$"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/m: output path .* must be a relative, kebab-case \.yaml path$"):
         Manifest(root, "m", path=path)
 
 

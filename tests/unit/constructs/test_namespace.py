@@ -43,9 +43,7 @@ def test_labels_and_annotations_are_sorted_metadata() -> None:
 
 def test_namespace_of_a_namespace_is_rejected() -> None:
     # GIVEN / WHEN / THEN a cluster-scoped Namespace cannot be given a namespace
-    with pytest.raises(
-        ConstructError, match=r"^root/ns: NamespaceProps\.namespace: extra inputs are not permitted$"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/ns: NamespaceProps\.namespace: extra inputs are not permitted$"):
         Namespace(Root(), "ns", {"name": "apps", "namespace": "default"})
 
 

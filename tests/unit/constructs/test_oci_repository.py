@@ -87,9 +87,7 @@ def test_digest_ref_is_accepted() -> None:
 @pytest.mark.parametrize("url", ["https://ghcr.io/x", "ghcr.io/x", "oci:/ghcr.io/x"])
 def test_url_must_be_oci(url: str) -> None:
     # GIVEN / WHEN / THEN a url that is not oci:// is refused
-    with pytest.raises(
-        ConstructError, match=r"^root/m/oci: OCIRepositoryProps\.url: string should match pattern"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/m/oci: OCIRepositoryProps\.url: string should match pattern"):
         repo({"name": "podinfo", "url": url, "ref": {"tag": "1"}})
 
 

@@ -35,9 +35,7 @@ def test_flux_namespace_is_flux_system() -> None:
 def test_props_accept_python_and_upstream_names() -> None:
     # GIVEN the same field given by its snake_case and its camelCase name
     # WHEN both are built
-    snake = CrossNamespaceSourceReference(
-        kind="GitRepository", name="repo", api_version="source.toolkit.fluxcd.io/v1"
-    )
+    snake = CrossNamespaceSourceReference(kind="GitRepository", name="repo", api_version="source.toolkit.fluxcd.io/v1")
     camel = CrossNamespaceSourceReference.model_validate(
         {"kind": "GitRepository", "name": "repo", "apiVersion": "source.toolkit.fluxcd.io/v1"}
     )
@@ -117,9 +115,7 @@ def test_source_reference_kind_is_limited_to_flux_sources() -> None:
 
 def test_health_check_reference_dumps_in_upstream_order() -> None:
     # GIVEN a health check reference built with keyword arguments in another order
-    ref = NamespacedObjectKindReference(
-        namespace="apps", name="web", kind="Deployment", api_version="apps/v1"
-    )
+    ref = NamespacedObjectKindReference(namespace="apps", name="web", kind="Deployment", api_version="apps/v1")
 
     # WHEN / THEN it dumps as apiVersion, kind, name, namespace
     assert list(ref.dump().items()) == [

@@ -36,9 +36,7 @@ def test_role_renders_rules_at_top_level_in_upstream_names() -> None:
             "name": "pod-reader",
             "namespace": "apps",
             "labels": {"app": "podinfo"},
-            "rules": [
-                {"api_groups": [""], "resources": ["pods"], "resource_names": ["web"], "verbs": ["get"]}
-            ],
+            "rules": [{"api_groups": [""], "resources": ["pods"], "resource_names": ["web"], "verbs": ["get"]}],
         },
     )
 
@@ -70,9 +68,9 @@ def test_non_resource_urls_use_the_kubernetes_spelling() -> None:
 
     # THEN it dumps as nonResourceURLs (not nonResourceUrls)
     assert rule.dump() == {"nonResourceURLs": ["/healthz", "/metrics"], "verbs": ["get"]}
-    assert PolicyRule.model_validate(
-        {"nonResourceURLs": ["/healthz"], "verbs": ["get"]}
-    ).non_resource_urls == ("/healthz",)
+    assert PolicyRule.model_validate({"nonResourceURLs": ["/healthz"], "verbs": ["get"]}).non_resource_urls == (
+        "/healthz",
+    )
 
 
 def test_rules_keep_their_order() -> None:
@@ -100,9 +98,7 @@ def test_rule_without_resources_or_non_resource_urls_is_rejected() -> None:
 
 def test_rule_without_verbs_is_rejected() -> None:
     # GIVEN / WHEN / THEN a rule with an empty verb list is refused
-    with pytest.raises(
-        ConstructError, match=r"^root/cr: ClusterRoleProps\.rules\.1: verbs must not be empty$"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/cr: ClusterRoleProps\.rules\.1: verbs must not be empty$"):
         ClusterRole(Root(), "cr", {"name": "r", "rules": [READ_PODS, {"resources": ["pods"], "verbs": []}]})
 
 
@@ -120,9 +116,7 @@ def test_role_needs_a_namespace() -> None:
 
 def test_cluster_role_with_namespace_is_rejected() -> None:
     # GIVEN / WHEN / THEN a ClusterRole given a namespace is refused
-    with pytest.raises(
-        ConstructError, match=r"^root/cr: ClusterRoleProps\.namespace: extra inputs are not permitted$"
-    ):
+    with pytest.raises(ConstructError, match=r"^root/cr: ClusterRoleProps\.namespace: extra inputs are not permitted$"):
         ClusterRole(Root(), "cr", {"name": "r", "namespace": "apps", "rules": [READ_PODS]})
 
 
@@ -194,9 +188,7 @@ def test_cluster_role_binding_to_a_role_is_rejected() -> None:
         r"refer to a "
         r"ClusterRole$",
     ):
-        ClusterRoleBinding(
-            Root(), "crb", {"name": "x", "roleRef": {"kind": "Role", "name": "r"}, "subjects": [SA]}
-        )
+        ClusterRoleBinding(Root(), "crb", {"name": "x", "roleRef": {"kind": "Role", "name": "r"}, "subjects": [SA]})
 
 
 def test_service_account_subject_without_namespace_is_rejected() -> None:

@@ -59,6 +59,4 @@ def test_automount_must_be_a_boolean() -> None:
         ConstructError,
         match=r"^root/sa: ServiceAccountProps\.automountServiceAccountToken: input should be a valid boolean",
     ):
-        ServiceAccount(
-            Root(), "sa", {"name": "podinfo", "namespace": "apps", "automountServiceAccountToken": "nope"}
-        )
+        ServiceAccount(Root(), "sa", {"name": "podinfo", "namespace": "apps", "automountServiceAccountToken": "nope"})

@@ -14,14 +14,10 @@ class _SampleConfig(PackConfig):
 
 
 def _bind(ctx: PackContext, config: _SampleConfig) -> None:
-    ConfigMap(
-        ctx.scope, "settings", {"name": "sample", "namespace": "default", "data": {"size": str(config.size)}}
-    )
+    ConfigMap(ctx.scope, "settings", {"name": "sample", "namespace": "default", "data": {"size": str(config.size)}})
 
 
-SAMPLE = Pack(
-    name="sample", version="0.1.0", description="a sample", config=_SampleConfig, layer="configs", bind=_bind
-)
+SAMPLE = Pack(name="sample", version="0.1.0", description="a sample", config=_SampleConfig, layer="configs", bind=_bind)
 
 
 def _context() -> PackContext:
@@ -107,9 +103,7 @@ def test_add_health_check_records_and_returns_the_reference() -> None:
     ref = ctx.add_health_check(target)
 
     # THEN the reference names the object and is recorded
-    assert ref == NamespacedObjectKindReference(
-        api_version="v1", kind="ConfigMap", name="settings", namespace="apps"
-    )
+    assert ref == NamespacedObjectKindReference(api_version="v1", kind="ConfigMap", name="settings", namespace="apps")
     assert ctx.health_checks == [ref]
 
 

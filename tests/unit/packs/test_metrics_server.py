@@ -70,9 +70,7 @@ def test_config_defaults() -> None:
     assert versions.METRICS_SERVER.version == "3.12.2"
 
 
-@pytest.mark.parametrize(
-    ("replicas", "kind"), [(0, "greater_than_equal"), (11, "less_than_equal"), ("2", "int_type")]
-)
+@pytest.mark.parametrize(("replicas", "kind"), [(0, "greater_than_equal"), (11, "less_than_equal"), ("2", "int_type")])
 def test_config_refuses_bad_replicas(replicas: Any, kind: str) -> None:
     # GIVEN replicas out of 1..10 or a string WHEN validated strictly from data THEN it is refused
     with pytest.raises(ValidationError) as exc:

@@ -141,9 +141,7 @@ def test_all_registry_problems_are_reported_together() -> None:
 
 def test_an_acyclic_requirement_graph_is_accepted() -> None:
     # GIVEN a diamond of requirements WHEN registered THEN it is accepted
-    registry = PackRegistry(
-        [pack("app", "db", "cache"), pack("db", "base"), pack("cache", "base"), pack("base")]
-    )
+    registry = PackRegistry([pack("app", "db", "cache"), pack("db", "base"), pack("cache", "base"), pack("base")])
     assert registry.names == ("app", "base", "cache", "db")
 
 
@@ -231,9 +229,7 @@ def test_from_entry_points_refuses_objects_that_are_not_packs(monkeypatch: pytes
     # WHEN loaded THEN the entry point is named
     with pytest.raises(PackError) as exc:
         PackRegistry.from_entry_points()
-    assert exc.value.problems == (
-        "entry point 'podinfo' (fluxplane.packs.versions:PODINFO) is not a fluxplane Pack",
-    )
+    assert exc.value.problems == ("entry point 'podinfo' (fluxplane.packs.versions:PODINFO) is not a fluxplane Pack",)
 
 
 def test_from_entry_points_refuses_a_name_that_differs_from_the_packs(
@@ -245,9 +241,7 @@ def test_from_entry_points_refuses_a_name_that_differs_from_the_packs(
     # WHEN loaded THEN both names are shown
     with pytest.raises(PackError) as exc:
         PackRegistry.from_entry_points()
-    assert exc.value.problems == (
-        "entry point 'web' (fluxplane.packs.podinfo:PACK) names a pack called 'podinfo'",
-    )
+    assert exc.value.problems == ("entry point 'web' (fluxplane.packs.podinfo:PACK) names a pack called 'podinfo'",)
 
 
 # -- configure -----------------------------------------------------------------------------------

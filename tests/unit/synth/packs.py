@@ -28,7 +28,13 @@ def demo_pack(name: str, layer: Layer, requires: tuple[str, ...] = (), health: s
             ctx.add_health_check(namespace)
 
     return Pack(
-        name=name, version="1.0.0", description=f"demo {name}", config=DemoConfig, layer=layer, bind=bind, requires=requires
+        name=name,
+        version="1.0.0",
+        description=f"demo {name}",
+        config=DemoConfig,
+        layer=layer,
+        bind=bind,
+        requires=requires,
     )
 
 

@@ -28,7 +28,10 @@ def _render(project: Path) -> dict[str, Any]:
 
 
 def _kustomization(files: dict[str, Any], cluster: str, name: str) -> dict[str, Any]:
-    for path in (f"platform/clusters/{cluster}/infrastructure.yaml", f"platform/clusters/{cluster}/apps.yaml"):
+    for path in (
+        f"platform/clusters/{cluster}/infrastructure.yaml",
+        f"platform/clusters/{cluster}/apps.yaml",
+    ):
         for doc in files.get(path, []):
             if doc["metadata"]["name"] == name:
                 return doc  # type: ignore[no-any-return]
@@ -50,7 +53,10 @@ def test_environment_override_becomes_an_environment_overlay(write_fleet: FleetW
     project = write_fleet(
         BASE,
         {
-            "production": {"packs": {"web": {"size": 3}}, "clusters": [{"name": "p1", "region": "us-east-1"}]},
+            "production": {
+                "packs": {"web": {"size": 3}},
+                "clusters": [{"name": "p1", "region": "us-east-1"}],
+            },
             "staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]},
         },
     )
@@ -150,9 +156,7 @@ def test_cdk8s_constructs_under_a_cluster_chart_are_written_and_listed(write_fle
     project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
     app = FleetApp(load_plan(project, demo_registry()))
     # GIVEN a user adds a plain cdk8s ApiObject to a cluster chart
-    cdk8s.ApiObject(
-        app.clusters["s1"], "team-quota", api_version="v1", kind="Namespace", metadata={"name": "team-a"}
-    )
+    cdk8s.ApiObject(app.clusters["s1"], "team-quota", api_version="v1", kind="Namespace", metadata={"name": "team-a"})
     files = render_app(app)
     # THEN cdk8s synthesizes it into custom.yaml, which the entry point lists
     assert yaml.safe_load(files["platform/clusters/s1/custom.yaml"]) == {

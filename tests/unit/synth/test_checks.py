@@ -49,7 +49,11 @@ def test_source_ref_must_exist_and_flux_path_must_be_in_dist(app: FleetApp) -> N
     Kustomization(
         chart.files[-1],
         "stray",
-        {"name": "stray", "path": "./dist/platform/nowhere", "sourceRef": {"kind": "GitRepository", "name": "other"}},
+        {
+            "name": "stray",
+            "path": "./dist/platform/nowhere",
+            "sourceRef": {"kind": "GitRepository", "name": "other"},
+        },
     )
     with pytest.raises(TreeError) as caught:
         render_app(app)
@@ -63,8 +67,24 @@ def test_source_ref_must_exist_and_flux_path_must_be_in_dist(app: FleetApp) -> N
 def test_two_files_at_one_path_and_two_objects_with_one_identity(app: FleetApp) -> None:
     chart = app.clusters["s1"]
     manifest = chart.add_manifest("again", "clusters/s1/cluster-vars.yaml")
-    Kustomization(manifest, "a", {"name": "same", "path": "./dist/platform/clusters/s1", "sourceRef": {"kind": "GitRepository", "name": "flux-system"}})
-    Kustomization(manifest, "b", {"name": "same", "path": "./dist/platform/clusters/s1", "sourceRef": {"kind": "GitRepository", "name": "flux-system"}})
+    Kustomization(
+        manifest,
+        "a",
+        {
+            "name": "same",
+            "path": "./dist/platform/clusters/s1",
+            "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+        },
+    )
+    Kustomization(
+        manifest,
+        "b",
+        {
+            "name": "same",
+            "path": "./dist/platform/clusters/s1",
+            "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+        },
+    )
     with pytest.raises(TreeError) as caught:
         render_app(app)
     assert "cluster-s1/again: writes platform/clusters/s1/cluster-vars.yaml, already written by cluster-s1/vars" in (

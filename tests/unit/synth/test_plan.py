@@ -118,9 +118,7 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
 # -- small fleets --------------------------------------------------------------------------------
 
 
-def test_cluster_overrides_environment_overrides_base(
-    write_fleet: FleetWriter, registry: PackRegistry
-) -> None:
+def test_cluster_overrides_environment_overrides_base(write_fleet: FleetWriter, registry: PackRegistry) -> None:
     # GIVEN podinfo set in the base, changed by the environment and again by one cluster
     base = {**MINIMAL_BASE, "packs": {"podinfo": {"replicas": 2, "message": "base", "namespace": "web"}}}
     env = {
@@ -146,14 +144,10 @@ def test_pack_values_mappings_merge_across_levels(write_fleet: FleetWriter, regi
 
     # WHEN planned THEN mappings merge key by key and null replaces
     clusters = by_name(plan(write_fleet(base=base, envs={"staging": env}), registry))
-    assert clusters["a"].packs["podinfo"] == PodinfoConfig(
-        values={"ui": {"color": "blue", "logo": "x"}, "hpa": None}
-    )
+    assert clusters["a"].packs["podinfo"] == PodinfoConfig(values={"ui": {"color": "blue", "logo": "x"}, "hpa": None})
 
 
-def test_a_cluster_can_switch_a_pack_off_and_another_back_on(
-    write_fleet: FleetWriter, registry: PackRegistry
-) -> None:
+def test_a_cluster_can_switch_a_pack_off_and_another_back_on(write_fleet: FleetWriter, registry: PackRegistry) -> None:
     # GIVEN metrics-server on in the base, off in staging and back on for one cluster
     env = {
         "packs": {"metrics-server": {"enabled": False}},
@@ -171,9 +165,7 @@ def test_a_cluster_can_switch_a_pack_off_and_another_back_on(
     assert fleet_plan.base_configs == {"metrics-server": MetricsServerConfig()}
 
 
-def test_management_gets_base_packs_merged_with_its_own(
-    write_fleet: FleetWriter, registry: PackRegistry
-) -> None:
+def test_management_gets_base_packs_merged_with_its_own(write_fleet: FleetWriter, registry: PackRegistry) -> None:
     # GIVEN base packs and management packs that change one and add one
     base = {
         **MINIMAL_BASE,
@@ -248,9 +240,7 @@ def test_an_environment_without_clusters_still_has_its_configs(
 # -- problems ------------------------------------------------------------------------------------
 
 
-def test_pack_problems_are_reported_where_they_were_written(
-    write_fleet: FleetWriter, registry: PackRegistry
-) -> None:
+def test_pack_problems_are_reported_where_they_were_written(write_fleet: FleetWriter, registry: PackRegistry) -> None:
     # GIVEN bad pack values in the base, the management section, an environment and a cluster entry
     base = {
         **MINIMAL_BASE,
@@ -283,9 +273,7 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
         "packs": {"podinfo": {"replicas": 0}},
         "clusters": [cluster("p-1"), cluster("p-2", packs={"metrics-server": {"replica": 2}})],
     }
-    staging = {
-        "clusters": [cluster("s-1", packs={"cert-manager": {}}), cluster("s-2", packs={"podinfo": True})]
-    }
+    staging = {"clusters": [cluster("s-1", packs={"cert-manager": {}}), cluster("s-2", packs={"podinfo": True})]}
 
     # WHEN planned
     problems = problems_of(write_fleet(envs={"production": production, "staging": staging}), registry)
@@ -301,9 +289,7 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
     ]
 
 
-def test_an_unknown_pack_in_the_base_is_reported_once(
-    write_fleet: FleetWriter, registry: PackRegistry
-) -> None:
+def test_an_unknown_pack_in_the_base_is_reported_once(write_fleet: FleetWriter, registry: PackRegistry) -> None:
     # GIVEN an unknown pack in the base, inherited by the hub and two clusters
     base = {**MINIMAL_BASE, "packs": {"metrics-server": {}, "metrics": {}}}
     env = {"clusters": [cluster("a"), cluster("b")]}
@@ -352,9 +338,7 @@ def requiring_registry() -> PackRegistry:
     return PackRegistry([_pack("web", "db"), _pack("db")])
 
 
-def test_requirements_enabled_together_plan_cleanly(
-    write_fleet: FleetWriter, requiring_registry: PackRegistry
-) -> None:
+def test_requirements_enabled_together_plan_cleanly(write_fleet: FleetWriter, requiring_registry: PackRegistry) -> None:
     # GIVEN web and db in the base WHEN planned THEN every cluster has both
     base = {**MINIMAL_BASE, "packs": {"web": {}, "db": {}}}
     clusters = plan(write_fleet(base=base), requiring_registry).clusters
