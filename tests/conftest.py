@@ -10,6 +10,11 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import settings
+
+settings.register_profile("quick", max_examples=20)
+settings.register_profile("long", max_examples=1000)
+settings.load_profile("quick")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
