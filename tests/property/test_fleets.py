@@ -158,9 +158,13 @@ keys = st.one_of(
     ),
     st.text(max_size=8),
 )
-values = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=5), max_leaves=25
-)
+
+
+def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=5))
+
+
+values = st.recursive(scalars, _nested, max_leaves=25)
 
 
 @SETTINGS

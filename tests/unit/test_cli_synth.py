@@ -1,0 +1,100 @@
+"""``fluxplane synth`` end to end through the CLI: writing, --check, and errors found in the tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fluxplane.cli import EXIT_BAD_INPUT, EXIT_STALE, main
+from fluxplane.constructs.config_map import ConfigMap
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.registry import PackRegistry
+from tests.conftest import FleetWriter
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_synth_writes_dist_and_check_reports_staleness(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a small fleet WHEN synthesized THEN dist/ is written and reported
+    root = write_fleet()
+    assert main(["--root", str(root), "synth"]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {len(_tree(root / 'dist'))} files to {root / 'dist'} in ")
+    # THEN --check finds it up to date
+    assert main(["--root", str(root), "synth", "--check"]) == 0
+    # WHEN a generated file is edited by hand and a stray file added THEN --check exits 1 and lists them
+    vars_file = root / "dist/platform/clusters/hub/cluster-vars.yaml"
+    vars_file.write_text(vars_file.read_text() + "# edited\n")
+    (root / "dist/platform/stray.yaml").write_text("{}\n")
+    capsys.readouterr()
+    assert main(["--root", str(root), "synth", "--check"]) == EXIT_STALE
+    out = capsys.readouterr()
+    assert out.out.splitlines() == [
+        f"changed: {vars_file}",
+        f"removed: {root / 'dist/platform/stray.yaml'}",
+    ]
+    assert "stale; run 'fluxplane synth'" in out.err
+
+
+def test_synth_into_cdk8s_outdir(write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    root = write_fleet()
+    monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path / "cdk8s-out"))
+    assert main(["--root", str(root), "synth"]) == 0
+    assert "platform/clusters/hub/kustomization.yaml" in _tree(tmp_path / "cdk8s-out")
+    assert not (root / "dist").exists()
+
+
+def test_a_requirement_cycle_between_packs_is_bad_input(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN two installed packs that require each other
+    def cyclic() -> PackRegistry:
+        packs = [
+            Pack(
+                name=n,
+                version="1",
+                description=n,
+                config=PackConfig,
+                layer="controllers",
+                bind=lambda c, v: None,
+                requires=r,
+            )
+            for n, r in (("a", ("b",)), ("b", ("a",)))
+        ]
+        return PackRegistry(packs)
+
+    monkeypatch.setattr(PackRegistry, "from_entry_points", staticmethod(cyclic))
+    # WHEN synth runs THEN exit 2 names the cycle
+    assert main(["--root", str(write_fleet()), "synth"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines() == ["packs require each other in a cycle: a -> b -> a"]
+
+
+def test_a_tree_error_is_bad_input_and_leaves_dist_untouched(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a pack that defines one ConfigMap twice, and an existing dist/
+    def bind(ctx: PackContext, config: PackConfig) -> None:
+        for construct_id in ("one", "two"):
+            ConfigMap(ctx.scope, construct_id, {"name": "same", "namespace": "default"})
+
+    twice = Pack(name="twice", version="1", description="twice", config=PackConfig, layer="configs", bind=bind)
+    monkeypatch.setattr(PackRegistry, "from_entry_points", staticmethod(lambda: PackRegistry([twice])))
+    root = write_fleet(
+        base={"repositories": {"platform": {"url": "https://example.com/f.git"}}, "management": {"region": "us-west-2"}}
+    )
+    assert main(["--root", str(root), "synth"]) == 0
+    before = _tree(root / "dist")
+    (root / "environments/staging.yaml").write_text(
+        "packs:\n  twice: {}\nclusters:\n  - {name: s1, region: us-west-2}\n"
+    )
+    # WHEN synth runs THEN exit 2 with the construct paths, and dist/ is as it was
+    assert main(["--root", str(root), "synth"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines() == [
+        "catalogue-twice/base/two: ConfigMap 'same' is already defined in "
+        "platform/infrastructure/configs/twice/base/twice.yaml by catalogue-twice/base/one"
+    ]
+    assert _tree(root / "dist") == before
