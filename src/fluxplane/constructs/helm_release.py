@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Annotated, Any, Literal
 
 from pydantic import StringConstraints, model_validator
@@ -20,6 +19,7 @@ from fluxplane.constructs.props import (
     dependency_entry,
     dumped,
     ordered,
+    plain_copy,
 )
 
 
@@ -136,7 +136,7 @@ class HelmRelease(TypedResource[HelmReleaseProps]):
     @property
     def values(self) -> dict[str, Any]:
         """A copy of the values as they stand."""
-        return copy.deepcopy(self._values)
+        return plain_copy(self._values)  # type: ignore[no-any-return]
 
     def add_values(self, values: dict[str, Any]) -> dict[str, Any]:
         """Merge ``values`` over the current values (mappings merge, lists replace); returns the result."""
@@ -165,7 +165,7 @@ class HelmRelease(TypedResource[HelmReleaseProps]):
         else:
             spec.pop("dependsOn", None)
         if self._values:
-            spec["values"] = copy.deepcopy(self._values)
+            spec["values"] = plain_copy(self._values)
         else:
             spec.pop("values", None)
         return ordered(spec, HelmReleaseProps)

@@ -66,13 +66,15 @@ class Kustomization(TypedResource[KustomizationProps]):
         super().__init__(scope, construct_id, props)
         # Ordered sets (dict keys): relationship verbs are called many times per fleet, so
         # membership must not compare models one by one.
-        self._depends_on: dict[DependsOn, None] = dict.fromkeys(self.props.depends_on or ())
+        self._depends_on: dict[tuple[str, str | None], DependsOn] = {
+            (entry.name, entry.namespace): entry for entry in self.props.depends_on or ()
+        }
         self._health_checks: dict[NamespacedObjectKindReference, None] = dict.fromkeys(self.props.health_checks or ())
         self._health_check_exprs: dict[CustomHealthCheck, None] = dict.fromkeys(self.props.health_check_exprs or ())
 
     @property
     def dependencies(self) -> tuple[DependsOn, ...]:
-        return tuple(self._depends_on)
+        return tuple(self._depends_on.values())
 
     @property
     def health_checks(self) -> tuple[NamespacedObjectKindReference, ...]:
@@ -89,11 +91,8 @@ class Kustomization(TypedResource[KustomizationProps]):
             entry = dependency_entry(self.node.path, other.name, namespace, ready_expr)
         else:
             entry = dependency_entry(self.node.path, other, None, ready_expr)
-        for existing in [
-            e for e in self._depends_on if e != entry and (e.name, e.namespace) == (entry.name, entry.namespace)
-        ]:
-            del self._depends_on[existing]
-        self._depends_on[entry] = None
+        # One entry per dependency: a later call (say, with a readyExpr) replaces the earlier one.
+        self._depends_on[(entry.name, entry.namespace)] = entry
         return entry
 
     def add_health_check(self, target: Resource | NamespacedObjectKindReference) -> NamespacedObjectKindReference:
@@ -113,7 +112,7 @@ class Kustomization(TypedResource[KustomizationProps]):
     def spec_dict(self) -> dict[str, Any]:
         spec = super().spec_dict() or {}
         for key, values in (
-            ("dependsOn", self._depends_on),
+            ("dependsOn", self._depends_on.values()),
             ("healthChecks", self._health_checks),
             ("healthCheckExprs", self._health_check_exprs),
         ):

@@ -116,6 +116,15 @@ class Patch(Props):
     target: PatchSelector | None = None
 
 
+def plain_copy(value: Any) -> Any:
+    """A copy of JSON-like data (dicts, lists, scalars): several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {key: plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain_copy(item) for item in value]
+    return value
+
+
 def ordered(spec: dict[str, Any], model: type[Props]) -> dict[str, Any]:
     """Put keys in the props' declared (upstream) order, whatever order they were added in."""
     order = [field.alias or name for name, field in model.model_fields.items()]

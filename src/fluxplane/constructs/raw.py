@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from fluxplane.constructs.base import Resource
+from fluxplane.constructs.props import plain_copy
 
 
 class RawObject(Resource):
@@ -16,11 +16,11 @@ class RawObject(Resource):
 
     def __init__(self, scope: Any, construct_id: str, document: dict[str, Any]) -> None:
         metadata = document.get("metadata") or {}
-        self._document = copy.deepcopy(document)
+        self._document: dict[str, Any] = plain_copy(document)
         self.api_version = document["apiVersion"]
         self.kind = document["kind"]
         self.namespaced = "namespace" in metadata
         super().__init__(scope, construct_id, name=metadata["name"], namespace=metadata.get("namespace"))
 
     def to_dict(self) -> dict[str, Any]:
-        return copy.deepcopy(self._document)
+        return plain_copy(self._document)  # type: ignore[no-any-return]
