@@ -176,3 +176,13 @@ def test_cdk8s_constructs_outside_a_cluster_chart_are_refused(write_fleet: Fleet
     cdk8s.ApiObject(stray, "thing", api_version="v1", kind="Namespace", metadata={"name": "x"})
     with pytest.raises(TreeError, match=r"^stray: cdk8s constructs are written only under a cluster chart"):
         render_app(app)
+
+
+def test_app_synth_writes_outdir_like_fluxplane_synth(write_fleet: FleetWriter, tmp_path: Path) -> None:
+    # GIVEN a FleetApp built in Python (as a cdk8s program would) WHEN app.synth() is called
+    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    plan = load_plan(project, demo_registry())
+    FleetApp(plan, outdir=tmp_path / "out").synth()
+    # THEN outdir holds exactly what render_app renders
+    written = {p.relative_to(tmp_path / "out").as_posix(): p.read_text() for p in (tmp_path / "out").rglob("*.yaml")}
+    assert written == render_app(FleetApp(plan))
