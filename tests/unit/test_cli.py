@@ -239,3 +239,19 @@ def test_bad_input_in_a_real_process_exits_2_without_traceback(bad_fleet: Path) 
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
     assert _snapshot(bad_fleet / "dist") == before
+
+
+def test_pack_problems_are_reported_with_the_other_problems(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a bad cluster field and, in another file, a misspelled pack
+    root = write_fleet(
+        base={**MINIMAL_BASE, "packs": {"metrics-servr": {}}},
+        envs={"staging": {"clusters": [{"name": "s1", "region": "nowhere"}]}},
+    )
+    # WHEN synth runs THEN both are reported in the one run
+    assert main(["--root", str(root), "synth"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines() == [
+        'environments/staging.yaml: clusters[0].region: expected an AWS region such as us-west-2, got "nowhere"',
+        "environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr' (installed: metrics-server, podinfo)",
+    ]

@@ -9,6 +9,7 @@ files are collected and raised together.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,17 @@ def _read_mapping(path: Path, display: str, problems: _Problems) -> dict[str, An
     return data
 
 
-def load_fleet(root: Path) -> LoadedFleet:
-    """Read and validate ``<root>/environments``; raise ConfigError listing every problem."""
+#: Checks one cluster's merged ``packs`` mapping; returns problem lines (the pack registry's, given by synth).
+PackCheck = Callable[[dict[str, Any], Origins], list[str]]
+
+
+def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
+    """Read and validate ``<root>/environments``; raise ConfigError listing every problem.
+
+    ``check_packs`` is run over every cluster's packs when other problems were found, so that one run
+    reports pack problems (an unknown pack, a bad value) together with the rest; without other
+    problems, synth validates the packs itself.
+    """
     env_dir = root / "environments"
     problems = _Problems()
     base_path = env_dir / BASE_FILE
@@ -94,6 +104,7 @@ def load_fleet(root: Path) -> LoadedFleet:
 
     environments: list[models.Environment] = []
     pack_origins: dict[str, Origins] = {}
+    pack_sections: list[tuple[dict[str, Any], Origins]] = []
     env_pack_origins: dict[str, Origins] = {}
     seen_clusters: dict[str, str] = {}
     if base_model is not None:
@@ -103,6 +114,9 @@ def load_fleet(root: Path) -> LoadedFleet:
         pack_origins[base_model.management.name] = (
             Origins([Layer(base_display, base_model.management.packs, prefix=("management", "packs"))])
             + base_packs_origins
+        )
+        pack_sections.append(
+            (deep_merge(base_model.packs, base_model.management.packs), pack_origins[base_model.management.name])
         )
 
     for env_path in env_paths:
@@ -128,7 +142,7 @@ def load_fleet(root: Path) -> LoadedFleet:
         # so that one run reports the problems of every file.
         shared = base_model or _SharedParts.from_raw(base_raw)
         environment = _build_environment(
-            name, env_display, env_file, base_display, shared, problems, pack_origins, seen_clusters
+            name, env_display, env_file, base_display, shared, problems, pack_origins, seen_clusters, pack_sections
         )
         env_pack_origins[name] = Origins(
             [Layer(env_display, env_file.packs, prefix=("packs",))]
@@ -137,6 +151,9 @@ def load_fleet(root: Path) -> LoadedFleet:
             environments.append(environment)
 
     if problems.lines:
+        if check_packs is not None:
+            for sections, origins in pack_sections:
+                problems.lines.extend(check_packs(sections, origins))
         # A shared default that is wrong is wrong once, however many clusters inherit it.
         raise ConfigError(list(dict.fromkeys(problems.lines)))
     assert base_model is not None
@@ -188,6 +205,7 @@ def _build_environment(
     problems: _Problems,
     pack_origins: dict[str, Origins],
     seen_clusters: dict[str, str],
+    pack_sections: list[tuple[dict[str, Any], Origins]],
 ) -> models.Environment | None:
     start = len(problems.lines)
     for display, defaults, prefix in (
@@ -206,6 +224,7 @@ def _build_environment(
             Layer(base_display, base.packs, prefix=("packs",)),
         ]
     )
+    pack_sections.append((env_packs, env_pack_origins))
     clusters: list[models.WorkloadCluster] = []
     for index, entry in enumerate(env_file.clusters):
         if not isinstance(entry, dict):
@@ -236,6 +255,7 @@ def _build_environment(
             Origins([Layer(env_display, entry.get("packs", {}), prefix=("clusters", index, "packs"))])
             + env_pack_origins
         )
+        pack_sections.append((clusters[-1].packs, pack_origins[cluster.name]))
     if len(problems.lines) > start:
         return None
     return models.Environment(name=name, file=env_display, packs=env_packs, clusters=tuple(clusters))

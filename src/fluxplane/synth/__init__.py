@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fluxplane.config.loader import load_fleet
+from fluxplane.config.merge import Origins
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.writer import Staleness, compare_tree, write_tree
@@ -13,7 +15,12 @@ from fluxplane.synth.writer import Staleness, compare_tree, write_tree
 
 def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
     """Load and validate the definition under ``root`` (no JavaScript runtime involved)."""
-    return plan_fleet(load_fleet(root), registry or PackRegistry.from_entry_points())
+    packs = registry or PackRegistry.from_entry_points()
+
+    def check_packs(sections: dict[str, Any], origins: Origins) -> list[str]:
+        return packs.configure(sections, origins)[1]
+
+    return plan_fleet(load_fleet(root, check_packs), packs)
 
 
 def render_plan(plan: FleetPlan) -> dict[str, str]:
