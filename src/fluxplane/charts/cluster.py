@@ -7,6 +7,7 @@ into ``infrastructure.yaml`` (controllers and configs layers) and ``apps.yaml``.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from typing import Any
 
@@ -15,7 +16,7 @@ from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.models import FluxSettings
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.git_repository import GitRepository
-from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
 
@@ -23,6 +24,22 @@ from fluxplane.constructs.props import FLUX_NAMESPACE
 SYNC_SOURCE = "flux-system"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
 CLUSTER_VARS = "cluster-vars"
+
+
+@functools.lru_cache(maxsize=16)
+def _pack_template(flux: FluxSettings) -> KustomizationProps:
+    return KustomizationProps.model_validate(
+        {
+            "name": "template",
+            "interval": flux.interval,
+            "retryInterval": flux.retry_interval,
+            "timeout": flux.timeout,
+            "path": "./",
+            "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
+            "prune": True,
+            "postBuild": {"substituteFrom": [{"kind": "ConfigMap", "name": CLUSTER_VARS}]},
+        }
+    )
 
 
 class ClusterChart(FleetChart):
@@ -95,22 +112,18 @@ class ClusterChart(FleetChart):
 
         ``wait`` health-checks everything applied; use it when the add-on declares no health gate.
         """
-        kustomization = Kustomization(
-            self._layer_file(layer),
-            pack,
-            {
+        # The props differ between add-ons only in name, layer, path and wait: copy a validated
+        # template instead of validating thousands of near-identical mappings. The names come from
+        # the registry (DNS labels) and the paths from the layout (always "./...").
+        props = _pack_template(self.flux).model_copy(
+            update={
                 "name": pack,
                 "labels": {"fluxplane.io/layer": layer},
-                "interval": self.flux.interval,
-                "retryInterval": self.flux.retry_interval,
-                "timeout": self.flux.timeout,
                 "path": self.layout.flux_path(directory),
-                "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
-                "prune": True,
                 "wait": wait or None,
-                "postBuild": {"substituteFrom": [{"kind": "ConfigMap", "name": CLUSTER_VARS}]},
-            },
+            }
         )
+        kustomization = Kustomization(self._layer_file(layer), pack, props)
         self.pack_kustomizations[pack] = kustomization
         return kustomization
 
