@@ -175,3 +175,48 @@ def test_overlays_hold_only_the_difference() -> None:
         [{"op": "replace", "path": "/spec/values/replicaCount", "value": 4}]
     ]
     assert not (DIST / "platform/apps/podinfo/staging").exists()
+
+
+def _hub_kustomizations() -> dict[str, dict[str, Any]]:
+    return {doc["metadata"]["name"]: doc["spec"] for cluster, doc in _flux_kustomizations() if cluster == "hub"}
+
+
+def test_hub_chain_crossplane_then_providers_then_provider_configs() -> None:
+    hub = _hub_kustomizations()
+    assert "dependsOn" not in hub["crossplane"]
+    assert hub["crossplane"]["healthChecks"] == [
+        {
+            "apiVersion": "helm.toolkit.fluxcd.io/v2",
+            "kind": "HelmRelease",
+            "name": "crossplane",
+            "namespace": "flux-system",
+        }
+    ]
+    assert {"name": "crossplane"} in hub["crossplane-providers"]["dependsOn"]
+    assert {"name": "crossplane-providers"} in hub["crossplane-provider-configs"]["dependsOn"]
+    # Providers and Functions are gated on their own Installed and Healthy conditions, not on Deployments
+    gated = {(check["kind"], check["name"]) for check in hub["crossplane-providers"]["healthChecks"]}
+    assert ("Provider", "provider-aws-eks") in gated and ("Function", "function-auto-ready") in gated
+    assert not any(check["kind"] == "Deployment" for spec in hub.values() for check in spec.get("healthChecks", []))
+    assert {expr["kind"] for expr in hub["crossplane-providers"]["healthCheckExprs"]} == {"Provider", "Function"}
+
+
+def test_crds_and_their_custom_resources_never_share_a_kustomization() -> None:
+    # What installs the CRDs of which API groups
+    sources = {
+        ("HelmRelease", "crossplane"): ("pkg.crossplane.io", "apiextensions.crossplane.io"),
+        ("Provider", "provider-family-aws"): ("aws.m.upbound.io", "aws.upbound.io"),
+    }
+    for name, spec in _hub_kustomizations().items():
+        folder = ROOT / spec["path"]
+        documents = [
+            doc
+            for file in sorted(folder.glob("*.yaml"))
+            if file.name != "kustomization.yaml"
+            for doc in yaml.safe_load_all(file.read_text())
+        ]
+        present = {(doc["kind"], doc["metadata"]["name"]) for doc in documents}
+        groups = {doc["apiVersion"].split("/")[0] for doc in documents}
+        for source, defined in sources.items():
+            if source in present:
+                assert not groups & set(defined), (name, source, groups)

@@ -180,7 +180,8 @@ def _unknown_pack(write_fleet: FleetWriter, tmp_path: Path) -> Path:
             _unknown_pack,
             [
                 "environments/base.yaml: packs.cert-manager: "
-                "unknown pack 'cert-manager' (installed: metrics-server, podinfo)"
+                "unknown pack 'cert-manager' (installed: crossplane, crossplane-provider-configs, "
+                "crossplane-providers, metrics-server, podinfo)"
             ],
         ),
     ],
@@ -253,5 +254,6 @@ def test_pack_problems_are_reported_with_the_other_problems(
     assert main(["--root", str(root), "synth"]) == EXIT_BAD_INPUT
     assert capsys.readouterr().err.splitlines() == [
         'environments/staging.yaml: clusters[0].region: expected an AWS region such as us-west-2, got "nowhere"',
-        "environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr' (installed: metrics-server, podinfo)",
+        "environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr' "
+        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, metrics-server, podinfo)",
     ]

@@ -50,7 +50,12 @@ class PackContext:
         return ref
 
     def add_health_check_expr(self, check: CustomHealthCheck) -> CustomHealthCheck:
-        """Gate the pack's Flux Kustomization on CEL expressions (see fluxplane.constructs.health)."""
+        """Say how to judge objects of a custom kind (CEL, see fluxplane.constructs.health).
+
+        Flux evaluates the expressions for the objects given to :meth:`add_health_check`; a pack that
+        lists none is waited for as a whole (``wait: true``), and the expressions then apply to every
+        object of their kind.
+        """
         self.health_check_exprs.append(check)
         return check
 

@@ -16,3 +16,12 @@ class Chart(NamedTuple):
 
 METRICS_SERVER = Chart("https://kubernetes-sigs.github.io/metrics-server/", "metrics-server", "3.12.2")
 PODINFO = Chart("oci://ghcr.io/stefanprodan/charts/podinfo", "podinfo", "6.7.1")
+
+CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
+
+#: Crossplane packages, pinned. The AWS providers are the provider-upjet-aws family, published by
+#: crossplane-contrib; every AWS provider of one fleet must share the family's version.
+CROSSPLANE_REGISTRY = "xpkg.crossplane.io/crossplane-contrib"
+PROVIDER_AWS = "v2.6.0"
+FUNCTION_PATCH_AND_TRANSFORM = "v0.10.10"
+FUNCTION_AUTO_READY = "v0.7.0"

@@ -139,7 +139,9 @@ class FleetApp(cdk8s.App):
                 name,
                 pack.layer,
                 variant.directory,
-                wait=not (declared.health_checks or declared.health_check_exprs),
+                # CEL expressions only say how to judge an object; Flux checks the objects listed in
+                # healthChecks, or everything applied when wait is on.
+                wait=not declared.health_checks,
             )
             for check in declared.health_checks:
                 kustomization.add_health_check(check)

@@ -87,17 +87,25 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
                     packs=configure(cluster.packs, loaded.pack_origins[cluster.name]),
                 )
             )
+    # The catalogue base of an add-on is rendered from the fleet-wide values: the pack's defaults
+    # under the base file's section. An add-on whose defaults are incomplete (a required role ARN,
+    # say) and that the base file does not configure starts from the first cluster that enables it.
     base_configs: dict[str, PackConfig] = {}
-    used = sorted({name for cluster in clusters for name in cluster.packs})
     base_origins = loaded.environment_pack_origins[""]
-    for name in used:
-        section = fleet.packs.get(name)
-        pack = registry.get(name)
-        try:
-            raw = {**section, "enabled": True} if isinstance(section, dict) else {}
-            base_configs[name] = pack.config.model_validate(raw)
-        except ValidationError as exc:
-            problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
+    for cluster in clusters:
+        for name, config in cluster.packs.items():
+            if name in base_configs:
+                continue
+            section = fleet.packs.get(name)
+            pack = registry.get(name)
+            try:
+                raw = {**section, "enabled": True} if isinstance(section, dict) else {}
+                base_configs[name] = pack.config.model_validate(raw)
+            except ValidationError as exc:
+                if isinstance(section, dict):
+                    problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
+                else:
+                    base_configs[name] = config
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(

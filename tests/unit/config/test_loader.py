@@ -100,7 +100,12 @@ def test_example_fleet_environment_packs_and_management_packs(example_project: P
         {"metrics-server": {}, "podinfo": {"replicas": 1}},
     ]
     assert fleet.packs == {"metrics-server": {}}
-    assert fleet.management.packs == {"metrics-server": {}}
+    assert fleet.management.packs == {
+        "metrics-server": {},
+        "crossplane": {},
+        "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers"},
+        "crossplane-provider-configs": {},
+    }
 
 
 def test_the_minimal_fleet_uses_model_defaults(write_fleet: FleetWriter) -> None:

@@ -172,7 +172,13 @@ def test_from_entry_points_finds_the_built_in_packs() -> None:
     registry = PackRegistry.from_entry_points()
 
     # THEN the built-in packs are there, with their config models
-    assert registry.names == ("metrics-server", "podinfo")
+    assert registry.names == (
+        "crossplane",
+        "crossplane-provider-configs",
+        "crossplane-providers",
+        "metrics-server",
+        "podinfo",
+    )
     assert registry.get("metrics-server").config is MetricsServerConfig
     assert registry.get("podinfo").config is PodinfoConfig
     assert ENTRY_POINT_GROUP == "fluxplane.packs"
@@ -285,7 +291,7 @@ def test_configure_reports_unknown_packs_with_the_installed_ones() -> None:
     configs, problems = registry.configure(sections, staging_origins(sections))
     assert problems == [
         "environments/staging.yaml: packs.cert-manager: unknown pack 'cert-manager' "
-        "(installed: metrics-server, podinfo)"
+        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, metrics-server, podinfo)"
     ]
     assert configs == {"podinfo": PodinfoConfig()}
 

@@ -10,6 +10,9 @@ import pytest
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.crossplane import CrossplaneConfig
+from fluxplane.packs.crossplane_provider_configs import CrossplaneProviderConfigsConfig
+from fluxplane.packs.crossplane_providers import CrossplaneProvidersConfig
 from fluxplane.packs.metrics_server import MetricsServerConfig
 from fluxplane.packs.podinfo import PodinfoConfig
 from fluxplane.packs.registry import PackRegistry
@@ -92,7 +95,14 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
     clusters = by_name(fleet_plan)
 
     # THEN each cluster's packs are base, then environment, then its own entry
-    assert clusters["hub"].packs == {"metrics-server": MetricsServerConfig()}
+    assert clusters["hub"].packs == {
+        "metrics-server": MetricsServerConfig(),
+        "crossplane": CrossplaneConfig(),
+        "crossplane-providers": CrossplaneProvidersConfig.model_validate(
+            {"roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers"}
+        ),
+        "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),
+    }
     assert clusters["production-usw2"].packs == {
         "metrics-server": MetricsServerConfig(replicas=2),
         "podinfo": PodinfoConfig(replicas=3),
@@ -106,7 +116,14 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
         "podinfo": PodinfoConfig(replicas=1),
     }
     # AND the base and environment configs are kept for the shared catalogue and overlays
-    assert fleet_plan.base_configs == {"metrics-server": MetricsServerConfig(), "podinfo": PodinfoConfig()}
+    # crossplane-providers has no complete defaults (roleArn) and no base section: the hub's values
+    assert fleet_plan.base_configs == {
+        "metrics-server": MetricsServerConfig(),
+        "podinfo": PodinfoConfig(),
+        "crossplane": CrossplaneConfig(),
+        "crossplane-providers": clusters["hub"].packs["crossplane-providers"],
+        "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),
+    }
     assert fleet_plan.environment_configs == {
         ("production", "metrics-server"): MetricsServerConfig(replicas=2),
         ("production", "podinfo"): PodinfoConfig(replicas=3),
@@ -284,7 +301,8 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
         "environments/production.yaml: clusters[1].packs.metrics-server.replica: unknown field; "
         "allowed: enabled, replicas, version, values",
         "environments/staging.yaml: clusters[0].packs.cert-manager: unknown pack 'cert-manager' "
-        "(installed: metrics-server, podinfo)",
+        "(installed: crossplane, crossplane-provider-configs, "
+        "crossplane-providers, metrics-server, podinfo)",
         "environments/staging.yaml: clusters[1].packs.podinfo: expected a mapping, got true",
     ]
 
@@ -296,7 +314,8 @@ def test_an_unknown_pack_in_the_base_is_reported_once(write_fleet: FleetWriter, 
 
     # WHEN planned THEN it is one line against base.yaml
     assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
-        "environments/base.yaml: packs.metrics: unknown pack 'metrics' (installed: metrics-server, podinfo)"
+        "environments/base.yaml: packs.metrics: unknown pack 'metrics' "
+        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, metrics-server, podinfo)"
     ]
 
 
@@ -375,3 +394,22 @@ def test_a_requirement_switched_off_by_a_cluster_is_reported_against_that_cluste
         "environments/staging.yaml: clusters[1].packs.db.enabled: pack 'db' is switched off here, "
         "but pack 'web' requires it"
     ]
+
+
+def test_a_pack_without_complete_defaults_starts_its_catalogue_from_the_first_cluster(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN crossplane-providers (roleArn required) enabled only on the hub, with no base section
+    base = {
+        **MINIMAL_BASE,
+        "management": {
+            "name": "hub",
+            "region": "us-west-2",
+            "packs": {"crossplane": {}, "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/r"}},
+        },
+    }
+    fleet_plan = plan(write_fleet(base=base), PackRegistry.from_entry_points())
+    # THEN its base configuration is the hub's
+    assert fleet_plan.base_configs["crossplane-providers"] == CrossplaneProvidersConfig.model_validate(
+        {"roleArn": "arn:aws:iam::111122223333:role/r"}
+    )

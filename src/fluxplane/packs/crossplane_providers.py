@@ -1,0 +1,85 @@
+"""crossplane-providers: the AWS provider family, the composition functions, and their identity.
+
+Each AWS provider runs with its own DeploymentRuntimeConfig, which fixes its service account name
+(``provider-aws-<service>`` in crossplane-system) so an IAM role can trust exactly those accounts:
+through IRSA (the role ARN annotation) or EKS Pod Identity (an association per account, made with
+the management cluster). No static credentials anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from fluxplane.constructs.crossplane_package import Function, Provider
+from fluxplane.constructs.deployment_runtime_config import DeploymentRuntimeConfig
+from fluxplane.constructs.health import conditions_health
+from fluxplane.packs import versions
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+
+ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
+FUNCTIONS = (
+    ("function-patch-and-transform", versions.FUNCTION_PATCH_AND_TRANSFORM),
+    ("function-auto-ready", versions.FUNCTION_AUTO_READY),
+)
+
+
+class CrossplaneProvidersConfig(PackConfig):
+    identity: Literal["irsa", "pod-identity"] = Field(
+        "irsa", description="How provider pods get AWS credentials: IRSA or EKS Pod Identity."
+    )
+    role_arn: Annotated[str, StringConstraints(pattern=ROLE_ARN)] | None = Field(
+        None,
+        alias="roleArn",
+        description="IAM role the AWS providers assume (required with irsa); trust "
+        "system:serviceaccount:crossplane-system:provider-aws-*.",
+    )
+    services: list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+$")]] = Field(
+        ["ec2", "eks", "iam"], min_length=1, description="AWS provider family members to install."
+    )
+    version: str = Field(versions.PROVIDER_AWS, description="provider-upjet-aws family version.")
+
+    @model_validator(mode="after")
+    def _role_for_irsa(self) -> CrossplaneProvidersConfig:
+        if self.identity == "irsa" and self.role_arn is None:
+            raise ValueError("roleArn is required when identity is 'irsa'")
+        if len(set(self.services)) != len(self.services):
+            raise ValueError("services must not repeat")
+        return self
+
+
+def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
+    registry = versions.CROSSPLANE_REGISTRY
+    annotations = {"eks.amazonaws.com/role-arn": config.role_arn} if config.identity == "irsa" else None
+    for name in ["provider-family-aws", *(f"provider-aws-{service}" for service in sorted(config.services))]:
+        runtime = DeploymentRuntimeConfig(
+            ctx.scope,
+            f"{name}-runtime",
+            {"name": name, "serviceAccountTemplate": {"metadata": {"name": name, "annotations": annotations}}},
+        )
+        provider = Provider(
+            ctx.scope,
+            name,
+            {
+                "name": name,
+                "package": f"{registry}/{name}:{config.version}",
+                "runtimeConfigRef": {"name": runtime.name},
+            },
+        )
+        ctx.add_health_check(provider)
+    for name, version in FUNCTIONS:
+        ctx.add_health_check(Function(ctx.scope, name, {"name": name, "package": f"{registry}/{name}:{version}"}))
+    for kind in ("Provider", "Function"):
+        ctx.add_health_check_expr(conditions_health("pkg.crossplane.io/v1", kind, ("Installed", "Healthy")))
+
+
+PACK = Pack(
+    name="crossplane-providers",
+    version="1.0.0",
+    description="Crossplane AWS provider family (IRSA or Pod Identity) and composition functions",
+    config=CrossplaneProvidersConfig,
+    layer="configs",
+    bind=bind,
+    requires=("crossplane",),
+)

@@ -1,0 +1,113 @@
+"""The hub packs: crossplane, crossplane-providers, crossplane-provider-configs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from fluxplane.constructs import Manifest, Root
+from fluxplane.packs import crossplane, crossplane_provider_configs, crossplane_providers
+from fluxplane.packs.api import Pack, PackContext
+
+ROLE = "arn:aws:iam::111122223333:role/fleet-crossplane-providers"
+
+
+def _bind(pack: Pack, values: dict[str, Any]) -> tuple[list[dict[str, Any]], PackContext]:
+    context = PackContext(Manifest(Root(), "m", path="x.yaml"))
+    pack.bind(context, pack.config.model_validate(values))
+    return context.manifest.documents(), context
+
+
+def test_crossplane_core_is_a_health_checked_helm_release_in_crossplane_system() -> None:
+    documents, context = _bind(crossplane.PACK, {})
+    assert [(d["kind"], d["metadata"]["name"]) for d in documents] == [
+        ("Namespace", "crossplane-system"),
+        ("HelmRepository", "crossplane-stable"),
+        ("HelmRelease", "crossplane"),
+    ]
+    release = documents[2]["spec"]
+    assert release["chart"]["spec"]["version"].startswith("2.")
+    assert release["targetNamespace"] == "crossplane-system"
+    assert [c.dump() for c in context.health_checks] == [
+        {
+            "apiVersion": "helm.toolkit.fluxcd.io/v2",
+            "kind": "HelmRelease",
+            "name": "crossplane",
+            "namespace": "flux-system",
+        }
+    ]
+
+
+def test_providers_get_one_runtime_config_each_with_the_irsa_role() -> None:
+    documents, context = _bind(crossplane_providers.PACK, {"roleArn": ROLE})
+    providers = [d for d in documents if d["kind"] == "Provider"]
+    runtimes = {d["metadata"]["name"]: d for d in documents if d["kind"] == "DeploymentRuntimeConfig"}
+    assert [p["metadata"]["name"] for p in providers] == [
+        "provider-family-aws",
+        "provider-aws-ec2",
+        "provider-aws-eks",
+        "provider-aws-iam",
+    ]
+    for provider in providers:
+        name = provider["metadata"]["name"]
+        assert provider["spec"]["package"] == f"xpkg.crossplane.io/crossplane-contrib/{name}:v2.6.0"
+        assert provider["spec"]["runtimeConfigRef"]["name"] == name
+        assert runtimes[name]["spec"]["serviceAccountTemplate"]["metadata"] == {
+            "name": name,
+            "annotations": {"eks.amazonaws.com/role-arn": ROLE},
+        }
+    functions = [d["metadata"]["name"] for d in documents if d["kind"] == "Function"]
+    assert functions == ["function-patch-and-transform", "function-auto-ready"]
+    # THEN every provider and function is health-checked, judged by Installed and Healthy
+    assert sorted((c.kind, c.name) for c in context.health_checks) == sorted(
+        [("Provider", p["metadata"]["name"]) for p in providers] + [("Function", f) for f in functions]
+    )
+    for expr in context.health_check_exprs:
+        assert "c.type == 'Installed' && c.status == 'True'" in expr.current
+        assert "c.type == 'Healthy' && c.status == 'True'" in expr.current
+        assert ".all(" not in expr.current
+
+
+def test_pod_identity_needs_no_role_annotation() -> None:
+    documents, _ = _bind(crossplane_providers.PACK, {"identity": "pod-identity", "services": ["eks"]})
+    runtime = next(d for d in documents if d["metadata"]["name"] == "provider-aws-eks" and d["kind"] != "Provider")
+    assert runtime["spec"]["serviceAccountTemplate"]["metadata"] == {"name": "provider-aws-eks"}
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({}, "roleArn is required when identity is 'irsa'"),
+        ({"roleArn": "arn:aws:iam::1:role/x"}, "String should match pattern"),
+        ({"roleArn": ROLE, "services": ["ec2", "ec2"]}, "services must not repeat"),
+        ({"roleArn": ROLE, "services": []}, "at least 1 item"),
+    ],
+)
+def test_provider_values_are_checked(values: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        crossplane_providers.PACK.config.model_validate(values)
+
+
+def test_provider_configs_follow_the_identity() -> None:
+    for identity, source in (("irsa", "IRSA"), ("pod-identity", "PodIdentity")):
+        documents, context = _bind(crossplane_provider_configs.PACK, {"identity": identity})
+        assert documents == [
+            {
+                "apiVersion": "aws.m.upbound.io/v1beta1",
+                "kind": "ClusterProviderConfig",
+                "metadata": {"name": "default"},
+                "spec": {"credentials": {"source": source}},
+            }
+        ]
+        assert context.health_checks == []
+
+
+def test_the_hub_chain_is_declared_by_requires_and_layers() -> None:
+    assert (crossplane.PACK.layer, crossplane.PACK.requires) == ("controllers", ())
+    assert (crossplane_providers.PACK.layer, crossplane_providers.PACK.requires) == ("configs", ("crossplane",))
+    assert (crossplane_provider_configs.PACK.layer, crossplane_provider_configs.PACK.requires) == (
+        "configs",
+        ("crossplane-providers",),
+    )
