@@ -92,8 +92,8 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
     # say) and that the base file does not configure starts from the first cluster that enables it.
     base_configs: dict[str, PackConfig] = {}
     base_origins = loaded.environment_pack_origins[""]
-    for cluster in clusters:
-        for name, config in cluster.packs.items():
+    for planned in clusters:
+        for name, config in planned.packs.items():
             if name in base_configs:
                 continue
             section = fleet.packs.get(name)
