@@ -108,6 +108,7 @@ def write_fleet(root: Path, clusters: int) -> None:
     base = {
         "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
         "management": {"name": "hub", "region": "us-west-2"},
+        "clusterNetwork": {"pool": "10.0.0.0/8", "prefixLength": 20},
         "packs": {f"addon-{index:02d}": {} for index in range(PACKS)},
     }
     (env_dir / "base.yaml").write_text(yaml.safe_dump(base, sort_keys=False))

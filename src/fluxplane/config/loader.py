@@ -9,6 +9,7 @@ files are collected and raised together.
 from __future__ import annotations
 
 from collections.abc import Callable
+from ipaddress import IPv4Network
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from fluxplane.config import models
 from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
+from fluxplane.config.network import Claim, allocate
 from fluxplane.config.problems import describe_validation_error, show
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
@@ -105,6 +107,7 @@ def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
     environments: list[models.Environment] = []
     pack_origins: dict[str, Origins] = {}
     pack_sections: list[tuple[dict[str, Any], Origins]] = []
+    claims: list[Claim] = []
     env_pack_origins: dict[str, Origins] = {}
     seen_clusters: dict[str, str] = {}
     if base_model is not None:
@@ -142,7 +145,16 @@ def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
         # so that one run reports the problems of every file.
         shared = base_model or _SharedParts.from_raw(base_raw)
         environment = _build_environment(
-            name, env_display, env_file, base_display, shared, problems, pack_origins, seen_clusters, pack_sections
+            name,
+            env_display,
+            env_file,
+            base_display,
+            shared,
+            problems,
+            pack_origins,
+            seen_clusters,
+            pack_sections,
+            claims,
         )
         env_pack_origins[name] = Origins(
             [Layer(env_display, env_file.packs, prefix=("packs",))]
@@ -150,6 +162,10 @@ def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
         if environment is not None:
             environments.append(environment)
 
+    if base_model is not None and not problems.lines:
+        cidrs, found = allocate(claims, base_model.cluster_network, f"{base_display}: clusterNetwork.pool")
+        problems.lines.extend(found)
+        environments = [_with_cidrs(environment, cidrs) for environment in environments]
     if problems.lines:
         if check_packs is not None:
             for sections, origins in pack_sections:
@@ -160,6 +176,7 @@ def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
     fleet = models.Fleet(
         repositories=base_model.repositories,
         flux=base_model.flux,
+        cluster_network=base_model.cluster_network,
         management=base_model.management.model_copy(
             update={"packs": deep_merge(base_model.packs, base_model.management.packs)}
         ),
@@ -167,6 +184,14 @@ def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
         environments=tuple(environments),
     )
     return LoadedFleet(fleet=fleet, pack_origins=pack_origins, environment_pack_origins=env_pack_origins)
+
+
+def _with_cidrs(environment: models.Environment, cidrs: dict[str, IPv4Network]) -> models.Environment:
+    clusters = tuple(
+        cluster.model_copy(update={"network": cluster.network.model_copy(update={"cidr": cidrs[cluster.name]})})
+        for cluster in environment.clusters
+    )
+    return environment.model_copy(update={"clusters": clusters})
 
 
 def _lenient_environment(raw: dict[str, Any]) -> models.EnvironmentFile:
@@ -206,6 +231,7 @@ def _build_environment(
     pack_origins: dict[str, Origins],
     seen_clusters: dict[str, str],
     pack_sections: list[tuple[dict[str, Any], Origins]],
+    claims: list[Claim],
 ) -> models.Environment | None:
     start = len(problems.lines)
     for display, defaults, prefix in (
@@ -256,6 +282,7 @@ def _build_environment(
             + env_pack_origins
         )
         pack_sections.append((clusters[-1].packs, pack_origins[cluster.name]))
+        claims.append(Claim(cluster.name, cluster.network.cidr, origins))
     if len(problems.lines) > start:
         return None
     return models.Environment(name=name, file=env_display, packs=env_packs, clusters=tuple(clusters))

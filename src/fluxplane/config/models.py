@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+from ipaddress import IPv4Network
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from fluxplane.config import ec2
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
@@ -25,8 +28,6 @@ DnsLabel = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
 Duration = Annotated[str, StringConstraints(pattern=DURATION)]
 
 #: Keys a base file may set, and the keys an environment file may set over it.
-BASE_KEYS = ("repositories", "flux", "management", "clusterDefaults", "packs")
-ENVIRONMENT_KEYS = ("clusterDefaults", "packs", "clusters")
 
 
 class Model(BaseModel):
@@ -105,6 +106,17 @@ class NodeGroup(Model):
     labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
     taints: list[Taint] = Field(default_factory=list, description="Taints on every node of the group.")
 
+    @field_validator("instance_types")
+    @classmethod
+    def _known_families(cls, value: list[str]) -> list[str]:
+        unknown = [item for item in value if not ec2.is_known(item)]
+        if unknown:
+            raise ValueError(
+                f"unknown EC2 instance family {ec2.family(unknown[0])!r} (in {unknown[0]!r}); "
+                "use a current family such as m7i, c7g or r7i"
+            )
+        return value
+
     @model_validator(mode="after")
     def _sizes_in_order(self) -> NodeGroup:
         if self.min_size > self.max_size:
@@ -153,8 +165,62 @@ class ManagementCluster(ClusterBase):
     name: DnsLabel = Field("hub", description="Management cluster name.")
 
 
+class Network(Model):
+    """The cluster's VPC: its address range and how it spreads over availability zones."""
+
+    cidr: IPv4Network | None = Field(
+        None,
+        description="VPC CIDR, /16 to /22; when unset, fluxplane allocates one from the fleet's pool "
+        "(`clusterNetwork` in base.yaml). Pin it for clusters that exist: a changed CIDR replaces the VPC.",
+    )
+    availability_zones: int = Field(
+        3, ge=2, le=6, alias="availabilityZones", description="Availability zones to spread subnets over (2 to 6)."
+    )
+    nat_gateways: Literal["OnePerZone", "Single"] = Field(
+        "OnePerZone", alias="natGateways", description="A NAT gateway per zone (resilient) or a single one (cheaper)."
+    )
+
+    @field_validator("cidr")
+    @classmethod
+    def _vpc_sized(cls, value: IPv4Network | None) -> IPv4Network | None:
+        if value is not None and not 16 <= value.prefixlen <= 22:
+            raise ValueError(f"a VPC CIDR must be /16 to /22 (room for 2 subnets per zone), got {value}")
+        return value
+
+
+class Endpoint(Model):
+    """Who can reach the EKS API server."""
+
+    public_access: bool = Field(True, alias="publicAccess", description="Reachable from the internet.")
+    private_access: bool = Field(True, alias="privateAccess", description="Reachable from inside the VPC.")
+    public_access_cidrs: list[IPv4Network] = Field(
+        default_factory=lambda: [IPv4Network("0.0.0.0/0")],
+        alias="publicAccessCidrs",
+        description="Source ranges allowed on the public endpoint.",
+    )
+
+    @model_validator(mode="after")
+    def _reachable(self) -> Endpoint:
+        if not (self.public_access or self.private_access):
+            raise ValueError("the API endpoint needs publicAccess or privateAccess")
+        return self
+
+
+LogType = Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]
+
+
 class WorkloadCluster(ClusterBase):
     """A workload (spoke) cluster of one environment."""
+
+    network: Network = Field(default_factory=Network, description="VPC address range and zones.")
+    endpoint: Endpoint = Field(default_factory=Endpoint, description="API server endpoint access.")
+    logging: list[LogType] = Field(
+        ["api", "audit", "authenticator"], description="Control plane log types sent to CloudWatch."
+    )
+    tags: dict[
+        Annotated[str, StringConstraints(min_length=1, max_length=128)],
+        Annotated[str, StringConstraints(max_length=256)],
+    ] = Field(default_factory=dict, description="AWS tags on every resource of the cluster.")
 
     node_groups: Annotated[list[NodeGroup], Field(min_length=1)] = Field(
         default_factory=lambda: [NodeGroup(name="default")],
@@ -172,12 +238,31 @@ class WorkloadCluster(ClusterBase):
         return value
 
 
+class ClusterNetwork(Model):
+    """Where workload clusters' VPC ranges come from when a cluster does not give one."""
+
+    pool: IPv4Network = Field(IPv4Network("10.0.0.0/8"), description="Range VPC CIDRs are allocated from.")
+    prefix_length: int = Field(16, ge=16, le=22, alias="prefixLength", description="Size of each VPC (/16 to /22).")
+    reserved: list[IPv4Network] = Field(
+        default_factory=list, description="Ranges no cluster may use (the hub's VPC, peered networks)."
+    )
+
+    @model_validator(mode="after")
+    def _pool_fits(self) -> ClusterNetwork:
+        if self.pool.prefixlen > self.prefix_length:
+            raise ValueError(f"pool {self.pool} is smaller than one /{self.prefix_length}")
+        return self
+
+
 class BaseFile(Model):
     """What every environment shares."""
 
     repositories: Repositories = Field(description="The fleet's Git repositories: `platform` (required).")
     flux: FluxSettings = Field(default_factory=FluxSettings, description="Defaults for the Flux objects written.")
     management: ManagementCluster = Field(description="The management (hub) cluster.")
+    cluster_network: ClusterNetwork = Field(
+        default_factory=ClusterNetwork, alias="clusterNetwork", description="VPC address pool for workload clusters."
+    )
     cluster_defaults: dict[str, Any] = Field(
         default_factory=dict,
         alias="clusterDefaults",
@@ -217,6 +302,7 @@ class Fleet(Model):
     repositories: Repositories
     flux: FluxSettings
     management: ManagementCluster
+    cluster_network: ClusterNetwork = Field(default_factory=ClusterNetwork)
     packs: dict[str, Any] = Field(default_factory=dict, description="The base file's packs section.")
     environments: tuple[Environment, ...]
 

@@ -107,6 +107,8 @@ def _message(error: Any, model: type[BaseModel], loc: Loc) -> str:
         return f"expected a list, got {show(found)}"
     if kind == "too_short":
         return f"expected at least {ctx.get('min_length')} item(s), got {ctx.get('actual_length', 0)}"
+    if kind in ("ip_v4_network", "ip_v4_address"):
+        return f"expected an IPv4 network such as 10.20.0.0/16 (no host bits set), got {show(found)}"
     if kind == "value_error":
         return str(ctx.get("error", error["msg"]))
     text = str(error["msg"])

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from fluxplane.config import models
 
@@ -23,8 +24,11 @@ SECTIONS: tuple[tuple[type[BaseModel], str, str], ...] = (
     (models.Repositories, "Repositories", "`repositories`"),
     (models.Repository, "Repository", "`repositories.platform`"),
     (models.FluxSettings, "Flux settings", "`flux`"),
+    (models.ClusterNetwork, "Cluster network", "`clusterNetwork`"),
     (models.ManagementCluster, "Management cluster", "`management`"),
     (models.WorkloadCluster, "Workload cluster", "each entry of `clusters`, merged over `clusterDefaults`"),
+    (models.Network, "Network", "a workload cluster's `network`"),
+    (models.Endpoint, "Endpoint", "a workload cluster's `endpoint`"),
     (models.NodeGroup, "Node group", "each entry of `nodeGroups`"),
     (models.Taint, "Taint", "each entry of `taints`"),
 )
@@ -70,7 +74,7 @@ def _default(name: str, model: type[BaseModel]) -> str:
         value = field.default
     if isinstance(value, list) and value and isinstance(value[0], BaseModel):
         value = [item.model_dump(by_alias=True) for item in value]
-    return f"`{json.dumps(value)}`"
+    return f"`{json.dumps(to_jsonable_python(value))}`"
 
 
 def markdown() -> str:
