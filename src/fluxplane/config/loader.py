@@ -9,8 +9,8 @@ files are collected and raised together.
 from __future__ import annotations
 
 from collections.abc import Callable
-from ipaddress import IPv4Network
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
 

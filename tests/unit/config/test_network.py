@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ def test_fifty_allocated_clusters_never_overlap_and_stay_in_the_pool() -> None:
     networks = sorted(cidrs.values())
     assert len(networks) == 50
     assert all(network.prefixlen == 16 and network.subnet_of(IPv4Network("10.0.0.0/8")) for network in networks)
-    assert all(not a.overlaps(b) for a, b in zip(networks, networks[1:], strict=False))
+    assert all(not a.overlaps(b) for a, b in itertools.pairwise(networks))
 
 
 def test_allocation_does_not_depend_on_order_and_adding_a_cluster_moves_no_other() -> None:
