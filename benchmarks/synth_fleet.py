@@ -125,33 +125,37 @@ def write_fleet(root: Path, clusters: int) -> None:
 
 
 def measure(clusters: int, workdir: str | None) -> dict[str, Any]:
-    from fluxplane.synth import load_plan
+    from fluxplane.synth import load_plan, paused_gc
     from fluxplane.synth.writer import write_tree
 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         root = Path(tmp)
         write_fleet(root, clusters)
         packs = registry()
-        started = time.perf_counter()
-        plan = load_plan(root, packs)
-        planned = time.perf_counter()
-        from fluxplane.synth.app import FleetApp
-        from fluxplane.synth.render import render_app
+        # The stages of `fluxplane synth` (load_plan, then render_plan, then write_tree), timed apart.
+        with paused_gc():
+            started = time.perf_counter()
+            plan = load_plan(root, packs)
+            planned = time.perf_counter()
+            from fluxplane.synth.app import FleetApp
+            from fluxplane.synth.render import render_app
 
-        imported = time.perf_counter()
-        app = FleetApp(plan, outdir=root / "dist")
-        built = time.perf_counter()
-        files = render_app(app)
-        rendered = time.perf_counter()
-        write_tree(files, root / "dist")
-        written = time.perf_counter()
+            imported = time.perf_counter()
+            app = FleetApp(plan, outdir=root / "dist")
+            built = time.perf_counter()
+            files = render_app(app)
+            rendered = time.perf_counter()
+            write_tree(files, root / "dist")
+            written = time.perf_counter()
 
         charts = [*app.clusters.values(), *app.catalogue.values()]
         per_file = [manifest.documents() for chart in charts for manifest in chart.files]
-        floor_started = time.perf_counter()
-        for documents in per_file:
-            yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False)
-        floor = time.perf_counter() - floor_started
+        # The floor under the same conditions as synth: collector paused too.
+        with paused_gc():
+            floor_started = time.perf_counter()
+            for documents in per_file:
+                yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False)
+            floor = time.perf_counter() - floor_started
 
     total = written - started
     return {

@@ -55,7 +55,8 @@ def _synth(args: argparse.Namespace) -> int:
     outdir: Path = args.outdir or (
         Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else root / "dist"
     )
-    plan = synth.load_plan(root)
+    with synth.paused_gc():
+        plan = synth.load_plan(root)
     _use_project_node(root)
     started = time.perf_counter()
     files = synth.render_plan(plan)

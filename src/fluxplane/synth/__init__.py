@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +14,23 @@ from fluxplane.config.merge import Origins
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.writer import Staleness, compare_tree, write_tree
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a fleet is built and rendered.
+
+    Synth keeps everything it builds until it is written, so collections during synth free nothing;
+    with tens of thousands of live objects they cost a third of the build. The collector runs
+    again (and catches up) when the block ends.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
@@ -28,7 +48,8 @@ def render_plan(plan: FleetPlan) -> dict[str, str]:
     from fluxplane.synth.app import FleetApp
     from fluxplane.synth.render import render_app
 
-    return render_app(FleetApp(plan))
+    with paused_gc():
+        return render_app(FleetApp(plan))
 
 
 @dataclass(frozen=True)
@@ -58,6 +79,7 @@ __all__ = [
     "check",
     "compare_tree",
     "load_plan",
+    "paused_gc",
     "render_plan",
     "synthesize",
     "write_tree",
