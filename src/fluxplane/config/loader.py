@@ -80,110 +80,181 @@ def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
     reports pack problems (an unknown pack, a bad value) together with the rest; without other
     problems, synth validates the packs itself.
     """
-    env_dir = root / "environments"
-    problems = _Problems()
-    base_path = env_dir / BASE_FILE
-    base_display = _display(root, base_path)
-    if not env_dir.is_dir():
-        raise ConfigError(
-            f"{env_dir}: folder not found; create it with {BASE_FILE} and one file per environment "
-            "(see the README's 'The fleet definition')"
-        )
-    env_paths = sorted(
-        p
-        for p in env_dir.iterdir()
-        if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
-    )
-    base_raw = _read_mapping(base_path, base_display, problems)
-    if not env_paths:
-        problems.lines.append(
-            f"{_display(root, env_dir)}: no environment files; add one per environment, e.g. staging.yaml"
-        )
+    return _Loader(root, check_packs).load()
 
-    base_model: models.BaseFile | None = None
-    if base_raw is not None:
-        base_model = problems.validate(models.BaseFile, base_raw, Origins([Layer(base_display, base_raw)]))
 
-    environments: list[models.Environment] = []
-    pack_origins: dict[str, Origins] = {}
-    pack_sections: list[tuple[dict[str, Any], Origins]] = []
-    claims: list[Claim] = []
-    env_pack_origins: dict[str, Origins] = {}
-    seen_clusters: dict[str, str] = {}
-    if base_model is not None:
-        seen_clusters[base_model.management.name] = f"{base_display}: management.name"
-        base_packs_origins = Origins([Layer(base_display, base_model.packs, prefix=("packs",))])
-        env_pack_origins[""] = base_packs_origins
-        pack_origins[base_model.management.name] = (
-            Origins([Layer(base_display, base_model.management.packs, prefix=("management", "packs"))])
-            + base_packs_origins
-        )
-        pack_sections.append(
-            (deep_merge(base_model.packs, base_model.management.packs), pack_origins[base_model.management.name])
-        )
+class _Loader:
+    """One load of environments/: the problems found so far and what later checks need."""
 
-    for env_path in env_paths:
-        env_display = _display(root, env_path)
+    def __init__(self, root: Path, check_packs: PackCheck | None) -> None:
+        self.root = root
+        self.check_packs = check_packs
+        self.problems = _Problems()
+        self.base_display = _display(root, root / "environments" / BASE_FILE)
+        #: Where each cluster's merged packs came from, by cluster name.
+        self.pack_origins: dict[str, Origins] = {}
+        #: Where each environment's merged packs came from; "" is the base file's.
+        self.env_pack_origins: dict[str, Origins] = {}
+        #: Every merged packs mapping, for check_packs.
+        self.pack_sections: list[tuple[dict[str, Any], Origins]] = []
+        #: Every cluster's address range request, for the allocation.
+        self.claims: list[Claim] = []
+        #: Cluster names taken so far, and where.
+        self.seen_clusters: dict[str, str] = {}
+
+    def load(self) -> LoadedFleet:
+        root, problems = self.root, self.problems
+        env_dir = root / "environments"
+        if not env_dir.is_dir():
+            raise ConfigError(
+                f"{env_dir}: folder not found; create it with {BASE_FILE} and one file per environment "
+                "(see the README's 'The fleet definition')"
+            )
+        env_paths = sorted(
+            p
+            for p in env_dir.iterdir()
+            if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
+        )
+        base_raw = _read_mapping(env_dir / BASE_FILE, self.base_display, problems)
+        if not env_paths:
+            problems.lines.append(
+                f"{_display(root, env_dir)}: no environment files; add one per environment, e.g. staging.yaml"
+            )
+        base_model: models.BaseFile | None = None
+        if base_raw is not None:
+            base_model = problems.validate(models.BaseFile, base_raw, Origins([Layer(self.base_display, base_raw)]))
+        if base_model is not None:
+            self._management(base_model)
+
+        environments: list[models.Environment] = []
+        for env_path in env_paths:
+            # Even when the base file has problems, check each environment against what the base
+            # holds, so that one run reports the problems of every file.
+            environment = self._environment(env_path, base_model or _SharedParts.from_raw(base_raw))
+            if environment is not None:
+                environments.append(environment)
+
+        if base_model is not None and not problems.lines:
+            pool = f"{self.base_display}: clusterNetwork.pool"
+            cidrs, found = allocate(self.claims, base_model.cluster_network, pool)
+            problems.lines.extend(found)
+            environments = [_with_cidrs(environment, cidrs) for environment in environments]
+        if problems.lines:
+            if self.check_packs is not None:
+                for sections, origins in self.pack_sections:
+                    problems.lines.extend(self.check_packs(sections, origins))
+            # A shared default that is wrong is wrong once, however many clusters inherit it.
+            raise ConfigError(list(dict.fromkeys(problems.lines)))
+        assert base_model is not None
+        fleet = models.Fleet(
+            repositories=base_model.repositories,
+            flux=base_model.flux,
+            cluster_network=base_model.cluster_network,
+            management=base_model.management.model_copy(
+                update={"packs": deep_merge(base_model.packs, base_model.management.packs)}
+            ),
+            packs=base_model.packs,
+            environments=tuple(environments),
+        )
+        return LoadedFleet(fleet=fleet, pack_origins=self.pack_origins, environment_pack_origins=self.env_pack_origins)
+
+    def _management(self, base: models.BaseFile) -> None:
+        name = base.management.name
+        self.seen_clusters[name] = f"{self.base_display}: management.name"
+        base_packs = Origins([Layer(self.base_display, base.packs, prefix=("packs",))])
+        self.env_pack_origins[""] = base_packs
+        self.pack_origins[name] = (
+            Origins([Layer(self.base_display, base.management.packs, prefix=("management", "packs"))]) + base_packs
+        )
+        self.pack_sections.append((deep_merge(base.packs, base.management.packs), self.pack_origins[name]))
+
+    def _environment(self, env_path: Path, base: models.BaseFile | _SharedParts) -> models.Environment | None:
+        problems = self.problems
+        env_display = _display(self.root, env_path)
         name = env_path.stem
         if env_path.suffix == ".yml":
             problems.lines.append(f"{env_display}: use the .yaml extension")
-            continue
+            return None
         if not models.is_dns_label(name):
             problems.lines.append(
                 f"{env_display}: environment name {show(name)} must be a DNS-1123 label "
                 "(lower-case letters, digits and '-'); rename the file"
             )
-            continue
+            return None
         env_raw = _read_mapping(env_path, env_display, problems)
         if env_raw is None:
-            continue
+            return None
         env_file = problems.validate(models.EnvironmentFile, env_raw, Origins([Layer(env_display, env_raw)]))
         if env_file is None:
             # Still check the clusters, so one run reports every problem of the file.
             env_file = _lenient_environment(env_raw)
-        # Even when the base file has problems, check the environment against what the base holds,
-        # so that one run reports the problems of every file.
-        shared = base_model or _SharedParts.from_raw(base_raw)
-        environment = _build_environment(
-            name,
-            env_display,
-            env_file,
-            base_display,
-            shared,
-            problems,
-            pack_origins,
-            seen_clusters,
-            pack_sections,
-            claims,
-        )
-        env_pack_origins[name] = Origins(
+        self.env_pack_origins[name] = Origins(
             [Layer(env_display, env_file.packs, prefix=("packs",))]
-        ) + env_pack_origins.get("", Origins([]))
-        if environment is not None:
-            environments.append(environment)
+        ) + self.env_pack_origins.get("", Origins([]))
 
-    if base_model is not None and not problems.lines:
-        cidrs, found = allocate(claims, base_model.cluster_network, f"{base_display}: clusterNetwork.pool")
-        problems.lines.extend(found)
-        environments = [_with_cidrs(environment, cidrs) for environment in environments]
-    if problems.lines:
-        if check_packs is not None:
-            for sections, origins in pack_sections:
-                problems.lines.extend(check_packs(sections, origins))
-        # A shared default that is wrong is wrong once, however many clusters inherit it.
-        raise ConfigError(list(dict.fromkeys(problems.lines)))
-    assert base_model is not None
-    fleet = models.Fleet(
-        repositories=base_model.repositories,
-        flux=base_model.flux,
-        cluster_network=base_model.cluster_network,
-        management=base_model.management.model_copy(
-            update={"packs": deep_merge(base_model.packs, base_model.management.packs)}
-        ),
-        packs=base_model.packs,
-        environments=tuple(environments),
-    )
-    return LoadedFleet(fleet=fleet, pack_origins=pack_origins, environment_pack_origins=env_pack_origins)
+        start = len(problems.lines)
+        for display, defaults in ((self.base_display, base.cluster_defaults), (env_display, env_file.cluster_defaults)):
+            for key in FORBIDDEN_DEFAULTS:
+                if key in defaults:
+                    where = "each cluster's own entry" if key == "name" else "the top-level 'packs' section"
+                    problems.lines.append(f"{display}: clusterDefaults.{key}: not allowed here; set it in {where}")
+        defaults = deep_merge(base.cluster_defaults, env_file.cluster_defaults)
+        env_packs = deep_merge(base.packs, env_file.packs)
+        env_pack_origins = Origins(
+            [
+                Layer(env_display, env_file.packs, prefix=("packs",)),
+                Layer(self.base_display, base.packs, prefix=("packs",)),
+            ]
+        )
+        self.pack_sections.append((env_packs, env_pack_origins))
+        clusters: list[models.WorkloadCluster] = []
+        for index, entry in enumerate(env_file.clusters):
+            if not isinstance(entry, dict):
+                continue  # reported by the environment file's own validation
+            cluster = self._cluster(env_display, index, entry, defaults, env_file, base)
+            if cluster is None:
+                continue
+            clusters.append(cluster.model_copy(update={"packs": deep_merge(env_packs, cluster.packs)}))
+            self.pack_origins[cluster.name] = (
+                Origins([Layer(env_display, entry.get("packs", {}), prefix=("clusters", index, "packs"))])
+                + env_pack_origins
+            )
+            self.pack_sections.append((clusters[-1].packs, self.pack_origins[cluster.name]))
+        if len(problems.lines) > start:
+            return None
+        return models.Environment(name=name, file=env_display, packs=env_packs, clusters=tuple(clusters))
+
+    def _cluster(
+        self,
+        env_display: str,
+        index: int,
+        entry: dict[str, Any],
+        defaults: dict[str, Any],
+        env_file: models.EnvironmentFile,
+        base: models.BaseFile | _SharedParts,
+    ) -> models.WorkloadCluster | None:
+        merged = deep_merge(defaults, entry)
+        origins = Origins(
+            [
+                Layer(env_display, entry, mount=(), prefix=("clusters", index)),
+                Layer(env_display, env_file.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
+                Layer(self.base_display, base.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
+            ]
+        )
+        # Duplicates are checked on the name as written, so a cluster with other problems still claims it.
+        raw_name = merged.get("name")
+        where = f"{env_display}: clusters[{index}].name"
+        if isinstance(raw_name, str):
+            if raw_name in self.seen_clusters:
+                self.problems.lines.append(
+                    f"{where}: duplicate cluster name {show(raw_name)}, already used at {self.seen_clusters[raw_name]}"
+                )
+                return None
+            self.seen_clusters[raw_name] = where
+        cluster: models.WorkloadCluster | None = self.problems.validate(models.WorkloadCluster, merged, origins)
+        if cluster is not None:
+            self.claims.append(Claim(cluster.name, cluster.network.cidr, origins))
+        return cluster
 
 
 def _with_cidrs(environment: models.Environment, cidrs: dict[str, IPv4Network]) -> models.Environment:
@@ -219,70 +290,3 @@ class _SharedParts:
             cluster_defaults=defaults if isinstance(defaults, dict) else {},
             packs=packs if isinstance(packs, dict) else {},
         )
-
-
-def _build_environment(
-    name: str,
-    env_display: str,
-    env_file: models.EnvironmentFile,
-    base_display: str,
-    base: models.BaseFile | _SharedParts,
-    problems: _Problems,
-    pack_origins: dict[str, Origins],
-    seen_clusters: dict[str, str],
-    pack_sections: list[tuple[dict[str, Any], Origins]],
-    claims: list[Claim],
-) -> models.Environment | None:
-    start = len(problems.lines)
-    for display, defaults, prefix in (
-        (base_display, base.cluster_defaults, ("clusterDefaults",)),
-        (env_display, env_file.cluster_defaults, ("clusterDefaults",)),
-    ):
-        for key in FORBIDDEN_DEFAULTS:
-            if key in defaults:
-                where = "each cluster's own entry" if key == "name" else "the top-level 'packs' section"
-                problems.lines.append(f"{display}: {'.'.join((*prefix, key))}: not allowed here; set it in {where}")
-    defaults = deep_merge(base.cluster_defaults, env_file.cluster_defaults)
-    env_packs = deep_merge(base.packs, env_file.packs)
-    env_pack_origins = Origins(
-        [
-            Layer(env_display, env_file.packs, prefix=("packs",)),
-            Layer(base_display, base.packs, prefix=("packs",)),
-        ]
-    )
-    pack_sections.append((env_packs, env_pack_origins))
-    clusters: list[models.WorkloadCluster] = []
-    for index, entry in enumerate(env_file.clusters):
-        if not isinstance(entry, dict):
-            continue  # reported by the environment file's own validation
-        merged = deep_merge(defaults, entry)
-        origins = Origins(
-            [
-                Layer(env_display, entry, mount=(), prefix=("clusters", index)),
-                Layer(env_display, env_file.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
-                Layer(base_display, base.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
-            ]
-        )
-        # Duplicates are checked on the name as written, so a cluster with other problems still claims it.
-        raw_name = merged.get("name") if isinstance(merged, dict) else None
-        where = f"{env_display}: clusters[{index}].name"
-        if isinstance(raw_name, str):
-            if raw_name in seen_clusters:
-                problems.lines.append(
-                    f"{where}: duplicate cluster name {show(raw_name)}, already used at {seen_clusters[raw_name]}"
-                )
-                continue
-            seen_clusters[raw_name] = where
-        cluster = problems.validate(models.WorkloadCluster, merged, origins)
-        if cluster is None:
-            continue
-        clusters.append(cluster.model_copy(update={"packs": deep_merge(env_packs, cluster.packs)}))
-        pack_origins[cluster.name] = (
-            Origins([Layer(env_display, entry.get("packs", {}), prefix=("clusters", index, "packs"))])
-            + env_pack_origins
-        )
-        pack_sections.append((clusters[-1].packs, pack_origins[cluster.name]))
-        claims.append(Claim(cluster.name, cluster.network.cidr, origins))
-    if len(problems.lines) > start:
-        return None
-    return models.Environment(name=name, file=env_display, packs=env_packs, clusters=tuple(clusters))
