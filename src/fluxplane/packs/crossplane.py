@@ -6,11 +6,10 @@ from typing import Any
 
 from pydantic import Field
 
-from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
-from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.helm import chart_release
 
 NAMESPACE = "crossplane-system"
 
@@ -21,27 +20,14 @@ class CrossplaneConfig(PackConfig):
 
 
 def bind(ctx: PackContext, config: CrossplaneConfig) -> None:
-    chart = versions.CROSSPLANE
     Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
-    repository = HelmRepository(ctx.scope, "repository", {"name": "crossplane-stable", "url": chart.repository})
-    release = HelmRelease(
+    release = chart_release(
         ctx.scope,
-        "release",
-        {
-            "name": "crossplane",
-            "releaseName": "crossplane",
-            "targetNamespace": NAMESPACE,
-            "chart": {
-                "spec": {
-                    "chart": chart.chart,
-                    "version": config.version,
-                    "sourceRef": {"kind": "HelmRepository", "name": repository.name},
-                }
-            },
-            "install": DEFAULT_INSTALL,
-            "upgrade": DEFAULT_UPGRADE,
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
-        },
+        name="crossplane",
+        chart=versions.CROSSPLANE,
+        version=config.version,
+        target_namespace=NAMESPACE,
+        repository="crossplane-stable",
     )
     release.add_values(config.values)
     ctx.add_health_check(release)

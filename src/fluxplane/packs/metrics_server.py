@@ -6,15 +6,9 @@ from typing import Any
 
 from pydantic import Field
 
-from fluxplane.constructs.helm_release import (
-    DEFAULT_DRIFT_DETECTION,
-    DEFAULT_INSTALL,
-    DEFAULT_UPGRADE,
-    HelmRelease,
-)
-from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.helm import chart_release
 
 
 class MetricsServerConfig(PackConfig):
@@ -26,26 +20,12 @@ class MetricsServerConfig(PackConfig):
 
 
 def bind(ctx: PackContext, config: MetricsServerConfig) -> None:
-    chart = versions.METRICS_SERVER
-    repository = HelmRepository(ctx.scope, "repository", {"name": "metrics-server", "url": chart.repository})
-    release = HelmRelease(
+    release = chart_release(
         ctx.scope,
-        "release",
-        {
-            "name": "metrics-server",
-            "releaseName": "metrics-server",
-            "targetNamespace": "kube-system",
-            "chart": {
-                "spec": {
-                    "chart": chart.chart,
-                    "version": config.version,
-                    "sourceRef": {"kind": "HelmRepository", "name": repository.name},
-                }
-            },
-            "install": DEFAULT_INSTALL,
-            "upgrade": DEFAULT_UPGRADE,
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
-        },
+        name="metrics-server",
+        chart=versions.METRICS_SERVER,
+        version=config.version,
+        target_namespace="kube-system",
     )
     release.add_values({"replicas": config.replicas})
     if config.replicas > 1:
