@@ -12,7 +12,7 @@ import pytest
 import yaml
 from hypothesis import settings
 
-settings.register_profile("quick", max_examples=20)
+settings.register_profile("quick", max_examples=20, derandomize=True)
 settings.register_profile("long", max_examples=1000)
 settings.load_profile("quick")
 
