@@ -311,12 +311,6 @@ class Fleet(Model):
         """Every workload cluster, environment by environment, in definition order."""
         return tuple(cluster for env in self.environments for cluster in env.clusters)
 
-    def environment_of(self, cluster_name: str) -> Environment:
-        for env in self.environments:
-            if any(cluster.name == cluster_name for cluster in env.clusters):
-                return env
-        raise KeyError(cluster_name)
-
 
 def is_dns_label(value: str) -> bool:
     return len(value) <= 63 and re.fullmatch(DNS_LABEL, value) is not None

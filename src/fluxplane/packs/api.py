@@ -71,6 +71,3 @@ class Pack:
     layer: Layer
     bind: Callable[[PackContext, Any], None]
     requires: tuple[str, ...] = ()
-
-    def default_config(self) -> PackConfig:
-        return self.config()

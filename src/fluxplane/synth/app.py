@@ -180,10 +180,13 @@ class FleetApp(cdk8s.App):
 
     def synth(self) -> None:
         """Check, render and write the fleet into ``outdir`` atomically (cdk8s's App.synth contract)."""
+        from fluxplane.synth import paused_gc
         from fluxplane.synth.render import render_app
         from fluxplane.synth.writer import write_tree
 
-        write_tree(render_app(self), Path(self.outdir))
+        with paused_gc():
+            files = render_app(self)
+        write_tree(files, Path(self.outdir))
 
 
 def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:

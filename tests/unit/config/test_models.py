@@ -341,17 +341,6 @@ def test_fleet_clusters_lists_every_workload_cluster_in_definition_order() -> No
     assert [cluster.name for cluster in _fleet().clusters] == ["p1", "p2", "s1"]
 
 
-def test_fleet_environment_of_finds_a_clusters_environment() -> None:
-    # GIVEN a fleet WHEN asked for a cluster's environment THEN it is the one defining the cluster
-    assert _fleet().environment_of("s1").name == "staging"
-
-
-def test_fleet_environment_of_an_unknown_cluster_raises_key_error() -> None:
-    # GIVEN a fleet WHEN asked about a cluster it does not have THEN KeyError names it
-    with pytest.raises(KeyError, match="hub"):
-        _fleet().environment_of("hub")
-
-
 # -- is_dns_label --------------------------------------------------------------------------------
 
 

@@ -54,11 +54,6 @@ def test_pack_config_subclasses_inherit_enabled_and_strictness() -> None:
         _SampleConfig.model_validate({"sise": 3})
 
 
-def test_pack_default_config_is_the_models_defaults() -> None:
-    # GIVEN a pack WHEN asked for its default config THEN it is an instance of its model with defaults
-    assert SAMPLE.default_config() == _SampleConfig(enabled=True, size=1)
-
-
 def test_pack_requires_nothing_by_default() -> None:
     # GIVEN a pack declared without requires WHEN read THEN it requires nothing
     assert SAMPLE.requires == ()

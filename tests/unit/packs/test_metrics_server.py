@@ -64,7 +64,7 @@ def test_pack_metadata() -> None:
 
 def test_config_defaults() -> None:
     # GIVEN no values WHEN the config is made THEN one replica of the pinned chart, no extra values
-    assert PACK.default_config() == MetricsServerConfig(
+    assert PACK.config() == MetricsServerConfig(
         enabled=True, replicas=1, version=versions.METRICS_SERVER.version, values={}
     )
     assert versions.METRICS_SERVER.version == "3.12.2"

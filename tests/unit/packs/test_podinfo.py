@@ -71,7 +71,7 @@ def test_pack_metadata() -> None:
 
 def test_config_defaults() -> None:
     # GIVEN no values WHEN the config is made THEN one replica in "podinfo" of the pinned chart
-    assert PACK.default_config() == PodinfoConfig(
+    assert PACK.config() == PodinfoConfig(
         enabled=True,
         replicas=1,
         namespace="podinfo",
