@@ -14,16 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fluxplane.errors import FluxplaneError
+from fluxplane.node import use_project_node
 
 EXIT_STALE = 1
 EXIT_BAD_INPUT = 2
-
-
-def _use_project_node(root: Path) -> None:
-    """Run cdk8s's JavaScript side on the project's pinned Node (node_modules/.bin/node) when present."""
-    node = root / "node_modules" / ".bin" / "node"
-    if "JSII_NODE" not in os.environ and node.exists():
-        os.environ["JSII_NODE"] = str(node.resolve())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,7 +51,7 @@ def _synth(args: argparse.Namespace) -> int:
     )
     with synth.paused_gc():
         plan = synth.load_plan(root)
-    _use_project_node(root)
+    use_project_node(root)
     started = time.perf_counter()
     files = synth.render_plan(plan)
     if args.check:
