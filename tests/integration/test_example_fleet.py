@@ -87,7 +87,10 @@ def test_every_document_validates_against_upstream_crds() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert " 0 invalid" in result.stdout
-    assert "skipped (no schema)" not in result.stdout.replace("0 skipped (no schema)", "")
+    # fluxplane's own composite kind has no upstream CRD: its XRD is in dist/ and
+    # tests/integration/test_hub.py validates every composite resource against it.
+    skipped = [line for line in result.stdout.splitlines() if line.startswith("skipped kinds:")]
+    assert skipped in ([], ["skipped kinds: platform.fluxplane.io/v1alpha1 EKSCluster x3"]), result.stdout
 
 
 @pytest.mark.slow
@@ -153,7 +156,7 @@ def test_each_overlay_builds_to_exactly_the_objects_the_model_intends() -> None:
             # THEN it equals the add-on rendered directly with that cluster's configuration
             pack = plan.registry.get(name)
             manifest = Manifest(Root(), "intended", path="intended.yaml")
-            pack.bind(PackContext(manifest), config)
+            pack.bind(PackContext(manifest, plan.fleet), config)
             assert {object_key(d): d for d in built} == {object_key(d): d for d in manifest.documents()}, (
                 cluster.name,
                 name,

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.models import FluxSettings
+from fluxplane.constructs.base import node_of
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.manifest import Manifest
-from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE
+from fluxplane.errors import ConstructError
 
 #: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).
 SYNC_SOURCE = "flux-system"
@@ -107,11 +110,18 @@ class ClusterChart(FleetChart):
             )
         return self._infrastructure
 
-    def add_pack(self, pack: str, layer: str, directory: str, *, wait: bool = False) -> Kustomization:
+    def add_pack(
+        self, pack: str, layer: str, directory: str, *, wait: bool = False, timeout: str | None = None
+    ) -> Kustomization:
         """The Flux Kustomization that applies ``directory`` (an add-on's catalogue or overlay folder).
 
         ``wait`` health-checks everything applied; use it when the add-on declares no health gate.
+        ``timeout`` replaces the fleet's default wait for add-ons that take long to become healthy.
         """
+        if timeout is not None and not re.fullmatch(DURATION, timeout):
+            raise ConstructError(
+                f"{node_of(self).path}: timeout of pack {pack!r} must be a duration such as 30m, got {timeout!r}"
+            )
         # The props differ between add-ons only in name, layer, path and wait: copy a validated
         # template instead of validating thousands of near-identical mappings. The names come from
         # the registry (DNS labels) and the paths from the layout (always "./...").
@@ -121,6 +131,7 @@ class ClusterChart(FleetChart):
                 "labels": {"fluxplane.io/layer": layer},
                 "path": self.layout.flux_path(directory),
                 "wait": wait or None,
+                **({"timeout": timeout} if timeout else {}),
             }
         )
         kustomization = Kustomization(self._layer_file(layer), pack, props)

@@ -69,3 +69,33 @@ def allocate(
                 f"{claim.cluster!r} ({len(blocks)} blocks); use a larger pool or a longer prefixLength"
             )
     return result, problems
+
+
+#: Availability zone suffixes, in the order zones are used.
+ZONE_LETTERS = "abcdef"
+
+
+@dataclass(frozen=True)
+class ZoneSubnets:
+    """One availability zone of a VPC: its name and its public and private subnet."""
+
+    zone: str
+    public: IPv4Network
+    private: IPv4Network
+
+
+def subnet_plan(vpc: IPv4Network, region: str, zones: int) -> tuple[ZoneSubnets, ...]:
+    """Split ``vpc`` over ``zones`` availability zones of ``region`` (zone letters a, b, c, ...).
+
+    Private subnets (nodes and pods) take eighths of the VPC, public subnets (load balancers, NAT)
+    sixty-fourths of the seventh eighth; the last eighth stays free. A zone's subnets do not depend
+    on the zone count, so adding a zone moves none of the others.
+    """
+    if not 1 <= zones <= len(ZONE_LETTERS):
+        raise ValueError(f"zones must be 1 to {len(ZONE_LETTERS)}, got {zones}")
+    private = list(vpc.subnets(prefixlen_diff=3))
+    public = list(vpc.subnets(prefixlen_diff=6))[48:]
+    return tuple(
+        ZoneSubnets(zone=f"{region}{ZONE_LETTERS[index]}", public=public[index], private=private[index])
+        for index in range(zones)
+    )

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fluxplane.config.models import Fleet
 from fluxplane.constructs.base import Resource
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import CustomHealthCheck, NamespacedObjectKindReference
@@ -31,11 +32,18 @@ class PackConfig(BaseModel):
 
 @dataclass
 class PackContext:
-    """What ``bind`` works with: the output file to add objects to, and the pack's health gates."""
+    """What ``bind`` works with: the output file to add objects to, the fleet, and the pack's health gates.
+
+    ``fleet`` is the whole definition, for packs whose output follows from it (the hub's composite
+    resource per workload cluster); most packs need only their config. ``timeout`` lengthens the
+    Flux Kustomization's wait for packs whose objects take long to become healthy.
+    """
 
     manifest: Manifest
+    fleet: Fleet | None = None
     health_checks: list[NamespacedObjectKindReference] = field(default_factory=list)
     health_check_exprs: list[CustomHealthCheck] = field(default_factory=list)
+    timeout: str | None = None
 
     @property
     def scope(self) -> Manifest:

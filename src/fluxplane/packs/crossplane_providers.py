@@ -1,5 +1,8 @@
 """crossplane-providers: the AWS provider family, the composition functions, and their identity.
 
+provider-kubernetes (optional, on by default) manages objects inside workload clusters through the
+kubeconfig Secrets the EKS composition writes; it needs no AWS identity.
+
 Each AWS provider runs with its own DeploymentRuntimeConfig, which fixes its service account name
 (``provider-aws-<service>`` in crossplane-system) so an IAM role can trust exactly those accounts:
 through IRSA (the role ARN annotation) or EKS Pod Identity (an association per account, made with
@@ -39,6 +42,10 @@ class CrossplaneProvidersConfig(PackConfig):
         ["ec2", "eks", "iam"], min_length=1, description="AWS provider family members to install."
     )
     version: str = Field(versions.PROVIDER_AWS, description="provider-upjet-aws family version.")
+    kubernetes: bool = Field(
+        True,
+        description="Install provider-kubernetes, which reaches each workload cluster through its kubeconfig Secret.",
+    )
 
     @model_validator(mode="after")
     def _role_for_irsa(self) -> CrossplaneProvidersConfig:
@@ -68,6 +75,22 @@ def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
             },
         )
         ctx.add_health_check(provider)
+    if config.kubernetes:
+        name = "provider-kubernetes"
+        runtime = DeploymentRuntimeConfig(
+            ctx.scope, f"{name}-runtime", {"name": name, "serviceAccountTemplate": {"metadata": {"name": name}}}
+        )
+        ctx.add_health_check(
+            Provider(
+                ctx.scope,
+                name,
+                {
+                    "name": name,
+                    "package": f"{registry}/{name}:{versions.PROVIDER_KUBERNETES}",
+                    "runtimeConfigRef": {"name": runtime.name},
+                },
+            )
+        )
     for name, version in FUNCTIONS:
         ctx.add_health_check(Function(ctx.scope, name, {"name": name, "package": f"{registry}/{name}:{version}"}))
     for kind in ("Provider", "Function"):

@@ -23,5 +23,6 @@ CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
 #: crossplane-contrib; every AWS provider of one fleet must share the family's version.
 CROSSPLANE_REGISTRY = "xpkg.crossplane.io/crossplane-contrib"
 PROVIDER_AWS = "v2.6.0"
+PROVIDER_KUBERNETES = "v1.2.1"
 FUNCTION_PATCH_AND_TRANSFORM = "v0.10.10"
 FUNCTION_AUTO_READY = "v0.7.0"

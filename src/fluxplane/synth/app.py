@@ -49,10 +49,11 @@ class FleetApp(cdk8s.App):
 
     # -- assembly -------------------------------------------------------------------------------
 
-    @staticmethod
-    def _binder(pack: Pack, config: PackConfig) -> Callable[[Manifest], PackContext]:
+    def _binder(self, pack: Pack, config: PackConfig) -> Callable[[Manifest], PackContext]:
+        fleet = self.plan.fleet
+
         def binder(manifest: Manifest) -> PackContext:
-            context = PackContext(manifest)
+            context = PackContext(manifest, fleet)
             pack.bind(context, config)
             return context
 
@@ -142,6 +143,7 @@ class FleetApp(cdk8s.App):
                 # CEL expressions only say how to judge an object; Flux checks the objects listed in
                 # healthChecks, or everything applied when wait is on.
                 wait=not declared.health_checks,
+                timeout=declared.timeout,
             )
             for check in declared.health_checks:
                 kustomization.add_health_check(check)

@@ -105,6 +105,8 @@ def test_example_fleet_environment_packs_and_management_packs(example_project: P
         "crossplane": {},
         "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers"},
         "crossplane-provider-configs": {},
+        "eks-compositions": {},
+        "workload-clusters": {},
     }
 
 

@@ -42,7 +42,7 @@ def test_crossplane_core_is_a_health_checked_helm_release_in_crossplane_system()
 
 def test_providers_get_one_runtime_config_each_with_the_irsa_role() -> None:
     documents, context = _bind(crossplane_providers.PACK, {"roleArn": ROLE})
-    providers = [d for d in documents if d["kind"] == "Provider"]
+    providers = [d for d in documents if d["kind"] == "Provider" and d["metadata"]["name"] != "provider-kubernetes"]
     runtimes = {d["metadata"]["name"]: d for d in documents if d["kind"] == "DeploymentRuntimeConfig"}
     assert [p["metadata"]["name"] for p in providers] == [
         "provider-family-aws",
@@ -62,7 +62,9 @@ def test_providers_get_one_runtime_config_each_with_the_irsa_role() -> None:
     assert functions == ["function-patch-and-transform", "function-auto-ready"]
     # THEN every provider and function is health-checked, judged by Installed and Healthy
     assert sorted((c.kind, c.name) for c in context.health_checks) == sorted(
-        [("Provider", p["metadata"]["name"]) for p in providers] + [("Function", f) for f in functions]
+        [("Provider", p["metadata"]["name"]) for p in providers]
+        + [("Provider", "provider-kubernetes")]
+        + [("Function", f) for f in functions]
     )
     for expr in context.health_check_exprs:
         assert "c.type == 'Installed' && c.status == 'True'" in expr.current

@@ -176,8 +176,10 @@ def test_from_entry_points_finds_the_built_in_packs() -> None:
         "crossplane",
         "crossplane-provider-configs",
         "crossplane-providers",
+        "eks-compositions",
         "metrics-server",
         "podinfo",
+        "workload-clusters",
     )
     assert registry.get("metrics-server").config is MetricsServerConfig
     assert registry.get("podinfo").config is PodinfoConfig
@@ -291,7 +293,8 @@ def test_configure_reports_unknown_packs_with_the_installed_ones() -> None:
     configs, problems = registry.configure(sections, staging_origins(sections))
     assert problems == [
         "environments/staging.yaml: packs.cert-manager: unknown pack 'cert-manager' "
-        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, metrics-server, podinfo)"
+        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, eks-compositions, "
+        "metrics-server, podinfo, workload-clusters)"
     ]
     assert configs == {"podinfo": PodinfoConfig()}
 

@@ -13,9 +13,11 @@ from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.crossplane import CrossplaneConfig
 from fluxplane.packs.crossplane_provider_configs import CrossplaneProviderConfigsConfig
 from fluxplane.packs.crossplane_providers import CrossplaneProvidersConfig
+from fluxplane.packs.eks_compositions import EksCompositionsConfig
 from fluxplane.packs.metrics_server import MetricsServerConfig
 from fluxplane.packs.podinfo import PodinfoConfig
 from fluxplane.packs.registry import PackRegistry
+from fluxplane.packs.workload_clusters import WorkloadClustersConfig
 from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
@@ -102,6 +104,8 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
             {"roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers"}
         ),
         "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),
+        "eks-compositions": EksCompositionsConfig(),
+        "workload-clusters": WorkloadClustersConfig(),
     }
     assert clusters["production-usw2"].packs == {
         "metrics-server": MetricsServerConfig(replicas=2),
@@ -123,6 +127,8 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
         "crossplane": CrossplaneConfig(),
         "crossplane-providers": clusters["hub"].packs["crossplane-providers"],
         "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),
+        "eks-compositions": EksCompositionsConfig(),
+        "workload-clusters": WorkloadClustersConfig(),
     }
     assert fleet_plan.environment_configs == {
         ("production", "metrics-server"): MetricsServerConfig(replicas=2),
@@ -302,7 +308,7 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
         "allowed: enabled, replicas, version, values",
         "environments/staging.yaml: clusters[0].packs.cert-manager: unknown pack 'cert-manager' "
         "(installed: crossplane, crossplane-provider-configs, "
-        "crossplane-providers, metrics-server, podinfo)",
+        "crossplane-providers, eks-compositions, metrics-server, podinfo, workload-clusters)",
         "environments/staging.yaml: clusters[1].packs.podinfo: expected a mapping, got true",
     ]
 
@@ -315,7 +321,8 @@ def test_an_unknown_pack_in_the_base_is_reported_once(write_fleet: FleetWriter, 
     # WHEN planned THEN it is one line against base.yaml
     assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
         "environments/base.yaml: packs.metrics: unknown pack 'metrics' "
-        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, metrics-server, podinfo)"
+        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, eks-compositions, "
+        "metrics-server, podinfo, workload-clusters)"
     ]
 
 

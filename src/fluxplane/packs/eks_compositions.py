@@ -1,0 +1,43 @@
+"""eks-compositions: the EKSCluster API on the hub, its XRD and a Composition per cluster shape.
+
+It sits between the provider configs and the workload clusters in the hub's chain. Its Flux
+Kustomization is healthy when the XRD is ``Established`` (the EKSCluster CRD is served) and
+``Offered``, so the composite resources that need the CRD are applied only after it exists.
+"""
+
+from __future__ import annotations
+
+from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
+from fluxplane.constructs.composition import Composition
+from fluxplane.constructs.health import conditions_health
+from fluxplane.errors import PackError
+from fluxplane.packs import eks
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+
+
+class EksCompositionsConfig(PackConfig):
+    pass
+
+
+def bind(ctx: PackContext, config: EksCompositionsConfig) -> None:
+    if ctx.fleet is None:
+        raise PackError(
+            "eks-compositions: the pack writes the Compositions the fleet's clusters use; bind it with a fleet"
+        )
+    xrd = CompositeResourceDefinition(ctx.scope, "xrd", eks.xrd_props())
+    ctx.add_health_check(xrd)
+    ctx.add_health_check_expr(conditions_health(xrd.api_version, xrd.kind, ("Established", "Offered")))
+    shapes = sorted({eks.shape_of(cluster) for env in ctx.fleet.environments for cluster in env.clusters})
+    for shape in shapes:
+        Composition(ctx.scope, shape.name, eks.composition_props(shape))
+
+
+PACK = Pack(
+    name="eks-compositions",
+    version="1.0.0",
+    description="EKSCluster composite API (XRD) and its Pipeline Compositions for the hub",
+    config=EksCompositionsConfig,
+    layer="configs",
+    bind=bind,
+    requires=("crossplane-provider-configs",),
+)
