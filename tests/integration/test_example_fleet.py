@@ -209,6 +209,11 @@ def test_crds_and_their_custom_resources_never_share_a_kustomization() -> None:
     sources = {
         ("HelmRelease", "crossplane"): ("pkg.crossplane.io", "apiextensions.crossplane.io"),
         ("Provider", "provider-family-aws"): ("aws.m.upbound.io", "aws.upbound.io"),
+        ("Provider", "provider-aws-ec2"): ("ec2.aws.m.upbound.io", "ec2.aws.upbound.io"),
+        ("Provider", "provider-aws-eks"): ("eks.aws.m.upbound.io", "eks.aws.upbound.io"),
+        ("Provider", "provider-aws-iam"): ("iam.aws.m.upbound.io", "iam.aws.upbound.io"),
+        ("Provider", "provider-kubernetes"): ("kubernetes.m.crossplane.io", "kubernetes.crossplane.io"),
+        ("CompositeResourceDefinition", "eksclusters.platform.fluxplane.io"): ("platform.fluxplane.io",),
     }
     for name, spec in _hub_kustomizations().items():
         folder = ROOT / spec["path"]

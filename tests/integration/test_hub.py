@@ -1,0 +1,217 @@
+"""The example fleet's hub: the Crossplane chain, the EKS API and one composite resource per cluster."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from ipaddress import IPv4Network
+from itertools import combinations, pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
+from fluxplane.constructs.eks_cluster import GROUP, KIND
+from fluxplane.packs import eks
+from fluxplane.synth import load_plan
+from tests.conftest import CRDS, ROOT, VALIDATE_MANIFESTS
+
+DIST = ROOT / "dist"
+CONFIGS = DIST / "platform" / "infrastructure" / "configs"
+HUB = DIST / "platform" / "clusters" / "hub" / "infrastructure.yaml"
+CHAIN = ("crossplane", "crossplane-providers", "crossplane-provider-configs", "eks-compositions", "workload-clusters")
+
+
+def documents(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in sorted(root.rglob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc:
+                yield path, doc
+
+
+def hub_kustomizations() -> dict[str, dict[str, Any]]:
+    return {doc["metadata"]["name"]: doc["spec"] for doc in yaml.safe_load_all(HUB.read_text())}
+
+
+def composites() -> dict[str, dict[str, Any]]:
+    return {
+        doc["metadata"]["name"]: doc
+        for _, doc in documents(CONFIGS / "workload-clusters")
+        if doc["apiVersion"].startswith(f"{GROUP}/") and doc["kind"] == KIND
+    }
+
+
+def xrd() -> dict[str, Any]:
+    (found,) = [
+        doc for _, doc in documents(CONFIGS / "eks-compositions") if doc["kind"] == "CompositeResourceDefinition"
+    ]
+    return found
+
+
+def test_the_hub_chain_is_ordered_and_gated_on_crossplane_objects() -> None:
+    hub = hub_kustomizations()
+    # GIVEN the hub's Kustomizations THEN each link of the chain depends on the one before
+    for earlier, later in pairwise(CHAIN):
+        assert {"name": earlier} in hub[later]["dependsOn"], (earlier, later)
+    # AND the compositions wait for the XRD to be Established and Offered
+    assert hub["eks-compositions"]["healthChecks"] == [
+        {
+            "apiVersion": "apiextensions.crossplane.io/v2",
+            "kind": "CompositeResourceDefinition",
+            "name": "eksclusters.platform.fluxplane.io",
+        }
+    ]
+    (xrd_expr,) = hub["eks-compositions"]["healthCheckExprs"]
+    assert "c.type == 'Established' && c.status == 'True'" in xrd_expr["current"]
+    assert "c.type == 'Offered' && c.status == 'True'" in xrd_expr["current"]
+    # AND the workload clusters wait for every composite resource to be Ready, long enough for EKS
+    clusters = {cluster.name for env in load_plan(ROOT).fleet.environments for cluster in env.clusters}
+    assert {(c["kind"], c["namespace"], c["name"]) for c in hub["workload-clusters"]["healthChecks"]} == {
+        (KIND, cluster_namespace(name), name) for name in clusters
+    }
+    (ready,) = hub["workload-clusters"]["healthCheckExprs"]
+    assert (ready["apiVersion"], ready["kind"]) == (f"{GROUP}/v1alpha1", KIND)
+    assert "c.type == 'Ready' && c.status == 'True'" in ready["current"]
+    assert hub["workload-clusters"]["timeout"] == "45m"
+
+
+def test_one_composite_resource_per_workload_cluster_in_its_own_namespace() -> None:
+    fleet = load_plan(ROOT).fleet
+    found = composites()
+    clusters = {cluster.name: cluster for env in fleet.environments for cluster in env.clusters}
+    assert set(found) == set(clusters)
+    namespaces = {
+        doc["metadata"]["name"] for _, doc in documents(CONFIGS / "workload-clusters") if doc["kind"] == "Namespace"
+    }
+    for name, composite in found.items():
+        assert composite["metadata"]["namespace"] == cluster_namespace(name) in namespaces
+        assert composite["spec"]["crossplane"]["compositionRef"]["name"] == eks.shape_of(clusters[name]).name
+        assert composite["spec"]["network"]["vpcCidr"] == str(clusters[name].network.cidr)
+
+
+def test_every_composition_a_composite_names_exists_and_composes_its_kind() -> None:
+    compositions = {
+        doc["metadata"]["name"]: doc
+        for _, doc in documents(CONFIGS / "eks-compositions")
+        if doc["kind"] == "Composition"
+    }
+    used = {composite["spec"]["crossplane"]["compositionRef"]["name"] for composite in composites().values()}
+    assert used == set(compositions)
+    for composition in compositions.values():
+        assert composition["spec"]["compositeTypeRef"] == {"apiVersion": f"{GROUP}/v1alpha1", "kind": KIND}
+        assert composition["spec"]["mode"] == "Pipeline"
+        assert [step["functionRef"]["name"] for step in composition["spec"]["pipeline"]] == [
+            "function-patch-and-transform",
+            "function-auto-ready",
+        ]
+
+
+def test_vpcs_do_not_overlap_and_subnets_stay_inside_their_vpc() -> None:
+    networks = {name: doc["spec"]["network"] for name, doc in composites().items()}
+    vpcs = {name: IPv4Network(network["vpcCidr"]) for name, network in networks.items()}
+    for (a, net_a), (b, net_b) in combinations(vpcs.items(), 2):
+        assert not net_a.overlaps(net_b), (a, b)
+    for name, network in networks.items():
+        subnets = [
+            IPv4Network(zone[key]) for zone in network["zones"] for key in ("publicSubnetCidr", "privateSubnetCidr")
+        ]
+        assert all(subnet.subnet_of(vpcs[name]) for subnet in subnets)
+        assert not any(x.overlaps(y) for x, y in combinations(subnets, 2))
+
+
+def _secret_references() -> Iterator[tuple[Path, dict[str, Any], str, dict[str, Any]]]:
+    """Every reference to a kubeconfig Secret in dist/: Flux kubeConfig.secretRef, provider credentials."""
+    for path, doc in documents(DIST):
+        spec = doc.get("spec") or {}
+        ref = (spec.get("kubeConfig") or {}).get("secretRef")
+        if ref is not None:
+            yield path, doc, doc["metadata"].get("namespace", ""), ref
+        credentials = spec.get("credentials") or {}
+        if doc["apiVersion"].startswith("kubernetes.m.crossplane.io/") and credentials.get("source") == "Secret":
+            ref = credentials["secretRef"]
+            yield path, doc, doc["metadata"].get("namespace", ""), ref
+
+
+def test_every_kubeconfig_reference_names_the_secret_the_composition_writes() -> None:
+    written = {
+        (doc["metadata"]["namespace"], doc["spec"]["kubeconfigSecretName"]): name for name, doc in composites().items()
+    }
+    checked = 0
+    for path, doc, namespace, ref in _secret_references():
+        where = f"{path.relative_to(DIST)}: {doc['kind']} {doc['metadata']['name']}"
+        # THEN the Secret lives in the referring object's own namespace, written by that namespace's XR
+        assert ref.get("namespace", namespace) == namespace, where
+        assert (namespace, ref["name"]) in written, where
+        cluster = written[(namespace, ref["name"])]
+        assert kubeconfig_secret(cluster).name == ref["name"], where
+        assert ref.get("key", "value") == "value", where
+        checked += 1
+    assert checked >= len(written)
+
+
+def test_the_composition_publishes_cluster_auth_kubeconfig_under_value() -> None:
+    for _, doc in documents(CONFIGS / "eks-compositions"):
+        if doc["kind"] != "Composition":
+            continue
+        resources_input = doc["spec"]["pipeline"][0]["input"]
+        assert resources_input["writeConnectionSecretToRef"]["patches"] == [
+            {"type": "FromCompositeFieldPath", "fromFieldPath": "spec.kubeconfigSecretName", "toFieldPath": "name"}
+        ]
+        (auth,) = [r for r in resources_input["resources"] if r["base"]["kind"] == "ClusterAuth"]
+        assert auth["connectionDetails"] == [
+            {"name": "value", "type": "FromConnectionSecretKey", "fromConnectionSecretKey": "kubeconfig"}
+        ]
+
+
+def _crd_of(xrd_doc: dict[str, Any]) -> dict[str, Any]:
+    """The CRD Crossplane derives from a v2 XRD: its schema plus the ``spec.crossplane`` machinery."""
+    spec = xrd_doc["spec"]
+    versions = []
+    for version in spec["versions"]:
+        schema = yaml.safe_load(yaml.safe_dump(version["schema"]["openAPIV3Schema"]))
+        schema["properties"]["spec"]["properties"]["crossplane"] = {
+            "type": "object",
+            "x-kubernetes-preserve-unknown-fields": True,
+        }
+        schema["properties"]["metadata"] = {"type": "object"}
+        schema["properties"]["apiVersion"] = {"type": "string"}
+        schema["properties"]["kind"] = {"type": "string"}
+        versions.append(
+            {"name": version["name"], "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}
+        )
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": xrd_doc["metadata"]["name"]},
+        "spec": {"group": spec["group"], "names": spec["names"], "scope": spec["scope"], "versions": versions},
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CRDS.is_dir(), reason="../shared/crds is missing: upstream CRD schemas not checked")
+def test_every_document_validates_with_the_xrd_as_a_crd(tmp_path: Path) -> None:
+    # GIVEN the upstream CRDs plus the CRD Crossplane makes of fluxplane's XRD
+    crds = tmp_path / "crds"
+    shutil.copytree(CRDS, crds, copy_function=os.symlink)
+    (crds / GROUP).mkdir()
+    (crds / GROUP / f"{eks_plural()}.yaml").write_text(yaml.safe_dump(_crd_of(xrd())))
+    # WHEN dist/ is validated THEN every document, the composite resources included, is valid
+    result = subprocess.run(
+        [sys.executable, str(VALIDATE_MANIFESTS), "--crds", str(crds), str(DIST)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 0 invalid, 0 skipped" in result.stdout, result.stdout
+
+
+def eks_plural() -> str:
+    return str(xrd()["spec"]["names"]["plural"])
