@@ -39,7 +39,104 @@ def _parser() -> argparse.ArgumentParser:
         help="where to write (default: $CDK8S_OUTDIR when cdk8s runs fluxplane, else <root>/dist)",
     )
     commands.add_parser("reference", help="print the fleet definition reference (Markdown)")
+    seal = commands.add_parser(
+        "seal",
+        help="seal a Secret offline into environments/secrets/<cluster>/ (or print it)",
+        description="Seal values for the Sealed Secrets controller from its public certificate, without cluster "
+        "access. Values that did not change keep their ciphertext.",
+    )
+    seal.add_argument("--cluster", required=True, help="the cluster the secret is for")
+    seal.add_argument("--name", required=True, help="name of the Secret")
+    seal.add_argument("--namespace", required=True, help="namespace of the Secret")
+    seal.add_argument(
+        "--scope",
+        choices=("strict", "namespace-wide", "cluster-wide"),
+        default="strict",
+        help="where it may be unsealed: this name and namespace (default), any name in the namespace, anywhere",
+    )
+    seal.add_argument(
+        "--cert", type=Path, default=None, help=f"PEM certificate of the sealing key (default: {DEFAULT_CERT})"
+    )
+    seal.add_argument("--type", default="Opaque", help="Secret type (default: Opaque)")
+    seal.add_argument("--from-literal", action="append", default=[], metavar="KEY=VALUE", help="a value (repeatable)")
+    seal.add_argument(
+        "--from-file", action="append", default=[], metavar="[KEY=]PATH", help="a file's content (repeatable)"
+    )
+    seal.add_argument(
+        "--from-env-file", action="append", default=[], metavar="PATH", help="KEY=VALUE lines (repeatable)"
+    )
+    seal.add_argument("--stdout", action="store_true", help="print the SealedSecret instead of writing it")
     return parser
+
+
+#: Where ``fluxplane seal`` looks for the sealing key's certificate, relative to the project.
+DEFAULT_CERT = "environments/sealing-cert.pem"
+
+
+def _seal(args: argparse.Namespace) -> int:
+    from fluxplane import sealing
+    from fluxplane.config.loader import load_fleet
+    from fluxplane.config.secrets import secret_path
+    from fluxplane.config.yamlfile import read_yaml
+    from fluxplane.constructs.render import dump_documents
+
+    root: Path = args.root
+    fleet = load_fleet(root).fleet
+    clusters = {fleet.management.name, *(cluster.name for cluster in fleet.clusters)}
+    if args.cluster not in clusters:
+        raise sealing.SealError(
+            f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(sorted(clusters))})"
+        )
+    certificate = sealing.load_certificate(args.cert or root / DEFAULT_CERT)
+    for warning in certificate.warnings:
+        print(warning, file=sys.stderr)
+    values: dict[str, bytes] = {}
+    items = [sealing.from_literal(item) for item in args.from_literal]
+    items += [sealing.from_file(item) for item in args.from_file]
+    items += [pair for path in args.from_env_file for pair in sealing.from_env_file(path)]
+    for key, value in items:
+        if key in values:
+            raise sealing.SealError(f"key {key!r} is given twice")
+        values[key] = value
+    sealing.check_names(args.name, args.namespace, args.scope)
+    target = secret_path(root, args.cluster, args.namespace, args.name)
+    previous = read_yaml(target, str(target.relative_to(root))) if target.exists() else None
+    if previous is not None:
+        sealing.check_previous(previous, target.relative_to(root).as_posix(), args.scope)
+    cache = sealing.SealCache.default()
+    document = sealing.seal(
+        certificate=certificate,
+        name=args.name,
+        namespace=args.namespace,
+        scope=args.scope,
+        values=values,
+        secret_type=args.type,
+        previous=previous,
+        cache=cache,
+    )
+    text = dump_documents([document])
+    cache.save()
+    if args.stdout:
+        print(text, end="")
+        return 0
+    kept = sorted(
+        key
+        for key, value in document["spec"]["encryptedData"].items()
+        if previous is not None and (previous.get("spec") or {}).get("encryptedData", {}).get(key) == value
+    )
+    changed = sorted(set(values) - set(kept))
+    dropped = sorted(set(((previous or {}).get("spec") or {}).get("encryptedData") or {}) - set(values))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, target)
+    summary = ", ".join(
+        f"{label} {', '.join(keys)}"
+        for label, keys in (("sealed", changed), ("unchanged", kept), ("removed", dropped))
+        if keys
+    )
+    print(f"{target.relative_to(root).as_posix()}: {summary}")
+    return 0
 
 
 def _synth(args: argparse.Namespace) -> int:
@@ -79,6 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "synth":
             return _synth(args)
+        if args.command == "seal":
+            return _seal(args)
         if args.command == "reference":
             from fluxplane.config.reference import markdown
 

@@ -15,12 +15,14 @@ from typing import Any
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.models import FluxSettings
-from fluxplane.constructs.base import node_of
+from fluxplane.config.secrets import SealedFile
+from fluxplane.constructs.base import Construct, node_of
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE
+from fluxplane.constructs.raw import RawObject
 from fluxplane.errors import ConstructError
 
 #: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).
@@ -97,7 +99,27 @@ class ClusterChart(FleetChart):
         )
         self._infrastructure: Manifest | None = None
         self._apps: Manifest | None = None
+        self._secrets_dir: str | None = None
         self.pack_kustomizations: dict[str, Kustomization] = {}
+
+    @property
+    def secrets_dir(self) -> str:
+        """``clusters/<cluster>/secrets``: the cluster's sealed secrets, from environments/secrets/."""
+        return posixpath.join(self.directory, "secrets")
+
+    def add_sealed_secrets(self, sealed: tuple[SealedFile, ...]) -> None:
+        """Carry the definition's sealed secrets into ``secrets/``, one file each, listed by a kustomization."""
+        if not sealed:
+            return
+        self._secrets_dir = self.secrets_dir
+        scope = Construct(self, "sealed-secrets")
+        listing = self.add_kustomization_file("kustomization", self.secrets_dir, scope=scope).config
+        for item in sorted(sealed, key=lambda item: item.relative_path):
+            manifest = self.add_manifest(
+                f"{item.namespace}-{item.name}", posixpath.join(self.secrets_dir, item.relative_path), scope
+            )
+            RawObject(manifest, "sealed-secret", item.document)
+            listing.add_resource(item.relative_path)
 
     def _layer_file(self, layer: str) -> Manifest:
         if layer == "apps":
@@ -143,6 +165,8 @@ class ClusterChart(FleetChart):
         entry = self.add_kustomization_file("kustomization", self.directory).config
         entry.add_resource("flux-system")
         entry.add_resource("cluster-vars.yaml")
+        if self._secrets_dir is not None:
+            entry.add_resource("secrets")
         for manifest in (self._infrastructure, self._apps):
             if manifest is not None:
                 entry.add_resource(posixpath.basename(manifest.path))

@@ -20,6 +20,7 @@ from fluxplane.config import models
 from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
 from fluxplane.config.network import Claim, allocate
 from fluxplane.config.problems import describe_validation_error, show
+from fluxplane.config.secrets import SealedFile, load_sealed_secrets
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
 
@@ -34,6 +35,8 @@ class LoadedFleet:
     pack_origins: dict[str, Origins] = field(default_factory=dict)
     #: Per environment name: the origins of its merged ``packs`` mapping; "" for the base file's.
     environment_pack_origins: dict[str, Origins] = field(default_factory=dict)
+    #: Per cluster name: its sealed secrets (environments/secrets/<cluster>/).
+    sealed_secrets: dict[str, tuple[SealedFile, ...]] = field(default_factory=dict)
 
 
 class _Problems:
@@ -134,6 +137,10 @@ class _Loader:
             if environment is not None:
                 environments.append(environment)
 
+        known = set(self.seen_clusters) | ({base_model.management.name} if base_model is not None else set())
+        sealed, found_sealed = load_sealed_secrets(root, known)
+        problems.lines.extend(found_sealed)
+
         if base_model is not None and not problems.lines:
             pool = f"{self.base_display}: clusterNetwork.pool"
             cidrs, found = allocate(self.claims, base_model.cluster_network, pool)
@@ -156,7 +163,12 @@ class _Loader:
             packs=base_model.packs,
             environments=tuple(environments),
         )
-        return LoadedFleet(fleet=fleet, pack_origins=self.pack_origins, environment_pack_origins=self.env_pack_origins)
+        return LoadedFleet(
+            fleet=fleet,
+            pack_origins=self.pack_origins,
+            environment_pack_origins=self.env_pack_origins,
+            sealed_secrets=sealed,
+        )
 
     def _management(self, base: models.BaseFile) -> None:
         name = base.management.name

@@ -126,6 +126,7 @@ class FleetApp(cdk8s.App):
             flux=self.plan.fleet.flux,
         )
         self.clusters[cluster.name] = chart
+        chart.add_sealed_secrets(cluster.sealed_secrets)
         registry = self.plan.registry
         by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
         for name, config in cluster.packs.items():

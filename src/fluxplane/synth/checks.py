@@ -2,7 +2,7 @@
 
 They catch what Flux would only report at run time, on the cluster: a dependsOn or sourceRef that
 names nothing, a dependency cycle (Flux would wait forever), a Flux path that is not in dist/, two
-objects with one identity in one kustomize build, two files at one path.
+objects with one identity in one kustomize build, two files at one path, and a plaintext Secret in Git.
 """
 
 from __future__ import annotations
@@ -74,7 +74,23 @@ def check_files(files: list[tuple[Any, Manifest]]) -> list[str]:
                     f"by {identities[resource.ref]}"
                 )
             identities[resource.ref] = resource.node.path
+            if resource.kind == "Secret" and resource.api_version == "v1":
+                problems.extend(check_plaintext(resource.to_dict(), resource.node.path, path))
     return problems
+
+
+def check_plaintext(document: dict[str, Any], where: str, path: str) -> list[str]:
+    """A Secret with data in Git is a leaked secret: it must be sealed or fetched instead."""
+    if document.get("kind") != "Secret" or document.get("apiVersion") != "v1":
+        return []
+    if not (document.get("data") or document.get("stringData")):
+        return []
+    metadata = document.get("metadata") or {}
+    name = f"{metadata.get('namespace', '')}/{metadata.get('name', '')}".lstrip("/")
+    return [
+        f"{where}: Secret {name!r} in {path} holds plaintext data or stringData; seal it with "
+        "'fluxplane seal' (a SealedSecret) or fetch it with an ExternalSecret"
+    ]
 
 
 def check_flux_paths(charts: list[ClusterChart], directories: set[str]) -> list[str]:

@@ -14,6 +14,7 @@ from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import Fleet
 from fluxplane.config.problems import describe_validation_error
+from fluxplane.config.secrets import SealedFile
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import PackConfig
 from fluxplane.packs.registry import PackRegistry
@@ -30,6 +31,7 @@ class ClusterPlan:
     environment: str | None
     variables: dict[str, str]
     packs: dict[str, PackConfig]
+    sealed_secrets: tuple[SealedFile, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
                 "kubernetes_version": management.kubernetes_version,
             },
             packs=configure(management.packs, loaded.pack_origins[management.name]),
+            sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
         )
     )
     environment_configs: dict[tuple[str, str], PackConfig] = {}
@@ -85,6 +88,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
                         "kubernetes_version": cluster.kubernetes_version,
                     },
                     packs=configure(cluster.packs, loaded.pack_origins[cluster.name]),
+                    sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
                 )
             )
     # The catalogue base of an add-on is rendered from the fleet-wide values: the pack's defaults

@@ -20,7 +20,7 @@ from fluxplane.charts.cluster import ClusterChart
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.render import dump_documents
 from fluxplane.errors import TreeError
-from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths
+from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_plaintext
 
 if TYPE_CHECKING:
     from fluxplane.synth.app import FleetApp
@@ -52,7 +52,13 @@ def render_app(app: FleetApp) -> dict[str, str]:
     }
     for chart in jsii_children_by_chart(app):
         if isinstance(chart, ClusterChart):
-            out[posixpath.join(chart.layout.key, chart.custom_path)] = dump_documents(chart.to_json())
+            path = posixpath.join(chart.layout.key, chart.custom_path)
+            documents = chart.to_json()
+            for document in documents:
+                problems.extend(check_plaintext(document, f"cluster-{chart.cluster} (cdk8s)", path))
+            out[path] = dump_documents(documents)
+    if problems:
+        raise TreeError(problems)
     return dict(sorted(out.items()))
 
 

@@ -1,0 +1,117 @@
+"""The definition's sealed secrets: ``environments/secrets/<cluster>/<namespace>/<name>.yaml``.
+
+Each file holds one SealedSecret (written by ``fluxplane seal``) for the cluster its folder names;
+synth carries it into that cluster's entry point in dist/. Only ciphertext lives here: a file that
+is not a SealedSecret, or that holds a plaintext ``Secret``, is refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fluxplane.config.problems import show
+from fluxplane.config.yamlfile import read_yaml
+from fluxplane.errors import ConfigError
+
+SECRETS_DIR = "secrets"
+SEALED_API_VERSION = "bitnami.com/v1alpha1"
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+@dataclass(frozen=True)
+class SealedFile:
+    """One sealed secret of one cluster: where it sits and the SealedSecret document."""
+
+    cluster: str
+    namespace: str
+    name: str
+    document: dict[str, Any]
+
+    @property
+    def relative_path(self) -> str:
+        """Path below the cluster's secrets folder: ``<namespace>/<name>.yaml``."""
+        return f"{self.namespace}/{self.name}.yaml"
+
+
+def secret_path(root: Path, cluster: str, namespace: str, name: str) -> Path:
+    return root / "environments" / SECRETS_DIR / cluster / namespace / f"{name}.yaml"
+
+
+def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple[SealedFile, ...]], list[str]]:
+    """The sealed secrets per cluster, and problem lines (unknown clusters, malformed files)."""
+    base = root / "environments" / SECRETS_DIR
+    found: dict[str, list[SealedFile]] = {}
+    problems: list[str] = []
+    if not base.is_dir():
+        return {}, []
+    for cluster_dir in sorted(base.iterdir()):
+        display_cluster = f"environments/{SECRETS_DIR}/{cluster_dir.name}"
+        if not cluster_dir.is_dir():
+            problems.append(f"{display_cluster}: expected a folder per cluster, found a file")
+            continue
+        if cluster_dir.name not in clusters:
+            problems.append(
+                f"{display_cluster}: unknown cluster {cluster_dir.name!r} (clusters: {', '.join(sorted(clusters))})"
+            )
+            continue
+        for path in sorted(cluster_dir.rglob("*")):
+            if path.is_dir():
+                continue
+            display = f"{display_cluster}/{path.relative_to(cluster_dir).as_posix()}"
+            parts = path.relative_to(cluster_dir).parts
+            if len(parts) != 2 or path.suffix != ".yaml":
+                problems.append(f"{display}: expected <namespace>/<name>.yaml (written by 'fluxplane seal')")
+                continue
+            sealed = _read(path, display, cluster_dir.name, parts[0], path.stem, problems)
+            if sealed is not None:
+                found.setdefault(cluster_dir.name, []).append(sealed)
+    return {cluster: tuple(files) for cluster, files in found.items()}, problems
+
+
+def _read(path: Path, display: str, cluster: str, namespace: str, name: str, problems: list[str]) -> SealedFile | None:
+    try:
+        document = read_yaml(path, display)
+    except ConfigError as exc:
+        problems.extend(exc.problems)
+        return None
+    if not isinstance(document, dict):
+        problems.append(f"{display}: expected a SealedSecret, got {show(document)}")
+        return None
+    if document.get("kind") == "Secret":
+        problems.append(
+            f"{display}: a plaintext Secret must not be committed; seal it with 'fluxplane seal' and delete this file"
+        )
+        return None
+    if (document.get("apiVersion"), document.get("kind")) != (SEALED_API_VERSION, "SealedSecret"):
+        problems.append(
+            f"{display}: expected apiVersion {SEALED_API_VERSION} and kind SealedSecret, got "
+            f"{show(document.get('apiVersion'))} {show(document.get('kind'))}"
+        )
+        return None
+    metadata = document.get("metadata") or {}
+    if not _DNS_LABEL.fullmatch(namespace) or not _DNS_SUBDOMAIN.fullmatch(name):
+        problems.append(f"{display}: the folder must be a namespace and the file a Secret name (DNS-1123)")
+        return None
+    if (metadata.get("namespace"), metadata.get("name")) != (namespace, name):
+        problems.append(
+            f"{display}: metadata says {metadata.get('namespace')}/{metadata.get('name')}, the path says "
+            f"{namespace}/{name}; the path must match the object"
+        )
+        return None
+    encrypted = (document.get("spec") or {}).get("encryptedData")
+    if not isinstance(encrypted, dict) or not encrypted:
+        problems.append(f"{display}: spec.encryptedData must map keys to sealed values")
+        return None
+    for key, value in encrypted.items():
+        try:
+            base64.b64decode(str(value), validate=True)
+        except binascii.Error:
+            problems.append(f"{display}: spec.encryptedData.{key}: not base64 ciphertext")
+            return None
+    return SealedFile(cluster=cluster, namespace=namespace, name=name, document=document)

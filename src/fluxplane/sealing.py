@@ -1,0 +1,310 @@
+"""Offline sealing for the Sealed Secrets controller (``bitnami.com/v1alpha1`` SealedSecret).
+
+A value is sealed the way kubeseal seals it, from the controller's public certificate only:
+``len(rsa) as 2 bytes big-endian || RSA-OAEP(SHA-256, session key, label) || AES-256-GCM(session key,
+zero nonce, value)``. The 32-byte session key is random and used once, which is what makes the zero
+nonce safe. The OAEP label binds the ciphertext to where it may be unsealed: ``namespace/name``
+(strict), ``namespace`` (namespace-wide) or empty (cluster-wide, with the matching annotations).
+
+Re-sealing a value that has not changed keeps its ciphertext, so a pull request shows only the
+values that did change. Whether a value changed is decided on the sealer's machine, never from the
+repository: the seal cache (outside the repository, readable only by its owner) keeps, per
+ciphertext, an HMAC of the certificate, label, key and value under a random key that never leaves
+the cache. Nothing derived from the plaintext is written to Git, so the repository offers no way to
+test a guessed value; a sealer without the cache entry (another machine) simply seals anew.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from fluxplane.errors import FluxplaneError
+
+Scope = Literal["strict", "namespace-wide", "cluster-wide"]
+SCOPES: tuple[Scope, ...] = ("strict", "namespace-wide", "cluster-wide")
+NAMESPACE_WIDE = "sealedsecrets.bitnami.com/namespace-wide"
+CLUSTER_WIDE = "sealedsecrets.bitnami.com/cluster-wide"
+API_VERSION = "bitnami.com/v1alpha1"
+SESSION_KEY_BYTES = 32
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
+
+
+class SealError(FluxplaneError):
+    """Bad input to ``fluxplane seal``: a certificate, a scope, a value source."""
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The sealing key's public half, and what a sealer should be told about it."""
+
+    public_key: rsa.RSAPublicKey
+    fingerprint: str
+    warnings: tuple[str, ...] = ()
+
+
+def load_certificate(path: Path, *, now: datetime.datetime | None = None) -> Certificate:
+    """Read a PEM certificate (or PEM public key) holding an RSA public key."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SealError(f"{path}: cannot read the certificate ({exc.strerror})") from None
+    warnings: list[str] = []
+    key: Any
+    try:
+        cert = x509.load_pem_x509_certificate(data)
+    except ValueError:
+        try:
+            key = serialization.load_pem_public_key(data)
+        except ValueError:
+            raise SealError(
+                f"{path}: not a PEM certificate or public key; fetch it with 'kubeseal --fetch-cert' "
+                "or from the fleet's sealing key"
+            ) from None
+    else:
+        key = cert.public_key()
+        moment = now or datetime.datetime.now(datetime.UTC)
+        if cert.not_valid_after_utc < moment:
+            warnings.append(
+                f"{path}: warning: the certificate expired on {cert.not_valid_after_utc:%Y-%m-%d}; the controller "
+                "still unseals with its key, but rotate the sealing key"
+            )
+    if not isinstance(key, rsa.RSAPublicKey):
+        raise SealError(
+            f"{path}: the certificate holds a {type(key).__name__.removeprefix('_')} key; Sealed Secrets needs RSA"
+        )
+    der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return Certificate(key, hashlib.sha256(der).hexdigest(), tuple(warnings))
+
+
+def encryption_label(scope: Scope, namespace: str, name: str) -> bytes:
+    """The RSA-OAEP label the controller expects for ``scope``."""
+    if scope == "cluster-wide":
+        return b""
+    if scope == "namespace-wide":
+        return namespace.encode()
+    return f"{namespace}/{name}".encode()
+
+
+def hybrid_encrypt(public_key: rsa.RSAPublicKey, plaintext: bytes, label: bytes) -> bytes:
+    session_key = secrets.token_bytes(SESSION_KEY_BYTES)
+    oaep = padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA256()), algorithm=hashes.SHA256(), label=label or None)
+    wrapped = public_key.encrypt(session_key, oaep)
+    sealed = AESGCM(session_key).encrypt(bytes(12), plaintext, None)
+    return struct.pack(">H", len(wrapped)) + wrapped + sealed
+
+
+class SealCache:
+    """Remembers, on this machine only, which value each ciphertext seals (see the module docstring)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._key: bytes | None = None
+        self._digests: dict[str, str] | None = None
+
+    @classmethod
+    def default(cls) -> SealCache:
+        configured = os.environ.get("FLUXPLANE_SEAL_CACHE")
+        if configured:
+            return cls(Path(configured))
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return cls(Path(base) / "fluxplane" / "seal")
+
+    def _load(self) -> tuple[bytes, dict[str, str]]:
+        if self._key is None or self._digests is None:
+            key_file = self.directory / "key"
+            if key_file.exists():
+                self._key = key_file.read_bytes()
+            else:
+                self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+                self._key = secrets.token_bytes(32)
+                fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as out:
+                    out.write(self._key)
+            digests_file = self.directory / "digests.json"
+            self._digests = json.loads(digests_file.read_text()) if digests_file.exists() else {}
+        return self._key, self._digests
+
+    @staticmethod
+    def _id(ciphertext: str) -> str:
+        return hashlib.sha256(ciphertext.encode()).hexdigest()
+
+    def _mac(self, certificate: Certificate, label: bytes, key: str, value: bytes) -> str:
+        secret, _ = self._load()
+        message = b"\0".join([certificate.fingerprint.encode(), label, key.encode(), value])
+        return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+    def seals(self, ciphertext: str, certificate: Certificate, label: bytes, key: str, value: bytes) -> bool:
+        """True if ``ciphertext`` was made here from exactly this certificate, label, key and value."""
+        _, digests = self._load()
+        known = digests.get(self._id(ciphertext))
+        return known is not None and hmac.compare_digest(known, self._mac(certificate, label, key, value))
+
+    def remember(self, ciphertext: str, certificate: Certificate, label: bytes, key: str, value: bytes) -> None:
+        _, digests = self._load()
+        digests[self._id(ciphertext)] = self._mac(certificate, label, key, value)
+
+    def save(self) -> None:
+        if self._digests is None:
+            return
+        target = self.directory / "digests.json"
+        temporary = target.with_suffix(".tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            json.dump(self._digests, out, sort_keys=True)
+        os.replace(temporary, target)
+
+
+def check_names(name: str, namespace: str, scope: Scope) -> None:
+    problems = []
+    if not _DNS_SUBDOMAIN.fullmatch(name) or len(name) > 253:
+        problems.append(f"--name: expected a DNS-1123 subdomain, got {name!r}")
+    if not _DNS_LABEL.fullmatch(namespace) or len(namespace) > 63:
+        problems.append(f"--namespace: expected a DNS-1123 label, got {namespace!r}")
+    if scope not in SCOPES:
+        problems.append(f"--scope: expected one of {', '.join(SCOPES)}, got {scope!r}")
+    if problems:
+        raise SealError(problems)
+
+
+def check_key(key: str, where: str) -> None:
+    if not _SECRET_KEY.fullmatch(key) or len(key) > 253:
+        raise SealError(f"{where}: {key!r} is not a valid Secret key (letters, digits, '-', '_' and '.')")
+
+
+def check_previous(previous: Any, where: str, scope: Scope) -> None:
+    """An existing file is re-sealed only as what it is: a SealedSecret of the same scope."""
+    if not isinstance(previous, dict) or previous.get("kind") != "SealedSecret":
+        raise SealError(f"{where}: exists and is not a SealedSecret; move it away first")
+    found = _scope_of((previous.get("metadata") or {}).get("annotations") or {})
+    if found != scope:
+        raise SealError(
+            f"{where}: is sealed with scope {found!r}, not {scope!r}; a scope change re-seals every key, "
+            "so delete the file first if that is what you want"
+        )
+
+
+def seal(
+    *,
+    certificate: Certificate,
+    name: str,
+    namespace: str,
+    scope: Scope,
+    values: Mapping[str, bytes],
+    secret_type: str = "Opaque",
+    previous: Mapping[str, Any] | None = None,
+    cache: SealCache | None = None,
+) -> dict[str, Any]:
+    """A SealedSecret document holding ``values``; unchanged values keep ``previous``'s ciphertext."""
+    check_names(name, namespace, scope)
+    if not values:
+        raise SealError("nothing to seal; give --from-literal, --from-file or --from-env-file")
+    for key in values:
+        check_key(key, "key")
+    label = encryption_label(scope, namespace, name)
+    previous_data: Mapping[str, str] = {}
+    if previous is not None:
+        meta = previous.get("metadata") or {}
+        if (meta.get("namespace"), meta.get("name")) != (namespace, name):
+            raise SealError(
+                f"the existing SealedSecret is {meta.get('namespace')}/{meta.get('name')}, not {namespace}/{name}"
+            )
+        check_previous(previous, f"{namespace}/{name}", scope)
+        previous_data = (previous.get("spec") or {}).get("encryptedData") or {}
+    encrypted: dict[str, str] = {}
+    for key in sorted(values):
+        value = values[key]
+        old = previous_data.get(key)
+        if old is not None and cache is not None and cache.seals(old, certificate, label, key, value):
+            encrypted[key] = old
+            continue
+        encrypted[key] = base64.b64encode(hybrid_encrypt(certificate.public_key, value, label)).decode()
+        if cache is not None:
+            cache.remember(encrypted[key], certificate, label, key, value)
+    annotations = _annotations(scope)
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    template_metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+        template_metadata["annotations"] = dict(annotations)
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "SealedSecret",
+        "metadata": metadata,
+        "spec": {"encryptedData": encrypted, "template": {"metadata": template_metadata, "type": secret_type}},
+    }
+
+
+def _annotations(scope: Scope) -> dict[str, str]:
+    if scope == "cluster-wide":
+        return {CLUSTER_WIDE: "true"}
+    if scope == "namespace-wide":
+        return {NAMESPACE_WIDE: "true"}
+    return {}
+
+
+def _scope_of(annotations: Mapping[str, str]) -> Scope:
+    if annotations.get(CLUSTER_WIDE) == "true":
+        return "cluster-wide"
+    if annotations.get(NAMESPACE_WIDE) == "true":
+        return "namespace-wide"
+    return "strict"
+
+
+# -- value sources, as kubectl create secret reads them ---------------------------------------------
+
+
+def from_literal(item: str) -> tuple[str, bytes]:
+    key, sep, value = item.partition("=")
+    if not sep or not key:
+        raise SealError(f"--from-literal: expected key=value, got {item!r}")
+    check_key(key, "--from-literal")
+    return key, value.encode()
+
+
+def from_file(item: str) -> tuple[str, bytes]:
+    key, sep, path = item.partition("=")
+    if not sep:
+        key, path = Path(item).name, item
+    check_key(key, "--from-file")
+    try:
+        return key, Path(path).read_bytes()
+    except OSError as exc:
+        raise SealError(f"--from-file: cannot read {path!r} ({exc.strerror})") from None
+
+
+def from_env_file(path: str) -> list[tuple[str, bytes]]:
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError as exc:
+        raise SealError(f"--from-env-file: cannot read {path!r} ({exc.strerror})") from None
+    found = []
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise SealError(f"{path}:{number}: expected KEY=VALUE, got {line!r}")
+        check_key(key, f"{path}:{number}")
+        found.append((key, value.encode()))
+    return found
