@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The service account External Secrets runs as on every workload cluster (namespace/name).
+EXTERNAL_SECRETS_SERVICE_ACCOUNT = "external-secrets:external-secrets"
+
+#: Key of the bootstrap ConfigMap that holds the ARN of External Secrets' IAM role.
+EXTERNAL_SECRETS_ROLE_ARN_KEY = "external-secrets-role-arn"
+
 #: Namespaces a workload cluster may not be named after: its hub namespace would collide with them.
 RESERVED_NAMESPACES = frozenset({"default", "flux-system", "crossplane-system"})
 RESERVED_PREFIX = "kube-"
@@ -35,3 +41,16 @@ def kubeconfig_secret(cluster: str) -> KubeconfigSecret:
 def reserved_name(cluster: str) -> bool:
     """True when ``cluster`` cannot be used as a hub namespace."""
     return cluster in RESERVED_NAMESPACES or cluster.startswith(RESERVED_PREFIX)
+
+
+@dataclass(frozen=True)
+class BootstrapValues:
+    """The ConfigMap the composition writes with what the spoke bootstrap needs from AWS (role ARNs)."""
+
+    namespace: str
+    name: str
+    external_secrets_role_arn_key: str = EXTERNAL_SECRETS_ROLE_ARN_KEY
+
+
+def bootstrap_values(cluster: str) -> BootstrapValues:
+    return BootstrapValues(namespace=cluster_namespace(cluster), name=f"{cluster}-bootstrap")

@@ -162,6 +162,7 @@ class _Loader:
             ),
             packs=base_model.packs,
             environments=tuple(environments),
+            sealing_key=base_model.sealing_key,
         )
         return LoadedFleet(
             fleet=fleet,

@@ -266,6 +266,19 @@ class ClusterNetwork(Model):
         return self
 
 
+class SealingKey(Model):
+    """Where workload clusters fetch the fleet's Sealed Secrets key pair from (AWS Secrets Manager)."""
+
+    secret_name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$")] = Field(
+        "fluxplane/sealing-key",
+        alias="secretName",
+        description="Secrets Manager secret holding the key pair as JSON properties `tls.crt` and `tls.key`.",
+    )
+    region: Annotated[str, StringConstraints(pattern=AWS_REGION)] | None = Field(
+        None, description="Region of that secret; default the management cluster's region."
+    )
+
+
 class BaseFile(Model):
     """What every environment shares."""
 
@@ -281,6 +294,11 @@ class BaseFile(Model):
         description="Values every workload cluster starts from (any cluster field).",
     )
     packs: dict[str, Any] = Field(default_factory=dict, description="Packs enabled on every cluster.")
+    sealing_key: SealingKey = Field(
+        default_factory=SealingKey,
+        alias="sealingKey",
+        description="The Sealed Secrets key pair every workload cluster fetches at bootstrap.",
+    )
 
 
 class EnvironmentFile(Model):
@@ -317,6 +335,7 @@ class Fleet(Model):
     cluster_network: ClusterNetwork = Field(default_factory=ClusterNetwork)
     packs: dict[str, Any] = Field(default_factory=dict, description="The base file's packs section.")
     environments: tuple[Environment, ...]
+    sealing_key: SealingKey = Field(default_factory=SealingKey)
 
     @property
     def clusters(self) -> tuple[WorkloadCluster, ...]:

@@ -93,7 +93,9 @@ class EKSClusterProps(Props):
     logging: tuple[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"], ...] = ()
     node_groups: tuple[NodeGroupSpec, ...] = Field(min_length=1)
     tags: dict[str, str] = Field(default_factory=dict)
+    sealing_key_secret: str = Field(pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$")
     kubeconfig_secret_name: Name
+    bootstrap_config_map_name: Name
 
 
 class EKSCluster(TypedResource[EKSClusterProps]):

@@ -25,8 +25,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from fluxplane.config.hub import kubeconfig_secret
-from fluxplane.config.models import WorkloadCluster
+from fluxplane.config.hub import (
+    EXTERNAL_SECRETS_ROLE_ARN_KEY,
+    EXTERNAL_SECRETS_SERVICE_ACCOUNT,
+    bootstrap_values,
+    kubeconfig_secret,
+)
+from fluxplane.config.models import SealingKey, WorkloadCluster
 from fluxplane.config.network import subnet_plan
 from fluxplane.constructs import eks_cluster as xr
 
@@ -76,7 +81,7 @@ def shape_of(cluster: WorkloadCluster) -> Shape:
 # -- the composite resource of a cluster -------------------------------------------------------
 
 
-def composite_props(cluster: WorkloadCluster) -> dict[str, Any]:
+def composite_props(cluster: WorkloadCluster, sealing_key: SealingKey) -> dict[str, Any]:
     """EKSCluster props of ``cluster`` (its VPC CIDR allocated by the loader)."""
     if cluster.network.cidr is None:
         raise ValueError(f"cluster {cluster.name!r} has no VPC CIDR; load the fleet with fluxplane.config.loader")
@@ -120,7 +125,9 @@ def composite_props(cluster: WorkloadCluster) -> dict[str, Any]:
             for group in cluster.node_groups
         ],
         "tags": cluster.tags,
+        "sealingKeySecret": sealing_key.secret_name,
         "kubeconfigSecretName": secret.name,
+        "bootstrapConfigMapName": bootstrap_values(cluster.name).name,
     }
 
 
@@ -176,7 +183,15 @@ def xrd_schema() -> dict[str, Any]:
     }
     spec = {
         "type": "object",
-        "required": ["region", "kubernetesVersion", "network", "nodeGroups", "kubeconfigSecretName"],
+        "required": [
+            "region",
+            "kubernetesVersion",
+            "network",
+            "nodeGroups",
+            "sealingKeySecret",
+            "kubeconfigSecretName",
+            "bootstrapConfigMapName",
+        ],
         "properties": {
             "region": _string("AWS region.", pattern=xr.REGION),
             "kubernetesVersion": _string('EKS Kubernetes minor version, e.g. "1.33".', pattern=xr.KUBERNETES_VERSION),
@@ -223,8 +238,15 @@ def xrd_schema() -> dict[str, Any]:
             },
             "nodeGroups": {"type": "array", "minItems": 1, "items": node_group},
             "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+            "sealingKeySecret": _string(
+                "Secrets Manager secret with the Sealed Secrets key pair, readable by the cluster's External Secrets.",
+                pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$",
+            ),
             "kubeconfigSecretName": _string(
                 "Secret in this namespace that receives the kubeconfig, under the key `value`."
+            ),
+            "bootstrapConfigMapName": _string(
+                "ConfigMap in this namespace that receives what the spoke bootstrap needs (role ARNs)."
             ),
         },
     }
@@ -235,6 +257,9 @@ def xrd_schema() -> dict[str, Any]:
             "clusterArn": {"type": "string"},
             "endpoint": {"type": "string"},
             "oidcIssuer": {"type": "string"},
+            "oidcIssuerHost": {"type": "string"},
+            "oidcProviderArn": {"type": "string"},
+            "externalSecretsRoleArn": {"type": "string"},
         },
     }
     return {"type": "object", "required": ["spec"], "properties": {"spec": spec, "status": status}}
@@ -537,6 +562,10 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
                 _status("status.atProvider.arn", "status.clusterArn"),
                 _status("status.atProvider.endpoint", "status.endpoint"),
                 _status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuer"),
+                {
+                    **_status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuerHost"),
+                    "transforms": [{"type": "string", "string": {"type": "TrimPrefix", "trim": "https://"}}],
+                },
             ],
         )
     ]
@@ -576,7 +605,12 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
         _resource(
             "oidc-provider",
             _managed("iam", "OpenIDConnectProvider", {"clientIdList": ["sts.amazonaws.com"]}),
-            [_patch("status.oidcIssuer", "spec.forProvider.url", required=True), _name_tag("%s"), _use("tags")],
+            [
+                _patch("status.oidcIssuer", "spec.forProvider.url", required=True),
+                _name_tag("%s"),
+                _use("tags"),
+                _status("status.atProvider.arn", "status.oidcProviderArn"),
+            ],
         ),
         _resource(
             "cluster-auth",
@@ -595,9 +629,90 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
     return resources
 
 
+def _irsa_trust_policy(service_account: str) -> str:
+    """Trust policy of a role for one service account of the cluster, over the OIDC provider (IRSA).
+
+    A Go format string for CombineFromComposite over the provider ARN and the issuer host (twice).
+    """
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"Federated": "%s"},
+        "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {
+            "StringEquals": {"%s:sub": f"system:serviceaccount:{service_account}", "%s:aud": "sts.amazonaws.com"}
+        },
+    }
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]}, indent=2) + "\n"
+
+
+def _bootstrap() -> list[dict[str, Any]]:
+    """What the hub's bootstrap of the spoke needs from AWS: External Secrets' role (IRSA) and its ARN."""
+    read_sealing_key = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
+                "Resource": "arn:aws:secretsmanager:*:*:secret:%s-*",
+            }
+        ],
+    }
+    return [
+        _resource(
+            "role-external-secrets",
+            _managed("iam", "Role", {}, labels={"role": "external-secrets"}),
+            [
+                {
+                    "type": "CombineFromComposite",
+                    "combine": {
+                        "variables": [
+                            {"fromFieldPath": "status.oidcProviderArn"},
+                            {"fromFieldPath": "status.oidcIssuerHost"},
+                            {"fromFieldPath": "status.oidcIssuerHost"},
+                        ],
+                        "strategy": "string",
+                        "string": {"fmt": _irsa_trust_policy(EXTERNAL_SECRETS_SERVICE_ACCOUNT)},
+                    },
+                    "toFieldPath": "spec.forProvider.assumeRolePolicy",
+                    "policy": {"fromFieldPath": "Required"},
+                },
+                _name_tag("%s-external-secrets"),
+                _use("tags"),
+                _status("status.atProvider.arn", "status.externalSecretsRoleArn"),
+            ],
+        ),
+        _resource(
+            "role-external-secrets-sealing-key",
+            _managed("iam", "RolePolicy", {"roleSelector": _selector(role="external-secrets")}),
+            [
+                _patch(
+                    "spec.sealingKeySecret",
+                    "spec.forProvider.policy",
+                    fmt=json.dumps(read_sealing_key, indent=2) + "\n",
+                    required=True,
+                )
+            ],
+        ),
+        _resource(
+            "bootstrap-values",
+            {"apiVersion": "v1", "kind": "ConfigMap"},
+            [
+                _patch("spec.bootstrapConfigMapName", "metadata.name", required=True),
+                _patch(
+                    "status.externalSecretsRoleArn",
+                    f"data[{EXTERNAL_SECRETS_ROLE_ARN_KEY}]",
+                    required=True,
+                ),
+            ],
+            # A ConfigMap has no conditions: it is ready once it exists.
+            readinessChecks=[{"type": "None"}],
+        ),
+    ]
+
+
 def composed_resources(shape: Shape) -> list[dict[str, Any]]:
-    """The P&T resource templates of ``shape``, in dependency order (network, identity, EKS)."""
-    return [*_network(shape), *_identity(), *_cluster(shape)]
+    """The P&T resource templates of ``shape``, in dependency order (network, identity, EKS, bootstrap)."""
+    return [*_network(shape), *_identity(), *_cluster(shape), *_bootstrap()]
 
 
 def composition_props(shape: Shape) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.rbac import ClusterRole
 from fluxplane.errors import PackError
 from fluxplane.packs import eks
 from fluxplane.packs.api import Pack, PackConfig, PackContext
@@ -27,6 +28,23 @@ def bind(ctx: PackContext, config: EksCompositionsConfig) -> None:
     xrd = CompositeResourceDefinition(ctx.scope, "xrd", eks.xrd_props())
     ctx.add_health_check(xrd)
     ctx.add_health_check_expr(conditions_health(xrd.api_version, xrd.kind, ("Established", "Offered")))
+    # Crossplane manages the kinds its providers define; the ConfigMap a Composition writes for the
+    # spoke bootstrap needs this grant, aggregated into Crossplane's own ClusterRole.
+    ClusterRole(
+        ctx.scope,
+        "compose-config-maps",
+        {
+            "name": "crossplane-compose-config-maps",
+            "labels": {"rbac.crossplane.io/aggregate-to-crossplane": "true"},
+            "rules": [
+                {
+                    "apiGroups": [""],
+                    "resources": ["configmaps"],
+                    "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"],
+                }
+            ],
+        },
+    )
     shapes = sorted({eks.shape_of(cluster) for env in ctx.fleet.environments for cluster in env.clusters})
     for shape in shapes:
         Composition(ctx.scope, shape.name, eks.composition_props(shape))

@@ -17,6 +17,11 @@ class Chart(NamedTuple):
 METRICS_SERVER = Chart("https://kubernetes-sigs.github.io/metrics-server/", "metrics-server", "3.12.2")
 PODINFO = Chart("oci://ghcr.io/stefanprodan/charts/podinfo", "podinfo", "6.7.1")
 
+#: Installed on every workload cluster by the hub's bootstrap chain (fluxplane.charts.spokes).
+EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.9.0")
+SEALED_SECRETS = Chart("https://bitnami-labs.github.io/sealed-secrets", "sealed-secrets", "2.18.5")
+FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0")
+
 CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
 
 #: Crossplane packages, pinned. The AWS providers are the provider-upjet-aws family, published by

@@ -52,7 +52,7 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
                 "labels": {"fluxplane.io/cluster": cluster.name, "fluxplane.io/environment": environment},
             },
         )
-        composite = EKSCluster(ctx.scope, cluster.name, eks.composite_props(cluster))
+        composite = EKSCluster(ctx.scope, cluster.name, eks.composite_props(cluster, ctx.fleet.sealing_key))
         ctx.add_health_check(composite)
         secret = kubeconfig_secret(cluster.name)
         KubernetesProviderConfig(

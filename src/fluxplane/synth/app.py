@@ -18,11 +18,16 @@ from fluxplane.charts.catalogue import CatalogueChart, Variant
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir
 from fluxplane.charts.overlay import OverlayPlan
+from fluxplane.charts.spokes import LAST_STEP, SpokesChart
 from fluxplane.constructs.base import node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.synth.plan import ClusterPlan, FleetPlan
+from fluxplane.synth.plan import BOOTSTRAP_AFTER, ClusterPlan, FleetPlan
+
+#: The hub's Kustomization that bootstraps the workload clusters, what it waits for, and for how long.
+BOOTSTRAP = "spoke-bootstrap"
+BOOTSTRAP_TIMEOUT = "60m"
 
 
 def _config_key(config: PackConfig) -> str:
@@ -46,6 +51,10 @@ class FleetApp(cdk8s.App):
         self._finished = False
         for cluster in plan.clusters:
             self._add_cluster(cluster)
+        self.spokes: SpokesChart | None = None
+        hub = self.clusters[plan.fleet.management.name]
+        if BOOTSTRAP_AFTER in hub.pack_kustomizations and plan.fleet.clusters:
+            self._add_spokes(hub)
 
     # -- assembly -------------------------------------------------------------------------------
 
@@ -160,6 +169,14 @@ class FleetApp(cdk8s.App):
                     chart.pack_kustomizations[name].depends_on(dependency)
             if by_layer[layer]:
                 lower = by_layer[layer]
+
+    def _add_spokes(self, hub: ClusterChart) -> None:
+        """The hub bootstraps every workload cluster once the clusters are Ready (fluxplane.charts.spokes)."""
+        self.spokes = SpokesChart(self, "spokes", layout=self.layout, fleet=self.plan.fleet)
+        kustomization = hub.add_pack(BOOTSTRAP, "configs", self.spokes.directory, timeout=BOOTSTRAP_TIMEOUT)
+        kustomization.depends_on(BOOTSTRAP_AFTER)
+        for chain in self.spokes.chains.values():
+            kustomization.add_health_check(chain[LAST_STEP])
 
     # -- synthesis ------------------------------------------------------------------------------
 

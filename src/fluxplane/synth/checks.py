@@ -11,24 +11,36 @@ import posixpath
 from collections import defaultdict
 from typing import Any
 
-from fluxplane.charts.cluster import ClusterChart
-from fluxplane.constructs.base import resources_below
+from fluxplane.constructs.base import node_of, resources_below
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.packs.registry import find_cycle
 
 
-def check_cluster(chart: ClusterChart) -> list[str]:
-    """References between the Flux objects of one cluster's entry point."""
+def flux_sources(chart: Any) -> set[tuple[str, str, str]]:
+    """(kind, namespace, name) of the Flux sources a chart defines."""
+    return {
+        ("GitRepository", resource.namespace or "", resource.name)
+        for resource in resources_below(chart)
+        if isinstance(resource, GitRepository)
+    }
+
+
+def check_cluster(
+    chart: Any, *, cluster: str | None = None, sources: set[tuple[str, str, str]] | None = None
+) -> list[str]:
+    """References between the Flux objects of one cluster's chart (its entry point, or the hub's spokes).
+
+    ``sources`` are Flux sources defined elsewhere on the cluster, for charts that define none.
+    """
     problems: list[str] = []
+    cluster = cluster or chart.cluster
     kustomizations: dict[tuple[str, str], Kustomization] = {}
-    sources: set[tuple[str, str, str]] = set()
+    sources = set(sources or ()) | flux_sources(chart)
     for resource in resources_below(chart):
         if isinstance(resource, Kustomization):
             kustomizations[(resource.namespace or "", resource.name)] = resource
-        elif isinstance(resource, GitRepository):
-            sources.add(("GitRepository", resource.namespace or "", resource.name))
     graph: dict[str, tuple[str, ...]] = {}
     for (namespace, name), kustomization in kustomizations.items():
         edges = []
@@ -38,20 +50,19 @@ def check_cluster(chart: ClusterChart) -> list[str]:
                 known = ", ".join(sorted(n for _, n in kustomizations))
                 problems.append(
                     f"{kustomization.node.path}: dependsOn {dependency.name!r} does not name a Kustomization "
-                    f"on cluster {chart.cluster!r} (known: {known})"
+                    f"on cluster {cluster!r} (known: {known})"
                 )
             edges.append(f"{target[0]}/{target[1]}")
         graph[f"{namespace}/{name}"] = tuple(edges)
         ref = kustomization.props.source_ref
         if (ref.kind, ref.namespace or namespace, ref.name) not in sources:
             problems.append(
-                f"{kustomization.node.path}: sourceRef {ref.kind}/{ref.name} is not defined on cluster "
-                f"{chart.cluster!r}"
+                f"{kustomization.node.path}: sourceRef {ref.kind}/{ref.name} is not defined on cluster {cluster!r}"
             )
     cycle = find_cycle(graph)
     if cycle:
         names = " -> ".join(item.split("/", 1)[1] for item in cycle)
-        problems.append(f"{chart.node.path}: dependsOn cycle on cluster {chart.cluster!r}: {names}")
+        problems.append(f"{node_of(chart).path}: dependsOn cycle on cluster {cluster!r}: {names}")
     return problems
 
 
@@ -93,7 +104,7 @@ def check_plaintext(document: dict[str, Any], where: str, path: str) -> list[str
     ]
 
 
-def check_flux_paths(charts: list[ClusterChart], directories: set[str]) -> list[str]:
+def check_flux_paths(charts: list[Any], directories: set[str]) -> list[str]:
     """Every Flux Kustomization path is a dist/ folder with a kustomization.yaml."""
     problems: list[str] = []
     for chart in charts:

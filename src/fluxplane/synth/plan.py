@@ -7,6 +7,7 @@ reported together, so bad input never starts the JavaScript runtime.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -14,13 +15,16 @@ from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import Fleet
 from fluxplane.config.problems import describe_validation_error
-from fluxplane.config.secrets import SealedFile
+from fluxplane.config.secrets import SealedFile, secret_path
+from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import PackConfig
 from fluxplane.packs.registry import PackRegistry
 
 #: The environment name the management cluster's variables carry.
 MANAGEMENT_ENVIRONMENT = "management"
+#: The hub pack after which the hub bootstraps the workload clusters (fluxplane.charts.spokes).
+BOOTSTRAP_AFTER = "workload-clusters"
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,24 @@ class FleetPlan:
 
 def _unique(lines: list[str]) -> list[str]:
     return list(dict.fromkeys(lines))
+
+
+def _missing_git_credentials(loaded: LoadedFleet) -> list[str]:
+    """The hub hands each workload cluster its Git credentials as a SealedSecret: it must exist."""
+    secret = loaded.fleet.repositories.platform.secret_ref
+    if secret is None:
+        return []
+    problems = []
+    for cluster in loaded.fleet.clusters:
+        sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(cluster.name, ())}
+        if (FLUX_NAMESPACE, secret) not in sealed:
+            problems.append(
+                f"{secret_path(Path(), cluster.name, FLUX_NAMESPACE, secret).as_posix()}: missing; the hub gives "
+                f"cluster {cluster.name!r} its Git credentials (repositories.platform.secretRef {secret!r}) from it: "
+                f"fluxplane seal --cluster {cluster.name} --namespace {FLUX_NAMESPACE} --name {secret} "
+                "--from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+            )
+    return problems
 
 
 def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
@@ -110,6 +132,8 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
                     problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
                 else:
                     base_configs[name] = config
+    if BOOTSTRAP_AFTER in clusters[0].packs:
+        problems.extend(_missing_git_credentials(loaded))
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(

@@ -20,7 +20,7 @@ from fluxplane.charts.cluster import ClusterChart
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.render import dump_documents
 from fluxplane.errors import TreeError
-from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_plaintext
+from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_plaintext, flux_sources
 
 if TYPE_CHECKING:
     from fluxplane.synth.app import FleetApp
@@ -31,17 +31,21 @@ def render_app(app: FleetApp) -> dict[str, str]:
     from fluxplane.synth.app import jsii_children_by_chart
 
     app.finish()
-    charts: list[Any] = [*app.clusters.values(), *app.catalogue.values()]
+    spokes = [app.spokes] if app.spokes is not None else []
+    charts: list[Any] = [*app.clusters.values(), *app.catalogue.values(), *spokes]
     files: list[tuple[Any, Manifest]] = [(chart, manifest) for chart in charts for manifest in chart.files]
     problems = check_files(files)
-    for chart in app.clusters.values():
-        problems.extend(check_cluster(chart))
+    for cluster_chart in app.clusters.values():
+        problems.extend(check_cluster(cluster_chart))
+    hub = app.clusters[app.plan.fleet.management.name]
+    for spokes_chart in spokes:
+        problems.extend(check_cluster(spokes_chart, cluster=hub.cluster, sources=flux_sources(hub)))
     directories = {
         posixpath.join(chart.layout.key, manifest.directory)
         for chart, manifest in files
         if posixpath.basename(manifest.path) == "kustomization.yaml"
     }
-    problems.extend(check_flux_paths(list(app.clusters.values()), directories))
+    problems.extend(check_flux_paths([*app.clusters.values(), *spokes], directories))
     if problems:
         raise TreeError(problems)
 

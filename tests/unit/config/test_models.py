@@ -307,7 +307,15 @@ def test_the_file_keys_are_the_documented_ones() -> None:
     # GIVEN the keys the README documents WHEN compared with the models' aliases THEN they agree
     base_keys = tuple(field.alias or name for name, field in models.BaseFile.model_fields.items())
     environment_keys = tuple(field.alias or name for name, field in models.EnvironmentFile.model_fields.items())
-    assert base_keys == ("repositories", "flux", "management", "clusterNetwork", "clusterDefaults", "packs")
+    assert base_keys == (
+        "repositories",
+        "flux",
+        "management",
+        "clusterNetwork",
+        "clusterDefaults",
+        "packs",
+        "sealingKey",
+    )
     assert environment_keys == ("clusterDefaults", "packs", "clusters")
 
 
