@@ -1,0 +1,192 @@
+"""The example fleet's spoke bootstrap: the hub's chain per workload cluster, step by step."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fluxplane.charts.spokes import SEALING_KEY_SECRET, STEPS
+from fluxplane.config.hub import EXTERNAL_SECRETS_ROLE_ARN_KEY, bootstrap_values, cluster_namespace, kubeconfig_secret
+from fluxplane.synth import load_plan
+from tests.conftest import ROOT
+
+DIST = ROOT / "dist"
+PLATFORM = DIST / "platform"
+HELM_STEPS = ("external-secrets", "sealed-secrets", "flux")
+HANDED_OVER = ("git-credentials", "flux-sync")
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def clusters() -> list[str]:
+    return sorted(cluster.name for cluster in load_plan(ROOT).fleet.clusters)
+
+
+def chain(cluster: str) -> dict[str, dict[str, Any]]:
+    return {doc["metadata"]["name"]: doc for doc in load(PLATFORM / "spokes" / cluster / "bootstrap.yaml")}
+
+
+def folder(spec: dict[str, Any]) -> Path:
+    return ROOT / spec["path"]
+
+
+def applied(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        doc for file in sorted(folder(spec).rglob("*.yaml")) if file.name != "kustomization.yaml" for doc in load(file)
+    ]
+
+
+def test_every_workload_cluster_has_the_whole_chain_in_order() -> None:
+    assert clusters()
+    for cluster in clusters():
+        steps = chain(cluster)
+        # THEN every step is there, in the cluster's hub namespace, each waiting for the one before
+        assert list(steps) == list(STEPS)
+        assert {doc["metadata"]["namespace"] for doc in steps.values()} == {cluster_namespace(cluster)}
+        assert "dependsOn" not in steps[STEPS[0]]["spec"]
+        for earlier, later in pairwise(STEPS):
+            assert steps[later]["spec"]["dependsOn"] == [{"name": earlier}], (cluster, later)
+
+
+def test_every_step_reaches_the_spoke_through_the_composed_kubeconfig() -> None:
+    for cluster in clusters():
+        secret = kubeconfig_secret(cluster)
+        reference = {"secretRef": {"name": secret.name, "key": "value"}}
+        for step, doc in chain(cluster).items():
+            spec = doc["spec"]
+            if step in HELM_STEPS:
+                # The Kustomization applies a HelmRelease on the hub; the release targets the spoke
+                assert "kubeConfig" not in spec
+                (release,) = applied(spec)
+                assert release["kind"] == "HelmRelease"
+                assert release["metadata"]["namespace"] == cluster_namespace(cluster)
+                assert release["spec"]["kubeConfig"] == reference
+                assert release["spec"]["storageNamespace"] == release["spec"]["targetNamespace"]
+                assert release["spec"]["install"]["createNamespace"] is True
+            else:
+                assert spec["kubeConfig"] == reference, (cluster, step)
+
+
+def test_every_step_is_health_gated() -> None:
+    for cluster in clusters():
+        steps = chain(cluster)
+        for step in HELM_STEPS:
+            assert steps[step]["spec"]["healthChecks"] == [
+                {
+                    "apiVersion": "helm.toolkit.fluxcd.io/v2",
+                    "kind": "HelmRelease",
+                    "name": step,
+                    "namespace": cluster_namespace(cluster),
+                }
+            ]
+        gates = {
+            "secret-store": ("ClusterSecretStore", "Ready"),
+            "sealing-key": ("ExternalSecret", "Ready"),
+            "git-credentials": ("SealedSecret", "Synced"),
+        }
+        for step, (kind, condition) in gates.items():
+            spec = steps[step]["spec"]
+            assert spec["wait"] is True
+            (expr,) = spec["healthCheckExprs"]
+            assert expr["kind"] == kind
+            assert f"c.type == '{condition}' && c.status == 'True'" in expr["current"]
+        # the last step waits for the spoke's own GitRepository and Kustomization (kstatus)
+        assert steps["flux-sync"]["spec"]["wait"] is True
+
+
+def test_what_the_spoke_takes_over_is_not_pruned_by_the_hub() -> None:
+    for cluster in clusters():
+        for step, doc in chain(cluster).items():
+            assert doc["spec"]["prune"] is (step not in HANDED_OVER), (cluster, step)
+
+
+def test_the_hub_bootstraps_after_the_clusters_are_ready_and_waits_for_every_chain() -> None:
+    hub = {doc["metadata"]["name"]: doc["spec"] for doc in load(PLATFORM / "clusters" / "hub" / "infrastructure.yaml")}
+    bootstrap = hub["spoke-bootstrap"]
+    assert {"name": "workload-clusters"} in bootstrap["dependsOn"]
+    assert bootstrap["path"] == "./dist/platform/spokes"
+    assert {(c["kind"], c["namespace"], c["name"]) for c in bootstrap["healthChecks"]} == {
+        ("Kustomization", cluster_namespace(cluster), "flux-sync") for cluster in clusters()
+    }
+
+
+def test_secrets_come_first_and_the_sealing_key_is_the_one_the_controller_reads() -> None:
+    for cluster in clusters():
+        steps = chain(cluster)
+        (store,) = applied(steps["secret-store"]["spec"])
+        assert store["kind"] == "ClusterSecretStore"
+        assert store["spec"]["provider"]["aws"]["service"] == "SecretsManager"
+        assert store["spec"]["provider"]["aws"]["auth"] == {
+            "jwt": {"serviceAccountRef": {"name": "external-secrets", "namespace": "external-secrets"}}
+        }
+        (key,) = applied(steps["sealing-key"]["spec"])
+        assert key["kind"] == "ExternalSecret"
+        assert key["spec"]["secretStoreRef"] == {"kind": "ClusterSecretStore", "name": store["metadata"]["name"]}
+        assert key["spec"]["target"]["template"] == {
+            "type": "kubernetes.io/tls",
+            "metadata": {"labels": {"sealedsecrets.bitnami.com/sealed-secrets-key": "active"}},
+        }
+        assert [item["secretKey"] for item in key["spec"]["data"]] == ["tls.crt", "tls.key"]
+        # the controller runs in the key's namespace and never makes a key of its own
+        (controller,) = applied(steps["sealed-secrets"]["spec"])
+        assert controller["spec"]["targetNamespace"] == key["metadata"]["namespace"]
+        assert key["spec"]["target"]["name"] == SEALING_KEY_SECRET
+        assert controller["spec"]["values"]["keyrenewperiod"] == "0"
+
+
+def test_external_secrets_gets_the_role_the_composition_made_for_it() -> None:
+    composites = {
+        doc["metadata"]["name"]: doc
+        for doc in load(PLATFORM / "infrastructure/configs/workload-clusters/base/workload-clusters.yaml")
+        if doc["kind"] == "EKSCluster"
+    }
+    compositions = [
+        doc
+        for doc in load(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
+        if doc["kind"] == "Composition"
+    ]
+    for composition in compositions:
+        resources = {r["name"]: r for r in composition["spec"]["pipeline"][0]["input"]["resources"]}
+        patches = resources["bootstrap-values"]["patches"]
+        assert {"type": "FromCompositeFieldPath", "fromFieldPath": "spec.bootstrapConfigMapName"} | {
+            "toFieldPath": "metadata.name",
+            "policy": {"fromFieldPath": "Required"},
+        } in patches
+        assert any(p["toFieldPath"] == f"data[{EXTERNAL_SECRETS_ROLE_ARN_KEY}]" for p in patches)
+        trust = resources["role-external-secrets"]["patches"][0]
+        assert "system:serviceaccount:external-secrets:external-secrets" in trust["combine"]["string"]["fmt"]
+    for cluster in clusters():
+        values = bootstrap_values(cluster)
+        assert composites[cluster]["spec"]["bootstrapConfigMapName"] == values.name
+        (release,) = applied(chain(cluster)["external-secrets"]["spec"])
+        assert release["spec"]["valuesFrom"] == [
+            {
+                "kind": "ConfigMap",
+                "name": values.name,
+                "valuesKey": EXTERNAL_SECRETS_ROLE_ARN_KEY,
+                "targetPath": r"serviceAccount.annotations.eks\.amazonaws\.com/role-arn",
+            }
+        ]
+        assert release["spec"]["values"]["serviceAccount"]["name"] == "external-secrets"
+
+
+def test_the_spoke_syncs_its_own_entry_point_with_its_sealed_credentials() -> None:
+    repository = load_plan(ROOT).fleet.repositories.platform
+    for cluster in clusters():
+        steps = chain(cluster)
+        sealed = applied(steps["git-credentials"]["spec"])
+        assert [(doc["kind"], doc["metadata"]["namespace"], doc["metadata"]["name"]) for doc in sealed] == [
+            ("SealedSecret", "flux-system", repository.secret_ref)
+        ]
+        assert set(sealed[0]["spec"]["encryptedData"]) == {"identity", "known_hosts"}
+        sync = {doc["kind"]: doc for doc in applied(steps["flux-sync"]["spec"])}
+        assert sync["GitRepository"]["spec"]["secretRef"] == {"name": repository.secret_ref}
+        assert sync["Kustomization"]["spec"]["path"] == f"./dist/platform/clusters/{cluster}"
+        # and the spoke's entry point keeps managing the credentials afterwards
+        entry = yaml.safe_load((PLATFORM / "clusters" / cluster / "kustomization.yaml").read_text())
+        assert "secrets" in entry["resources"]
