@@ -9,7 +9,13 @@ from typing import Any
 import yaml
 
 from fluxplane.charts.spokes import SEALING_KEY_SECRET, STEPS
-from fluxplane.config.hub import EXTERNAL_SECRETS_ROLE_ARN_KEY, bootstrap_values, cluster_namespace, kubeconfig_secret
+from fluxplane.config.hub import (
+    EXTERNAL_SECRETS_ROLE_ARN_KEY,
+    bootstrap_values,
+    cluster_namespace,
+    hub_access_config_map,
+    kubeconfig_secret,
+)
 from fluxplane.synth import load_plan
 from tests.conftest import ROOT
 
@@ -53,10 +59,20 @@ def test_every_workload_cluster_has_the_whole_chain_in_order() -> None:
             assert steps[later]["spec"]["dependsOn"] == [{"name": earlier}], (cluster, later)
 
 
-def test_every_step_reaches_the_spoke_through_the_composed_kubeconfig() -> None:
+def access() -> dict[str, str]:
+    return {cluster.name: cluster.hub_access for cluster in load_plan(ROOT).fleet.clusters}
+
+
+def test_every_step_reaches_the_spoke_through_the_composed_kubeconfig_or_keyless() -> None:
+    modes = access()
+    # the example fleet shows both ways in
+    assert set(modes.values()) == {"kubeconfig", "keyless"}
     for cluster in clusters():
         secret = kubeconfig_secret(cluster)
-        reference = {"secretRef": {"name": secret.name, "key": "value"}}
+        if modes[cluster] == "keyless":
+            reference: dict[str, Any] = {"configMapRef": {"name": hub_access_config_map(cluster)}}
+        else:
+            reference = {"secretRef": {"name": secret.name, "key": "value"}}
         for step, doc in chain(cluster).items():
             spec = doc["spec"]
             if step in HELM_STEPS:
@@ -190,3 +206,39 @@ def test_the_spoke_syncs_its_own_entry_point_with_its_sealed_credentials() -> No
         # and the spoke's entry point keeps managing the credentials afterwards
         entry = yaml.safe_load((PLATFORM / "clusters" / cluster / "kustomization.yaml").read_text())
         assert "secrets" in entry["resources"]
+
+
+def test_keyless_clusters_admit_the_hubs_flux_role_and_publish_their_arn_for_flux() -> None:
+    fleet = load_plan(ROOT).fleet
+    composites = {
+        doc["metadata"]["name"]: doc
+        for doc in load(PLATFORM / "infrastructure/configs/workload-clusters/base/workload-clusters.yaml")
+        if doc["kind"] == "EKSCluster"
+    }
+    compositions = {
+        doc["metadata"]["name"]: doc
+        for doc in load(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
+        if doc["kind"] == "Composition"
+    }
+    for cluster, mode in access().items():
+        spec = composites[cluster]["spec"]
+        composition = compositions[spec["crossplane"]["compositionRef"]["name"]]
+        resources = {r["name"]: r for r in composition["spec"]["pipeline"][0]["input"]["resources"]}
+        if mode == "kubeconfig":
+            assert "hubAccess" not in spec
+            assert not {"hub-access", "hub-access-entry", "hub-access-policy"} & set(resources)
+            continue
+        assert spec["hubAccess"] == {
+            "principalArn": fleet.management.flux_role_arn,
+            "configMapName": hub_access_config_map(cluster),
+        }
+        assert resources["hub-access-entry"]["base"]["kind"] == "AccessEntry"
+        policy = resources["hub-access-policy"]["base"]["spec"]["forProvider"]
+        assert policy["policyArn"].endswith("/AmazonEKSClusterAdminPolicy")
+        assert policy["accessScope"] == {"type": "cluster"}
+        config_map = resources["hub-access"]
+        assert config_map["base"]["data"] == {"provider": "aws"}
+        assert {p["fromFieldPath"]: p["toFieldPath"] for p in config_map["patches"]} == {
+            "spec.hubAccess.configMapName": "metadata.name",
+            "status.clusterArn": "data.cluster",
+        }

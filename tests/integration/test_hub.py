@@ -126,6 +126,22 @@ def test_vpcs_do_not_overlap_and_subnets_stay_inside_their_vpc() -> None:
         assert not any(x.overlaps(y) for x, y in combinations(subnets, 2))
 
 
+def test_every_keyless_reference_names_the_config_map_the_composition_writes() -> None:
+    written = {
+        (doc["metadata"]["namespace"], doc["spec"]["hubAccess"]["configMapName"])
+        for doc in composites().values()
+        if "hubAccess" in doc["spec"]
+    }
+    checked = 0
+    for path, doc in documents(DIST):
+        ref = ((doc.get("spec") or {}).get("kubeConfig") or {}).get("configMapRef")
+        if ref is None:
+            continue
+        assert (doc["metadata"]["namespace"], ref["name"]) in written, f"{path}: {doc['metadata']['name']}"
+        checked += 1
+    assert written and checked >= len(written)
+
+
 def _secret_references() -> Iterator[tuple[Path, dict[str, Any], str, dict[str, Any]]]:
     """Every reference to a kubeconfig Secret in dist/: Flux kubeConfig.secretRef, provider credentials."""
     for path, doc in documents(DIST):

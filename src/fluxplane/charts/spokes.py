@@ -25,7 +25,7 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
-from fluxplane.config.hub import bootstrap_values, cluster_namespace, kubeconfig_secret
+from fluxplane.config.hub import bootstrap_values, cluster_namespace, kubeconfig_reference
 from fluxplane.config.models import Fleet
 from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSecret
 from fluxplane.constructs.health import conditions_health
@@ -65,6 +65,10 @@ class SpokesChart(FleetChart):
         self.fleet = fleet
         #: Per cluster: the chain's Kustomizations by step name.
         self.chains: dict[str, dict[str, Kustomization]] = {}
+        #: Per cluster: the Flux ``kubeConfig`` that reaches it (kubeconfig Secret or keyless).
+        self._access = {
+            cluster.name: kubeconfig_reference(cluster.name, cluster.hub_access) for cluster in fleet.clusters
+        }
         listing = self.add_kustomization_file("kustomization", self.directory).config
         self._sources()
         listing.add_resource("sources.yaml")
@@ -143,14 +147,13 @@ class SpokesChart(FleetChart):
     ) -> tuple[str, HelmRelease]:
         directory = posixpath.join(self.directory, cluster, step)
         manifest = self._folder(f"{cluster}-{step}", directory, f"{step}.yaml")
-        secret = kubeconfig_secret(cluster)
         props: dict[str, Any] = {
             "name": step,
             "namespace": cluster_namespace(cluster),
             "releaseName": release,
             "targetNamespace": target,
             "storageNamespace": target,
-            "kubeConfig": {"secretRef": {"name": secret.name, "key": secret.key}},
+            "kubeConfig": self._access[cluster],
             "chart": {
                 "spec": {
                     "chart": chart.chart,
@@ -179,8 +182,7 @@ class SpokesChart(FleetChart):
         directory = posixpath.join(self.directory, cluster)
         self.add_kustomization_file(f"{cluster}-kustomization", directory).config.add_resource("bootstrap.yaml")
         file = self.add_manifest(f"{cluster}-bootstrap", posixpath.join(directory, "bootstrap.yaml"))
-        secret = kubeconfig_secret(cluster)
-        remote = {"secretRef": {"name": secret.name, "key": secret.key}}
+        remote = self._access[cluster]
         repository = self.fleet.repositories.platform
         releases = {
             "external-secrets": self._release(

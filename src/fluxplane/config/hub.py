@@ -54,3 +54,20 @@ class BootstrapValues:
 
 def bootstrap_values(cluster: str) -> BootstrapValues:
     return BootstrapValues(namespace=cluster_namespace(cluster), name=f"{cluster}-bootstrap")
+
+
+#: The first Flux minor version whose kubeConfig.configMapRef reaches a cluster with cloud identity.
+KEYLESS_FLUX = (2, 7)
+
+
+def hub_access_config_map(cluster: str) -> str:
+    """Name of the ConfigMap (in the cluster's hub namespace) that keyless Flux access reads."""
+    return f"{cluster}-hub-access"
+
+
+def kubeconfig_reference(cluster: str, access: str) -> dict[str, dict[str, str]]:
+    """The Flux ``kubeConfig`` of objects on the hub that target ``cluster``."""
+    if access == "keyless":
+        return {"configMapRef": {"name": hub_access_config_map(cluster)}}
+    secret = kubeconfig_secret(cluster)
+    return {"secretRef": {"name": secret.name, "key": secret.key}}

@@ -24,6 +24,7 @@ KUBERNETES_VERSION = r"^1\.[0-9]{2}$"
 GIT_BRANCH = r"^[A-Za-z0-9._/-]+$"
 RELATIVE_PATH = r"^(\.|[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*)$"
 INSTANCE_TYPE = r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$"
+ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
 
 DnsLabel = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
 Duration = Annotated[str, StringConstraints(pattern=DURATION)]
@@ -78,6 +79,10 @@ class FluxSettings(Model):
     interval: Duration = Field("10m", description="How often Flux reconciles sources and Kustomizations.")
     retry_interval: Duration = Field("2m", alias="retryInterval", description="Retry interval after a failure.")
     timeout: Duration = Field("5m", description="How long a Kustomization waits for its health checks.")
+    version: Annotated[str, StringConstraints(pattern=r"^2\.[0-9]+$")] = Field(
+        "2.9",
+        description='Flux minor version on the hub, e.g. "2.9" (quoted); keyless `hubAccess` needs 2.7 or newer.',
+    )
 
 
 class Taint(Model):
@@ -164,6 +169,12 @@ class ManagementCluster(ClusterBase):
     """The hub: runs Flux and manages the workload clusters; its packs merge over the base's."""
 
     name: DnsLabel = Field("hub", description="Management cluster name.")
+    flux_role_arn: Annotated[str, StringConstraints(pattern=ROLE_ARN)] | None = Field(
+        None,
+        alias="fluxRoleArn",
+        description="IAM role of the hub's kustomize-controller and helm-controller (IRSA or Pod Identity); "
+        "required when a workload cluster uses `hubAccess: keyless`.",
+    )
 
 
 class Network(Model):
@@ -222,6 +233,12 @@ class WorkloadCluster(ClusterBase):
         Annotated[str, StringConstraints(min_length=1, max_length=128)],
         Annotated[str, StringConstraints(max_length=256)],
     ] = Field(default_factory=dict, description="AWS tags on every resource of the cluster.")
+    hub_access: Literal["kubeconfig", "keyless"] = Field(
+        "kubeconfig",
+        alias="hubAccess",
+        description="How the hub's Flux reaches the cluster: the composed kubeconfig Secret, or keyless "
+        "(Flux `kubeConfig.configMapRef` with `provider: aws`, an EKS access entry for `management.fluxRoleArn`).",
+    )
 
     node_groups: Annotated[list[NodeGroup], Field(min_length=1)] = Field(
         default_factory=lambda: [NodeGroup(name="default")],

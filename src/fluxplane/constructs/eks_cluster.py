@@ -81,6 +81,11 @@ class NodeGroupSpec(Props):
     taints: tuple[TaintSpec, ...] = ()
 
 
+class HubAccessSpec(Props):
+    principal_arn: str = Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")
+    config_map_name: Name
+
+
 class EKSClusterProps(Props):
     name: Name = Field(pattern=DNS_LABEL)
     namespace: Label
@@ -96,6 +101,7 @@ class EKSClusterProps(Props):
     sealing_key_secret: str = Field(pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$")
     kubeconfig_secret_name: Name
     bootstrap_config_map_name: Name
+    hub_access: HubAccessSpec | None = None
 
 
 class EKSCluster(TypedResource[EKSClusterProps]):

@@ -29,6 +29,7 @@ from fluxplane.config.hub import (
     EXTERNAL_SECRETS_ROLE_ARN_KEY,
     EXTERNAL_SECRETS_SERVICE_ACCOUNT,
     bootstrap_values,
+    hub_access_config_map,
     kubeconfig_secret,
 )
 from fluxplane.config.models import SealingKey, WorkloadCluster
@@ -54,17 +55,20 @@ class Shape:
     zones: int
     node_groups: int
     nat_gateways: str = "OnePerZone"
+    keyless: bool = False
 
     @property
     def name(self) -> str:
         groups = "node-group" if self.node_groups == 1 else "node-groups"
         suffix = "-single-nat" if self.nat_gateways == "Single" else ""
-        return f"eks-{self.zones}-zones-{self.node_groups}-{groups}{suffix}"
+        keyless = "-keyless" if self.keyless else ""
+        return f"eks-{self.zones}-zones-{self.node_groups}-{groups}{suffix}{keyless}"
 
     @property
     def labels(self) -> dict[str, str]:
         return {
             f"{LABEL}/availability-zones": str(self.zones),
+            f"{LABEL}/hub-access": "keyless" if self.keyless else "kubeconfig",
             f"{LABEL}/nat-gateways": self.nat_gateways,
             f"{LABEL}/node-groups": str(self.node_groups),
         }
@@ -75,14 +79,20 @@ def shape_of(cluster: WorkloadCluster) -> Shape:
         zones=cluster.network.availability_zones,
         node_groups=len(cluster.node_groups),
         nat_gateways=cluster.network.nat_gateways,
+        keyless=cluster.hub_access == "keyless",
     )
 
 
 # -- the composite resource of a cluster -------------------------------------------------------
 
 
-def composite_props(cluster: WorkloadCluster, sealing_key: SealingKey) -> dict[str, Any]:
-    """EKSCluster props of ``cluster`` (its VPC CIDR allocated by the loader)."""
+def composite_props(
+    cluster: WorkloadCluster, sealing_key: SealingKey, hub_flux_role: str | None = None
+) -> dict[str, Any]:
+    """EKSCluster props of ``cluster`` (its VPC CIDR allocated by the loader).
+
+    ``hub_flux_role`` is the IAM role of the hub's Flux controllers, which a keyless cluster admits.
+    """
     if cluster.network.cidr is None:
         raise ValueError(f"cluster {cluster.name!r} has no VPC CIDR; load the fleet with fluxplane.config.loader")
     secret = kubeconfig_secret(cluster.name)
@@ -128,7 +138,16 @@ def composite_props(cluster: WorkloadCluster, sealing_key: SealingKey) -> dict[s
         "sealingKeySecret": sealing_key.secret_name,
         "kubeconfigSecretName": secret.name,
         "bootstrapConfigMapName": bootstrap_values(cluster.name).name,
+        "hubAccess": _hub_access(cluster, hub_flux_role),
     }
+
+
+def _hub_access(cluster: WorkloadCluster, hub_flux_role: str | None) -> dict[str, str] | None:
+    if cluster.hub_access != "keyless":
+        return None
+    if hub_flux_role is None:
+        raise ValueError(f"cluster {cluster.name!r} uses keyless hub access; give the hub's Flux role")
+    return {"principalArn": hub_flux_role, "configMapName": hub_access_config_map(cluster.name)}
 
 
 _EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
@@ -248,6 +267,17 @@ def xrd_schema() -> dict[str, Any]:
             "bootstrapConfigMapName": _string(
                 "ConfigMap in this namespace that receives what the spoke bootstrap needs (role ARNs)."
             ),
+            "hubAccess": {
+                "type": "object",
+                "description": "Keyless access for the hub's Flux: an EKS access entry, a kubeConfig ConfigMap.",
+                "required": ["principalArn", "configMapName"],
+                "properties": {
+                    "principalArn": _string(
+                        "IAM role of the hub's Flux controllers.", pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$"
+                    ),
+                    "configMapName": _string("ConfigMap in this namespace for Flux's kubeConfig.configMapRef."),
+                },
+            },
         },
     }
     status = {
@@ -710,9 +740,45 @@ def _bootstrap() -> list[dict[str, Any]]:
     ]
 
 
+def _keyless() -> list[dict[str, Any]]:
+    """Keyless access for the hub's Flux: its role admitted as cluster admin, and the ConfigMap Flux reads."""
+    regional = [_use("region")]
+    principal = _patch("spec.hubAccess.principalArn", "spec.forProvider.principalArn", required=True)
+    return [
+        _resource(
+            "hub-access-entry",
+            _managed("eks", "AccessEntry", {"clusterNameSelector": _selector(), "type": "STANDARD"}),
+            [*regional, principal, _use("tags")],
+        ),
+        _resource(
+            "hub-access-policy",
+            _managed(
+                "eks",
+                "AccessPolicyAssociation",
+                {
+                    "accessScope": {"type": "cluster"},
+                    "clusterNameSelector": _selector(),
+                    "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                },
+            ),
+            [*regional, principal],
+        ),
+        _resource(
+            "hub-access",
+            {"apiVersion": "v1", "kind": "ConfigMap", "data": {"provider": "aws"}},
+            [
+                _patch("spec.hubAccess.configMapName", "metadata.name", required=True),
+                _patch("status.clusterArn", "data.cluster", required=True),
+            ],
+            readinessChecks=[{"type": "None"}],
+        ),
+    ]
+
+
 def composed_resources(shape: Shape) -> list[dict[str, Any]]:
     """The P&T resource templates of ``shape``, in dependency order (network, identity, EKS, bootstrap)."""
-    return [*_network(shape), *_identity(), *_cluster(shape), *_bootstrap()]
+    keyless = _keyless() if shape.keyless else []
+    return [*_network(shape), *_identity(), *_cluster(shape), *_bootstrap(), *keyless]
 
 
 def composition_props(shape: Shape) -> dict[str, Any]:

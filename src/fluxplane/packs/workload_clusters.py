@@ -52,7 +52,11 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
                 "labels": {"fluxplane.io/cluster": cluster.name, "fluxplane.io/environment": environment},
             },
         )
-        composite = EKSCluster(ctx.scope, cluster.name, eks.composite_props(cluster, ctx.fleet.sealing_key))
+        composite = EKSCluster(
+            ctx.scope,
+            cluster.name,
+            eks.composite_props(cluster, ctx.fleet.sealing_key, ctx.fleet.management.flux_role_arn),
+        )
         ctx.add_health_check(composite)
         secret = kubeconfig_secret(cluster.name)
         KubernetesProviderConfig(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from fluxplane.config.hub import KEYLESS_FLUX
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import Fleet
@@ -66,6 +67,29 @@ def _missing_git_credentials(loaded: LoadedFleet) -> list[str]:
                 f"fluxplane seal --cluster {cluster.name} --namespace {FLUX_NAMESPACE} --name {secret} "
                 "--from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
             )
+    return problems
+
+
+def _keyless_problems(loaded: LoadedFleet) -> list[str]:
+    """Keyless hub access needs a Flux that has it, and an IAM role for the hub's Flux to be let in."""
+    fleet = loaded.fleet
+    problems = []
+    version = tuple(int(part) for part in fleet.flux.version.split("."))
+    for env in fleet.environments:
+        for index, cluster in enumerate(env.clusters):
+            if cluster.hub_access != "keyless":
+                continue
+            where = f"{env.file}: clusters[{index}].hubAccess"
+            if version < KEYLESS_FLUX:
+                problems.append(
+                    f"{where}: keyless needs Flux {KEYLESS_FLUX[0]}.{KEYLESS_FLUX[1]} or newer on the hub, "
+                    f"flux.version is {fleet.flux.version!r}; upgrade Flux and set flux.version, or use kubeconfig"
+                )
+            if fleet.management.flux_role_arn is None:
+                problems.append(
+                    f"{where}: keyless needs management.fluxRoleArn, the IAM role of the hub's Flux controllers, "
+                    "which the cluster then admits with an EKS access entry"
+                )
     return problems
 
 
@@ -134,6 +158,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
                     base_configs[name] = config
     if BOOTSTRAP_AFTER in clusters[0].packs:
         problems.extend(_missing_git_credentials(loaded))
+    problems.extend(_keyless_problems(loaded))
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(

@@ -19,7 +19,9 @@ from tests.conftest import MINIMAL_BASE, FleetWriter
 DNS_HELP = "expected a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)"
 BASE_ALLOWED = "allowed: repositories, flux, management, clusterNetwork, clusterDefaults, packs, sealingKey"
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
-CLUSTER_ALLOWED = "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, nodeGroups"
+CLUSTER_ALLOWED = (
+    "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups"
+)
 REGION_HELP = "expected an AWS region such as us-west-2"
 VERSION_HELP = 'expected a Kubernetes minor version such as "1.33" (quoted)'
 NAME_NOT_ALLOWED = "not allowed here; set it in each cluster's own entry"
@@ -405,7 +407,8 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
     assert problems_of(write_fleet(base=base)) == [
         "environments/base.yaml: repositories.platform.ref: unknown field; allowed: url, branch, secretRef, path",
         "environments/base.yaml: repositories.apps: unknown field; allowed: platform",
-        "environments/base.yaml: management.nodeGroups: unknown field; allowed: name, region, kubernetesVersion, packs",
+        "environments/base.yaml: management.nodeGroups: unknown field; "
+        "allowed: name, region, kubernetesVersion, packs, fluxRoleArn",
     ]
 
 
