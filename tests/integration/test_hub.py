@@ -231,3 +231,28 @@ def test_every_document_validates_with_the_xrd_as_a_crd(tmp_path: Path) -> None:
 
 def eks_plural() -> str:
     return str(xrd()["spec"]["names"]["plural"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CRDS.is_dir(), reason="../shared/crds is missing: upstream CRD schemas not checked")
+def test_every_composed_template_sets_only_fields_of_its_crd(tmp_path: Path) -> None:
+    # GIVEN every resource template of every Composition in dist/, named so that it is an object
+    templates = []
+    for _, doc in documents(CONFIGS / "eks-compositions"):
+        if doc["kind"] != "Composition":
+            continue
+        for resource in doc["spec"]["pipeline"][0]["input"]["resources"]:
+            base = yaml.safe_load(yaml.safe_dump(resource["base"]))
+            base.setdefault("metadata", {}).update(name=resource["name"], namespace="template")
+            templates.append(base)
+    assert {t["kind"] for t in templates} >= {"VPC", "Subnet", "NATGateway", "Cluster", "NodeGroup", "ClusterAuth"}
+    (tmp_path / "templates.yaml").write_text(yaml.safe_dump_all(templates))
+    # WHEN validated as partial objects THEN every field they set exists in the provider's CRD
+    result = subprocess.run(
+        [sys.executable, str(VALIDATE_MANIFESTS), "--partial", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{len(templates)} documents, {len(templates)} valid, 0 invalid, 0 skipped" in result.stdout
