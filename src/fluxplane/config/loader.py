@@ -145,7 +145,8 @@ class _Loader:
             pool = f"{self.base_display}: clusterNetwork.pool"
             cidrs, found = allocate(self.claims, base_model.cluster_network, pool)
             problems.lines.extend(found)
-            environments = [_with_cidrs(environment, cidrs) for environment in environments]
+            if not found:
+                environments = [_with_cidrs(environment, cidrs) for environment in environments]
         if problems.lines:
             if self.check_packs is not None:
                 for sections, origins in self.pack_sections:

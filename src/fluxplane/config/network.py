@@ -55,7 +55,11 @@ def allocate(
     blocks = list(settings.pool.subnets(new_prefix=settings.prefix_length))
     used = [network for network, _ in taken]
     free = [not any(block.overlaps(network) for network in used) for block in blocks]
+    left_out: list[str] = []
     for claim in sorted((claim for claim in claims if claim.cidr is None), key=lambda claim: claim.cluster):
+        if left_out:
+            left_out.append(claim.cluster)
+            continue
         start = int.from_bytes(hashlib.sha256(claim.cluster.encode()).digest()[:8], "big") % len(blocks)
         for step in range(len(blocks)):
             index = (start + step) % len(blocks)
@@ -64,10 +68,14 @@ def allocate(
                 result[claim.cluster] = blocks[index]
                 break
         else:
-            problems.append(
-                f"{settings_where}: no free /{settings.prefix_length} left in {settings.pool} for cluster "
-                f"{claim.cluster!r} ({len(blocks)} blocks); use a larger pool or a longer prefixLength"
-            )
+            left_out.append(claim.cluster)
+    if left_out:
+        shown = ", ".join(repr(name) for name in left_out[:3])
+        more = f" and {len(left_out) - 3} more" if len(left_out) > 3 else ""
+        problems.append(
+            f"{settings_where}: no free /{settings.prefix_length} left in {settings.pool} ({len(blocks)} blocks) "
+            f"for cluster{'s' if len(left_out) > 1 else ''} {shown}{more}; use a larger pool or a longer prefixLength"
+        )
     return result, problems
 
 

@@ -77,9 +77,31 @@ def test_an_exhausted_pool_is_reported() -> None:
         [_claim("a"), _claim("b"), _claim("c")], settings, "environments/base.yaml: clusterNetwork.pool"
     )
     assert problems == [
-        "environments/base.yaml: clusterNetwork.pool: no free /16 left in 10.0.0.0/15 for cluster 'c' (2 blocks); "
+        "environments/base.yaml: clusterNetwork.pool: no free /16 left in 10.0.0.0/15 (2 blocks) for cluster 'c'; "
         "use a larger pool or a longer prefixLength"
     ]
+
+
+def test_many_clusters_left_out_are_reported_in_one_line() -> None:
+    settings = ClusterNetwork(pool="10.0.0.0/15", prefixLength=16)
+    _, problems = allocate([_claim(name) for name in "abcdefg"], settings, "x")
+    assert problems == [
+        "x: no free /16 left in 10.0.0.0/15 (2 blocks) for clusters 'c', 'd', 'e' and 2 more; "
+        "use a larger pool or a longer prefixLength"
+    ]
+
+
+def test_an_exhausted_pool_is_a_config_error_not_a_crash(write_fleet: FleetWriter) -> None:
+    # GIVEN three clusters and room for two WHEN loaded THEN one clear line, no traceback
+    base = {**MINIMAL_BASE, "clusterNetwork": {"pool": "10.0.0.0/15", "prefixLength": 16}}
+    clusters = [{"name": name, "region": "us-west-2"} for name in ("a", "b", "c")]
+    root: Path = write_fleet(base=base, envs={"staging": {"clusters": clusters}})
+    with pytest.raises(ConfigError) as caught:
+        load_fleet(root)
+    assert caught.value.problems == (
+        "environments/base.yaml: clusterNetwork.pool: no free /16 left in 10.0.0.0/15 (2 blocks) for cluster 'c'; "
+        "use a larger pool or a longer prefixLength",
+    )
 
 
 def test_loaded_fleets_carry_their_cidrs(write_fleet: FleetWriter) -> None:
