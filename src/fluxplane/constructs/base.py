@@ -106,7 +106,12 @@ def validate_props(construct_path: str, model: type[P], props: P | dict[str, Any
         return model.model_validate(props)
     except ValidationError as exc:
         lines = []
-        for error in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        # Pydantic counts only the valid items of a sequence against its min_length, so one bad
+        # item also reports the sequence as too short; the item's own error is the one that helps.
+        deeper = {error["loc"][:depth] for error in errors for depth in range(len(error["loc"]))}
+        errors = [e for e in errors if not (e["type"] == "too_short" and e["loc"] in deeper)]
+        for error in errors:
             # Upstream (camelCase) names, whether the caller passed snake_case or camelCase keys.
             loc = ".".join(to_camel(part) if isinstance(part, str) else str(part) for part in error["loc"]) or "(props)"
             message = str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]

@@ -62,6 +62,12 @@ class EndpointSpec(Props):
     public_access: bool = True
     public_access_cidrs: tuple[IPv4Network, ...] = ()
 
+    @model_validator(mode="after")
+    def _reachable(self) -> EndpointSpec:
+        if not (self.private_access or self.public_access):
+            raise ValueError("enable privateAccess or publicAccess (the XRD's rule)")
+        return self
+
 
 class TaintSpec(Props):
     key: str
@@ -73,12 +79,18 @@ class NodeGroupSpec(Props):
     name: Label
     instance_types: tuple[Annotated[str, StringConstraints(min_length=1)], ...] = Field(min_length=1)
     capacity_type: Literal["ON_DEMAND", "SPOT"] = "ON_DEMAND"
-    min_size: int = Field(ge=0)
-    max_size: int = Field(ge=1)
-    desired_size: int = Field(ge=0)
-    disk_size: int = Field(ge=20)
+    min_size: int = Field(ge=0, le=1000)
+    max_size: int = Field(ge=1, le=1000)
+    desired_size: int = Field(ge=0, le=1000)
+    disk_size: int = Field(ge=20, le=16384)
     labels: dict[str, str] = Field(default_factory=dict)
     taints: tuple[TaintSpec, ...] = ()
+
+    @model_validator(mode="after")
+    def _sizes_in_order(self) -> NodeGroupSpec:
+        if not self.min_size <= self.desired_size <= self.max_size:
+            raise ValueError("sizes must satisfy minSize <= desiredSize <= maxSize (the XRD's rule)")
+        return self
 
 
 class HubAccessSpec(Props):

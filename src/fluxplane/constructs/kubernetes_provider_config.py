@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import model_validator
+
 from fluxplane.constructs.base import TypedResource
 from fluxplane.constructs.props import Label, Name, Props
 
@@ -18,6 +20,12 @@ class SecretKeySelector(Props):
 class ProviderCredentials(Props):
     source: Literal["Secret", "InjectedIdentity"]
     secret_ref: SecretKeySelector | None = None
+
+    @model_validator(mode="after")
+    def _secret_named(self) -> ProviderCredentials:
+        if (self.source == "Secret") != (self.secret_ref is not None):
+            raise ValueError("secretRef is required with source Secret, and only then")
+        return self
 
 
 class KubernetesProviderConfigProps(Props):

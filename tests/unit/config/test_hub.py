@@ -1,0 +1,123 @@
+"""Where the hub keeps each workload cluster (fluxplane.config.hub), and the names that rules out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fluxplane.config.hub import (
+    KubeconfigSecret,
+    bootstrap_values,
+    cluster_namespace,
+    hub_access_config_map,
+    kubeconfig_reference,
+    kubeconfig_secret,
+    reserved_name,
+)
+from fluxplane.config.loader import load_fleet
+from fluxplane.errors import ConfigError
+from tests.conftest import FleetWriter
+
+RESERVED_HELP = "it must not be 'crossplane-system', 'default', 'flux-system' or start with 'kube-'"
+
+
+def test_a_cluster_lives_in_the_hub_namespace_named_after_it() -> None:
+    assert cluster_namespace("production-usw2") == "production-usw2"
+
+
+def test_the_kubeconfig_secret_is_in_the_clusters_namespace_under_value() -> None:
+    # GIVEN a cluster WHEN its kubeconfig Secret is named THEN it sits in its namespace, key `value`
+    assert kubeconfig_secret("staging-usw2") == KubeconfigSecret(
+        namespace="staging-usw2", name="staging-usw2-kubeconfig", key="value"
+    )
+    assert kubeconfig_secret("staging-usw2").namespace == cluster_namespace("staging-usw2")
+
+
+def test_other_per_cluster_names_share_the_namespace() -> None:
+    bootstrap = bootstrap_values("a")
+    assert (bootstrap.namespace, bootstrap.name, bootstrap.external_secrets_role_arn_key) == (
+        "a",
+        "a-bootstrap",
+        "external-secrets-role-arn",
+    )
+    assert hub_access_config_map("a") == "a-hub-access"
+
+
+@pytest.mark.parametrize(
+    ("access", "reference"),
+    [
+        ("kubeconfig", {"secretRef": {"name": "a-kubeconfig", "key": "value"}}),
+        ("keyless", {"configMapRef": {"name": "a-hub-access"}}),
+    ],
+)
+def test_flux_reaches_a_cluster_by_its_secret_or_its_config_map(access: str, reference: dict[str, object]) -> None:
+    assert kubeconfig_reference("a", access) == reference
+
+
+@pytest.mark.parametrize(
+    ("name", "reserved"),
+    [
+        ("default", True),
+        ("flux-system", True),
+        ("crossplane-system", True),
+        ("kube-system", True),
+        ("kube-foo", True),
+        ("kube", False),
+        ("kubeflow", False),
+        ("my-default", False),
+        ("flux-system-2", False),
+        ("staging-usw2", False),
+    ],
+)
+def test_reserved_names_are_the_hubs_own_namespaces(name: str, reserved: bool) -> None:
+    assert reserved_name(name) is reserved
+
+
+def problems_of(root: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_fleet(root)
+    return list(caught.value.problems)
+
+
+@pytest.mark.parametrize("name", ["flux-system", "default", "kube-foo", "crossplane-system"])
+def test_a_workload_cluster_named_like_a_hub_namespace_is_refused(write_fleet: FleetWriter, name: str) -> None:
+    # GIVEN a fleet whose second production cluster is named like a namespace the hub needs
+    root = write_fleet(
+        envs={
+            "production": {
+                "clusters": [{"name": "prod-1", "region": "us-west-2"}, {"name": name, "region": "us-west-2"}]
+            },
+            "staging": {"clusters": [{"name": "staging-1", "region": "us-west-2"}]},
+        }
+    )
+
+    # WHEN loaded THEN one line names the file, the field and the names that are not allowed
+    assert problems_of(root) == [
+        f"environments/production.yaml: clusters[1].name: {name!r} names the cluster's namespace on the hub; "
+        + RESERVED_HELP
+    ]
+
+
+def test_every_reserved_cluster_name_is_reported_at_once(write_fleet: FleetWriter) -> None:
+    # GIVEN two reserved names in one file
+    root = write_fleet(
+        envs={
+            "staging": {
+                "clusters": [{"name": "default", "region": "us-west-2"}, {"name": "kube-a", "region": "us-west-2"}]
+            }
+        }
+    )
+
+    # WHEN loaded THEN both are reported, each on its own line
+    problems = problems_of(root)
+    assert [line.split(": ")[:2] for line in problems] == [
+        ["environments/staging.yaml", "clusters[0].name"],
+        ["environments/staging.yaml", "clusters[1].name"],
+    ]
+    assert all(line.endswith(RESERVED_HELP) for line in problems)
+
+
+def test_a_name_that_only_resembles_a_reserved_one_is_accepted(write_fleet: FleetWriter) -> None:
+    root = write_fleet(envs={"staging": {"clusters": [{"name": "kubeflow", "region": "us-west-2"}]}})
+    assert [cluster.name for cluster in load_fleet(root).fleet.clusters] == ["kubeflow"]

@@ -1,0 +1,261 @@
+"""The hub packs that follow from the fleet: eks-compositions and workload-clusters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
+from fluxplane.config.loader import load_fleet
+from fluxplane.config.models import Fleet
+from fluxplane.constructs import Manifest, Root
+from fluxplane.errors import PackError
+from fluxplane.packs import eks, eks_compositions, workload_clusters
+from fluxplane.packs.api import Pack, PackContext
+from fluxplane.synth import load_plan
+from tests.conftest import ROOT, FleetWriter
+
+XRD_API = "apiextensions.crossplane.io/v2"
+XR_API = "platform.fluxplane.io/v1alpha1"
+ESTABLISHED_AND_OFFERED = (
+    "status.?conditions.orValue([]).exists(c, c.type == 'Established' && c.status == 'True') && "
+    "status.?conditions.orValue([]).exists(c, c.type == 'Offered' && c.status == 'True')"
+)
+READY = "status.?conditions.orValue([]).exists(c, c.type == 'Ready' && c.status == 'True')"
+
+
+def _bind(
+    pack: Pack, fleet: Fleet | None, values: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], PackContext]:
+    context = PackContext(Manifest(Root(), "m", path="x.yaml"), fleet)
+    pack.bind(context, pack.config.model_validate(values or {}))
+    return context.manifest.documents(), context
+
+
+def _heads(documents: list[dict[str, Any]]) -> list[tuple[str, str | None, str]]:
+    return [(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]) for d in documents]
+
+
+def _cluster(name: str, **fields: Any) -> dict[str, Any]:
+    return {"name": name, "region": "us-west-2", **fields}
+
+
+SMALL = _cluster("small", network={"availabilityZones": 2, "natGateways": "Single"})
+
+
+def _fleet(write_fleet: FleetWriter, envs: dict[str, Any]) -> Fleet:
+    return load_fleet(write_fleet(envs=envs)).fleet
+
+
+# -- eks-compositions --------------------------------------------------------------------------------
+
+
+def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_per_shape() -> None:
+    # GIVEN the example fleet: three 3-zone clusters, one of them keyless
+    fleet = load_plan(ROOT).fleet
+
+    # WHEN eks-compositions is bound
+    documents, context = _bind(eks_compositions.PACK, fleet)
+
+    # THEN the XRD, Crossplane's ConfigMap grant and the two shapes' Compositions are written
+    assert _heads(documents) == [
+        ("CompositeResourceDefinition", None, "eksclusters.platform.fluxplane.io"),
+        ("ClusterRole", None, "crossplane-compose-config-maps"),
+        ("Composition", None, "eks-3-zones-1-node-group"),
+        ("Composition", None, "eks-3-zones-1-node-group-keyless"),
+    ]
+    xrd, grant, *compositions = documents
+    assert xrd["apiVersion"] == XRD_API
+    assert xrd["spec"]["versions"][0]["schema"] == {"openAPIV3Schema": eks.xrd_schema()}
+    assert grant == {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {
+            "name": "crossplane-compose-config-maps",
+            "labels": {"rbac.crossplane.io/aggregate-to-crossplane": "true"},
+        },
+        "rules": [
+            {
+                "apiGroups": [""],
+                "resources": ["configmaps"],
+                "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"],
+            }
+        ],
+    }
+    for composition in compositions:
+        shape = next(eks.shape_of(c) for c in fleet.clusters if eks.shape_of(c).name == composition["metadata"]["name"])
+        assert composition["metadata"]["labels"] == shape.labels
+        assert composition["spec"]["pipeline"] == eks.composition_props(shape)["pipeline"]
+    # AND the pack is healthy once the XRD is Established and Offered
+    assert [check.dump() for check in context.health_checks] == [
+        {"apiVersion": XRD_API, "kind": "CompositeResourceDefinition", "name": "eksclusters.platform.fluxplane.io"}
+    ]
+    assert [expr.dump() for expr in context.health_check_exprs] == [
+        {"apiVersion": XRD_API, "kind": "CompositeResourceDefinition", "current": ESTABLISHED_AND_OFFERED}
+    ]
+    assert context.timeout is None
+
+
+def test_clusters_of_the_same_shape_share_a_composition(write_fleet: FleetWriter) -> None:
+    # GIVEN a 2-zone single-NAT cluster and two 3-zone clusters in two environments
+    fleet = _fleet(
+        write_fleet,
+        {"production": {"clusters": [_cluster("prod-a"), SMALL]}, "staging": {"clusters": [_cluster("stage-a")]}},
+    )
+
+    # WHEN eks-compositions is bound THEN one Composition per distinct shape is written, in shape order
+    documents, _ = _bind(eks_compositions.PACK, fleet)
+    assert [name for kind, _, name in _heads(documents) if kind == "Composition"] == [
+        "eks-2-zones-1-node-group-single-nat",
+        "eks-3-zones-1-node-group",
+    ]
+
+
+def test_a_fleet_without_workload_clusters_still_gets_the_api(write_fleet: FleetWriter) -> None:
+    # GIVEN a fleet whose only environment has no clusters WHEN bound THEN the XRD is written, no Composition
+    documents, _ = _bind(eks_compositions.PACK, _fleet(write_fleet, {"staging": {"clusters": []}}))
+    assert [kind for kind, _, _ in _heads(documents)] == ["CompositeResourceDefinition", "ClusterRole"]
+
+
+# -- workload-clusters -------------------------------------------------------------------------------
+
+
+def test_each_example_cluster_gets_a_namespace_a_composite_and_a_spoke_provider_config() -> None:
+    # GIVEN the example fleet
+    fleet = load_plan(ROOT).fleet
+
+    # WHEN workload-clusters is bound
+    documents, context = _bind(workload_clusters.PACK, fleet)
+
+    # THEN each cluster, in name order, gets its namespace, its EKSCluster and a ProviderConfig
+    names = ["production-use1", "production-usw2", "staging-usw2"]
+    assert _heads(documents) == [
+        head
+        for name in names
+        for head in (
+            ("Namespace", None, cluster_namespace(name)),
+            ("EKSCluster", cluster_namespace(name), name),
+            ("ProviderConfig", cluster_namespace(name), "spoke"),
+        )
+    ]
+    environments = {cluster.name: env.name for env in fleet.environments for cluster in env.clusters}
+    clusters = {cluster.name: cluster for cluster in fleet.clusters}
+    for index, name in enumerate(names):
+        namespace, composite, provider_config = documents[3 * index : 3 * index + 3]
+        assert namespace["metadata"]["labels"] == {
+            "fluxplane.io/cluster": name,
+            "fluxplane.io/environment": environments[name],
+        }
+        assert composite["apiVersion"] == XR_API
+        assert composite["spec"]["crossplane"]["compositionRef"]["name"] == eks.shape_of(clusters[name]).name
+        secret = kubeconfig_secret(name)
+        assert composite["spec"]["kubeconfigSecretName"] == secret.name
+        assert provider_config == {
+            "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+            "kind": "ProviderConfig",
+            "metadata": {"name": "spoke", "namespace": cluster_namespace(name)},
+            "spec": {
+                "credentials": {
+                    "source": "Secret",
+                    "secretRef": {"name": secret.name, "namespace": secret.namespace, "key": "value"},
+                }
+            },
+        }
+    # AND every composite resource is health-checked, judged by Ready, for up to 45 minutes
+    assert [check.dump() for check in context.health_checks] == [
+        {"apiVersion": XR_API, "kind": "EKSCluster", "name": name, "namespace": cluster_namespace(name)}
+        for name in names
+    ]
+    assert [expr.dump() for expr in context.health_check_exprs] == [
+        {"apiVersion": XR_API, "kind": "EKSCluster", "current": READY}
+    ]
+    assert context.timeout == "45m"
+
+
+def test_only_keyless_composites_name_the_hubs_flux_role() -> None:
+    fleet = load_plan(ROOT).fleet
+    documents, _ = _bind(workload_clusters.PACK, fleet)
+    hub_access = {d["metadata"]["name"]: d["spec"].get("hubAccess") for d in documents if d["kind"] == "EKSCluster"}
+    assert hub_access == {
+        "production-use1": {
+            "principalArn": fleet.management.flux_role_arn,
+            "configMapName": "production-use1-hub-access",
+        },
+        "production-usw2": None,
+        "staging-usw2": None,
+    }
+
+
+def test_the_timeout_follows_the_config(write_fleet: FleetWriter) -> None:
+    # GIVEN a pack config with a longer timeout WHEN bound THEN the Kustomization waits that long
+    _, context = _bind(
+        workload_clusters.PACK, _fleet(write_fleet, {"staging": {"clusters": [SMALL]}}), {"timeout": "90m"}
+    )
+    assert context.timeout == "90m"
+
+
+def test_a_malformed_timeout_is_refused() -> None:
+    with pytest.raises(ValidationError, match="String should match pattern"):
+        workload_clusters.PACK.config.model_validate({"timeout": "an hour"})
+
+
+@pytest.mark.parametrize(
+    ("pack", "message"),
+    [
+        (
+            eks_compositions.PACK,
+            "^eks-compositions: the pack writes the Compositions the fleet's clusters use; bind it with a fleet$",
+        ),
+        (
+            workload_clusters.PACK,
+            "^workload-clusters: the pack writes one composite resource per cluster; bind it with a fleet$",
+        ),
+    ],
+    ids=lambda value: value.name if isinstance(value, Pack) else "",
+)
+def test_the_fleet_packs_need_a_fleet(pack: Pack, message: str) -> None:
+    # GIVEN a context without a fleet WHEN the pack is bound THEN it says what it needs
+    with pytest.raises(PackError, match=message):
+        _bind(pack, None)
+
+
+def test_removing_a_cluster_removes_exactly_its_documents(write_fleet: FleetWriter, tmp_path: Path) -> None:
+    # GIVEN a fleet of three clusters, and the same fleet without one of them
+    clusters = [_cluster("alpha"), SMALL, _cluster("gamma", region="eu-west-1")]
+    before = load_fleet(write_fleet(envs={"staging": {"clusters": clusters}}, root=tmp_path / "before")).fleet
+    after = load_fleet(write_fleet(envs={"staging": {"clusters": [clusters[0], clusters[2]]}}, root=tmp_path / "after"))
+
+    # WHEN workload-clusters is bound to each
+    documents_before, context_before = _bind(workload_clusters.PACK, before)
+    documents_after, context_after = _bind(workload_clusters.PACK, after.fleet)
+
+    # THEN the cluster's namespace, composite resource and provider config are gone, nothing else changed
+    removed = [d for d in documents_before if d not in documents_after]
+    assert _heads(removed) == [
+        ("Namespace", None, "small"),
+        ("EKSCluster", "small", "small"),
+        ("ProviderConfig", "small", "spoke"),
+    ]
+    assert [d for d in documents_before if d not in removed] == documents_after
+    assert [c.name for c in context_before.health_checks] == ["alpha", "gamma", "small"]
+    assert [c.name for c in context_after.health_checks] == ["alpha", "gamma"]
+    # AND its Composition goes too, as no other cluster has its shape
+    compositions_before, _ = _bind(eks_compositions.PACK, before)
+    compositions_after, _ = _bind(eks_compositions.PACK, after.fleet)
+    assert [d for d in compositions_before if d not in compositions_after] == [
+        d for d in compositions_before if d["metadata"]["name"] == "eks-2-zones-1-node-group-single-nat"
+    ]
+    assert _heads([d for d in compositions_before if d not in compositions_after]) == [
+        ("Composition", None, "eks-2-zones-1-node-group-single-nat")
+    ]
+
+
+def test_the_fleet_packs_sit_in_the_hub_chain() -> None:
+    assert (eks_compositions.PACK.layer, eks_compositions.PACK.requires) == (
+        "configs",
+        ("crossplane-provider-configs",),
+    )
+    assert (workload_clusters.PACK.layer, workload_clusters.PACK.requires) == ("configs", ("eks-compositions",))
