@@ -88,9 +88,8 @@ def load_certificate(path: Path, *, now: datetime.datetime | None = None) -> Cer
                 "still unseals with its key, but rotate the sealing key"
             )
     if not isinstance(key, rsa.RSAPublicKey):
-        raise SealError(
-            f"{path}: the certificate holds a {type(key).__name__.removeprefix('_')} key; Sealed Secrets needs RSA"
-        )
+        kind = type(key).__name__.removeprefix("_").removesuffix("PublicKey") or "unknown"
+        raise SealError(f"{path}: the certificate's key is {kind}, not RSA; Sealed Secrets needs RSA")
     der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     return Certificate(key, hashlib.sha256(der).hexdigest(), tuple(warnings))
 

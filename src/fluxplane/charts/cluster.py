@@ -116,7 +116,7 @@ class ClusterChart(FleetChart):
         listing = self.add_kustomization_file("kustomization", self.secrets_dir, scope=scope).config
         for item in sorted(sealed, key=lambda item: item.relative_path):
             manifest = self.add_manifest(
-                f"{item.namespace}-{item.name}", posixpath.join(self.secrets_dir, item.relative_path), scope
+                f"{item.namespace}.{item.name}", posixpath.join(self.secrets_dir, item.relative_path), scope
             )
             RawObject(manifest, "sealed-secret", item.document)
             listing.add_resource(item.relative_path)

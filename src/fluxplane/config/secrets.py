@@ -39,6 +39,24 @@ class SealedFile:
         return f"{self.namespace}/{self.name}.yaml"
 
 
+#: AES-GCM's tag: the least a sealed value carries after its RSA part.
+_GCM_TAG_BYTES = 16
+
+
+def _is_sealed(value: Any) -> bool:
+    """Base64 of ``len(rsa) (2 bytes) || rsa || AES-GCM``, the Sealed Secrets layout, at least in shape."""
+    if not isinstance(value, str) or not value:
+        return False
+    try:
+        data = base64.b64decode(value, validate=True)
+    except binascii.Error:
+        return False
+    if len(data) < 2:
+        return False
+    rsa_length = int.from_bytes(data[:2], "big")
+    return rsa_length > 0 and len(data) >= 2 + rsa_length + _GCM_TAG_BYTES
+
+
 def secret_path(root: Path, cluster: str, namespace: str, name: str) -> Path:
     return root / "environments" / SECRETS_DIR / cluster / namespace / f"{name}.yaml"
 
@@ -61,7 +79,8 @@ def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple
             )
             continue
         for path in sorted(cluster_dir.rglob("*")):
-            if path.is_dir():
+            # Editors' and the seal command's temporary files, Finder's .DS_Store: not secrets.
+            if path.is_dir() or path.name.startswith("."):
                 continue
             display = f"{display_cluster}/{path.relative_to(cluster_dir).as_posix()}"
             parts = path.relative_to(cluster_dir).parts
@@ -109,9 +128,7 @@ def _read(path: Path, display: str, cluster: str, namespace: str, name: str, pro
         problems.append(f"{display}: spec.encryptedData must map keys to sealed values")
         return None
     for key, value in encrypted.items():
-        try:
-            base64.b64decode(str(value), validate=True)
-        except binascii.Error:
+        if not _is_sealed(value):
             problems.append(f"{display}: spec.encryptedData.{key}: not base64 ciphertext")
             return None
     return SealedFile(cluster=cluster, namespace=namespace, name=name, document=document)

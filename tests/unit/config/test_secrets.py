@@ -1,0 +1,291 @@
+"""Tests for fluxplane.config.secrets: environments/secrets/<cluster>/<namespace>/<name>.yaml, ciphertext only."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.config.loader import load_fleet
+from fluxplane.config.secrets import SealedFile, load_sealed_secrets, secret_path
+from fluxplane.errors import ConfigError
+from tests.conftest import FleetWriter
+
+CLUSTERS = {"hub", "staging-1"}
+#: Shaped like a sealed value: a 2-byte RSA length (256), that many bytes, then AES-GCM output.
+CIPHERTEXT = base64.b64encode(b"\x01\x00" + bytes(256) + bytes(24)).decode()
+
+
+def sealed(name: str = "db", namespace: str = "apps", **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "bitnami.com/v1alpha1",
+        "kind": "SealedSecret",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "encryptedData": {"password": CIPHERTEXT},
+            "template": {"metadata": {"name": name, "namespace": namespace}, "type": "Opaque"},
+            **spec,
+        },
+    }
+
+
+def put(root: Path, relative: str, data: Any) -> Path:
+    """Write ``data`` (a string as-is, else as YAML) at environments/secrets/<relative>."""
+    path = root / "environments" / "secrets" / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def problems_of(root: Path) -> list[str]:
+    found, problems = load_sealed_secrets(root, CLUSTERS)
+    assert found == {}
+    return problems
+
+
+def test_no_secrets_folder_is_no_secrets(tmp_path: Path) -> None:
+    assert load_sealed_secrets(tmp_path, CLUSTERS) == ({}, [])
+
+
+def test_valid_files_load_per_cluster_in_path_order(tmp_path: Path) -> None:
+    # GIVEN two secrets of staging-1 and one of the hub
+    put(tmp_path, "staging-1/web/tls.yaml", sealed("tls", "web"))
+    put(tmp_path, "staging-1/apps/db.yaml", sealed())
+    put(tmp_path, "hub/flux-system/git.example.com.yaml", sealed("git.example.com", "flux-system"))
+
+    # WHEN loaded
+    found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
+
+    # THEN each is a SealedFile of its cluster, namespace and name, holding the document as written
+    assert problems == []
+    assert found == {
+        "hub": (SealedFile("hub", "flux-system", "git.example.com", sealed("git.example.com", "flux-system")),),
+        "staging-1": (
+            SealedFile("staging-1", "apps", "db", sealed()),
+            SealedFile("staging-1", "web", "tls", sealed("tls", "web")),
+        ),
+    }
+    assert [item.relative_path for item in found["staging-1"]] == ["apps/db.yaml", "web/tls.yaml"]
+    assert found["hub"][0].relative_path == "flux-system/git.example.com.yaml"
+    assert secret_path(tmp_path, "staging-1", "apps", "db") == (
+        tmp_path / "environments" / "secrets" / "staging-1" / "apps" / "db.yaml"
+    )
+
+
+def test_an_unknown_cluster_folder_lists_the_clusters(tmp_path: Path) -> None:
+    put(tmp_path, "prod-1/apps/db.yaml", sealed())
+    assert problems_of(tmp_path) == ["environments/secrets/prod-1: unknown cluster 'prod-1' (clusters: hub, staging-1)"]
+
+
+def test_a_file_beside_the_cluster_folders(tmp_path: Path) -> None:
+    put(tmp_path, "README.md", "notes\n")
+    assert problems_of(tmp_path) == ["environments/secrets/README.md: expected a folder per cluster, found a file"]
+
+
+@pytest.mark.parametrize(
+    "relative",
+    ["staging-1/db.yaml", "staging-1/apps/team/db.yaml", "staging-1/apps/db.yml", "staging-1/apps/db.json"],
+    ids=["no-namespace", "too-deep", "yml", "json"],
+)
+def test_a_file_not_at_namespace_name_yaml(tmp_path: Path, relative: str) -> None:
+    put(tmp_path, relative, sealed())
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/{relative}: expected <namespace>/<name>.yaml (written by 'fluxplane seal')"
+    ]
+
+
+@pytest.mark.parametrize("relative", ["staging-1/Apps/db.yaml", "staging-1/apps/DB.yaml", "staging-1/apps/-db.yaml"])
+def test_a_path_that_is_no_namespace_and_name(tmp_path: Path, relative: str) -> None:
+    namespace, name = relative.split("/")[1], relative.split("/")[2].removesuffix(".yaml")
+    put(tmp_path, relative, sealed(name, namespace))
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/{relative}: the folder must be a namespace and the file a Secret name (DNS-1123)"
+    ]
+
+
+def test_a_plaintext_secret_is_refused(tmp_path: Path) -> None:
+    # GIVEN a plaintext Secret committed where a sealed one belongs
+    put(
+        tmp_path,
+        "staging-1/apps/db.yaml",
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db", "namespace": "apps"}, "data": {"a": "MQ=="}},
+    )
+    # THEN it is refused with a pointer to 'fluxplane seal'
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml: a plaintext Secret must not be committed; seal it with "
+        "'fluxplane seal' and delete this file"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "got"),
+    [
+        ({"apiVersion": "bitnami.com/v1"}, '"bitnami.com/v1" "SealedSecret"'),
+        ({"kind": "ConfigMap"}, '"bitnami.com/v1alpha1" "ConfigMap"'),
+        ({"kind": None}, '"bitnami.com/v1alpha1" null'),
+        ({"apiVersion": 1}, '1 "SealedSecret"'),
+    ],
+)
+def test_wrong_api_version_or_kind(tmp_path: Path, change: dict[str, Any], got: str) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", {**sealed(), **change})
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/staging-1/apps/db.yaml: expected apiVersion bitnami.com/v1alpha1 and kind "
+        f"SealedSecret, got {got}"
+    ]
+
+
+@pytest.mark.parametrize(("text", "got"), [("- a\n", "a list"), ("", "null"), ("just text\n", '"just text"')])
+def test_a_document_that_is_no_mapping(tmp_path: Path, text: str, got: str) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", text)
+    assert problems_of(tmp_path) == [f"environments/secrets/staging-1/apps/db.yaml: expected a SealedSecret, got {got}"]
+
+
+def test_invalid_yaml_names_the_file_and_line(tmp_path: Path) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", "kind: SealedSecret\nkind: Secret\n")
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml:2:1: invalid YAML: duplicate key 'kind'"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "says"),
+    [
+        ({"name": "other", "namespace": "apps"}, "apps/other"),
+        ({"name": "db", "namespace": "web"}, "web/db"),
+        ({"name": "db"}, "None/db"),
+    ],
+)
+def test_metadata_must_match_the_path(tmp_path: Path, metadata: dict[str, str], says: str) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", {**sealed(), "metadata": metadata})
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/staging-1/apps/db.yaml: metadata says {says}, the path says apps/db; "
+        "the path must match the object"
+    ]
+
+
+@pytest.mark.parametrize("encrypted", [{}, None, ["a"], "text"], ids=["empty", "null", "list", "str"])
+def test_encrypted_data_must_be_a_non_empty_mapping(tmp_path: Path, encrypted: Any) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", sealed(encryptedData=encrypted))
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData must map keys to sealed values"
+    ]
+
+
+def test_missing_spec_is_no_encrypted_data(tmp_path: Path) -> None:
+    document = sealed()
+    del document["spec"]
+    put(tmp_path, "staging-1/apps/db.yaml", document)
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData must map keys to sealed values"
+    ]
+
+
+@pytest.mark.parametrize("value", ["not base64!", "AQB", "plain text"])
+def test_a_value_that_is_not_base64(tmp_path: Path, value: str) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", sealed(encryptedData={"user": CIPHERTEXT, "password": value}))
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData.password: not base64 ciphertext"
+    ]
+
+
+@pytest.mark.parametrize("value", [None, "", 1234], ids=["null", "empty", "int"])
+def test_a_null_empty_or_number_value_is_no_ciphertext(tmp_path: Path, value: Any) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", sealed(encryptedData={"password": value}))
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData.password: not base64 ciphertext"
+    ]
+
+
+def test_every_file_is_checked_and_good_files_still_load(tmp_path: Path) -> None:
+    # GIVEN one good file and problems in three others, across two clusters and an unknown one
+    put(tmp_path, "hub/flux-system/git.yaml", {"kind": "Secret"})
+    put(tmp_path, "nope/apps/db.yaml", sealed())
+    put(tmp_path, "staging-1/apps/db.yaml", sealed())
+    put(tmp_path, "staging-1/apps/web.yaml", sealed())
+    # WHEN loaded THEN every problem is reported, in path order, and the good file is still found
+    found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
+    assert problems == [
+        "environments/secrets/hub/flux-system/git.yaml: a plaintext Secret must not be committed; seal it with "
+        "'fluxplane seal' and delete this file",
+        "environments/secrets/nope: unknown cluster 'nope' (clusters: hub, staging-1)",
+        "environments/secrets/staging-1/apps/web.yaml: metadata says apps/db, the path says apps/web; "
+        "the path must match the object",
+    ]
+    assert found == {"staging-1": (SealedFile("staging-1", "apps", "db", sealed()),)}
+
+
+# -- through load_fleet --------------------------------------------------------------------------------
+
+
+def test_load_fleet_carries_the_sealed_secrets(write_fleet: FleetWriter) -> None:
+    root = write_fleet()
+    put(root, "staging-1/apps/db.yaml", sealed())
+    put(root, "hub/flux-system/git.yaml", sealed("git", "flux-system"))
+    loaded = load_fleet(root)
+    assert loaded.sealed_secrets == {
+        "hub": (SealedFile("hub", "flux-system", "git", sealed("git", "flux-system")),),
+        "staging-1": (SealedFile("staging-1", "apps", "db", sealed()),),
+    }
+
+
+def test_load_fleet_without_secrets_has_none(write_fleet: FleetWriter) -> None:
+    assert load_fleet(write_fleet()).sealed_secrets == {}
+
+
+def test_load_fleet_reports_secret_problems_with_the_others(write_fleet: FleetWriter) -> None:
+    # GIVEN a bad environment file and bad secret files
+    root = write_fleet(
+        envs={
+            "production": {"clusters": [{"name": "prod-1", "region": "us-east-1"}]},
+            "staging": {"clusters": [{"name": "staging-1", "region": "us-west-2", "extra": 1}]},
+        }
+    )
+    put(root, "prod-1/apps/db.yaml", {"apiVersion": "v1", "kind": "Secret", "stringData": {"a": "b"}})
+    put(root, "staging-1/apps/db.yaml", sealed(encryptedData={}))
+    put(root, "staging-2/apps/db.yaml", sealed())
+    put(root, "hub/apps/db.yaml", sealed("other"))
+
+    # WHEN loaded THEN one ConfigError holds every line: the environment file's, then each secret file's
+    with pytest.raises(ConfigError) as caught:
+        load_fleet(root)
+    assert list(caught.value.problems) == [
+        "environments/staging.yaml: clusters[0].extra: unknown field; allowed: name, region, kubernetesVersion, "
+        "packs, network, endpoint, logging, tags, hubAccess, nodeGroups",
+        "environments/secrets/hub/apps/db.yaml: metadata says apps/other, the path says apps/db; "
+        "the path must match the object",
+        "environments/secrets/prod-1/apps/db.yaml: a plaintext Secret must not be committed; seal it with "
+        "'fluxplane seal' and delete this file",
+        "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData must map keys to sealed values",
+        "environments/secrets/staging-2: unknown cluster 'staging-2' (clusters: hub, prod-1, staging-1)",
+    ]
+
+
+def test_load_fleet_reports_a_secret_problem_alone(write_fleet: FleetWriter) -> None:
+    # GIVEN a valid definition and one secret for a cluster it does not define
+    root = write_fleet()
+    put(root, "staging-2/apps/db.yaml", sealed())
+    # THEN loading fails with that line only
+    with pytest.raises(ConfigError, match=r"^environments/secrets/staging-2: unknown cluster 'staging-2' "):
+        load_fleet(root)
+
+
+def test_base64_too_short_for_its_rsa_part_is_no_ciphertext(tmp_path: Path) -> None:
+    # GIVEN base64 whose first two bytes announce a 256-byte RSA part that is not there
+    short = base64.b64encode(b"\x01\x00" + bytes(40)).decode()
+    put(tmp_path, "staging-1/apps/db.yaml", sealed(encryptedData={"password": short}))
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData.password: not base64 ciphertext"
+    ]
+
+
+def test_hidden_files_are_not_secrets(tmp_path: Path) -> None:
+    # GIVEN a sealed secret next to an editor's leftover and a Finder file
+    put(tmp_path, "staging-1/apps/db.yaml", sealed())
+    put(tmp_path, "staging-1/apps/.db.yaml.tmp", "garbage")
+    put(tmp_path, "staging-1/.DS_Store", "garbage")
+    found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
+    assert problems == []
+    assert [item.relative_path for item in found["staging-1"]] == ["apps/db.yaml"]
