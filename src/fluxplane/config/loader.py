@@ -14,14 +14,12 @@ from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from fluxplane.config import models
-from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
+from fluxplane.config.apps import Placement, place_apps, read_app_files
+from fluxplane.config.merge import Layer, Origins, deep_merge
 from fluxplane.config.network import Claim, allocate
-from fluxplane.config.problems import describe_validation_error, show
+from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets
-from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
 
 BASE_FILE = "base.yaml"
@@ -37,18 +35,8 @@ class LoadedFleet:
     environment_pack_origins: dict[str, Origins] = field(default_factory=dict)
     #: Per cluster name: its sealed secrets (environments/secrets/<cluster>/).
     sealed_secrets: dict[str, tuple[SealedFile, ...]] = field(default_factory=dict)
-
-
-class _Problems:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def validate(self, model: type[BaseModel], data: Any, origins: Origins, mount: Loc = ()) -> Any:
-        try:
-            return model.model_validate(data)
-        except ValidationError as exc:
-            self.lines.extend(describe_validation_error(exc, model, origins, mount))
-            return None
+    #: Every app on every cluster it runs on (environments/apps/), by app name, then cluster order.
+    apps: tuple[Placement, ...] = ()
 
 
 def _display(root: Path, path: Path) -> str:
@@ -56,20 +44,6 @@ def _display(root: Path, path: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def _read_mapping(path: Path, display: str, problems: _Problems) -> dict[str, Any] | None:
-    try:
-        data = read_yaml(path, display)
-    except ConfigError as exc:
-        problems.lines.extend(exc.problems)
-        return None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        problems.lines.append(f"{display}: expected a mapping at the top level, got {show(data)}")
-        return None
-    return data
 
 
 #: Checks one cluster's merged ``packs`` mapping; returns problem lines (the pack registry's, given by synth).
@@ -92,7 +66,7 @@ class _Loader:
     def __init__(self, root: Path, check_packs: PackCheck | None) -> None:
         self.root = root
         self.check_packs = check_packs
-        self.problems = _Problems()
+        self.problems = ProblemList()
         self.base_display = _display(root, root / "environments" / BASE_FILE)
         #: Where each cluster's merged packs came from, by cluster name.
         self.pack_origins: dict[str, Origins] = {}
@@ -118,7 +92,7 @@ class _Loader:
             for p in env_dir.iterdir()
             if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
         )
-        base_raw = _read_mapping(env_dir / BASE_FILE, self.base_display, problems)
+        base_raw = read_mapping(env_dir / BASE_FILE, self.base_display, problems)
         if not env_paths:
             problems.lines.append(
                 f"{_display(root, env_dir)}: no environment files; add one per environment, e.g. staging.yaml"
@@ -140,6 +114,16 @@ class _Loader:
         known = set(self.seen_clusters) | ({base_model.management.name} if base_model is not None else set())
         sealed, found_sealed = load_sealed_secrets(root, known)
         problems.lines.extend(found_sealed)
+
+        app_files, found_apps = read_app_files(root, lambda path: _display(root, path))
+        problems.lines.extend(found_apps)
+        apps, found_placements = place_apps(
+            app_files,
+            {env.name: [(cluster.name, cluster.region) for cluster in env.clusters] for env in environments},
+        )
+        if len(environments) == len(env_paths):
+            # With an environment missing, its clusters would look unknown: report that once fixed.
+            problems.lines.extend(found_placements)
 
         if base_model is not None and not problems.lines:
             pool = f"{self.base_display}: clusterNetwork.pool"
@@ -164,12 +148,14 @@ class _Loader:
             packs=base_model.packs,
             environments=tuple(environments),
             sealing_key=base_model.sealing_key,
+            teams=base_model.teams,
         )
         return LoadedFleet(
             fleet=fleet,
             pack_origins=self.pack_origins,
             environment_pack_origins=self.env_pack_origins,
             sealed_secrets=sealed,
+            apps=apps,
         )
 
     def _management(self, base: models.BaseFile) -> None:
@@ -195,7 +181,7 @@ class _Loader:
                 "(lower-case letters, digits and '-'); rename the file"
             )
             return None
-        env_raw = _read_mapping(env_path, env_display, problems)
+        env_raw = read_mapping(env_path, env_display, problems)
         if env_raw is None:
             return None
         env_file = problems.validate(models.EnvironmentFile, env_raw, Origins([Layer(env_display, env_raw)]))

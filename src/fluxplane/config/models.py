@@ -25,6 +25,10 @@ GIT_BRANCH = r"^[A-Za-z0-9._/-]+$"
 RELATIVE_PATH = r"^(\.|[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*)$"
 INSTANCE_TYPE = r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$"
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
+#: A CODEOWNERS owner: a GitHub or GitLab @user or @org/team, or an e-mail address.
+OWNER = r"^(@[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^@\s]+\.[A-Za-z]{2,})$"
+#: Characters a Git ref name may hold (git check-ref-format); the rules on sequences are in config.apps.
+GIT_REF = r"^[^\s~^:?*\[\\]+$"
 
 DnsLabel = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
 Duration = Annotated[str, StringConstraints(pattern=DURATION)]
@@ -296,6 +300,17 @@ class SealingKey(Model):
     )
 
 
+class Teams(Model):
+    """Who reviews what: the owners CODEOWNERS (dist/CODEOWNERS) names for the fleet's folders."""
+
+    platform: Annotated[str, StringConstraints(pattern=OWNER)] | None = Field(
+        None, description="Owns the platform: the definition, the catalogue, dist/platform/ (e.g. @org/platform)."
+    )
+    governance: Annotated[str, StringConstraints(pattern=OWNER)] | None = Field(
+        None, description="Approves onboarding: environments/apps/ and dist/workloads/ (e.g. @org/governance)."
+    )
+
+
 class BaseFile(Model):
     """What every environment shares."""
 
@@ -316,6 +331,7 @@ class BaseFile(Model):
         alias="sealingKey",
         description="The Sealed Secrets key pair every workload cluster fetches at bootstrap.",
     )
+    teams: Teams = Field(default_factory=Teams, description="Code owners of the fleet's folders (dist/CODEOWNERS).")
 
 
 class EnvironmentFile(Model):
@@ -353,6 +369,7 @@ class Fleet(Model):
     packs: dict[str, Any] = Field(default_factory=dict, description="The base file's packs section.")
     environments: tuple[Environment, ...]
     sealing_key: SealingKey = Field(default_factory=SealingKey)
+    teams: Teams = Field(default_factory=Teams)
 
     @property
     def clusters(self) -> tuple[WorkloadCluster, ...]:

@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import types
 import typing
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from fluxplane.config import models
 from fluxplane.config.merge import Loc, Origins
+from fluxplane.config.yamlfile import read_yaml
+from fluxplane.errors import ConfigError
 
 PATTERN_HELP = {
     models.DNS_LABEL: "expected a DNS-1123 label (lower-case letters, digits and '-', "
@@ -26,6 +29,8 @@ PATTERN_HELP = {
     models.GIT_BRANCH: "expected a Git branch name",
     models.RELATIVE_PATH: "expected a relative path such as dist/platform (no leading '/', no '..')",
     models.INSTANCE_TYPE: "expected an EC2 instance type such as m7i.large",
+    models.OWNER: "expected a code owner such as @example-org/team or someone@example.com",
+    models.GIT_REF: "expected a Git ref name (no spaces or any of ~^:?*[\\)",
 }
 
 
@@ -124,3 +129,33 @@ def describe_validation_error(
         loc = tuple(error["loc"])
         lines.append(f"{origins.describe(mount + loc)}: {_message(error, model, loc)}")
     return lines
+
+
+class ProblemList:
+    """Problem lines collected across a load, so that one run reports all of them."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def validate(self, model: type[BaseModel], data: Any, origins: Origins, mount: Loc = ()) -> Any:
+        """``model`` validated from ``data``, or None with its problems recorded."""
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            self.lines.extend(describe_validation_error(exc, model, origins, mount))
+            return None
+
+
+def read_mapping(path: Path, display: str, problems: ProblemList) -> dict[str, Any] | None:
+    """The mapping at the top of a YAML file ({} when empty), or None with the problem recorded."""
+    try:
+        data = read_yaml(path, display)
+    except ConfigError as exc:
+        problems.lines.extend(exc.problems)
+        return None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        problems.lines.append(f"{display}: expected a mapping at the top level, got {show(data)}")
+        return None
+    return data

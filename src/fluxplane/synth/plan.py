@@ -70,6 +70,25 @@ def _missing_git_credentials(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
+def _missing_app_credentials(loaded: LoadedFleet) -> list[str]:
+    """An app whose repository needs credentials reads them from a SealedSecret in its namespace."""
+    problems = []
+    for placement in loaded.apps:
+        app, secret = placement.app, placement.app.repository.secret_ref
+        if secret is None:
+            continue
+        sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(placement.cluster, ())}
+        if (app.target_namespace, secret) not in sealed:
+            problems.append(
+                f"{secret_path(Path(), placement.cluster, app.target_namespace, secret).as_posix()}: missing; app "
+                f"{app.name!r} reads its repository with it (repository.secretRef {secret!r}) on cluster "
+                f"{placement.cluster!r}: fluxplane seal --cluster {placement.cluster} --namespace "
+                f"{app.target_namespace} --name {secret} --from-file identity=<deploy key> "
+                "--from-file known_hosts=<known_hosts>"
+            )
+    return problems
+
+
 def _keyless_problems(loaded: LoadedFleet) -> list[str]:
     """Keyless hub access needs a Flux that has it, and an IAM role for the hub's Flux to be let in."""
     fleet = loaded.fleet
@@ -159,6 +178,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
     if BOOTSTRAP_AFTER in clusters[0].packs:
         problems.extend(_missing_git_credentials(loaded))
     problems.extend(_keyless_problems(loaded))
+    problems.extend(_missing_app_credentials(loaded))
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(

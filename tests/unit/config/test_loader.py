@@ -17,7 +17,7 @@ from fluxplane.errors import ConfigError, FluxplaneError
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
 DNS_HELP = "expected a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)"
-BASE_ALLOWED = "allowed: repositories, flux, management, clusterNetwork, clusterDefaults, packs, sealingKey"
+BASE_ALLOWED = "allowed: repositories, flux, management, clusterNetwork, clusterDefaults, packs, sealingKey, teams"
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = (
     "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups"

@@ -315,6 +315,7 @@ def test_the_file_keys_are_the_documented_ones() -> None:
         "clusterDefaults",
         "packs",
         "sealingKey",
+        "teams",
     )
     assert environment_keys == ("clusterDefaults", "packs", "clusters")
 

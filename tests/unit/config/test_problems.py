@@ -60,6 +60,7 @@ def test_allowed_keys_of_a_model_are_its_yaml_keys_in_order() -> None:
         "clusterDefaults",
         "packs",
         "sealingKey",
+        "teams",
     ]
 
 

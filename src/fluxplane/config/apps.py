@@ -1,0 +1,394 @@
+"""Applications: ``environments/apps/<app>.yaml``, one file per app, the file name is the app's name.
+
+An app names its Git repository (URL, a tag, a semver range or a branch, sealed credentials), the
+folder of its kustomize overlays, the clusters or environments it runs on, its namespace, and the AWS
+resources it needs. Onboarding an app is a pull request that adds one such file; the governance team
+reviews it (CODEOWNERS), and synth turns it into a tenant on every cluster it names.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, StringConstraints, field_validator, model_validator
+
+from fluxplane.config.hub import RESERVED_NAMESPACES, RESERVED_PREFIX
+from fluxplane.config.merge import Layer, Origins
+from fluxplane.config.models import DNS_LABEL, GIT_REF, GIT_URL, OWNER, RELATIVE_PATH, DnsLabel, Model
+from fluxplane.config.problems import ProblemList, read_mapping, show
+
+APPS_DIR = "apps"
+#: Namespaces the platform itself uses on a workload cluster; no app may claim them.
+PLATFORM_NAMESPACES = frozenset({*RESERVED_NAMESPACES, "external-secrets", "kube-system"})
+#: A semver range as Flux reads it (Masterminds constraints): comparisons, ~, ^, x-ranges, hyphens, ||.
+_VERSION = r"v?(\d+|[xX*])(\.(\d+|[xX*])){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?"
+_CONSTRAINT = rf"(=|!=|>=|<=|>|<|~>?|\^)?\s*{_VERSION}"
+_RANGE = rf"({_VERSION}\s+-\s+{_VERSION}|{_CONSTRAINT}(\s*,?\s*{_CONSTRAINT})*)"
+SEMVER_RANGE = rf"^\s*{_RANGE}(\s*\|\|\s*{_RANGE})*\s*$"
+
+#: A DynamoDB attribute name.
+ATTRIBUTE = r"^[A-Za-z0-9_.-]{1,255}$"
+
+Owner = Annotated[str, StringConstraints(pattern=OWNER)]
+
+
+def _git_ref(value: str) -> str:
+    """The rules of git check-ref-format that a pattern cannot say without look-arounds."""
+    bad = [
+        rule
+        for rule, broken in (
+            ("start with '-' or '/'", value.startswith(("-", "/"))),
+            ("end with '/', '.' or '.lock'", value.endswith(("/", ".", ".lock"))),
+            ("hold '..', '//' or '@{'", any(part in value for part in ("..", "//", "@{"))),
+        )
+        if broken
+    ]
+    if bad:
+        raise ValueError(f"a Git ref name must not {' or '.join(bad)}, got {show(value)}")
+    return value
+
+
+GitRef = Annotated[str, StringConstraints(pattern=GIT_REF, min_length=1, max_length=255), AfterValidator(_git_ref)]
+
+
+class GitRefSpec(Model):
+    """Which commit of the app's repository Flux deploys: exactly one of ``tag``, ``semver``, ``branch``."""
+
+    tag: GitRef | None = Field(None, description="A Git tag, e.g. v1.4.2 (Flux GitRepository ref.tag).")
+    semver: str | None = Field(
+        None, description='The newest tag in a semver range, e.g. ">=1.4.0 <2.0.0" (Flux GitRepository ref.semver).'
+    )
+    branch: GitRef | None = Field(None, description="A branch, e.g. main (Flux GitRepository ref.branch).")
+
+    @field_validator("semver")
+    @classmethod
+    def _semver_range(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(SEMVER_RANGE, value):
+            raise ValueError(f'expected a semver range such as ">=1.4.0 <2.0.0" or "~1.4", got {show(value)}')
+        return value
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> GitRefSpec:
+        given = [key for key in ("tag", "semver", "branch") if getattr(self, key) is not None]
+        if len(given) != 1:
+            found = ", ".join(given) if given else "none"
+            raise ValueError(f"set exactly one of tag, semver or branch, got {found}")
+        return self
+
+    def flux(self) -> dict[str, str]:
+        """The Flux GitRepository ``spec.ref``."""
+        return {key: value for key in ("tag", "semver", "branch") if (value := getattr(self, key)) is not None}
+
+
+class AppRepository(Model):
+    """The app's Git repository, read by Flux on every cluster the app runs on."""
+
+    url: Annotated[str, StringConstraints(pattern=GIT_URL)] = Field(
+        description="Clone URL, ssh:// or https:// (Flux GitRepository spec.url)."
+    )
+    ref: GitRefSpec = Field(description="The tag, semver range or branch to deploy.")
+    secret_ref: DnsLabel | None = Field(
+        None,
+        alias="secretRef",
+        description="Secret in the app's namespace with the Git credentials, sealed with "
+        "`fluxplane seal --namespace <namespace> --name <secretRef>` per cluster; null for a public repository.",
+    )
+
+
+class Table(Model):
+    """A DynamoDB table the app reads and writes."""
+
+    name: Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)] = Field(
+        description="Name within the app; the AWS name is <cluster>-<app>-<name>."
+    )
+    hash_key: Annotated[str, StringConstraints(pattern=ATTRIBUTE)] = Field(
+        alias="hashKey", description="Partition key attribute."
+    )
+    hash_key_type: Literal["S", "N", "B"] = Field("S", alias="hashKeyType", description="Its type: S, N or B.")
+    range_key: Annotated[str, StringConstraints(pattern=ATTRIBUTE)] | None = Field(
+        None, alias="rangeKey", description="Sort key attribute, if any."
+    )
+    range_key_type: Literal["S", "N", "B"] = Field("S", alias="rangeKeyType", description="Its type: S, N or B.")
+
+    @model_validator(mode="after")
+    def _keys_differ(self) -> Table:
+        if self.range_key is not None and self.range_key == self.hash_key:
+            raise ValueError(f"rangeKey must differ from hashKey, both are {show(self.hash_key)}")
+        return self
+
+
+class Queue(Model):
+    """An SQS queue the app sends to and receives from."""
+
+    name: Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)] = Field(
+        description="Name within the app; the AWS name is <cluster>-<app>-<name> (plus .fifo)."
+    )
+    fifo: bool = Field(False, description="A FIFO queue (exactly-once, ordered).")
+    visibility_timeout_seconds: int = Field(
+        30, ge=0, le=43200, alias="visibilityTimeoutSeconds", description="Visibility timeout, 0 to 43200."
+    )
+    message_retention_seconds: int = Field(
+        345600, ge=60, le=1209600, alias="messageRetentionSeconds", description="Retention, 60 to 1209600 (14 days)."
+    )
+
+
+class Bucket(Model):
+    """An S3 bucket the app reads and writes."""
+
+    name: Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)] = Field(
+        description="Name within the app; the AWS name is <cluster>-<app>-<name>, unique in all of AWS."
+    )
+    versioning: bool = Field(False, description="Keep every version of every object.")
+
+
+def _unique_names(kind: str, items: list[Any]) -> list[Any]:
+    names = [item.name for item in items]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{kind} names must be unique within the app, {', '.join(map(repr, repeated))} repeated")
+    return items
+
+
+class AwsNeeds(Model):
+    """AWS resources the app needs; its pods get an IAM role (EKS Pod Identity) with access to exactly these."""
+
+    tables: list[Table] = Field(default_factory=list, description="DynamoDB tables.")
+    queues: list[Queue] = Field(default_factory=list, description="SQS queues.")
+    buckets: list[Bucket] = Field(default_factory=list, description="S3 buckets.")
+
+    @field_validator("tables", "queues", "buckets")
+    @classmethod
+    def _unique(cls, value: list[Any]) -> list[Any]:
+        return _unique_names("resource", value)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tables or self.queues or self.buckets)
+
+
+class App(Model):
+    """An application of one team, deployed as a tenant on the clusters it names."""
+
+    name: DnsLabel = Field(description="The app's name: its file name.")
+    team: Owner | None = Field(None, description="Owner of the app's folders in CODEOWNERS, e.g. @example-org/orders.")
+    repository: AppRepository = Field(description="Where the app's manifests live.")
+    path: Annotated[str, StringConstraints(pattern=RELATIVE_PATH)] = Field(
+        "deploy", description="Folder of the app's kustomize overlays in its repository."
+    )
+    overlay: Literal["environment", "cluster", "none"] = Field(
+        "environment",
+        description="Which folder below `path` a cluster deploys: `<path>/<environment>`, `<path>/<cluster>`, "
+        "or `path` itself.",
+    )
+    namespace: DnsLabel | None = Field(None, description="Namespace on the cluster; default the app's name.")
+    clusters: list[DnsLabel] = Field(default_factory=list, description="Workload clusters the app runs on.")
+    environments: list[DnsLabel] = Field(
+        default_factory=list, description="Environments on whose every cluster the app runs."
+    )
+    aws: AwsNeeds = Field(default_factory=AwsNeeds, description="AWS resources the app needs (see AWS needs).")
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        if ".." in value.split("/"):
+            raise ValueError(f"must stay inside the repository (no '..' segments), got {show(value)}")
+        return value
+
+    @field_validator("namespace")
+    @classmethod
+    def _not_platform(cls, value: str | None) -> str | None:
+        if value is not None and (value in PLATFORM_NAMESPACES or value.startswith(RESERVED_PREFIX)):
+            taken = ", ".join(repr(name) for name in sorted(PLATFORM_NAMESPACES))
+            raise ValueError(f"{value!r} is a platform namespace; an app may not use {taken} or 'kube-*'")
+        return value
+
+    @model_validator(mode="after")
+    def _placed(self) -> App:
+        if not self.clusters and not self.environments:
+            raise ValueError(
+                "name the clusters or environments the app runs on (clusters: [...] or environments: [...])"
+            )
+        return self
+
+    @property
+    def target_namespace(self) -> str:
+        return self.namespace or self.name
+
+    def manifests_path(self, cluster: str, environment: str) -> str:
+        """The folder Flux deploys on ``cluster``, relative to the repository root."""
+        sub = {"environment": environment, "cluster": cluster, "none": None}[self.overlay]
+        folder = self.path if sub is None else f"{self.path.rstrip('/')}/{sub}" if self.path != "." else sub
+        return "./" + folder if folder != "." else "./"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One app on one cluster."""
+
+    app: App
+    cluster: str
+    environment: str
+    region: str
+
+
+# -- AWS physical names ---------------------------------------------------------------------------
+
+#: S3 bucket names: 3 to 63 lower-case letters, digits, '-' and '.', not an IP, no reserved affixes.
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+def physical_name(cluster: str, app: str, name: str) -> str:
+    """The AWS name of an app's resource: unique per cluster and app, readable in the console."""
+    return f"{cluster}-{app}-{name}"
+
+
+def _aws_name_problems(kind: str, aws_name: str) -> str | None:
+    if kind == "tables":
+        if not 3 <= len(aws_name) <= 255 or not re.fullmatch(r"[A-Za-z0-9_.-]+", aws_name):
+            return "a DynamoDB table name has 3 to 255 letters, digits, '_', '-' and '.'"
+    elif kind == "queues":
+        if len(aws_name) > 80 or not re.fullmatch(r"[A-Za-z0-9_-]+(\.fifo)?", aws_name):
+            return "an SQS queue name has at most 80 letters, digits, '-' and '_' (with .fifo counted)"
+    elif kind == "buckets":
+        if not _BUCKET.fullmatch(aws_name) or ".." in aws_name:
+            return "an S3 bucket name has 3 to 63 lower-case letters, digits, '-' and '.'"
+        try:
+            ipaddress.IPv4Address(aws_name)
+        except ValueError:
+            pass
+        else:
+            return "an S3 bucket name must not look like an IP address"
+        if aws_name.startswith(("xn--", "sthree-")) or aws_name.endswith(("-s3alias", "--ol-s3", ".mrap", "--x-s3")):
+            return "an S3 bucket name must not use AWS's reserved prefixes and suffixes"
+    return None
+
+
+def queue_name(cluster: str, app: str, queue: Queue) -> str:
+    return physical_name(cluster, app, queue.name) + (".fifo" if queue.fifo else "")
+
+
+def aws_names(cluster: str, app: App) -> list[tuple[str, int, str]]:
+    """(kind, index, AWS name) of every resource ``app`` has on ``cluster``."""
+    names = [
+        ("tables", index, physical_name(cluster, app.name, table.name)) for index, table in enumerate(app.aws.tables)
+    ]
+    names += [("queues", index, queue_name(cluster, app.name, queue)) for index, queue in enumerate(app.aws.queues)]
+    names += [
+        ("buckets", index, physical_name(cluster, app.name, bucket.name))
+        for index, bucket in enumerate(app.aws.buckets)
+    ]
+    return names
+
+
+# -- loading --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AppFile:
+    """An app as read from its file, with the file it came from (for messages)."""
+
+    app: App
+    display: str
+    origins: Origins
+
+
+def apps_dir(root: Path) -> Path:
+    return root / "environments" / APPS_DIR
+
+
+def app_path(root: Path, name: str) -> Path:
+    return apps_dir(root) / f"{name}.yaml"
+
+
+def read_app_files(root: Path, display: Any) -> tuple[list[AppFile], list[str]]:
+    """Validate every ``environments/apps/*.yaml`` on its own (no fleet needed); return apps and problems.
+
+    ``display`` turns a path into the name messages use.
+    """
+    folder = apps_dir(root)
+    if not folder.is_dir():
+        return [], []
+    problems = ProblemList()
+    found: list[AppFile] = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        shown = display(path)
+        if path.is_dir() or path.suffix not in (".yaml", ".yml"):
+            problems.lines.append(f"{shown}: not an app file; environments/apps/ holds one <app>.yaml per app")
+            continue
+        if path.suffix == ".yml":
+            problems.lines.append(f"{shown}: use the .yaml extension")
+            continue
+        if not re.fullmatch(DNS_LABEL, path.stem) or len(path.stem) > 63:
+            problems.lines.append(
+                f"{shown}: app name {show(path.stem)} must be a DNS-1123 label "
+                "(lower-case letters, digits and '-'); rename the file"
+            )
+            continue
+        raw = read_mapping(path, shown, problems)
+        if raw is None:
+            continue
+        if "name" in raw:
+            problems.lines.append(f"{shown}: name: not allowed here; the file name is the app's name")
+            continue
+        origins = Origins([Layer(shown, raw)])
+        app = problems.validate(App, {**raw, "name": path.stem}, origins)
+        if app is not None:
+            found.append(AppFile(app=app, display=shown, origins=origins))
+    return found, problems.lines
+
+
+def place_apps(
+    files: list[AppFile], environments: dict[str, list[tuple[str, str]]]
+) -> tuple[tuple[Placement, ...], list[str]]:
+    """Resolve each app's clusters and environments against the fleet; report what does not resolve.
+
+    ``environments`` maps each environment to its clusters as (name, region), in definition order.
+    """
+    problems: list[str] = []
+    region_of = {name: (env, region) for env, clusters in environments.items() for name, region in clusters}
+    placements: list[Placement] = []
+    #: (cluster, namespace) -> the app that claimed it first.
+    claimed: dict[tuple[str, str], str] = {}
+    for item in sorted(files, key=lambda item: item.app.name):
+        app, shown = item.app, item.display
+        targets: dict[str, None] = {}
+        for index, cluster in enumerate(app.clusters):
+            if cluster not in region_of:
+                known = ", ".join(sorted(region_of)) or "none"
+                problems.append(f"{shown}: clusters[{index}]: unknown workload cluster {cluster!r} (clusters: {known})")
+                continue
+            targets[cluster] = None
+        for index, environment in enumerate(app.environments):
+            if environment not in environments:
+                known = ", ".join(sorted(environments)) or "none"
+                problems.append(
+                    f"{shown}: environments[{index}]: unknown environment {environment!r} (environments: {known})"
+                )
+                continue
+            for cluster, _ in environments[environment]:
+                targets[cluster] = None
+        for cluster in targets:
+            environment, region = region_of[cluster]
+            key = (cluster, app.target_namespace)
+            if key in claimed:
+                problems.append(
+                    f"{shown}: namespace: app {app.name!r} and app {claimed[key]!r} both claim namespace "
+                    f"{app.target_namespace!r} on cluster {cluster!r}; give one of them its own namespace"
+                )
+                continue
+            claimed[key] = app.name
+            for kind, index, aws_name in aws_names(cluster, app):
+                rule = _aws_name_problems(kind, aws_name)
+                if rule is not None:
+                    problems.append(
+                        f"{shown}: aws.{kind}[{index}].name: on cluster {cluster!r} the AWS name would be "
+                        f"{show(aws_name)}; {rule}: shorten the name"
+                    )
+            placements.append(Placement(app=app, cluster=cluster, environment=environment, region=region))
+    return tuple(placements), list(dict.fromkeys(problems))

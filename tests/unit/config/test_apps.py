@@ -1,0 +1,258 @@
+"""Apps in the definition: environments/apps/<app>.yaml, validated alone and placed on the fleet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.config.apps import App, physical_name, queue_name
+from fluxplane.config.loader import load_fleet
+from fluxplane.errors import ConfigError
+from tests.conftest import FleetWriter
+
+ENVS: dict[str, Any] = {
+    "staging": {"clusters": [{"name": "staging-1", "region": "us-west-2"}]},
+    "production": {"clusters": [{"name": "prod-1", "region": "us-west-2"}, {"name": "prod-2", "region": "us-east-1"}]},
+}
+
+APP: dict[str, Any] = {
+    "team": "@example-org/shop",
+    "repository": {"url": "https://github.com/example-org/shop.git", "ref": {"tag": "v1.2.0"}},
+    "clusters": ["staging-1"],
+}
+
+
+def write_apps(project: Path, apps: dict[str, Any]) -> None:
+    folder = project / "environments" / "apps"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in apps.items():
+        text = data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False)
+        (folder / f"{name}.yaml").write_text(text)
+
+
+def load(write_fleet: FleetWriter, apps: dict[str, Any]) -> Any:
+    project = write_fleet(envs=ENVS)
+    write_apps(project, apps)
+    return load_fleet(project)
+
+
+def problems(write_fleet: FleetWriter, apps: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load(write_fleet, apps)
+    return caught.value.problems
+
+
+def test_no_apps_folder_is_no_apps(write_fleet: FleetWriter) -> None:
+    assert load_fleet(write_fleet(envs=ENVS)).apps == ()
+
+
+def test_an_app_is_placed_on_its_clusters_and_every_cluster_of_its_environments(write_fleet: FleetWriter) -> None:
+    # GIVEN an app on one cluster and one environment
+    loaded = load(write_fleet, {"shop": {**APP, "clusters": ["staging-1"], "environments": ["production"]}})
+    # THEN it runs on the three clusters, in the order named, with each cluster's environment and region
+    placed = [(p.app.name, p.cluster, p.environment, p.region) for p in loaded.apps]
+    assert placed == [
+        ("shop", "staging-1", "staging", "us-west-2"),
+        ("shop", "prod-1", "production", "us-west-2"),
+        ("shop", "prod-2", "production", "us-east-1"),
+    ]
+
+
+def test_a_cluster_named_twice_is_placed_once(write_fleet: FleetWriter) -> None:
+    loaded = load(write_fleet, {"shop": {**APP, "clusters": ["prod-1"], "environments": ["production"]}})
+    assert [p.cluster for p in loaded.apps] == ["prod-1", "prod-2"]
+
+
+def test_defaults_namespace_path_and_overlay(write_fleet: FleetWriter) -> None:
+    (placement,) = load(write_fleet, {"shop": APP}).apps
+    app = placement.app
+    assert (app.name, app.target_namespace, app.path, app.overlay) == ("shop", "shop", "deploy", "environment")
+    assert app.repository.ref.flux() == {"tag": "v1.2.0"}
+    assert app.repository.secret_ref is None
+
+
+@pytest.mark.parametrize(
+    ("overlay", "path", "expected"),
+    [
+        ("environment", "deploy", "./deploy/production"),
+        ("cluster", "deploy/overlays", "./deploy/overlays/prod-1"),
+        ("none", "k8s", "./k8s"),
+        ("none", ".", "./"),
+        ("environment", ".", "./production"),
+    ],
+)
+def test_manifests_path_follows_the_overlay_convention(overlay: str, path: str, expected: str) -> None:
+    app = App.model_validate({**APP, "name": "shop", "overlay": overlay, "path": path})
+    assert app.manifests_path("prod-1", "production") == expected
+
+
+@pytest.mark.parametrize(
+    ("ref", "flux"),
+    [
+        ({"tag": "v1.2.0"}, {"tag": "v1.2.0"}),
+        ({"semver": ">=1.4.0 <2.0.0"}, {"semver": ">=1.4.0 <2.0.0"}),
+        ({"semver": "~1.4"}, {"semver": "~1.4"}),
+        ({"semver": "^2.x || 3.1.0 - 3.2.0"}, {"semver": "^2.x || 3.1.0 - 3.2.0"}),
+        ({"branch": "release/2026-11"}, {"branch": "release/2026-11"}),
+    ],
+)
+def test_refs_become_the_flux_ref(ref: dict[str, str], flux: dict[str, str]) -> None:
+    app = App.model_validate({**APP, "name": "shop", "repository": {**APP["repository"], "ref": ref}})
+    assert app.repository.ref.flux() == flux
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"repository": {"url": "git@github.com:org/shop.git", "ref": {"tag": "v1"}}},
+            'shop.yaml: repository.url: expected an ssh:// or https:// Git URL, got "git@github.com:org/shop.git"',
+        ),
+        (
+            {"repository": {"url": "https://github.com/org/shop.git", "ref": {"semver": "newest"}}},
+            'shop.yaml: repository.ref.semver: expected a semver range such as ">=1.4.0 <2.0.0" or "~1.4", '
+            'got "newest"',
+        ),
+        (
+            {"repository": {"url": "https://github.com/org/shop.git", "ref": {"tag": "v1..2"}}},
+            "shop.yaml: repository.ref.tag: a Git ref name must not hold '..', '//' or '@{', got \"v1..2\"",
+        ),
+        (
+            {"repository": {"url": "https://github.com/org/shop.git", "ref": {"branch": "my branch"}}},
+            "shop.yaml: repository.ref.branch: expected a Git ref name",
+        ),
+        (
+            {"repository": {"url": "https://github.com/org/shop.git", "ref": {"branch": "main", "tag": "v1"}}},
+            "shop.yaml: repository.ref: set exactly one of tag, semver or branch, got tag, branch",
+        ),
+        (
+            {"repository": {"url": "https://github.com/org/shop.git", "ref": {}}},
+            "shop.yaml: repository.ref: set exactly one of tag, semver or branch, got none",
+        ),
+        ({"clusters": []}, "shop.yaml: (top level): name the clusters or environments the app runs on"),
+        ({"namespace": "kube-system"}, "shop.yaml: namespace: 'kube-system' is a platform namespace"),
+        ({"namespace": "flux-system"}, "shop.yaml: namespace: 'flux-system' is a platform namespace"),
+        (
+            {"team": "shop team"},
+            'shop.yaml: team: expected a code owner such as @example-org/team or someone@example.com, got "shop team"',
+        ),
+        ({"path": "../other"}, "shop.yaml: path: "),
+        (
+            {"overlay": "region"},
+            "shop.yaml: overlay: expected one of 'environment', 'cluster' or 'none', got \"region\"",
+        ),
+        ({"replicas": 3}, "shop.yaml: replicas: unknown field; allowed: "),
+        ({"name": "other"}, "shop.yaml: name: not allowed here; the file name is the app's name"),
+        (
+            {"aws": {"tables": [{"name": "orders", "hashKey": "id", "rangeKey": "id"}]}},
+            'shop.yaml: aws.tables[0]: rangeKey must differ from hashKey, both are "id"',
+        ),
+        (
+            {"aws": {"queues": [{"name": "events"}, {"name": "events"}]}},
+            "shop.yaml: aws.queues: resource names must be unique within the app, 'events' repeated",
+        ),
+        ({"aws": {"buckets": [{"name": "Exports"}]}}, "shop.yaml: aws.buckets[0].name: expected a DNS-1123 label"),
+        (
+            {"aws": {"queues": [{"name": "q", "visibilityTimeoutSeconds": 99999}]}},
+            "aws.queues[0].visibilityTimeoutSeconds",
+        ),
+    ],
+)
+def test_bad_app_fields(write_fleet: FleetWriter, change: dict[str, Any], message: str) -> None:
+    found = problems(write_fleet, {"shop": {**APP, **change}})
+    assert any(message in line for line in found), found
+    assert all(line.startswith("environments/apps/shop.yaml: ") for line in found), found
+
+
+def test_unknown_clusters_and_environments_list_what_exists(write_fleet: FleetWriter) -> None:
+    found = problems(write_fleet, {"shop": {**APP, "clusters": ["staging-1", "nope"], "environments": ["qa"]}})
+    assert list(found) == [
+        "environments/apps/shop.yaml: clusters[1]: unknown workload cluster 'nope' "
+        "(clusters: prod-1, prod-2, staging-1)",
+        "environments/apps/shop.yaml: environments[0]: unknown environment 'qa' (environments: production, staging)",
+    ]
+
+
+def test_the_hub_is_no_workload_cluster_for_apps(write_fleet: FleetWriter) -> None:
+    found = problems(write_fleet, {"shop": {**APP, "clusters": ["hub"]}})
+    assert list(found) == [
+        "environments/apps/shop.yaml: clusters[0]: unknown workload cluster 'hub' (clusters: prod-1, prod-2, staging-1)"
+    ]
+
+
+def test_two_apps_may_not_share_a_namespace_on_one_cluster(write_fleet: FleetWriter) -> None:
+    found = problems(
+        write_fleet,
+        {
+            "cart": {**APP, "namespace": "shop", "environments": ["production"], "clusters": []},
+            "shop": {**APP, "clusters": ["staging-1", "prod-2"]},
+        },
+    )
+    assert list(found) == [
+        "environments/apps/shop.yaml: namespace: app 'shop' and app 'cart' both claim namespace 'shop' "
+        "on cluster 'prod-2'; give one of them its own namespace"
+    ]
+
+
+def test_two_apps_may_share_a_namespace_name_on_different_clusters(write_fleet: FleetWriter) -> None:
+    loaded = load(write_fleet, {"cart": {**APP, "namespace": "shop", "clusters": ["prod-1"]}, "shop": APP})
+    assert [(p.app.name, p.cluster) for p in loaded.apps] == [("cart", "prod-1"), ("shop", "staging-1")]
+
+
+def test_aws_names_that_break_aws_rules_name_the_cluster_and_the_result(write_fleet: FleetWriter) -> None:
+    long_name = "x" * 50
+    found = problems(write_fleet, {"shop": {**APP, "aws": {"buckets": [{"name": long_name}]}}})
+    assert list(found) == [
+        f"environments/apps/shop.yaml: aws.buckets[0].name: on cluster 'staging-1' the AWS name would be "
+        f"\"staging-1-shop-{long_name}\"; an S3 bucket name has 3 to 63 lower-case letters, digits, '-' and '.': "
+        "shorten the name"
+    ]
+
+
+def test_a_fifo_queue_counts_its_suffix(write_fleet: FleetWriter) -> None:
+    # 78 characters fit a standard queue; with .fifo they are 83, too many for a FIFO one
+    name = "q" * 63
+    assert load(write_fleet, {"shop": {**APP, "aws": {"queues": [{"name": name}]}}}).apps
+    found = problems(write_fleet, {"shop": {**APP, "aws": {"queues": [{"name": name, "fifo": True}]}}})
+    assert "an SQS queue name has at most 80" in found[0]
+
+
+def test_physical_names() -> None:
+    app = App.model_validate({**APP, "name": "shop", "aws": {"queues": [{"name": "jobs", "fifo": True}]}})
+    assert physical_name("prod-1", "shop", "orders") == "prod-1-shop-orders"
+    assert queue_name("prod-1", "shop", app.aws.queues[0]) == "prod-1-shop-jobs.fifo"
+
+
+@pytest.mark.parametrize(
+    ("filename", "message"),
+    [
+        ("Shop.yaml", 'app name "Shop" must be a DNS-1123 label'),
+        ("shop.yml", "use the .yaml extension"),
+        ("notes.txt", "not an app file"),
+    ],
+)
+def test_bad_app_file_names(write_fleet: FleetWriter, filename: str, message: str) -> None:
+    project = write_fleet(envs=ENVS)
+    folder = project / "environments" / "apps"
+    folder.mkdir()
+    (folder / filename).write_text(yaml.safe_dump(APP))
+    with pytest.raises(ConfigError) as caught:
+        load_fleet(project)
+    (line,) = caught.value.problems
+    assert line.startswith(f"environments/apps/{filename}: {message}"), line
+
+
+def test_invalid_yaml_and_non_mappings_are_reported_with_the_others(write_fleet: FleetWriter) -> None:
+    found = problems(write_fleet, {"a": "key: [unclosed\n", "b": "- a list\n", "shop": {**APP, "clusters": ["nope"]}})
+    assert found[0].startswith("environments/apps/a.yaml:")
+    assert found[1] == "environments/apps/b.yaml: expected a mapping at the top level, got a list"
+    assert found[2].startswith("environments/apps/shop.yaml: clusters[0]: unknown workload cluster 'nope'")
+
+
+def test_hidden_files_are_skipped(write_fleet: FleetWriter) -> None:
+    project = write_fleet(envs=ENVS)
+    write_apps(project, {"shop": APP, ".shop.yaml.swp": "not yaml: ["})
+    assert [p.app.name for p in load_fleet(project).apps] == ["shop"]
