@@ -21,12 +21,14 @@ from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.manifest import Manifest
-from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE
+from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE, KUSTOMIZE_CONTROLLER
 from fluxplane.constructs.raw import RawObject
 from fluxplane.errors import ConstructError
 
 #: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).
 SYNC_SOURCE = "flux-system"
+#: Name of the GitRepository of the workloads repository, when it is not the platform repository.
+WORKLOADS_SOURCE = "workloads"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
 CLUSTER_VARS = "cluster-vars"
 
@@ -42,6 +44,7 @@ def _pack_template(flux: FluxSettings) -> KustomizationProps:
             "path": "./",
             "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
             "prune": True,
+            "serviceAccountName": KUSTOMIZE_CONTROLLER,
             "postBuild": {"substituteFrom": [{"kind": "ConfigMap", "name": CLUSTER_VARS}]},
         }
     )
@@ -89,6 +92,7 @@ class ClusterChart(FleetChart):
                 "path": layout.flux_path(self.directory),
                 "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
                 "prune": True,
+                "serviceAccountName": KUSTOMIZE_CONTROLLER,
             },
         )
         self.add_kustomization_file("sync-kustomization", sync_dir).config.add_resource("gotk-sync.yaml")
@@ -99,6 +103,7 @@ class ClusterChart(FleetChart):
         )
         self._infrastructure: Manifest | None = None
         self._apps: Manifest | None = None
+        self._tenants: Manifest | None = None
         self._secrets_dir: str | None = None
         self.pack_kustomizations: dict[str, Kustomization] = {}
 
@@ -160,6 +165,43 @@ class ClusterChart(FleetChart):
         self.pack_kustomizations[pack] = kustomization
         return kustomization
 
+    def add_tenants(self, workloads: RepositoryLayout) -> Kustomization:
+        """``tenants.yaml``: the Flux Kustomization that applies this cluster's tenants from the workloads repository.
+
+        It runs as kustomize-controller (it creates namespaces and RBAC); each tenant's own
+        Kustomization then runs as the tenant's account.
+        """
+        self._tenants = self.add_manifest("tenants", posixpath.join(self.directory, "tenants.yaml"))
+        source = SYNC_SOURCE
+        repository = workloads.repository
+        if (repository.url, repository.branch) != (self.layout.repository.url, self.layout.repository.branch):
+            source = WORKLOADS_SOURCE
+            GitRepository(
+                self._tenants,
+                "source",
+                {
+                    "name": WORKLOADS_SOURCE,
+                    "interval": "1m",
+                    "url": repository.url,
+                    "ref": {"branch": repository.branch},
+                    "secretRef": {"name": repository.secret_ref} if repository.secret_ref else None,
+                },
+            )
+        return Kustomization(
+            self._tenants,
+            "tenants",
+            {
+                "name": "tenants",
+                "interval": self.flux.interval,
+                "retryInterval": self.flux.retry_interval,
+                "timeout": self.flux.timeout,
+                "path": workloads.flux_path(cluster_dir(self.cluster)),
+                "sourceRef": {"kind": "GitRepository", "name": source},
+                "prune": True,
+                "serviceAccountName": KUSTOMIZE_CONTROLLER,
+            },
+        )
+
     def finish(self, *, custom: bool = False) -> None:
         """Write ``kustomization.yaml`` listing the entry point's files (``custom.yaml`` when cdk8s made one)."""
         entry = self.add_kustomization_file("kustomization", self.directory).config
@@ -167,7 +209,7 @@ class ClusterChart(FleetChart):
         entry.add_resource("cluster-vars.yaml")
         if self._secrets_dir is not None:
             entry.add_resource("secrets")
-        for manifest in (self._infrastructure, self._apps):
+        for manifest in (self._infrastructure, self._apps, self._tenants):
             if manifest is not None:
                 entry.add_resource(posixpath.basename(manifest.path))
         if custom:

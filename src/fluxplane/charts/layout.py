@@ -10,10 +10,12 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from fluxplane.config.models import Repository
+from fluxplane.config.models import Repositories, Repository
 
 #: The dist/ folder of the platform repository.
 PLATFORM = "platform"
+#: The dist/ folder of the workloads repository (apps onboarded as tenants).
+WORKLOADS = "workloads"
 #: Layers of add-ons, in apply order, and the dist/ folder each one lives in.
 LAYERS = ("controllers", "configs", "apps")
 LAYER_DIRS = {
@@ -38,6 +40,15 @@ class RepositoryLayout:
         """The Flux ``spec.path`` of ``directory`` (relative to dist/<key>/)."""
         joined = posixpath.normpath(posixpath.join(self.prefix, directory))
         return "./" if joined == "." else f"./{joined}"
+
+
+def workloads_layout(repositories: Repositories) -> RepositoryLayout:
+    """The workloads repository; without one of its own, a folder beside dist/platform in the platform's."""
+    if repositories.workloads is not None:
+        return RepositoryLayout(WORKLOADS, repositories.workloads)
+    platform = RepositoryLayout(PLATFORM, repositories.platform)
+    path = posixpath.join(posixpath.dirname(platform.prefix), WORKLOADS)
+    return RepositoryLayout(WORKLOADS, repositories.platform.model_copy(update={"path": path}))
 
 
 def cluster_dir(cluster: str) -> str:

@@ -41,6 +41,10 @@ SEALED_SECRETS_NAMESPACE = "kube-system"
 SEALED_SECRETS_CONTROLLER = "sealed-secrets-controller"
 SEALING_KEY_SECRET = "sealed-secrets-key"
 EXTERNAL_SECRETS_NAMESPACE = "external-secrets"
+#: The flux2 chart's values that lock a spoke's Flux down for tenants.
+FLUX_LOCKDOWN: dict[str, Any] = {
+    "multitenancy": {"enabled": True, "defaultServiceAccount": "default", "privileged": True}
+}
 #: The steps of every spoke's chain, in order.
 STEPS = ("external-secrets", "secret-store", "sealing-key", "sealed-secrets", "flux", "git-credentials", "flux-sync")
 #: The step after which a spoke reconciles itself.
@@ -203,7 +207,10 @@ class SpokesChart(FleetChart):
                 # make its own, or sealing offline with the fleet's certificate would stop working.
                 {"fullnameOverride": SEALED_SECRETS_CONTROLLER, "keyrenewperiod": "0"},
             ),
-            "flux": self._release(cluster, "flux", versions.FLUX2, FLUX_NAMESPACE, "flux2", {}),
+            # Multi-tenancy lockdown: no cross-namespace references, and a Kustomization or HelmRelease
+            # that names no account runs as its namespace's `default` account, which holds no rights.
+            # The platform's own objects name kustomize-controller or helm-controller; tenants name theirs.
+            "flux": self._release(cluster, "flux", versions.FLUX2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN),
         }
         folders = {
             **{step: folder for step, (folder, _) in releases.items()},

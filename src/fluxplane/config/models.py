@@ -75,6 +75,11 @@ class Repositories(Model):
     platform: Repository = Field(
         description="The platform repository (the seeds' gitops-system): cluster entry points and the add-on catalogue."
     )
+    workloads: Repository | None = Field(
+        None,
+        description="The workloads repository (the seeds' gitops-workloads): one tenant per app and cluster; "
+        "default the platform repository, with its content at `dist/workloads`.",
+    )
 
 
 class FluxSettings(Model):

@@ -27,6 +27,10 @@ SourceTimeout = Annotated[str, StringConstraints(pattern=SOURCE_TIMEOUT)]
 
 #: The namespace Flux's controllers and their objects live in.
 FLUX_NAMESPACE = "flux-system"
+#: The accounts the platform's own Kustomizations and HelmReleases name (``serviceAccountName``) so they
+#: keep cluster-wide rights where Flux runs locked down and impersonates a namespace's default account.
+KUSTOMIZE_CONTROLLER = "kustomize-controller"
+HELM_CONTROLLER = "helm-controller"
 
 
 class Props(BaseModel):

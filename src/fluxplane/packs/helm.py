@@ -6,6 +6,7 @@ from typing import Any
 
 from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
 from fluxplane.constructs.helm_repository import HelmRepository
+from fluxplane.constructs.props import HELM_CONTROLLER
 from fluxplane.packs.versions import Chart
 
 
@@ -26,6 +27,7 @@ def chart_release(
             "name": name,
             "releaseName": name,
             "targetNamespace": target_namespace,
+            "serviceAccountName": HELM_CONTROLLER,
             "chart": {
                 "spec": {
                     "chart": chart.chart,

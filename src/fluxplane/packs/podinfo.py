@@ -14,6 +14,7 @@ from fluxplane.constructs.helm_release import (
 )
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.oci_repository import OCIRepository
+from fluxplane.constructs.props import HELM_CONTROLLER
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 
@@ -51,6 +52,7 @@ def bind(ctx: PackContext, config: PodinfoConfig) -> None:
             "name": "podinfo",
             "releaseName": "podinfo",
             "targetNamespace": config.namespace,
+            "serviceAccountName": HELM_CONTROLLER,
             "chartRef": {"kind": "OCIRepository", "name": chart.name},
             "install": DEFAULT_INSTALL,
             "upgrade": DEFAULT_UPGRADE,

@@ -16,9 +16,10 @@ import cdk8s
 
 from fluxplane.charts.catalogue import CatalogueChart, Variant
 from fluxplane.charts.cluster import ClusterChart
-from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir
+from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.spokes import LAST_STEP, SpokesChart
+from fluxplane.charts.tenants import TenantsChart
 from fluxplane.constructs.base import node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.errors import TreeError
@@ -41,7 +42,10 @@ class FleetApp(cdk8s.App):
         super().__init__(outdir=str(outdir or os.environ.get("CDK8S_OUTDIR") or "dist"))
         self.plan = plan
         self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
+        self.workloads = workloads_layout(plan.fleet.repositories)
         self.clusters: dict[str, ClusterChart] = {}
+        #: Per workload cluster with apps: its tenants (the workloads repository's clusters/<cluster>/).
+        self.tenants: dict[str, TenantsChart] = {}
         self.catalogue: dict[str, CatalogueChart] = {}
         self._base: dict[str, Variant] = {}
         self._environment_variants: dict[tuple[str, str], Variant] = {}
@@ -135,7 +139,12 @@ class FleetApp(cdk8s.App):
             flux=self.plan.fleet.flux,
         )
         self.clusters[cluster.name] = chart
-        chart.add_sealed_secrets(cluster.sealed_secrets)
+        placements = [placement for placement in self.plan.apps if placement.cluster == cluster.name]
+        # An app's sealed credentials live with its tenant, after the namespace that holds them.
+        tenant_namespaces = {placement.app.target_namespace for placement in placements}
+        chart.add_sealed_secrets(
+            tuple(item for item in cluster.sealed_secrets if item.namespace not in tenant_namespaces)
+        )
         registry = self.plan.registry
         by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
         for name, config in cluster.packs.items():
@@ -169,6 +178,19 @@ class FleetApp(cdk8s.App):
                     chart.pack_kustomizations[name].depends_on(dependency)
             if by_layer[layer]:
                 lower = by_layer[layer]
+        if placements:
+            infrastructure = by_layer["configs"] or by_layer["controllers"]
+            self.tenants[cluster.name] = TenantsChart(
+                self,
+                f"tenants-{cluster.name}",
+                layout=self.workloads,
+                cluster=cluster.name,
+                placements=placements,
+                flux=self.plan.fleet.flux,
+                sealed=[item for item in cluster.sealed_secrets if item.namespace in tenant_namespaces],
+                infrastructure=[chart.pack_kustomizations[name] for name in infrastructure],
+            )
+            chart.add_tenants(self.workloads)
 
     def _add_spokes(self, hub: ClusterChart) -> None:
         """The hub bootstraps every workload cluster once the clusters are Ready (fluxplane.charts.spokes)."""

@@ -27,22 +27,33 @@ def flux_sources(chart: Any) -> set[tuple[str, str, str]]:
     }
 
 
-def check_cluster(
-    chart: Any, *, cluster: str | None = None, sources: set[tuple[str, str, str]] | None = None
-) -> list[str]:
-    """References between the Flux objects of one cluster's chart (its entry point, or the hub's spokes).
+def _kustomizations(chart: Any) -> dict[tuple[str, str], Kustomization]:
+    return {
+        (resource.namespace or "", resource.name): resource
+        for resource in resources_below(chart)
+        if isinstance(resource, Kustomization)
+    }
 
-    ``sources`` are Flux sources defined elsewhere on the cluster, for charts that define none.
+
+def check_cluster(
+    chart: Any,
+    *,
+    cluster: str | None = None,
+    sources: set[tuple[str, str, str]] | None = None,
+    known: Any = None,
+) -> list[str]:
+    """References between the Flux objects of one cluster's chart (its entry point, the hub's spokes, tenants).
+
+    ``sources`` are Flux sources defined elsewhere on the cluster, for charts that define none;
+    ``known`` is the cluster's entry-point chart, whose Kustomizations a tenant may depend on.
     """
     problems: list[str] = []
     cluster = cluster or chart.cluster
-    kustomizations: dict[tuple[str, str], Kustomization] = {}
     sources = set(sources or ()) | flux_sources(chart)
-    for resource in resources_below(chart):
-        if isinstance(resource, Kustomization):
-            kustomizations[(resource.namespace or "", resource.name)] = resource
+    own = _kustomizations(chart)
+    kustomizations = {**(_kustomizations(known) if known is not None else {}), **own}
     graph: dict[str, tuple[str, ...]] = {}
-    for (namespace, name), kustomization in kustomizations.items():
+    for (namespace, name), kustomization in own.items():
         edges = []
         for dependency in kustomization.dependencies:
             target = (dependency.namespace or namespace, dependency.name)
@@ -104,19 +115,28 @@ def check_plaintext(document: dict[str, Any], where: str, path: str) -> list[str
     ]
 
 
-def check_flux_paths(charts: list[Any], directories: set[str]) -> list[str]:
-    """Every Flux Kustomization path is a dist/ folder with a kustomization.yaml."""
+def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any] | None = None) -> list[str]:
+    """Every Flux Kustomization path is a dist/ folder with a kustomization.yaml.
+
+    A path is looked up in the repository folder whose prefix it starts with: the chart's own, or
+    one of ``layouts`` (an entry point applies the workloads repository's tenants, say).
+    """
     problems: list[str] = []
     for chart in charts:
-        prefix = chart.layout.flux_path("")
+        candidates = [chart.layout, *(layouts or ())]
         by_path: defaultdict[str, list[Kustomization]] = defaultdict(list)
         for resource in resources_below(chart):
             if isinstance(resource, Kustomization):
                 by_path[resource.props.path].append(resource)
-        base = prefix.rstrip("/") + "/"
         for path, users in sorted(by_path.items()):
-            relative = path[len(base) :].rstrip("/") if path.startswith(base) else None
-            if not relative or posixpath.join(chart.layout.key, relative) not in directories:
+            found = None
+            for layout in candidates:
+                base = layout.flux_path("").rstrip("/") + "/"
+                relative = path[len(base) :].rstrip("/") if path.startswith(base) else None
+                if relative:
+                    found = posixpath.join(layout.key, relative)
+                    break
+            if found is None or found not in directories:
                 problems.append(
                     f"{users[0].node.path}: spec.path {path!r} is not a folder of dist/ with a kustomization.yaml"
                 )

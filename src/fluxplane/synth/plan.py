@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from fluxplane.config.apps import Placement
 from fluxplane.config.hub import KEYLESS_FLUX
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.merge import Origins
@@ -46,6 +47,8 @@ class FleetPlan:
     clusters: tuple[ClusterPlan, ...]
     base_configs: dict[str, PackConfig]
     environment_configs: dict[tuple[str, str], PackConfig]
+    #: Every app on every cluster it runs on.
+    apps: tuple[Placement, ...] = ()
 
 
 def _unique(lines: list[str]) -> list[str]:
@@ -187,4 +190,5 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
         clusters=tuple(clusters),
         base_configs=base_configs,
         environment_configs=environment_configs,
+        apps=loaded.apps,
     )

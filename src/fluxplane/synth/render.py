@@ -32,7 +32,8 @@ def render_app(app: FleetApp) -> dict[str, str]:
 
     app.finish()
     spokes = [app.spokes] if app.spokes is not None else []
-    charts: list[Any] = [*app.clusters.values(), *app.catalogue.values(), *spokes]
+    tenants = list(app.tenants.values())
+    charts: list[Any] = [*app.clusters.values(), *app.catalogue.values(), *spokes, *tenants]
     files: list[tuple[Any, Manifest]] = [(chart, manifest) for chart in charts for manifest in chart.files]
     problems = check_files(files)
     for cluster_chart in app.clusters.values():
@@ -40,12 +41,14 @@ def render_app(app: FleetApp) -> dict[str, str]:
     hub = app.clusters[app.plan.fleet.management.name]
     for spokes_chart in spokes:
         problems.extend(check_cluster(spokes_chart, cluster=hub.cluster, sources=flux_sources(hub)))
+    for tenants_chart in tenants:
+        problems.extend(check_cluster(tenants_chart, known=app.clusters[tenants_chart.cluster]))
     directories = {
         posixpath.join(chart.layout.key, manifest.directory)
         for chart, manifest in files
         if posixpath.basename(manifest.path) == "kustomization.yaml"
     }
-    problems.extend(check_flux_paths([*app.clusters.values(), *spokes], directories))
+    problems.extend(check_flux_paths([*app.clusters.values(), *spokes], directories, [app.layout, app.workloads]))
     if problems:
         raise TreeError(problems)
 

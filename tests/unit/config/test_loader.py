@@ -406,7 +406,7 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
     # WHEN loaded THEN each is reported with its own allowed keys
     assert problems_of(write_fleet(base=base)) == [
         "environments/base.yaml: repositories.platform.ref: unknown field; allowed: url, branch, secretRef, path",
-        "environments/base.yaml: repositories.apps: unknown field; allowed: platform",
+        "environments/base.yaml: repositories.apps: unknown field; allowed: platform, workloads",
         "environments/base.yaml: management.nodeGroups: unknown field; "
         "allowed: name, region, kubernetesVersion, packs, fluxRoleArn",
     ]

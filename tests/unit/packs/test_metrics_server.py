@@ -36,6 +36,7 @@ def _release(values: dict[str, Any], version: str = "3.12.2") -> dict[str, Any]:
             },
             "releaseName": "metrics-server",
             "targetNamespace": "kube-system",
+            "serviceAccountName": "helm-controller",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -44,6 +44,7 @@ def _release(values: dict[str, Any], target_namespace: str = "podinfo") -> dict[
             "chartRef": {"kind": "OCIRepository", "name": "podinfo"},
             "releaseName": "podinfo",
             "targetNamespace": target_namespace,
+            "serviceAccountName": "helm-controller",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -1,0 +1,168 @@
+"""TenantsChart: ``clusters/<cluster>/`` in the workloads repository, one tenant per app on the cluster.
+
+The seeds' gitops-workloads repository, generated: per app, a folder with
+
+- ``tenant.yaml``: the app's Namespace, its ServiceAccount, and a namespaced Role and RoleBinding that
+  let that account manage workloads in its own namespace only (never cluster-admin);
+- ``sync.yaml``: the app's GitRepository and a Flux Kustomization that impersonates the account
+  (``serviceAccountName``), deploys into the namespace (``targetNamespace``), prunes, waits for what it
+  applied to be healthy, and starts only after the cluster's infrastructure add-ons are Ready;
+- the app's sealed Git credentials, when its repository needs them.
+
+Flux on the spoke runs locked down (no cross-namespace references, impersonation of the namespace's
+``default`` account when a Kustomization names none), so an app can only ever act as its own account.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from typing import Any
+
+from fluxplane.charts.base import FleetChart
+from fluxplane.charts.layout import RepositoryLayout, cluster_dir
+from fluxplane.config.apps import Placement
+from fluxplane.config.models import FluxSettings
+from fluxplane.config.secrets import SealedFile
+from fluxplane.constructs.base import Construct
+from fluxplane.constructs.git_repository import GitRepository
+from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.raw import RawObject
+from fluxplane.constructs.rbac import Role, RoleBinding
+from fluxplane.constructs.service_account import ServiceAccount
+
+#: Labels that mark a tenant's objects, for selectors, policies and `kubectl get -l`.
+TENANT_LABEL = "fluxplane.io/tenant"
+TEAM_ANNOTATION = "fluxplane.io/team"
+
+#: What a tenant may manage in its own namespace. Everything a typical app deploys; not its own
+#: ResourceQuota or LimitRange (set by the platform), nor anything cluster-scoped. Roles and
+#: RoleBindings are allowed: the API server refuses any that grant more than the tenant holds.
+TENANT_RULES: tuple[dict[str, Any], ...] = (
+    {
+        "apiGroups": [""],
+        "resources": [
+            "configmaps",
+            "endpoints",
+            "events",
+            "persistentvolumeclaims",
+            "pods",
+            "pods/log",
+            "secrets",
+            "serviceaccounts",
+            "services",
+        ],
+        "verbs": ["*"],
+    },
+    {
+        "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io", "discovery.k8s.io"],
+        "resources": ["*"],
+        "verbs": ["*"],
+    },
+    {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": ["*"]},
+    {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": ["*"]},
+    {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": ["*"]},
+    {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": ["*"]},
+    {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": ["*"]},
+)
+
+
+class TenantsChart(FleetChart):
+    """The tenants of one workload cluster, under ``clusters/<cluster>/`` of the workloads repository."""
+
+    def __init__(
+        self,
+        scope: Any,
+        construct_id: str,
+        *,
+        layout: RepositoryLayout,
+        cluster: str,
+        placements: Iterable[Placement],
+        flux: FluxSettings,
+        sealed: Iterable[SealedFile] = (),
+        infrastructure: Iterable[Kustomization] = (),
+    ) -> None:
+        super().__init__(scope, construct_id, layout=layout, directory=cluster_dir(cluster))
+        self.cluster = cluster
+        self.flux = flux
+        self._infrastructure = tuple(infrastructure)
+        self._sealed = {(item.namespace, item.name): item for item in sealed}
+        #: Per app: its Flux Kustomization on this cluster.
+        self.syncs: dict[str, Kustomization] = {}
+        #: Per app: its tenant ServiceAccount.
+        self.service_accounts: dict[str, ServiceAccount] = {}
+        listing = self.add_kustomization_file("kustomization", self.directory).config
+        for placement in sorted(placements, key=lambda placement: placement.app.name):
+            self._tenant(placement)
+            listing.add_resource(placement.app.name)
+
+    def _tenant(self, placement: Placement) -> None:
+        app, namespace = placement.app, placement.app.target_namespace
+        directory = posixpath.join(self.directory, app.name)
+        scope = Construct(self, app.name)
+        listing = self.add_kustomization_file("kustomization", directory, scope=scope).config
+        labels = {TENANT_LABEL: app.name}
+        annotations = {TEAM_ANNOTATION: app.team} if app.team else None
+
+        tenant = self.add_manifest("tenant", posixpath.join(directory, "tenant.yaml"), scope)
+        Namespace(tenant, "namespace", {"name": namespace, "labels": labels, "annotations": annotations})
+        account = ServiceAccount(
+            tenant, "service-account", {"name": app.name, "namespace": namespace, "labels": labels}
+        )
+        Role(tenant, "role", {"name": app.name, "namespace": namespace, "labels": labels, "rules": TENANT_RULES})
+        RoleBinding(
+            tenant,
+            "role-binding",
+            {
+                "name": app.name,
+                "namespace": namespace,
+                "labels": labels,
+                "roleRef": {"kind": "Role", "name": app.name},
+                "subjects": [{"kind": "ServiceAccount", "name": app.name, "namespace": namespace}],
+            },
+        )
+        listing.add_resource("tenant.yaml")
+        self.service_accounts[app.name] = account
+
+        secret = app.repository.secret_ref
+        if secret is not None:
+            credentials = self.add_manifest("credentials", posixpath.join(directory, f"{secret}.yaml"), scope)
+            RawObject(credentials, "sealed-secret", self._sealed[(namespace, secret)].document)
+            listing.add_resource(f"{secret}.yaml")
+
+        sync = self.add_manifest("sync", posixpath.join(directory, "sync.yaml"), scope)
+        GitRepository(
+            sync,
+            "source",
+            {
+                "name": app.name,
+                "namespace": namespace,
+                "interval": "5m",
+                "url": app.repository.url,
+                "ref": app.repository.ref.flux(),
+                "secretRef": {"name": secret} if secret else None,
+            },
+        )
+        kustomization = Kustomization(
+            sync,
+            "kustomization",
+            {
+                "name": app.name,
+                "namespace": namespace,
+                "labels": labels,
+                "interval": self.flux.interval,
+                "retryInterval": self.flux.retry_interval,
+                "timeout": self.flux.timeout,
+                "path": app.manifests_path(placement.cluster, placement.environment),
+                "sourceRef": {"kind": "GitRepository", "name": app.name},
+                "prune": True,
+                "wait": True,
+                "serviceAccountName": app.name,
+                "targetNamespace": namespace,
+            },
+        )
+        for dependency in self._infrastructure:
+            kustomization.depends_on(dependency)
+        listing.add_resource("sync.yaml")
+        self.syncs[app.name] = kustomization

@@ -1,0 +1,170 @@
+"""The example fleet's apps: one tenant per app and cluster, least privilege by construction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fluxplane.charts.tenants import TENANT_LABEL
+from fluxplane.synth import load_plan
+from tests.conftest import ROOT
+
+DIST = ROOT / "dist"
+PLATFORM = DIST / "platform"
+WORKLOADS = DIST / "workloads"
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def every_document(root: Path) -> list[tuple[Path, dict[str, Any]]]:
+    return [
+        (path, doc) for path in sorted(root.rglob("*.yaml")) if path.name != "kustomization.yaml" for doc in load(path)
+    ]
+
+
+def placements() -> list[tuple[str, str, str]]:
+    """(cluster, app, namespace) of every app of the example fleet."""
+    return [(p.cluster, p.app.name, p.app.target_namespace) for p in load_plan(ROOT).apps]
+
+
+def tenant(cluster: str, app: str) -> dict[tuple[str, str], dict[str, Any]]:
+    folder = WORKLOADS / "clusters" / cluster / app
+    files = [file for file in folder.glob("*.yaml") if file.name != "kustomization.yaml"]
+    return {(doc["kind"], doc["metadata"]["name"]): doc for file in files for doc in load(file)}
+
+
+def test_the_example_has_two_apps_on_different_clusters_with_a_table_and_a_queue() -> None:
+    plan = load_plan(ROOT)
+    by_app = {p.app.name: p for p in plan.apps}
+    assert by_app["orders"].app.aws.tables and by_app["notifications"].app.aws.queues
+    assert {p.cluster for p in plan.apps if p.app.name == "orders"}.isdisjoint(
+        {p.cluster for p in plan.apps if p.app.name == "notifications"}
+    )
+
+
+def test_every_placement_has_a_namespace_account_role_binding_source_and_sync() -> None:
+    assert placements()
+    for cluster, app, namespace in placements():
+        objects = tenant(cluster, app)
+        assert objects[("Namespace", namespace)]["metadata"]["labels"] == {TENANT_LABEL: app}
+        for kind in ("ServiceAccount", "Role", "RoleBinding", "GitRepository", "Kustomization"):
+            assert objects[(kind, app)]["metadata"]["namespace"] == namespace, (cluster, app, kind)
+
+
+def test_no_tenant_account_is_bound_to_a_cluster_role() -> None:
+    accounts = {(namespace, app) for _, app, namespace in placements()}
+    bindings = [doc for _, doc in every_document(DIST) if doc["kind"] in ("RoleBinding", "ClusterRoleBinding")]
+    tenant_bindings = 0
+    for binding in bindings:
+        subjects = {
+            (subject.get("namespace"), subject["name"])
+            for subject in binding.get("subjects", [])
+            if subject["kind"] == "ServiceAccount"
+        }
+        if not subjects & accounts:
+            continue
+        tenant_bindings += 1
+        # A tenant's account is bound only in its own namespace, only to its own namespaced Role
+        assert binding["kind"] == "RoleBinding", binding
+        assert binding["roleRef"] == {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": binding["metadata"]["name"],
+        }
+        assert subjects == {(binding["metadata"]["namespace"], binding["metadata"]["name"])}
+    assert tenant_bindings == len(placements())
+
+
+def test_tenant_roles_grant_nothing_cluster_wide_or_over_their_own_limits() -> None:
+    for cluster, app, _ in placements():
+        rules = tenant(cluster, app)[("Role", app)]["rules"]
+        for rule in rules:
+            assert "*" not in rule["apiGroups"], rule
+            if "" in rule["apiGroups"]:
+                assert not {"resourcequotas", "limitranges", "namespaces", "*"} & set(rule["resources"]), rule
+
+
+def test_every_tenant_kustomization_impersonates_its_account_in_its_namespace() -> None:
+    plan = load_plan(ROOT)
+    for placement in plan.apps:
+        app, namespace = placement.app, placement.app.target_namespace
+        objects = tenant(placement.cluster, app.name)
+        spec = objects[("Kustomization", app.name)]["spec"]
+        assert spec["serviceAccountName"] == app.name
+        assert ("ServiceAccount", app.name) in objects
+        assert spec["targetNamespace"] == namespace
+        assert spec["prune"] is True and spec["wait"] is True
+        assert spec["sourceRef"] == {"kind": "GitRepository", "name": app.name}
+        assert spec["path"] == app.manifests_path(placement.cluster, placement.environment)
+        source = objects[("GitRepository", app.name)]["spec"]
+        assert source["url"] == app.repository.url
+        assert source["ref"] == app.repository.ref.flux()
+
+
+def test_tenants_wait_for_the_clusters_infrastructure() -> None:
+    for cluster, app, _ in placements():
+        infrastructure = {
+            doc["metadata"]["name"]
+            for doc in load(PLATFORM / "clusters" / cluster / "infrastructure.yaml")
+            if doc["kind"] == "Kustomization"
+        }
+        depends = tenant(cluster, app)[("Kustomization", app)]["spec"]["dependsOn"]
+        assert depends, (cluster, app)
+        for entry in depends:
+            assert entry["namespace"] == "flux-system"
+            assert entry["name"] in infrastructure
+
+
+def test_every_spoke_applies_its_tenants_from_the_workloads_folder() -> None:
+    for cluster in {cluster for cluster, _, _ in placements()}:
+        entry = load(PLATFORM / "clusters" / cluster / "kustomization.yaml")[0]
+        assert "tenants.yaml" in entry["resources"]
+        (tenants,) = load(PLATFORM / "clusters" / cluster / "tenants.yaml")
+        assert tenants["spec"]["path"] == f"./dist/workloads/clusters/{cluster}"
+        assert tenants["spec"]["serviceAccountName"] == "kustomize-controller"
+        listed = load(WORKLOADS / "clusters" / cluster / "kustomization.yaml")[0]["resources"]
+        assert listed == sorted(app for c, app, _ in placements() if c == cluster)
+
+
+def test_app_credentials_travel_with_their_tenant_not_the_clusters_secrets() -> None:
+    plan = load_plan(ROOT)
+    for placement in plan.apps:
+        secret = placement.app.repository.secret_ref
+        if secret is None:
+            continue
+        folder = WORKLOADS / "clusters" / placement.cluster / placement.app.name
+        (sealed,) = load(folder / f"{secret}.yaml")
+        assert sealed["kind"] == "SealedSecret"
+        assert sealed["metadata"] == {"name": secret, "namespace": placement.app.target_namespace}
+        listing = load(folder / "kustomization.yaml")[0]["resources"]
+        # The Namespace comes first in the same apply, so the secret has somewhere to go
+        assert listing.index("tenant.yaml") < listing.index(f"{secret}.yaml")
+        assert not (PLATFORM / "clusters" / placement.cluster / "secrets" / placement.app.target_namespace).exists()
+
+
+def test_spoke_flux_is_locked_down_and_platform_objects_name_their_account() -> None:
+    plan = load_plan(ROOT)
+    for cluster in plan.fleet.clusters:
+        (flux,) = load(PLATFORM / "spokes" / cluster.name / "flux" / "flux.yaml")
+        assert flux["spec"]["values"]["multitenancy"] == {
+            "enabled": True,
+            "defaultServiceAccount": "default",
+            "privileged": True,
+        }
+        # Under lockdown an object that names no account runs as `default`, which may do nothing
+        entry = PLATFORM / "clusters" / cluster.name
+        for file in ("flux-system/gotk-sync.yaml", "infrastructure.yaml", "apps.yaml", "tenants.yaml"):
+            if not (entry / file).exists():
+                continue
+            for doc in load(entry / file):
+                if doc["kind"] == "Kustomization":
+                    assert doc["spec"]["serviceAccountName"] == "kustomize-controller", (cluster.name, file)
+    releases = [doc for _, doc in every_document(PLATFORM / "apps") + every_document(PLATFORM / "infrastructure")]
+    helm = [doc for doc in releases if doc["kind"] == "HelmRelease"]
+    assert helm
+    for release in helm:
+        assert release["spec"]["serviceAccountName"] == "helm-controller", release["metadata"]["name"]
