@@ -217,7 +217,11 @@ def test_every_document_validates_with_the_xrd_as_a_crd(tmp_path: Path) -> None:
     crds = tmp_path / "crds"
     shutil.copytree(CRDS, crds, copy_function=os.symlink)
     (crds / GROUP).mkdir()
-    (crds / GROUP / f"{eks_plural()}.yaml").write_text(yaml.safe_dump(_crd_of(xrd())))
+    definitions = [doc for _, doc in documents(CONFIGS) if doc["kind"] == "CompositeResourceDefinition"]
+    assert {doc["spec"]["names"]["kind"] for doc in definitions} >= {KIND, "AppIdentity", "AppTable"}
+    for definition in definitions:
+        plural = definition["spec"]["names"]["plural"]
+        (crds / GROUP / f"{plural}.yaml").write_text(yaml.safe_dump(_crd_of(definition)))
     # WHEN dist/ is validated THEN every document, the composite resources included, is valid
     result = subprocess.run(
         [sys.executable, str(VALIDATE_MANIFESTS), "--crds", str(crds), str(DIST)],
@@ -238,14 +242,17 @@ def eks_plural() -> str:
 def test_every_composed_template_sets_only_fields_of_its_crd(tmp_path: Path) -> None:
     # GIVEN every resource template of every Composition in dist/, named so that it is an object
     templates = []
-    for _, doc in documents(CONFIGS / "eks-compositions"):
+    for _, doc in documents(CONFIGS):
         if doc["kind"] != "Composition":
             continue
         for resource in doc["spec"]["pipeline"][0]["input"]["resources"]:
             base = yaml.safe_load(yaml.safe_dump(resource["base"]))
             base.setdefault("metadata", {}).update(name=resource["name"], namespace="template")
             templates.append(base)
-    assert {t["kind"] for t in templates} >= {"VPC", "Subnet", "NATGateway", "Cluster", "NodeGroup", "ClusterAuth"}
+    assert {t["kind"] for t in templates} >= {
+        *("VPC", "Subnet", "NATGateway", "Cluster", "NodeGroup", "ClusterAuth", "Addon"),
+        *("Role", "PodIdentityAssociation", "Table", "Queue", "RolePolicy"),
+    }
     (tmp_path / "templates.yaml").write_text(yaml.safe_dump_all(templates))
     # WHEN validated as partial objects THEN every field they set exists in the provider's CRD
     result = subprocess.run(

@@ -180,7 +180,7 @@ def _unknown_pack(write_fleet: FleetWriter, tmp_path: Path) -> Path:
             _unknown_pack,
             [
                 "environments/base.yaml: packs.cert-manager: "
-                "unknown pack 'cert-manager' (installed: crossplane, crossplane-provider-configs, "
+                "unknown pack 'cert-manager' (installed: app-compositions, crossplane, crossplane-provider-configs, "
                 "crossplane-providers, eks-compositions, metrics-server, podinfo, workload-clusters)"
             ],
         ),
@@ -255,6 +255,7 @@ def test_pack_problems_are_reported_with_the_other_problems(
     assert capsys.readouterr().err.splitlines() == [
         'environments/staging.yaml: clusters[0].region: expected an AWS region such as us-west-2, got "nowhere"',
         "environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr' "
-        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, eks-compositions, "
+        "(installed: app-compositions, crossplane, crossplane-provider-configs, crossplane-providers, "
+        "eks-compositions, "
         "metrics-server, podinfo, workload-clusters)",
     ]

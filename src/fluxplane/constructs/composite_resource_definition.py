@@ -44,12 +44,17 @@ class CompositeResourceDefinitionVersion(Props):
     schema_: CompositeResourceValidation = Field(alias="schema")
 
 
+class CompositionReference(Props):
+    name: Name
+
+
 class CompositeResourceDefinitionProps(Props):
     name: Name
     labels: dict[str, str] | None = None
     group: Name
     names: CompositeResourceNames
     scope: Literal["Namespaced", "Cluster"] = "Namespaced"
+    default_composition_ref: CompositionReference | None = None
     versions: tuple[CompositeResourceDefinitionVersion, ...] = Field(min_length=1)
 
     @model_validator(mode="after")

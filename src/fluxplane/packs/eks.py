@@ -8,8 +8,9 @@ fluxplane.config.hub), composes namespaced managed resources of the Upbound AWS 
   per zone (or one), public and private route tables, their default routes and associations;
 - identity: the cluster role and the node role with their AWS managed policies, the IAM OIDC
   provider for IRSA;
-- EKS: the cluster (API authentication mode, the creator as admin), its managed node groups, and a
-  ClusterAuth whose kubeconfig the composition publishes as the Secret the hub's Flux reads.
+- EKS: the cluster (API authentication mode, the creator as admin), its managed node groups, the
+  EKS Pod Identity Agent add-on (apps' roles), and a ClusterAuth whose kubeconfig the composition
+  publishes as the Secret the hub's Flux reads.
 
 Patch-and-transform cannot loop, so one Composition serves one shape (zone count, node group count,
 NAT mode) and each composite resource names its Composition. fluxplane writes the Compositions of
@@ -632,6 +633,12 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
             )
         )
     resources += [
+        # Apps' IAM roles are assumed through EKS Pod Identity (fluxplane.packs.app_compositions).
+        _resource(
+            "pod-identity-agent",
+            _managed("eks", "Addon", {"addonName": "eks-pod-identity-agent", "clusterNameSelector": _selector()}),
+            [*regional, _use("tags")],
+        ),
         _resource(
             "oidc-provider",
             _managed("iam", "OpenIDConnectProvider", {"clientIdList": ["sts.amazonaws.com"]}),

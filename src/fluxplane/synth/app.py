@@ -15,17 +15,24 @@ from typing import Any
 import cdk8s
 
 from fluxplane.charts.catalogue import CatalogueChart, Variant
+from fluxplane.charts.cloud import CloudChart
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.spokes import LAST_STEP, SpokesChart
 from fluxplane.charts.tenants import TenantsChart
+from fluxplane.constructs.app_resources import GROUP, VERSION
 from fluxplane.constructs.base import node_of
+from fluxplane.constructs.health import conditions_health
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.synth.plan import BOOTSTRAP_AFTER, ClusterPlan, FleetPlan
 
+#: The hub's Kustomization that builds what apps need in AWS, and the pack whose kinds it uses.
+APP_RESOURCES = "app-resources"
+APP_COMPOSITIONS = "app-compositions"
+APP_RESOURCES_TIMEOUT = "20m"
 #: The hub's Kustomization that bootstraps the workload clusters, what it waits for, and for how long.
 BOOTSTRAP = "spoke-bootstrap"
 BOOTSTRAP_TIMEOUT = "60m"
@@ -59,6 +66,9 @@ class FleetApp(cdk8s.App):
         hub = self.clusters[plan.fleet.management.name]
         if BOOTSTRAP_AFTER in hub.pack_kustomizations and plan.fleet.clusters:
             self._add_spokes(hub)
+        self.cloud: CloudChart | None = None
+        if APP_COMPOSITIONS in hub.pack_kustomizations and any(not p.app.aws.empty for p in plan.apps):
+            self._add_cloud(hub)
 
     # -- assembly -------------------------------------------------------------------------------
 
@@ -199,6 +209,18 @@ class FleetApp(cdk8s.App):
         kustomization.depends_on(BOOTSTRAP_AFTER)
         for chain in self.spokes.chains.values():
             kustomization.add_health_check(chain[LAST_STEP])
+
+    def _add_cloud(self, hub: ClusterChart) -> None:
+        """The hub builds what apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud)."""
+        tags = {cluster.name: cluster.tags for cluster in self.plan.fleet.clusters}
+        self.cloud = CloudChart(self, "cloud", layout=self.layout, placements=self.plan.apps, tags=tags)
+        kustomization = hub.add_pack(APP_RESOURCES, "configs", self.cloud.directory, timeout=APP_RESOURCES_TIMEOUT)
+        kustomization.depends_on(APP_COMPOSITIONS)
+        kustomization.depends_on(BOOTSTRAP_AFTER)
+        for composite in self.cloud.composites:
+            kustomization.add_health_check(composite)
+        for kind in sorted({composite.kind for composite in self.cloud.composites}):
+            kustomization.add_health_check_expr(conditions_health(f"{GROUP}/{VERSION}", kind, ("Ready",)))
 
     # -- synthesis ------------------------------------------------------------------------------
 

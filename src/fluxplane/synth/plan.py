@@ -92,6 +92,45 @@ def _missing_app_credentials(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
+#: The hub pack whose kinds apps' AWS resources are, and the pack that installs their providers.
+APP_COMPOSITIONS = "app-compositions"
+PROVIDERS = "crossplane-providers"
+
+
+def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
+    """Apps that need AWS need the hub to offer the app kinds, and the providers those kinds use."""
+    from fluxplane.packs.app_compositions import SERVICES
+
+    needing = [p for p in loaded.apps if not p.app.aws.empty]
+    if not needing:
+        return []
+    base = "environments/base.yaml: management.packs"
+    names = ", ".join(sorted({p.app.name for p in needing}))
+    if APP_COMPOSITIONS not in hub.packs:
+        return [
+            f"{base}: apps {names} need AWS resources; enable the {APP_COMPOSITIONS!r} pack on the management "
+            f"cluster ({APP_COMPOSITIONS}: {{}})"
+        ]
+    kinds = {"AppIdentity"}
+    for placement in needing:
+        aws = placement.app.aws
+        kinds |= {
+            kind
+            for kind, items in (("AppTable", aws.tables), ("AppQueue", aws.queues), ("AppBucket", aws.buckets))
+            if items
+        }
+    needed = sorted({service for kind in kinds for service in SERVICES[kind]})
+    providers = hub.packs.get(PROVIDERS)
+    have = set(getattr(providers, "services", ()))
+    missing = [service for service in needed if service not in have]
+    if missing:
+        return [
+            f"{base}.{PROVIDERS}.services: the apps' AWS resources need the provider family members "
+            f"{', '.join(missing)}; add them (services: [{', '.join(sorted(have | set(missing)))}])"
+        ]
+    return []
+
+
 def _keyless_problems(loaded: LoadedFleet) -> list[str]:
     """Keyless hub access needs a Flux that has it, and an IAM role for the hub's Flux to be let in."""
     fleet = loaded.fleet
@@ -182,6 +221,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
         problems.extend(_missing_git_credentials(loaded))
     problems.extend(_keyless_problems(loaded))
     problems.extend(_missing_app_credentials(loaded))
+    problems.extend(_app_cloud_problems(loaded, clusters[0]))
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(

@@ -105,9 +105,13 @@ def test_example_fleet_environment_packs_and_management_packs(example_project: P
     assert fleet.management.packs == {
         "metrics-server": {},
         "crossplane": {},
-        "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers"},
+        "crossplane-providers": {
+            "roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers",
+            "services": ["ec2", "eks", "iam", "dynamodb", "sqs", "s3"],
+        },
         "crossplane-provider-configs": {},
         "eks-compositions": {},
+        "app-compositions": {},
         "workload-clusters": {},
     }
 

@@ -152,6 +152,7 @@ THREE_ZONE_KINDS = {
     (EKS, "Cluster"): 1,
     (EKS, "NodeGroup"): 1,
     (EKS, "ClusterAuth"): 1,
+    (EKS, "Addon"): 1,
     ("v1", "ConfigMap"): 1,
 }
 

@@ -173,6 +173,7 @@ def test_from_entry_points_finds_the_built_in_packs() -> None:
 
     # THEN the built-in packs are there, with their config models
     assert registry.names == (
+        "app-compositions",
         "crossplane",
         "crossplane-provider-configs",
         "crossplane-providers",
@@ -293,7 +294,8 @@ def test_configure_reports_unknown_packs_with_the_installed_ones() -> None:
     configs, problems = registry.configure(sections, staging_origins(sections))
     assert problems == [
         "environments/staging.yaml: packs.cert-manager: unknown pack 'cert-manager' "
-        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, eks-compositions, "
+        "(installed: app-compositions, crossplane, crossplane-provider-configs, crossplane-providers, "
+        "eks-compositions, "
         "metrics-server, podinfo, workload-clusters)"
     ]
     assert configs == {"podinfo": PodinfoConfig()}

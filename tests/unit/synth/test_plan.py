@@ -10,6 +10,7 @@ import pytest
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.app_compositions import AppCompositionsConfig
 from fluxplane.packs.crossplane import CrossplaneConfig
 from fluxplane.packs.crossplane_provider_configs import CrossplaneProviderConfigsConfig
 from fluxplane.packs.crossplane_providers import CrossplaneProvidersConfig
@@ -101,10 +102,14 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
         "metrics-server": MetricsServerConfig(),
         "crossplane": CrossplaneConfig(),
         "crossplane-providers": CrossplaneProvidersConfig.model_validate(
-            {"roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers"}
+            {
+                "roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers",
+                "services": ["ec2", "eks", "iam", "dynamodb", "sqs", "s3"],
+            }
         ),
         "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),
         "eks-compositions": EksCompositionsConfig(),
+        "app-compositions": AppCompositionsConfig(),
         "workload-clusters": WorkloadClustersConfig(),
     }
     assert clusters["production-usw2"].packs == {
@@ -128,6 +133,7 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
         "crossplane-providers": clusters["hub"].packs["crossplane-providers"],
         "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),
         "eks-compositions": EksCompositionsConfig(),
+        "app-compositions": AppCompositionsConfig(),
         "workload-clusters": WorkloadClustersConfig(),
     }
     assert fleet_plan.environment_configs == {
@@ -307,7 +313,7 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
         "environments/production.yaml: clusters[1].packs.metrics-server.replica: unknown field; "
         "allowed: enabled, replicas, version, values",
         "environments/staging.yaml: clusters[0].packs.cert-manager: unknown pack 'cert-manager' "
-        "(installed: crossplane, crossplane-provider-configs, "
+        "(installed: app-compositions, crossplane, crossplane-provider-configs, "
         "crossplane-providers, eks-compositions, metrics-server, podinfo, workload-clusters)",
         "environments/staging.yaml: clusters[1].packs.podinfo: expected a mapping, got true",
     ]
@@ -321,7 +327,8 @@ def test_an_unknown_pack_in_the_base_is_reported_once(write_fleet: FleetWriter, 
     # WHEN planned THEN it is one line against base.yaml
     assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
         "environments/base.yaml: packs.metrics: unknown pack 'metrics' "
-        "(installed: crossplane, crossplane-provider-configs, crossplane-providers, eks-compositions, "
+        "(installed: app-compositions, crossplane, crossplane-provider-configs, crossplane-providers, "
+        "eks-compositions, "
         "metrics-server, podinfo, workload-clusters)"
     ]
 

@@ -1,0 +1,370 @@
+"""app-compositions: the API apps ask AWS through, on the hub: XRDs and Compositions of the app kinds.
+
+The platform vends four namespaced composite kinds (fluxplane.constructs.app_resources). Their
+Compositions (function-patch-and-transform) compose:
+
+- ``AppIdentity``: an IAM role whose trust policy lets EKS Pod Identity assume it only for one
+  service account of one namespace of one cluster (the session tags Pod Identity sets), and the
+  ``PodIdentityAssociation`` that binds that account to the role;
+- ``AppTable``, ``AppQueue``, ``AppBucket``: the resource, and an inline ``RolePolicy`` on the app's
+  role (selected by label in the same namespace) granting the app's actions on that resource's
+  ARN only.
+
+Synth writes one AppIdentity per app and cluster, and one resource composite per table, queue and
+bucket of the app (fluxplane.charts.cloud), in the workload cluster's hub namespace.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fluxplane.constructs import app_resources as xr
+from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
+from fluxplane.constructs.composition import Composition
+from fluxplane.constructs.health import conditions_health
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.eks import (
+    AUTO_READY,
+    LABEL,
+    PATCH_AND_TRANSFORM,
+    PATCH_SETS,
+    _managed,
+    _patch,
+    _resource,
+    _selector,
+    _status,
+    _use,
+)
+
+#: Label of an app's IAM role, whose value is the app's name: how resource policies find the role.
+APP_ROLE_LABEL = f"{LABEL}/app-role"
+#: The AWS provider family members the app kinds compose with.
+SERVICES = {
+    "AppIdentity": ("iam", "eks"),
+    "AppTable": ("dynamodb", "iam"),
+    "AppQueue": ("sqs", "iam"),
+    "AppBucket": ("s3", "iam"),
+}
+
+TABLE_ACTIONS = (
+    "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:DescribeTable",
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "dynamodb:UpdateItem",
+)
+QUEUE_ACTIONS = (
+    "sqs:ChangeMessageVisibility",
+    "sqs:DeleteMessage",
+    "sqs:GetQueueAttributes",
+    "sqs:GetQueueUrl",
+    "sqs:ReceiveMessage",
+    "sqs:SendMessage",
+)
+BUCKET_ACTIONS = ("s3:GetBucketLocation", "s3:ListBucket")
+OBJECT_ACTIONS = ("s3:DeleteObject", "s3:GetObject", "s3:PutObject")
+
+
+def _policy(*statements: tuple[tuple[str, ...], tuple[str, ...]]) -> str:
+    """An IAM policy document (a P&T format string: each ``%s`` is the resource's ARN)."""
+    document = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Action": list(actions), "Resource": list(resources)}
+            for actions, resources in statements
+        ],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def trust_policy() -> str:
+    """The app role's trust policy: Pod Identity, for one cluster, namespace and service account."""
+    document = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "pods.eks.amazonaws.com"},
+                "Action": ["sts:AssumeRole", "sts:TagSession"],
+                "Condition": {
+                    "StringEquals": {
+                        "aws:RequestTag/eks-cluster-name": "%s",
+                        "aws:RequestTag/kubernetes-namespace": "%s",
+                        "aws:RequestTag/kubernetes-service-account": "%s",
+                    }
+                },
+            }
+        ],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _combine(paths: tuple[str, ...], fmt: str, target: str) -> dict[str, Any]:
+    return {
+        "type": "CombineFromComposite",
+        "combine": {
+            "variables": [{"fromFieldPath": path} for path in paths],
+            "strategy": "string",
+            "string": {"fmt": fmt},
+        },
+        "toFieldPath": target,
+        "policy": {"fromFieldPath": "Required"},
+    }
+
+
+def _access(actions_fmt: str, arn_uses: int) -> dict[str, Any]:
+    """The inline policy on the app's role that grants access to the composed resource's ARN."""
+    return _resource(
+        "access",
+        _managed("iam", "RolePolicy", {"roleSelector": {"matchLabels": {APP_ROLE_LABEL: "app"}}}),
+        [
+            _patch("spec.app", f"spec.forProvider.roleSelector.matchLabels[{APP_ROLE_LABEL}]", required=True),
+            _combine(("status.arn",) * arn_uses, actions_fmt, "spec.forProvider.policy"),
+        ],
+    )
+
+
+def _external_name(source: str) -> dict[str, Any]:
+    return _patch(source, "metadata.annotations[crossplane.io/external-name]", required=True)
+
+
+def _identity() -> list[dict[str, Any]]:
+    return [
+        _resource(
+            "role",
+            _managed("iam", "Role", {}, labels={"role": "app"}),
+            [
+                _patch("metadata.name", f"metadata.labels[{APP_ROLE_LABEL}]"),
+                _combine(
+                    ("spec.clusterName", "spec.serviceAccountNamespace", "spec.serviceAccount"),
+                    trust_policy(),
+                    "spec.forProvider.assumeRolePolicy",
+                ),
+                _use("tags"),
+                _status("status.atProvider.arn", "status.roleArn"),
+            ],
+        ),
+        _resource(
+            "pod-identity-association",
+            _managed("eks", "PodIdentityAssociation", {"roleArnSelector": _selector(role="app")}),
+            [
+                _use("region"),
+                _patch("spec.clusterName", "spec.forProvider.clusterName", required=True),
+                _patch("spec.serviceAccountNamespace", "spec.forProvider.namespace", required=True),
+                _patch("spec.serviceAccount", "spec.forProvider.serviceAccount", required=True),
+                _use("tags"),
+            ],
+        ),
+    ]
+
+
+def _table() -> list[dict[str, Any]]:
+    return [
+        _resource(
+            "table",
+            _managed("dynamodb", "Table", {"billingMode": "PAY_PER_REQUEST", "pointInTimeRecovery": {"enabled": True}}),
+            [
+                _use("region"),
+                _external_name("spec.tableName"),
+                _patch("spec.hashKey", "spec.forProvider.hashKey", required=True),
+                _patch("spec.rangeKey", "spec.forProvider.rangeKey"),
+                _patch("spec.attributes", "spec.forProvider.attribute", required=True),
+                _use("tags"),
+                _status("status.atProvider.arn", "status.arn"),
+            ],
+        ),
+        _access(_policy((TABLE_ACTIONS, ("%s", "%s/index/*"))), 2),
+    ]
+
+
+def _queue() -> list[dict[str, Any]]:
+    return [
+        _resource(
+            "queue",
+            _managed("sqs", "Queue", {"sqsManagedSseEnabled": True}),
+            [
+                _use("region"),
+                _patch("spec.queueName", "spec.forProvider.name", required=True),
+                _patch("spec.fifo", "spec.forProvider.fifoQueue"),
+                _patch("spec.visibilityTimeoutSeconds", "spec.forProvider.visibilityTimeoutSeconds"),
+                _patch("spec.messageRetentionSeconds", "spec.forProvider.messageRetentionSeconds"),
+                _use("tags"),
+                _status("status.atProvider.arn", "status.arn"),
+                _status("status.atProvider.url", "status.url"),
+            ],
+        ),
+        _access(_policy((QUEUE_ACTIONS, ("%s",))), 1),
+    ]
+
+
+def _bucket() -> list[dict[str, Any]]:
+    return [
+        _resource(
+            "bucket",
+            _managed("s3", "Bucket", {}),
+            [
+                _use("region"),
+                _external_name("spec.bucketName"),
+                _use("tags"),
+                _status("status.atProvider.arn", "status.arn"),
+            ],
+        ),
+        _resource(
+            "versioning",
+            _managed("s3", "BucketVersioning", {"bucketSelector": _selector(), "versioningConfiguration": {}}),
+            [_use("region"), _patch("spec.versioning", "spec.forProvider.versioningConfiguration.status")],
+        ),
+        _access(_policy((BUCKET_ACTIONS, ("%s",)), (OBJECT_ACTIONS, ("%s/*",))), 2),
+    ]
+
+
+COMPOSED = {"AppIdentity": _identity, "AppTable": _table, "AppQueue": _queue, "AppBucket": _bucket}
+
+
+def composition_name(kind: str) -> str:
+    return kind.lower()
+
+
+def composition_props(kind: str) -> dict[str, Any]:
+    return {
+        "name": composition_name(kind),
+        "compositeTypeRef": {"apiVersion": f"{xr.GROUP}/{xr.VERSION}", "kind": kind},
+        "mode": "Pipeline",
+        "pipeline": [
+            {
+                "step": "compose",
+                "functionRef": {"name": PATCH_AND_TRANSFORM},
+                "input": {
+                    "apiVersion": "pt.fn.crossplane.io/v1beta1",
+                    "kind": "Resources",
+                    "patchSets": PATCH_SETS,
+                    "resources": COMPOSED[kind](),
+                },
+            },
+            {"step": "detect-readiness", "functionRef": {"name": AUTO_READY}},
+        ],
+    }
+
+
+# -- the XRDs ---------------------------------------------------------------------------------------
+
+
+def _string(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **extra}
+
+
+_COMMON = {
+    "region": _string("AWS region.", pattern=xr.REGION),
+    "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+}
+_APP = {"app": _string("The app whose role gets access: its AppIdentity in this namespace.")}
+
+SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
+    "AppIdentity": (
+        {
+            "clusterName": _string("EKS cluster the app runs on."),
+            "serviceAccountNamespace": _string("Namespace of the app's service account on that cluster."),
+            "serviceAccount": _string("The app's service account."),
+        },
+        ["region", "clusterName", "serviceAccountNamespace", "serviceAccount"],
+        {"roleArn": {"type": "string"}},
+    ),
+    "AppTable": (
+        {
+            **_APP,
+            "tableName": _string("DynamoDB table name.", pattern=r"^[A-Za-z0-9_.-]{3,255}$"),
+            "hashKey": _string("Partition key attribute."),
+            "rangeKey": _string("Sort key attribute."),
+            "attributes": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 2,
+                "items": {
+                    "type": "object",
+                    "required": ["name", "type"],
+                    "properties": {"name": {"type": "string"}, "type": {"type": "string", "enum": ["S", "N", "B"]}},
+                },
+            },
+        },
+        ["region", "app", "tableName", "hashKey", "attributes"],
+        {"arn": {"type": "string"}},
+    ),
+    "AppQueue": (
+        {
+            **_APP,
+            "queueName": _string("SQS queue name (with .fifo for a FIFO queue).", maxLength=80),
+            "fifo": {"type": "boolean", "default": False},
+            "visibilityTimeoutSeconds": {"type": "integer", "minimum": 0, "maximum": 43200, "default": 30},
+            "messageRetentionSeconds": {"type": "integer", "minimum": 60, "maximum": 1209600, "default": 345600},
+        },
+        ["region", "app", "queueName"],
+        {"arn": {"type": "string"}, "url": {"type": "string"}},
+    ),
+    "AppBucket": (
+        {
+            **_APP,
+            "bucketName": _string(
+                "S3 bucket name, unique in all of AWS.", pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
+            ),
+            "versioning": _string("Keep object versions.", enum=["Enabled", "Disabled"], default="Disabled"),
+        },
+        ["region", "app", "bucketName"],
+        {"arn": {"type": "string"}},
+    ),
+}
+
+
+def xrd_props(kind: str) -> dict[str, Any]:
+    properties, required, status = SPECS[kind]
+    plural = xr.KINDS[kind]
+    schema = {
+        "type": "object",
+        "required": ["spec"],
+        "properties": {
+            "spec": {"type": "object", "required": required, "properties": {**properties, **_COMMON}},
+            "status": {"type": "object", "properties": status},
+        },
+    }
+    return {
+        "name": f"{plural}.{xr.GROUP}",
+        "group": xr.GROUP,
+        "names": {"kind": kind, "plural": plural, "categories": ["crossplane", "composite", "app"]},
+        "scope": "Namespaced",
+        "defaultCompositionRef": {"name": composition_name(kind)},
+        "versions": [
+            {"name": xr.VERSION, "served": True, "referenceable": True, "schema": {"openAPIV3Schema": schema}}
+        ],
+    }
+
+
+class AppCompositionsConfig(PackConfig):
+    pass
+
+
+def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
+    for kind in xr.KINDS:
+        definition = CompositeResourceDefinition(ctx.scope, f"xrd-{kind.lower()}", xrd_props(kind))
+        ctx.add_health_check(definition)
+        Composition(ctx.scope, composition_name(kind), composition_props(kind))
+    ctx.add_health_check_expr(
+        conditions_health(
+            CompositeResourceDefinition.api_version, CompositeResourceDefinition.kind, ("Established", "Offered")
+        )
+    )
+
+
+PACK = Pack(
+    name="app-compositions",
+    version="1.0.0",
+    description="App identity (EKS Pod Identity) and the DynamoDB, SQS and S3 resources apps may request",
+    config=AppCompositionsConfig,
+    layer="configs",
+    bind=bind,
+    requires=("crossplane-provider-configs",),
+)

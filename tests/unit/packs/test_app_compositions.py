@@ -1,0 +1,176 @@
+"""app-compositions: the app kinds' XRDs and Compositions, rendered for the example fleet's composites."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.constructs import Manifest, Root
+from fluxplane.constructs.app_resources import KINDS
+from fluxplane.packs import app_compositions as pack
+from fluxplane.packs.api import PackContext
+from tests.conftest import ROOT
+from tests.unit.packs.test_eks import render
+
+CLOUD = ROOT / "dist" / "platform" / "cloud"
+TENANTS = ROOT / "dist" / "workloads" / "clusters"
+
+
+def composites() -> list[dict[str, Any]]:
+    return [
+        doc
+        for path in sorted(CLOUD.rglob("*.yaml"))
+        if path.name != "kustomization.yaml"
+        for doc in yaml.safe_load_all(path.read_text())
+    ]
+
+
+def rendered(composite: dict[str, Any], **status: str) -> dict[str, dict[str, Any]]:
+    return render({**composite, "status": status}, pack.composition_props(composite["kind"]))
+
+
+def statement(policy: str) -> dict[str, Any]:
+    (only,) = json.loads(policy)["Statement"]
+    return dict(only)
+
+
+def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> None:
+    manifest = Manifest(Root(), "m", path="m.yaml")
+    ctx = PackContext(manifest)
+    pack.bind(ctx, pack.AppCompositionsConfig())
+    kinds = Counter(doc["kind"] for doc in manifest.documents())
+    assert kinds == {"CompositeResourceDefinition": 4, "Composition": 4}
+    assert [check.name for check in ctx.health_checks] == [
+        f"{plural}.platform.fluxplane.io" for plural in KINDS.values()
+    ]
+    (expr,) = ctx.health_check_exprs
+    assert "Established" in expr.current and "Offered" in expr.current
+
+
+@pytest.mark.parametrize(
+    ("kind", "composed"),
+    [
+        ("AppIdentity", {"Role", "PodIdentityAssociation"}),
+        ("AppTable", {"Table", "RolePolicy"}),
+        ("AppQueue", {"Queue", "RolePolicy"}),
+        ("AppBucket", {"Bucket", "BucketVersioning", "RolePolicy"}),
+    ],
+)
+def test_each_kind_composes_its_resource_and_nothing_else(kind: str, composed: set[str]) -> None:
+    props = pack.composition_props(kind)
+    resources = props["pipeline"][0]["input"]["resources"]
+    assert {resource["base"]["kind"] for resource in resources} == composed
+    assert props["compositeTypeRef"] == {"apiVersion": "platform.fluxplane.io/v1alpha1", "kind": kind}
+    assert pack.xrd_props(kind)["defaultCompositionRef"] == {"name": props["name"]}
+
+
+def test_the_trust_policy_names_exactly_the_apps_cluster_namespace_and_service_account() -> None:
+    identities = [doc for doc in composites() if doc["kind"] == "AppIdentity"]
+    assert identities
+    for identity in identities:
+        cluster, app = identity["spec"]["clusterName"], identity["metadata"]["name"]
+        role = rendered(identity)["role"]
+        trust = statement(role["spec"]["forProvider"]["assumeRolePolicy"])
+        assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+        assert trust["Action"] == ["sts:AssumeRole", "sts:TagSession"]
+        # The account the app's Flux Kustomization impersonates, in the app's namespace on that cluster
+        (sync,) = [
+            doc
+            for doc in yaml.safe_load_all((TENANTS / cluster / app / "sync.yaml").read_text())
+            if doc["kind"] == "Kustomization"
+        ]
+        assert trust["Condition"] == {
+            "StringEquals": {
+                "aws:RequestTag/eks-cluster-name": cluster,
+                "aws:RequestTag/kubernetes-namespace": sync["spec"]["targetNamespace"],
+                "aws:RequestTag/kubernetes-service-account": sync["spec"]["serviceAccountName"],
+            }
+        }
+        # The association binds that same account to this role, on that cluster
+        association = rendered(identity)["pod-identity-association"]["spec"]["forProvider"]
+        assert (association["clusterName"], association["namespace"], association["serviceAccount"]) == (
+            cluster,
+            sync["spec"]["targetNamespace"],
+            sync["spec"]["serviceAccountName"],
+        )
+        assert association["roleArnSelector"] == {
+            "matchControllerRef": True,
+            "matchLabels": {"platform.fluxplane.io/role": "app"},
+        }
+        assert role["metadata"]["labels"][pack.APP_ROLE_LABEL] == app
+
+
+@pytest.mark.parametrize(
+    ("kind", "arn", "resources", "actions"),
+    [
+        (
+            "AppTable",
+            "arn:aws:dynamodb:us-west-2:1:table/t",
+            ["arn:aws:dynamodb:us-west-2:1:table/t", "arn:aws:dynamodb:us-west-2:1:table/t/index/*"],
+            pack.TABLE_ACTIONS,
+        ),
+        ("AppQueue", "arn:aws:sqs:us-west-2:1:q", ["arn:aws:sqs:us-west-2:1:q"], pack.QUEUE_ACTIONS),
+    ],
+)
+def test_resource_policies_grant_the_apps_role_access_to_that_resource_only(
+    kind: str, arn: str, resources: list[str], actions: tuple[str, ...]
+) -> None:
+    (composite, *_) = [doc for doc in composites() if doc["kind"] == kind]
+    access = rendered(composite, arn=arn)["access"]["spec"]["forProvider"]
+    assert access["roleSelector"] == {"matchLabels": {pack.APP_ROLE_LABEL: composite["spec"]["app"]}}
+    grant = statement(access["policy"])
+    assert grant == {"Effect": "Allow", "Action": list(actions), "Resource": resources}
+
+
+def test_a_bucket_grants_the_bucket_and_its_objects_only() -> None:
+    composite = {
+        "apiVersion": "platform.fluxplane.io/v1alpha1",
+        "kind": "AppBucket",
+        "metadata": {"name": "shop-bucket-exports", "namespace": "prod-1"},
+        "spec": {
+            "app": "shop",
+            "bucketName": "prod-1-shop-exports",
+            "versioning": "Enabled",
+            "region": "us-west-2",
+            "tags": {},
+        },
+    }
+    out = rendered(composite, arn="arn:aws:s3:::prod-1-shop-exports")
+    assert out["bucket"]["metadata"]["annotations"] == {"crossplane.io/external-name": "prod-1-shop-exports"}
+    assert out["versioning"]["spec"]["forProvider"]["versioningConfiguration"] == {"status": "Enabled"}
+    statements = json.loads(out["access"]["spec"]["forProvider"]["policy"])["Statement"]
+    assert [s["Resource"] for s in statements] == [
+        ["arn:aws:s3:::prod-1-shop-exports"],
+        ["arn:aws:s3:::prod-1-shop-exports/*"],
+    ]
+
+
+def test_a_table_is_named_by_the_composite_and_keyed_as_asked() -> None:
+    (table, *_) = [doc for doc in composites() if doc["kind"] == "AppTable"]
+    out = rendered(table, arn="arn:aws:dynamodb:us-west-2:1:table/t")["table"]
+    assert out["metadata"]["annotations"] == {"crossplane.io/external-name": table["spec"]["tableName"]}
+    provider = out["spec"]["forProvider"]
+    assert provider["hashKey"] == table["spec"]["hashKey"]
+    assert provider["attribute"] == table["spec"]["attributes"]
+    assert provider["billingMode"] == "PAY_PER_REQUEST"
+
+
+def test_every_example_composite_lives_in_its_clusters_hub_namespace() -> None:
+    for path in sorted(CLOUD.rglob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        cluster = path.parent.name
+        for doc in yaml.safe_load_all(path.read_text()):
+            assert doc["metadata"]["namespace"] == cluster
+            assert doc["metadata"]["labels"]["fluxplane.io/cluster"] == cluster
+
+
+def test_xrd_schemas_require_what_the_compositions_need() -> None:
+    for kind in KINDS:
+        spec = pack.xrd_props(kind)["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        assert "region" in spec["required"]
+        assert set(spec["required"]) <= set(spec["properties"])

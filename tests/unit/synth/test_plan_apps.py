@@ -1,0 +1,79 @@
+"""Planning apps: their sealed credentials, and what the hub must offer for their AWS resources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.config.loader import load_fleet
+from fluxplane.errors import ConfigError
+from fluxplane.packs.registry import PackRegistry
+from fluxplane.synth.plan import FleetPlan, plan_fleet
+from tests.conftest import MINIMAL_BASE, FleetWriter
+
+ENVS = {"staging": {"clusters": [{"name": "staging-1", "region": "us-west-2"}]}}
+APP: dict[str, Any] = {
+    "repository": {"url": "https://github.com/example-org/shop.git", "ref": {"branch": "main"}},
+    "clusters": ["staging-1"],
+}
+HUB_PACKS = {
+    "crossplane": {},
+    "crossplane-provider-configs": {},
+    "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/providers", "services": ["ec2", "eks", "iam"]},
+    "app-compositions": {},
+}
+
+
+def plan(write_fleet: FleetWriter, app: dict[str, Any], hub_packs: dict[str, Any]) -> FleetPlan:
+    base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "packs": hub_packs}}
+    project: Path = write_fleet(base=base, envs=ENVS)
+    (project / "environments" / "apps").mkdir(exist_ok=True)
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
+    return plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+
+
+def problems(write_fleet: FleetWriter, app: dict[str, Any], hub_packs: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        plan(write_fleet, app, hub_packs)
+    return list(caught.value.problems)
+
+
+def test_an_app_without_aws_needs_nothing_on_the_hub(write_fleet: FleetWriter) -> None:
+    fleet_plan = plan(write_fleet, APP, {})
+    assert [(p.app.name, p.cluster) for p in fleet_plan.apps] == [("shop", "staging-1")]
+
+
+def test_an_app_with_aws_needs_the_app_compositions_pack(write_fleet: FleetWriter) -> None:
+    app = {**APP, "aws": {"queues": [{"name": "jobs"}]}}
+    assert problems(write_fleet, app, {}) == [
+        "environments/base.yaml: management.packs: apps shop need AWS resources; enable the 'app-compositions' "
+        "pack on the management cluster (app-compositions: {})"
+    ]
+
+
+def test_an_app_with_aws_needs_the_provider_family_members_of_its_kinds(write_fleet: FleetWriter) -> None:
+    app = {**APP, "aws": {"queues": [{"name": "jobs"}], "tables": [{"name": "t", "hashKey": "id"}]}}
+    assert problems(write_fleet, app, HUB_PACKS) == [
+        "environments/base.yaml: management.packs.crossplane-providers.services: the apps' AWS resources need the "
+        "provider family members dynamodb, sqs; add them (services: [dynamodb, ec2, eks, iam, sqs])"
+    ]
+    with_services = {
+        **HUB_PACKS,
+        "crossplane-providers": {
+            **HUB_PACKS["crossplane-providers"],
+            "services": ["ec2", "eks", "iam", "sqs", "dynamodb"],
+        },
+    }
+    assert plan(write_fleet, app, with_services).apps
+
+
+def test_sealed_credentials_of_an_app_are_required_on_every_cluster(write_fleet: FleetWriter) -> None:
+    app = {**APP, "repository": {**APP["repository"], "secretRef": "shop-git"}}
+    assert problems(write_fleet, app, {}) == [
+        "environments/secrets/staging-1/shop/shop-git.yaml: missing; app 'shop' reads its repository with it "
+        "(repository.secretRef 'shop-git') on cluster 'staging-1': fluxplane seal --cluster staging-1 "
+        "--namespace shop --name shop-git --from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+    ]
