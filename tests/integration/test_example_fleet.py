@@ -65,6 +65,8 @@ def test_synth_is_deterministic() -> None:
 def _group(path: str, environments: dict[str, str]) -> str:
     """The environment a dist/ file belongs to (its cluster's, or its overlay's), else "shared"."""
     parts = path.split("/")
+    if len(parts) < 3:
+        return "shared"
     if parts[1] == "clusters":
         return environments.get(parts[2], "shared")
     return parts[-2] if parts[-2] in environments.values() else "shared"

@@ -168,3 +168,14 @@ def test_spoke_flux_is_locked_down_and_platform_objects_name_their_account() -> 
     assert helm
     for release in helm:
         assert release["spec"]["serviceAccountName"] == "helm-controller", release["metadata"]["name"]
+
+
+def test_codeowners_give_onboarding_to_governance_and_each_tenant_to_its_team() -> None:
+    plan = load_plan(ROOT)
+    owners = dict(
+        line.split(" ", 1) for line in (DIST / "CODEOWNERS").read_text().splitlines() if line and line[0] != "#"
+    )
+    assert owners["*"] == plan.fleet.teams.platform
+    assert owners["/environments/apps/"] == owners["/dist/workloads/"] == plan.fleet.teams.governance
+    for placement in plan.apps:
+        assert owners[f"/dist/workloads/clusters/{placement.cluster}/{placement.app.name}/"] == placement.app.team

@@ -21,6 +21,10 @@ from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.render import dump_documents
 from fluxplane.errors import TreeError
 from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_plaintext, flux_sources
+from fluxplane.synth.codeowners import codeowners
+
+#: Where synth writes the code owners of the fleet repository, under dist/.
+CODEOWNERS = "CODEOWNERS"
 
 if TYPE_CHECKING:
     from fluxplane.synth.app import FleetApp
@@ -67,6 +71,9 @@ def render_app(app: FleetApp) -> dict[str, str]:
             out[path] = dump_documents(documents)
     if problems:
         raise TreeError(problems)
+    owners = codeowners(app.plan.fleet.teams, app.plan.apps, app.layout, app.workloads)
+    if owners is not None:
+        out[CODEOWNERS] = owners
     return dict(sorted(out.items()))
 
 
