@@ -73,6 +73,32 @@ def _missing_git_credentials(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
+def _missing_workloads_credentials(loaded: LoadedFleet) -> list[str]:
+    """A workloads repository of its own is read on every cluster with apps, with its own credentials."""
+    workloads, platform = loaded.fleet.repositories.workloads, loaded.fleet.repositories.platform
+    if (
+        workloads is None
+        or workloads.secret_ref is None
+        or (workloads.url, workloads.branch)
+        == (
+            platform.url,
+            platform.branch,
+        )
+    ):
+        return []
+    secret, problems = workloads.secret_ref, []
+    for cluster in dict.fromkeys(placement.cluster for placement in loaded.apps):
+        sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(cluster, ())}
+        if (FLUX_NAMESPACE, secret) not in sealed:
+            problems.append(
+                f"{secret_path(Path(), cluster, FLUX_NAMESPACE, secret).as_posix()}: missing; cluster {cluster!r} "
+                f"reads its tenants from the workloads repository with it (repositories.workloads.secretRef "
+                f"{secret!r}): fluxplane seal --cluster {cluster} --namespace {FLUX_NAMESPACE} --name {secret} "
+                "--from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+            )
+    return problems
+
+
 def _missing_app_credentials(loaded: LoadedFleet) -> list[str]:
     """An app whose repository needs credentials reads them from a SealedSecret in its namespace."""
     problems = []
@@ -221,6 +247,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
         problems.extend(_missing_git_credentials(loaded))
     problems.extend(_keyless_problems(loaded))
     problems.extend(_missing_app_credentials(loaded))
+    problems.extend(_missing_workloads_credentials(loaded))
     problems.extend(_app_cloud_problems(loaded, clusters[0]))
     if problems:
         raise ConfigError(_unique(problems))

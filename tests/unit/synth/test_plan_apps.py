@@ -77,3 +77,26 @@ def test_sealed_credentials_of_an_app_are_required_on_every_cluster(write_fleet:
         "(repository.secretRef 'shop-git') on cluster 'staging-1': fluxplane seal --cluster staging-1 "
         "--namespace shop --name shop-git --from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
     ]
+
+
+def test_a_workloads_repository_of_its_own_needs_its_credentials_on_clusters_with_apps(
+    write_fleet: FleetWriter,
+) -> None:
+    base = {
+        **MINIMAL_BASE,
+        "repositories": {
+            "platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None},
+            "workloads": {"url": "ssh://git@example.com/org/workloads.git", "secretRef": "workloads-git"},
+        },
+    }
+    project: Path = write_fleet(base=base, envs=ENVS)
+    (project / "environments" / "apps").mkdir()
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(APP))
+    with pytest.raises(ConfigError) as caught:
+        plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+    assert list(caught.value.problems) == [
+        "environments/secrets/staging-1/flux-system/workloads-git.yaml: missing; cluster 'staging-1' reads its "
+        "tenants from the workloads repository with it (repositories.workloads.secretRef 'workloads-git'): "
+        "fluxplane seal --cluster staging-1 --namespace flux-system --name workloads-git "
+        "--from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+    ]

@@ -1,0 +1,91 @@
+"""TenantsChart and the entry point's tenants.yaml: one tenant per app, from one repository or two."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fluxplane.synth import load_plan
+from fluxplane.synth.app import FleetApp
+from fluxplane.synth.render import render_app
+from tests.conftest import FleetWriter
+from tests.unit.synth.packs import demo_registry
+
+PLATFORM = {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}
+BASE: dict[str, Any] = {
+    "repositories": {"platform": PLATFORM},
+    "management": {"name": "hub", "region": "us-west-2"},
+    "packs": {"ctrl": {}, "conf": {}},
+}
+ENVS = {
+    "staging": {
+        "clusters": [{"name": "staging-1", "region": "us-west-2"}, {"name": "staging-2", "region": "us-west-2"}]
+    }
+}
+APP: dict[str, Any] = {
+    "repository": {"url": "https://github.com/org/shop.git", "ref": {"tag": "v1.0.0"}},
+    "path": "k8s",
+    "overlay": "cluster",
+    "namespace": "store",
+    "clusters": ["staging-1"],
+}
+
+
+def render(write_fleet: FleetWriter, base: dict[str, Any], apps: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    project: Path = write_fleet(base=base, envs=ENVS)
+    (project / "environments" / "apps").mkdir()
+    for name, app in apps.items():
+        (project / "environments" / "apps" / f"{name}.yaml").write_text(yaml.safe_dump(app))
+    files = render_app(FleetApp(load_plan(project, demo_registry())))
+    return {
+        path: [doc for doc in yaml.safe_load_all(text) if doc] for path, text in files.items() if path != "CODEOWNERS"
+    }
+
+
+def test_only_clusters_with_apps_get_tenants(write_fleet: FleetWriter) -> None:
+    files = render(write_fleet, BASE, {"shop": APP})
+    assert "platform/clusters/staging-1/tenants.yaml" in files
+    assert "platform/clusters/staging-2/tenants.yaml" not in files
+    assert not any(path.startswith("workloads/clusters/staging-2/") for path in files)
+    assert files["workloads/clusters/staging-1/kustomization.yaml"][0]["resources"] == ["shop"]
+    assert files["workloads/clusters/staging-1/shop/kustomization.yaml"][0]["resources"] == ["tenant.yaml", "sync.yaml"]
+
+
+def test_a_tenant_in_its_own_namespace_deploys_its_cluster_overlay_after_the_top_infrastructure_layer(
+    write_fleet: FleetWriter,
+) -> None:
+    files = render(write_fleet, BASE, {"shop": APP})
+    tenant = {doc["kind"]: doc for doc in files["workloads/clusters/staging-1/shop/tenant.yaml"]}
+    assert tenant["Namespace"]["metadata"]["name"] == "store"
+    assert tenant["RoleBinding"]["subjects"] == [{"kind": "ServiceAccount", "name": "shop", "namespace": "store"}]
+    assert tenant["RoleBinding"]["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "shop"}
+    source, sync = files["workloads/clusters/staging-1/shop/sync.yaml"]
+    assert source["spec"]["ref"] == {"tag": "v1.0.0"} and "secretRef" not in source["spec"]
+    assert sync["metadata"] == {"name": "shop", "namespace": "store", "labels": {"fluxplane.io/tenant": "shop"}}
+    assert sync["spec"]["path"] == "./k8s/staging-1"
+    # configs wait for controllers; the tenant waits for the configs layer
+    assert sync["spec"]["dependsOn"] == [{"name": "conf", "namespace": "flux-system"}]
+
+
+def test_the_same_repository_serves_the_tenants_through_the_entry_points_source(write_fleet: FleetWriter) -> None:
+    files = render(write_fleet, BASE, {"shop": APP})
+    (tenants,) = files["platform/clusters/staging-1/tenants.yaml"]
+    assert tenants["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "flux-system"}
+    assert tenants["spec"]["path"] == "./dist/workloads/clusters/staging-1"
+    assert "tenants.yaml" in files["platform/clusters/staging-1/kustomization.yaml"][0]["resources"]
+
+
+def test_a_workloads_repository_of_its_own_gets_a_source_on_the_cluster(write_fleet: FleetWriter) -> None:
+    workloads = {"url": "https://github.com/org/workloads.git", "secretRef": None, "path": "."}
+    base = {**BASE, "repositories": {"platform": PLATFORM, "workloads": workloads}}
+    files = render(write_fleet, base, {"shop": APP})
+    source, tenants = files["platform/clusters/staging-1/tenants.yaml"]
+    assert (source["kind"], source["metadata"]["name"], source["spec"]["url"]) == (
+        "GitRepository",
+        "workloads",
+        "https://github.com/org/workloads.git",
+    )
+    assert tenants["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "workloads"}
+    assert tenants["spec"]["path"] == "./clusters/staging-1"
