@@ -5,6 +5,11 @@ Per app on a workload cluster that needs AWS, in the cluster's hub namespace: an
 ``AppTable``, ``AppQueue`` or ``AppBucket`` per resource the app asks for, each granting that role
 access to that resource only. The hub applies the folder after the app kinds' XRDs are served and the
 cluster's EKSCluster exists (fluxplane.synth.app).
+
+An app whose ``aws.path`` names a folder of its repository also gets, in the same namespace, a Flux
+Kustomization that applies that folder as the service account ``<app>-cloud``, which may manage only
+AppTable, AppQueue and AppBucket objects; the ``app-compositions`` pack's admission policy lets that
+account touch only objects whose ``spec.app`` is the app.
 """
 
 from __future__ import annotations
@@ -17,8 +22,23 @@ from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout
 from fluxplane.config.apps import Placement, physical_name, queue_name
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.constructs.app_resources import AppBucket, AppIdentity, AppQueue, AppTable
+from fluxplane.config.models import FluxSettings
+from fluxplane.config.secrets import SealedFile
+from fluxplane.constructs.app_resources import (
+    GROUP,
+    REQUEST_ACCOUNT_SUFFIX,
+    REQUESTABLE,
+    AppBucket,
+    AppIdentity,
+    AppQueue,
+    AppTable,
+)
 from fluxplane.constructs.base import TypedResource
+from fluxplane.constructs.git_repository import GitRepository
+from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.raw import RawObject
+from fluxplane.constructs.rbac import Role, RoleBinding
+from fluxplane.constructs.service_account import ServiceAccount
 
 #: Labels that say which app and cluster an app composite belongs to.
 APP_LABEL = "fluxplane.io/app"
@@ -36,19 +56,37 @@ class CloudChart(FleetChart):
         layout: RepositoryLayout,
         placements: Iterable[Placement],
         tags: dict[str, dict[str, str]],
+        flux: FluxSettings,
+        sealed: Iterable[SealedFile] = (),
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory="cloud")
+        self.flux = flux
         #: Every composite, for the hub Kustomization's health checks.
         self.composites: list[TypedResource[Any]] = []
+        #: The hub's sealed secrets by (namespace, name): apps' Git credentials for their own requests.
+        self._sealed = {(item.namespace, item.name): item for item in sealed}
         listing = self.add_kustomization_file("kustomization", self.directory).config
         for placement in sorted(placements, key=lambda p: (p.cluster, p.app.name)):
             if placement.app.aws.empty:
                 continue
             path = f"{placement.cluster}/{placement.app.name}.yaml"
+            secret = placement.app.repository.secret_ref
+            if placement.app.aws.path is not None and secret is not None:
+                # Listed before the app's file, so the GitRepository finds its credentials.
+                credentials = f"{placement.cluster}/{secret}.yaml"
+                if credentials not in listing.resources:
+                    sealed_file = self.add_manifest(
+                        f"{placement.cluster}.{secret}", posixpath.join(self.directory, credentials)
+                    )
+                    document = self._sealed[(cluster_namespace(placement.cluster), secret)].document
+                    RawObject(sealed_file, "sealed-secret", document)
+                    listing.add_resource(credentials)
             manifest = self.add_manifest(
                 f"{placement.cluster}.{placement.app.name}", posixpath.join(self.directory, path)
             )
             self._app(manifest, placement, tags.get(placement.cluster, {}))
+            if placement.app.aws.path is not None:
+                self._requests(manifest, placement)
             listing.add_resource(path)
 
     def _app(self, scope: Any, placement: Placement, cluster_tags: dict[str, str]) -> None:
@@ -123,3 +161,76 @@ class CloudChart(FleetChart):
                     },
                 )
             )
+
+    def _requests(self, scope: Any, placement: Placement) -> None:
+        """Apply the app's own requests (``aws.path`` of its repository) as the app's hub account."""
+        app, cluster = placement.app, placement.cluster
+        namespace = cluster_namespace(cluster)
+        account = request_account(app.name)
+        labels = {APP_LABEL: app.name, CLUSTER_LABEL: cluster}
+        ServiceAccount(scope, "requests-account", {"name": account, "namespace": namespace, "labels": labels})
+        Role(
+            scope,
+            "requests-role",
+            {
+                "name": account,
+                "namespace": namespace,
+                "labels": labels,
+                "rules": [{"apiGroups": [GROUP], "resources": list(REQUESTABLE.values()), "verbs": ["*"]}],
+            },
+        )
+        RoleBinding(
+            scope,
+            "requests-binding",
+            {
+                "name": account,
+                "namespace": namespace,
+                "labels": labels,
+                "roleRef": {"kind": "Role", "name": account},
+                "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace}],
+            },
+        )
+        secret = app.repository.secret_ref
+        GitRepository(
+            scope,
+            "requests-source",
+            {
+                "name": app.name,
+                "namespace": namespace,
+                "interval": "5m",
+                "url": app.repository.url,
+                "ref": app.repository.ref.flux(),
+                "secretRef": {"name": secret} if secret else None,
+            },
+        )
+        Kustomization(
+            scope,
+            "requests",
+            {
+                "name": account,
+                "namespace": namespace,
+                "labels": labels,
+                "interval": self.flux.interval,
+                "retryInterval": self.flux.retry_interval,
+                "timeout": self.flux.timeout,
+                "path": "./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
+                "sourceRef": {"kind": "GitRepository", "name": app.name},
+                "prune": True,
+                "wait": True,
+                "serviceAccountName": account,
+                "targetNamespace": namespace,
+                "postBuild": {
+                    "substitute": {
+                        "app": app.name,
+                        "app_namespace": app.target_namespace,
+                        "cluster_name": cluster,
+                        "cluster_region": placement.region,
+                    }
+                },
+            },
+        )
+
+
+def request_account(app: str) -> str:
+    """The hub service account an app's own requests are applied as (the admission policy knows the suffix)."""
+    return f"{app}{REQUEST_ACCOUNT_SUFFIX}"

@@ -159,15 +159,28 @@ class AwsNeeds(Model):
     tables: list[Table] = Field(default_factory=list, description="DynamoDB tables.")
     queues: list[Queue] = Field(default_factory=list, description="SQS queues.")
     buckets: list[Bucket] = Field(default_factory=list, description="S3 buckets.")
+    path: Annotated[str, StringConstraints(pattern=RELATIVE_PATH)] | None = Field(
+        None,
+        description="A folder of the app's repository with more AppTable, AppQueue and AppBucket objects, which the "
+        "hub applies for each of the app's clusters as the app (see Apps and tenants).",
+    )
 
     @field_validator("tables", "queues", "buckets")
     @classmethod
     def _unique(cls, value: list[Any]) -> list[Any]:
         return _unique_names("resource", value)
 
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str | None) -> str | None:
+        if value is not None and ".." in value.split("/"):
+            raise ValueError(f"must stay inside the repository (no '..' segments), got {show(value)}")
+        return value
+
     @property
     def empty(self) -> bool:
-        return not (self.tables or self.queues or self.buckets)
+        """True when the app needs nothing from AWS (and gets no IAM role)."""
+        return not (self.tables or self.queues or self.buckets or self.path)
 
 
 class App(Model):

@@ -27,6 +27,10 @@ REGION = r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$"
 
 #: kind -> plural, for the XRDs.
 KINDS = {"AppIdentity": "appidentities", "AppTable": "apptables", "AppQueue": "appqueues", "AppBucket": "appbuckets"}
+#: Suffix of the hub service accounts that apply an app's own requests (``<app>-cloud``).
+REQUEST_ACCOUNT_SUFFIX = "-cloud"
+#: The kinds an app may request from its own repository (its identity is the platform's), kind -> plural.
+REQUESTABLE = {kind: plural for kind, plural in KINDS.items() if kind != "AppIdentity"}
 
 
 class _Composite(Props):

@@ -20,6 +20,7 @@ import json
 from typing import Any
 
 from fluxplane.constructs import app_resources as xr
+from fluxplane.constructs.admission_policy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import conditions_health
@@ -343,6 +344,60 @@ def xrd_props(kind: str) -> dict[str, Any]:
     }
 
 
+#: The policy that keeps an app's own requests to itself.
+POLICY = "fluxplane-app-requests"
+
+
+def policy_props() -> dict[str, Any]:
+    """An app's request account may only make and change resources of its own app.
+
+    The account ``<app>-cloud`` of a cluster's hub namespace applies what the app's repository asks
+    for; RBAC lets it manage the requestable kinds in that namespace, and this policy narrows it to
+    objects whose ``spec.app`` is the app, named ``<app>-...``, and never another app's object.
+    """
+    account = (
+        f"'system:serviceaccount:' + object.metadata.namespace + ':' + object.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"
+    )
+    return {
+        "name": POLICY,
+        "failurePolicy": "Fail",
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": [xr.GROUP],
+                    "apiVersions": ["*"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": list(xr.REQUESTABLE.values()),
+                }
+            ]
+        },
+        "matchConditions": [
+            {
+                "name": "app-request-account",
+                "expression": "request.userInfo.username.startsWith('system:serviceaccount:') && "
+                f"request.userInfo.username.endsWith('{xr.REQUEST_ACCOUNT_SUFFIX}')",
+            }
+        ],
+        "validations": [
+            {
+                "expression": f"request.userInfo.username == {account}",
+                "messageExpression": "request.userInfo.username + ' may only request resources of its own app'",
+                "reason": "Forbidden",
+            },
+            {
+                "expression": "object.metadata.name.startsWith(object.spec.app + '-')",
+                "messageExpression": "'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
+                "reason": "Invalid",
+            },
+            {
+                "expression": "request.operation != 'UPDATE' || oldObject.spec.app == object.spec.app",
+                "message": "spec.app of an existing resource does not change",
+                "reason": "Forbidden",
+            },
+        ],
+    }
+
+
 class AppCompositionsConfig(PackConfig):
     pass
 
@@ -352,6 +407,8 @@ def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
         definition = CompositeResourceDefinition(ctx.scope, f"xrd-{kind.lower()}", xrd_props(kind))
         ctx.add_health_check(definition)
         Composition(ctx.scope, composition_name(kind), composition_props(kind))
+    ValidatingAdmissionPolicy(ctx.scope, "requests-policy", policy_props())
+    ValidatingAdmissionPolicyBinding(ctx.scope, "requests-policy-binding", {"name": POLICY, "policyName": POLICY})
     ctx.add_health_check_expr(
         conditions_health(
             CompositeResourceDefinition.api_version, CompositeResourceDefinition.kind, ("Established", "Offered")

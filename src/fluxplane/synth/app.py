@@ -21,6 +21,7 @@ from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_
 from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.spokes import LAST_STEP, SpokesChart
 from fluxplane.charts.tenants import TenantsChart
+from fluxplane.config.hub import cluster_namespace
 from fluxplane.constructs.app_resources import GROUP, VERSION
 from fluxplane.constructs.base import node_of
 from fluxplane.constructs.health import conditions_health
@@ -150,11 +151,15 @@ class FleetApp(cdk8s.App):
         )
         self.clusters[cluster.name] = chart
         placements = [placement for placement in self.plan.apps if placement.cluster == cluster.name]
-        # An app's sealed credentials live with its tenant, after the namespace that holds them.
+        # An app's sealed credentials live with its tenant, after the namespace that holds them; on the
+        # hub, those an app's own requests read live with the app's composites (fluxplane.charts.cloud).
         tenant_namespaces = {placement.app.target_namespace for placement in placements}
-        chart.add_sealed_secrets(
-            tuple(item for item in cluster.sealed_secrets if item.namespace not in tenant_namespaces)
-        )
+        moved = tenant_namespaces
+        if cluster.name == self.plan.fleet.management.name:
+            moved = {
+                cluster_namespace(p.cluster) for p in self.plan.apps if p.app.aws.path and p.app.repository.secret_ref
+            }
+        chart.add_sealed_secrets(tuple(item for item in cluster.sealed_secrets if item.namespace not in moved))
         registry = self.plan.registry
         by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
         for name, config in cluster.packs.items():
@@ -213,7 +218,15 @@ class FleetApp(cdk8s.App):
     def _add_cloud(self, hub: ClusterChart) -> None:
         """The hub builds what apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud)."""
         tags = {cluster.name: cluster.tags for cluster in self.plan.fleet.clusters}
-        self.cloud = CloudChart(self, "cloud", layout=self.layout, placements=self.plan.apps, tags=tags)
+        self.cloud = CloudChart(
+            self,
+            "cloud",
+            layout=self.layout,
+            placements=self.plan.apps,
+            tags=tags,
+            flux=self.plan.fleet.flux,
+            sealed=self.plan.clusters[0].sealed_secrets,
+        )
         kustomization = hub.add_pack(APP_RESOURCES, "configs", self.cloud.directory, timeout=APP_RESOURCES_TIMEOUT)
         kustomization.depends_on(APP_COMPOSITIONS)
         kustomization.depends_on(BOOTSTRAP_AFTER)

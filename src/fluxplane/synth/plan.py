@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from fluxplane.config.apps import Placement
-from fluxplane.config.hub import KEYLESS_FLUX
+from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import Fleet
@@ -100,12 +100,26 @@ def _missing_workloads_credentials(loaded: LoadedFleet) -> list[str]:
 
 
 def _missing_app_credentials(loaded: LoadedFleet) -> list[str]:
-    """An app whose repository needs credentials reads them from a SealedSecret in its namespace."""
+    """An app whose repository needs credentials reads them from a SealedSecret in its namespace.
+
+    When the hub reads the app's own requests (``aws.path``), it needs them too, in the cluster's hub
+    namespace.
+    """
     problems = []
+    hub = loaded.fleet.management.name
+    hub_sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(hub, ())}
     for placement in loaded.apps:
         app, secret = placement.app, placement.app.repository.secret_ref
         if secret is None:
             continue
+        hub_namespace = cluster_namespace(placement.cluster)
+        if app.aws.path is not None and (hub_namespace, secret) not in hub_sealed:
+            problems.append(
+                f"{secret_path(Path(), hub, hub_namespace, secret).as_posix()}: missing; the hub reads the requests "
+                f"of app {app.name!r} (aws.path) for cluster {placement.cluster!r} with it: fluxplane seal "
+                f"--cluster {hub} --namespace {hub_namespace} --name {secret} --from-file identity=<deploy key> "
+                "--from-file known_hosts=<known_hosts>"
+            )
         sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(placement.cluster, ())}
         if (app.target_namespace, secret) not in sealed:
             problems.append(
@@ -132,10 +146,12 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
         return []
     base = "environments/base.yaml: management.packs"
     names = ", ".join(sorted({p.app.name for p in needing}))
-    if APP_COMPOSITIONS not in hub.packs:
+    missing_packs = [name for name in (APP_COMPOSITIONS, BOOTSTRAP_AFTER) if name not in hub.packs]
+    if missing_packs:
+        enable = ", ".join(f"{name}: {{}}" for name in missing_packs)
         return [
-            f"{base}: apps {names} need AWS resources; enable the {APP_COMPOSITIONS!r} pack on the management "
-            f"cluster ({APP_COMPOSITIONS}: {{}})"
+            f"{base}: apps {names} need AWS resources, which the hub builds in each cluster's hub namespace; "
+            f"enable {' and '.join(repr(name) for name in missing_packs)} on the management cluster ({enable})"
         ]
     kinds = {"AppIdentity"}
     for placement in needing:

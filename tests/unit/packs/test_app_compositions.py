@@ -43,7 +43,12 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
     ctx = PackContext(manifest)
     pack.bind(ctx, pack.AppCompositionsConfig())
     kinds = Counter(doc["kind"] for doc in manifest.documents())
-    assert kinds == {"CompositeResourceDefinition": 4, "Composition": 4}
+    assert kinds == {
+        "CompositeResourceDefinition": 4,
+        "Composition": 4,
+        "ValidatingAdmissionPolicy": 1,
+        "ValidatingAdmissionPolicyBinding": 1,
+    }
     assert [check.name for check in ctx.health_checks] == [
         f"{plural}.platform.fluxplane.io" for plural in KINDS.values()
     ]
@@ -166,7 +171,8 @@ def test_every_example_composite_lives_in_its_clusters_hub_namespace() -> None:
         cluster = path.parent.name
         for doc in yaml.safe_load_all(path.read_text()):
             assert doc["metadata"]["namespace"] == cluster
-            assert doc["metadata"]["labels"]["fluxplane.io/cluster"] == cluster
+            if doc["apiVersion"].startswith("platform.fluxplane.io/"):
+                assert doc["metadata"]["labels"]["fluxplane.io/cluster"] == cluster
 
 
 def test_xrd_schemas_require_what_the_compositions_need() -> None:
@@ -174,3 +180,68 @@ def test_xrd_schemas_require_what_the_compositions_need() -> None:
         spec = pack.xrd_props(kind)["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
         assert "region" in spec["required"]
         assert set(spec["required"]) <= set(spec["properties"])
+
+
+# -- the admission policy on apps' own requests, evaluated with a CEL interpreter ----------------------
+
+
+def admitted(operation: str, username: str, obj: dict[str, Any], old: dict[str, Any] | None = None) -> bool | None:
+    """True or False as the policy decides; None when the policy does not apply to the request."""
+    import celpy
+
+    policy = pack.policy_props()
+    env = celpy.Environment()
+    activation = {
+        "request": celpy.json_to_cel({"operation": operation, "userInfo": {"username": username}}),
+        "object": celpy.json_to_cel(obj),
+        "oldObject": celpy.json_to_cel(old) if old is not None else celpy.json_to_cel(None),
+    }
+    for condition in policy["matchConditions"]:
+        if not env.program(env.compile(condition["expression"])).evaluate(activation):
+            return None
+    return all(
+        bool(env.program(env.compile(rule["expression"])).evaluate(activation)) for rule in policy["validations"]
+    )
+
+
+def table(name: str, app: str) -> dict[str, Any]:
+    return {"metadata": {"name": name, "namespace": "prod-1"}, "spec": {"app": app}}
+
+
+def test_an_app_may_request_its_own_resources() -> None:
+    assert admitted("CREATE", "system:serviceaccount:prod-1:shop-cloud", table("shop-audit", "shop")) is True
+
+
+@pytest.mark.parametrize(
+    ("username", "obj", "old"),
+    [
+        # for another app
+        ("system:serviceaccount:prod-1:shop-cloud", table("cart-audit", "cart"), None),
+        # from another cluster's namespace
+        ("system:serviceaccount:prod-2:shop-cloud", table("shop-audit", "shop"), None),
+        # under a name that is not the app's
+        ("system:serviceaccount:prod-1:shop-cloud", table("audit", "shop"), None),
+        # taking over another app's resource whose name happens to start alike
+        (
+            "system:serviceaccount:prod-1:shop-cloud",
+            table("shop-cart-audit", "shop"),
+            table("shop-cart-audit", "shop-cart"),
+        ),
+    ],
+)
+def test_an_app_may_not_request_or_take_what_is_not_its_own(
+    username: str, obj: dict[str, Any], old: dict[str, Any] | None
+) -> None:
+    operation = "UPDATE" if old is not None else "CREATE"
+    assert admitted(operation, username, obj, old) is False
+
+
+def test_the_platform_is_not_held_by_the_policy() -> None:
+    username = "system:serviceaccount:flux-system:kustomize-controller"
+    assert admitted("CREATE", username, table("anything", "shop")) is None
+
+
+def test_the_policy_covers_the_requestable_kinds_on_create_and_update() -> None:
+    (rule,) = pack.policy_props()["matchConstraints"]["resourceRules"]
+    assert rule["resources"] == ["apptables", "appqueues", "appbuckets"]
+    assert rule["operations"] == ["CREATE", "UPDATE"]

@@ -21,6 +21,8 @@ APP: dict[str, Any] = {
 }
 HUB_PACKS = {
     "crossplane": {},
+    "eks-compositions": {},
+    "workload-clusters": {},
     "crossplane-provider-configs": {},
     "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/providers", "services": ["ec2", "eks", "iam"]},
     "app-compositions": {},
@@ -28,7 +30,11 @@ HUB_PACKS = {
 
 
 def plan(write_fleet: FleetWriter, app: dict[str, Any], hub_packs: dict[str, Any]) -> FleetPlan:
-    base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "packs": hub_packs}}
+    base = {
+        **MINIMAL_BASE,
+        "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}},
+        "management": {**MINIMAL_BASE["management"], "packs": hub_packs},
+    }
     project: Path = write_fleet(base=base, envs=ENVS)
     (project / "environments" / "apps").mkdir(exist_ok=True)
     (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
@@ -49,8 +55,9 @@ def test_an_app_without_aws_needs_nothing_on_the_hub(write_fleet: FleetWriter) -
 def test_an_app_with_aws_needs_the_app_compositions_pack(write_fleet: FleetWriter) -> None:
     app = {**APP, "aws": {"queues": [{"name": "jobs"}]}}
     assert problems(write_fleet, app, {}) == [
-        "environments/base.yaml: management.packs: apps shop need AWS resources; enable the 'app-compositions' "
-        "pack on the management cluster (app-compositions: {})"
+        "environments/base.yaml: management.packs: apps shop need AWS resources, which the hub builds in each "
+        "cluster's hub namespace; enable 'app-compositions' and 'workload-clusters' on the management cluster "
+        "(app-compositions: {}, workload-clusters: {})"
     ]
 
 
@@ -100,3 +107,14 @@ def test_a_workloads_repository_of_its_own_needs_its_credentials_on_clusters_wit
         "fluxplane seal --cluster staging-1 --namespace flux-system --name workloads-git "
         "--from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
     ]
+
+
+def test_the_hub_needs_an_apps_credentials_to_read_its_requests(write_fleet: FleetWriter) -> None:
+    app = {**APP, "repository": {**APP["repository"], "secretRef": "shop-git"}, "aws": {"path": "deploy/aws"}}
+    found = problems(write_fleet, app, HUB_PACKS)
+    assert found[0] == (
+        "environments/secrets/hub/staging-1/shop-git.yaml: missing; the hub reads the requests of app 'shop' "
+        "(aws.path) for cluster 'staging-1' with it: fluxplane seal --cluster hub --namespace staging-1 "
+        "--name shop-git --from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+    )
+    assert found[1].startswith("environments/secrets/staging-1/shop/shop-git.yaml: missing;")
