@@ -18,6 +18,7 @@ from fluxplane.node import use_project_node
 
 EXIT_STALE = 1
 EXIT_BAD_INPUT = 2
+EDIT_COMMANDS = ("new-cluster", "remove-cluster", "onboard-app", "offboard-app")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -66,7 +67,67 @@ def _parser() -> argparse.ArgumentParser:
         "--from-env-file", action="append", default=[], metavar="PATH", help="KEY=VALUE lines (repeatable)"
     )
     seal.add_argument("--stdout", action="store_true", help="print the SealedSecret instead of writing it")
+    _edit_commands(commands)
     return parser
+
+
+def _edit_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """new-cluster, remove-cluster, onboard-app, offboard-app: they edit environments/ and print the diff."""
+    dry_run = argparse.ArgumentParser(add_help=False)
+    dry_run.add_argument("--dry-run", action="store_true", help="print the change, write nothing")
+    new = commands.add_parser(
+        "new-cluster",
+        parents=[dry_run],
+        help="add a workload cluster to an environment",
+        description="Add a workload cluster to environments/ENV.yaml. What you leave out comes from clusterDefaults.",
+    )
+    new.add_argument("name", metavar="NAME", help="cluster name, unique in the fleet")
+    new.add_argument("--env", required=True, help="the environment (environments/ENV.yaml)")
+    new.add_argument("--region", help="AWS region, e.g. us-east-2")
+    new.add_argument("--kubernetes-version", help='Kubernetes minor version, e.g. "1.33"')
+    new.add_argument("--cidr", help="VPC address range (default: allocated from clusterNetwork.pool)")
+    new.add_argument("--availability-zones", type=int, help="zones to spread subnets and nodes over (2 to 6)")
+    new.add_argument("--hub-access", choices=("kubeconfig", "keyless"), help="how the hub's Flux reaches the cluster")
+    remove = commands.add_parser(
+        "remove-cluster",
+        parents=[dry_run],
+        help="remove a workload cluster and its sealed secrets",
+        description="Remove a workload cluster from its environment, with its sealed secrets. Refused while an app "
+        "lists the cluster by name.",
+    )
+    remove.add_argument("name", metavar="NAME", help="the cluster")
+    onboard = commands.add_parser(
+        "onboard-app",
+        parents=[dry_run],
+        help="onboard an app (environments/apps/NAME.yaml), or add clusters to it",
+        description="Write environments/apps/NAME.yaml. For an app that exists, add the clusters and environments "
+        "given.",
+    )
+    onboard.add_argument("name", metavar="NAME", help="the app's name; its namespace unless --namespace")
+    onboard.add_argument("--cluster", action="append", default=[], help="a cluster to run on (repeatable)")
+    onboard.add_argument("--env", action="append", default=[], help="an environment to run on (repeatable)")
+    onboard.add_argument("--repo", help="the app's Git repository, ssh:// or https://")
+    onboard.add_argument("--path", help="folder of its kustomize overlays in the repository")
+    onboard.add_argument(
+        "--ref",
+        help="tag:V, semver:RANGE or branch:NAME; bare, 1.2.3 or v1.2.3 is a tag, a range a semver, else a branch "
+        "(default: branch:main)",
+    )
+    onboard.add_argument("--namespace", help="namespace on the clusters (default: NAME)")
+    onboard.add_argument("--team", help="code owner of the app's folders, e.g. @example-org/payments")
+    onboard.add_argument("--secret-ref", help="Secret with the repository's credentials (seal it per cluster)")
+    onboard.add_argument(
+        "--overlay", choices=("environment", "cluster", "none"), help="deploy PATH/<env>, PATH/<cluster> or PATH"
+    )
+    offboard = commands.add_parser(
+        "offboard-app",
+        parents=[dry_run],
+        help="take an app off some clusters, or off the fleet",
+        description="Take an app off the clusters given, or off every cluster (deleting its file), with its sealed "
+        "secrets there.",
+    )
+    offboard.add_argument("name", metavar="NAME", help="the app")
+    offboard.add_argument("--cluster", action="append", default=[], help="a cluster to leave (repeatable)")
 
 
 #: Where ``fluxplane seal`` looks for the sealing key's certificate, relative to the project.
@@ -139,6 +200,51 @@ def _seal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _edit(args: argparse.Namespace) -> int:
+    from fluxplane import edit
+
+    root: Path = args.root
+    if args.command == "new-cluster":
+        change = edit.new_cluster(
+            root,
+            args.name,
+            args.env,
+            region=args.region,
+            kubernetes_version=args.kubernetes_version,
+            cidr=args.cidr,
+            availability_zones=args.availability_zones,
+            hub_access=args.hub_access,
+        )
+    elif args.command == "remove-cluster":
+        change = edit.remove_cluster(root, args.name)
+    elif args.command == "onboard-app":
+        change = edit.onboard_app(
+            root,
+            args.name,
+            clusters=args.cluster,
+            environments=args.env,
+            repo=args.repo,
+            path=args.path,
+            ref=args.ref,
+            namespace=args.namespace,
+            team=args.team,
+            secret_ref=args.secret_ref,
+            overlay=args.overlay,
+        )
+    else:
+        change = edit.offboard_app(root, args.name, args.cluster)
+    outcome = edit.carry_out(change, dry_run=args.dry_run)
+    print(outcome.diff, end="")
+    for note in outcome.notes:
+        print(note)
+    if outcome.todo:
+        print("to do before synth, seal:")
+        for line in outcome.todo:
+            print(f"  {line}")
+    print("dry run: nothing written" if args.dry_run else "next: run 'fluxplane synth' and open a pull request")
+    return 0
+
+
 def _synth(args: argparse.Namespace) -> int:
     from fluxplane import synth
 
@@ -178,6 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _synth(args)
         if args.command == "seal":
             return _seal(args)
+        if args.command in EDIT_COMMANDS:
+            return _edit(args)
         if args.command == "reference":
             from fluxplane.config.reference import markdown
 

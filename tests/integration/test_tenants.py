@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from fluxplane.charts.tenants import TENANT_LABEL
-from fluxplane.synth import load_plan
+from fluxplane.errors import ConfigError
+from fluxplane.synth import load_plan, render_plan
 from tests.conftest import ROOT
 
 DIST = ROOT / "dist"
@@ -144,6 +146,37 @@ def test_app_credentials_travel_with_their_tenant_not_the_clusters_secrets() -> 
         # The Namespace comes first in the same apply, so the secret has somewhere to go
         assert listing.index("tenant.yaml") < listing.index(f"{secret}.yaml")
         assert not (PLATFORM / "clusters" / placement.cluster / "secrets" / placement.app.target_namespace).exists()
+
+
+def _seal_copy(project: Path, cluster: str, namespace: str, name: str) -> None:
+    """A sealed file for ``namespace/name`` on ``cluster``, from one of the example's (synth reads only its shape)."""
+    (source,) = load(project / "environments/secrets/staging-usw2/flux-system/flux-system.yaml")
+    source["metadata"] = {"name": name, "namespace": namespace}
+    source["spec"]["template"]["metadata"] = {"name": name, "namespace": namespace}
+    target = project / "environments/secrets" / cluster / namespace / f"{name}.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(yaml.safe_dump(source, sort_keys=False))
+
+
+def test_every_sealed_secret_of_an_apps_namespace_travels_with_its_tenant(example_project: Path) -> None:
+    _seal_copy(example_project, "staging-usw2", "notifications", "smtp")
+    files = render_plan(load_plan(example_project))
+    folder = "workloads/clusters/staging-usw2/notifications"
+    (sealed,) = yaml.safe_load_all(files[f"{folder}/smtp.yaml"])
+    assert sealed["kind"] == "SealedSecret" and sealed["metadata"]["namespace"] == "notifications"
+    listing = yaml.safe_load(files[f"{folder}/kustomization.yaml"])["resources"]
+    assert listing.index("tenant.yaml") < listing.index("smtp.yaml")
+    assert not any("secrets/notifications" in path for path in files)
+
+
+def test_a_secret_named_like_a_tenant_file_is_refused(example_project: Path) -> None:
+    _seal_copy(example_project, "staging-usw2", "notifications", "sync")
+    with pytest.raises(ConfigError) as caught:
+        load_plan(example_project)
+    assert caught.value.problems == (
+        "environments/secrets/staging-usw2/notifications/sync.yaml: a secret of app 'notifications' may not be "
+        "named 'sync': its tenant folder has a sync.yaml of its own; seal it under another name",
+    )
 
 
 def test_spoke_flux_is_locked_down_and_platform_objects_name_their_account() -> None:

@@ -7,7 +7,8 @@ The seeds' gitops-workloads repository, generated: per app, a folder with
 - ``sync.yaml``: the app's GitRepository and a Flux Kustomization that impersonates the account
   (``serviceAccountName``), deploys into the namespace (``targetNamespace``), prunes, waits for what it
   applied to be healthy, and starts only after the cluster's infrastructure add-ons are Ready;
-- the app's sealed Git credentials, when its repository needs them.
+- ``<secret>.yaml``: the sealed secrets of the app's namespace (environments/secrets/<cluster>/<namespace>/),
+  its Git credentials among them when its repository needs them.
 
 Flux on the spoke runs locked down (no cross-namespace references, impersonation of the namespace's
 ``default`` account when a Kustomization names none), so an app can only ever act as its own account.
@@ -126,10 +127,13 @@ class TenantsChart(FleetChart):
         self.service_accounts[app.name] = account
 
         secret = app.repository.secret_ref
-        if secret is not None:
-            credentials = self.add_manifest("credentials", posixpath.join(directory, f"{secret}.yaml"), scope)
-            RawObject(credentials, "sealed-secret", self._sealed[(namespace, secret)].document)
-            listing.add_resource(f"{secret}.yaml")
+        # The app's sealed secrets (its Git credentials, and any others sealed into its namespace).
+        for item in sorted(
+            (item for item in self._sealed.values() if item.namespace == namespace), key=lambda item: item.name
+        ):
+            manifest = self.add_manifest(f"secret-{item.name}", posixpath.join(directory, f"{item.name}.yaml"), scope)
+            RawObject(manifest, "sealed-secret", item.document)
+            listing.add_resource(f"{item.name}.yaml")
 
         sync = self.add_manifest("sync", posixpath.join(directory, "sync.yaml"), scope)
         GitRepository(

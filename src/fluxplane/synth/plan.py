@@ -132,6 +132,24 @@ def _missing_app_credentials(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
+#: Files of a tenant folder (fluxplane.charts.tenants) that a sealed secret of the app's namespace may not be named.
+TENANT_FILES = ("kustomization", "sync", "tenant")
+
+
+def _tenant_file_clashes(loaded: LoadedFleet) -> list[str]:
+    """The sealed secrets of an app's namespace sit in its tenant folder as <name>.yaml, next to its own files."""
+    problems = []
+    for placement in loaded.apps:
+        for item in loaded.sealed_secrets.get(placement.cluster, ()):
+            if item.namespace == placement.app.target_namespace and item.name in TENANT_FILES:
+                problems.append(
+                    f"{secret_path(Path(), item.cluster, item.namespace, item.name).as_posix()}: a secret of app "
+                    f"{placement.app.name!r} may not be named {item.name!r}: its tenant folder has a {item.name}.yaml "
+                    "of its own; seal it under another name"
+                )
+    return problems
+
+
 #: The hub pack whose kinds apps' AWS resources are, and the pack that installs their providers.
 APP_COMPOSITIONS = "app-compositions"
 PROVIDERS = "crossplane-providers"
@@ -196,7 +214,14 @@ def _keyless_problems(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
-def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
+def missing_secrets(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
+    """The sealed secrets the definition needs and environments/secrets/ lacks, each with the command that seals it."""
+    problems = _missing_git_credentials(loaded) if BOOTSTRAP_AFTER in hub.packs else []
+    return problems + _missing_app_credentials(loaded) + _missing_workloads_credentials(loaded)
+
+
+def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: bool = True) -> FleetPlan:
+    """Resolve ``loaded`` against ``registry``; ``require_secrets=False`` lets sealed secrets still be missing."""
     fleet = loaded.fleet
     problems: list[str] = []
 
@@ -259,11 +284,10 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry) -> FleetPlan:
                     problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
                 else:
                     base_configs[name] = config
-    if BOOTSTRAP_AFTER in clusters[0].packs:
-        problems.extend(_missing_git_credentials(loaded))
+    if require_secrets:
+        problems.extend(missing_secrets(loaded, clusters[0]))
     problems.extend(_keyless_problems(loaded))
-    problems.extend(_missing_app_credentials(loaded))
-    problems.extend(_missing_workloads_credentials(loaded))
+    problems.extend(_tenant_file_clashes(loaded))
     problems.extend(_app_cloud_problems(loaded, clusters[0]))
     if problems:
         raise ConfigError(_unique(problems))

@@ -1,0 +1,331 @@
+"""new-cluster, remove-cluster, onboard-app and offboard-app on a copy of the example fleet."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.config.loader import load_fleet
+from fluxplane.edit import parse_ref
+from fluxplane.errors import ConfigError
+from fluxplane.synth import load_plan
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file of environments/, by path: to show a command left the definition as it was."""
+    folder = root / "environments"
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def run(root: Path, *args: str) -> int:
+    return main(["--root", str(root), *args])
+
+
+def clusters_of(root: Path) -> dict[str, dict[str, object]]:
+    fleet = load_fleet(root).fleet
+    return {cluster.name: cluster.model_dump(by_alias=True) for cluster in fleet.clusters}
+
+
+# -- new-cluster and remove-cluster ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("environment", "options"),
+    [
+        ("staging", []),
+        ("staging", ["--region", "us-east-2", "--kubernetes-version", "1.32", "--availability-zones", "3"]),
+        ("production", ["--region", "eu-west-1", "--hub-access", "keyless", "--cidr", "10.250.0.0/16"]),
+    ],
+)
+def test_new_cluster_then_remove_cluster_gives_back_the_file_byte_for_byte(
+    example_project: Path, environment: str, options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = tree(example_project)
+    assert run(example_project, "new-cluster", "fresh-1", "--env", environment, *options) == 0
+    out = capsys.readouterr().out
+    assert f"+++ b/environments/{environment}.yaml" in out
+    assert "+  - name: fresh-1" in out
+    assert "fluxplane seal --cluster fresh-1 --namespace flux-system --name flux-system" in out
+    changed = tree(example_project)
+    assert set(changed) == set(before)
+    assert [path for path in before if before[path] != changed[path]] == [f"{environment}.yaml"]
+    assert run(example_project, "remove-cluster", "fresh-1") == 0
+    assert tree(example_project) == before
+
+
+def test_new_cluster_fields_reach_the_definition(example_project: Path) -> None:
+    options = ["--region", "eu-west-1", "--kubernetes-version", "1.32", "--hub-access", "keyless"]
+    options += ["--cidr", "10.250.0.0/16", "--availability-zones", "2"]
+    assert run(example_project, "new-cluster", "production-euw1", "--env", "production", *options) == 0
+    cluster = clusters_of(example_project)["production-euw1"]
+    assert (cluster["region"], cluster["kubernetesVersion"], cluster["hubAccess"]) == ("eu-west-1", "1.32", "keyless")
+    assert str(cluster["network"]["cidr"]) == "10.250.0.0/16"  # type: ignore[index]
+    assert cluster["network"]["availabilityZones"] == 2  # type: ignore[index]
+    # The rest comes from the environment's clusterDefaults, as for a cluster written by hand.
+    assert cluster["nodeGroups"][0]["instanceTypes"] == ["m7i.xlarge", "m6i.xlarge"]  # type: ignore[index]
+    text = (example_project / "environments/production.yaml").read_text()
+    assert "# The hub's Flux reaches this cluster with its own IAM role" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["new-cluster", "staging-usw2", "--env", "staging"], "NAME: cluster 'staging-usw2' already exists"),
+        (["new-cluster", "hub", "--env", "staging"], "NAME: cluster 'hub' already exists \\(environments/base.yaml"),
+        (["new-cluster", "dev-1", "--env", "dev"], "--env: unknown environment 'dev' \\(environments: production, "),
+        (["new-cluster", "Dev_1", "--env", "staging"], 'NAME: expected a DNS-1123 label (.*), got "Dev_1"'),
+        (
+            ["new-cluster", "s2", "--env", "staging", "--region", "mars-1"],
+            'environments/staging.yaml: clusters\\[1\\].region: expected an AWS region such as us-west-2, got "mars-1"',
+        ),
+        (
+            ["new-cluster", "s2", "--env", "staging", "--availability-zones", "1"],
+            "environments/staging.yaml: clusters\\[1\\].network.availabilityZones: ",
+        ),
+        (["remove-cluster", "hub"], "NAME: 'hub' is the management cluster"),
+        (["remove-cluster", "nowhere"], "NAME: unknown workload cluster 'nowhere' \\(clusters: production-use1, "),
+        (
+            ["remove-cluster", "staging-usw2"],
+            "environments/apps/notifications.yaml: clusters: app 'notifications' runs on cluster 'staging-usw2'; "
+            "move it first \\(fluxplane offboard-app notifications --cluster staging-usw2\\)",
+        ),
+    ],
+)
+def test_bad_cluster_commands_exit_2_and_leave_every_file(
+    example_project: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = tree(example_project)
+    assert run(example_project, *args) == EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert any(re.match(message, line) for line in captured.err.splitlines()), captured.err
+    assert "Traceback" not in captured.err
+    assert tree(example_project) == before
+
+
+def test_remove_cluster_takes_its_sealed_secrets_and_says_what_goes(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(example_project, "remove-cluster", "production-usw2") == 0
+    out = capsys.readouterr().out
+    assert "deleted environments/secrets/production-usw2/flux-system/flux-system.yaml" in out
+    assert "deleted environments/secrets/production-usw2/orders/orders-git.yaml" in out
+    assert "Crossplane deletes the cluster" in out
+    assert "apps that leave with it (placed by environment): orders" in out
+    assert not (example_project / "environments/secrets/production-usw2").exists()
+    assert "production-usw2" not in clusters_of(example_project)
+    load_plan(example_project)  # what is left synthesizes
+
+
+def test_dry_run_prints_the_change_and_writes_nothing(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = tree(example_project)
+    assert run(example_project, "remove-cluster", "production-usw2", "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "-  - name: production-usw2" in out and out.rstrip().endswith("dry run: nothing written")
+    assert tree(example_project) == before
+
+
+# -- onboard-app and offboard-app ------------------------------------------------------------------
+
+PAYMENTS = [
+    "onboard-app",
+    "payments",
+    "--cluster",
+    "staging-usw2",
+    "--repo",
+    "ssh://git@github.com/example-org/payments.git",
+    "--path",
+    "deploy",
+    "--ref",
+    "v2.0.1",
+    "--team",
+    "@example-org/payments",
+    "--secret-ref",
+    "payments-git",
+]
+
+
+def test_onboard_app_writes_the_app_file(example_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(example_project, *PAYMENTS) == 0
+    out = capsys.readouterr().out
+    assert "+++ b/environments/apps/payments.yaml" in out
+    assert "fluxplane seal --cluster staging-usw2 --namespace payments --name payments-git --from-file identity=" in out
+    text = (example_project / "environments/apps/payments.yaml").read_text()
+    assert yaml.safe_load(text) == {
+        "team": "@example-org/payments",
+        "repository": {
+            "url": "ssh://git@github.com/example-org/payments.git",
+            "ref": {"tag": "v2.0.1"},
+            "secretRef": "payments-git",
+        },
+        "path": "deploy",
+        "clusters": ["staging-usw2"],
+    }
+    apps = {p.app.name: p for p in load_fleet(example_project).apps}
+    assert apps["payments"].cluster == "staging-usw2"
+
+
+def test_onboard_app_defaults_to_branch_main_and_the_app_namespace(example_project: Path) -> None:
+    args = ["onboard-app", "web", "--env", "staging", "--repo", "https://github.com/example-org/web.git"]
+    assert run(example_project, *args, "--path", "k8s", "--overlay", "cluster", "--namespace", "frontend") == 0
+    data = yaml.safe_load((example_project / "environments/apps/web.yaml").read_text())
+    assert data["repository"]["ref"] == {"branch": "main"}
+    assert (data["overlay"], data["namespace"], data["environments"]) == ("cluster", "frontend", ["staging"])
+    load_plan(example_project)  # a public repository needs no sealed secret: synth is ready
+
+
+def test_onboard_app_adds_clusters_to_an_app_and_keeps_its_comments(example_project: Path) -> None:
+    path = example_project / "environments/apps/orders.yaml"
+    before = path.read_text()
+    assert run(example_project, "onboard-app", "orders", "--cluster", "staging-usw2") == 0
+    after = path.read_text()
+    assert after == before.replace(
+        "environments: [production]\n", "environments: [production]\nclusters: [staging-usw2]\n"
+    )
+    assert run(example_project, "onboard-app", "notifications", "--env", "production") == 0
+    assert "environments: [production]" in (example_project / "environments/apps/notifications.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            [*PAYMENTS[:4], "--repo", "git@github.com:example-org/payments.git", "--path", "deploy"],
+            'environments/apps/payments.yaml: repository.url: expected an ssh:// or https:// Git URL, got "git@',
+        ),
+        (
+            [*PAYMENTS[:6], "--path", "deploy", "--ref", "semver:latest"],
+            "environments/apps/payments.yaml: repository.ref.semver: expected a semver range such as",
+        ),
+        (
+            ["onboard-app", "payments", "--cluster", "staging-euw1", *PAYMENTS[4:]],
+            "environments/apps/payments.yaml: clusters\\[0\\]: unknown workload cluster 'staging-euw1'",
+        ),
+        (
+            [*PAYMENTS, "--namespace", "orders", "--env", "production"],
+            "environments/apps/payments.yaml: namespace: app 'payments' and app 'orders' both claim namespace 'orders'",
+        ),
+        (["onboard-app", "payments", "--cluster", "staging-usw2"], "--repo and --path: required for a new app"),
+        (["onboard-app", "payments", *PAYMENTS[4:]], "--cluster or --env: name at least one"),
+        (["onboard-app", "orders", "--env", "production"], "environments/apps/orders.yaml: app 'orders' already runs"),
+        (
+            ["onboard-app", "orders", "--cluster", "staging-usw2", "--repo", "https://x.example/o.git"],
+            "--repo: app 'orders' exists \\(environments/apps/orders.yaml\\); onboard-app only adds",
+        ),
+        (["onboard-app", "../etc", *PAYMENTS[2:]], 'NAME: expected a DNS-1123 label .*got "../etc"'),
+        (["offboard-app", "ledger"], "NAME: unknown app 'ledger' \\(apps: notifications, orders\\)"),
+        (
+            ["offboard-app", "orders", "--cluster", "staging-usw2"],
+            "--cluster: app 'orders' does not run on 'staging-usw2' \\(it runs on: production-usw2, production-use1\\)",
+        ),
+    ],
+)
+def test_bad_app_commands_exit_2_and_leave_every_file(
+    example_project: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = tree(example_project)
+    assert run(example_project, *args) == EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert any(re.match(message, line) for line in captured.err.splitlines()), captured.err
+    assert tree(example_project) == before
+
+
+def test_offboard_app_from_one_cluster_of_its_environment_lists_the_others(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(example_project, "offboard-app", "orders", "--cluster", "production-use1") == 0
+    out = capsys.readouterr().out
+    assert "no longer follows environment 'production'" in out
+    assert "deleted environments/secrets/production-use1/orders/orders-git.yaml" in out
+    data = yaml.safe_load((example_project / "environments/apps/orders.yaml").read_text())
+    assert data["clusters"] == ["production-usw2"] and "environments" not in data
+    assert (example_project / "environments/secrets/production-usw2/orders/orders-git.yaml").exists()
+    placements = [(p.app.name, p.cluster) for p in load_plan(example_project).apps]
+    assert ("orders", "production-use1") not in placements and ("orders", "production-usw2") in placements
+
+
+def test_offboard_app_everywhere_deletes_its_file_and_secrets(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(example_project, "offboard-app", "orders") == 0
+    out = capsys.readouterr().out
+    assert "deleted environments/apps/orders.yaml" in out
+    assert "Crossplane deletes the app's AWS resources there" in out
+    assert not (example_project / "environments/apps/orders.yaml").exists()
+    assert not any((example_project / "environments/secrets").glob("*/orders"))
+    assert [p.app.name for p in load_plan(example_project).apps] == ["notifications"]
+
+
+def test_onboard_then_offboard_gives_back_the_definition(example_project: Path) -> None:
+    before = tree(example_project)
+    assert (
+        run(
+            example_project,
+            "onboard-app",
+            "web",
+            "--cluster",
+            "staging-usw2",
+            "--repo",
+            "https://github.com/example-org/web.git",
+            "--path",
+            "deploy",
+        )
+        == 0
+    )
+    assert run(example_project, "offboard-app", "web") == 0
+    assert tree(example_project) == before
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("v1.4.2", ("tag", "v1.4.2")),
+        ("1.4.2", ("tag", "1.4.2")),
+        ("v2.0.0-rc.1", ("tag", "v2.0.0-rc.1")),
+        (">=1.4.0 <2.0.0", ("semver", ">=1.4.0 <2.0.0")),
+        ("~1.4", ("semver", "~1.4")),
+        ("1.x", ("semver", "1.x")),
+        ("main", ("branch", "main")),
+        ("release/1.4", ("branch", "release/1.4")),
+        ("tag:prod", ("tag", "prod")),
+        ("branch:v1.2.3", ("branch", "v1.2.3")),
+        ("semver:1.4.2", ("semver", "1.4.2")),
+    ],
+)
+def test_parse_ref(value: str, expected: tuple[str, str]) -> None:
+    assert parse_ref(value) == expected
+
+
+def test_parse_ref_needs_a_value() -> None:
+    with pytest.raises(ConfigError, match=r"^--ref: tag: needs a value, e.g. tag:v1.4.2$"):
+        parse_ref("tag:")
+
+
+def readme_transcripts() -> list[tuple[list[str], str]]:
+    """Each ``$ fluxplane <edit command>`` in the README's command-line section, with the output shown."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("### Changing the definition from the command line") :]
+    section = section[: section.index("\n### ")]
+    transcripts = []
+    for block in re.findall(r"```text\n(.*?)```", section, flags=re.S):
+        for command, output in re.findall(r"^\$ fluxplane (.*)\n((?:(?!\$ ).*\n)*)", block, flags=re.M):
+            transcripts.append((shlex.split(command), output))
+    return transcripts
+
+
+@pytest.mark.parametrize(("args", "shown"), readme_transcripts(), ids=lambda value: str(value)[:40])
+def test_the_readme_shows_what_the_commands_print(
+    example_project: Path, args: list[str], shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run(example_project, *args)
+    captured = capsys.readouterr()
+    assert captured.out + captured.err == shown
+    assert code == (0 if captured.out else EXIT_BAD_INPUT)
