@@ -30,6 +30,23 @@ class PackConfig(BaseModel):
     enabled: bool = Field(True, description="Set to false to switch the pack off here (e.g. for one cluster).")
 
 
+@dataclass(frozen=True)
+class PodIdentity:
+    """An IAM role for one service account of an add-on, bound to it through EKS Pod Identity.
+
+    The hub makes the role for every cluster that runs the pack (an ``AddonIdentity`` in the cluster's
+    hub namespace): trusted by Pod Identity for exactly this namespace and service account of that
+    cluster, with the AWS managed policies and the inline policy given. ``${cluster_name}``,
+    ``${cluster_region}`` and ``${environment}`` in the inline policy are the cluster's values.
+    """
+
+    name: str
+    namespace: str
+    service_account: str
+    managed_policies: tuple[str, ...] = ()
+    policy: dict[str, Any] | None = None
+
+
 @dataclass
 class PackContext:
     """What ``bind`` works with: the output file to add objects to, the fleet, and the pack's health gates.
@@ -44,6 +61,7 @@ class PackContext:
     health_checks: list[NamespacedObjectKindReference] = field(default_factory=list)
     health_check_exprs: list[CustomHealthCheck] = field(default_factory=list)
     timeout: str | None = None
+    pod_identities: list[PodIdentity] = field(default_factory=list)
 
     @property
     def scope(self) -> Manifest:
@@ -67,6 +85,28 @@ class PackContext:
         self.health_check_exprs.append(check)
         return check
 
+    def add_pod_identity(
+        self,
+        name: str,
+        *,
+        namespace: str,
+        service_account: str,
+        managed_policies: tuple[str, ...] = (),
+        policy: dict[str, Any] | None = None,
+    ) -> PodIdentity:
+        """Give ``namespace/service_account`` an IAM role on every cluster that runs the pack (see PodIdentity).
+
+        ``name`` tells the pack's roles apart (the role is ``<cluster>-<pack>-<name>``); the add-on's pods
+        need no annotation: the EKS Pod Identity Agent hands them the role's credentials.
+        """
+        if not managed_policies and not policy:
+            raise ValueError(f"pod identity {name!r}: give managed_policies, a policy, or both")
+        identity = PodIdentity(name, namespace, service_account, tuple(managed_policies), policy)
+        if any(existing.name == name for existing in self.pod_identities):
+            raise ValueError(f"pod identity {name!r} is declared twice")
+        self.pod_identities.append(identity)
+        return identity
+
 
 @dataclass(frozen=True)
 class Pack:
@@ -79,3 +119,7 @@ class Pack:
     layer: Layer
     bind: Callable[[PackContext, Any], None]
     requires: tuple[str, ...] = ()
+    #: API groups whose CRDs the pack's controllers install. Objects of these groups that ``bind``
+    #: emits (a Karpenter NodePool, a cert-manager ClusterIssuer) cannot be applied with the
+    #: controllers; synth moves them to ``<pack>-configs`` in the configs layer, after the pack is Ready.
+    crd_groups: tuple[str, ...] = ()
