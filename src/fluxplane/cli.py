@@ -68,6 +68,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     seal.add_argument("--stdout", action="store_true", help="print the SealedSecret instead of writing it")
     _edit_commands(commands)
+    packs = commands.add_parser("packs", help="the installed packs (add-ons): list them, or show one")
+    pack_commands = packs.add_subparsers(dest="packs_command", required=True, metavar="SUBCOMMAND")
+    pack_commands.add_parser("list", help="name, version, layer, requires and description of every pack")
+    show = pack_commands.add_parser("show", help="a pack's config keys, what it emits and an example")
+    show.add_argument("name", metavar="NAME", help="the pack")
     return parser
 
 
@@ -245,6 +250,18 @@ def _edit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _packs(args: argparse.Namespace) -> int:
+    from fluxplane.packs.describe import list_packs, show_pack
+    from fluxplane.packs.registry import PackRegistry
+
+    registry = PackRegistry.from_entry_points()
+    if args.packs_command == "list":
+        print(list_packs(registry), end="")
+    else:
+        print(show_pack(registry.get(args.name)), end="")
+    return 0
+
+
 def _synth(args: argparse.Namespace) -> int:
     from fluxplane import synth
 
@@ -286,6 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _seal(args)
         if args.command in EDIT_COMMANDS:
             return _edit(args)
+        if args.command == "packs":
+            return _packs(args)
         if args.command == "reference":
             from fluxplane.config.reference import markdown
 

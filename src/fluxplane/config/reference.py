@@ -88,23 +88,32 @@ def _default(name: str, model: type[BaseModel]) -> str:
     return f"`{json.dumps(to_jsonable_python(value))}`"
 
 
+def field_rows(model: type[BaseModel], quote: bool = True) -> list[tuple[str, str, str, str]]:
+    """(key, type, default, description) of every field users write, in declaration order."""
+    schema = model.model_json_schema(by_alias=True)
+    defs = schema.get("$defs", {})
+    rows = []
+    for name, field in model.model_fields.items():
+        if (model, name) in IMPLIED:
+            continue
+        key = field.alias or name
+        default, kind = _default(name, model), _type(schema["properties"][key], defs)
+        if not quote:
+            default, kind = default.strip("`*"), kind.replace("`", "").replace(" (below)", "")
+        rows.append((key, kind, default, field.description or ""))
+    return rows
+
+
 def markdown() -> str:
     """The reference as Markdown: one table per model."""
     out: list[str] = []
     for model, heading, where in SECTIONS:
-        schema = model.model_json_schema(by_alias=True)
-        defs = schema.get("$defs", {})
         out.append(f"#### {heading}\n")
         out.append(f"{(model.__doc__ or '').strip().splitlines()[0]} Appears as {where}.\n")
         out.append("| key | type | default | description |")
         out.append("|---|---|---|---|")
-        for name, field in model.model_fields.items():
-            if (model, name) in IMPLIED:
-                continue
-            key = field.alias or name
-            prop = schema["properties"][key]
-            description = (field.description or "").replace("|", "\\|")
-            out.append(f"| `{key}` | {_type(prop, defs)} | {_default(name, model)} | {description} |")
+        for key, kind, default, description in field_rows(model):
+            out.append(f"| `{key}` | {kind} | {default} | {description.replace('|', chr(92) + '|')} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

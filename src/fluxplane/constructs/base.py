@@ -53,6 +53,10 @@ class Node:
             yield child
             yield from node_of(child).walk()
 
+    def remove(self, construct_id: str) -> None:
+        """Take a child, and everything below it, out of the tree (it renders nothing)."""
+        del self._children[construct_id]
+
     def add(self, construct_id: str, child: Any) -> Node:
         if not isinstance(construct_id, str) or not _ID.fullmatch(construct_id):
             raise ConstructError(

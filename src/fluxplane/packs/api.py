@@ -9,13 +9,13 @@ constructs under :attr:`PackContext.scope` and declares the pack's health gates.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from fluxplane.config.models import Fleet
-from fluxplane.constructs.base import Resource
+from fluxplane.constructs.base import Resource, node_of, resources_below
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import CustomHealthCheck, NamespacedObjectKindReference
 
@@ -123,3 +123,48 @@ class Pack:
     #: emits (a Karpenter NodePool, a cert-manager ClusterIssuer) cannot be applied with the
     #: controllers; synth moves them to ``<pack>-configs`` in the configs layer, after the pack is Ready.
     crd_groups: tuple[str, ...] = ()
+
+
+#: Suffix of the pack that applies a pack's custom resources (Pack.crd_groups).
+CONFIGS_SUFFIX = "-configs"
+
+
+def _group(api_version: str | None) -> str:
+    return api_version.split("/")[0] if api_version and "/" in api_version else ""
+
+
+def split_pack(pack: Pack) -> tuple[Pack, ...]:
+    """``pack`` as synth applies it: with ``crd_groups``, its controllers and ``<name>-configs``.
+
+    Both halves bind the pack with the same config; each keeps only its own objects and health
+    gates. ``<name>-configs`` sits in the configs layer and requires the pack, so Flux applies the
+    custom resources once the controllers that serve their kinds are Ready.
+    """
+    if not pack.crd_groups:
+        return (pack,)
+    groups = frozenset(pack.crd_groups)
+
+    def half(custom: bool) -> Callable[[PackContext, Any], None]:
+        def bind(ctx: PackContext, config: Any) -> None:
+            pack.bind(ctx, config)
+            for resource in list(resources_below(ctx.manifest)):
+                if (_group(resource.api_version) in groups) != custom:
+                    node = node_of(resource)
+                    if node_of(node.scope).try_find_child(node.id) is resource:
+                        node_of(node.scope).remove(node.id)
+            ctx.health_checks[:] = [c for c in ctx.health_checks if (_group(c.api_version) in groups) == custom]
+            if custom:
+                ctx.pod_identities.clear()
+
+        return bind
+
+    configs = replace(
+        pack,
+        name=f"{pack.name}{CONFIGS_SUFFIX}",
+        description=f"{pack.description}: its {', '.join(pack.crd_groups)} objects",
+        layer="configs",
+        bind=half(True),
+        requires=(pack.name,),
+        crd_groups=(),
+    )
+    return replace(pack, bind=half(False)), configs

@@ -27,7 +27,7 @@ from fluxplane.constructs.base import node_of
 from fluxplane.constructs.health import conditions_health
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.errors import TreeError
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
 from fluxplane.synth.plan import BOOTSTRAP_AFTER, ClusterPlan, FleetPlan
 
 #: The hub's Kustomization that builds what apps need in AWS, and the pack whose kinds it uses.
@@ -60,6 +60,8 @@ class FleetApp(cdk8s.App):
         # Clusters that share override values share the rendering and the overlay plan.
         self._rendered: dict[tuple[str, str], tuple[list[dict[str, Any]], PackContext]] = {}
         self._plans: dict[tuple[str, str, str], OverlayPlan] = {}
+        #: Per pack as applied (a part of a split pack included): the pack whose config it takes.
+        self._source: dict[str, str] = {}
         self._finished = False
         for cluster in plan.clusters:
             self._add_cluster(cluster)
@@ -88,7 +90,7 @@ class FleetApp(cdk8s.App):
         if chart is None:
             chart = CatalogueChart(self, f"catalogue-{pack.name}", layout=self.layout, layer=pack.layer, pack=pack.name)
             self.catalogue[pack.name] = chart
-            config = self.plan.base_configs[pack.name]
+            config = self.plan.base_configs[self._source.get(pack.name, pack.name)]
             self._base[pack.name] = chart.emit_base(self._binder(pack, config))
             self._rendered[(pack.name, _config_key(config))] = (
                 self._base[pack.name].documents,
@@ -123,9 +125,10 @@ class FleetApp(cdk8s.App):
 
     def _parent(self, pack: Pack, chart: CatalogueChart, environment: str | None) -> tuple[Variant, PackConfig]:
         """The variant a cluster of ``environment`` starts from: the environment's overlay, or the base."""
-        base_config = self.plan.base_configs[pack.name]
+        source = self._source.get(pack.name, pack.name)
+        base_config = self.plan.base_configs[source]
         base = self._base[pack.name]
-        env_config = self.plan.environment_configs.get((environment, pack.name)) if environment else None
+        env_config = self.plan.environment_configs.get((environment, source)) if environment else None
         if environment is None or env_config is None or _config_key(env_config) == _config_key(base_config):
             return base, base_config
         key = (pack.name, environment)
@@ -163,29 +166,8 @@ class FleetApp(cdk8s.App):
         registry = self.plan.registry
         by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
         for name, config in cluster.packs.items():
-            pack = registry.get(name)
-            catalogue = self._catalogue_chart(pack)
-            variant, parent_config = self._parent(pack, catalogue, cluster.environment)
-            if _config_key(config) != _config_key(parent_config):
-                overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", name)
-                variant = self._derive(pack, catalogue, variant, config, f"cluster-{cluster.name}", overlay_dir)
-            declared: PackContext = variant.declared
-            kustomization = chart.add_pack(
-                name,
-                pack.layer,
-                variant.directory,
-                # CEL expressions only say how to judge an object; Flux checks the objects listed in
-                # healthChecks, or everything applied when wait is on.
-                wait=not declared.health_checks,
-                timeout=declared.timeout,
-            )
-            for check in declared.health_checks:
-                kustomization.add_health_check(check)
-            for expr in declared.health_check_exprs:
-                kustomization.add_health_check_expr(expr)
-            for required in pack.requires:
-                kustomization.depends_on(required)
-            by_layer[pack.layer].append(name)
+            for pack in self._parts(registry.get(name)):
+                self._add_pack(chart, cluster, pack, config, by_layer)
         lower: list[str] = []
         for layer in LAYERS:
             for name in by_layer[layer]:
@@ -206,6 +188,40 @@ class FleetApp(cdk8s.App):
                 infrastructure=[chart.pack_kustomizations[name] for name in infrastructure],
             )
             chart.add_tenants(self.workloads)
+
+    def _parts(self, pack: Pack) -> tuple[Pack, ...]:
+        """The pack as applied (split_pack); remembers whose config each part takes."""
+        parts = split_pack(pack)
+        for part in parts:
+            self._source[part.name] = pack.name
+        return parts
+
+    def _add_pack(
+        self, chart: ClusterChart, cluster: ClusterPlan, pack: Pack, config: PackConfig, by_layer: dict[str, list[str]]
+    ) -> None:
+        """One pack (or part of one) on one cluster: its variant, its Kustomization, its gates and order."""
+        catalogue = self._catalogue_chart(pack)
+        variant, parent_config = self._parent(pack, catalogue, cluster.environment)
+        if _config_key(config) != _config_key(parent_config):
+            overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", pack.name)
+            variant = self._derive(pack, catalogue, variant, config, f"cluster-{cluster.name}", overlay_dir)
+        declared: PackContext = variant.declared
+        kustomization = chart.add_pack(
+            pack.name,
+            pack.layer,
+            variant.directory,
+            # CEL expressions only say how to judge an object; Flux checks the objects listed in
+            # healthChecks, or everything applied when wait is on.
+            wait=not declared.health_checks,
+            timeout=declared.timeout,
+        )
+        for check in declared.health_checks:
+            kustomization.add_health_check(check)
+        for expr in declared.health_check_exprs:
+            kustomization.add_health_check_expr(expr)
+        for required in pack.requires:
+            kustomization.depends_on(required)
+        by_layer[pack.layer].append(pack.name)
 
     def _add_spokes(self, hub: ClusterChart) -> None:
         """The hub bootstraps every workload cluster once the clusters are Ready (fluxplane.charts.spokes)."""

@@ -1,0 +1,115 @@
+"""``fluxplane packs list`` and ``fluxplane packs show``: the installed catalogue, for people.
+
+``show`` prints what a user needs to enable a pack: its place in the dependency order, its config
+keys with types and defaults (from the pack's model, so they cannot drift), what it emits with its
+defaults, and an example section for the definition.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from fluxplane.config.reference import field_rows
+from fluxplane.constructs.base import Root
+from fluxplane.constructs.manifest import Manifest
+from fluxplane.packs.api import CONFIGS_SUFFIX, Pack, PackContext
+from fluxplane.packs.registry import PackRegistry
+
+
+def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows
+    ]
+
+
+def list_packs(registry: PackRegistry) -> str:
+    """One line per installed pack: name, version, layer, requires, description."""
+    rows = [("NAME", "VERSION", "LAYER", "REQUIRES", "DESCRIPTION")]
+    for pack in registry:
+        rows.append((pack.name, pack.version, pack.layer, ", ".join(pack.requires) or "-", pack.description))
+    return "\n".join(line.rstrip() for line in _table(rows)) + "\n"
+
+
+def _nested(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, type[BaseModel]]]:
+    """Models used by ``model``'s fields (directly, or as list items or mapping values), with their key path."""
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{field.alias or name}"
+        pending: list[Any] = [field.annotation]
+        while pending:
+            annotation = pending.pop()
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                yield key, annotation
+                yield from _nested(annotation, f"{key}.")
+            else:
+                pending.extend(typing.get_args(annotation))
+
+
+def _emitted(pack: Pack) -> tuple[list[dict[str, Any]], PackContext] | str:
+    try:
+        config = pack.config.model_validate({})
+    except ValidationError as exc:
+        problems = [
+            (".".join(str(part) for part in error["loc"]) + ": " if error["loc"] else "")
+            + str(error["msg"]).removeprefix("Value error, ")
+            for error in exc.errors()
+        ]
+        return f"(nothing without values: {'; '.join(problems)})"
+    context = PackContext(Manifest(Root(), "show", path="show.yaml"))
+    pack.bind(context, config)
+    return context.manifest.documents(), context
+
+
+def _example(pack: Pack) -> str:
+    section: dict[str, Any] = {}
+    for name, field in pack.config.model_fields.items():
+        key = field.alias or name
+        if field.is_required():
+            section[key] = field.examples[0] if field.examples else f"<{name}>"
+    return yaml.safe_dump({"packs": {pack.name: section or {}}}, sort_keys=False, default_flow_style=False)
+
+
+def show_pack(pack: Pack) -> str:
+    """A pack in full: what it is, where it sits, its config, what it emits, an example."""
+    out = [f"{pack.name} {pack.version}: {pack.description}", ""]
+    out.append(f"layer:    {pack.layer} (Flux Kustomization {pack.name!r})")
+    if pack.crd_groups:
+        out.append(
+            f"          its {', '.join(pack.crd_groups)} objects: configs (Kustomization "
+            f"{pack.name + CONFIGS_SUFFIX!r}, after {pack.name!r} is Ready)"
+        )
+    out.append(f"requires: {', '.join(pack.requires) or 'nothing'}")
+    out += ["", f"config (packs.{pack.name} in environments/*.yaml, or a cluster's packs):"]
+    rows = [("KEY", "TYPE", "DEFAULT", "DESCRIPTION")]
+    rows += field_rows(pack.config, quote=False)
+    for prefix, model in _nested(pack.config):
+        rows += [
+            (f"{prefix}.{key}", kind, default, text) for key, kind, default, text in field_rows(model, quote=False)
+        ]
+    out += ["  " + line.rstrip() for line in _table(rows)]
+    emitted = _emitted(pack)
+    out += ["", "emits, with the defaults:"]
+    if isinstance(emitted, str):
+        out.append(f"  {emitted}")
+    else:
+        documents, context = emitted
+        for document in documents:
+            metadata = document.get("metadata", {})
+            where = f"{metadata['namespace']}/" if metadata.get("namespace") else ""
+            group = document["apiVersion"].split("/")[0] if "/" in document["apiVersion"] else ""
+            layer = "configs" if group in pack.crd_groups else pack.layer
+            out.append(f"  {document['kind']} {where}{metadata.get('name')} ({document['apiVersion']}, {layer})")
+        for identity in context.pod_identities:
+            policies = [*identity.managed_policies, *(["an inline policy"] if identity.policy else [])]
+            out.append(
+                f"  IAM role {identity.name!r} for service account {identity.namespace}/{identity.service_account} "
+                f"(EKS Pod Identity, made by the hub): {', '.join(policies)}"
+            )
+    out += ["", "example:"]
+    out += ["  " + line for line in _example(pack).splitlines()]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,52 @@
+"""``fluxplane packs list`` and ``packs show``: the catalogue as people read it."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.packs.describe import list_packs, show_pack
+from fluxplane.packs.registry import PackRegistry
+from tests.unit.synth.packs import demo_registry
+from tests.unit.synth.test_split import ISSUER
+
+
+def test_list_has_a_line_per_pack_with_version_layer_requires_and_description() -> None:
+    lines = list_packs(demo_registry(ISSUER)).splitlines()
+    assert lines[0].split() == ["NAME", "VERSION", "LAYER", "REQUIRES", "DESCRIPTION"]
+    assert [line.split()[:4] for line in lines[1:]] == [
+        ["conf", "1.0.0", "configs", "ctrl"],
+        ["ctrl", "1.0.0", "controllers", "-"],
+        ["issuer", "1.0.0", "controllers", "-"],
+        ["web", "1.0.0", "apps", "-"],
+    ]
+    assert lines[3].endswith("an issuer")
+
+
+def test_show_gives_config_keys_what_is_emitted_and_an_example() -> None:
+    text = show_pack(ISSUER)
+    assert text.startswith("issuer 1.0.0: an issuer\n")
+    assert "its issuer.example.com objects: configs (Kustomization 'issuer-configs', after 'issuer' is Ready)" in text
+    assert any(line.split()[:3] == ["email", "string", '"ops@example.com"'] for line in text.splitlines())
+    assert "  Namespace issuer-system (v1, controllers)" in text
+    assert "  Issuer default (issuer.example.com/v1, configs)" in text
+    role = "IAM role 'controller' for service account issuer-system/issuer (EKS Pod Identity, made by the hub): x"
+    assert role in text
+    example = text[text.index("example:\n") + len("example:\n") :]
+    assert yaml.safe_load("\n".join(line[2:] for line in example.splitlines())) == {"packs": {"issuer": {}}}
+
+
+def test_show_of_a_pack_that_needs_values_says_which() -> None:
+    text = show_pack(PackRegistry.from_entry_points().get("crossplane-providers"))
+    assert "(nothing without values: roleArn is required when identity is 'irsa')" in text
+
+
+def test_the_commands_print_the_installed_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["packs", "list"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()[1:]] == list(PackRegistry.from_entry_points().names)
+    assert main(["packs", "show", "metrics-server"]) == 0
+    assert "replicas  integer 1..10" in capsys.readouterr().out
+    assert main(["packs", "show", "metrics-servr"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.startswith("unknown pack 'metrics-servr' (installed: app-compositions, ")
