@@ -14,7 +14,7 @@ These props mirror the XRDs' schemas, so an object that passes them passes the A
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -26,11 +26,19 @@ VERSION = "v1alpha1"
 REGION = r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$"
 
 #: kind -> plural, for the XRDs.
-KINDS = {"AppIdentity": "appidentities", "AppTable": "apptables", "AppQueue": "appqueues", "AppBucket": "appbuckets"}
+KINDS = {
+    "AppIdentity": "appidentities",
+    "AppTable": "apptables",
+    "AppQueue": "appqueues",
+    "AppBucket": "appbuckets",
+    "AddonIdentity": "addonidentities",
+}
 #: Suffix of the hub service accounts that apply an app's own requests (``<app>-cloud``).
 REQUEST_ACCOUNT_SUFFIX = "-cloud"
 #: The kinds an app may request from its own repository (its identity is the platform's), kind -> plural.
-REQUESTABLE = {kind: plural for kind, plural in KINDS.items() if kind != "AppIdentity"}
+REQUESTABLE = {kind: plural for kind, plural in KINDS.items() if kind not in ("AppIdentity", "AddonIdentity")}
+#: An AWS managed policy (the only ARNs an add-on's role may attach).
+MANAGED_POLICY = r"^arn:aws[a-z-]*:iam::aws:policy/[A-Za-z0-9+=,.@_/-]+$"
 
 
 class _Composite(Props):
@@ -45,6 +53,19 @@ class AppIdentityProps(_Composite):
     cluster_name: str = Field(min_length=1, max_length=100)
     service_account_namespace: Label
     service_account: Label
+
+
+class InlinePolicy(Props):
+    name: str = Field(pattern=r"^[A-Za-z0-9+=,.@_-]{1,128}$")
+    #: The policy document, JSON.
+    policy: str = Field(min_length=2, max_length=10240)
+
+
+class AddonIdentityProps(AppIdentityProps):
+    """An add-on's role: AWS managed policies and inline policies, for one service account."""
+
+    managed_policy_arns: tuple[Annotated[str, Field(pattern=MANAGED_POLICY)], ...] = ()
+    inline_policies: tuple[InlinePolicy, ...] = ()
 
 
 class _AppResource(_Composite):
@@ -98,3 +119,11 @@ class AppBucket(TypedResource[AppBucketProps]):
     api_version = f"{GROUP}/{VERSION}"
     kind = "AppBucket"
     props_class = AppBucketProps
+
+
+class AddonIdentity(TypedResource[AddonIdentityProps]):
+    """The IAM role of one service account of an add-on (a pack) on one cluster, through EKS Pod Identity."""
+
+    api_version = f"{GROUP}/{VERSION}"
+    kind = "AddonIdentity"
+    props_class = AddonIdentityProps

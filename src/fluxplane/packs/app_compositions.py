@@ -46,6 +46,7 @@ SERVICES = {
     "AppTable": ("dynamodb", "iam"),
     "AppQueue": ("sqs", "iam"),
     "AppBucket": ("s3", "iam"),
+    "AddonIdentity": ("iam", "eks"),
 }
 
 TABLE_ACTIONS = (
@@ -135,13 +136,22 @@ def _external_name(source: str) -> dict[str, Any]:
     return _patch(source, "metadata.annotations[crossplane.io/external-name]", required=True)
 
 
-def _identity() -> list[dict[str, Any]]:
+def _identity(role: str = "app") -> list[dict[str, Any]]:
+    """The role Pod Identity lets one service account assume, and the association; an add-on's carries policies."""
+    policies = (
+        [
+            _patch("spec.managedPolicyArns", "spec.forProvider.managedPolicyArns"),
+            _patch("spec.inlinePolicies", "spec.forProvider.inlinePolicy"),
+        ]
+        if role == "addon"
+        else [_patch("metadata.name", f"metadata.labels[{APP_ROLE_LABEL}]")]
+    )
     return [
         _resource(
             "role",
-            _managed("iam", "Role", {}, labels={"role": "app"}),
+            _managed("iam", "Role", {}, labels={"role": role}),
             [
-                _patch("metadata.name", f"metadata.labels[{APP_ROLE_LABEL}]"),
+                *policies,
                 _combine(
                     ("spec.clusterName", "spec.serviceAccountNamespace", "spec.serviceAccount"),
                     trust_policy(),
@@ -153,7 +163,7 @@ def _identity() -> list[dict[str, Any]]:
         ),
         _resource(
             "pod-identity-association",
-            _managed("eks", "PodIdentityAssociation", {"roleArnSelector": _selector(role="app")}),
+            _managed("eks", "PodIdentityAssociation", {"roleArnSelector": _selector(role=role)}),
             [
                 _use("region"),
                 _patch("spec.clusterName", "spec.forProvider.clusterName", required=True),
@@ -163,6 +173,10 @@ def _identity() -> list[dict[str, Any]]:
             ],
         ),
     ]
+
+
+def _addon_identity() -> list[dict[str, Any]]:
+    return _identity("addon")
 
 
 def _table() -> list[dict[str, Any]]:
@@ -225,7 +239,13 @@ def _bucket() -> list[dict[str, Any]]:
     ]
 
 
-COMPOSED = {"AppIdentity": _identity, "AppTable": _table, "AppQueue": _queue, "AppBucket": _bucket}
+COMPOSED = {
+    "AppIdentity": _identity,
+    "AppTable": _table,
+    "AppQueue": _queue,
+    "AppBucket": _bucket,
+    "AddonIdentity": _addon_identity,
+}
 
 
 def composition_name(kind: str) -> str:
@@ -272,6 +292,29 @@ SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
             "clusterName": _string("EKS cluster the app runs on."),
             "serviceAccountNamespace": _string("Namespace of the app's service account on that cluster."),
             "serviceAccount": _string("The app's service account."),
+        },
+        ["region", "clusterName", "serviceAccountNamespace", "serviceAccount"],
+        {"roleArn": {"type": "string"}},
+    ),
+    "AddonIdentity": (
+        {
+            "clusterName": _string("EKS cluster the add-on runs on."),
+            "serviceAccountNamespace": _string("Namespace of the add-on's service account on that cluster."),
+            "serviceAccount": _string("The add-on's service account."),
+            "managedPolicyArns": {
+                "type": "array",
+                "description": "AWS managed policies attached to the role.",
+                "items": _string("An AWS managed policy ARN.", pattern=xr.MANAGED_POLICY),
+            },
+            "inlinePolicies": {
+                "type": "array",
+                "description": "Inline policies of the role.",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "policy"],
+                    "properties": {"name": _string("Policy name."), "policy": _string("Policy document (JSON).")},
+                },
+            },
         },
         ["region", "clusterName", "serviceAccountNamespace", "serviceAccount"],
         {"roleArn": {"type": "string"}},
@@ -419,7 +462,7 @@ def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
 PACK = Pack(
     name="app-compositions",
     version="1.0.0",
-    description="App identity (EKS Pod Identity) and the DynamoDB, SQS and S3 resources apps may request",
+    description="App and add-on identities (EKS Pod Identity) and the DynamoDB, SQS and S3 resources apps may request",
     config=AppCompositionsConfig,
     layer="configs",
     bind=bind,

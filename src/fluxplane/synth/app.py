@@ -14,6 +14,7 @@ from typing import Any
 
 import cdk8s
 
+from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, ClusterIdentities
 from fluxplane.charts.catalogue import CatalogueChart, Variant
 from fluxplane.charts.cloud import CloudChart
 from fluxplane.charts.cluster import ClusterChart
@@ -26,7 +27,7 @@ from fluxplane.constructs.app_resources import GROUP, VERSION
 from fluxplane.constructs.base import node_of
 from fluxplane.constructs.health import conditions_health
 from fluxplane.constructs.manifest import Manifest
-from fluxplane.errors import TreeError
+from fluxplane.errors import ConfigError, TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
 from fluxplane.synth.plan import BOOTSTRAP_AFTER, ClusterPlan, FleetPlan
 
@@ -34,6 +35,8 @@ from fluxplane.synth.plan import BOOTSTRAP_AFTER, ClusterPlan, FleetPlan
 APP_RESOURCES = "app-resources"
 APP_COMPOSITIONS = "app-compositions"
 APP_RESOURCES_TIMEOUT = "20m"
+#: The hub's Kustomization that makes the add-ons' IAM roles (fluxplane.charts.addon_identities).
+ADDON_IDENTITIES = "addon-identities"
 #: The hub's Kustomization that bootstraps the workload clusters, what it waits for, and for how long.
 BOOTSTRAP = "spoke-bootstrap"
 BOOTSTRAP_TIMEOUT = "60m"
@@ -62,11 +65,16 @@ class FleetApp(cdk8s.App):
         self._plans: dict[tuple[str, str, str], OverlayPlan] = {}
         #: Per pack as applied (a part of a split pack included): the pack whose config it takes.
         self._source: dict[str, str] = {}
+        #: Per cluster: the IAM roles its add-ons declared (made on the hub, fluxplane.charts.addon_identities).
+        self._roles: dict[str, list[AddonRole]] = {}
         self._finished = False
         for cluster in plan.clusters:
             self._add_cluster(cluster)
         self.spokes: SpokesChart | None = None
         hub = self.clusters[plan.fleet.management.name]
+        self.addon_identities: AddonIdentitiesChart | None = None
+        if any(self._roles.values()):
+            self._add_addon_identities(hub)
         if BOOTSTRAP_AFTER in hub.pack_kustomizations and plan.fleet.clusters:
             self._add_spokes(hub)
         self.cloud: CloudChart | None = None
@@ -206,6 +214,17 @@ class FleetApp(cdk8s.App):
             overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", pack.name)
             variant = self._derive(pack, catalogue, variant, config, f"cluster-{cluster.name}", overlay_dir)
         declared: PackContext = variant.declared
+        self._roles.setdefault(cluster.name, []).extend(
+            AddonRole(
+                pack=self._source.get(pack.name, pack.name),
+                name=identity.name,
+                namespace=identity.namespace,
+                service_account=identity.service_account,
+                managed_policies=identity.managed_policies,
+                policy=identity.policy,
+            )
+            for identity in declared.pod_identities
+        )
         kustomization = chart.add_pack(
             pack.name,
             pack.layer,
@@ -228,8 +247,49 @@ class FleetApp(cdk8s.App):
         self.spokes = SpokesChart(self, "spokes", layout=self.layout, fleet=self.plan.fleet)
         kustomization = hub.add_pack(BOOTSTRAP, "configs", self.spokes.directory, timeout=BOOTSTRAP_TIMEOUT)
         kustomization.depends_on(BOOTSTRAP_AFTER)
+        if self.addon_identities is not None:
+            # The add-ons' roles and Pod Identity associations exist before their pods start.
+            kustomization.depends_on(ADDON_IDENTITIES)
         for chain in self.spokes.chains.values():
             kustomization.add_health_check(chain[LAST_STEP])
+
+    def _add_addon_identities(self, hub: ClusterChart) -> None:
+        """The hub makes the add-ons' IAM roles, each cluster's in its hub namespace."""
+        management = self.plan.fleet.management.name
+        if APP_COMPOSITIONS not in hub.pack_kustomizations:
+            needing = sorted({f"{role.pack} ({cluster})" for cluster, roles in self._roles.items() for role in roles})
+            raise ConfigError(
+                f"environments/base.yaml: management.packs: {', '.join(needing)} need IAM roles (EKS Pod Identity), "
+                f"which the hub makes with the {APP_COMPOSITIONS!r} pack; enable it ({APP_COMPOSITIONS}: {{}})"
+            )
+        tags = {cluster.name: cluster.tags for cluster in self.plan.fleet.clusters}
+        self.addon_identities = AddonIdentitiesChart(
+            self,
+            "addon-identities",
+            layout=self.layout,
+            clusters=[
+                ClusterIdentities(
+                    cluster=cluster.name,
+                    region=cluster.variables["cluster_region"],
+                    variables=cluster.variables,
+                    tags=tags.get(cluster.name, {}),
+                    identities=tuple(self._roles.get(cluster.name, ())),
+                    own_namespace=cluster.name == management,
+                )
+                for cluster in self.plan.clusters
+            ],
+        )
+        kustomization = hub.add_pack(
+            ADDON_IDENTITIES, "configs", self.addon_identities.directory, timeout=APP_RESOURCES_TIMEOUT
+        )
+        kustomization.depends_on(APP_COMPOSITIONS)
+        if BOOTSTRAP_AFTER in hub.pack_kustomizations and any(
+            self._roles.get(cluster.name) for cluster in self.plan.fleet.clusters
+        ):
+            kustomization.depends_on(BOOTSTRAP_AFTER)
+        for composite in self.addon_identities.composites:
+            kustomization.add_health_check(composite)
+        kustomization.add_health_check_expr(conditions_health(f"{GROUP}/{VERSION}", "AddonIdentity", ("Ready",)))
 
     def _add_cloud(self, hub: ClusterChart) -> None:
         """The hub builds what apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud)."""

@@ -37,7 +37,7 @@ def render_app(app: FleetApp) -> dict[str, str]:
     app.finish()
     spokes = [app.spokes] if app.spokes is not None else []
     tenants = list(app.tenants.values())
-    cloud = [app.cloud] if app.cloud is not None else []
+    cloud = [chart for chart in (app.cloud, app.addon_identities) if chart is not None]
     charts: list[Any] = [*app.clusters.values(), *app.catalogue.values(), *spokes, *tenants, *cloud]
     files: list[tuple[Any, Manifest]] = [(chart, manifest) for chart in charts for manifest in chart.files]
     problems = check_files(files)

@@ -44,8 +44,8 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
     pack.bind(ctx, pack.AppCompositionsConfig())
     kinds = Counter(doc["kind"] for doc in manifest.documents())
     assert kinds == {
-        "CompositeResourceDefinition": 4,
-        "Composition": 4,
+        "CompositeResourceDefinition": 5,
+        "Composition": 5,
         "ValidatingAdmissionPolicy": 1,
         "ValidatingAdmissionPolicyBinding": 1,
     }
@@ -63,6 +63,7 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
         ("AppTable", {"Table", "RolePolicy"}),
         ("AppQueue", {"Queue", "RolePolicy"}),
         ("AppBucket", {"Bucket", "BucketVersioning", "RolePolicy"}),
+        ("AddonIdentity", {"Role", "PodIdentityAssociation"}),
     ],
 )
 def test_each_kind_composes_its_resource_and_nothing_else(kind: str, composed: set[str]) -> None:
@@ -173,6 +174,22 @@ def test_every_example_composite_lives_in_its_clusters_hub_namespace() -> None:
             assert doc["metadata"]["namespace"] == cluster
             if doc["apiVersion"].startswith("platform.fluxplane.io/"):
                 assert doc["metadata"]["labels"]["fluxplane.io/cluster"] == cluster
+
+
+def test_an_addon_role_carries_the_packs_policies_and_the_same_trust() -> None:
+    resources = pack.composition_props("AddonIdentity")["pipeline"][0]["input"]["resources"]
+    role = next(resource for resource in resources if resource["base"]["kind"] == "Role")
+    patched = {patch.get("toFieldPath"): patch.get("fromFieldPath") for patch in role["patches"]}
+    assert patched["spec.forProvider.managedPolicyArns"] == "spec.managedPolicyArns"
+    assert patched["spec.forProvider.inlinePolicy"] == "spec.inlinePolicies"
+    app_role = pack.composition_props("AppIdentity")["pipeline"][0]["input"]["resources"][0]
+    trust = [patch for patch in role["patches"] if patch.get("toFieldPath") == "spec.forProvider.assumeRolePolicy"]
+    assert trust == [p for p in app_role["patches"] if p.get("toFieldPath") == "spec.forProvider.assumeRolePolicy"]
+    association = next(resource for resource in resources if resource["base"]["kind"] == "PodIdentityAssociation")
+    assert association["base"]["spec"]["forProvider"]["roleArnSelector"]["matchLabels"] == {
+        "platform.fluxplane.io/role": "addon"
+    }
+    assert role["base"]["metadata"]["labels"] == {"platform.fluxplane.io/role": "addon"}
 
 
 def test_xrd_schemas_require_what_the_compositions_need() -> None:

@@ -20,6 +20,7 @@ from tests.unit.synth.packs import demo_registry
 
 class IssuerConfig(PackConfig):
     email: str = Field("ops@example.com")
+    identity: bool = Field(False, description="Declare a Pod Identity for the controller.")
 
 
 def _bind(ctx: PackContext, config: IssuerConfig) -> None:
@@ -36,7 +37,8 @@ def _bind(ctx: PackContext, config: IssuerConfig) -> None:
         },
     )
     ctx.add_health_check(issuer)
-    ctx.add_pod_identity("controller", namespace="issuer-system", service_account="issuer", managed_policies=("x",))
+    if config.identity:
+        ctx.add_pod_identity("controller", namespace="issuer-system", service_account="issuer", managed_policies=("x",))
 
 
 ISSUER = Pack(
@@ -74,7 +76,7 @@ def test_split_pack_keeps_each_half_to_its_objects_gates_and_identities() -> Non
     contexts = []
     for half in (controllers, configs):
         ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-        half.bind(ctx, IssuerConfig())
+        half.bind(ctx, IssuerConfig(identity=True))
         contexts.append(ctx)
     assert [doc["kind"] for doc in contexts[0].manifest.documents()] == ["Namespace"]
     assert [doc["kind"] for doc in contexts[1].manifest.documents()] == ["Issuer"]

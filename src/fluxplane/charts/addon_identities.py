@@ -1,0 +1,117 @@
+"""AddonIdentitiesChart: ``addon-identities/<cluster>.yaml``, the IAM roles of the add-ons, made on the hub.
+
+A pack whose add-on calls AWS declares a Pod Identity for its service account
+(:meth:`fluxplane.packs.api.PackContext.add_pod_identity`). For every cluster that runs the pack,
+the hub writes an ``AddonIdentity`` in the cluster's hub namespace: an IAM role that EKS Pod Identity
+lets exactly that service account of that cluster assume, with the pack's policies, and the Pod
+Identity association. The add-on's pods need no annotation; the Pod Identity Agent (an EKS add-on
+on every cluster) hands them the role's credentials.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fluxplane.charts.base import FleetChart
+from fluxplane.charts.layout import RepositoryLayout
+from fluxplane.config.hub import cluster_namespace
+from fluxplane.constructs.app_resources import AddonIdentity
+from fluxplane.constructs.namespace import Namespace
+from fluxplane.errors import ConfigError
+
+DIRECTORY = "addon-identities"
+PACK_LABEL = "fluxplane.io/pack"
+CLUSTER_LABEL = "fluxplane.io/cluster"
+
+
+@dataclass(frozen=True)
+class AddonRole:
+    """One pack's Pod Identity (fluxplane.packs.api.PodIdentity) on one cluster."""
+
+    pack: str
+    name: str
+    namespace: str
+    service_account: str
+    managed_policies: tuple[str, ...] = ()
+    policy: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ClusterIdentities:
+    """One cluster's add-on roles, where the cluster is, and the values its policies substitute."""
+
+    cluster: str
+    region: str
+    variables: Mapping[str, str]
+    tags: Mapping[str, str]
+    identities: tuple[AddonRole, ...]
+    #: The management cluster's hub namespace is not made by workload-clusters: this file makes it.
+    own_namespace: bool = False
+
+
+def policy_text(policy: dict[str, Any], variables: Mapping[str, str]) -> str:
+    """The inline policy for one cluster: its variables filled in, other ``${...}`` kept from Flux's substitution.
+
+    The hub applies this folder with Flux's post-build substitution, which would empty IAM policy
+    variables such as ``${aws:username}``; ``$${`` keeps them.
+    """
+    text = json.dumps(policy, indent=2)
+    for name, value in variables.items():
+        text = text.replace("${" + name + "}", value)
+    return text.replace("${", "$${") + "\n"
+
+
+def composite_name(pack: str, identity: str) -> str:
+    return identity if identity == pack else f"{pack}-{identity}"
+
+
+class AddonIdentitiesChart(FleetChart):
+    """The add-on identities of every cluster, one file per cluster."""
+
+    def __init__(
+        self, scope: Any, construct_id: str, *, layout: RepositoryLayout, clusters: Iterable[ClusterIdentities]
+    ) -> None:
+        super().__init__(scope, construct_id, layout=layout, directory=DIRECTORY)
+        #: Every composite, for the hub Kustomization's health checks.
+        self.composites: list[AddonIdentity] = []
+        listing = self.add_kustomization_file("kustomization", self.directory).config
+        for item in sorted(clusters, key=lambda item: item.cluster):
+            if item.identities:
+                self._cluster(item)
+                listing.add_resource(f"{item.cluster}.yaml")
+
+    def _cluster(self, item: ClusterIdentities) -> None:
+        manifest = self.add_manifest(item.cluster, posixpath.join(self.directory, f"{item.cluster}.yaml"))
+        namespace = cluster_namespace(item.cluster)
+        if item.own_namespace:
+            Namespace(manifest, "namespace", {"name": namespace})
+        for identity in sorted(item.identities, key=lambda role: (role.pack, role.name)):
+            pack, name = identity.pack, composite_name(identity.pack, identity.name)
+            if len(name) > 63:
+                raise ConfigError(
+                    f"pack {pack!r}: pod identity {identity.name!r}: the AddonIdentity name {name!r} is longer "
+                    "than 63 characters; the pack must use a shorter identity name"
+                )
+            inline = [{"name": name, "policy": policy_text(identity.policy, item.variables)}] if identity.policy else []
+            self.composites.append(
+                AddonIdentity(
+                    manifest,
+                    name,
+                    {
+                        "name": name,
+                        "namespace": namespace,
+                        "labels": {PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
+                        "region": item.region,
+                        "tags": dict(item.tags),
+                        "clusterName": item.cluster,
+                        "serviceAccountNamespace": identity.namespace,
+                        "serviceAccount": identity.service_account,
+                        "managedPolicyArns": list(identity.managed_policies),
+                        "inlinePolicies": inline,
+                    },
+                )
+            )
