@@ -29,6 +29,24 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+def _multiline(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\n" in value
+    if isinstance(value, dict):
+        return any(_multiline(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_multiline(item) for item in value)
+    return False
+
+
+def _op(op: str, path: str, value: Any) -> dict[str, Any]:
+    """One operation. kustomize drops the final newline of a ``|`` block that ends the patch text, so a
+    value holding multi-line strings is written before the path, never last."""
+    if _multiline(value):
+        return {"op": op, "value": value, "path": path}
+    return {"op": op, "path": path, "value": value}
+
+
 def json_patch_ops(parent: Any, child: Any, path: str = "") -> list[dict[str, Any]]:
     """JSON 6902 operations that turn ``parent`` into ``child`` (mappings recursed, lists replaced)."""
     if isinstance(parent, dict) and isinstance(child, dict):
@@ -41,11 +59,11 @@ def json_patch_ops(parent: Any, child: Any, path: str = "") -> list[dict[str, An
                 ops.extend(json_patch_ops(value, child[key], sub))
         for key, value in child.items():
             if key not in parent:
-                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+                ops.append(_op("add", f"{path}/{_escape(key)}", value))
         return ops
     if parent == child and type(parent) is type(child):
         return []
-    return [{"op": "replace", "path": path, "value": child}]
+    return [_op("replace", path, child)]
 
 
 def _selector(key: ObjectKey) -> PatchSelector:

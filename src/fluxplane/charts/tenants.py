@@ -29,12 +29,12 @@ from fluxplane.constructs.base import Construct
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import Role, RoleBinding
 from fluxplane.constructs.service_account import ServiceAccount
 
-#: Labels that mark a tenant's objects, for selectors, policies and `kubectl get -l`.
-TENANT_LABEL = "fluxplane.io/tenant"
+#: The annotation naming the team that owns a tenant (its CODEOWNERS entry).
 TEAM_ANNOTATION = "fluxplane.io/team"
 
 #: What a tenant may manage in its own namespace. Everything a typical app deploys; not its own

@@ -31,6 +31,8 @@ FLUX_NAMESPACE = "flux-system"
 #: keep cluster-wide rights where Flux runs locked down and impersonates a namespace's default account.
 KUSTOMIZE_CONTROLLER = "kustomize-controller"
 HELM_CONTROLLER = "helm-controller"
+#: The label on a tenant's namespace and objects, whose value is the app (fluxplane.charts.tenants).
+TENANT_LABEL = "fluxplane.io/tenant"
 
 
 class Props(BaseModel):

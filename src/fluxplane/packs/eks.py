@@ -47,6 +47,10 @@ CLUSTER_AUTH_KEY = "kubeconfig"
 
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+#: Tag on the private subnets, valued with the cluster's name, by which Karpenter's EC2NodeClass finds them.
+KARPENTER_DISCOVERY = "karpenter.sh/discovery"
+#: The node role's IAM name over the cluster's: fixed (not generated) because Karpenter's EC2NodeClass names it.
+NODE_ROLE_NAME = "%s-node"
 
 
 @dataclass(frozen=True, order=True)
@@ -437,6 +441,7 @@ def _network(shape: Shape) -> list[dict[str, Any]]:
                         _patch(f"{zone}.name", "spec.forProvider.availabilityZone", required=True),
                         _patch(f"{zone}.{tier}SubnetCidr", "spec.forProvider.cidrBlock", required=True),
                         _name_tag(f"%s-{tier}-%s", f"{zone}.name"),
+                        *([] if public else [_patch("metadata.name", f"spec.forProvider.tags[{KARPENTER_DISCOVERY}]")]),
                         _use("tags"),
                     ],
                 )
@@ -544,11 +549,16 @@ def _identity() -> list[dict[str, Any]]:
         ("node", "ec2.amazonaws.com", ("sts:AssumeRole",), NODE_POLICIES),
     )
     for role, service, actions, policies in roles:
+        patches = [_name_tag(f"%s-{role}"), _use("tags")]
+        if role == "node":
+            patches.insert(
+                0, _patch("metadata.name", "metadata.annotations[crossplane.io/external-name]", fmt=NODE_ROLE_NAME)
+            )
         resources.append(
             _resource(
                 f"role-{role}",
                 _managed("iam", "Role", {"assumeRolePolicy": _trust_policy(service, actions)}, labels={"role": role}),
-                [_name_tag(f"%s-{role}"), _use("tags")],
+                patches,
             )
         )
         for policy in policies:

@@ -33,12 +33,12 @@ FUNCTION_PATCH_AND_TRANSFORM = "v0.10.10"
 FUNCTION_AUTO_READY = "v0.7.0"
 
 #: The add-on catalogue (one pack each; see the README's catalogue table).
-KARPENTER = Chart("oci://public.ecr.aws/karpenter", "karpenter", "1.8.1")
-AWS_LOAD_BALANCER_CONTROLLER = Chart("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.14.0")
-EXTERNAL_DNS = Chart("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.19.0")
-CERT_MANAGER = Chart("https://charts.jetstack.io", "cert-manager", "v1.19.1")
-AWS_EBS_CSI_DRIVER = Chart("https://kubernetes-sigs.github.io/aws-ebs-csi-driver", "aws-ebs-csi-driver", "2.51.0")
-KUBE_PROMETHEUS_STACK = Chart("https://prometheus-community.github.io/helm-charts", "kube-prometheus-stack", "79.5.0")
+KARPENTER = Chart("oci://public.ecr.aws/karpenter", "karpenter", "1.14.3")
+AWS_LOAD_BALANCER_CONTROLLER = Chart("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.17.1")
+EXTERNAL_DNS = Chart("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.23.0")
+CERT_MANAGER = Chart("https://charts.jetstack.io", "cert-manager", "v1.19.4")
+AWS_EBS_CSI_DRIVER = Chart("https://kubernetes-sigs.github.io/aws-ebs-csi-driver", "aws-ebs-csi-driver", "2.62.0")
+KUBE_PROMETHEUS_STACK = Chart("https://prometheus-community.github.io/helm-charts", "kube-prometheus-stack", "91.5.0")
 ENVOY_GATEWAY = Chart("oci://docker.io/envoyproxy", "gateway-helm", "v1.6.0")
-KYVERNO = Chart("https://kyverno.github.io/kyverno/", "kyverno", "3.6.0")
-FLUENT_BIT = Chart("https://fluent.github.io/helm-charts", "fluent-bit", "0.54.0")
+KYVERNO = Chart("https://kyverno.github.io/kyverno/", "kyverno", "3.6.1")
+FLUENT_BIT = Chart("https://fluent.github.io/helm-charts", "fluent-bit", "0.57.9")

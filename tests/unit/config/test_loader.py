@@ -87,9 +87,19 @@ def test_example_fleet_clusters_merge_base_environment_and_entry(example_project
         )
     ]
     # AND packs merge base, then environment, then the cluster's own entry
-    assert usw2.packs == {"metrics-server": {"replicas": 2}, "podinfo": {"replicas": 3}}
-    assert use1.packs == {"metrics-server": {"replicas": 2}, "podinfo": {"replicas": 4}}
-    assert staging.packs == {"metrics-server": {}, "podinfo": {"replicas": 1}}
+    assert (usw2.packs["metrics-server"], usw2.packs["podinfo"]) == ({"replicas": 2}, {"replicas": 3})
+    assert (use1.packs["metrics-server"], use1.packs["podinfo"]) == ({"replicas": 2}, {"replicas": 4})
+    assert (staging.packs["metrics-server"], staging.packs["podinfo"]) == ({}, {"replicas": 1})
+    # mappings merge key by key: the base's cert-manager issuer stays, production's Enforce wins
+    assert usw2.packs["cert-manager"] == staging.packs["cert-manager"] == {"issuer": {"email": "platform@example.com"}}
+    assert (usw2.packs["kyverno"], staging.packs["kyverno"]) == (
+        {"failureAction": "Enforce"},
+        {"failureAction": "Audit"},
+    )
+    assert list(usw2.packs) == [
+        *("metrics-server", "cert-manager", "kyverno", "fluent-bit", "prometheus", "podinfo"),
+        *("aws-load-balancer-controller", "external-dns", "envoy-gateway", "karpenter", "aws-ebs-csi-driver"),
+    ]
 
 
 def test_example_fleet_environment_packs_and_management_packs(example_project: Path) -> None:
@@ -97,13 +107,19 @@ def test_example_fleet_environment_packs_and_management_packs(example_project: P
     fleet = load_fleet(example_project).fleet
 
     # THEN each environment's packs are the base's merged with its own, and the hub gets the base's
-    assert [env.packs for env in fleet.environments] == [
-        {"metrics-server": {"replicas": 2}, "podinfo": {"replicas": 3}},
-        {"metrics-server": {}, "podinfo": {"replicas": 1}},
-    ]
-    assert fleet.packs == {"metrics-server": {}}
-    assert fleet.management.packs == {
+    production, staging = (env.packs for env in fleet.environments)
+    assert (production["metrics-server"], production["podinfo"]) == ({"replicas": 2}, {"replicas": 3})
+    assert (staging["metrics-server"], staging["podinfo"]) == ({}, {"replicas": 1})
+    assert (production["fluent-bit"], staging["fluent-bit"]) == ({"retentionDays": 90}, {"retentionDays": 30})
+    shared = {
         "metrics-server": {},
+        "cert-manager": {"issuer": {"email": "platform@example.com"}},
+        "kyverno": {"failureAction": "Audit"},
+        "fluent-bit": {"retentionDays": 30},
+    }
+    assert fleet.packs == shared
+    assert fleet.management.packs == {
+        **shared,
         "crossplane": {},
         "crossplane-providers": {
             "roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers",

@@ -62,3 +62,16 @@ def test_the_commands_print_the_installed_catalogue(capsys: pytest.CaptureFixtur
     assert "replicas  integer 1..10" in capsys.readouterr().out
     assert main(["packs", "show", "metrics-servr"]) == EXIT_BAD_INPUT
     assert capsys.readouterr().err.startswith("unknown pack 'metrics-servr' (installed: app-compositions, ")
+
+
+def test_the_catalogue_loads_without_the_javascript_runtime() -> None:
+    # packs list, packs show and the definition commands never start Node: no pack imports cdk8s
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from fluxplane.packs.registry import PackRegistry; PackRegistry.from_entry_points(); "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('jsii', 'cdk8s', 'constructs')))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

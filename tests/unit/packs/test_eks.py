@@ -581,8 +581,19 @@ def test_rendered_values_come_from_the_composite() -> None:
         assert subnet["tags"] == {
             "kubernetes.io/role/internal-elb": "1",
             "Name": f"{cluster.name}-private-{spec['network']['zones'][0]['name']}",
+            "karpenter.sh/discovery": cluster.name,
             **cluster.tags,
         }
+        # AND only the private subnets, where nodes run, are Karpenter's to find
+        for index in range(len(spec["network"]["zones"])):
+            private = objects[f"subnet-private-{index}"]["spec"]["forProvider"]["tags"]
+            public = objects[f"subnet-public-{index}"]["spec"]["forProvider"]["tags"]
+            assert (private.get("karpenter.sh/discovery"), "karpenter.sh/discovery" in public) == (cluster.name, False)
+        # AND the node role has the fixed name Karpenter's EC2NodeClass gives, the cluster role a generated one
+        assert objects["role-node"]["metadata"]["annotations"] == {
+            "crossplane.io/external-name": f"{cluster.name}-node"
+        }
+        assert "annotations" not in objects["role-cluster"]["metadata"]
         # AND the EKS cluster is called like the fleet's cluster
         eks_cluster = objects["cluster"]
         assert eks_cluster["metadata"]["annotations"] == {"crossplane.io/external-name": cluster.name}

@@ -17,6 +17,9 @@ from fluxplane.packs.metrics_server import MetricsServerConfig
 from fluxplane.packs.podinfo import PodinfoConfig
 from fluxplane.packs.registry import ENTRY_POINT_GROUP, PackRegistry, find_cycle
 
+#: The installed packs, as messages list them.
+INSTALLED = ", ".join(PackRegistry.from_entry_points().names)
+
 
 def _no_bind(ctx: PackContext, config: Any) -> None:
     """Small test packs add nothing."""
@@ -172,16 +175,11 @@ def test_from_entry_points_finds_the_built_in_packs() -> None:
     registry = PackRegistry.from_entry_points()
 
     # THEN the built-in packs are there, with their config models
-    assert registry.names == (
-        "app-compositions",
-        "crossplane",
-        "crossplane-provider-configs",
-        "crossplane-providers",
-        "eks-compositions",
-        "metrics-server",
-        "podinfo",
-        "workload-clusters",
-    )
+    hub = ("crossplane", "crossplane-providers", "crossplane-provider-configs", "eks-compositions")
+    hub += ("workload-clusters", "app-compositions")
+    catalogue = ("metrics-server", "karpenter", "aws-load-balancer-controller", "external-dns", "cert-manager")
+    catalogue += ("aws-ebs-csi-driver", "prometheus", "envoy-gateway", "kyverno", "fluent-bit", "podinfo")
+    assert registry.names == tuple(sorted(hub + catalogue))
     assert registry.get("metrics-server").config is MetricsServerConfig
     assert registry.get("podinfo").config is PodinfoConfig
     assert ENTRY_POINT_GROUP == "fluxplane.packs"
@@ -288,16 +286,11 @@ def test_configure_drops_disabled_packs() -> None:
 def test_configure_reports_unknown_packs_with_the_installed_ones() -> None:
     # GIVEN a section for a pack that is not installed
     registry = PackRegistry.from_entry_points()
-    sections: dict[str, Any] = {"cert-manager": {}, "podinfo": {}}
+    sections: dict[str, Any] = {"istio": {}, "podinfo": {}}
 
     # WHEN configured THEN the file, the field and the installed packs are named; the rest is configured
     configs, problems = registry.configure(sections, staging_origins(sections))
-    assert problems == [
-        "environments/staging.yaml: packs.cert-manager: unknown pack 'cert-manager' "
-        "(installed: app-compositions, crossplane, crossplane-provider-configs, crossplane-providers, "
-        "eks-compositions, "
-        "metrics-server, podinfo, workload-clusters)"
-    ]
+    assert problems == [f"environments/staging.yaml: packs.istio: unknown pack 'istio' (installed: {INSTALLED})"]
     assert configs == {"podinfo": PodinfoConfig()}
 
 

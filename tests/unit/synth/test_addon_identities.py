@@ -69,7 +69,9 @@ def test_every_cluster_running_the_pack_gets_its_role_in_its_hub_namespace(examp
         "production-usw2.yaml",
         "staging-usw2.yaml",
     ]
-    (identity,) = files["platform/addon-identities/production-use1.yaml"]
+    (identity,) = [
+        doc for doc in files["platform/addon-identities/production-use1.yaml"] if doc["metadata"]["name"] == "shipper"
+    ]
     assert identity["kind"] == "AddonIdentity" and identity["metadata"]["namespace"] == "production-use1"
     spec = identity["spec"]
     assert (spec["clusterName"], spec["serviceAccountNamespace"], spec["serviceAccount"]) == (
@@ -85,7 +87,9 @@ def test_every_cluster_running_the_pack_gets_its_role_in_its_hub_namespace(examp
     assert '"$${aws:username}"' in inline["policy"]
     assert json.loads(inline["policy"].replace("$${", "${"))["Statement"][0]["Action"] == ["logs:PutLogEvents"]
     # The hub's own add-ons: the hub makes its namespace too
-    assert [doc["kind"] for doc in files["platform/addon-identities/hub.yaml"]] == ["Namespace", "AddonIdentity"]
+    hub = files["platform/addon-identities/hub.yaml"]
+    assert hub[0] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "hub"}}
+    assert "shipper" in {doc["metadata"]["name"] for doc in hub[1:] if doc["kind"] == "AddonIdentity"}
 
 
 def test_the_hub_makes_roles_after_the_clusters_and_before_it_bootstraps_them(example_project: Path) -> None:
@@ -96,7 +100,14 @@ def test_the_hub_makes_roles_after_the_clusters_and_before_it_bootstraps_them(ex
     assert identities["path"] == "./dist/platform/addon-identities"
     assert {"name": "app-compositions"} in identities["dependsOn"]
     assert {"name": "workload-clusters"} in identities["dependsOn"]
-    assert len(identities["healthChecks"]) == 4
+    composites = [
+        (doc["metadata"]["namespace"], doc["metadata"]["name"])
+        for path, docs in files.items()
+        if path.startswith("platform/addon-identities/")
+        for doc in docs
+        if doc["kind"] == "AddonIdentity"
+    ]
+    assert sorted((check["namespace"], check["name"]) for check in identities["healthChecks"]) == sorted(composites)
     assert {"name": "addon-identities"} in hub["spoke-bootstrap"]["dependsOn"]
 
 
@@ -106,5 +117,8 @@ def test_without_app_compositions_on_the_hub_the_roles_are_refused(example_proje
     base.write_text(base.read_text().replace("    app-compositions: {}\n", ""))
     for app in (example_project / "environments/apps").iterdir():
         app.unlink()
-    with pytest.raises(ConfigError, match=r"^environments/base.yaml: management.packs: shipper \(hub\), shipper "):
+    with pytest.raises(ConfigError, match=r"^environments/base.yaml: management.packs: .*shipper \(hub\), ") as caught:
         _render(example_project)
+    assert caught.value.problems[0].endswith(
+        "which the hub makes with the 'app-compositions' pack; enable it (app-compositions: {})"
+    )

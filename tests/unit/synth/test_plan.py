@@ -22,6 +22,9 @@ from fluxplane.packs.workload_clusters import WorkloadClustersConfig
 from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
+#: The installed packs, as messages list them.
+INSTALLED = ", ".join(PackRegistry.from_entry_points().names)
+
 
 @pytest.fixture(scope="module")
 def registry() -> PackRegistry:
@@ -98,7 +101,8 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
     clusters = by_name(fleet_plan)
 
     # THEN each cluster's packs are base, then environment, then its own entry
-    assert clusters["hub"].packs == {
+    added = ("cert-manager", "kyverno", "fluent-bit")
+    assert {name: config for name, config in clusters["hub"].packs.items() if name not in added} == {
         "metrics-server": MetricsServerConfig(),
         "crossplane": CrossplaneConfig(),
         "crossplane-providers": CrossplaneProvidersConfig.model_validate(
@@ -112,36 +116,43 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
         "app-compositions": AppCompositionsConfig(),
         "workload-clusters": WorkloadClustersConfig(),
     }
-    assert clusters["production-usw2"].packs == {
-        "metrics-server": MetricsServerConfig(replicas=2),
-        "podinfo": PodinfoConfig(replicas=3),
-    }
-    assert clusters["production-use1"].packs == {
-        "metrics-server": MetricsServerConfig(replicas=2),
-        "podinfo": PodinfoConfig(replicas=4),
-    }
-    assert clusters["staging-usw2"].packs == {
-        "metrics-server": MetricsServerConfig(),
-        "podinfo": PodinfoConfig(replicas=1),
-    }
+    # Workload clusters: the base's packs (which the hub has too), then their environment's, then their own
+    shared = {"metrics-server", "cert-manager", "kyverno", "fluent-bit"}
+    workload = {"podinfo", "prometheus", "aws-load-balancer-controller", "external-dns", "envoy-gateway"}
+    workload |= {"karpenter", "aws-ebs-csi-driver"}
+    assert shared <= set(clusters["hub"].packs) and not workload & set(clusters["hub"].packs)
+    for name in ("production-usw2", "production-use1", "staging-usw2"):
+        assert set(clusters[name].packs) == shared | workload, name
+    usw2, use1, staging = (clusters[name].packs for name in ("production-usw2", "production-use1", "staging-usw2"))
+    assert usw2["metrics-server"] == MetricsServerConfig(replicas=2)
+    assert (usw2["podinfo"], use1["podinfo"], staging["podinfo"]) == (
+        PodinfoConfig(replicas=3),
+        PodinfoConfig(replicas=4),
+        PodinfoConfig(replicas=1),
+    )
+    assert usw2["kyverno"].model_dump(by_alias=True)["failureAction"] == "Enforce"
+    assert staging["kyverno"].model_dump(by_alias=True)["failureAction"] == "Audit"
+    assert usw2["fluent-bit"].model_dump(by_alias=True)["retentionDays"] == 90
+    assert staging["fluent-bit"].model_dump(by_alias=True)["retentionDays"] == 30
+    assert (
+        usw2["prometheus"].model_dump(by_alias=True)["workspaceId"]
+        != (staging["prometheus"].model_dump(by_alias=True)["workspaceId"])
+    )
     # AND the base and environment configs are kept for the shared catalogue and overlays
     # crossplane-providers has no complete defaults (roleArn) and no base section: the hub's values
-    assert fleet_plan.base_configs == {
-        "metrics-server": MetricsServerConfig(),
-        "podinfo": PodinfoConfig(),
-        "crossplane": CrossplaneConfig(),
-        "crossplane-providers": clusters["hub"].packs["crossplane-providers"],
-        "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),
-        "eks-compositions": EksCompositionsConfig(),
-        "app-compositions": AppCompositionsConfig(),
-        "workload-clusters": WorkloadClustersConfig(),
-    }
-    assert fleet_plan.environment_configs == {
-        ("production", "metrics-server"): MetricsServerConfig(replicas=2),
-        ("production", "podinfo"): PodinfoConfig(replicas=3),
-        ("staging", "metrics-server"): MetricsServerConfig(),
-        ("staging", "podinfo"): PodinfoConfig(replicas=1),
-    }
+    base = fleet_plan.base_configs
+    assert set(base) == set(clusters["hub"].packs) | workload
+    assert base["metrics-server"] == MetricsServerConfig()
+    assert base["podinfo"] == PodinfoConfig()
+    assert base["crossplane-providers"] == clusters["hub"].packs["crossplane-providers"]
+    # prometheus has no complete defaults (workspaceId) and no base section: the first cluster's values
+    assert base["prometheus"] == clusters["production-usw2"].packs["prometheus"]
+    environments = fleet_plan.environment_configs
+    assert environments[("production", "metrics-server")] == MetricsServerConfig(replicas=2)
+    assert environments[("production", "podinfo")] == PodinfoConfig(replicas=3)
+    assert environments[("staging", "metrics-server")] == MetricsServerConfig()
+    assert environments[("staging", "podinfo")] == PodinfoConfig(replicas=1)
+    assert {env for env, _ in environments} == {"production", "staging"}
 
 
 # -- small fleets --------------------------------------------------------------------------------
@@ -302,7 +313,7 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
         "packs": {"podinfo": {"replicas": 0}},
         "clusters": [cluster("p-1"), cluster("p-2", packs={"metrics-server": {"replica": 2}})],
     }
-    staging = {"clusters": [cluster("s-1", packs={"cert-manager": {}}), cluster("s-2", packs={"podinfo": True})]}
+    staging = {"clusters": [cluster("s-1", packs={"istio": {}}), cluster("s-2", packs={"podinfo": True})]}
 
     # WHEN planned
     problems = problems_of(write_fleet(envs={"production": production, "staging": staging}), registry)
@@ -312,9 +323,7 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
         "environments/production.yaml: packs.podinfo.replicas: expected an integer >= 1, got 0",
         "environments/production.yaml: clusters[1].packs.metrics-server.replica: unknown field; "
         "allowed: enabled, replicas, version, values",
-        "environments/staging.yaml: clusters[0].packs.cert-manager: unknown pack 'cert-manager' "
-        "(installed: app-compositions, crossplane, crossplane-provider-configs, "
-        "crossplane-providers, eks-compositions, metrics-server, podinfo, workload-clusters)",
+        f"environments/staging.yaml: clusters[0].packs.istio: unknown pack 'istio' (installed: {INSTALLED})",
         "environments/staging.yaml: clusters[1].packs.podinfo: expected a mapping, got true",
     ]
 
@@ -326,10 +335,7 @@ def test_an_unknown_pack_in_the_base_is_reported_once(write_fleet: FleetWriter, 
 
     # WHEN planned THEN it is one line against base.yaml
     assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
-        "environments/base.yaml: packs.metrics: unknown pack 'metrics' "
-        "(installed: app-compositions, crossplane, crossplane-provider-configs, crossplane-providers, "
-        "eks-compositions, "
-        "metrics-server, podinfo, workload-clusters)"
+        f"environments/base.yaml: packs.metrics: unknown pack 'metrics' (installed: {INSTALLED})"
     ]
 
 

@@ -1,0 +1,428 @@
+"""aws-load-balancer-controller: ALBs for Ingresses and NLBs for Services of type LoadBalancer.
+
+The controller must know its cluster's region and VPC. It would otherwise ask the instance metadata
+service, which pods cannot reach when the nodes keep IMDSv2's hop limit at 1 (and should not: a pod
+that reaches IMDS gets the node's role). The region is a cluster variable; the VPC ID is made by
+Crossplane after synth, so the controller finds the VPC by tag instead (``--aws-vpc-tags``, the
+chart's ``vpcTags``): the EKS composition (fluxplane.packs.eks) names each cluster's VPC like the
+cluster, and tags its subnets ``kubernetes.io/role/elb`` (public) and
+``kubernetes.io/role/internal-elb`` (private), which is how the controller picks subnets.
+
+The controller calls AWS as the IAM role EKS Pod Identity gives its service account, with the
+policy the controller publishes for its release.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, field_validator, model_validator
+
+from fluxplane.config.models import DnsLabel
+from fluxplane.config.problems import show
+from fluxplane.packs import versions
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.helm import chart_release
+
+#: Where the chart runs, and the fixed name of its service account: the Pod Identity association
+#: binds the IAM role to exactly this pair.
+NAMESPACE = "kube-system"
+SERVICE_ACCOUNT = "aws-load-balancer-controller"
+
+#: A VPC Name tag: the characters EC2 allows in tags, less ',' and '=' (the flag is a key=value list),
+#: and the cluster variables.
+VPC_NAME = r"(?:[A-Za-z0-9 _.:/+@-]|\$\{(?:cluster_name|cluster_region|environment|kubernetes_version)\})+"
+
+
+def _vpc_name(value: str) -> str:
+    if not re.fullmatch(VPC_NAME, value) or len(value) > 256:
+        raise ValueError(
+            "expected a VPC Name tag of at most 256 characters: letters, digits, spaces, '_', '.', ':', '/', '+', "
+            f"'@', '-' and the cluster variables (${{cluster_name}}, ${{environment}}, ...), got {show(value)}"
+        )
+    return value
+
+
+def _vpc_id(value: str) -> str:
+    if not re.fullmatch(r"vpc-(?:[0-9a-f]{8}|[0-9a-f]{17})", value):
+        raise ValueError(f"expected a VPC ID such as vpc-0123456789abcdef0, got {show(value)}")
+    return value
+
+
+VpcName = Annotated[str, AfterValidator(_vpc_name)]
+VpcId = Annotated[str, AfterValidator(_vpc_id)]
+
+#: The controller's IAM policy as its project publishes it (docs/install/iam_policy.json of
+#: kubernetes-sigs/aws-load-balancer-controller, v2.14), kept verbatim so that an upgrade is a
+#: paste of the new release's file and its review a plain diff.
+IAM_POLICY_JSON = """\
+{
+    "Version": "2012-10-17",
+    "Statement": [
+        {
+            "Effect": "Allow",
+            "Action": [
+                "iam:CreateServiceLinkedRole"
+            ],
+            "Resource": "*",
+            "Condition": {
+                "StringEquals": {
+                    "iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "ec2:DescribeAccountAttributes",
+                "ec2:DescribeAddresses",
+                "ec2:DescribeAvailabilityZones",
+                "ec2:DescribeInternetGateways",
+                "ec2:DescribeVpcs",
+                "ec2:DescribeVpcPeeringConnections",
+                "ec2:DescribeSubnets",
+                "ec2:DescribeSecurityGroups",
+                "ec2:DescribeInstances",
+                "ec2:DescribeNetworkInterfaces",
+                "ec2:DescribeTags",
+                "ec2:GetCoipPoolUsage",
+                "ec2:DescribeCoipPools",
+                "ec2:GetSecurityGroupsForVpc",
+                "ec2:DescribeIpamPools",
+                "ec2:DescribeRouteTables",
+                "elasticloadbalancing:DescribeLoadBalancers",
+                "elasticloadbalancing:DescribeLoadBalancerAttributes",
+                "elasticloadbalancing:DescribeListeners",
+                "elasticloadbalancing:DescribeListenerCertificates",
+                "elasticloadbalancing:DescribeSSLPolicies",
+                "elasticloadbalancing:DescribeRules",
+                "elasticloadbalancing:DescribeTargetGroups",
+                "elasticloadbalancing:DescribeTargetGroupAttributes",
+                "elasticloadbalancing:DescribeTargetHealth",
+                "elasticloadbalancing:DescribeTags",
+                "elasticloadbalancing:DescribeTrustStores",
+                "elasticloadbalancing:DescribeListenerAttributes",
+                "elasticloadbalancing:DescribeCapacityReservation"
+            ],
+            "Resource": "*"
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "cognito-idp:DescribeUserPoolClient",
+                "acm:ListCertificates",
+                "acm:DescribeCertificate",
+                "iam:ListServerCertificates",
+                "iam:GetServerCertificate",
+                "waf-regional:GetWebACL",
+                "waf-regional:GetWebACLForResource",
+                "waf-regional:AssociateWebACL",
+                "waf-regional:DisassociateWebACL",
+                "wafv2:GetWebACL",
+                "wafv2:GetWebACLForResource",
+                "wafv2:AssociateWebACL",
+                "wafv2:DisassociateWebACL",
+                "shield:GetSubscriptionState",
+                "shield:DescribeProtection",
+                "shield:CreateProtection",
+                "shield:DeleteProtection"
+            ],
+            "Resource": "*"
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "ec2:AuthorizeSecurityGroupIngress",
+                "ec2:RevokeSecurityGroupIngress"
+            ],
+            "Resource": "*"
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "ec2:CreateSecurityGroup"
+            ],
+            "Resource": "*"
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "ec2:CreateTags"
+            ],
+            "Resource": "arn:aws:ec2:*:*:security-group/*",
+            "Condition": {
+                "StringEquals": {
+                    "ec2:CreateAction": "CreateSecurityGroup"
+                },
+                "Null": {
+                    "aws:RequestTag/elbv2.k8s.aws/cluster": "false"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "ec2:CreateTags",
+                "ec2:DeleteTags"
+            ],
+            "Resource": "arn:aws:ec2:*:*:security-group/*",
+            "Condition": {
+                "Null": {
+                    "aws:RequestTag/elbv2.k8s.aws/cluster": "true",
+                    "aws:ResourceTag/elbv2.k8s.aws/cluster": "false"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "ec2:AuthorizeSecurityGroupIngress",
+                "ec2:RevokeSecurityGroupIngress",
+                "ec2:DeleteSecurityGroup"
+            ],
+            "Resource": "*",
+            "Condition": {
+                "Null": {
+                    "aws:ResourceTag/elbv2.k8s.aws/cluster": "false"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:CreateLoadBalancer",
+                "elasticloadbalancing:CreateTargetGroup"
+            ],
+            "Resource": "*",
+            "Condition": {
+                "Null": {
+                    "aws:RequestTag/elbv2.k8s.aws/cluster": "false"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:CreateListener",
+                "elasticloadbalancing:DeleteListener",
+                "elasticloadbalancing:CreateRule",
+                "elasticloadbalancing:DeleteRule"
+            ],
+            "Resource": "*"
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:AddTags",
+                "elasticloadbalancing:RemoveTags"
+            ],
+            "Resource": [
+                "arn:aws:elasticloadbalancing:*:*:targetgroup/*/*",
+                "arn:aws:elasticloadbalancing:*:*:loadbalancer/net/*/*",
+                "arn:aws:elasticloadbalancing:*:*:loadbalancer/app/*/*"
+            ],
+            "Condition": {
+                "Null": {
+                    "aws:RequestTag/elbv2.k8s.aws/cluster": "true",
+                    "aws:ResourceTag/elbv2.k8s.aws/cluster": "false"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:AddTags",
+                "elasticloadbalancing:RemoveTags"
+            ],
+            "Resource": [
+                "arn:aws:elasticloadbalancing:*:*:listener/net/*/*/*",
+                "arn:aws:elasticloadbalancing:*:*:listener/app/*/*/*",
+                "arn:aws:elasticloadbalancing:*:*:listener-rule/net/*/*/*",
+                "arn:aws:elasticloadbalancing:*:*:listener-rule/app/*/*/*"
+            ]
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:ModifyLoadBalancerAttributes",
+                "elasticloadbalancing:SetIpAddressType",
+                "elasticloadbalancing:SetSecurityGroups",
+                "elasticloadbalancing:SetSubnets",
+                "elasticloadbalancing:DeleteLoadBalancer",
+                "elasticloadbalancing:ModifyTargetGroup",
+                "elasticloadbalancing:ModifyTargetGroupAttributes",
+                "elasticloadbalancing:DeleteTargetGroup",
+                "elasticloadbalancing:ModifyListenerAttributes",
+                "elasticloadbalancing:ModifyCapacityReservation",
+                "elasticloadbalancing:ModifyIpPools"
+            ],
+            "Resource": "*",
+            "Condition": {
+                "Null": {
+                    "aws:ResourceTag/elbv2.k8s.aws/cluster": "false"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:AddTags"
+            ],
+            "Resource": [
+                "arn:aws:elasticloadbalancing:*:*:targetgroup/*/*",
+                "arn:aws:elasticloadbalancing:*:*:loadbalancer/net/*/*",
+                "arn:aws:elasticloadbalancing:*:*:loadbalancer/app/*/*"
+            ],
+            "Condition": {
+                "StringEquals": {
+                    "elasticloadbalancing:CreateAction": [
+                        "CreateTargetGroup",
+                        "CreateLoadBalancer"
+                    ]
+                },
+                "Null": {
+                    "aws:RequestTag/elbv2.k8s.aws/cluster": "false"
+                }
+            }
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:RegisterTargets",
+                "elasticloadbalancing:DeregisterTargets"
+            ],
+            "Resource": "arn:aws:elasticloadbalancing:*:*:targetgroup/*/*"
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "elasticloadbalancing:SetWebAcl",
+                "elasticloadbalancing:ModifyListener",
+                "elasticloadbalancing:AddListenerCertificates",
+                "elasticloadbalancing:RemoveListenerCertificates",
+                "elasticloadbalancing:ModifyRule",
+                "elasticloadbalancing:SetRulePriorities"
+            ],
+            "Resource": "*"
+        }
+    ]
+}
+"""
+
+
+def iam_policy() -> dict[str, Any]:
+    """A fresh copy of the controller's IAM policy (callers may not share one mutable dict)."""
+    policy: dict[str, Any] = json.loads(IAM_POLICY_JSON)
+    return policy
+
+
+class AwsLoadBalancerControllerConfig(PackConfig):
+    replicas: int = Field(
+        2,
+        ge=1,
+        le=10,
+        description="Controller replicas (one leads, the others stand by); 2 or more also adds a PodDisruptionBudget.",
+    )
+    ingress_class: DnsLabel = Field(
+        "alb", alias="ingressClass", description="IngressClass the chart creates and the controller serves."
+    )
+    default_ingress_class: bool = Field(
+        False,
+        alias="defaultIngressClass",
+        description="Make that IngressClass the cluster's default, for Ingresses without ingressClassName.",
+    )
+    enable_service_mutator_webhook: bool = Field(
+        True,
+        alias="enableServiceMutatorWebhook",
+        description="Give new Services of type LoadBalancer to this controller (NLBs); false leaves them to EKS's "
+        "built-in cloud provider (Classic Load Balancers).",
+    )
+    default_target_type: Literal["instance", "ip"] = Field(
+        "instance",
+        alias="defaultTargetType",
+        description="Targets of load balancers whose Ingress or Service does not say: node ports (instance) or "
+        "pod IPs (ip).",
+    )
+    vpc_name: VpcName = Field(
+        "${cluster_name}",
+        alias="vpcName",
+        description="Name tag of the cluster's VPC, by which the controller finds it; the default is the VPC "
+        "fluxplane composes for a workload cluster. Set it (or vpcId) for a cluster whose VPC is made elsewhere.",
+    )
+    vpc_id: VpcId | None = Field(
+        None, alias="vpcId", description="The cluster's VPC ID, instead of vpcName, for a VPC made elsewhere."
+    )
+    version: str = Field(versions.AWS_LOAD_BALANCER_CONTROLLER.version, description="Chart version.")
+    values: dict[str, Any] = Field(default_factory=dict, description="Extra Helm values, merged last.")
+
+    @field_validator("values")
+    @classmethod
+    def _keep_service_account(cls, values: dict[str, Any]) -> dict[str, Any]:
+        account = values.get("serviceAccount")
+        if isinstance(account, dict) and {"create", "name"} & account.keys():
+            raise ValueError(
+                "must not set serviceAccount.create or .name: the Pod Identity role is bound to service account "
+                f"{NAMESPACE}/{SERVICE_ACCOUNT}"
+            )
+        return values
+
+    @model_validator(mode="after")
+    def _one_way_to_the_vpc(self) -> AwsLoadBalancerControllerConfig:
+        if self.vpc_id is not None and "vpc_name" in self.model_fields_set:
+            raise ValueError(
+                f"give vpcName or vpcId, not both: got vpcName {show(self.vpc_name)} and vpcId {show(self.vpc_id)}"
+            )
+        return self
+
+
+def chart_values(config: AwsLoadBalancerControllerConfig) -> dict[str, Any]:
+    """The chart's values for ``config``, before the user's ``values``."""
+    values: dict[str, Any] = {
+        "clusterName": "${cluster_name}",
+        "region": "${cluster_region}",
+    }
+    if config.vpc_id is not None:
+        values["vpcId"] = config.vpc_id
+    else:
+        values["vpcTags"] = {"Name": config.vpc_name}
+    values |= {
+        "serviceAccount": {"create": True, "name": SERVICE_ACCOUNT},
+        "replicaCount": config.replicas,
+        "ingressClass": config.ingress_class,
+        "createIngressClassResource": True,
+        "ingressClassConfig": {"default": config.default_ingress_class},
+        "enableServiceMutatorWebhook": config.enable_service_mutator_webhook,
+        "defaultTargetType": config.default_target_type,
+        # Keep the webhook's certificate across upgrades: with a new one per upgrade, the API server
+        # distrusts the webhooks, and refuses what they check, until the pods load the new one.
+        "keepTLSSecret": True,
+    }
+    if config.replicas > 1:
+        values["podDisruptionBudget"] = {"maxUnavailable": 1}
+    return values
+
+
+def bind(ctx: PackContext, config: AwsLoadBalancerControllerConfig) -> None:
+    release = chart_release(
+        ctx.scope,
+        name="aws-load-balancer-controller",
+        chart=versions.AWS_LOAD_BALANCER_CONTROLLER,
+        version=config.version,
+        target_namespace=NAMESPACE,
+    )
+    release.add_values(chart_values(config))
+    release.add_values(config.values)
+    ctx.add_pod_identity("controller", namespace=NAMESPACE, service_account=SERVICE_ACCOUNT, policy=iam_policy())
+    ctx.add_health_check(release)
+
+
+PACK = Pack(
+    name="aws-load-balancer-controller",
+    version="1.0.0",
+    description="AWS Load Balancer Controller (ALBs for Ingresses, NLBs for Services of type LoadBalancer)",
+    config=AwsLoadBalancerControllerConfig,
+    layer="controllers",
+    bind=bind,
+)
