@@ -36,3 +36,11 @@ def test_quick_start_is_make_synth_and_make_test() -> None:
 def test_reference_command_prints_the_same_reference() -> None:
     out = subprocess.run([sys.executable, "-m", "fluxplane", "reference"], capture_output=True, text=True, check=True)
     assert out.stdout == markdown()
+
+
+def test_the_catalogue_table_lists_every_installed_pack() -> None:
+    from fluxplane.packs.registry import PackRegistry
+
+    section = README[README.index("## Packs: the add-on catalogue") : README.index("### Write your own pack")]
+    listed = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
+    assert listed == set(PackRegistry.from_entry_points().names)
