@@ -230,6 +230,12 @@ class Endpoint(Model):
 LogType = Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]
 
 
+#: The longest workload cluster name: its node role is ``<name>-node``, and IAM role names have at most 64.
+MAX_CLUSTER_NAME = 59
+#: Tag keys the composition or AWS own (fluxplane.packs.eks): a cluster's ``tags`` may not set them.
+RESERVED_TAG_PREFIXES = ("aws:", "karpenter.sh/", "kubernetes.io/")
+
+
 class WorkloadCluster(ClusterBase):
     """A workload (spoke) cluster of one environment."""
 
@@ -263,6 +269,27 @@ class WorkloadCluster(ClusterBase):
             raise ValueError(
                 f"{value!r} names the cluster's namespace on the hub; it must not be {reserved} "
                 f"or start with {RESERVED_PREFIX!r}"
+            )
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _fits_the_node_role(cls, value: str) -> str:
+        if len(value) > MAX_CLUSTER_NAME:
+            raise ValueError(
+                f"at most {MAX_CLUSTER_NAME} characters: the cluster's node role is named <name>-node and IAM "
+                f"allows 64, got {json.dumps(value)} ({len(value)})"
+            )
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _not_the_compositions_tags(cls, value: dict[str, str]) -> dict[str, str]:
+        taken = sorted(key for key in value if key == "Name" or key.startswith(RESERVED_TAG_PREFIXES))
+        if taken:
+            raise ValueError(
+                f"{', '.join(map(repr, taken))}: the composition sets Name and the karpenter.sh/, kubernetes.io/ "
+                "tags that controllers find the cluster's resources by, and AWS reserves aws:"
             )
         return value
 

@@ -374,3 +374,21 @@ def test_fleet_clusters_lists_every_workload_cluster_in_definition_order() -> No
 def test_is_dns_label(value: str, expected: bool) -> None:
     # GIVEN a string WHEN checked THEN only DNS-1123 labels of at most 63 characters pass
     assert models.is_dns_label(value) is expected
+
+
+CLUSTER = {"name": "a", "region": "us-west-2"}
+
+
+@pytest.mark.parametrize("key", ["Name", "aws:createdBy", "karpenter.sh/discovery", "kubernetes.io/role/elb"])
+def test_cluster_tags_may_not_set_what_the_composition_or_aws_own(key: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        models.WorkloadCluster.model_validate({**CLUSTER, "tags": {key: "x", "team": "a"}})
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("tags",)
+    assert f"{key!r}: the composition sets Name" in error["msg"]
+
+
+def test_a_cluster_name_leaves_room_for_its_node_role() -> None:
+    models.WorkloadCluster.model_validate({**CLUSTER, "name": "c" * 59})
+    with pytest.raises(ValidationError, match=r"at most 59 characters: the cluster's node role is named <name>-node"):
+        models.WorkloadCluster.model_validate({**CLUSTER, "name": "c" * 60})
