@@ -86,11 +86,13 @@ def show_pack(pack: Pack) -> str:
     out.append(f"requires: {', '.join(pack.requires) or 'nothing'}")
     out += ["", f"config (packs.{pack.name} in environments/*.yaml, or a cluster's packs):"]
     rows = [("KEY", "TYPE", "DEFAULT", "DESCRIPTION")]
-    rows += field_rows(pack.config, quote=False)
-    for prefix, model in _nested(pack.config):
-        rows += [
-            (f"{prefix}.{key}", kind, default, text) for key, kind, default, text in field_rows(model, quote=False)
-        ]
+    nested = list(_nested(pack.config))
+    parents = {prefix for prefix, _ in nested}
+    # A section of its own shows its keys below, not its whole default on one line.
+    for prefix, model in [("", pack.config), *nested]:
+        for key, kind, default, text in field_rows(model, quote=False):
+            path = f"{prefix}.{key}" if prefix else key
+            rows.append((path, kind, "(below)" if path in parents else default, text))
     out += ["  " + line.rstrip() for line in _table(rows)]
     emitted = _emitted(pack)
     out += ["", "emits, with the defaults:"]

@@ -75,3 +75,10 @@ def test_the_catalogue_loads_without_the_javascript_runtime() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_section_of_its_own_lists_its_keys_below_it() -> None:
+    text = show_pack(PackRegistry.from_entry_points().get("cert-manager"))
+    rows = {line.split()[0]: line for line in text.splitlines() if line.startswith("  issuer")}
+    assert rows["issuer"].split()[1:3] == ["mapping", "(below)"]
+    assert '"dns01"' in rows["issuer.solver"] and "{" not in rows["issuer"]
