@@ -33,6 +33,10 @@ def skipped_kinds(stdout: str) -> set[str]:
     return {item.split()[0] for item in lines[0].removeprefix("skipped kinds: ").split(", ")} if lines else set()
 
 
+# Commands' progress lines on standard error would mix with the messages tests compare
+# (tests/unit/test_progress.py checks them).
+os.environ["FLUXPLANE_PROGRESS"] = "off"
+
 _node = ROOT / "node_modules" / ".bin" / "node"
 if _node.exists():
     os.environ.setdefault("JSII_NODE", str(_node))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from fluxplane.errors import FluxplaneError
 from fluxplane.node import use_project_node
+from fluxplane.progress import Progress
 
 EXIT_STALE = 1
 EXIT_BAD_INPUT = 2
@@ -269,13 +270,17 @@ def _synth(args: argparse.Namespace) -> int:
     outdir: Path = args.outdir or (
         Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else root / "dist"
     )
-    with synth.paused_gc():
+    progress = Progress("synth")
+    with progress.stage("load"), synth.paused_gc():
         plan = synth.load_plan(root)
     use_project_node(root)
     started = time.perf_counter()
-    files = synth.render_plan(plan)
+    with progress.stage("render") as stage:
+        files = synth.render_plan(plan)
+        stage.note(f"{len(files)} files")
     if args.check:
-        staleness = synth.compare_tree(files, outdir)
+        with progress.stage("compare"):
+            staleness = synth.compare_tree(files, outdir)
         if not staleness.stale:
             print(f"{outdir}: up to date ({len(files)} files)")
             return 0
@@ -288,7 +293,8 @@ def _synth(args: argparse.Namespace) -> int:
                 print(f"{label}: {outdir / path}")
         print(f"{outdir}: stale; run 'fluxplane synth' (or 'make synth') and commit the result", file=sys.stderr)
         return EXIT_STALE
-    synth.write_tree(files, outdir)
+    with progress.stage("write"):
+        synth.write_tree(files, outdir)
     elapsed = time.perf_counter() - started
     print(f"wrote {len(files)} files to {outdir} in {elapsed:.2f}s")
     return 0
