@@ -1,0 +1,138 @@
+"""Reading the tree validate checks: every YAML document of DIST, with where it came from.
+
+YAML is read the way kubectl and Flux read it: timestamps stay strings and tags the loader does not
+know are read as plain data. A file that does not parse is a finding on the document that broke,
+not bad input: the rest of the tree is still checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fluxplane.errors import FluxplaneError
+from fluxplane.validate.findings import Finding
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class ManifestLoader(_BaseLoader):  # type: ignore[valid-type,misc]
+    """Safe loading without timestamps (kubectl keeps them as strings) and with unknown tags as data."""
+
+
+ManifestLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_unknown(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+ManifestLoader.add_multi_constructor("!", _construct_unknown)
+
+
+class ValidateError(FluxplaneError):
+    """validate or schemas pull cannot run: a missing tree, CRD folder or tool, or a download that failed."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """One YAML document: its file relative to the tree, its 1-based index there, and its content."""
+
+    file: str
+    index: int
+    body: Any
+
+    @property
+    def kind(self) -> str:
+        kind = self.body.get("kind") if isinstance(self.body, dict) else None
+        return kind if isinstance(kind, str) and kind else "-"
+
+    @property
+    def name(self) -> str:
+        meta = self.body.get("metadata") if isinstance(self.body, dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) and name else "-"
+
+    def finding(self, path: str, message: str) -> Finding:
+        return Finding(self.file, self.index, self.kind, self.name, path, message)
+
+
+@dataclass
+class Tree:
+    """Every document of DIST, the YAML files and the folders holding a kustomization.yaml."""
+
+    root: Path
+    documents: list[Document]
+    files: list[str]
+    kustomization_dirs: list[str]
+    parse_findings: list[Finding]
+
+
+def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]:
+    """The documents of one file; a YAML error becomes a finding on the document it broke."""
+    documents: list[Document] = []
+    loader = ManifestLoader(text)
+    index = 0
+    try:
+        while loader.check_node():
+            index += 1
+            node = loader.get_node()
+            documents.append(Document(file, index, loader.construct_document(node)))
+    except yaml.YAMLError as exc:
+        message = " ".join(str(exc).split()).replace('in "<unicode string>", ', "at ")
+        return documents, [Finding(file, index or 1, "-", "-", "(root)", f"cannot parse YAML: {message}")]
+    finally:
+        loader.dispose()
+    return documents, []
+
+
+def check_tree(root: Path) -> None:
+    """Refuse what is not a fluxplane tree: one with platform/clusters/<name>/kustomization.yaml."""
+    if not root.is_dir():
+        raise ValidateError(f"{root}: no such folder (pass the dist/ folder that 'fluxplane synth' writes)")
+    clusters = root / "platform" / "clusters"
+    if not any(clusters.glob("*/kustomization.yaml")):
+        raise ValidateError(f"{root}: not a fluxplane tree (expected platform/clusters/<cluster>/kustomization.yaml)")
+
+
+def load_tree(root: Path) -> Tree:
+    """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders skipped), sorted by path."""
+    check_tree(root)
+    documents: list[Document] = []
+    findings: list[Finding] = []
+    files: list[str] = []
+    paths = sorted(
+        path
+        for pattern in ("*.yaml", "*.yml")
+        for path in root.rglob(pattern)
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+    )
+    for path in paths:
+        relative = path.relative_to(root).as_posix()
+        files.append(relative)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            findings.append(Finding(relative, 1, "-", "-", "(root)", f"cannot read: {exc}"))
+            continue
+        found, problems = load_documents(text, relative)
+        documents.extend(document for document in found if document.body is not None)
+        findings.extend(problems)
+    kustomization_dirs = sorted(
+        {
+            file.rsplit("/", 1)[0] if "/" in file else "."
+            for file in files
+            if file.rsplit("/", 1)[-1] == "kustomization.yaml"
+        }
+    )
+    return Tree(root, documents, files, kustomization_dirs, findings)
