@@ -1,0 +1,59 @@
+"""Every kustomization builds: ``kubectl kustomize`` on each folder holding a kustomization.yaml.
+
+Flux runs the same build (kustomize as a library) before it applies a folder; a folder that does not
+build stops its whole Kustomization. The builds run in parallel on a thread pool, since each is a
+separate process; a failure is a finding on that folder's kustomization.yaml.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from fluxplane.validate.findings import Finding
+from fluxplane.validate.tree import ValidateError
+
+
+def find_kubectl() -> str:
+    """The kubectl on PATH; refuse with the way out when there is none."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        raise ValidateError(
+            "kubectl not found on PATH: install it, or pass --no-kustomize to skip the kustomize builds"
+        )
+    return kubectl
+
+
+def build_error(kubectl: str, folder: Path) -> str | None:
+    """None when ``kubectl kustomize folder`` succeeds, else its error on one line."""
+    result = subprocess.run([kubectl, "kustomize", str(folder)], capture_output=True, text=True, check=False)
+    if result.returncode == 0:
+        return None
+    text = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
+    return text.removeprefix("Error: ").removeprefix("error: ")
+
+
+def check_builds(
+    root: Path,
+    folders: list[str],
+    kubectl: str,
+    advance: Callable[[], None] = lambda: None,
+) -> list[Finding]:
+    """Build every folder (relative to ``root``); one finding per folder that fails."""
+
+    def build(folder: str) -> Finding | None:
+        error = build_error(kubectl, root / folder)
+        advance()
+        if error is None:
+            return None
+        file = "kustomization.yaml" if folder == "." else f"{folder}/kustomization.yaml"
+        name = root.name if folder == "." else folder.rsplit("/", 1)[-1]
+        return Finding(file, 1, "Kustomization", name, "(root)", f"kubectl kustomize failed: {error}")
+
+    with ThreadPoolExecutor(max_workers=min(16, (os.cpu_count() or 2) * 2)) as pool:
+        results = list(pool.map(build, folders))
+    return [finding for finding in results if finding is not None]
