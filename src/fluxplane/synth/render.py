@@ -71,6 +71,12 @@ def render_app(app: FleetApp) -> dict[str, str]:
             out[path] = dump_documents(documents)
     if problems:
         raise TreeError(problems)
+
+    # Each cluster folder's README.md: its Flux dependency graph, drawn from the manifests in memory.
+    from fluxplane.graph import cluster_readmes
+
+    out.update(cluster_readmes(app, files, out))
+
     owners = codeowners(app.plan.fleet.teams, app.plan.apps, app.layout, app.workloads)
     if owners is not None:
         out[CODEOWNERS] = owners
