@@ -129,20 +129,15 @@ class LazyDocuments(Mapping[str, Sequence[Document]]):
         self._texts: Mapping[str, str] = {
             path: text for path, text in (texts or {}).items() if path.endswith((".yaml", ".yml"))
         }
-        self._made: dict[str, Sequence[Document]] = {}
 
     def __getitem__(self, path: str) -> Sequence[Document]:
-        made = self._made.get(path)
-        if made is None:
-            maker = self._makers.get(path)
-            if maker is not None:
-                made = maker()
-            elif path in self._texts:
-                made = parse_documents(self._texts[path])
-            else:
-                raise KeyError(path)
-            self._made[path] = made
-        return made
+        # Not kept: FluxTree keeps what it builds from a folder, and reads each file for one folder.
+        maker = self._makers.get(path)
+        if maker is not None:
+            return maker()
+        if path in self._texts:
+            return parse_documents(self._texts[path])
+        raise KeyError(path)
 
     def __contains__(self, path: object) -> bool:
         return path in self._makers or path in self._texts
@@ -320,6 +315,15 @@ class FluxTree:
                     parent = grand
             self._files = files
         return sorted(self._files.get(folder, []))
+
+    def forget(self, cluster: str) -> None:
+        """Drop what was built from ``cluster``'s own folders (drawn once), keeping the shared ones."""
+        folders = tuple(
+            posixpath.join(key, cluster_dir(cluster)) for roots in self.sources.values() for _, key in roots
+        )
+        for folder in [folder for folder in self._objects if folder.startswith(folders)]:
+            if any(folder == mine or folder.startswith(mine + "/") for mine in folders):
+                del self._objects[folder]
 
     # walking a cluster --------------------------------------------------------------------------
 
@@ -642,10 +646,11 @@ def cluster_readmes(app: FleetApp, files: Iterable[tuple[Any, Manifest]], texts:
         platform=app.layout.key,
         hub=app.plan.fleet.management.name,
     )
-    return {
-        posixpath.join(chart.layout.key, chart.directory, README): readme(tree.graph(name))
-        for name, chart in sorted(app.clusters.items())
-    }
+    readmes: dict[str, str] = {}
+    for name, chart in sorted(app.clusters.items()):
+        readmes[posixpath.join(chart.layout.key, chart.directory, README)] = readme(tree.graph(name))
+        tree.forget(name)
+    return readmes
 
 
 # -- the command ------------------------------------------------------------------------------------
