@@ -10,8 +10,10 @@ than the whole synth.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import errno
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -36,10 +38,10 @@ def _exchange(a: Path, b: Path) -> bool:
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     if result != 0:
-        errno = ctypes.get_errno()
-        if errno in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: file system or kernel cannot exchange
+        code = ctypes.get_errno()
+        if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # the file system or kernel cannot exchange
             return False
-        raise OSError(errno, os.strerror(errno), str(a))
+        raise OSError(code, os.strerror(code), str(a))
     return True
 
 
@@ -57,12 +59,48 @@ def recover(outdir: Path) -> None:
             shutil.rmtree(leftover)
 
 
+#: What to do about the OS errors a user can fix, by errno; anything else gets the generic advice.
+_ADVICE = {
+    errno.ENOSPC: "free space on its file system, then run synth again",
+    errno.EDQUOT: "free space within your disk quota, then run synth again",
+    errno.EACCES: "make {parent} writable for this user, then run synth again",
+    errno.EPERM: "make {parent} writable for this user, then run synth again",
+    errno.EROFS: "the file system is read-only: remount it read-write or pass --outdir",
+    errno.ENOTDIR: "a file stands where a folder should be: move it away",
+    errno.EEXIST: "a file stands where a folder should be: move it away",
+    errno.EISDIR: "a folder stands where a file should be: move it away",
+}
+
+
+def _output_error(exc: OSError, outdir: Path, new: Path) -> OutputError:
+    """One line: the path in dist/ that failed, what to do, the OS error, and that dist/ is unchanged."""
+    where = Path(exc.filename) if exc.filename else outdir
+    if where == new or new in where.parents:
+        where = outdir / where.relative_to(new)  # the staging folder is gone: name the path in dist/
+    advice = _ADVICE.get(exc.errno or 0, "check that path, then run synth again").format(parent=outdir.parent)
+    return OutputError(f"{where}: cannot write dist/ ({advice}): {exc.strerror or exc}; dist/ was left as it was")
+
+
+def _abandon(outdir: Path, new: Path, old: Path) -> None:
+    """Undo an unfinished write: the old tree back in place (if it was moved aside), no staging folder."""
+    if old.exists() and not outdir.exists():
+        with contextlib.suppress(OSError):
+            old.rename(outdir)
+    shutil.rmtree(new, ignore_errors=True)
+
+
 def write_tree(files: dict[str, str], outdir: Path) -> None:
-    """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically."""
+    """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically.
+
+    Any failure before the swap removes the staging folder and leaves ``outdir`` as it was; an OS
+    error becomes one OutputError line.
+    """
     new, old = _staging_paths(outdir)
     try:
         outdir.parent.mkdir(parents=True, exist_ok=True)
         recover(outdir)
+        if outdir.exists() and not outdir.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(outdir))
         made: set[str] = set()
         for relative, text in files.items():
             folder = os.path.dirname(relative)
@@ -71,20 +109,21 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
                 made.add(folder)
             with open(new / relative, "wb") as handle:
                 handle.write(text.encode("utf-8"))
-        if outdir.exists():
-            if not _exchange(new, outdir):
-                outdir.rename(old)
-                new.rename(outdir)
-            else:
-                new, old = outdir, new
-            shutil.rmtree(old)
-        else:
+        if not outdir.exists():
             new.rename(outdir)
-    except OSError as exc:
-        if new.exists() and new != outdir:
-            shutil.rmtree(new, ignore_errors=True)
-        where = exc.filename or outdir
-        raise OutputError(f"{where}: cannot write dist/: {exc.strerror or exc}; dist/ was left as it was") from None
+            return
+        if _exchange(new, outdir):
+            old = new  # the old tree now sits in the staging folder
+        else:
+            outdir.rename(old)
+            new.rename(outdir)
+    except BaseException as exc:
+        _abandon(outdir, new, old)
+        if isinstance(exc, OSError):
+            raise _output_error(exc, outdir, new) from None
+        raise
+    # dist/ is complete; whatever of the old tree this cannot remove, the next run's recover() does
+    shutil.rmtree(old, ignore_errors=True)
 
 
 @dataclass
