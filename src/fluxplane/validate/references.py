@@ -1,0 +1,587 @@
+"""The references Flux and Crossplane resolve only at run time, checked over the whole tree.
+
+**How objects reach a cluster.** Every ``platform/clusters/<cluster>/`` folder is that cluster's entry
+point (``flux bootstrap`` applies it). A Flux Kustomization applies the folder its ``spec.path`` names
+when that path lies in the tree (its first segment is the tree's folder name, ``./dist/...``); a path
+into another repository (a tenant's ``./deploy/production``) is followed no further. A folder is read
+the way kustomize reads it: the ``resources`` of its kustomization.yaml (files and folders, the
+``namespace`` field applied), or, without one, every YAML file below it, as Flux generates it. A
+Kustomization with ``spec.kubeConfig`` applies to another cluster: the hub keeps one namespace per
+spoke, so the target is the cluster its namespace names (any other namespace stands for a remote
+cluster of its own). ``spec.targetNamespace`` moves what it applies into that namespace.
+
+**What exists in a cluster.** The objects placed there, plus what they produce at run time by a
+documented mechanism: a SealedSecret its Secret (``spec.template.metadata.name``), an ExternalSecret
+its target Secret (``spec.target.name``), and a Crossplane composite (XR) what its Compositions
+compose with function-patch-and-transform: the connection Secret (``writeConnectionSecretToRef``) and
+every composed resource whose name is a literal or patched from an XR field without transforms, in
+the XR's namespace. The hub's kubeconfig Secrets and keyless-access ConfigMaps of the example fleet
+are such composite outputs. References Flux resolves only for credentials a person or ``flux
+bootstrap`` creates (a GitRepository's ``secretRef``) are not checked.
+
+**The rules.** Every Kustomization ``sourceRef``, HelmRelease ``chart.spec.sourceRef`` and
+``chartRef``, and HelmChart ``sourceRef`` names a source in the same cluster (namespace defaulting to
+the object's own); every ``dependsOn`` of a Kustomization or HelmRelease resolves likewise and no
+``dependsOn`` cycle exists; every ``healthChecks`` entry is an object the Kustomization itself
+applies; every ``kubeConfig`` ``secretRef``/``configMapRef`` and every ``substituteFrom`` (unless
+``optional: true``) resolves to something that produces that Secret or ConfigMap; every Composition
+``functionRef`` names a Function in the tree; in a Kustomization with ``postBuild``, every ``${VAR}``
+(not ``$${VAR}``, and not ``${VAR:=default}``) is defined by ``substitute`` or a ``substituteFrom``
+source in the tree (objects annotated ``kustomize.toolkit.fluxcd.io/substitute: disabled`` are
+skipped); and no Kustomization applies a CRD or XRD together with custom resources of its kinds
+(the server-side dry run of the resources fails before the definition exists).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from fluxplane.validate.findings import Finding, format_path
+from fluxplane.validate.tree import Document, Tree
+
+FLUX_KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
+FLUX_HELM = "helm.toolkit.fluxcd.io"
+FLUX_SOURCE = "source.toolkit.fluxcd.io"
+SUBSTITUTE_ANNOTATION = "kustomize.toolkit.fluxcd.io/substitute"
+#: Kinds kustomize's namespace field and Flux's targetNamespace leave alone.
+CLUSTER_SCOPED = frozenset(
+    {
+        "Namespace",
+        "CustomResourceDefinition",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CompositeResourceDefinition",
+        "Composition",
+        "Provider",
+        "Function",
+        "Configuration",
+        "DeploymentRuntimeConfig",
+        "ClusterIssuer",
+        "ClusterSecretStore",
+        "ClusterPolicy",
+        "GatewayClass",
+        "StorageClass",
+        "PriorityClass",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "NodePool",
+        "EC2NodeClass",
+        "ClusterProviderConfig",
+    }
+)
+#: ``${VAR}`` not preceded by another ``$``; group 2 is the default operator when there is one.
+VARIABLE = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=][^}]*)?\}")
+
+Key = tuple[str, str, str, str]  # group, kind, namespace ("" when none), name
+
+
+def _group(body: dict[str, Any]) -> str:
+    api = body.get("apiVersion")
+    return api.rsplit("/", 1)[0] if isinstance(api, str) and "/" in api else ""
+
+
+def _get(body: Any, *path: str) -> Any:
+    for part in path:
+        if not isinstance(body, dict):
+            return None
+        body = body.get(part)
+    return body
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A document in a cluster, with the namespace it ends up in."""
+
+    cluster: str
+    document: Document
+    namespace: str
+
+    @property
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = self.document.body
+        return body
+
+    @property
+    def key(self) -> Key:
+        return (_group(self.body), self.document.kind, self.namespace, self.document.name)
+
+
+@dataclass
+class Application:
+    """What one Flux Kustomization (or a cluster's bootstrap, when ``kustomization`` is None) applies."""
+
+    kustomization: Placed | None
+    objects: list[Placed] = field(default_factory=list)
+    #: kustomization.yaml documents read on the way (their patches carry ${VAR} too).
+    build_files: list[Document] = field(default_factory=list)
+    in_tree: bool = True
+
+
+class Fleet:
+    """Where every document of the tree ends up, and what exists in each cluster."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self.by_file: dict[str, list[Document]] = {}
+        for document in tree.documents:
+            self.by_file.setdefault(document.file, []).append(document)
+        self.clusters = sorted(
+            path.parent.name for path in (tree.root / "platform" / "clusters").glob("*/kustomization.yaml")
+        )
+        self.applications: list[Application] = []
+        self.placed: dict[tuple[str, str, int, str], Placed] = {}
+        self.exists: dict[str, set[Key]] = {cluster: set() for cluster in self.clusters}
+        self.missing_paths: list[Finding] = []
+        self._place()
+        self._produce()
+
+    # -- reading folders the way kustomize and Flux do --------------------------------------------
+    def _folder(
+        self, folder: str, seen: frozenset[str] = frozenset()
+    ) -> tuple[list[tuple[Document, str]], list[Document]]:
+        """(document, namespace override) pairs and kustomization.yaml documents of one folder."""
+        if folder in seen:
+            return [], []
+        seen = seen | {folder}
+        build_file = f"{folder}/kustomization.yaml" if folder != "." else "kustomization.yaml"
+        build = [d for d in self.by_file.get(build_file, []) if isinstance(d.body, dict)]
+        if not build:
+            prefix = "" if folder == "." else folder + "/"
+            return [(document, "") for document in self.tree.documents if document.file.startswith(prefix)], []
+        objects: list[tuple[Document, str]] = []
+        build_files = list(build)
+        body = build[0].body
+        for entry in body.get("resources") or []:
+            if not isinstance(entry, str) or "://" in entry:
+                continue
+            target = _normalize(folder, entry)
+            if target is None:
+                continue
+            if target in self.by_file:
+                objects.extend((document, "") for document in self.by_file[target])
+            else:
+                found, files = self._folder(target, seen)
+                objects.extend(found)
+                build_files.extend(files)
+        namespace = body.get("namespace")
+        if isinstance(namespace, str) and namespace:
+            objects = [(document, namespace) for document, _ in objects]
+        return objects, build_files
+
+    def _in_tree(self, path: Any) -> str | None:
+        """The folder (relative to the tree) a Flux spec.path names, or None for another repository's."""
+        if not isinstance(path, str):
+            return None
+        parts = [part for part in PurePosixPath(path).parts if part not in (".", "/")]
+        if not parts or parts[0] != self.tree.root.name:
+            return None
+        return "/".join(parts[1:]) or "."
+
+    # -- placing -------------------------------------------------------------------------------------
+    def _place(self) -> None:
+        queue: list[tuple[str, str, Placed | None]] = [
+            (cluster, f"platform/clusters/{cluster}", None) for cluster in self.clusters
+        ]
+        visited: set[tuple[str, str, tuple[str, str, int] | None]] = set()
+        while queue:
+            cluster, folder, applier = queue.pop(0)
+            identity = None if applier is None else (applier.cluster, applier.document.file, applier.document.index)
+            if (cluster, folder, identity) in visited:
+                continue
+            visited.add((cluster, folder, identity))
+            application = Application(applier)
+            self.applications.append(application)
+            found, application.build_files = self._folder(folder)
+            target_namespace = _get(applier.body, "spec", "targetNamespace") if applier else None
+            for document, namespace in found:
+                if not isinstance(document.body, dict) or document.file.endswith("kustomization.yaml"):
+                    continue
+                own = _get(document.body, "metadata", "namespace")
+                effective = namespace or (own if isinstance(own, str) else "")
+                if isinstance(target_namespace, str) and target_namespace:
+                    effective = target_namespace
+                if document.kind in CLUSTER_SCOPED:
+                    effective = ""
+                placed = Placed(cluster, document, effective)
+                application.objects.append(placed)
+                self.placed.setdefault((cluster, document.file, document.index, effective), placed)
+                self.exists.setdefault(cluster, set()).add(placed.key)
+                if _group(document.body) == FLUX_KUSTOMIZE and document.kind == "Kustomization":
+                    path = _get(document.body, "spec", "path")
+                    inner = self._in_tree(path)
+                    if inner is None:
+                        continue
+                    if not (self.tree.root / inner).is_dir():
+                        self.missing_paths.append(
+                            document.finding("spec.path", f"folder {path!r} does not exist in the tree")
+                        )
+                        continue
+                    queue.append((self._target(placed), inner, placed))
+
+    def _target(self, kustomization: Placed) -> str:
+        kube_config = _get(kustomization.body, "spec", "kubeConfig")
+        if not isinstance(kube_config, dict):
+            return kustomization.cluster
+        if kustomization.namespace in self.clusters:
+            return kustomization.namespace
+        reference = _get(kube_config, "secretRef", "name") or _get(kube_config, "configMapRef", "name")
+        return f"remote {kustomization.namespace}/{reference}"
+
+    # -- what placed objects produce at run time --------------------------------------------------
+    def _produce(self) -> None:
+        compositions = [
+            d
+            for d in self.tree.documents
+            if isinstance(d.body, dict) and d.kind == "Composition" and _group(d.body) == "apiextensions.crossplane.io"
+        ]
+        for placed in list(self.placed.values()):
+            body, cluster, namespace = placed.body, placed.cluster, placed.namespace
+            produced: list[tuple[str, str, Any]] = []
+            if placed.document.kind == "SealedSecret" and _group(body) == "bitnami.com":
+                produced.append(
+                    ("", "Secret", _get(body, "spec", "template", "metadata", "name") or placed.document.name)
+                )
+            if placed.document.kind == "ExternalSecret" and _group(body) == "external-secrets.io":
+                produced.append(("", "Secret", _get(body, "spec", "target", "name") or placed.document.name))
+            for composition in compositions:
+                produced.extend(_composed(composition.body, body))
+            for group, kind, name in produced:
+                if isinstance(name, str) and name:
+                    self.exists[cluster].add((group, kind, namespace, name))
+
+    def has(self, cluster: str, key: Key) -> bool:
+        return key in self.exists.get(cluster, set())
+
+
+def _normalize(folder: str, entry: str) -> str | None:
+    parts: list[str] = [] if folder == "." else folder.split("/")
+    for part in PurePosixPath(entry).parts:
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts) or "."
+
+
+def _field(body: Any, path: Any) -> Any:
+    if not isinstance(path, str):
+        return None
+    return _get(body, *path.split("."))
+
+
+def _patched_name(patches: Any, xr: dict[str, Any], target: str) -> Any:
+    for patch in patches or []:
+        if (
+            isinstance(patch, dict)
+            and patch.get("type", "FromCompositeFieldPath") == "FromCompositeFieldPath"
+            and patch.get("toFieldPath") == target
+            and not patch.get("transforms")
+        ):
+            return _field(xr, patch.get("fromFieldPath"))
+    return None
+
+
+def _composed(composition: dict[str, Any], xr: dict[str, Any]) -> Iterator[tuple[str, str, Any]]:
+    """(group, kind, name) of what ``composition`` writes for ``xr``, when it composes that XR's type."""
+    reference = _get(composition, "spec", "compositeTypeRef") or {}
+    if reference.get("apiVersion") != xr.get("apiVersion") or reference.get("kind") != xr.get("kind"):
+        return
+    chosen = _get(xr, "spec", "crossplane", "compositionRef", "name")
+    if chosen and chosen != _get(composition, "metadata", "name"):
+        return
+    for step in _get(composition, "spec", "pipeline") or []:
+        data = _get(step, "input")
+        if not isinstance(data, dict):
+            continue
+        connection = data.get("writeConnectionSecretToRef")
+        if isinstance(connection, dict):
+            yield "", "Secret", connection.get("name") or _patched_name(connection.get("patches"), xr, "name")
+        for resource in data.get("resources") or []:
+            base = _get(resource, "base")
+            if not isinstance(base, dict) or not isinstance(base.get("kind"), str):
+                continue
+            name = _get(base, "metadata", "name") or _patched_name(resource.get("patches"), xr, "metadata.name")
+            yield _group(base), base["kind"], name
+
+
+# -- the checks ---------------------------------------------------------------------------------------
+SOURCE_GROUPS = {
+    "GitRepository": FLUX_SOURCE,
+    "OCIRepository": FLUX_SOURCE,
+    "Bucket": FLUX_SOURCE,
+    "HelmRepository": FLUX_SOURCE,
+    "HelmChart": FLUX_SOURCE,
+    "ExternalArtifact": FLUX_SOURCE,
+}
+
+
+def _ref_finding(placed: Placed, path: list[str | int], kind: str, namespace: str, name: Any, why: str = "") -> Finding:
+    where = f"{namespace}/{name}" if namespace else str(name)
+    return placed.document.finding(format_path(path), f"{kind} {where!r} not found in cluster {placed.cluster!r}{why}")
+
+
+def _check_ref(
+    fleet: Fleet, placed: Placed, path: list[str | int], reference: Any, default_kind: str, groups: dict[str, str]
+) -> Iterator[Finding]:
+    if not isinstance(reference, dict):
+        return
+    kind = reference.get("kind") or default_kind
+    name = reference.get("name")
+    namespace = reference.get("namespace") or placed.namespace
+    group = groups.get(kind)
+    if group is None or not isinstance(name, str):
+        return
+    if not fleet.has(placed.cluster, (group, kind, namespace, name)):
+        yield _ref_finding(placed, [*path, "name"], kind, namespace, name)
+
+
+def _check_produced(
+    fleet: Fleet, placed: Placed, path: list[str | int], kind: str, name: Any, what: str
+) -> Iterator[Finding]:
+    if isinstance(name, str) and not fleet.has(placed.cluster, ("", kind, placed.namespace, name)):
+        yield placed.document.finding(
+            format_path(path),
+            f"{kind} {placed.namespace + '/' + name!r} for {what} not found in cluster {placed.cluster!r}: "
+            "nothing in the tree produces it (a Secret, SealedSecret, ExternalSecret or composite resource)",
+        )
+
+
+def _check_object(fleet: Fleet, placed: Placed) -> Iterator[Finding]:
+    body, kind, group = placed.body, placed.document.kind, _group(placed.body)
+    spec: dict[str, Any] = body["spec"] if isinstance(body.get("spec"), dict) else {}
+    if group == FLUX_KUSTOMIZE and kind == "Kustomization":
+        yield from _check_ref(fleet, placed, ["spec", "sourceRef"], spec.get("sourceRef"), "", SOURCE_GROUPS)
+        own = {"Kustomization": FLUX_KUSTOMIZE}
+        for index, entry in enumerate(spec.get("dependsOn") or []):
+            yield from _check_ref(fleet, placed, ["spec", "dependsOn", index], entry, "Kustomization", own)
+        post_build: dict[str, Any] = spec["postBuild"] if isinstance(spec.get("postBuild"), dict) else {}
+        for index, source in enumerate(post_build.get("substituteFrom") or []):
+            if (
+                isinstance(source, dict)
+                and not source.get("optional")
+                and source.get("kind") in ("ConfigMap", "Secret")
+            ):
+                yield from _check_produced(
+                    fleet,
+                    placed,
+                    ["spec", "postBuild", "substituteFrom", index, "name"],
+                    source["kind"],
+                    source.get("name"),
+                    "postBuild.substituteFrom",
+                )
+    elif group == FLUX_HELM and kind == "HelmRelease":
+        chart_ref: list[str | int] = ["spec", "chart", "spec", "sourceRef"]
+        yield from _check_ref(fleet, placed, chart_ref, _get(spec, "chart", "spec", "sourceRef"), "", SOURCE_GROUPS)
+        yield from _check_ref(fleet, placed, ["spec", "chartRef"], spec.get("chartRef"), "", SOURCE_GROUPS)
+        own = {"HelmRelease": FLUX_HELM}
+        for index, entry in enumerate(spec.get("dependsOn") or []):
+            yield from _check_ref(fleet, placed, ["spec", "dependsOn", index], entry, "HelmRelease", own)
+    elif group == FLUX_SOURCE and kind == "HelmChart":
+        yield from _check_ref(fleet, placed, ["spec", "sourceRef"], spec.get("sourceRef"), "", SOURCE_GROUPS)
+    if group in (FLUX_KUSTOMIZE, FLUX_HELM) and isinstance(spec.get("kubeConfig"), dict):
+        kube_config = spec["kubeConfig"]
+        if isinstance(kube_config.get("secretRef"), dict):
+            name = kube_config["secretRef"].get("name")
+            yield from _check_produced(
+                fleet, placed, ["spec", "kubeConfig", "secretRef", "name"], "Secret", name, "kubeConfig"
+            )
+        if isinstance(kube_config.get("configMapRef"), dict):
+            name = kube_config["configMapRef"].get("name")
+            yield from _check_produced(
+                fleet, placed, ["spec", "kubeConfig", "configMapRef", "name"], "ConfigMap", name, "kubeConfig"
+            )
+
+
+def _check_application(fleet: Fleet, application: Application) -> Iterator[Finding]:
+    owner = application.kustomization
+    if owner is None:
+        return
+    spec: dict[str, Any] = owner.body["spec"] if isinstance(owner.body.get("spec"), dict) else {}
+    label = f"Kustomization {owner.namespace}/{owner.document.name}"
+    if application.in_tree:
+        applied = {(p.key[0], p.key[1], p.key[2], p.key[3]) for p in application.objects}
+        for index, check in enumerate(spec.get("healthChecks") or []):
+            if not isinstance(check, dict):
+                continue
+            api = check.get("apiVersion")
+            group = api.rsplit("/", 1)[0] if isinstance(api, str) and "/" in api else ""
+            key = (group, str(check.get("kind")), str(check.get("namespace") or ""), str(check.get("name")))
+            if key not in applied:
+                where = f"{key[2]}/{key[3]}" if key[2] else key[3]
+                yield owner.document.finding(
+                    format_path(["spec", "healthChecks", index]),
+                    f"{key[1]} {where!r} is not among the objects this Kustomization applies",
+                )
+        yield from _check_definitions(application, label)
+        if isinstance(spec.get("postBuild"), dict):
+            yield from _check_variables(fleet, application, spec["postBuild"], label)
+
+
+def _check_definitions(application: Application, label: str) -> Iterator[Finding]:
+    defined: dict[tuple[str, str], str] = {}
+    for placed in application.objects:
+        if placed.document.kind in ("CustomResourceDefinition", "CompositeResourceDefinition"):
+            group, kind = _get(placed.body, "spec", "group"), _get(placed.body, "spec", "names", "kind")
+            if isinstance(group, str) and isinstance(kind, str):
+                defined[(group, kind)] = f"{placed.document.kind} {placed.document.name!r}"
+    for placed in application.objects:
+        definition = defined.get((_group(placed.body), placed.document.kind))
+        if definition:
+            yield placed.document.finding(
+                "kind",
+                f"applied by {label} together with its {definition}: the dry run fails until the definition "
+                "exists; apply the definition from a Kustomization this one dependsOn",
+            )
+
+
+def _source_keys(fleet: Fleet, cluster: str, kind: str, namespace: str, name: Any) -> set[str] | None:
+    """The keys the ConfigMap or Secret ``name`` defines in the tree; None when they cannot be known
+    (an ExternalSecret with ``dataFrom`` brings whatever its store holds)."""
+    keys: set[str] = set()
+    for placed in fleet.placed.values():
+        if placed.cluster != cluster or placed.namespace != namespace:
+            continue
+        body, own = placed.body, placed.document.kind
+        if kind == "ConfigMap" and own == "ConfigMap" and placed.document.name == name:
+            keys |= set(body.get("data") or {}) | set(body.get("binaryData") or {})
+        elif kind == "Secret" and own == "Secret" and placed.document.name == name:
+            keys |= set(body.get("data") or {}) | set(body.get("stringData") or {})
+        elif kind == "Secret" and own == "SealedSecret":
+            if (_get(body, "spec", "template", "metadata", "name") or placed.document.name) == name:
+                keys |= set(_get(body, "spec", "encryptedData") or {})
+        elif (
+            kind == "Secret"
+            and own == "ExternalSecret"
+            and (_get(body, "spec", "target", "name") or placed.document.name) == name
+        ):
+            if _get(body, "spec", "dataFrom"):
+                return None
+            entries = _get(body, "spec", "data") or []
+            keys |= {str(e.get("secretKey")) for e in entries if isinstance(e, dict)}
+    return keys
+
+
+def _strings(value: Any, path: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, [*path, str(key)])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, [*path, index])
+
+
+def _check_variables(
+    fleet: Fleet, application: Application, post_build: dict[str, Any], label: str
+) -> Iterator[Finding]:
+    owner = application.kustomization
+    assert owner is not None
+    defined: set[str] = set(post_build.get("substitute") or {})
+    for source in post_build.get("substituteFrom") or []:
+        if isinstance(source, dict):
+            keys = _source_keys(fleet, owner.cluster, str(source.get("kind")), owner.namespace, source.get("name"))
+            if keys is None:
+                return
+            defined |= keys
+    documents = [p.document for p in application.objects] + application.build_files
+    seen: set[tuple[str, int]] = set()
+    for document in documents:
+        if (document.file, document.index) in seen or not isinstance(document.body, dict):
+            continue
+        seen.add((document.file, document.index))
+        if _get(document.body, "metadata", "annotations", SUBSTITUTE_ANNOTATION) == "disabled":
+            continue
+        for path, text in _strings(document.body, []):
+            for match in VARIABLE.finditer(text):
+                if match.group(2) is None and match.group(1) not in defined:
+                    yield document.finding(
+                        format_path(path),
+                        f"variable ${{{match.group(1)}}} is not defined by the postBuild of {label} "
+                        f"(defined: {', '.join(sorted(defined)) or 'none'})",
+                    )
+
+
+def _check_functions(tree: Tree) -> Iterator[Finding]:
+    functions = {
+        d.name
+        for d in tree.documents
+        if isinstance(d.body, dict) and d.kind == "Function" and _group(d.body) == "pkg.crossplane.io"
+    }
+    for document in tree.documents:
+        if not isinstance(document.body, dict) or document.kind != "Composition":
+            continue
+        for index, step in enumerate(_get(document.body, "spec", "pipeline") or []):
+            name = _get(step, "functionRef", "name")
+            if isinstance(name, str) and name not in functions:
+                yield document.finding(
+                    format_path(["spec", "pipeline", index, "functionRef", "name"]),
+                    f"Function {name!r} is not in the tree (functions: {', '.join(sorted(functions)) or 'none'})",
+                )
+
+
+def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
+    nodes: dict[tuple[str, str, str, str], Placed] = {}
+    for placed in fleet.placed.values():
+        group = _group(placed.body)
+        if (group, placed.document.kind) in ((FLUX_KUSTOMIZE, "Kustomization"), (FLUX_HELM, "HelmRelease")):
+            nodes[(placed.cluster, placed.document.kind, placed.namespace, placed.document.name)] = placed
+    edges: dict[tuple[str, str, str, str], list[tuple[str, str, str, str]]] = {}
+    for node, placed in nodes.items():
+        for entry in _get(placed.body, "spec", "dependsOn") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                target = (node[0], node[1], entry.get("namespace") or node[2], entry["name"])
+                if target in nodes:
+                    edges.setdefault(node, []).append(target)
+    reported: set[tuple[tuple[str, str, str, str], ...]] = set()
+    state: dict[tuple[str, str, str, str], int] = {}
+    stack: list[tuple[str, str, str, str]] = []
+
+    def visit(node: tuple[str, str, str, str]) -> Iterator[Finding]:
+        state[node] = 1
+        stack.append(node)
+        for target in edges.get(node, []):
+            if state.get(target) == 1:
+                cycle = stack[stack.index(target) :]
+                start = cycle.index(min(cycle))
+                canonical = tuple(cycle[start:] + cycle[:start])
+                if canonical not in reported:
+                    reported.add(canonical)
+                    first = nodes[canonical[0]]
+                    names = " -> ".join(f"{n[2]}/{n[3]}" for n in (*canonical, canonical[0]))
+                    index = [
+                        i
+                        for i, e in enumerate(_get(first.body, "spec", "dependsOn") or [])
+                        if isinstance(e, dict) and e.get("name") == canonical[1 % len(canonical)][3]
+                    ]
+                    path = format_path(["spec", "dependsOn", index[0]]) if index else "spec.dependsOn"
+                    yield first.document.finding(path, f"dependsOn cycle: {first.document.kind} {names}")
+            elif target not in state:
+                yield from visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(nodes):
+        if node not in state:
+            yield from visit(node)
+
+
+def check_references(tree: Tree) -> list[Finding]:
+    """Every reference rule of the module docstring, over the whole tree; sorted, without repeats."""
+    fleet = Fleet(tree)
+    findings: set[Finding] = set(fleet.missing_paths)
+    for placed in fleet.placed.values():
+        findings.update(_check_object(fleet, placed))
+    for application in fleet.applications:
+        findings.update(_check_application(fleet, application))
+    findings.update(_check_functions(tree))
+    findings.update(_check_cycles(fleet))
+    return sorted(findings)

@@ -1,0 +1,155 @@
+"""Tests for fluxplane.validate.references: one fault of each kind in a copy of the example dist/."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.validate.references import check_references
+from fluxplane.validate.tree import load_tree
+from tests.conftest import ROOT
+
+HUB = "platform/clusters/hub/infrastructure.yaml"
+SPOKE = "platform/spokes/staging-usw2/bootstrap.yaml"
+
+
+@pytest.fixture
+def dist(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(ROOT / "dist", tmp_path / "dist"))
+
+
+def edit(dist: Path, file: str, index: int, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change document ``index`` (1-based) of ``file`` in place."""
+    path = dist / file
+    documents = list(yaml.safe_load_all(path.read_text()))
+    change(documents[index - 1])
+    path.write_text(yaml.safe_dump_all(documents, sort_keys=False))
+
+
+def lines(dist: Path) -> list[str]:
+    return [finding.line() for finding in check_references(load_tree(dist))]
+
+
+def test_example_fleet_is_clean(dist: Path) -> None:
+    assert lines(dist) == []
+
+
+def test_dependson_must_resolve(dist: Path) -> None:
+    edit(dist, HUB, 1, lambda d: d["spec"]["dependsOn"].__setitem__(0, {"name": "nothing"}))
+    assert lines(dist) == [
+        f"{HUB}:1 Kustomization/app-compositions: spec.dependsOn[0].name: "
+        "Kustomization 'flux-system/nothing' not found in cluster 'hub'"
+    ]
+
+
+def test_sourceref_must_resolve_in_the_same_cluster(dist: Path) -> None:
+    edit(dist, SPOKE, 1, lambda d: d["spec"]["sourceRef"].__setitem__("name", "fleet"))
+    assert lines(dist) == [
+        f"{SPOKE}:1 Kustomization/external-secrets: spec.sourceRef.name: "
+        "GitRepository 'flux-system/fleet' not found in cluster 'hub'"
+    ]
+
+
+def test_helmrelease_chart_source_must_resolve(dist: Path) -> None:
+    file = "platform/spokes/staging-usw2/flux/flux.yaml"
+    edit(dist, file, 1, lambda d: d["spec"]["chart"]["spec"]["sourceRef"].__setitem__("name", "flux3"))
+    assert lines(dist) == [
+        f"{file}:1 HelmRelease/flux: spec.chart.spec.sourceRef.name: "
+        "HelmRepository 'flux-system/flux3' not found in cluster 'hub'"
+    ]
+
+
+def test_health_check_must_be_applied_by_the_kustomization(dist: Path) -> None:
+    edit(dist, HUB, 2, lambda d: d["spec"]["healthChecks"][0].__setitem__("name", "cert-manger"))
+    assert lines(dist) == [
+        f"{HUB}:2 Kustomization/cert-manager: spec.healthChecks[0]: "
+        "HelmRelease 'flux-system/cert-manger' is not among the objects this Kustomization applies"
+    ]
+
+
+def test_kubeconfig_secret_must_be_produced(dist: Path) -> None:
+    edit(dist, SPOKE, 2, lambda d: d["spec"]["kubeConfig"]["secretRef"].__setitem__("name", "staging-kubeconfig"))
+    assert lines(dist) == [
+        f"{SPOKE}:2 Kustomization/secret-store: spec.kubeConfig.secretRef.name: Secret "
+        "'staging-usw2/staging-kubeconfig' for kubeConfig not found in cluster 'hub': nothing in the tree produces "
+        "it (a Secret, SealedSecret, ExternalSecret or composite resource)"
+    ]
+
+
+def test_substitute_from_must_resolve_unless_optional(dist: Path) -> None:
+    edit(dist, HUB, 2, lambda d: d["spec"]["postBuild"]["substituteFrom"].append({"kind": "ConfigMap", "name": "x"}))
+    edit(
+        dist,
+        HUB,
+        3,
+        lambda d: d["spec"]["postBuild"]["substituteFrom"].append({"kind": "Secret", "name": "y", "optional": True}),
+    )
+    assert lines(dist) == [
+        f"{HUB}:2 Kustomization/cert-manager: spec.postBuild.substituteFrom[1].name: ConfigMap 'flux-system/x' for "
+        "postBuild.substituteFrom not found in cluster 'hub': nothing in the tree produces it (a Secret, "
+        "SealedSecret, ExternalSecret or composite resource)"
+    ]
+
+
+def test_function_ref_must_name_a_function(dist: Path) -> None:
+    file = "platform/infrastructure/configs/app-compositions/base/app-compositions.yaml"
+    edit(dist, file, 2, lambda d: d["spec"]["pipeline"][0]["functionRef"].__setitem__("name", "function-go"))
+    assert lines(dist) == [
+        f"{file}:2 Composition/appidentity: spec.pipeline[0].functionRef.name: Function 'function-go' is not in "
+        "the tree (functions: function-auto-ready, function-patch-and-transform)"
+    ]
+
+
+def test_dependson_cycle_is_named(dist: Path) -> None:
+    # GIVEN cert-manager depending on cert-manager-configs, which depends on cert-manager
+    edit(dist, HUB, 2, lambda d: d["spec"].__setitem__("dependsOn", [{"name": "cert-manager-configs"}]))
+    assert lines(dist) == [
+        f"{HUB}:2 Kustomization/cert-manager: spec.dependsOn[0]: dependsOn cycle: Kustomization "
+        "flux-system/cert-manager -> flux-system/cert-manager-configs -> flux-system/cert-manager"
+    ]
+
+
+def test_undefined_postbuild_variable(dist: Path) -> None:
+    # GIVEN a variable nothing defines, an escaped one and one with a default
+    file = "platform/infrastructure/configs/karpenter-configs/base/karpenter-configs.yaml"
+
+    def change(document: dict[str, Any]) -> None:
+        document["metadata"]["annotations"] = {"a": "${cluster_zone}", "b": "$${escaped}", "c": "${x:=1}"}
+
+    edit(dist, file, 1, change)
+    found = lines(dist)
+    # THEN only the undefined one is reported, once for each cluster that applies the file
+    assert found == [
+        f"{file}:1 EC2NodeClass/default: metadata.annotations.a: variable ${{cluster_zone}} is not defined by the "
+        "postBuild of Kustomization flux-system/karpenter-configs (defined: cluster_name, cluster_region, "
+        "environment, kubernetes_version)"
+    ]
+
+
+def test_crd_and_its_resources_in_one_kustomization(dist: Path) -> None:
+    # GIVEN an XR placed next to its XRD
+    file = "platform/infrastructure/configs/app-compositions/base/app-compositions.yaml"
+    path = dist / file
+    path.write_text(
+        path.read_text()
+        + "---\napiVersion: platform.fluxplane.io/v1alpha1\nkind: AppIdentity\nmetadata:\n  name: x\n  namespace: hub\n"
+    )
+    documents = len(list(yaml.safe_load_all(path.read_text())))
+    assert lines(dist) == [
+        f"{file}:{documents} AppIdentity/x: kind: applied by Kustomization flux-system/app-compositions together "
+        "with its CompositeResourceDefinition 'appidentities.platform.fluxplane.io': the dry run fails until the "
+        "definition exists; apply the definition from a Kustomization this one dependsOn"
+    ]
+
+
+def test_flux_path_into_the_tree_must_exist(dist: Path) -> None:
+    edit(dist, HUB, 1, lambda d: d["spec"].__setitem__("path", "./dist/platform/nowhere"))
+    assert lines(dist) == [
+        f"{HUB}:1 Kustomization/app-compositions: spec.path: "
+        "folder './dist/platform/nowhere' does not exist in the tree"
+    ]
