@@ -1,0 +1,106 @@
+"""Where ``fluxplane schemas pull`` downloads the CRDs of every API fluxplane emits, pinned.
+
+One table, one URL per upstream file, at the versions fluxplane pins (fluxplane.packs.versions) and
+the snapshot ../shared/crds/SOURCES.md records: the Flux v2.9 controllers (source v1.9.4, kustomize
+v1.9.4, helm v1.6.3, notification v1.9.3), Crossplane v2.3.4, the crossplane-contrib AWS family
+``PROVIDER_AWS`` and provider-kubernetes ``PROVIDER_KUBERNETES``, External Secrets 2.9.0, Sealed Secrets
+v0.36.6 (chart 2.18.5), Karpenter 1.14.3, cert-manager v1.19.4, Gateway API v1.4.0 with Envoy Gateway
+v1.6.0, and Kyverno v1.16.1 (chart 3.6.1). Upgrading a pack's version is a change here too.
+"""
+
+from __future__ import annotations
+
+from fluxplane.packs import versions
+
+_GITHUB = "https://github.com"
+_RAW = "https://raw.githubusercontent.com"
+_FLUX = {"source": "v1.9.4", "kustomize": "v1.9.4", "helm": "v1.6.3", "notification": "v1.9.3"}
+_CROSSPLANE = f"{_RAW}/crossplane/crossplane/v{versions.CROSSPLANE.version}/cluster/crds"
+_AWS = f"{_RAW}/crossplane-contrib/provider-upjet-aws/{versions.PROVIDER_AWS}/package/crds"
+_KUBERNETES = f"{_RAW}/crossplane-contrib/provider-kubernetes/{versions.PROVIDER_KUBERNETES}/package/crds"
+_KARPENTER = f"{_RAW}/aws/karpenter-provider-aws/v{versions.KARPENTER.version}/pkg/apis/crds"
+
+#: Upbound AWS family kinds fluxplane composes, as ``<group>_<plural>`` in both the cluster-scoped
+#: and the namespaced (``.m.``) group.
+_AWS_KINDS = (
+    "aws_providerconfigs",
+    "aws_clusterproviderconfigs",
+    "ec2_vpcs",
+    "ec2_subnets",
+    "ec2_internetgateways",
+    "ec2_natgateways",
+    "ec2_eips",
+    "ec2_routetables",
+    "ec2_routes",
+    "ec2_routetableassociations",
+    "ec2_securitygroups",
+    "ec2_securitygrouprules",
+    "ec2_launchtemplates",
+    "eks_clusters",
+    "eks_nodegroups",
+    "eks_addons",
+    "eks_clusterauths",
+    "eks_accessentries",
+    "eks_accesspolicyassociations",
+    "eks_podidentityassociations",
+    "iam_roles",
+    "iam_rolepolicies",
+    "iam_rolepolicyattachments",
+    "iam_openidconnectproviders",
+    "dynamodb_tables",
+    "sqs_queues",
+    "sqs_queuepolicies",
+    "s3_buckets",
+    "s3_bucketpolicies",
+    "s3_bucketpublicaccessblocks",
+    "s3_bucketserversideencryptionconfigurations",
+    "s3_bucketversionings",
+    "s3_bucketownershipcontrols",
+)
+
+
+def _aws(kind: str) -> str:
+    group, plural = kind.split("_", 1)
+    return f"{_AWS}/{group}.aws.m.upbound.io_{plural}.yaml"
+
+
+URLS: tuple[str, ...] = (
+    *(
+        f"{_GITHUB}/fluxcd/{name}-controller/releases/download/{tag}/{name}-controller.crds.yaml"
+        for name, tag in _FLUX.items()
+    ),
+    *(
+        f"{_CROSSPLANE}/{file}.yaml"
+        for file in (
+            "apiextensions.crossplane.io_compositeresourcedefinitions",
+            "apiextensions.crossplane.io_compositions",
+            "apiextensions.crossplane.io_compositionrevisions",
+            "apiextensions.crossplane.io_environmentconfigs",
+            "apiextensions.crossplane.io_managedresourcedefinitions",
+            "apiextensions.crossplane.io_managedresourceactivationpolicies",
+            "pkg.crossplane.io_providers",
+            "pkg.crossplane.io_functions",
+            "pkg.crossplane.io_configurations",
+            "pkg.crossplane.io_deploymentruntimeconfigs",
+            "pkg.crossplane.io_imageconfigs",
+            "protection.crossplane.io_usages",
+            "protection.crossplane.io_clusterusages",
+        )
+    ),
+    *(_aws(kind) for kind in _AWS_KINDS if kind != "aws_clusterproviderconfigs"),
+    *(_aws(kind).replace(".aws.m.upbound.io_", ".aws.upbound.io_") for kind in _AWS_KINDS if kind.startswith("aws_p")),
+    f"{_KUBERNETES}/kubernetes.m.crossplane.io_objects.yaml",
+    f"{_KUBERNETES}/kubernetes.m.crossplane.io_providerconfigs.yaml",
+    f"{_KUBERNETES}/kubernetes.m.crossplane.io_clusterproviderconfigs.yaml",
+    f"{_RAW}/external-secrets/external-secrets/v{versions.EXTERNAL_SECRETS.version}/deploy/crds/bundle.yaml",
+    f"{_RAW}/bitnami-labs/sealed-secrets/v0.36.6/helm/sealed-secrets/crds/bitnami.com_sealedsecrets.yaml",
+    f"{_KARPENTER}/karpenter.sh_nodepools.yaml",
+    f"{_KARPENTER}/karpenter.sh_nodeclaims.yaml",
+    f"{_KARPENTER}/karpenter.k8s.aws_ec2nodeclasses.yaml",
+    f"{_GITHUB}/cert-manager/cert-manager/releases/download/{versions.CERT_MANAGER.version}/cert-manager.crds.yaml",
+    f"{_GITHUB}/kubernetes-sigs/gateway-api/releases/download/v1.4.0/standard-install.yaml",
+    f"{_RAW}/envoyproxy/gateway/{versions.ENVOY_GATEWAY.version}/charts/gateway-helm/crds/generated/"
+    "gateway.envoyproxy.io_envoyproxies.yaml",
+    f"{_RAW}/kyverno/kyverno/v1.16.1/config/crds/kyverno/kyverno.io_clusterpolicies.yaml",
+    f"{_RAW}/kyverno/kyverno/v1.16.1/config/crds/kyverno/kyverno.io_policies.yaml",
+)
