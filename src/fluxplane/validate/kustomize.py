@@ -33,7 +33,9 @@ def build_error(kubectl: str, folder: Path) -> str | None:
     result = subprocess.run([kubectl, "kustomize", str(folder)], capture_output=True, text=True, check=False)
     if result.returncode == 0:
         return None
-    text = " ".join(result.stderr.split()) or f"exit status {result.returncode}"
+    lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.lower().startswith("error: ")] or lines
+    text = " ".join(" ".join(errors).split()) or f"exit status {result.returncode}"
     return text.removeprefix("Error: ").removeprefix("error: ")
 
 

@@ -1,0 +1,136 @@
+"""fluxplane validate end to end: the example dist/ is clean, one fault of each kind is found, bad input exits 2."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fluxplane.cli import main
+from tests.conftest import CRDS, ROOT
+
+needs_crds = pytest.mark.skipif(not CRDS.is_dir(), reason=f"the CRD corpus {CRDS} is missing")
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+HUB = "platform/clusters/hub/infrastructure.yaml"
+
+
+@pytest.fixture
+def dist(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(ROOT / "dist", tmp_path / "dist"))
+
+
+def _summary(dist: Path, tail: str) -> str:
+    documents = 319
+    return f"{dist}: {documents} documents in 140 files, 66 kustomizations: {tail}"
+
+
+@needs_crds
+@needs_kubectl
+def test_example_dist_is_clean(dist: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN the committed dist/ WHEN validated against ../shared/crds THEN it is valid, exit 0
+    assert main(["validate", str(dist), "--crds", str(CRDS)]) == 0
+    out, err = capsys.readouterr()
+    assert out == _summary(dist, "valid") + "\n"
+    assert (
+        "no schema for cert-manager.io/v1 ClusterIssuer (1 document): run 'fluxplane schemas pull' or pass --crds\n"
+        in err
+    )
+
+
+@needs_crds
+@needs_kubectl
+def test_one_fault_of_each_kind(dist: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN a schema fault (misspelled field), a kustomize fault (a missing resource) and a reference fault
+    documents = list(yaml.safe_load_all((dist / HUB).read_text()))
+    documents[1]["spec"]["intervall"] = "5m"
+    documents[0]["spec"]["dependsOn"][0]["name"] = "nothing"
+    (dist / HUB).write_text(yaml.safe_dump_all(documents, sort_keys=False))
+    kustomization = dist / "platform/spokes/staging-usw2/kustomization.yaml"
+    kustomization.write_text(kustomization.read_text() + "- gone.yaml\n")
+    # WHEN validated
+    assert main(["validate", str(dist), "--crds", str(CRDS)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    # THEN each is reported with its file, document and path, sorted, then the summary
+    assert out[0] == (
+        f"{HUB}:1 Kustomization/app-compositions: spec.dependsOn[0].name: "
+        "Kustomization 'flux-system/nothing' not found in cluster 'hub'"
+    )
+    assert (
+        out[1]
+        == f'{HUB}:2 Kustomization/cert-manager: spec.intervall: unknown field "intervall" (did you mean "interval"?)'
+    )
+    # (the folder that includes the broken one fails to build too)
+    failed = "(root): kubectl kustomize failed: "
+    assert out[2].startswith(f"platform/spokes/kustomization.yaml:1 Kustomization/spokes: {failed}")
+    assert out[3].startswith(f"platform/spokes/staging-usw2/kustomization.yaml:1 Kustomization/staging-usw2: {failed}")
+    assert "gone.yaml: no such file or directory" in out[3]
+    assert out[4:] == [_summary(dist, "4 findings")]
+
+
+@needs_crds
+def test_yaml_error_is_a_finding_and_no_kustomize_skips_builds(dist: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (dist / "platform/cloud/extra.yaml").write_text("a: [\n")
+    assert main(["validate", str(dist), "--crds", str(CRDS), "--no-kustomize"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert out[0].startswith("platform/cloud/extra.yaml:1 -/-: (root): cannot parse YAML: ")
+    assert out[1] == f"{dist}: 319 documents in 141 files, 66 kustomizations: 1 finding"
+
+
+def test_missing_dist_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(tmp_path), "validate", "--crds", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"{tmp_path / 'dist'}: no such folder (pass the dist/ folder that 'fluxplane synth' writes)\n"
+    )
+
+
+def test_not_a_tree_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(tmp_path), "--crds", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"{tmp_path}: not a fluxplane tree (expected platform/clusters/<cluster>/kustomization.yaml)\n"
+    )
+
+
+def test_missing_crd_folder_is_bad_input(dist: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(dist), "--crds", str(tmp_path / "crds")]) == 2
+    assert capsys.readouterr().err == f"--crds {tmp_path / 'crds'}: no such folder\n"
+
+
+def test_no_schemas_anywhere_is_bad_input(
+    dist: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("FLUXPLANE_CRDS", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["validate", str(dist)]) == 2
+    assert capsys.readouterr().err == (
+        "no CRD schemas: pass --crds DIR, set FLUXPLANE_CRDS, or run 'fluxplane schemas pull' to fill "
+        f"{tmp_path / 'cache' / 'fluxplane' / 'crds'}\n"
+    )
+
+
+def test_missing_kubectl_is_bad_input(
+    dist: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["validate", str(dist), "--crds", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        "kubectl not found on PATH: install it, or pass --no-kustomize to skip the kustomize builds\n"
+    )
+
+
+def test_schemas_pull_to_dest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a fake kubectl serving one CRD WHEN schemas pull --from-cluster THEN one line per file, then a total
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+    crd += "spec:\n  group: g.io\n  names:\n    plural: xs\n"
+    (tmp_path / "crd.yaml").write_text(crd)
+    (bin_dir / "kubectl").write_text(f"#!/bin/sh\nexec /bin/cat {tmp_path / 'crd.yaml'}\n")
+    (bin_dir / "kubectl").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert main(["schemas", "pull", "--from-cluster", "--dest", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'out' / 'g.io' / 'xs.yaml'}\n{tmp_path / 'out'}: 1 CRDs\n"
