@@ -1,0 +1,94 @@
+"""``fluxplane diff``: what a change to the definition does to each cluster, object by object.
+
+The definition at the base ref (read from a temporary Git worktree) and the working tree's are both
+synthesized in this process, with the installed fluxplane, so the difference is the definition's
+alone. Each tree is then followed as Flux applies it (fluxplane.diff.fleet): per cluster, the objects
+its entry folder and its Kustomizations' paths build to, with their variables substituted. The report
+lists, per repository and cluster, what is added, changed and removed, with the YAML diff of each
+changed object, and flags risky changes first (fluxplane.diff.risks). Nothing is written to dist/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from fluxplane.charts.layout import PLATFORM
+from fluxplane.diff import git
+from fluxplane.diff.fleet import Builder, Tree, receive, repositories_of
+from fluxplane.diff.git import DiffError
+from fluxplane.diff.objects import compare_clusters, compare_files
+from fluxplane.diff.report import HEAD_LABEL, Report, markdown, text
+from fluxplane.diff.risks import risks
+from fluxplane.errors import FluxplaneError
+from fluxplane.node import use_project_node
+from fluxplane.progress import Progress
+
+__all__ = ["DiffError", "command", "synthesize"]
+
+
+def synthesize(root: Path, label: str) -> Tree:
+    """The dist/ tree of the definition under ``root`` (empty when it has no environments/)."""
+    from fluxplane import synth
+
+    if not (root / "environments").is_dir():
+        return Tree(label, {})
+    with synth.paused_gc():
+        plan = synth.load_plan(root)
+    return Tree(label, synth.render_plan(plan), repositories_of(plan))
+
+
+def _base(checkout: git.Checkout, ref: str, commit: str) -> Tree:
+    with git.worktree(checkout, commit) as project:
+        try:
+            return synthesize(project, ref)
+        except FluxplaneError as exc:
+            raise DiffError([f"{ref}: {line}" for line in exc.problems]) from None
+
+
+def compare(base: Tree, head: Tree, ref: str, commit: str, progress: Progress) -> Report:
+    """The report of what changes from ``base`` to ``head``."""
+    with tempfile.TemporaryDirectory(prefix="fluxplane-diff-") as workdir, progress.stage("build") as stage:
+        builder = Builder()
+        before, after = receive([base, head], Path(workdir), builder)
+        stage.note(f"{builder.builds} kustomize builds")
+    with progress.stage("compare") as stage:
+        sections = compare_clusters(before.clusters, after.clusters)
+        files = compare_files(base.files, head.files, before.read | after.read)
+        entries = {cluster: cluster in _entries(head) for cluster in _entries(base)}
+        report = Report(
+            ref=ref,
+            commit=commit,
+            empty_base=not base.files,
+            sections=sections,
+            files=files,
+            risks=risks(sections, entries),
+            notes=sorted(set(before.notes) | set(after.notes)),
+        )
+        stage.note(f"{len(sections)} cluster sections, {len(report.risks)} risky changes")
+    return report
+
+
+def _entries(tree: Tree) -> set[str]:
+    prefix = f"{PLATFORM}/clusters/"
+    return {path[len(prefix) :].split("/")[0] for path in tree.files if path.startswith(prefix)}
+
+
+def command(args: argparse.Namespace) -> int:
+    root: Path = args.root
+    ref: str = args.base
+    checkout = git.locate(root)
+    commit = git.resolve(checkout, ref)
+    progress = Progress("diff")
+    use_project_node(root)
+    with progress.stage("base") as stage:
+        base = _base(checkout, ref, commit)
+        stage.note(f"{len(base.files)} files")
+    with progress.stage("head") as stage:
+        head = synthesize(root, HEAD_LABEL)
+        stage.note(f"{len(head.files)} files")
+    report = compare(base, head, ref, commit, progress)
+    sys.stdout.write(markdown(report) if args.format == "markdown" else text(report))
+    return 0

@@ -1,0 +1,75 @@
+"""The Git side of ``fluxplane diff``: where the project sits in its repository, and the base ref's tree.
+
+The base definition is read from a temporary worktree (``git worktree add --detach``), so the user's
+working tree, index and branches are never touched; the worktree is removed and pruned afterwards,
+also when synthesis fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from fluxplane.errors import FluxplaneError
+
+
+class DiffError(FluxplaneError):
+    """``fluxplane diff`` cannot compare: not a Git repository, an unknown ref, a base that does not load."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """The Git repository holding the project: its top folder and the project's folder inside it."""
+
+    toplevel: Path
+    #: The project folder relative to ``toplevel``, "" at the top (``git rev-parse --show-prefix``).
+    prefix: str
+
+
+def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    git = shutil.which("git")
+    if git is None:
+        raise DiffError("git is not installed: fluxplane diff reads the base definition from Git")
+    return subprocess.run([git, *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def locate(root: Path) -> Checkout:
+    """The repository holding ``root``; a DiffError when there is none."""
+    if not root.is_dir():
+        raise DiffError(f"{root}: no such project folder")
+    top = _git(["rev-parse", "--show-toplevel"], root)
+    if top.returncode != 0:
+        raise DiffError(f"{root}: not a Git repository (fluxplane diff compares with a Git ref)")
+    prefix = _git(["rev-parse", "--show-prefix"], root)
+    return Checkout(Path(top.stdout.strip()), prefix.stdout.strip().rstrip("/"))
+
+
+def resolve(checkout: Checkout, ref: str) -> str:
+    """The commit ``ref`` names; ``--base: unknown Git ref`` when it names none."""
+    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], checkout.toplevel)
+    if ref.startswith("-") or found.returncode != 0:
+        raise DiffError(f"--base: unknown Git ref {ref!r}")
+    return found.stdout.strip()
+
+
+@contextmanager
+def worktree(checkout: Checkout, commit: str) -> Iterator[Path]:
+    """A detached worktree of ``commit`` in a temporary folder; yields the project folder inside it."""
+    holder = Path(tempfile.mkdtemp(prefix="fluxplane-diff-"))
+    path = holder / "base"
+    try:
+        added = _git(["worktree", "add", "--detach", "--quiet", str(path), commit], checkout.toplevel)
+        if added.returncode != 0:
+            detail = (added.stderr.strip().splitlines() or ["no message"])[-1]
+            raise DiffError(f"--base: cannot check out {commit[:12]} into a temporary worktree: {detail}")
+        yield path / checkout.prefix if checkout.prefix else path
+    finally:
+        if path.exists():
+            _git(["worktree", "remove", "--force", str(path)], checkout.toplevel)
+        _git(["worktree", "prune"], checkout.toplevel)
+        shutil.rmtree(holder, ignore_errors=True)

@@ -1,0 +1,295 @@
+"""Changes a reviewer should look at twice: what deletes, widens access, cannot be applied, or stops cleanup.
+
+Each rule reads one object's before and after (None when absent) and returns messages. The rules:
+a cluster or its workload-cluster composite removed, a Namespace deleted, RBAC widened, an immutable
+field changed, Flux pruning turned off, and a Crossplane deletion or management policy that now
+orphans or deletes the cloud resource.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fluxplane.diff.fleet import Document
+from fluxplane.diff.objects import ClusterDiff, ObjectChange
+
+#: The composite kind of a workload cluster (eks-compositions): removing it makes Crossplane delete the cluster.
+CLUSTER_COMPOSITES = frozenset({("platform.fluxplane.io", "EKSCluster")})
+#: Composites of cloud resources that hold data; removing one deletes the table, queue or bucket.
+DATA_COMPOSITES = frozenset(
+    {
+        ("platform.fluxplane.io", "AppTable"),
+        ("platform.fluxplane.io", "AppQueue"),
+        ("platform.fluxplane.io", "AppBucket"),
+    }
+)
+PRUNE_ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"
+EXTERNAL_NAME = ("metadata", "annotations", "crossplane.io/external-name")
+#: API groups of the Crossplane AWS managed resources (cluster-scoped and namespaced families).
+AWS_MANAGED = ("*.aws.upbound.io", "*.aws.m.upbound.io", "aws.upbound.io", "aws.m.upbound.io")
+BROAD_ROLES = frozenset({"cluster-admin", "admin"})
+
+Path = tuple[str, ...]
+
+IMMUTABLE: dict[tuple[str, str], tuple[Path, ...]] = {
+    # Kubernetes: the API server refuses these updates, so Flux's apply fails until the object is recreated.
+    ("apps", "Deployment"): (("spec", "selector"),),
+    ("apps", "ReplicaSet"): (("spec", "selector"),),
+    ("apps", "DaemonSet"): (("spec", "selector"),),
+    ("apps", "StatefulSet"): (
+        ("spec", "selector"),
+        ("spec", "serviceName"),
+        ("spec", "volumeClaimTemplates"),
+        ("spec", "podManagementPolicy"),
+    ),
+    ("batch", "Job"): (("spec", "selector"), ("spec", "template"), ("spec", "completionMode")),
+    ("", "Service"): (("spec", "clusterIP"), ("spec", "clusterIPs")),
+    ("", "PersistentVolumeClaim"): (
+        ("spec", "storageClassName"),
+        ("spec", "accessModes"),
+        ("spec", "volumeName"),
+        ("spec", "selector"),
+    ),
+    ("storage.k8s.io", "StorageClass"): (
+        ("provisioner",),
+        ("parameters",),
+        ("reclaimPolicy",),
+        ("volumeBindingMode",),
+    ),
+    ("rbac.authorization.k8s.io", "RoleBinding"): (("roleRef",),),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): (("roleRef",),),
+    # Crossplane: x-kubernetes-validations "self == oldSelf" in the CRDs of ../shared/crds.
+    ("apiextensions.crossplane.io", "CompositeResourceDefinition"): (
+        ("spec", "group"),
+        ("spec", "names"),
+        ("spec", "scope"),
+        ("spec", "claimNames"),
+        ("spec", "enforcedCompositionRef"),
+    ),
+    ("apiextensions.crossplane.io", "Composition"): (("spec", "compositeTypeRef"),),
+    # Karpenter: nodeClassRef's group and kind are immutable (CEL rules in karpenter.sh_nodepools).
+    ("karpenter.sh", "NodePool"): (
+        ("spec", "template", "spec", "nodeClassRef", "group"),
+        ("spec", "template", "spec", "nodeClassRef", "kind"),
+    ),
+    # Upbound AWS managed resources. Their CRDs carry no immutability rules; these are the fields AWS
+    # cannot update in place (Terraform's ForceNew): a change replaces the resource or fails.
+    ("*.aws.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
+    ("*.aws.m.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
+    ("ec2.aws*", "VPC"): (("spec", "forProvider", "cidrBlock"),),
+    ("ec2.aws*", "Subnet"): (
+        ("spec", "forProvider", "cidrBlock"),
+        ("spec", "forProvider", "availabilityZone"),
+        ("spec", "forProvider", "vpcId"),
+    ),
+    ("eks.aws*", "Cluster"): (("spec", "forProvider", "roleArn"),),
+    ("eks.aws*", "NodeGroup"): (
+        ("spec", "forProvider", "clusterName"),
+        ("spec", "forProvider", "subnetIds"),
+        ("spec", "forProvider", "instanceTypes"),
+        ("spec", "forProvider", "capacityType"),
+        ("spec", "forProvider", "diskSize"),
+        ("spec", "forProvider", "amiType"),
+        ("spec", "forProvider", "nodeRoleArn"),
+    ),
+    ("dynamodb.aws*", "Table"): (("spec", "forProvider", "hashKey"), ("spec", "forProvider", "rangeKey")),
+    ("sqs.aws*", "Queue"): (("spec", "forProvider", "fifoQueue"),),
+    # fluxplane's composites: these fields feed the managed resources' immutable fields above.
+    ("platform.fluxplane.io", "EKSCluster"): (
+        ("spec", "region"),
+        ("spec", "network", "vpcCidr"),
+        ("spec", "network", "zones"),
+    ),
+    ("platform.fluxplane.io", "AppTable"): (
+        ("spec", "region"),
+        ("spec", "tableName"),
+        ("spec", "hashKey"),
+        ("spec", "rangeKey"),
+    ),
+    ("platform.fluxplane.io", "AppQueue"): (("spec", "region"), ("spec", "queueName"), ("spec", "fifo")),
+    ("platform.fluxplane.io", "AppBucket"): (("spec", "region"), ("spec", "bucketName")),
+    ("platform.fluxplane.io", "AppIdentity"): (("spec", "region"), ("spec", "clusterName")),
+    ("platform.fluxplane.io", "AddonIdentity"): (("spec", "region"), ("spec", "clusterName")),
+}
+"""Fields the API server, a CRD's validation or the cloud API treat as immutable, by (API group, kind).
+
+Group and kind may be glob patterns. Sources: Kubernetes API validation (workload selectors, Service
+cluster IPs, PVC specs, StorageClass parameters, binding roleRefs); the CEL ``self == oldSelf`` rules
+of the Crossplane and Karpenter CRDs in ../shared/crds; for the Upbound AWS managed resources, whose
+CRDs in ../shared/crds declare none, the fields AWS cannot change in place (region, external name,
+VPC and subnet CIDR blocks, a subnet's availability zone, a node group's subnets and instance types);
+and fluxplane's own composites, whose fields become those managed-resource fields.
+"""
+
+
+@dataclass(frozen=True)
+class Risk:
+    """A flagged change: where, what, and why it matters."""
+
+    repository: str
+    cluster: str
+    subject: str
+    message: str
+
+
+def _get(doc: Document | None, path: Path) -> Any:
+    node: Any = doc
+    for part in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
+
+
+def _ident(change: ObjectChange) -> tuple[str, str]:
+    return change.key[0], change.key[1]
+
+
+def immutable_fields(group: str, kind: str) -> list[Path]:
+    return [
+        path
+        for (group_pattern, kind_pattern), paths in IMMUTABLE.items()
+        if fnmatch.fnmatchcase(group, group_pattern) and fnmatch.fnmatchcase(kind, kind_pattern)
+        for path in paths
+    ]
+
+
+def immutable_changes(change: ObjectChange) -> list[str]:
+    if change.before is None or change.after is None:
+        return []
+    messages = []
+    for path in immutable_fields(*_ident(change)):
+        old, new = _get(change.before, path), _get(change.after, path)
+        if old is not None and old != new:
+            field = ".".join(path)
+            messages.append(f"immutable field {field} changed: the update is refused or the resource is replaced")
+    return messages
+
+
+def _permissions(rules: Any) -> set[tuple[str, str, str, str]]:
+    """Each rule spread into (apiGroup, resource or URL, verb, resourceName) grants."""
+    grants: set[tuple[str, str, str, str]] = set()
+    for rule in rules if isinstance(rules, list) else []:
+        if not isinstance(rule, dict):
+            continue
+        verbs = [str(verb) for verb in rule.get("verbs") or []]
+        names = [str(name) for name in rule.get("resourceNames") or []] or ["*"]
+        for url in rule.get("nonResourceURLs") or []:
+            grants.update(("", f"url:{url}", verb, "*") for verb in verbs)
+        for group in rule.get("apiGroups") or []:
+            for resource in rule.get("resources") or []:
+                grants.update((str(group), str(resource), verb, name) for verb in verbs for name in names)
+    return grants
+
+
+def _covered(grant: tuple[str, str, str, str], held: set[tuple[str, str, str, str]]) -> bool:
+    return any(all(h == "*" or h == g for g, h in zip(grant, other, strict=True)) for other in held)
+
+
+def _show(grant: tuple[str, str, str, str]) -> str:
+    group, resource, verb, name = grant
+    where = resource.removeprefix("url:") if resource.startswith("url:") else f"{group or 'core'}/{resource}"
+    return f"{verb} {where}" + ("" if name == "*" else f" ({name})")
+
+
+def rbac_widening(change: ObjectChange) -> list[str]:
+    group, kind = _ident(change)
+    if group != "rbac.authorization.k8s.io" or change.after is None:
+        return []
+    messages = []
+    if kind in ("Role", "ClusterRole") and change.before is not None:
+        before = _permissions(change.before.get("rules"))
+        gained = sorted(grant for grant in _permissions(change.after.get("rules")) if not _covered(grant, before))
+        if gained:
+            wildcard = any("*" in grant[:3] for grant in gained)
+            shown = ", ".join(_show(grant) for grant in gained[:6]) + (", ..." if len(gained) > 6 else "")
+            messages.append(f"RBAC widened{' with a wildcard' if wildcard else ''}: grants {shown}")
+    if kind in ("RoleBinding", "ClusterRoleBinding"):
+        role = change.after.get("roleRef") or {}
+        was = (change.before or {}).get("roleRef") or {}
+        if role.get("kind") == "ClusterRole" and role.get("name") in BROAD_ROLES and role != was:
+            messages.append(f"binds ClusterRole {role.get('name')!r}")
+        if change.before is not None:
+            old = [subject for subject in change.before.get("subjects") or []]
+            new = [subject for subject in change.after.get("subjects") or [] if subject not in old]
+            if new:
+                names = ", ".join(f"{subject.get('kind')} {subject.get('name')}" for subject in new)
+                messages.append(f"RBAC widened: binding gains subjects {names}")
+    return messages
+
+
+def prune_disabled(change: ObjectChange) -> list[str]:
+    if change.before is None or change.after is None:
+        return []
+    messages = []
+    group, kind = _ident(change)
+    pruned = _get(change.before, ("spec", "prune")) is True and _get(change.after, ("spec", "prune")) is not True
+    if group == "kustomize.toolkit.fluxcd.io" and kind == "Kustomization" and pruned:
+        messages.append("Flux prune turned off: objects removed from its path stay on the cluster")
+    before = _get(change.before, ("metadata", "annotations")) or {}
+    after = _get(change.after, ("metadata", "annotations")) or {}
+    if after.get(PRUNE_ANNOTATION) == "disabled" and before.get(PRUNE_ANNOTATION) != "disabled":
+        messages.append(f"{PRUNE_ANNOTATION}: disabled added: Flux will no longer delete this object")
+    return messages
+
+
+def _deletes(doc: Document) -> bool:
+    """Whether deleting this Crossplane object deletes its cloud resource."""
+    policies = _get(doc, ("spec", "managementPolicies"))
+    if isinstance(policies, list) and not ("*" in policies or "Delete" in policies):
+        return False
+    return bool(_get(doc, ("spec", "deletionPolicy")) != "Orphan")
+
+
+def deletion_policy(change: ObjectChange) -> list[str]:
+    if change.before is None or change.after is None:
+        return []
+    fields = (("spec", "deletionPolicy"), ("spec", "managementPolicies"))
+    if all(_get(change.before, path) == _get(change.after, path) for path in fields):
+        return []
+    if all(_get(change.before, path) is None and _get(change.after, path) is None for path in fields):
+        return []
+    before, after = _deletes(change.before), _deletes(change.after)
+    if before and not after:
+        return ["Crossplane now orphans the cloud resource: deleting this object leaves it behind"]
+    if after and not before:
+        return ["Crossplane now deletes the cloud resource when this object is deleted"]
+    return []
+
+
+def removals(change: ObjectChange) -> list[str]:
+    if change.after is not None or change.before is None:
+        return []
+    ident = _ident(change)
+    if ident == ("", "Namespace"):
+        return ["Namespace deleted: everything in it is deleted"]
+    if ident in CLUSTER_COMPOSITES:
+        return ["workload cluster removed: Crossplane deletes the EKS cluster and its network"]
+    if ident in DATA_COMPOSITES:
+        return [f"{change.key[1]} removed: Crossplane deletes the cloud resource and its data"]
+    return []
+
+
+RULES = (removals, rbac_widening, immutable_changes, prune_disabled, deletion_policy)
+
+
+def object_risks(change: ObjectChange) -> list[str]:
+    return [message for rule in RULES for message in rule(change)]
+
+
+def risks(sections: Iterable[ClusterDiff], entry_clusters: Mapping[str, bool]) -> list[Risk]:
+    """Every risky change, clusters removed first; ``entry_clusters``: cluster -> still has an entry folder."""
+    found = [
+        Risk("platform", cluster, "cluster", f"cluster removed: dist/platform/clusters/{cluster}/ is gone")
+        for cluster, kept in sorted(entry_clusters.items())
+        if not kept
+    ]
+    for section in sections:
+        for change in section.changes:
+            found += [
+                Risk(section.repository, section.cluster, change.label, message) for message in object_risks(change)
+            ]
+    return found
