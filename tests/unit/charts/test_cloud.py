@@ -57,7 +57,7 @@ def render(write_fleet: FleetWriter) -> dict[str, list[dict[str, Any]]]:
     sealed(secrets / "hub" / "staging-1" / "shop-git.yaml", "shop-git", "staging-1")
     files = render_plan(load_plan(project, PackRegistry.from_entry_points()))
     return {
-        path: [doc for doc in yaml.safe_load_all(text) if doc] for path, text in files.items() if path != "CODEOWNERS"
+        path: [doc for doc in yaml.safe_load_all(text) if doc] for path, text in files.items() if path.endswith(".yaml")
     }
 
 

@@ -40,7 +40,7 @@ def render(write_fleet: FleetWriter, base: dict[str, Any], apps: dict[str, Any])
         (project / "environments" / "apps" / f"{name}.yaml").write_text(yaml.safe_dump(app))
     files = render_app(FleetApp(load_plan(project, demo_registry())))
     return {
-        path: [doc for doc in yaml.safe_load_all(text) if doc] for path, text in files.items() if path != "CODEOWNERS"
+        path: [doc for doc in yaml.safe_load_all(text) if doc] for path, text in files.items() if path.endswith(".yaml")
     }
 
 

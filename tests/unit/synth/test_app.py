@@ -24,7 +24,7 @@ BASE: dict[str, Any] = {
 
 def _render(project: Path) -> dict[str, Any]:
     files = render_app(FleetApp(load_plan(project, demo_registry())))
-    return {path: list(yaml.safe_load_all(text)) for path, text in files.items()}
+    return {path: list(yaml.safe_load_all(text)) for path, text in files.items() if path.endswith(".yaml")}
 
 
 def _kustomization(files: dict[str, Any], cluster: str, name: str) -> dict[str, Any]:
@@ -184,5 +184,6 @@ def test_app_synth_writes_outdir_like_fluxplane_synth(write_fleet: FleetWriter, 
     plan = load_plan(project, demo_registry())
     FleetApp(plan, outdir=tmp_path / "out").synth()
     # THEN outdir holds exactly what render_app renders
-    written = {p.relative_to(tmp_path / "out").as_posix(): p.read_text() for p in (tmp_path / "out").rglob("*.yaml")}
+    out = tmp_path / "out"
+    written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
     assert written == render_app(FleetApp(plan))

@@ -60,7 +60,7 @@ BASE: dict[str, Any] = {
 
 def _render(project: Path) -> dict[str, list[dict[str, Any]]]:
     files = render_app(FleetApp(load_plan(project, demo_registry(ISSUER))))
-    return {path: list(yaml.safe_load_all(text)) for path, text in files.items()}
+    return {path: list(yaml.safe_load_all(text)) for path, text in files.items() if path.endswith(".yaml")}
 
 
 def _by_name(files: dict[str, list[dict[str, Any]]], cluster: str) -> dict[str, dict[str, Any]]:
