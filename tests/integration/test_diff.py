@@ -1,0 +1,125 @@
+"""``fluxplane diff`` end to end on the example fleet in a Git repository of its own.
+
+The base commit is the example; the next commit raises production's metrics-server replicas and
+removes the cluster production-usw2 with ``fluxplane remove-cluster``. The diff must show the new
+value on the production cluster that stays, everything the removed cluster loses, and flag the
+removal, its composite and its namespaces as risky.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fluxplane.cli import main
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed: diff builds with it"),
+]
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, check=True, capture_output=True
+    )
+
+
+@pytest.fixture
+def changed_fleet(example_project: Path) -> Path:
+    """The example in Git: a first commit, then a commit changing a pack value and removing a cluster."""
+    git(example_project, "init", "-q")
+    git(example_project, "add", "environments")
+    git(example_project, "commit", "-qm", "example")
+    production = example_project / "environments" / "production.yaml"
+    text = production.read_text()
+    assert "  metrics-server:\n    replicas: 2\n" in text
+    production.write_text(text.replace("  metrics-server:\n    replicas: 2\n", "  metrics-server:\n    replicas: 3\n"))
+    assert main(["--root", str(example_project), "remove-cluster", "production-usw2"]) == 0
+    git(example_project, "add", "-A", "environments")
+    git(example_project, "commit", "-qm", "change")
+    return example_project
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def diff(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    dist = snapshot(root / "dist")
+    capsys.readouterr()
+    assert main(["--root", str(root), "diff", "--base", "HEAD~1", *args]) == 0
+    # nothing is written to dist/
+    assert snapshot(root / "dist") == dist
+    return capsys.readouterr().out
+
+
+def test_text_report_counts_each_cluster_and_flags_the_removal(
+    changed_fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = diff(changed_fleet, capsys)
+    lines = out.splitlines()
+    # THEN the summary counts what each repository changes on each cluster
+    table = lines[lines.index("REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED") :][:6]
+    assert table == [
+        "REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED",
+        "platform    hub                            0        4       22",
+        "platform    production-use1                0        1        0",
+        "platform    production-usw2 (removed)      0        0       59",
+        "workloads   production-usw2 (removed)      0        0        7",
+        "files       (no cluster)                   0        2        1",
+    ]
+    # AND the remaining production cluster gets the new value as a diff of its HelmRelease
+    use1 = out[out.index("platform / production-use1: 0 added, 1 changed, 0 removed") :]
+    assert use1.splitlines()[1] == "  ~ helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/metrics-server"
+    assert "      -    replicas: 2\n      +    replicas: 3\n" in use1
+    # AND the risks come first: the cluster, its composite, its AWS table and every namespace it loses
+    risks = lines[lines.index("risky changes (12):") + 1 : lines.index("risky changes (12):") + 13]
+    assert risks[:4] == [
+        "  ! platform / production-usw2: cluster: cluster removed: dist/platform/clusters/production-usw2/ is gone",
+        "  ! platform / hub: platform.fluxplane.io/v1alpha1 AppTable production-usw2/orders-table-orders: "
+        "AppTable removed: Crossplane deletes the cloud resource and its data",
+        "  ! platform / hub: platform.fluxplane.io/v1alpha1 EKSCluster production-usw2/production-usw2: "
+        "workload cluster removed: Crossplane deletes the EKS cluster and its network",
+        "  ! platform / hub: v1 Namespace production-usw2: Namespace deleted: everything in it is deleted",
+    ]
+    assert (
+        risks[-1]
+        == "  ! workloads / production-usw2: v1 Namespace orders: Namespace deleted: everything in it is deleted"
+    )
+    assert sum("Namespace deleted" in line for line in risks) == 9
+
+
+def test_markdown_report_is_a_pull_request_comment(changed_fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = diff(changed_fleet, capsys, "--format", "markdown")
+    lines = out.splitlines()
+    assert lines[0].startswith("## fluxplane diff: `HEAD~1` (")
+    assert lines[2:5] == [
+        "### Risky changes",
+        "",
+        "- :warning: **platform / production-usw2** `cluster`: cluster removed: "
+        "dist/platform/clusters/production-usw2/ is gone",
+    ]
+    assert lines.index("### Summary") < lines.index("| platform | production-usw2 (removed) | 0 | 0 | 59 |")
+    assert out.count("<details>") == out.count("</details>") == 5
+    assert "<summary><b>platform / production-use1</b>: 0 added, 1 changed, 0 removed</summary>" in lines
+    assert "```diff" in lines
+    assert len(out) <= 65_536
+
+
+def test_an_empty_base_adds_everything(example_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN a first commit without environments/ and the example only in the working tree
+    (example_project / "README.md").write_text("fleet\n")
+    git(example_project, "init", "-q")
+    git(example_project, "add", "README.md")
+    git(example_project, "commit", "-qm", "empty")
+    capsys.readouterr()
+    assert main(["--root", str(example_project), "diff"]) == 0
+    out = capsys.readouterr().out
+    # THEN the report says so and every cluster is added
+    assert out.splitlines()[1] == "HEAD has no environments/: the base is empty, everything is added"
+    assert "platform    hub (added)" in out
+    assert "risky changes: none" in out
