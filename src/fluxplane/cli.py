@@ -40,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="where to write (default: $CDK8S_OUTDIR when cdk8s runs fluxplane, else <root>/dist)",
     )
+    synth.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="render every cluster, ignoring the cache of unchanged clusters in <root>/.fluxplane-cache",
+    )
     commands.add_parser("reference", help="print the fleet definition reference (Markdown)")
     seal = commands.add_parser(
         "seal",
@@ -276,7 +281,7 @@ def _synth(args: argparse.Namespace) -> int:
     use_project_node(root)
     started = time.perf_counter()
     with progress.stage("render") as stage:
-        files = synth.render_plan(plan)
+        files = synth.render_plan(plan, None if args.no_cache else synth.SynthCache.for_root(root))
         stage.note(f"{len(files)} files")
     if args.check:
         with progress.stage("compare"):

@@ -12,6 +12,7 @@ from typing import Any
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.merge import Origins
 from fluxplane.packs.registry import PackRegistry
+from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.writer import Staleness, compare_tree, write_tree
 
@@ -43,12 +44,18 @@ def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
     return plan_fleet(load_fleet(root, check_packs), packs)
 
 
-def render_plan(plan: FleetPlan) -> dict[str, str]:
-    """Build the cdk8s app for ``plan`` and render it to {path under dist/: text}."""
+def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, str]:
+    """Build the cdk8s app for ``plan`` and render it to {path under dist/: text}.
+
+    With ``cache`` (fluxplane.synth.cache), clusters whose inputs did not change are taken from it;
+    the output is the same.
+    """
     from fluxplane.synth.app import FleetApp
     from fluxplane.synth.render import render_app
 
     with paused_gc():
+        if cache is not None:
+            return render_cached(plan, cache)
         return render_app(FleetApp(plan))
 
 
@@ -58,9 +65,14 @@ class SynthResult:
     outdir: Path
 
 
-def synthesize(root: Path, outdir: Path | None = None, registry: PackRegistry | None = None) -> SynthResult:
-    """Synthesize the fleet under ``root`` into ``outdir`` (default ``root/dist``), atomically."""
-    files = render_plan(load_plan(root, registry))
+def synthesize(
+    root: Path, outdir: Path | None = None, registry: PackRegistry | None = None, *, use_cache: bool = False
+) -> SynthResult:
+    """Synthesize the fleet under ``root`` into ``outdir`` (default ``root/dist``), atomically.
+
+    ``use_cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache).
+    """
+    files = render_plan(load_plan(root, registry), SynthCache.for_root(root) if use_cache else None)
     target = outdir or root / "dist"
     write_tree(files, target)
     return SynthResult(files=files, outdir=target)
@@ -75,6 +87,7 @@ def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None 
 __all__ = [
     "FleetPlan",
     "Staleness",
+    "SynthCache",
     "SynthResult",
     "check",
     "compare_tree",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +47,25 @@ def _config_key(config: PackConfig) -> str:
 
 
 class FleetApp(cdk8s.App):
-    """The construct tree of a fleet: one ClusterChart per cluster, one CatalogueChart per add-on."""
+    """The construct tree of a fleet: one ClusterChart per cluster, one CatalogueChart per add-on.
 
-    def __init__(self, plan: FleetPlan, *, outdir: str | os.PathLike[str] | None = None) -> None:
+    ``reused`` names workload clusters whose own files synth takes from its cache
+    (fluxplane.synth.cache), with the add-on roles they declared: they get no charts of their own,
+    but the catalogue folders they start from and everything the hub makes for them are built as in
+    a full synth.
+    """
+
+    def __init__(
+        self,
+        plan: FleetPlan,
+        *,
+        outdir: str | os.PathLike[str] | None = None,
+        reused: Mapping[str, Sequence[AddonRole]] | None = None,
+    ) -> None:
         super().__init__(outdir=str(outdir or os.environ.get("CDK8S_OUTDIR") or "dist"))
         self.plan = plan
+        management = plan.fleet.management.name
+        self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != management}
         self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
         self.workloads = workloads_layout(plan.fleet.repositories)
         self.clusters: dict[str, ClusterChart] = {}
@@ -69,7 +83,10 @@ class FleetApp(cdk8s.App):
         self._roles: dict[str, list[AddonRole]] = {}
         self._finished = False
         for cluster in plan.clusters:
-            self._add_cluster(cluster)
+            if cluster.name in self.reused:
+                self._add_reused(cluster)
+            else:
+                self._add_cluster(cluster)
         self.spokes: SpokesChart | None = None
         hub = self.clusters[plan.fleet.management.name]
         self.addon_identities: AddonIdentitiesChart | None = None
@@ -196,6 +213,43 @@ class FleetApp(cdk8s.App):
                 infrastructure=[chart.pack_kustomizations[name] for name in infrastructure],
             )
             chart.add_tenants(self.workloads)
+
+    def _add_reused(self, cluster: ClusterPlan) -> None:
+        """A cluster whose own files are reused: the catalogue variants it starts from, and its roles."""
+        for name in cluster.packs:
+            for pack in self._parts(self.plan.registry.get(name)):
+                self._parent(pack, self._catalogue_chart(pack), cluster.environment)
+        self._roles.setdefault(cluster.name, []).extend(self.reused[cluster.name])
+
+    def cluster_prefixes(self, cluster: str) -> tuple[str, ...]:
+        """The folders under dist/ that hold ``cluster``'s own files (entry point, overlays, README, tenants)."""
+        return tuple(
+            posixpath.join(layout.key, cluster_dir(cluster)) + "/"
+            for layout in dict.fromkeys((self.layout, self.workloads))
+        )
+
+    def shared_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
+        """The shared folders under dist/ that ``cluster``'s files are drawn against (fluxplane.synth.cache).
+
+        The catalogue folders its packs start from (the base and its environment's overlay), and the
+        hub's spokes folders its README draws.
+        """
+        prefixes: list[str] = []
+        for name in cluster.packs:
+            for pack in split_pack(self.plan.registry.get(name)):
+                chart = self.catalogue.get(pack.name)
+                if chart is None:
+                    continue
+                for variant in ("base", cluster.environment or "base"):
+                    prefixes.append(posixpath.join(self.layout.key, chart.directory, variant) + "/")
+        if self.spokes is not None:
+            spokes = posixpath.join(self.layout.key, self.spokes.directory)
+            prefixes.extend((posixpath.join(spokes, cluster.name) + "/", posixpath.join(spokes, "steps") + "/"))
+        return tuple(prefixes)
+
+    def roles_of(self, cluster: str) -> tuple[AddonRole, ...]:
+        """The IAM roles ``cluster``'s add-ons declared, in order."""
+        return tuple(self._roles.get(cluster, ()))
 
     def _parts(self, pack: Pack) -> tuple[Pack, ...]:
         """The pack as applied (split_pack); remembers whose config each part takes."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.charts.cluster import ClusterChart
@@ -30,8 +31,12 @@ if TYPE_CHECKING:
     from fluxplane.synth.app import FleetApp
 
 
-def render_app(app: FleetApp) -> dict[str, str]:
-    """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path."""
+def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path.
+
+    ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetApp.reused):
+    they join the output, and the folders among them count for the Flux path checks.
+    """
     from fluxplane.synth.app import jsii_children_by_chart
 
     app.finish()
@@ -53,15 +58,19 @@ def render_app(app: FleetApp) -> dict[str, str]:
         for chart, manifest in files
         if posixpath.basename(manifest.path) == "kustomization.yaml"
     }
+    directories.update(
+        posixpath.dirname(path) for path in reused or () if posixpath.basename(path) == "kustomization.yaml"
+    )
     problems.extend(check_flux_paths([*app.clusters.values(), *spokes], directories, [app.layout, app.workloads]))
     if problems:
         raise TreeError(problems)
 
     texts = dump_manifests([manifest for _, manifest in files])
-    out = {
-        posixpath.join(chart.layout.key, manifest.path): text
+    out = dict(reused or {})
+    out.update(
+        (posixpath.join(chart.layout.key, manifest.path), text)
         for (chart, manifest), text in zip(files, texts, strict=True)
-    }
+    )
     for chart in jsii_children_by_chart(app):
         if isinstance(chart, ClusterChart):
             path = posixpath.join(chart.layout.key, chart.custom_path)

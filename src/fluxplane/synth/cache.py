@@ -1,0 +1,332 @@
+"""The synth cache: each workload cluster's rendered files, reused while its inputs are unchanged.
+
+Where: ``<root>/.fluxplane-cache/synth/``, beside environments/ and outside dist/, so that it goes
+with the project folder it describes (two checkouts never share entries) and ``git clean -X`` or
+``rm -rf .fluxplane-cache`` clears it. It is derived data: delete it at any time, and the next synth
+renders everything again. Nothing in it is secret that dist/ does not already hold.
+
+What is cached: per workload cluster, one file holding the texts of everything synth writes below
+that cluster's folders (its entry point, its overlays, its README, its tenants) and the add-on IAM
+roles its packs declared, which the hub needs. The hub, the add-on catalogue, the spokes and
+everything else shared are rendered on every run.
+
+Keys. An entry is used only when two keys match:
+
+* the input key: a hash of the code (every fluxplane source file, each installed pack's name,
+  version, config schema and module source, and the versions of Python, cdk8s, PyYAML and pydantic),
+  the fleet's shared definition (everything but the workload clusters), the cluster's environment
+  (without its clusters), the cluster itself, its planned pack configs, variables and sealed
+  secrets, and the apps placed on it;
+* the shared key: a hash of the shared output the cluster's files are drawn against, taken from
+  this run's render: the catalogue folders its packs start from (the base and its environment's
+  overlay) and the hub's chain that bootstraps it (its spokes folder, which its README draws).
+
+Each entry carries a SHA-256 of its payload; an entry that does not parse, does not verify, or was
+written for another cluster is ignored (the cluster is rendered), so a damaged cache costs time,
+never correctness. Entries are written atomically (a temporary file renamed into place).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fluxplane.packs.registry import PackRegistry
+from fluxplane.synth.plan import ClusterPlan, FleetPlan
+
+if TYPE_CHECKING:
+    from fluxplane.charts.addon_identities import AddonRole
+
+#: The cache folder below the project root (see the module docstring).
+CACHE_DIR = ".fluxplane-cache"
+#: Bumped when the entry format changes.
+FORMAT = 1
+_LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
+
+
+@dataclass(frozen=True)
+class CachedCluster:
+    """One workload cluster's rendered files ({path under dist/: text}) and its add-on roles."""
+
+    input_key: str
+    shared_key: str
+    files: dict[str, str]
+    roles: tuple[AddonRole, ...]
+
+
+def _hash(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def code_key(registry: PackRegistry) -> str | None:
+    """A hash of everything synth's output depends on besides the definition; None if a pack's source is unknown."""
+    import fluxplane
+
+    parts: list[str | bytes] = [str(FORMAT), sys.version]
+    for library in _LIBRARIES:
+        try:
+            parts.append(f"{library}={importlib.metadata.version(library)}")
+        except importlib.metadata.PackageNotFoundError:
+            parts.append(f"{library}=none")
+    package = Path(fluxplane.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        parts.extend((path.relative_to(package).as_posix(), path.read_bytes()))
+    for pack in registry:
+        module = sys.modules.get(getattr(pack.bind, "__module__", "") or "")
+        source = getattr(module, "__file__", None)
+        if not source or not os.path.isfile(source):
+            return None
+        parts.extend(
+            (
+                _json([pack.name, pack.version, pack.layer, list(pack.requires), list(pack.crd_groups)]),
+                _json(pack.config.model_json_schema()),
+                source,
+                Path(source).read_bytes(),
+            )
+        )
+    return _hash(*parts)
+
+
+def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
+    """Per workload cluster: the hash of the code and of every input its own files are built from."""
+    fleet = plan.fleet
+    shared = fleet.model_dump_json(exclude={"environments"})
+    pack_configs = _json({name: config.model_dump_json() for name, config in sorted(plan.base_configs.items())})
+    environments = {
+        env.name: env.model_dump_json(exclude={"clusters"})
+        + _json(
+            {
+                name: config.model_dump_json()
+                for (env_name, name), config in sorted(plan.environment_configs.items())
+                if env_name == env.name
+            }
+        )
+        for env in fleet.environments
+    }
+    models = {cluster.name: cluster.model_dump_json() for cluster in fleet.clusters}
+    apps: dict[str, list[str]] = {}
+    for placement in plan.apps:
+        apps.setdefault(placement.cluster, []).append(
+            _json([placement.environment, placement.region, placement.app.model_dump_json()])
+        )
+    keys: dict[str, str] = {}
+    for cluster in plan.clusters:
+        if cluster.environment is None or cluster.name not in models:
+            continue
+        keys[cluster.name] = _hash(
+            code,
+            shared,
+            pack_configs,
+            environments[cluster.environment],
+            models[cluster.name],
+            _cluster_plan(cluster),
+            *apps.get(cluster.name, ()),
+        )
+    return keys
+
+
+def _cluster_plan(cluster: ClusterPlan) -> str:
+    return _json(
+        {
+            "name": cluster.name,
+            "environment": cluster.environment,
+            "variables": cluster.variables,
+            "packs": {
+                name: [type(config).__qualname__, config.model_dump_json()] for name, config in cluster.packs.items()
+            },
+            "sealed": [[item.namespace, item.name, _json(item.document)] for item in cluster.sealed_secrets],
+        }
+    )
+
+
+class FolderIndex:
+    """The files of a rendered tree by folder: which lie below a prefix, and a hash of them."""
+
+    def __init__(self, files: Mapping[str, str]) -> None:
+        self.files = files
+        self.paths = sorted(files)
+        self._digests: dict[str, str] = {}
+
+    def below(self, prefix: str) -> list[str]:
+        """The paths that start with ``prefix``, in order."""
+        start = bisect.bisect_left(self.paths, prefix)
+        end = start
+        while end < len(self.paths) and self.paths[end].startswith(prefix):
+            end += 1
+        return self.paths[start:end]
+
+    def digest(self, prefix: str) -> str:
+        """A hash of the paths and texts below ``prefix``."""
+        found = self._digests.get(prefix)
+        if found is None:
+            parts: list[str] = [prefix]
+            for path in self.below(prefix):
+                parts.extend((path, self.files[path]))
+            found = self._digests[prefix] = _hash(*parts)
+        return found
+
+    def shared_key(self, prefixes: Iterable[str]) -> str:
+        """A hash of the files below each of ``prefixes``."""
+        return _hash(*(self.digest(prefix) for prefix in sorted(set(prefixes))))
+
+
+def _role_to_json(role: AddonRole) -> dict[str, Any]:
+    return {
+        "pack": role.pack,
+        "name": role.name,
+        "namespace": role.namespace,
+        "service_account": role.service_account,
+        "managed_policies": list(role.managed_policies),
+        "policy": role.policy,
+    }
+
+
+def _role_from_json(data: dict[str, Any]) -> AddonRole:
+    from fluxplane.charts.addon_identities import AddonRole
+
+    return AddonRole(
+        pack=str(data["pack"]),
+        name=str(data["name"]),
+        namespace=str(data["namespace"]),
+        service_account=str(data["service_account"]),
+        managed_policies=tuple(str(item) for item in data["managed_policies"]),
+        policy=data["policy"],
+    )
+
+
+class SynthCache:
+    """The cache folder of one project (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @classmethod
+    def for_root(cls, root: Path) -> SynthCache:
+        return cls(root / CACHE_DIR / "synth")
+
+    def _path(self, cluster: str) -> Path:
+        return self.folder / f"{cluster}.json"
+
+    def load(self, cluster: str) -> CachedCluster | None:
+        """The entry of ``cluster``, or None when there is none or it is damaged."""
+        try:
+            raw = self._path(cluster).read_bytes()
+        except OSError:
+            return None
+        digest, _, payload = raw.partition(b"\n")
+        if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
+            return None
+        try:
+            data = json.loads(payload)
+            if data["format"] != FORMAT or data["cluster"] != cluster:
+                return None
+            files = data["files"]
+            if not isinstance(files, dict) or not all(
+                isinstance(path, str) and isinstance(text, str) for path, text in files.items()
+            ):
+                return None
+            return CachedCluster(
+                input_key=str(data["input_key"]),
+                shared_key=str(data["shared_key"]),
+                files=files,
+                roles=tuple(_role_from_json(role) for role in data["roles"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def store(self, cluster: str, entry: CachedCluster) -> None:
+        """Write the entry of ``cluster`` atomically; a cache that cannot be written is skipped."""
+        payload = json.dumps(
+            {
+                "format": FORMAT,
+                "cluster": cluster,
+                "input_key": entry.input_key,
+                "shared_key": entry.shared_key,
+                "files": entry.files,
+                "roles": [_role_to_json(role) for role in entry.roles],
+            },
+            # the order of keys in a role's policy is part of the output
+            sort_keys=False,
+        ).encode("utf-8")
+        target = self._path(cluster)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload)
+            temporary.replace(target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+
+    def prune(self, clusters: Iterable[str]) -> None:
+        """Remove the entries of clusters that are no longer in the fleet."""
+        keep = {f"{name}.json" for name in clusters}
+        try:
+            found = list(self.folder.iterdir())
+        except OSError:
+            return
+        for path in found:
+            if path.name not in keep:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
+
+def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
+    """Render ``plan`` like a full synth, taking from ``cache`` the clusters whose keys still match.
+
+    Clusters whose input key matches are reused; after the render, a reused cluster whose shared key
+    no longer matches (a catalogue folder or its spokes changed) is dropped and the fleet rendered
+    again without it. Every cluster rendered anew is stored.
+    """
+    from fluxplane.synth.app import FleetApp
+    from fluxplane.synth.render import render_app
+
+    code = code_key(plan.registry)
+    if code is None:
+        return render_app(FleetApp(plan))
+    keys = input_keys(plan, code)
+    entries: dict[str, CachedCluster] = {}
+    for name, key in keys.items():
+        entry = cache.load(name)
+        if entry is not None and entry.input_key == key:
+            entries[name] = entry
+    by_name = {cluster.name: cluster for cluster in plan.clusters}
+    while True:
+        app = FleetApp(plan, reused={name: entry.roles for name, entry in entries.items()})
+        out = render_app(app, {path: text for entry in entries.values() for path, text in entry.files.items()})
+        index = FolderIndex(out)
+        stale = [
+            name
+            for name, entry in entries.items()
+            if index.shared_key(app.shared_prefixes(by_name[name])) != entry.shared_key
+        ]
+        if not stale:
+            break
+        for name in stale:
+            del entries[name]
+    for name, key in keys.items():
+        if name in entries:
+            continue
+        files = {path: out[path] for prefix in app.cluster_prefixes(name) for path in index.below(prefix)}
+        shared = index.shared_key(app.shared_prefixes(by_name[name]))
+        cache.store(name, CachedCluster(input_key=key, shared_key=shared, files=files, roles=app.roles_of(name)))
+    cache.prune(keys)
+    return out
