@@ -7,7 +7,9 @@ separate process; a failure is a finding on that folder's kustomization.yaml.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -28,14 +30,31 @@ def find_kubectl() -> str:
     return kubectl
 
 
-def build_error(kubectl: str, folder: Path) -> str | None:
-    """None when ``kubectl kustomize folder`` succeeds, else its error on one line."""
+#: Newer kubectl logs the failure through klog: ``E1123 10:50:52.039405 9804 run.go:72] "command failed"
+#: err="..."``; the time and process id would make findings differ from run to run.
+_KLOG = re.compile(r'^[EWIF]\d{4} [\d:.]+\s+\d+ \S+\] "command failed" err=(".*")$')
+
+
+def _message(line: str) -> str:
+    match = _KLOG.match(line)
+    if match is None:
+        return line
+    try:
+        return str(json.loads(match.group(1)))
+    except ValueError:
+        return line
+
+
+def build_error(kubectl: str, folder: Path, root: Path | None = None) -> str | None:
+    """None when ``kubectl kustomize folder`` succeeds, else its error on one line, paths relative to ``root``."""
     result = subprocess.run([kubectl, "kustomize", str(folder)], capture_output=True, text=True, check=False)
     if result.returncode == 0:
         return None
-    lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+    lines = [_message(line.strip()) for line in result.stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.lower().startswith("error: ")] or lines
     text = " ".join(" ".join(errors).split()) or f"exit status {result.returncode}"
+    if root is not None:
+        text = text.replace(f"{root.resolve()}/", "").replace(f"{root}/", "")
     return text.removeprefix("Error: ").removeprefix("error: ")
 
 
@@ -48,7 +67,7 @@ def check_builds(
     """Build every folder (relative to ``root``); one finding per folder that fails."""
 
     def build(folder: str) -> Finding | None:
-        error = build_error(kubectl, root / folder)
+        error = build_error(kubectl, root / folder, root)
         advance()
         if error is None:
             return None

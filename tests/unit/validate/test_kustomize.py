@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.kustomize import check_builds, find_kubectl
+from fluxplane.validate.kustomize import _message, check_builds, find_kubectl
 from fluxplane.validate.tree import ValidateError
 
 KUBECTL = shutil.which("kubectl")
@@ -35,6 +35,17 @@ def test_failing_build_is_a_finding_on_its_kustomization(tmp_path: Path) -> None
     assert findings[0].message.startswith("kubectl kustomize failed: ")
     assert "missing.yaml" in findings[0].message
     assert len(advanced) == 2
+    # AND the message is the same on every run: no klog time or process id, no absolute path
+    assert str(tmp_path) not in findings[0].message
+    assert "run.go" not in findings[0].message
+    assert findings == check_builds(tmp_path, ["bad/apps", "good"], str(KUBECTL))
+
+
+def test_klog_lines_give_their_error_text() -> None:
+    # GIVEN the line newer kubectl logs for a failed build WHEN it is read THEN only its error remains
+    line = 'E1123 10:50:52.039405    9804 run.go:72] "command failed" err="accumulating resources: \\"a\\" missing"'
+    assert _message(line) == 'accumulating resources: "a" missing'
+    assert _message("error: plain") == "error: plain"
 
 
 def test_missing_kubectl_names_the_way_out(monkeypatch: pytest.MonkeyPatch) -> None:
