@@ -61,7 +61,7 @@ IMMUTABLE: dict[tuple[str, str], tuple[Path, ...]] = {
     ),
     ("rbac.authorization.k8s.io", "RoleBinding"): (("roleRef",),),
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): (("roleRef",),),
-    # Crossplane: x-kubernetes-validations "self == oldSelf" in the CRDs of ../shared/crds.
+    # Crossplane: x-kubernetes-validations "self == oldSelf" in the upstream CRDs.
     ("apiextensions.crossplane.io", "CompositeResourceDefinition"): (
         ("spec", "group"),
         ("spec", "names"),
@@ -118,8 +118,8 @@ IMMUTABLE: dict[tuple[str, str], tuple[Path, ...]] = {
 
 Group and kind may be glob patterns. Sources: Kubernetes API validation (workload selectors, Service
 cluster IPs, PVC specs, StorageClass parameters, binding roleRefs); the CEL ``self == oldSelf`` rules
-of the Crossplane and Karpenter CRDs in ../shared/crds; for the Upbound AWS managed resources, whose
-CRDs in ../shared/crds declare none, the fields AWS cannot change in place (region, external name,
+of the upstream Crossplane and Karpenter CRDs; for the Upbound AWS managed resources, whose
+CRDs declare none, the fields AWS cannot change in place (region, external name,
 VPC and subnet CIDR blocks, a subnet's availability zone, a node group's subnets and instance types);
 and fluxplane's own composites, whose fields become those managed-resource fields.
 """

@@ -1,6 +1,6 @@
 """``fluxplane schemas pull``: fill the schema cache validate reads, from upstream or from a cluster.
 
-Every CRD found is written as ``<group>/<plural>.yaml`` (the layout of ../shared/crds), atomically
+Every CRD found is written as ``<group>/<plural>.yaml`` (one CRD per file, grouped by API group), atomically
 (a temporary file renamed into place), with one line per file on standard output. A download that
 fails is bad input naming the URL; nothing is half-written.
 """

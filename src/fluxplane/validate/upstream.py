@@ -1,7 +1,7 @@
 """Where ``fluxplane schemas pull`` downloads the CRDs of every API fluxplane emits, pinned.
 
 One table, one URL per upstream file, at the versions fluxplane pins (fluxplane.packs.versions) and
-the snapshot ../shared/crds/SOURCES.md records: the Flux v2.9 controllers (source v1.9.4, kustomize
+the CRD snapshot the tests validate against: the Flux v2.9 controllers (source v1.9.4, kustomize
 v1.9.4, helm v1.6.3, notification v1.9.3), Crossplane v2.3.4, the crossplane-contrib AWS family
 ``PROVIDER_AWS`` and provider-kubernetes ``PROVIDER_KUBERNETES``, External Secrets 2.9.0, Sealed Secrets
 v0.36.6 (chart 2.18.5), Karpenter 1.14.3, cert-manager v1.19.4, Gateway API v1.4.0 with Envoy Gateway
