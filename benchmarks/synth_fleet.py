@@ -1,14 +1,20 @@
-"""Synthesize generated fleets of 10, 100 and 1,000 clusters and compare with the YAML floor.
+"""Synthesize generated fleets of 10, 100 and 1,000 clusters and compare with the YAML floor and naive cdk8s.
 
 For each size, in a fresh process (so peak RSS belongs to that size alone):
 
 * write a fleet definition (environments/) with that many workload clusters over four
   environments; 30 add-on packs, 10 of them with per-cluster values (cluster overlays), 4 of those
   adding an object (overlay resources);
-* run the whole synth: load and validate, build the cdk8s app, check and render, write dist/;
+* run the whole synth without the cache: load and validate, build the cdk8s app, check and render,
+  write dist/; peak RSS is the synth process's own (``ru_maxrss``), read right after it;
 * in the same process, dump the very same documents with PyYAML's CSafeDumper, file by file
   (``yaml.dump_all``): the floor no YAML generator can beat;
-* print documents, seconds per stage, peak RSS and the ratio total / floor.
+* naive cdk8s: one ``cdk8s.ApiObject`` per object, every field but apiVersion, kind and metadata
+  set with a ``JsonPatch``, then ``App.synth()``, measured on a sample of the same documents (at most
+  ``--naive-sample``) and extrapolated per document to the whole fleet;
+* incremental: synth once with the cache (cold: it stores every cluster), change one cluster's pack
+  value in its environment file, and synth again with the cache (load, JS runtime start, render,
+  write dist/): the time of a one-cluster change.
 
 The fleet and dist/ live in ``--workdir`` (default /dev/shm when it exists): the benchmark measures
 fluxplane, not the disk. On a throttled virtual disk, creating 20,000 files alone can take 5 s or
@@ -124,15 +130,59 @@ def write_fleet(root: Path, clusters: int) -> None:
         (env_dir / f"{env}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
 
 
-def measure(clusters: int, workdir: str | None) -> dict[str, Any]:
-    from fluxplane.synth import load_plan, paused_gc
+def naive_cdk8s(per_file: list[list[dict[str, Any]]], limit: int, outdir: Path) -> tuple[int, float]:
+    """Seconds to synthesize up to ``limit`` of the documents the naive way: (documents, seconds)."""
+    import cdk8s
+
+    started = time.perf_counter()
+    app = cdk8s.App(outdir=str(outdir))
+    count = 0
+    for index, documents in enumerate(per_file):
+        if count >= limit:
+            break
+        chart = cdk8s.Chart(app, f"file-{index}")
+        for number, document in enumerate(documents):
+            api_object = cdk8s.ApiObject(
+                chart,
+                f"object-{number}",
+                api_version=document["apiVersion"],
+                kind=document["kind"],
+                metadata=document.get("metadata"),
+            )
+            for key, value in document.items():
+                if key not in ("apiVersion", "kind", "metadata"):
+                    api_object.add_json_patch(cdk8s.JsonPatch.add(f"/{key}", value))
+            count += 1
+    app.synth()
+    return count, time.perf_counter() - started
+
+
+def _change_one_cluster(root: Path) -> None:
+    """The first cluster of the first environment gets another replica count."""
+    path = root / "environments" / f"{ENVIRONMENTS[0]}.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["clusters"][0]["packs"]["addon-00"]["replicas"] = 99
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def synth_with_cache(root: Path) -> None:
+    """What `fluxplane synth` does, with the benchmark's packs: load, render with the cache, write dist/."""
+    from fluxplane.synth import SynthCache, load_plan, paused_gc, render_plan
+    from fluxplane.synth.writer import write_tree
+
+    with paused_gc():
+        write_tree(render_plan(load_plan(root, registry()), SynthCache.for_root(root)), root / "dist")
+
+
+def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, Any]:
+    from fluxplane.synth import SynthCache, load_plan, paused_gc, render_plan
     from fluxplane.synth.writer import write_tree
 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         root = Path(tmp)
         write_fleet(root, clusters)
         packs = registry()
-        # The stages of `fluxplane synth` (load_plan, then render_plan, then write_tree), timed apart.
+        # The stages of `fluxplane synth --no-cache` (load_plan, then render_plan, then write_tree), timed apart.
         with paused_gc():
             started = time.perf_counter()
             plan = load_plan(root, packs)
@@ -147,6 +197,7 @@ def measure(clusters: int, workdir: str | None) -> dict[str, Any]:
             rendered = time.perf_counter()
             write_tree(files, root / "dist")
             written = time.perf_counter()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
         charts = [*app.clusters.values(), *app.catalogue.values()]
         per_file = [manifest.documents() for chart in charts for manifest in chart.files]
@@ -156,12 +207,29 @@ def measure(clusters: int, workdir: str | None) -> dict[str, Any]:
             for documents in per_file:
                 yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False)
             floor = time.perf_counter() - floor_started
+        naive_documents, naive_seconds = naive_cdk8s(per_file, naive_sample, root / "naive")
+        del app, charts, files
+
+        # Incremental: fill the cache, change one cluster, synth again (what `fluxplane synth` does).
+        cache = SynthCache.for_root(root)
+        cold_started = time.perf_counter()
+        with paused_gc():
+            write_tree(render_plan(load_plan(root, packs), cache), root / "dist")
+        cold = time.perf_counter() - cold_started
+        _change_one_cluster(root)
+        # A fresh process, as `fluxplane synth` would be: interpreter, imports, load, JS runtime, render, write.
+        incremental_started = time.perf_counter()
+        subprocess.run([sys.executable, __file__, "--incremental", str(root)], check=True)
+        incremental = time.perf_counter() - incremental_started
+        changed = {p.relative_to(root / "dist").as_posix() for p in (root / "dist").rglob("*") if p.is_file()}
 
     total = written - started
+    documents = sum(len(documents) for documents in per_file)
+    naive = naive_seconds / naive_documents * documents
     return {
         "clusters": clusters,
-        "files": len(files),
-        "documents": sum(len(documents) for documents in per_file),
+        "files": len(changed),
+        "documents": documents,
         "load_plan_s": planned - started,
         "start_js_s": imported - planned,
         "build_s": built - imported,
@@ -170,7 +238,12 @@ def measure(clusters: int, workdir: str | None) -> dict[str, Any]:
         "total_s": total,
         "floor_s": floor,
         "ratio": total / floor,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "naive_documents": naive_documents,
+        "naive_s": naive,
+        "speedup": naive / total,
+        "peak_rss_mib": peak,
+        "cold_cache_s": cold,
+        "incremental_s": incremental,
     }
 
 
@@ -182,17 +255,26 @@ def main() -> int:
         default="/dev/shm" if os.path.isdir("/dev/shm") else None,
         help="where fleets are written",
     )
+    parser.add_argument(
+        "--naive-sample", type=int, default=2000, help="documents the naive cdk8s baseline synthesizes (default 2000)"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--incremental", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.incremental is not None:
+        synth_with_cache(args.incremental)
+        return 0
     if args.one is not None:
-        print(json.dumps(measure(args.one, args.workdir)))
+        print(json.dumps(measure(args.one, args.workdir, args.naive_sample)))
         return 0
     print(f"workdir: {args.workdir or tempfile.gettempdir()}; cores: {len(os.sched_getaffinity(0))}")
     header = (
-        f"{'clusters':>8} {'files':>6} {'docs':>7} {'load':>6} {'js':>5} {'build':>6} {'render':>7} "
-        f"{'write':>6} {'total s':>8} {'floor s':>8} {'ratio':>6} {'peak MiB':>9}"
+        f"{'clusters':>8} {'files':>6} {'docs':>7} {'load':>5} {'js':>5} {'build':>6} {'render':>7} "
+        f"{'write':>6} {'total s':>8} {'floor s':>8} {'x floor':>7} {'naive s':>8} {'speedup':>8} "
+        f"{'peak MiB':>9} {'cold s':>7} {'1-change s':>10}"
     )
     print(header)
+    naive_note = ""
     for size in args.sizes:
         out = subprocess.run(
             [
@@ -202,6 +284,8 @@ def main() -> int:
                 str(size),
                 "--workdir",
                 args.workdir or tempfile.gettempdir(),
+                "--naive-sample",
+                str(args.naive_sample),
             ],
             check=True,
             capture_output=True,
@@ -210,10 +294,18 @@ def main() -> int:
         )
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(
-            f"{r['clusters']:>8} {r['files']:>6} {r['documents']:>7} {r['load_plan_s']:>6.2f} {r['start_js_s']:>5.2f} "
+            f"{r['clusters']:>8} {r['files']:>6} {r['documents']:>7} {r['load_plan_s']:>5.2f} {r['start_js_s']:>5.2f} "
             f"{r['build_s']:>6.2f} {r['render_s']:>7.2f} {r['write_s']:>6.2f} {r['total_s']:>8.2f} "
-            f"{r['floor_s']:>8.2f} {r['ratio']:>6.2f} {r['peak_rss_mib']:>9.0f}"
+            f"{r['floor_s']:>8.2f} {r['ratio']:>7.2f} {r['naive_s']:>8.1f} {r['speedup']:>7.1f}x "
+            f"{r['peak_rss_mib']:>9.0f} {r['cold_cache_s']:>7.2f} {r['incremental_s']:>10.2f}"
         )
+        naive_note = f"naive s: measured on {r['naive_documents']} documents, extrapolated per document"
+    print(
+        "total: full synth without the cache; x floor: total / CSafeDumper dump_all of the same documents; "
+        f"{naive_note}; speedup: naive / total; peak: RSS of the synth process after the full synth; "
+        "cold: synth filling an empty cache; 1-change: a new process's synth with the cache after one cluster's value "
+        "changed (interpreter start to dist/ written)"
+    )
     return 0
 
 

@@ -82,6 +82,9 @@ class FleetApp(cdk8s.App):
         #: Per cluster: the IAM roles its add-ons declared (made on the hub, fluxplane.charts.addon_identities).
         self._roles: dict[str, list[AddonRole]] = {}
         self._finished = False
+        #: (environment, packs) of reused clusters already visited, and the catalogue folders they start from.
+        self._reused_starts: set[tuple[str | None, tuple[str, ...]]] = set()
+        self._shared_prefixes: dict[tuple[str | None, tuple[str, ...]], tuple[str, ...]] = {}
         for cluster in plan.clusters:
             if cluster.name in self.reused:
                 self._add_reused(cluster)
@@ -216,9 +219,12 @@ class FleetApp(cdk8s.App):
 
     def _add_reused(self, cluster: ClusterPlan) -> None:
         """A cluster whose own files are reused: the catalogue variants it starts from, and its roles."""
-        for name in cluster.packs:
-            for pack in self._parts(self.plan.registry.get(name)):
-                self._parent(pack, self._catalogue_chart(pack), cluster.environment)
+        started = (cluster.environment, tuple(cluster.packs))
+        if started not in self._reused_starts:
+            self._reused_starts.add(started)
+            for name in cluster.packs:
+                for pack in self._parts(self.plan.registry.get(name)):
+                    self._parent(pack, self._catalogue_chart(pack), cluster.environment)
         self._roles.setdefault(cluster.name, []).extend(self.reused[cluster.name])
 
     def cluster_prefixes(self, cluster: str) -> tuple[str, ...]:
@@ -234,6 +240,16 @@ class FleetApp(cdk8s.App):
         The catalogue folders its packs start from (the base and its environment's overlay), and the
         hub's spokes folders its README draws.
         """
+        started = (cluster.environment, tuple(cluster.packs))
+        found = self._shared_prefixes.get(started)
+        if found is None:
+            found = self._shared_prefixes[started] = self._catalogue_prefixes(cluster)
+        if self.spokes is None:
+            return found
+        spokes = posixpath.join(self.layout.key, self.spokes.directory)
+        return (*found, posixpath.join(spokes, cluster.name) + "/", posixpath.join(spokes, "steps") + "/")
+
+    def _catalogue_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
         prefixes: list[str] = []
         for name in cluster.packs:
             for pack in split_pack(self.plan.registry.get(name)):
@@ -242,9 +258,6 @@ class FleetApp(cdk8s.App):
                     continue
                 for variant in ("base", cluster.environment or "base"):
                     prefixes.append(posixpath.join(self.layout.key, chart.directory, variant) + "/")
-        if self.spokes is not None:
-            spokes = posixpath.join(self.layout.key, self.spokes.directory)
-            prefixes.extend((posixpath.join(spokes, cluster.name) + "/", posixpath.join(spokes, "steps") + "/"))
         return tuple(prefixes)
 
     def roles_of(self, cluster: str) -> tuple[AddonRole, ...]:

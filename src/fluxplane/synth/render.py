@@ -14,7 +14,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.charts.cluster import ClusterChart
@@ -65,26 +65,34 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     if problems:
         raise TreeError(problems)
 
-    texts = dump_manifests([manifest for _, manifest in files])
-    out = dict(reused or {})
-    out.update(
-        (posixpath.join(chart.layout.key, manifest.path), text)
-        for (chart, manifest), text in zip(files, texts, strict=True)
-    )
+    # cdk8s constructs first: the JavaScript runtime is used before the dump workers fork.
+    custom: dict[str, str] = {}
     for chart in jsii_children_by_chart(app):
         if isinstance(chart, ClusterChart):
             path = posixpath.join(chart.layout.key, chart.custom_path)
             documents = chart.to_json()
             for document in documents:
                 problems.extend(check_plaintext(document, f"cluster-{chart.cluster} (cdk8s)", path))
-            out[path] = dump_documents(documents)
+            custom[path] = dump_documents(documents)
     if problems:
         raise TreeError(problems)
 
-    # Each cluster folder's README.md: its Flux dependency graph, drawn from the manifests in memory.
+    # Each cluster folder's README.md: its Flux dependency graph, drawn from the manifests in memory
+    # while the workers dump them.
     from fluxplane.graph import cluster_readmes
 
-    out.update(cluster_readmes(app, files, out))
+    dumped = start_dump([manifest for _, manifest in files])
+    try:
+        readmes = cluster_readmes(app, files, {**(reused or {}), **custom})
+    finally:
+        texts = dumped()
+    out = dict(reused or {})
+    out.update(
+        (posixpath.join(chart.layout.key, manifest.path), text)
+        for (chart, manifest), text in zip(files, texts, strict=True)
+    )
+    out.update(custom)
+    out.update(readmes)
 
     owners = codeowners(app.plan.fleet.teams, app.plan.apps, app.layout, app.workloads)
     if owners is not None:
@@ -111,18 +119,33 @@ def _workers() -> int:
 
 def dump_manifests(manifests: list[Manifest], workers: int | None = None) -> list[str]:
     """The YAML text of each manifest, in order; forked workers share the work for large trees."""
+    return start_dump(manifests, workers)()
+
+
+def start_dump(manifests: list[Manifest], workers: int | None = None) -> Callable[[], list[str]]:
+    """Start dumping ``manifests``; the returned function waits and gives their texts, in order.
+
+    For large trees, one forked worker per core dumps while the caller goes on with other work (the
+    README graphs); small trees are dumped when the function is called.
+    """
     count = workers if workers is not None else _workers()
     if count < 2 or len(manifests) < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
-        return [dump_documents(manifest.documents()) for manifest in manifests]
+        return lambda: [dump_documents(manifest.documents()) for manifest in manifests]
     global _JOBS
     _JOBS = manifests
-    try:
-        with multiprocessing.get_context("fork").Pool(count - 1) as pool:
-            pending = pool.map_async(_dump_slice, [(index, count) for index in range(1, count)])
-            slices = [_dump_slice((0, count)), *pending.get()]
-    finally:
-        _JOBS = []
-    texts: list[str] = [""] * len(manifests)
-    for index, part in enumerate(slices):
-        texts[index::count] = part
-    return texts
+    pool = multiprocessing.get_context("fork").Pool(count)
+    _JOBS = []  # the workers hold their copy; the parent keeps no extra reference
+    pending = pool.map_async(_dump_slice, [(index, count) for index in range(count)])
+
+    def finish() -> list[str]:
+        try:
+            slices = pending.get()
+        finally:
+            pool.terminate()
+            pool.join()
+        texts: list[str] = [""] * len(manifests)
+        for index, part in enumerate(slices):
+            texts[index::count] = part
+        return texts
+
+    return finish

@@ -1,0 +1,130 @@
+"""The synth cache: entries stored and verified, damaged entries ignored, keys that change with their inputs."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from fluxplane.charts.addon_identities import AddonRole
+from fluxplane.packs.registry import PackRegistry
+from fluxplane.synth import load_plan
+from fluxplane.synth.cache import CACHE_DIR, CachedCluster, FolderIndex, SynthCache, code_key, input_keys
+from tests.conftest import MINIMAL_BASE, FleetWriter
+
+ROLE = AddonRole(
+    pack="external-dns",
+    name="external-dns",
+    namespace="external-dns",
+    service_account="external-dns",
+    managed_policies=("arn:aws:iam::aws:policy/ReadOnlyAccess",),
+    # key order is part of the output: not sorted
+    policy={"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "route53:*", "Resource": "*"}]},
+)
+ENTRY = CachedCluster(
+    input_key="in",
+    shared_key="shared",
+    files={"platform/clusters/a/kustomization.yaml": "resources: []\n", "platform/clusters/a/README.md": "# a\n"},
+    roles=(ROLE,),
+)
+
+
+def test_stored_entry_loads_back_equal_with_policy_key_order(tmp_path: Path) -> None:
+    # GIVEN a stored entry WHEN loaded THEN it equals what was stored, policy keys in their order
+    cache = SynthCache(tmp_path)
+    cache.store("a", ENTRY)
+    loaded = cache.load("a")
+    assert loaded == ENTRY
+    assert loaded is not None and loaded.roles[0].policy is not None
+    assert list(loaded.roles[0].policy) == ["Version", "Statement"]
+
+
+def test_missing_entry_is_none(tmp_path: Path) -> None:
+    assert SynthCache(tmp_path).load("a") is None
+
+
+def test_truncated_entry_is_ignored(tmp_path: Path) -> None:
+    # GIVEN an entry cut in half WHEN loaded THEN there is none
+    cache = SynthCache(tmp_path)
+    cache.store("a", ENTRY)
+    path = tmp_path / "a.json"
+    path.write_bytes(path.read_bytes()[:-40])
+    assert cache.load("a") is None
+
+
+def test_entry_whose_text_changed_is_ignored(tmp_path: Path) -> None:
+    # GIVEN an entry whose payload was edited (digest no longer matches) WHEN loaded THEN there is none
+    cache = SynthCache(tmp_path)
+    cache.store("a", ENTRY)
+    path = tmp_path / "a.json"
+    path.write_bytes(path.read_bytes().replace(b"resources: []", b"resources: [x]"))
+    assert cache.load("a") is None
+
+
+def test_entry_of_another_cluster_is_ignored(tmp_path: Path) -> None:
+    # GIVEN b's entry copied to a's place WHEN a's entry is loaded THEN there is none
+    cache = SynthCache(tmp_path)
+    cache.store("b", ENTRY)
+    (tmp_path / "b.json").rename(tmp_path / "a.json")
+    assert cache.load("a") is None
+
+
+def test_prune_keeps_only_listed_clusters(tmp_path: Path) -> None:
+    cache = SynthCache(tmp_path)
+    for name in ("a", "b", "c"):
+        cache.store(name, ENTRY)
+    cache.prune(["a", "c"])
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.json", "c.json"]
+
+
+def test_for_root_is_below_the_project_folder(tmp_path: Path) -> None:
+    assert SynthCache.for_root(tmp_path).folder == tmp_path / CACHE_DIR / "synth"
+
+
+def test_folder_index_lists_and_hashes_what_is_below_a_prefix() -> None:
+    # GIVEN a tree WHEN a file below one prefix changes THEN only that prefix's digest changes
+    files = {"p/a/1.yaml": "one", "p/a/2.yaml": "two", "p/ab/3.yaml": "three", "p/b/4.yaml": "four"}
+    index = FolderIndex(files)
+    assert index.below("p/a/") == ["p/a/1.yaml", "p/a/2.yaml"]
+    changed = FolderIndex({**files, "p/a/2.yaml": "TWO"})
+    assert changed.digest("p/a/") != index.digest("p/a/")
+    assert changed.digest("p/b/") == index.digest("p/b/")
+    assert changed.shared_key(["p/b/", "p/ab/"]) == index.shared_key(["p/ab/", "p/b/"])
+    assert changed.shared_key(["p/a/"]) != index.shared_key(["p/a/"])
+
+
+def _keys(write_fleet: FleetWriter, base: dict[str, Any], staging: dict[str, Any]) -> dict[str, str]:
+    root = write_fleet(base, {"staging": staging})
+    plan = load_plan(root)
+    key = code_key(plan.registry)
+    assert key is not None
+    return input_keys(plan, key)
+
+
+CLUSTERS = {"clusters": [{"name": "staging-1", "region": "us-west-2"}, {"name": "staging-2", "region": "us-west-2"}]}
+
+
+def test_input_key_changes_only_for_the_cluster_that_changed(write_fleet: FleetWriter) -> None:
+    # GIVEN two clusters WHEN one's region changes THEN only its key changes
+    before = _keys(write_fleet, MINIMAL_BASE, CLUSTERS)
+    changed = {"clusters": [CLUSTERS["clusters"][0], {"name": "staging-2", "region": "eu-west-1"}]}
+    after = _keys(write_fleet, MINIMAL_BASE, changed)
+    assert sorted(before) == ["staging-1", "staging-2"]
+    assert before["staging-1"] == after["staging-1"]
+    assert before["staging-2"] != after["staging-2"]
+
+
+def test_input_keys_all_change_with_a_shared_value(write_fleet: FleetWriter) -> None:
+    # GIVEN two clusters WHEN the Flux interval of the whole fleet changes THEN both keys change
+    before = _keys(write_fleet, MINIMAL_BASE, CLUSTERS)
+    after = _keys(write_fleet, {**MINIMAL_BASE, "flux": {"interval": "5m"}}, CLUSTERS)
+    assert all(before[name] != after[name] for name in before)
+
+
+def test_code_key_changes_with_a_pack_version() -> None:
+    # GIVEN the installed packs WHEN one pack's version differs THEN the code key differs
+    registry = PackRegistry.from_entry_points()
+    packs = list(registry)
+    bumped = PackRegistry([dataclasses.replace(packs[0], version=packs[0].version + ".1"), *packs[1:]])
+    assert code_key(registry) == code_key(PackRegistry(packs))
+    assert code_key(bumped) != code_key(registry)
