@@ -79,7 +79,64 @@ def _parser() -> argparse.ArgumentParser:
     pack_commands.add_parser("list", help="name, version, layer, requires and description of every pack")
     show = pack_commands.add_parser("show", help="a pack's config keys, what it emits and an example")
     show.add_argument("name", metavar="NAME", help="the pack")
+    _review_commands(commands)
     return parser
+
+
+def _review_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """validate, schemas, diff, graph: what a pull request's reviewers and CI need to know about dist/."""
+    validate = commands.add_parser(
+        "validate",
+        help="check dist/ against CRD and Kubernetes schemas, kustomize and Flux's reference rules",
+        description="Check every document strictly against its schema, build every kustomization with kubectl "
+        "kustomize, and check the references Flux and Crossplane resolve only at run time. Prints one finding per "
+        "line as FILE:DOCUMENT KIND/NAME: PATH: MESSAGE; exit 1 when there is any.",
+    )
+    validate.add_argument(
+        "dist", nargs="?", type=Path, default=None, metavar="DIST", help="the tree to check (default: <root>/dist)"
+    )
+    validate.add_argument(
+        "--crds",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of CRD YAML (repeatable; default: $FLUXPLANE_CRDS, else the cache 'schemas pull' fills)",
+    )
+    validate.add_argument("--no-kustomize", action="store_true", help="do not run kubectl kustomize")
+    schemas = commands.add_parser("schemas", help="the CRD schemas validate checks against")
+    schema_commands = schemas.add_subparsers(dest="schemas_command", required=True, metavar="SUBCOMMAND")
+    pull = schema_commands.add_parser(
+        "pull",
+        help="download the CRDs of every API fluxplane emits into the schema cache",
+        description="Fill the schema cache from the pinned upstream release URLs, or from a cluster with kubectl.",
+    )
+    pull.add_argument(
+        "--from-cluster", action="store_true", help="read the CRDs from the current kubectl context instead"
+    )
+    pull.add_argument("--context", help="kubectl context for --from-cluster (default: the current one)")
+    pull.add_argument("--dest", type=Path, default=None, metavar="DIR", help="where to write (default: the cache)")
+    diff = commands.add_parser(
+        "diff",
+        help="what a change does to dist/: objects added, changed and removed per cluster, risky changes flagged",
+        description="Synthesize the definition at a base Git ref (in a temporary worktree) and in the working "
+        "tree, and report the difference per repository, cluster and object.",
+    )
+    diff.add_argument("--base", default="HEAD", metavar="REF", help="Git ref to compare with (default: HEAD)")
+    diff.add_argument(
+        "--format", choices=("text", "markdown"), default="text", help="text, or Markdown for a pull-request comment"
+    )
+    graph = commands.add_parser(
+        "graph",
+        help="a cluster's Flux dependency graph (Kustomizations and HelmReleases, health gates marked)",
+    )
+    graph.add_argument("--cluster", required=True, metavar="NAME", help="the cluster")
+    graph.add_argument(
+        "--format", choices=("mermaid", "dot", "svg"), default="mermaid", help="mermaid (default), dot, or svg"
+    )
+    graph.add_argument(
+        "--output", "-o", type=Path, default=None, metavar="FILE", help="write here instead of standard output"
+    )
 
 
 def _edit_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -320,6 +377,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _edit(args)
         if args.command == "packs":
             return _packs(args)
+        if args.command in ("validate", "schemas"):
+            from fluxplane.validate import command as validate_command
+
+            return validate_command(args)
+        if args.command == "diff":
+            from fluxplane.diff import command as diff_command
+
+            return diff_command(args)
+        if args.command == "graph":
+            from fluxplane.graph import command as graph_command
+
+            return graph_command(args)
         if args.command == "reference":
             from fluxplane.config.reference import markdown
 
