@@ -69,6 +69,27 @@ def _first_alias(text: str) -> Any:
     return None
 
 
+#: Deeper than any definition needs. libyaml builds nodes recursively in C, so a document nested a
+#: hundred thousand levels deep would crash the interpreter instead of raising an error.
+MAX_DEPTH = 100
+
+
+def _too_deep(text: str) -> Any:
+    """Where nesting first goes deeper than MAX_DEPTH, if it does; reading events does not recurse."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return event.start_mark
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # loading reports it, with its position
+    return None
+
+
 def read_yaml(path: Path, display: str) -> Any:
     """Parse one YAML document from ``path``; errors name ``display`` (the path the user knows)."""
     try:
@@ -77,6 +98,11 @@ def read_yaml(path: Path, display: str) -> Any:
         raise ConfigError(f"{display}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{display}: cannot read: {exc}") from None
+    deep = _too_deep(text)
+    if deep is not None:
+        raise ConfigError(
+            f"{display}:{deep.line + 1}:{deep.column + 1}: invalid YAML: nested deeper than {MAX_DEPTH} levels"
+        )
     try:
         documents = list(yaml.load_all(text, Loader=_StrictLoader))
     except yaml.MarkedYAMLError as exc:

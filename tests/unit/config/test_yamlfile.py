@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from fluxplane.config.yamlfile import read_yaml
+from fluxplane.config.yamlfile import MAX_DEPTH, read_yaml
 from fluxplane.errors import ConfigError
 
 DISPLAY = "environments/staging.yaml"
@@ -284,3 +286,44 @@ def test_a_file_that_is_not_utf8_is_reported(tmp_path: Path) -> None:
         match=r"^environments/staging\.yaml: cannot read: 'utf-8' codec can't decode byte 0xff in position 3",
     ):
         read_yaml(path, DISPLAY)
+
+
+def test_nesting_as_deep_as_the_limit_is_read(write: Writer) -> None:
+    # GIVEN lists nested exactly MAX_DEPTH deep (the top-level mapping is the first level)
+    depth = MAX_DEPTH - 1
+    path = write("x: " + "[" * depth + "1" + "]" * depth + "\n")
+    # WHEN read THEN the value comes back whole
+    value = read_yaml(path, DISPLAY)["x"]
+    for _ in range(depth):
+        value = value[0]
+    assert value == 1
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing", "column"),
+    [("[", "]", 103), ("{a: ", "}", 400)],
+    ids=["flow-lists", "flow-mappings"],
+)
+def test_nesting_deeper_than_the_limit_is_refused_at_its_position(
+    write: Writer, opening: str, closing: str, column: int
+) -> None:
+    # GIVEN a value nested one level deeper than MAX_DEPTH
+    path = write("x: " + opening * MAX_DEPTH + "1" + closing * MAX_DEPTH + "\n")
+    # WHEN read THEN one line points at the level past the limit
+    assert _problems(path) == (f"{DISPLAY}:1:{column}: invalid YAML: nested deeper than 100 levels",)
+
+
+def test_nesting_a_million_levels_deep_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    # GIVEN a file nested a million levels deep, which libyaml's recursive composer cannot survive
+    path = tmp_path / "staging.yaml"
+    path.write_text("x: " + "[" * 1_000_000 + "]" * 1_000_000 + "\n")
+    # WHEN read in a child process (a crash must not take the test run with it)
+    code = (
+        "import sys; from pathlib import Path; from fluxplane.config.yamlfile import read_yaml\n"
+        "from fluxplane.errors import ConfigError\n"
+        f"try: read_yaml(Path({str(path)!r}), {DISPLAY!r})\n"
+        "except ConfigError as exc: print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    # THEN it ends normally with the error line
+    assert (done.returncode, done.stdout) == (0, f"{DISPLAY}:1:103: invalid YAML: nested deeper than 100 levels\n")
