@@ -8,7 +8,6 @@ is not a SealedSecret, or that holds a plaintext ``Secret``, is refused.
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +48,7 @@ def _is_sealed(value: Any) -> bool:
         return False
     try:
         data = base64.b64decode(value, validate=True)
-    except binascii.Error:
+    except ValueError:  # binascii.Error, or characters outside ASCII
         return False
     if len(data) < 2:
         return False
@@ -113,7 +112,8 @@ def _read(path: Path, display: str, cluster: str, namespace: str, name: str, pro
             f"{show(document.get('apiVersion'))} {show(document.get('kind'))}"
         )
         return None
-    metadata = document.get("metadata") or {}
+    metadata = document.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
     if not _DNS_LABEL.fullmatch(namespace) or not _DNS_SUBDOMAIN.fullmatch(name):
         problems.append(f"{display}: the folder must be a namespace and the file a Secret name (DNS-1123)")
         return None
@@ -123,7 +123,8 @@ def _read(path: Path, display: str, cluster: str, namespace: str, name: str, pro
             f"{namespace}/{name}; the path must match the object"
         )
         return None
-    encrypted = (document.get("spec") or {}).get("encryptedData")
+    spec = document.get("spec")
+    encrypted = spec.get("encryptedData") if isinstance(spec, dict) else None
     if not isinstance(encrypted, dict) or not encrypted:
         problems.append(f"{display}: spec.encryptedData must map keys to sealed values")
         return None

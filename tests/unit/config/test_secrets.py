@@ -156,6 +156,8 @@ def test_invalid_yaml_names_the_file_and_line(tmp_path: Path) -> None:
         ({"name": "other", "namespace": "apps"}, "apps/other"),
         ({"name": "db", "namespace": "web"}, "web/db"),
         ({"name": "db"}, "None/db"),
+        (["db", "apps"], "None/None"),
+        ("apps/db", "None/None"),
     ],
 )
 def test_metadata_must_match_the_path(tmp_path: Path, metadata: dict[str, str], says: str) -> None:
@@ -174,6 +176,15 @@ def test_encrypted_data_must_be_a_non_empty_mapping(tmp_path: Path, encrypted: A
     ]
 
 
+@pytest.mark.parametrize("spec", [["encryptedData"], 1.5, "text"], ids=["list", "float", "str"])
+def test_a_spec_that_is_no_mapping_is_no_encrypted_data(tmp_path: Path, spec: Any) -> None:
+    # GIVEN a spec that is not a mapping WHEN loaded THEN the same line as for missing encryptedData
+    put(tmp_path, "staging-1/apps/db.yaml", {**sealed(), "spec": spec})
+    assert problems_of(tmp_path) == [
+        "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData must map keys to sealed values"
+    ]
+
+
 def test_missing_spec_is_no_encrypted_data(tmp_path: Path) -> None:
     document = sealed()
     del document["spec"]
@@ -183,8 +194,8 @@ def test_missing_spec_is_no_encrypted_data(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("value", ["not base64!", "AQB", "plain text"])
-def test_a_value_that_is_not_base64(tmp_path: Path, value: str) -> None:
+@pytest.mark.parametrize("value", ["not base64!", "AQB", "plain text", "é∆", 12345, None])
+def test_a_value_that_is_not_base64(tmp_path: Path, value: Any) -> None:
     put(tmp_path, "staging-1/apps/db.yaml", sealed(encryptedData={"user": CIPHERTEXT, "password": value}))
     assert problems_of(tmp_path) == [
         "environments/secrets/staging-1/apps/db.yaml: spec.encryptedData.password: not base64 ciphertext"
