@@ -112,8 +112,8 @@ def read_yaml(path: Path, display: str) -> Any:
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         problem = exc.problem or exc.context or "invalid YAML"
         raise ConfigError(f"{display}{where}: invalid YAML: {problem}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{display}: invalid YAML: {exc}") from None
+    except yaml.YAMLError as exc:  # a character YAML does not allow: its message spans lines
+        raise ConfigError(f"{display}: invalid YAML: {' '.join(str(exc).split())}") from None
     if len(documents) > 1:
         raise ConfigError(f"{display}: expected one YAML document, found {len(documents)}")
     return documents[0] if documents else None

@@ -327,3 +327,11 @@ def test_nesting_a_million_levels_deep_is_an_error_not_a_crash(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     # THEN it ends normally with the error line
     assert (done.returncode, done.stdout) == (0, f"{DISPLAY}:1:103: invalid YAML: nested deeper than 100 levels\n")
+
+
+def test_a_character_yaml_does_not_allow_is_one_line(write: Writer) -> None:
+    # GIVEN a NUL character in a value WHEN read THEN one line names the character and where it is
+    assert _problems(write("clusters: []\nx: \x00\n")) == (
+        f"{DISPLAY}: invalid YAML: unacceptable character #x0000: control characters are not allowed in "
+        '"<unicode string>", position 16',
+    )
