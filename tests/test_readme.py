@@ -5,8 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from fluxplane.config.reference import BEGIN, END, markdown, replace_in
-from tests.conftest import ROOT
+from tests.conftest import CRDS, ROOT
 
 README = (ROOT / "README.md").read_text()
 
@@ -44,3 +46,38 @@ def test_the_catalogue_table_lists_every_installed_pack() -> None:
     section = README[README.index("## Packs: the add-on catalogue") : README.index("### Write your own pack")]
     listed = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
     assert listed == set(PackRegistry.from_entry_points().names)
+
+
+def _transcript(command: str) -> list[str]:
+    """The lines the README shows after ``$ COMMAND``, up to the end of its block, without the elisions."""
+    block = README[README.index(f"$ {command}\n") + len(command) + 3 :]
+    lines = block[: block.index("```")].splitlines()
+    return [line for line in lines if line.strip() != "..." and not line.startswith(("$ ", "... "))]
+
+
+def test_the_graph_transcript_is_real_output() -> None:
+    # GIVEN the README's graph excerpt WHEN the command runs on the example THEN every line shown is in its output
+    out = subprocess.run(
+        [sys.executable, "-m", "fluxplane", "--root", str(ROOT), "graph", "--cluster", "staging-usw2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    shown = _transcript("fluxplane graph --cluster staging-usw2")
+    assert len(shown) > 5
+    assert [line for line in shown if line not in out.stdout.splitlines()] == []
+
+
+@pytest.mark.skipif(not CRDS.is_dir(), reason="../shared/crds (the upstream CRDs) is not beside the project")
+def test_the_clean_validate_summary_is_real_output() -> None:
+    # GIVEN the committed dist/ WHEN validate runs on it (schemas aside) THEN it ends with the summary the README quotes
+    out = subprocess.run(
+        [sys.executable, "-m", "fluxplane", "validate", "dist", "--crds", str(CRDS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout
+    summary = out.stdout.splitlines()[-1]
+    assert f"On the unchanged example: `{summary}`" in README
