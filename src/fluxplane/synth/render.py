@@ -14,7 +14,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.charts.cluster import ClusterChart
@@ -37,14 +37,46 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetApp.reused):
     they join the output, and the folders among them count for the Flux path checks.
     """
-    from fluxplane.synth.app import jsii_children_by_chart
-
     app.finish()
     spokes = [app.spokes] if app.spokes is not None else []
     tenants = list(app.tenants.values())
     cloud = [chart for chart in (app.cloud, app.addon_identities) if chart is not None]
     charts: list[Any] = [*app.clusters.values(), *app.catalogue.values(), *spokes, *tenants, *cloud]
     files: list[tuple[Any, Manifest]] = [(chart, manifest) for chart in charts for manifest in chart.files]
+    # The dump workers start first: they only read the finished tree, so they dump while this process
+    # checks it, renders the cdk8s constructs and draws the README graphs. A problem stops them.
+    dumping = start_dump([manifest for _, manifest in files])
+    try:
+        readmes, custom = _check_and_draw(app, files, spokes, tenants, reused)
+        texts = dumping.texts()
+    finally:
+        dumping.stop()
+    out = dict(reused or {})
+    out.update(
+        (posixpath.join(chart.layout.key, manifest.path), text)
+        for (chart, manifest), text in zip(files, texts, strict=True)
+    )
+    out.update(custom)
+    out.update(readmes)
+
+    owners = codeowners(app.plan.fleet.teams, app.plan.apps, app.layout, app.workloads)
+    if owners is not None:
+        out[CODEOWNERS] = owners
+    return dict(sorted(out.items()))
+
+
+def _check_and_draw(
+    app: FleetApp,
+    files: list[tuple[Any, Manifest]],
+    spokes: list[Any],
+    tenants: list[Any],
+    reused: Mapping[str, str] | None,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Check the finished tree (TreeError on problems); returns the README of each cluster folder and the
+    YAML of the cdk8s constructs, by path."""
+    from fluxplane.graph import cluster_readmes
+    from fluxplane.synth.app import jsii_children_by_chart
+
     problems = check_files(files)
     for cluster_chart in app.clusters.values():
         problems.extend(check_cluster(cluster_chart))
@@ -65,7 +97,7 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     if problems:
         raise TreeError(problems)
 
-    # cdk8s constructs first: the JavaScript runtime is used before the dump workers fork.
+    # cdk8s constructs, synthesized by the JavaScript runtime (which the dump workers never touch).
     custom: dict[str, str] = {}
     for chart in jsii_children_by_chart(app):
         if isinstance(chart, ClusterChart):
@@ -77,27 +109,8 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     if problems:
         raise TreeError(problems)
 
-    # Each cluster folder's README.md: its Flux dependency graph, drawn from the manifests in memory
-    # while the workers dump them.
-    from fluxplane.graph import cluster_readmes
-
-    dumped = start_dump([manifest for _, manifest in files])
-    try:
-        readmes = cluster_readmes(app, files, {**(reused or {}), **custom})
-    finally:
-        texts = dumped()
-    out = dict(reused or {})
-    out.update(
-        (posixpath.join(chart.layout.key, manifest.path), text)
-        for (chart, manifest), text in zip(files, texts, strict=True)
-    )
-    out.update(custom)
-    out.update(readmes)
-
-    owners = codeowners(app.plan.fleet.teams, app.plan.apps, app.layout, app.workloads)
-    if owners is not None:
-        out[CODEOWNERS] = owners
-    return dict(sorted(out.items()))
+    # Each cluster folder's README.md: its Flux dependency graph, drawn from the manifests in memory.
+    return cluster_readmes(app, files, {**(reused or {}), **custom}), custom
 
 
 #: Below this many files a worker process costs more than it saves.
@@ -119,33 +132,50 @@ def _workers() -> int:
 
 def dump_manifests(manifests: list[Manifest], workers: int | None = None) -> list[str]:
     """The YAML text of each manifest, in order; forked workers share the work for large trees."""
-    return start_dump(manifests, workers)()
+    dumping = start_dump(manifests, workers)
+    try:
+        return dumping.texts()
+    finally:
+        dumping.stop()
 
 
-def start_dump(manifests: list[Manifest], workers: int | None = None) -> Callable[[], list[str]]:
-    """Start dumping ``manifests``; the returned function waits and gives their texts, in order.
+class PendingDump:
+    """Manifests being dumped: ``texts`` waits and gives their texts, in order; ``stop`` ends the workers."""
 
-    For large trees, one forked worker per core dumps while the caller goes on with other work (the
-    README graphs); small trees are dumped when the function is called.
+    def __init__(self, manifests: list[Manifest], pool: Any = None, pending: Any = None, workers: int = 1) -> None:
+        self._manifests = manifests
+        self._pool = pool
+        self._pending = pending
+        self._workers = workers
+
+    def texts(self) -> list[str]:
+        if self._pool is None:
+            return [dump_documents(manifest.documents()) for manifest in self._manifests]
+        slices = self._pending.get()
+        texts: list[str] = [""] * len(self._manifests)
+        for index, part in enumerate(slices):
+            texts[index :: self._workers] = part
+        return texts
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+
+def start_dump(manifests: list[Manifest], workers: int | None = None) -> PendingDump:
+    """Start dumping ``manifests``; the caller goes on with other work and then asks for the texts.
+
+    For large trees, one forked worker per core dumps while the caller works (checks, README graphs);
+    small trees are dumped when the texts are asked for.
     """
     count = workers if workers is not None else _workers()
     if count < 2 or len(manifests) < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
-        return lambda: [dump_documents(manifest.documents()) for manifest in manifests]
+        return PendingDump(manifests)
     global _JOBS
     _JOBS = manifests
     pool = multiprocessing.get_context("fork").Pool(count)
     _JOBS = []  # the workers hold their copy; the parent keeps no extra reference
     pending = pool.map_async(_dump_slice, [(index, count) for index in range(count)])
-
-    def finish() -> list[str]:
-        try:
-            slices = pending.get()
-        finally:
-            pool.terminate()
-            pool.join()
-        texts: list[str] = [""] * len(manifests)
-        for index, part in enumerate(slices):
-            texts[index::count] = part
-        return texts
-
-    return finish
+    return PendingDump(manifests, pool, pending, count)
