@@ -72,8 +72,8 @@ def _environment() -> dict[str, str]:
 
 
 def _staging_folders(project: Path) -> list[str]:
-    """What the writer builds or moves aside beside dist/ (.dist.new, .dist.old)."""
-    return sorted(p.name for p in project.iterdir() if p.name.startswith(".dist."))
+    """What the writer builds or moves aside beside dist/ (.dist.new, .dist.old); not the spare it keeps."""
+    return sorted(p.name for p in project.iterdir() if p.name.startswith(".dist.") and p.name != ".dist.spare")
 
 
 def _inode(path: Path) -> int | None:

@@ -6,6 +6,16 @@ never a mix. On other systems the swap is two renames and an interrupted swap is
 run. Files that no longer belong vanish with the old tree. The tree is not fsynced: dist/ is derived
 data that synth reproduces byte for byte, and flushing tens of thousands of files would cost more
 than the whole synth.
+
+The tree a swap replaces is not deleted: it is kept beside dist/ as ``.dist.spare`` with a manifest
+of every file's digest, size and modification time, and the next synth builds its new tree by
+updating the spare in place: it writes only the files that differ and removes those that no longer
+belong. For a one-cluster change in a fleet of 1,000 clusters that is a few files instead of writing
+21,000 and deleting as many, which was half the time of such a synth. The manifest is removed before
+the spare is touched; a spare without one (interrupted mid-update, or the first tree synth replaced)
+is compared file by file instead. A file whose size or modification time differs from the manifest
+is rewritten (files added to the spare by
+hand are not looked for: it is fluxplane's). The price is a second copy of dist/ on disk.
 """
 
 from __future__ import annotations
@@ -14,6 +24,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import hashlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -49,6 +60,47 @@ def _staging_paths(outdir: Path) -> tuple[Path, Path]:
     return outdir.with_name(f".{outdir.name}.new"), outdir.with_name(f".{outdir.name}.old")
 
 
+def spare_path(outdir: Path) -> Path:
+    """Where the tree the last swap replaced is kept, for the next synth to update."""
+    return outdir.with_name(f".{outdir.name}.spare")
+
+
+#: The spare's manifest, inside the spare: a line ``tree`` or ``tree unknown``, a line per file of the
+#: spare (path, digest, size, mtime_ns, tab-separated), a line ``dist``, a line per file of dist/.
+MANIFEST = ".fluxplane-tree"
+
+Signatures = dict[str, tuple[str, int, int]]
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+def _manifest(tree: Signatures | None, current: Signatures) -> str:
+    def lines(signatures: Signatures) -> str:
+        return "".join(f"{path}\t{digest}\t{size}\t{mtime}\n" for path, (digest, size, mtime) in signatures.items())
+
+    head = "tree\n" + lines(tree) if tree is not None else "tree unknown\n"
+    return head + "dist\n" + lines(current)
+
+
+def _read_manifest(text: str) -> tuple[Signatures | None, Signatures]:
+    """(the spare's files or None when unknown, dist/'s files); ValueError when it is not a manifest."""
+    head, separator, rest = text.partition("\n")
+    if not separator or head not in ("tree", "tree unknown"):
+        raise ValueError(MANIFEST)
+    sections: list[Signatures] = [{}]
+    for line in rest.splitlines():
+        if line == "dist" and len(sections) == 1:
+            sections.append({})
+            continue
+        path, digest, size, mtime = line.split("\t")
+        sections[-1][path] = (digest, int(size), int(mtime))
+    if len(sections) != 2:
+        raise ValueError(MANIFEST)
+    return (sections[0] if head == "tree" else None), sections[1]
+
+
 def recover(outdir: Path) -> None:
     """Finish or undo a swap that a crash interrupted, and drop leftovers of an unfinished build."""
     new, old = _staging_paths(outdir)
@@ -57,6 +109,43 @@ def recover(outdir: Path) -> None:
     for leftover in (new, old):
         if leftover.exists():
             shutil.rmtree(leftover)
+
+
+def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]:
+    """Move the spare to ``new`` for updating: (its files, dist/'s files as its manifest records them).
+
+    The manifest is removed first. A spare without a readable manifest (interrupted mid-update, or
+    the first tree a synth replaced) is listed instead, with an empty digest for each file: its
+    content is compared before it is kept. ({}, None) when there is no spare.
+    """
+    spare = spare_path(outdir)
+    if not spare.is_dir():
+        return {}, None
+    tree: Signatures | None = None
+    current: Signatures | None = None
+    with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
+        tree, current = _read_manifest((spare / MANIFEST).read_text(encoding="utf-8"))
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(spare / MANIFEST)
+    spare.rename(new)
+    if tree is None:
+        tree = {}
+        for folder, _, names in os.walk(new):
+            prefix = os.path.relpath(folder, new) + "/" if folder != str(new) else ""
+            for name in names:
+                tree[prefix + name] = ("", -1, -1)
+    return tree, current
+
+
+def _keep_spare(outdir: Path, replaced: Path, tree: Signatures | None, current: Signatures) -> None:
+    """Keep the tree a swap replaced as the spare, with its manifest: ``tree`` (its files, when
+    known) and ``current`` (the files now in dist/)."""
+    with contextlib.suppress(OSError):
+        with open(replaced / MANIFEST, "w", encoding="utf-8") as handle:
+            handle.write(_manifest(tree, current))
+        replaced.rename(spare_path(outdir))
+        return
+    shutil.rmtree(replaced, ignore_errors=True)
 
 
 #: What to do about the OS errors a user can fix, by errno; anything else gets the generic advice.
@@ -89,6 +178,52 @@ def _abandon(outdir: Path, new: Path, old: Path) -> None:
     shutil.rmtree(new, ignore_errors=True)
 
 
+def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
+    """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs
+    from ``known`` (its files as the manifest records them); the signatures of the result."""
+    folders: set[str] = set()
+    for relative in known.keys() - files.keys():
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(new + relative)
+        folders.add(os.path.dirname(relative))
+    for folder in sorted(folders, key=lambda name: -name.count("/")):
+        while folder:
+            try:
+                os.rmdir(new + folder)
+            except OSError:  # not empty (or gone): its parents are not empty either
+                break
+            folder = os.path.dirname(folder)
+    written: Signatures = {}
+    made: set[str] = set()
+    for relative, text in files.items():
+        data = text.encode("utf-8")
+        digest = _digest(data)
+        path = new + relative  # string paths: Path joins cost a third of writing a large tree
+        entry = known.get(relative)
+        if entry is not None and entry[0] in (digest, ""):
+            with contextlib.suppress(OSError):
+                stat = os.stat(path)
+                if (stat.st_size, stat.st_mtime_ns) == entry[1:]:
+                    written[relative] = entry
+                    continue
+                if not entry[0] and stat.st_size == len(data):  # not in a manifest: compare the content
+                    with open(path, "rb") as handle:
+                        if handle.read() == data:
+                            written[relative] = (digest, stat.st_size, stat.st_mtime_ns)
+                            continue
+        folder = os.path.dirname(relative)
+        if folder not in made:
+            os.makedirs(new + folder, exist_ok=True)
+            made.add(folder)
+        with open(path, "wb", buffering=0) as handle:  # unbuffered: the size and time below are final
+            view = memoryview(data)
+            while view:
+                view = view[handle.write(view) :]  # a short write continues where it stopped
+            stat = os.fstat(handle.fileno())
+        written[relative] = (digest, stat.st_size, stat.st_mtime_ns)
+    return written
+
+
 def write_tree(files: dict[str, str], outdir: Path) -> None:
     """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically.
 
@@ -101,15 +236,9 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
         recover(outdir)
         if outdir.exists() and not outdir.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(outdir))
-        made: set[str] = set()
-        staging = f"{new}/"  # string paths: Path joins cost a third of writing a large tree
-        for relative, text in files.items():
-            folder = os.path.dirname(relative)
-            if folder not in made:
-                os.makedirs(staging + folder, exist_ok=True)
-                made.add(folder)
-            with open(staging + relative, "wb") as handle:
-                handle.write(text.encode("utf-8"))
+        known, current = _take_spare(outdir, new)
+        new.mkdir(exist_ok=True)
+        written = _fill(f"{new}/", files, known)
         if not outdir.exists():
             new.rename(outdir)
             return
@@ -123,8 +252,9 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
         if isinstance(exc, OSError):
             raise _output_error(exc, outdir, new) from None
         raise
-    # dist/ is complete; whatever of the old tree this cannot remove, the next run's recover() does
-    shutil.rmtree(old, ignore_errors=True)
+    # dist/ is complete; the tree it replaced becomes the spare (its files are what dist/ held
+    # before, as the last run recorded them, unless dist/ was not written by fluxplane)
+    _keep_spare(outdir, old, current, written)
 
 
 @dataclass

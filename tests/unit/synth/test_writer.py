@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import builtins
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fluxplane.errors import OutputError
 from fluxplane.synth import writer
-from fluxplane.synth.writer import compare_tree, recover, write_tree
+from fluxplane.synth.writer import MANIFEST, compare_tree, recover, spare_path, write_tree
+
+
+def _writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files opened for writing from now on."""
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def recording(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "w" in mode:
+            opened.append(Path(path).name)
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", recording)
+    return opened
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -23,7 +40,7 @@ def test_write_creates_then_replaces_and_drops_files_that_no_longer_belong(tmp_p
     assert _tree(dist) == {"a/x.yaml": "one\n", "b.yaml": "two\n"}
     write_tree({"a/y.yaml": "three\n"}, dist)
     assert _tree(dist) == {"a/y.yaml": "three\n"}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.spare", "dist"]
 
 
 def test_write_without_exchange_falls_back_to_renames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,7 +49,7 @@ def test_write_without_exchange_falls_back_to_renames(tmp_path: Path, monkeypatc
     write_tree({"a.yaml": "1\n"}, dist)
     write_tree({"b.yaml": "2\n"}, dist)
     assert _tree(dist) == {"b.yaml": "2\n"}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dist.spare", "dist"]
 
 
 def test_failed_write_leaves_the_old_tree_and_no_leftovers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -80,3 +97,98 @@ def test_compare_tree_lists_added_changed_removed(tmp_path: Path) -> None:
         True,
     )
     assert not compare_tree({"same.yaml": "s\n", "changed.yaml": "old\n", "removed.yaml": "r\n"}, dist).stale
+
+
+def test_the_replaced_tree_is_kept_and_the_next_write_updates_only_what_differs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN two writes, so that the first tree is kept as the spare with a manifest
+    dist = tmp_path / "dist"
+    first = {"same.yaml": "s\n", "changes.yaml": "1\n", "goes/away.yaml": "g\n"}
+    write_tree(first, dist)
+    write_tree({"same.yaml": "s\n", "changes.yaml": "2\n"}, dist)
+    spare = spare_path(dist)
+    assert _tree(spare) == {**first, MANIFEST: (spare / MANIFEST).read_text()}
+    writes = _writes(monkeypatch)
+    # WHEN a third tree is written
+    write_tree({"same.yaml": "s\n", "changes.yaml": "3\n", "new.yaml": "n\n"}, dist)
+    # THEN dist/ is exactly that tree, built from the spare: the unchanged file was not rewritten
+    assert _tree(dist) == {"same.yaml": "s\n", "changes.yaml": "3\n", "new.yaml": "n\n"}
+    assert sorted(writes) == sorted(["changes.yaml", "new.yaml", MANIFEST])
+    assert not (dist / "goes").exists() and not (dist / MANIFEST).exists()
+    # AND the second tree is now the spare
+    assert _tree(spare_path(dist)) == {
+        "same.yaml": "s\n",
+        "changes.yaml": "2\n",
+        MANIFEST: (spare / MANIFEST).read_text(),
+    }
+
+
+def test_a_spare_file_changed_behind_its_manifest_is_rewritten(tmp_path: Path) -> None:
+    # GIVEN three synths, so that the spare's manifest records its files, and one of them edited
+    # (same size, other content and time)
+    dist = tmp_path / "dist"
+    for text in ("one\n", "two\n", "one\n"):
+        write_tree({"a.yaml": text}, dist)
+    assert (spare_path(dist) / MANIFEST).read_text().startswith("tree\na.yaml\t")
+    edited = spare_path(dist) / "a.yaml"
+    edited.write_text("owt\n")
+    os.utime(edited, ns=(1, 1))
+    # WHEN the spare's tree is written again THEN dist/ holds it, not the edit
+    write_tree({"a.yaml": "two\n"}, dist)
+    assert _tree(dist) == {"a.yaml": "two\n"}
+
+
+@pytest.mark.parametrize("manifest", [None, "", "{", '{"tree": 1, "dist": {}}', '{"dist": {}}'])
+def test_a_spare_without_a_readable_manifest_is_rebuilt(tmp_path: Path, manifest: str | None) -> None:
+    # GIVEN a spare interrupted mid-update (no manifest) or with a damaged one
+    dist = tmp_path / "dist"
+    write_tree({"a.yaml": "one\n"}, dist)
+    write_tree({"a.yaml": "two\n"}, dist)
+    spare = spare_path(dist)
+    (spare / "stray.yaml").write_text("x\n")
+    if manifest is None:
+        (spare / MANIFEST).unlink()
+    else:
+        (spare / MANIFEST).write_text(manifest)
+    # WHEN synth writes THEN dist/ is exactly the new tree
+    write_tree({"a.yaml": "three\n"}, dist)
+    assert _tree(dist) == {"a.yaml": "three\n"}
+
+
+_PATHS = st.sampled_from(["a", "a/b", "a/b/c", "b", "c/d", "c/e/f"])
+_TREES = st.dictionaries(_PATHS, st.sampled_from(["x\n", "y\n", "zz\n", ""]), min_size=1)
+
+
+def _consistent(tree: dict[str, str]) -> bool:
+    """No path is both a file and a folder."""
+    return not any(other.startswith(path + "/") for path in tree for other in tree)
+
+
+@given(trees=st.lists(_TREES.filter(_consistent), min_size=2, max_size=6))
+def test_any_sequence_of_writes_leaves_exactly_the_last_tree(
+    tmp_path_factory: pytest.TempPathFactory, trees: list[dict[str, str]]
+) -> None:
+    # GIVEN any sequence of trees, files becoming folders and back WHEN each is written
+    dist = tmp_path_factory.mktemp("seq") / "dist"
+    for tree in trees:
+        write_tree(tree, dist)
+        # THEN dist/ is exactly that tree, and the spare never leaks its manifest into it
+        assert _tree(dist) == tree
+
+
+@pytest.mark.parametrize("size", [10, 8191, 8193, 300_000])
+def test_unchanged_files_of_any_size_are_kept_from_the_spare(
+    tmp_path: Path, size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a file of this size written by three synths (so the spare's manifest recorded it)
+    dist = tmp_path / "dist"
+    text = "x" * (size - 1) + "\n"
+    for version in "123":
+        write_tree({"big.yaml": text, "v.yaml": f"{version}\n"}, dist)
+    assert (spare_path(dist) / MANIFEST).read_text().startswith("tree\n")
+    writes = _writes(monkeypatch)
+    # WHEN another synth changes another file THEN the big file is the spare's, not written again
+    write_tree({"big.yaml": text, "v.yaml": "4\n"}, dist)
+    assert writes == ["v.yaml", MANIFEST]
+    assert (dist / "big.yaml").read_text() == text
