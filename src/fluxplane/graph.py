@@ -636,21 +636,34 @@ def readme(graph: Graph) -> str:
     )
 
 
-def cluster_readmes(app: FleetApp, files: Iterable[tuple[Any, Manifest]], texts: Mapping[str, str]) -> dict[str, str]:
-    """Per cluster of ``app``: its folder's README.md, drawn from the manifests synth holds (not listed in
-    kustomization.yaml). ``texts`` supplies the files that are not manifests (cdk8s output)."""
-    makers = {posixpath.join(chart.layout.key, manifest.path): manifest.documents for chart, manifest in files}
-    tree = FluxTree(
+def fleet_tree(
+    app: FleetApp, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str]
+) -> FluxTree:
+    """The FluxTree of ``app``'s fleet: ``makers`` make the documents of synth's manifests by path, ``texts``
+    supplies the files that are not manifests (cdk8s output, files reused from the synth cache)."""
+    return FluxTree(
         LazyDocuments(makers, texts),
         sources=fleet_sources(app.layout, app.workloads),
         platform=app.layout.key,
         hub=app.plan.fleet.management.name,
     )
-    readmes: dict[str, str] = {}
-    for name, chart in sorted(app.clusters.items()):
-        readmes[posixpath.join(chart.layout.key, chart.directory, README)] = readme(tree.graph(name))
-        tree.forget(name)
-    return readmes
+
+
+def cluster_readme(app: FleetApp, tree: FluxTree, cluster: str) -> tuple[str, str]:
+    """The path and text of ``cluster``'s README.md, drawn from ``tree`` (see ``fleet_tree``); what was built
+    from the cluster's own folders is dropped afterwards, so clusters may be drawn in any order and grouping."""
+    chart = app.clusters[cluster]
+    text = readme(tree.graph(cluster))
+    tree.forget(cluster)
+    return posixpath.join(chart.layout.key, chart.directory, README), text
+
+
+def cluster_readmes(app: FleetApp, files: Iterable[tuple[Any, Manifest]], texts: Mapping[str, str]) -> dict[str, str]:
+    """Per cluster of ``app``: its folder's README.md, drawn from the manifests synth holds (not listed in
+    kustomization.yaml). ``texts`` supplies the files that are not manifests (cdk8s output)."""
+    makers = {posixpath.join(chart.layout.key, manifest.path): manifest.documents for chart, manifest in files}
+    tree = fleet_tree(app, makers, texts)
+    return dict(cluster_readme(app, tree, name) for name in sorted(app.clusters))
 
 
 # -- the command ------------------------------------------------------------------------------------
@@ -705,10 +718,12 @@ __all__ = [
     "LazyDocuments",
     "Node",
     "cluster_graph",
+    "cluster_readme",
     "cluster_readmes",
     "command",
     "dot",
     "fleet_sources",
+    "fleet_tree",
     "mermaid",
     "readme",
     "svg",

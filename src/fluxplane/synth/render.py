@@ -3,10 +3,12 @@
 fluxplane's own objects are dumped with libyaml straight from Python dicts; cdk8s constructs a
 user added under a cluster chart are synthesized by cdk8s in one call per chart (``to_json``).
 
-Dumping is most of synth's time and PyYAML holds the GIL, so large fleets are dumped by forked
-worker processes, one per core, each taking every n-th file of the finished tree. Workers only
-read the tree and return text; they never touch the JavaScript runtime. Output does not depend on
-the number of workers.
+Dumping is most of synth's time and PyYAML holds the GIL, so large fleets are rendered by forked
+worker processes, one per core, while synth checks the tree. Each worker takes every n-th cluster:
+it turns each of the cluster's files into documents once, dumps them and draws the cluster's
+README.md graph from them; the files outside cluster folders are shared out the same way. Workers
+only read the tree and return text; they never touch the JavaScript runtime. Output does not depend
+on the number of workers.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.charts.cluster import ClusterChart
@@ -37,20 +41,24 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetApp.reused):
     they join the output, and the folders among them count for the Flux path checks.
     """
+    from fluxplane.synth.app import jsii_children_by_chart
+
     app.finish()
     spokes = [app.spokes] if app.spokes is not None else []
     tenants = list(app.tenants.values())
     cloud = [chart for chart in (app.cloud, app.addon_identities) if chart is not None]
     charts: list[Any] = [*app.clusters.values(), *app.catalogue.values(), *spokes, *tenants, *cloud]
     files: list[tuple[Any, Manifest]] = [(chart, manifest) for chart in charts for manifest in chart.files]
-    # The dump workers start first: they only read the finished tree, so they dump while this process
-    # checks it, renders the cdk8s constructs and draws the README graphs. A problem stops them.
-    dumping = start_dump([manifest for _, manifest in files])
+    custom_charts = [chart for chart in jsii_children_by_chart(app) if isinstance(chart, ClusterChart)]
+    # The workers start first: they only read the finished tree, so they render while this process checks
+    # it and synthesizes the cdk8s constructs; a problem stops them. cdk8s output is in the README graphs,
+    # so when there is some, this process draws the graphs once it has it.
+    rendering = start_render(app, files, reused or {}, readmes=not custom_charts)
     try:
-        readmes, custom = _check_and_draw(app, files, spokes, tenants, reused)
-        texts = dumping.texts()
+        custom = _check(app, files, spokes, tenants, reused, custom_charts)
+        texts, readmes = rendering.result({**(reused or {}), **custom})
     finally:
-        dumping.stop()
+        rendering.stop()
     out = dict(reused or {})
     out.update(
         (posixpath.join(chart.layout.key, manifest.path), text)
@@ -65,18 +73,16 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     return dict(sorted(out.items()))
 
 
-def _check_and_draw(
+def _check(
     app: FleetApp,
     files: list[tuple[Any, Manifest]],
     spokes: list[Any],
     tenants: list[Any],
     reused: Mapping[str, str] | None,
-) -> tuple[dict[str, str], dict[str, str]]:
-    """Check the finished tree (TreeError on problems); returns the README of each cluster folder and the
-    YAML of the cdk8s constructs, by path."""
-    from fluxplane.graph import cluster_readmes
-    from fluxplane.synth.app import jsii_children_by_chart
-
+    custom_charts: list[ClusterChart],
+) -> dict[str, str]:
+    """Check the finished tree (TreeError on problems); returns the YAML of the cdk8s constructs of
+    ``custom_charts``, by path."""
     problems = check_files(files)
     for cluster_chart in app.clusters.values():
         problems.extend(check_cluster(cluster_chart))
@@ -97,31 +103,89 @@ def _check_and_draw(
     if problems:
         raise TreeError(problems)
 
-    # cdk8s constructs, synthesized by the JavaScript runtime (which the dump workers never touch).
+    # cdk8s constructs, synthesized by the JavaScript runtime (which the workers never touch).
     custom: dict[str, str] = {}
-    for chart in jsii_children_by_chart(app):
-        if isinstance(chart, ClusterChart):
-            path = posixpath.join(chart.layout.key, chart.custom_path)
-            documents = chart.to_json()
-            for document in documents:
-                problems.extend(check_plaintext(document, f"cluster-{chart.cluster} (cdk8s)", path))
-            custom[path] = dump_documents(documents)
+    for chart in custom_charts:
+        path = posixpath.join(chart.layout.key, chart.custom_path)
+        documents = chart.to_json()
+        for document in documents:
+            problems.extend(check_plaintext(document, f"cluster-{chart.cluster} (cdk8s)", path))
+        custom[path] = dump_documents(documents)
     if problems:
         raise TreeError(problems)
-
-    # Each cluster folder's README.md: its Flux dependency graph, drawn from the manifests in memory.
-    return cluster_readmes(app, files, {**(reused or {}), **custom}), custom
+    return custom
 
 
 #: Below this many files a worker process costs more than it saves.
 PARALLEL_MIN_FILES = 2000
 
-_JOBS: list[Manifest] = []
+
+@dataclass
+class _Job:
+    """What the forked workers render: ``parts[n]`` is worker n's clusters and its files outside them."""
+
+    app: Any
+    manifests: list[Manifest]
+    index: dict[str, int]
+    clusters: dict[str, list[int]]
+    parts: list[tuple[list[str], list[int]]]
+    texts: Mapping[str, str]
+    readmes: bool
 
 
-def _dump_slice(part: tuple[int, int]) -> list[str]:
-    start, step = part
-    return [dump_documents(manifest.documents()) for manifest in _JOBS[start::step]]
+_JOB: _Job | None = None
+
+
+class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
+    """The documents of each manifest by path, for the graph: the worker's current cluster's as dumped."""
+
+    def __init__(self, job: _Job, made: dict[int, list[dict[str, Any]]]) -> None:
+        self._job = job
+        self._made = made
+
+    def _documents(self, position: int) -> list[dict[str, Any]]:
+        made = self._made.get(position)
+        return made if made is not None else self._job.manifests[position].documents()
+
+    def __getitem__(self, path: str) -> Callable[[], list[dict[str, Any]]]:
+        return partial(self._documents, self._job.index[path])
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._job.index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._job.index)
+
+    def __len__(self) -> int:
+        return len(self._job.index)
+
+
+def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str]]:
+    """Worker ``part``'s share: (positions in the file list, their YAML texts, README.md texts by path)."""
+    from fluxplane.graph import cluster_readme, fleet_tree
+
+    job = _JOB
+    assert job is not None  # set before the fork
+    clusters, others = job.parts[part]
+    positions: list[int] = []
+    texts: list[str] = []
+    readmes: dict[str, str] = {}
+    made: dict[int, list[dict[str, Any]]] = {}
+    tree = fleet_tree(job.app, _Makers(job, made), job.texts) if job.readmes else None
+    for name in clusters:
+        for position in job.clusters[name]:
+            documents = job.manifests[position].documents()
+            made[position] = documents
+            positions.append(position)
+            texts.append(dump_documents(documents))
+        if tree is not None:
+            path, text = cluster_readme(job.app, tree, name)
+            readmes[path] = text
+        made.clear()
+    for position in others:
+        positions.append(position)
+        texts.append(dump_documents(job.manifests[position].documents()))
+    return positions, texts, readmes
 
 
 def _workers() -> int:
@@ -130,32 +194,33 @@ def _workers() -> int:
     return os.cpu_count() or 1
 
 
-def dump_manifests(manifests: list[Manifest], workers: int | None = None) -> list[str]:
-    """The YAML text of each manifest, in order; forked workers share the work for large trees."""
-    dumping = start_dump(manifests, workers)
-    try:
-        return dumping.texts()
-    finally:
-        dumping.stop()
+class PendingRender:
+    """Files being rendered: ``result`` gives the YAML text of each file, in order, and each cluster's
+    README.md by path; ``stop`` ends the workers."""
 
+    def __init__(self, app: FleetApp, files: list[tuple[Any, Manifest]]) -> None:
+        self._app = app
+        self._files = files
+        self._pool: Any = None
+        self._pending: Any = None
+        self._readmes = False
 
-class PendingDump:
-    """Manifests being dumped: ``texts`` waits and gives their texts, in order; ``stop`` ends the workers."""
+    def _start(self, pool: Any, pending: Any, readmes: bool) -> None:
+        self._pool, self._pending, self._readmes = pool, pending, readmes
 
-    def __init__(self, manifests: list[Manifest], pool: Any = None, pending: Any = None, workers: int = 1) -> None:
-        self._manifests = manifests
-        self._pool = pool
-        self._pending = pending
-        self._workers = workers
+    def result(self, texts: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        """``texts`` supplies the files that are not manifests, for the graphs this process draws."""
+        from fluxplane.graph import cluster_readmes
 
-    def texts(self) -> list[str]:
+        readmes = {} if self._readmes else cluster_readmes(self._app, self._files, texts)
         if self._pool is None:
-            return [dump_documents(manifest.documents()) for manifest in self._manifests]
-        slices = self._pending.get()
-        texts: list[str] = [""] * len(self._manifests)
-        for index, part in enumerate(slices):
-            texts[index :: self._workers] = part
-        return texts
+            return [dump_documents(manifest.documents()) for _, manifest in self._files], readmes
+        dumped: list[str] = [""] * len(self._files)
+        for positions, part, drawn in self._pending.get():
+            for position, text in zip(positions, part, strict=True):
+                dumped[position] = text
+            readmes.update(drawn)
+        return dumped, readmes
 
     def stop(self) -> None:
         if self._pool is not None:
@@ -164,18 +229,45 @@ class PendingDump:
             self._pool = None
 
 
-def start_dump(manifests: list[Manifest], workers: int | None = None) -> PendingDump:
-    """Start dumping ``manifests``; the caller goes on with other work and then asks for the texts.
+def start_render(
+    app: FleetApp,
+    files: list[tuple[Any, Manifest]],
+    texts: Mapping[str, str],
+    *,
+    readmes: bool,
+    workers: int | None = None,
+) -> PendingRender:
+    """Start rendering ``files`` (``app``'s, in order); the caller goes on with other work, then asks for the result.
 
-    For large trees, one forked worker per core dumps while the caller works (checks, README graphs);
-    small trees are dumped when the texts are asked for.
+    For large trees, one forked worker per core renders while the caller works; with ``readmes`` the
+    workers also draw each cluster's README.md, with ``texts`` for the files that are not manifests.
+    Small trees are rendered by the caller when it asks for the result.
     """
+    rendering = PendingRender(app, files)
     count = workers if workers is not None else _workers()
-    if count < 2 or len(manifests) < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
-        return PendingDump(manifests)
-    global _JOBS
-    _JOBS = manifests
+    if count < 2 or len(files) < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        return rendering
+    owners = {id(chart): name for name, chart in app.clusters.items()}
+    clusters: dict[str, list[int]] = {name: [] for name in app.clusters}
+    others: list[int] = []
+    for position, (chart, _) in enumerate(files):
+        name = owners.get(id(chart))
+        (clusters[name] if name is not None else others).append(position)
+    names = sorted(clusters)
+    global _JOB
+    _JOB = _Job(
+        app=app,
+        manifests=[manifest for _, manifest in files],
+        index={
+            posixpath.join(chart.layout.key, manifest.path): position
+            for position, (chart, manifest) in enumerate(files)
+        },
+        clusters=clusters,
+        parts=[(names[part::count], others[part::count]) for part in range(count)],
+        texts=texts,
+        readmes=readmes,
+    )
     pool = multiprocessing.get_context("fork").Pool(count)
-    _JOBS = []  # the workers hold their copy; the parent keeps no extra reference
-    pending = pool.map_async(_dump_slice, [(index, count) for index in range(count)])
-    return PendingDump(manifests, pool, pending, count)
+    _JOB = None  # the workers hold their copy; the parent keeps no extra reference
+    rendering._start(pool, pool.map_async(_render_part, range(count)), readmes)
+    return rendering

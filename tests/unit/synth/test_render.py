@@ -1,0 +1,70 @@
+"""render_app: forked workers render the same files as one process, and a problem stops them."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from fluxplane.errors import TreeError
+from fluxplane.synth import load_plan, render
+from fluxplane.synth.app import FleetApp
+from fluxplane.synth.render import render_app
+
+pytestmark = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="forked workers need the fork start method"
+)
+
+
+def _app(project: Path, custom: bool = False) -> FleetApp:
+    import cdk8s
+
+    app = FleetApp(load_plan(project))
+    if custom:
+        cdk8s.ApiObject(
+            app.clusters["staging-usw2"], "team", api_version="v1", kind="Namespace", metadata={"name": "team-a"}
+        )
+    return app
+
+
+def _workers(monkeypatch: pytest.MonkeyPatch, count: int) -> None:
+    monkeypatch.setattr(render, "PARALLEL_MIN_FILES", 0)
+    monkeypatch.setattr(render, "_workers", lambda: count)
+
+
+@pytest.mark.parametrize("custom", [False, True], ids=["readmes-in-workers", "readmes-after-cdk8s"])
+def test_workers_render_the_same_files_as_one_process(
+    example_project: Path, monkeypatch: pytest.MonkeyPatch, custom: bool
+) -> None:
+    # GIVEN the example fleet, with or without a cdk8s construct under a cluster chart
+    # WHEN it is rendered by this process alone, and by 2 and 3 forked workers
+    alone = render_app(_app(example_project, custom))
+    results = []
+    for count in (2, 3):
+        _workers(monkeypatch, count)
+        results.append(render_app(_app(example_project, custom)))
+    # THEN every run gives the same files in the same order, READMEs included
+    assert [list(result) for result in results] == [list(alone)] * 2
+    assert results == [alone, alone]
+    assert ("platform/clusters/staging-usw2/custom.yaml" in alone) is custom
+    assert "platform/clusters/staging-usw2/README.md" in alone
+    assert multiprocessing.active_children() == []
+
+
+def test_a_problem_found_while_workers_render_stops_them(
+    example_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cdk8s
+
+    # GIVEN a plaintext Secret from cdk8s, which is found after the workers have started
+    _workers(monkeypatch, 2)
+    app = _app(example_project)
+    leak = cdk8s.ApiObject(
+        app.clusters["staging-usw2"], "leak", api_version="v1", kind="Secret", metadata={"name": "leak"}
+    )
+    leak.add_json_patch(cdk8s.JsonPatch.add("/stringData", {"password": "hunter2"}))
+    # WHEN rendered THEN the problem is reported and no worker is left running
+    with pytest.raises(TreeError, match=r"^cluster-staging-usw2 \(cdk8s\): Secret 'leak' in "):
+        render_app(app)
+    assert multiprocessing.active_children() == []
