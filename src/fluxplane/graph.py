@@ -27,6 +27,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -232,6 +233,7 @@ class FluxTree:
         self._building: set[str] = set()
         self._files: dict[str, set[str]] | None = None
         self._chains: dict[str, list[_Entry]] | None = None
+        self._folders: dict[tuple[str, str], str | None] = {}
 
     # kustomize ----------------------------------------------------------------------------------
 
@@ -242,8 +244,14 @@ class FluxTree:
         namespace = ref.get("namespace") or (doc.get("metadata") or {}).get("namespace") or FLUX_NAMESPACE
         if ref.get("kind") != "GitRepository" or namespace != FLUX_NAMESPACE:
             return None
-        path = _normal(str(spec.get("path") or "."))
-        for prefix, key in self.sources.get(ref.get("name", ""), ()):
+        wanted = (ref.get("name", ""), str(spec.get("path") or "."))
+        if wanted not in self._folders:
+            self._folders[wanted] = self._source_folder(*wanted)
+        return self._folders[wanted]
+
+    def _source_folder(self, source: str, spec_path: str) -> str | None:
+        path = _normal(spec_path)
+        for prefix, key in self.sources.get(source, ()):
             if prefix == ".":
                 rest = path
             elif path == prefix:
@@ -418,7 +426,7 @@ class FluxTree:
         sides = [(True, chain), (False, own)]
         ids = _ids([(hub, entry.key) for hub, entries in sides for entry in entries])
         nodes: list[Node] = []
-        edges: set[Edge] = set()
+        edges: set[tuple[str, str, bool]] = set()
         for hub, entries in sides:
             present = {entry.key for entry in entries}
             for entry in entries:
@@ -439,20 +447,23 @@ class FluxTree:
                 for dependency in spec.get("dependsOn") or []:
                     key = (entry.key[0], dependency.get("namespace") or entry.key[1], dependency.get("name", ""))
                     if key in present:
-                        edges.add(Edge(ids[(hub, key)], node_id))
+                        edges.add((ids[(hub, key)], node_id, False))
         targets = {entry.key for entry in own}
         for entry in chain:
             if entry.key[0] == KUSTOMIZATION and entry.folder is not None and _spec(entry.doc).get("kubeConfig"):
                 for doc in self.objects(entry.folder):
                     applied = _key(doc)
                     if applied is not None and applied in targets:
-                        edges.add(Edge(ids[(True, entry.key)], ids[(False, applied)], applies=True))
+                        edges.add((ids[(True, entry.key)], ids[(False, applied)], True))
         return Graph(
             cluster=cluster,
             nodes=tuple(sorted(nodes, key=lambda node: (not node.hub, node.kind, node.namespace, node.name))),
-            edges=tuple(sorted(edges, key=lambda edge: (edge.source, edge.target, edge.applies))),
+            edges=tuple(Edge(source, target, applies) for source, target, applies in sorted(edges)),
             hub=self.hub if chain else None,
         )
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9]")
 
 
 def _normal(path: str) -> str:
@@ -469,8 +480,9 @@ def _matches(deletion: Document, doc: Document) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "_", text)
+    return _UNSAFE.sub("_", text)
 
 
 def _ids(keys: Iterable[tuple[bool, Key]]) -> dict[tuple[bool, Key], str]:
