@@ -4,11 +4,12 @@ fluxplane's own objects are dumped with libyaml straight from Python dicts; cdk8
 user added under a cluster chart are synthesized by cdk8s in one call per chart (``to_json``).
 
 Dumping is most of synth's time and PyYAML holds the GIL, so large fleets are rendered by forked
-worker processes, one per core, while synth checks the tree. Each worker takes every n-th cluster:
-it turns each of the cluster's files into documents once, dumps them and draws the cluster's
-README.md graph from them; the files outside cluster folders are shared out the same way. Workers
-only read the tree and return text; they never touch the JavaScript runtime. Output does not depend
-on the number of workers.
+worker processes, one per core, while synth checks the tree. The work is cut into a few parts per
+worker, each part every n-th cluster and every n-th file outside cluster folders, taken by the
+workers as they get free. For each cluster a worker turns the cluster's files into documents once,
+dumps them and draws the cluster's README.md graph from them. Workers only read the tree and
+return text; they never touch the JavaScript runtime. Output does not depend on the number of
+workers.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from fluxplane.synth.codeowners import codeowners
 CODEOWNERS = "CODEOWNERS"
 
 if TYPE_CHECKING:
+    from fluxplane.graph import FluxTree
     from fluxplane.synth.app import FleetApp
 
 
@@ -118,11 +120,12 @@ def _check(
 
 #: Below this many files a worker process costs more than it saves.
 PARALLEL_MIN_FILES = 2000
+PARTS_PER_WORKER = 4
 
 
 @dataclass
 class _Job:
-    """What the forked workers render: ``parts[n]`` is worker n's clusters and its files outside them."""
+    """What the forked workers render: ``parts[n]`` is part n's clusters and its files outside them."""
 
     app: Any
     manifests: list[Manifest]
@@ -134,6 +137,9 @@ class _Job:
 
 
 _JOB: _Job | None = None
+#: In a worker: the documents of the cluster it renders, by file position, and the tree its graphs use.
+_MADE: dict[int, list[dict[str, Any]]] = {}
+_TREE: FluxTree | None = None
 
 
 class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
@@ -161,7 +167,7 @@ class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
 
 
 def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str]]:
-    """Worker ``part``'s share: (positions in the file list, their YAML texts, README.md texts by path)."""
+    """Part ``part`` of the work: (positions in the file list, their YAML texts, README.md texts by path)."""
     from fluxplane.graph import cluster_readme, fleet_tree
 
     job = _JOB
@@ -170,8 +176,10 @@ def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str]]:
     positions: list[int] = []
     texts: list[str] = []
     readmes: dict[str, str] = {}
-    made: dict[int, list[dict[str, Any]]] = {}
-    tree = fleet_tree(job.app, _Makers(job, made), job.texts) if job.readmes else None
+    global _TREE
+    if _TREE is None and job.readmes:
+        _TREE = fleet_tree(job.app, _Makers(job, _MADE), job.texts)
+    made, tree = _MADE, _TREE
     for name in clusters:
         for position in job.clusters[name]:
             documents = job.manifests[position].documents()
@@ -254,6 +262,8 @@ def start_render(
         name = owners.get(id(chart))
         (clusters[name] if name is not None else others).append(position)
     names = sorted(clusters)
+    # A few parts per worker, taken as workers get free, even out their loads.
+    parts = count * PARTS_PER_WORKER
     global _JOB
     _JOB = _Job(
         app=app,
@@ -263,11 +273,11 @@ def start_render(
             for position, (chart, manifest) in enumerate(files)
         },
         clusters=clusters,
-        parts=[(names[part::count], others[part::count]) for part in range(count)],
+        parts=[(names[part::parts], others[part::parts]) for part in range(parts)],
         texts=texts,
         readmes=readmes,
     )
     pool = multiprocessing.get_context("fork").Pool(count)
     _JOB = None  # the workers hold their copy; the parent keeps no extra reference
-    rendering._start(pool, pool.map_async(_render_part, range(count)), readmes)
+    rendering._start(pool, pool.map_async(_render_part, range(parts), chunksize=1), readmes)
     return rendering
