@@ -22,7 +22,7 @@ from fluxplane.config.models import DnsLabel, Model
 from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the driver runs, and the fixed name of its controller's service account: the Pod Identity
 #: association binds the IAM role to exactly this pair.
@@ -76,14 +76,7 @@ class AwsEbsCsiDriverConfig(PackConfig):
     @field_validator("values")
     @classmethod
     def _keep_service_account(cls, values: dict[str, Any]) -> dict[str, Any]:
-        controller = values.get("controller")
-        account = controller.get("serviceAccount") if isinstance(controller, dict) else None
-        if isinstance(account, dict) and {"create", "name"} & account.keys():
-            raise ValueError(
-                "must not set controller.serviceAccount.create or .name: the Pod Identity role is bound to "
-                f"service account {NAMESPACE}/{SERVICE_ACCOUNT}"
-            )
-        return values
+        return keep_service_account(values, NAMESPACE, SERVICE_ACCOUNT, under="controller")
 
 
 def storage_class(config: StorageClassConfig) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
 #: binds the IAM role to exactly this pair.
@@ -360,13 +360,7 @@ class AwsLoadBalancerControllerConfig(PackConfig):
     @field_validator("values")
     @classmethod
     def _keep_service_account(cls, values: dict[str, Any]) -> dict[str, Any]:
-        account = values.get("serviceAccount")
-        if isinstance(account, dict) and {"create", "name"} & account.keys():
-            raise ValueError(
-                "must not set serviceAccount.create or .name: the Pod Identity role is bound to service account "
-                f"{NAMESPACE}/{SERVICE_ACCOUNT}"
-            )
-        return values
+        return keep_service_account(values, NAMESPACE, SERVICE_ACCOUNT)
 
     @model_validator(mode="after")
     def _one_way_to_the_vpc(self) -> AwsLoadBalancerControllerConfig:

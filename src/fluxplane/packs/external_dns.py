@@ -19,7 +19,7 @@ from fluxplane.config.problems import show
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
 #: binds the IAM role to exactly this pair.
@@ -124,13 +124,7 @@ class ExternalDnsConfig(PackConfig):
     @field_validator("values")
     @classmethod
     def _keep_service_account(cls, values: dict[str, Any]) -> dict[str, Any]:
-        account = values.get("serviceAccount")
-        if isinstance(account, dict) and {"create", "name"} & account.keys():
-            raise ValueError(
-                "must not set serviceAccount.create or .name: the Pod Identity role is bound to service account "
-                f"{NAMESPACE}/{SERVICE_ACCOUNT}"
-            )
-        return values
+        return keep_service_account(values, NAMESPACE, SERVICE_ACCOUNT)
 
 
 def route53_policy(zone_ids: list[str]) -> dict[str, Any]:

@@ -40,3 +40,18 @@ def chart_release(
             "driftDetection": DEFAULT_DRIFT_DETECTION,
         },
     )
+
+
+def keep_service_account(values: dict[str, Any], namespace: str, account: str, under: str = "") -> dict[str, Any]:
+    """Refuse extra Helm values that rename the chart's service account or stop creating it: an add-on's
+    Pod Identity role is bound to exactly ``namespace``/``account``. ``under`` is the values key that
+    holds ``serviceAccount`` (``controller`` for ``controller.serviceAccount``), empty for the top level."""
+    section = values.get(under) if under else values
+    found = section.get("serviceAccount") if isinstance(section, dict) else None
+    if isinstance(found, dict) and {"create", "name"} & found.keys():
+        key = f"{under}.serviceAccount" if under else "serviceAccount"
+        raise ValueError(
+            f"must not set {key}.create or .name: the Pod Identity role is bound to service account "
+            f"{namespace}/{account}"
+        )
+    return values

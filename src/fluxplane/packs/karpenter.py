@@ -42,6 +42,7 @@ from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
+from fluxplane.packs.helm import keep_service_account
 
 #: Where the controller runs, and the fixed name of its service account: the Pod Identity association
 #: binds the controller's IAM role to exactly this pair.
@@ -160,13 +161,7 @@ class KarpenterConfig(PackConfig):
     @field_validator("values")
     @classmethod
     def _keep_service_account(cls, values: dict[str, Any]) -> dict[str, Any]:
-        account = values.get("serviceAccount")
-        if isinstance(account, dict) and {"create", "name"} & account.keys():
-            raise ValueError(
-                "must not set serviceAccount.create or .name: the Pod Identity role is bound to service account "
-                f"{NAMESPACE}/{SERVICE_ACCOUNT}"
-            )
-        return values
+        return keep_service_account(values, NAMESPACE, SERVICE_ACCOUNT)
 
 
 def controller_policy() -> dict[str, Any]:

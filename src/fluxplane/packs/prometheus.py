@@ -26,7 +26,7 @@ from fluxplane.config.problems import show
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of the Prometheus server's service account: the
 #: Pod Identity association binds the IAM role to exactly this pair.
@@ -105,14 +105,7 @@ class PrometheusConfig(PackConfig):
     @field_validator("values")
     @classmethod
     def _keep_service_account(cls, values: dict[str, Any]) -> dict[str, Any]:
-        prometheus = values.get("prometheus")
-        account = prometheus.get("serviceAccount") if isinstance(prometheus, dict) else None
-        if isinstance(account, dict) and {"create", "name"} & account.keys():
-            raise ValueError(
-                "must not set prometheus.serviceAccount.create or .name: the Pod Identity role is bound "
-                f"to service account {NAMESPACE}/{SERVICE_ACCOUNT}"
-            )
-        return values
+        return keep_service_account(values, NAMESPACE, SERVICE_ACCOUNT, under="prometheus")
 
 
 def remote_write_url(workspace_id: str, region: str = CLUSTER_REGION) -> str:
