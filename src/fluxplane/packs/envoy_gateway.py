@@ -20,18 +20,12 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from fluxplane.config.models import DnsLabel, Model
 from fluxplane.config.problems import show
-from fluxplane.constructs.helm_release import (
-    DEFAULT_DRIFT_DETECTION,
-    DEFAULT_INSTALL,
-    DEFAULT_UPGRADE,
-    HelmRelease,
-)
 from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.oci_repository import OCIRepository
-from fluxplane.constructs.props import HELM_CONTROLLER, TENANT_LABEL
+from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.helm import oci_chart_release
 
 NAMESPACE = "envoy-gateway-system"
 #: The controller name Envoy Gateway's chart configures (config.envoyGateway.gateway.controllerName).
@@ -40,7 +34,6 @@ GATEWAY_API = "gateway.networking.k8s.io/v1"
 ENVOY_GATEWAY_API = "gateway.envoyproxy.io/v1alpha1"
 #: Namespaces the pack must not make (and so own, and prune): Kubernetes' and Flux's.
 PLATFORM_NAMESPACES = frozenset({"default", "flux-system"})
-HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 #: A listener hostname (Gateway API), optionally a wildcard, whose labels may hold cluster variables.
 _HOST_LABEL = r"(?:[a-z0-9-]|\$\{(?:cluster_name|cluster_region|environment|kubernetes_version)\})+"
 HOSTNAME = rf"(\*\.)?{_HOST_LABEL}(\.{_HOST_LABEL})*"
@@ -202,29 +195,12 @@ def shared_gateway(class_name: str, gateway: SharedGateway) -> dict[str, Any]:
 def bind(ctx: PackContext, config: EnvoyGatewayConfig) -> None:
     chart = versions.ENVOY_GATEWAY
     Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
-    source = OCIRepository(
+    release = oci_chart_release(
         ctx.scope,
-        "chart",
-        {
-            "name": "envoy-gateway",
-            "url": f"{chart.repository}/{chart.chart}",
-            "ref": {"tag": config.version},
-            "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
-        },
-    )
-    release = HelmRelease(
-        ctx.scope,
-        "release",
-        {
-            "name": "envoy-gateway",
-            "releaseName": "envoy-gateway",
-            "targetNamespace": NAMESPACE,
-            "serviceAccountName": HELM_CONTROLLER,
-            "chartRef": {"kind": "OCIRepository", "name": source.name},
-            "install": DEFAULT_INSTALL,
-            "upgrade": DEFAULT_UPGRADE,
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
-        },
+        name="envoy-gateway",
+        url=f"{chart.repository}/{chart.chart}",
+        version=config.version,
+        target_namespace=NAMESPACE,
     )
     release.add_values(config.values)
     ctx.add_health_check(release)

@@ -6,8 +6,29 @@ from typing import Any
 
 from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
 from fluxplane.constructs.helm_repository import HelmRepository
+from fluxplane.constructs.oci_repository import OCIRepository
 from fluxplane.constructs.props import HELM_CONTROLLER
 from fluxplane.packs.versions import Chart
+
+#: The media type of a Helm chart's layer in an OCI artifact, which Flux extracts for helm-controller.
+HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+
+
+def _release(scope: Any, name: str, target_namespace: str, chart: dict[str, Any]) -> HelmRelease:
+    return HelmRelease(
+        scope,
+        "release",
+        {
+            "name": name,
+            "releaseName": name,
+            "targetNamespace": target_namespace,
+            "serviceAccountName": HELM_CONTROLLER,
+            **chart,
+            "install": DEFAULT_INSTALL,
+            "upgrade": DEFAULT_UPGRADE,
+            "driftDetection": DEFAULT_DRIFT_DETECTION,
+        },
+    )
 
 
 def chart_release(
@@ -20,26 +41,24 @@ def chart_release(
     for values and health checks.
     """
     source = HelmRepository(scope, "repository", {"name": repository or name, "url": chart.repository})
-    return HelmRelease(
+    spec = {"chart": chart.chart, "version": version, "sourceRef": {"kind": "HelmRepository", "name": source.name}}
+    return _release(scope, name, target_namespace, {"chart": {"spec": spec}})
+
+
+def oci_chart_release(scope: Any, *, name: str, url: str, version: str, target_namespace: str) -> HelmRelease:
+    """An OCIRepository ``name`` for the chart artifact at ``url`` (tag ``version``) and a HelmRelease of
+    it (``chartRef``) into ``target_namespace``, with the same defaults as chart_release."""
+    source = OCIRepository(
         scope,
-        "release",
+        "chart",
         {
             "name": name,
-            "releaseName": name,
-            "targetNamespace": target_namespace,
-            "serviceAccountName": HELM_CONTROLLER,
-            "chart": {
-                "spec": {
-                    "chart": chart.chart,
-                    "version": version,
-                    "sourceRef": {"kind": "HelmRepository", "name": source.name},
-                }
-            },
-            "install": DEFAULT_INSTALL,
-            "upgrade": DEFAULT_UPGRADE,
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
+            "url": url,
+            "ref": {"tag": version},
+            "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
         },
     )
+    return _release(scope, name, target_namespace, {"chartRef": {"kind": "OCIRepository", "name": source.name}})
 
 
 def keep_service_account(values: dict[str, Any], namespace: str, account: str, under: str = "") -> dict[str, Any]:

@@ -30,19 +30,11 @@ from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
-from fluxplane.constructs.helm_release import (
-    DEFAULT_DRIFT_DETECTION,
-    DEFAULT_INSTALL,
-    DEFAULT_UPGRADE,
-    HelmRelease,
-)
-from fluxplane.constructs.oci_repository import OCIRepository
-from fluxplane.constructs.props import HELM_CONTROLLER
 from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
-from fluxplane.packs.helm import keep_service_account
+from fluxplane.packs.helm import keep_service_account, oci_chart_release
 
 #: Where the controller runs, and the fixed name of its service account: the Pod Identity association
 #: binds the controller's IAM role to exactly this pair.
@@ -50,7 +42,6 @@ NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "karpenter"
 NODE_POOL_API = "karpenter.sh/v1"
 NODE_CLASS_API = "karpenter.k8s.aws/v1"
-HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 #: The IAM name of the cluster's node role (made by the EKS composition), as Flux substitutes it.
 NODE_ROLE = NODE_ROLE_NAME % "${cluster_name}"
 #: The tag EKS puts on the cluster security group it makes.
@@ -414,29 +405,12 @@ def node_pool(config: KarpenterConfig) -> dict[str, Any]:
 
 def bind(ctx: PackContext, config: KarpenterConfig) -> None:
     chart = versions.KARPENTER
-    source = OCIRepository(
+    release = oci_chart_release(
         ctx.scope,
-        "chart",
-        {
-            "name": "karpenter",
-            "url": f"{chart.repository}/{chart.chart}",
-            "ref": {"tag": config.version},
-            "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
-        },
-    )
-    release = HelmRelease(
-        ctx.scope,
-        "release",
-        {
-            "name": "karpenter",
-            "releaseName": "karpenter",
-            "targetNamespace": NAMESPACE,
-            "serviceAccountName": HELM_CONTROLLER,
-            "chartRef": {"kind": "OCIRepository", "name": source.name},
-            "install": DEFAULT_INSTALL,
-            "upgrade": DEFAULT_UPGRADE,
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
-        },
+        name="karpenter",
+        url=f"{chart.repository}/{chart.chart}",
+        version=config.version,
+        target_namespace=NAMESPACE,
     )
     release.add_values(
         {

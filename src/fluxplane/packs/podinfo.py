@@ -6,17 +6,10 @@ from typing import Any
 
 from pydantic import Field
 
-from fluxplane.constructs.helm_release import (
-    DEFAULT_DRIFT_DETECTION,
-    DEFAULT_INSTALL,
-    DEFAULT_UPGRADE,
-    HelmRelease,
-)
 from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.oci_repository import OCIRepository
-from fluxplane.constructs.props import HELM_CONTROLLER
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.helm import oci_chart_release
 
 
 class PodinfoConfig(PackConfig):
@@ -32,32 +25,12 @@ class PodinfoConfig(PackConfig):
 
 def bind(ctx: PackContext, config: PodinfoConfig) -> None:
     Namespace(ctx.scope, "namespace", {"name": config.namespace})
-    chart = OCIRepository(
+    release = oci_chart_release(
         ctx.scope,
-        "chart",
-        {
-            "name": "podinfo",
-            "url": versions.PODINFO.repository,
-            "ref": {"tag": config.version},
-            "layerSelector": {
-                "mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip",
-                "operation": "copy",
-            },
-        },
-    )
-    release = HelmRelease(
-        ctx.scope,
-        "release",
-        {
-            "name": "podinfo",
-            "releaseName": "podinfo",
-            "targetNamespace": config.namespace,
-            "serviceAccountName": HELM_CONTROLLER,
-            "chartRef": {"kind": "OCIRepository", "name": chart.name},
-            "install": DEFAULT_INSTALL,
-            "upgrade": DEFAULT_UPGRADE,
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
-        },
+        name="podinfo",
+        url=versions.PODINFO.repository,
+        version=config.version,
+        target_namespace=config.namespace,
     )
     release.add_values({"replicaCount": config.replicas, "ui": {"message": config.message}})
     release.add_values(config.values)
