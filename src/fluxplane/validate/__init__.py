@@ -18,7 +18,7 @@ from fluxplane.validate.kustomize import check_builds, find_kubectl
 from fluxplane.validate.references import check_references
 from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, check_documents, default_crd_dirs, defined_kinds
 from fluxplane.validate.schemas import warning_lines as schema_warnings
-from fluxplane.validate.tree import ValidateError, load_tree
+from fluxplane.validate.tree import Tree, ValidateError, load_tree
 
 __all__ = ["Finding", "ValidateError", "command", "validate_tree"]
 
@@ -26,16 +26,16 @@ EXIT_FINDINGS = 1
 
 
 def validate_tree(
-    dist: Path,
+    tree: Tree,
     crd_dirs: list[Path],
     kustomize: bool = True,
     progress: Progress | None = None,
     warnings: list[str] | None = None,
 ) -> list[Finding]:
-    """Every finding in ``dist``, sorted; lines about kinds without a schema are appended to ``warnings``."""
+    """Every finding in ``tree`` (see load_tree), sorted; lines about kinds without a schema are appended to
+    ``warnings``."""
     progress = progress or Progress("validate", show="off")
     with progress.stage("load") as stage:
-        tree = load_tree(dist)
         corpus = CrdCorpus.from_dirs(crd_dirs)
         kubectl = find_kubectl() if kustomize else None
         stage.note(f"{len(tree.documents)} documents")
@@ -62,10 +62,10 @@ def _validate(args: argparse.Namespace) -> int:
     dist: Path = args.dist if args.dist is not None else args.root / "dist"
     crd_dirs: list[Path] = list(args.crds) or default_crd_dirs()
     warnings: list[str] = []
-    findings = validate_tree(dist, crd_dirs, not args.no_kustomize, Progress("validate"), warnings)
+    tree = load_tree(dist)
+    findings = validate_tree(tree, crd_dirs, not args.no_kustomize, Progress("validate"), warnings)
     for line in warnings:
         print(line, file=sys.stderr)
-    tree = load_tree(dist)
     for finding in findings:
         print(finding.line())
     summary = (
