@@ -31,11 +31,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from fluxplane.charts.cluster import SYNC_SOURCE, WORKLOADS_SOURCE
 from fluxplane.charts.layout import PLATFORM, WORKLOADS, RepositoryLayout, cluster_dir
 from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.constructs.render import parse_documents
 from fluxplane.errors import FluxplaneError
 
 if TYPE_CHECKING:
@@ -110,14 +109,6 @@ class Graph:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
     hub: str | None = None
-
-
-# -- documents --------------------------------------------------------------------------------------
-
-
-def parse_documents(text: str) -> list[Document]:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return [doc for doc in yaml.load_all(text, Loader=loader) if isinstance(doc, dict)]
 
 
 class LazyDocuments(Mapping[str, Sequence[Document]]):

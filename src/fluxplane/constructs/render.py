@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 _Base: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class ManifestDumper(_Base):  # type: ignore[misc,valid-type]
@@ -46,3 +47,8 @@ def dump_documents(documents: Iterable[dict[str, Any]]) -> str:
 def dump_value(value: Any) -> str:
     """A single YAML value (used for inline kustomize patches)."""
     return yaml.dump(value, **_OPTIONS)  # type: ignore[no-any-return]
+
+
+def parse_documents(text: str) -> list[dict[str, Any]]:
+    """The mapping documents of a YAML stream such as dump_documents writes (libyaml; empty ones skipped)."""
+    return [document for document in yaml.load_all(text, Loader=_Loader) if isinstance(document, dict)]

@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from fluxplane.charts.layout import PLATFORM, RepositoryLayout, workloads_layout
+from fluxplane.constructs.render import parse_documents
 from fluxplane.diff.git import DiffError
 
 Document = dict[str, Any]
@@ -80,10 +81,6 @@ def object_key(doc: Document) -> ObjectKey:
         str(metadata.get("namespace") or ""),
         str(metadata.get("name") or ""),
     )
-
-
-def parse_documents(text: str) -> list[Document]:
-    return [doc for doc in yaml.safe_load_all(text) if isinstance(doc, dict)]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 import yaml
 
-from fluxplane.constructs.render import dump_documents, dump_value
+from fluxplane.constructs.render import dump_documents, dump_value, parse_documents
 
 
 def test_documents_are_separated_by_dashes_and_end_with_a_newline() -> None:
@@ -159,3 +159,11 @@ def test_dump_value_writes_a_single_value_without_document_markers() -> None:
 def test_dump_value_of_a_scalar_has_no_document_end_marker() -> None:
     # GIVEN / WHEN / THEN a plain scalar renders as itself and a newline
     assert dump_value("abc") == "abc\n"
+
+
+def test_parse_documents_reads_back_what_dump_writes_and_skips_the_rest() -> None:
+    # GIVEN a stream as synth writes it, plus an empty document and a scalar one
+    documents = [{"kind": "A", "data": {"text": "one\ntwo\n"}}, {"kind": "B"}]
+    text = dump_documents(documents) + "---\n---\njust text\n"
+    # WHEN it is parsed THEN the mappings come back, in order, and nothing else
+    assert parse_documents(text) == documents
