@@ -230,3 +230,33 @@ def test_crds_and_their_custom_resources_never_share_a_kustomization() -> None:
         for source, defined in sources.items():
             if source in present:
                 assert not groups & set(defined), (name, source, groups)
+
+
+def _documents(root: Path) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (file.relative_to(root).as_posix(), doc)
+        for file in sorted(root.rglob("*.yaml"))
+        for doc in yaml.safe_load_all(file.read_text())
+        if doc
+    ]
+
+
+def test_every_health_expression_fails_fast_and_waits_only_for_conditions_that_are_set() -> None:
+    # GIVEN every Flux health expression in dist/ and the XRDs the fleet defines
+    documents = _documents(DIST)
+    xrds = {doc["spec"]["names"]["kind"]: doc for _, doc in documents if doc["kind"] == "CompositeResourceDefinition"}
+    exprs = [
+        (path, expr)
+        for path, doc in documents
+        if doc["kind"] == "Kustomization" and doc["apiVersion"].startswith("kustomize.toolkit.fluxcd.io/")
+        for expr in doc["spec"].get("healthCheckExprs", [])
+    ]
+    assert len(exprs) >= 10
+    for path, expr in exprs:
+        # THEN each has a failed clause, so a failing object fails the Kustomization at once
+        assert expr.get("failed"), (path, expr)
+        # AND none waits for Offered on an XRD: Crossplane sets it only for XRDs with claims
+        if expr["kind"] == "CompositeResourceDefinition":
+            assert "Offered" not in expr["current"], (path, expr)
+    assert xrds and all("claimNames" not in xrd["spec"] for xrd in xrds.values())
+    assert {xrd["spec"]["scope"] for xrd in xrds.values()} == {"Namespaced"}

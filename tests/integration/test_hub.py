@@ -60,7 +60,7 @@ def test_the_hub_chain_is_ordered_and_gated_on_crossplane_objects() -> None:
     # GIVEN the hub's Kustomizations THEN each link of the chain depends on the one before
     for earlier, later in pairwise(CHAIN):
         assert {"name": earlier} in hub[later]["dependsOn"], (earlier, later)
-    # AND the compositions wait for the XRD to be Established and Offered
+    # AND the compositions wait for the XRD to be Established (never Offered: it has no claims)
     assert hub["eks-compositions"]["healthChecks"] == [
         {
             "apiVersion": "apiextensions.crossplane.io/v2",
@@ -70,7 +70,10 @@ def test_the_hub_chain_is_ordered_and_gated_on_crossplane_objects() -> None:
     ]
     (xrd_expr,) = hub["eks-compositions"]["healthCheckExprs"]
     assert "c.type == 'Established' && c.status == 'True'" in xrd_expr["current"]
-    assert "c.type == 'Offered' && c.status == 'True'" in xrd_expr["current"]
+    assert "Offered" not in xrd_expr["current"]
+    assert (
+        xrd_expr["failed"] == "status.?conditions.orValue([]).exists(c, c.type == 'Established' && c.status == 'False')"
+    )
     # AND the workload clusters wait for every composite resource to be Ready, long enough for EKS
     clusters = {cluster.name for env in load_plan(ROOT).fleet.environments for cluster in env.clusters}
     assert {(c["kind"], c["namespace"], c["name"]) for c in hub["workload-clusters"]["healthChecks"]} == {

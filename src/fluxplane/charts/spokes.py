@@ -28,7 +28,7 @@ from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.hub import bootstrap_values, cluster_namespace, kubeconfig_reference
 from fluxplane.config.models import Fleet
 from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSecret
-from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.health import conditions_health, ready_health
 from fluxplane.constructs.helm_release import DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
 from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.kustomization import Kustomization
@@ -50,9 +50,10 @@ STEPS = ("external-secrets", "secret-store", "sealing-key", "sealed-secrets", "f
 #: The step after which a spoke reconciles itself.
 LAST_STEP = "flux-sync"
 
-READY_CLUSTER_SECRET_STORE = conditions_health("external-secrets.io/v1", "ClusterSecretStore", ("Ready",))
-READY_EXTERNAL_SECRET = conditions_health("external-secrets.io/v1", "ExternalSecret", ("Ready",))
-SYNCED_SEALED_SECRET = conditions_health("bitnami.com/v1alpha1", "SealedSecret", ("Synced",))
+READY_CLUSTER_SECRET_STORE = ready_health("external-secrets.io/v1", "ClusterSecretStore")
+READY_EXTERNAL_SECRET = ready_health("external-secrets.io/v1", "ExternalSecret")
+#: The Sealed Secrets controller sets Synced False when it cannot unseal a secret.
+SYNCED_SEALED_SECRET = conditions_health("bitnami.com/v1alpha1", "SealedSecret", ("Synced",), failed="Synced")
 #: How the steps that apply custom resources to the spoke judge them (the others apply HelmReleases).
 HEALTH_EXPRS = {
     "secret-store": READY_CLUSTER_SECRET_STORE,

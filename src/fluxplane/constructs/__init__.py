@@ -7,7 +7,15 @@ a wrong field or type raises ConstructError naming the construct path.
 from fluxplane.constructs.base import Construct, Node, Resource, Root, TypedResource, node_of, resources_below
 from fluxplane.constructs.config_map import ConfigMap, ConfigMapProps
 from fluxplane.constructs.git_repository import GitRepository, GitRepositoryProps, GitRepositoryRef
-from fluxplane.constructs.health import condition_false, condition_true, conditions_health
+from fluxplane.constructs.health import (
+    composite_health,
+    condition_false,
+    condition_true,
+    conditions_health,
+    definition_health,
+    package_health,
+    ready_health,
+)
 from fluxplane.constructs.helm_release import HelmRelease, HelmReleaseProps
 from fluxplane.constructs.helm_repository import HelmRepository, HelmRepositoryProps
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps, PostBuild
@@ -80,9 +88,13 @@ __all__ = [
     "Subject",
     "SubstituteReference",
     "TypedResource",
+    "composite_health",
     "condition_false",
     "condition_true",
     "conditions_health",
+    "definition_health",
     "node_of",
+    "package_health",
+    "ready_health",
     "resources_below",
 ]

@@ -23,7 +23,7 @@ from fluxplane.constructs import app_resources as xr
 from fluxplane.constructs.admission_policy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
-from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.health import definition_health
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.eks import (
     AUTO_READY,
@@ -453,9 +453,7 @@ def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
     ValidatingAdmissionPolicy(ctx.scope, "requests-policy", policy_props())
     ValidatingAdmissionPolicyBinding(ctx.scope, "requests-policy-binding", {"name": POLICY, "policyName": POLICY})
     ctx.add_health_check_expr(
-        conditions_health(
-            CompositeResourceDefinition.api_version, CompositeResourceDefinition.kind, ("Established", "Offered")
-        )
+        definition_health(CompositeResourceDefinition.api_version, CompositeResourceDefinition.kind)
     )
 
 

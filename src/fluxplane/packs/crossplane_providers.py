@@ -17,7 +17,7 @@ from pydantic import Field, StringConstraints, model_validator
 
 from fluxplane.constructs.crossplane_package import Function, Provider
 from fluxplane.constructs.deployment_runtime_config import DeploymentRuntimeConfig
-from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.health import package_health
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 
@@ -94,7 +94,7 @@ def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
     for name, version in FUNCTIONS:
         ctx.add_health_check(Function(ctx.scope, name, {"name": name, "package": f"{registry}/{name}:{version}"}))
     for kind in ("Provider", "Function"):
-        ctx.add_health_check_expr(conditions_health("pkg.crossplane.io/v1", kind, ("Installed", "Healthy")))
+        ctx.add_health_check_expr(package_health("pkg.crossplane.io/v1", kind))
 
 
 PACK = Pack(

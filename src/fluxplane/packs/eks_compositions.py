@@ -1,15 +1,16 @@
 """eks-compositions: the EKSCluster API on the hub, its XRD and a Composition per cluster shape.
 
 It sits between the provider configs and the workload clusters in the hub's chain. Its Flux
-Kustomization is healthy when the XRD is ``Established`` (the EKSCluster CRD is served) and
-``Offered``, so the composite resources that need the CRD are applied only after it exists.
+Kustomization is healthy when the XRD is ``Established`` (the EKSCluster CRD is served), so the
+composite resources that need the CRD are applied only after it exists. (A namespaced XRD has no
+claims, so Crossplane never sets ``Offered`` on it.)
 """
 
 from __future__ import annotations
 
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
-from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.health import definition_health
 from fluxplane.constructs.rbac import ClusterRole
 from fluxplane.errors import PackError
 from fluxplane.packs import eks
@@ -27,7 +28,7 @@ def bind(ctx: PackContext, config: EksCompositionsConfig) -> None:
         )
     xrd = CompositeResourceDefinition(ctx.scope, "xrd", eks.xrd_props())
     ctx.add_health_check(xrd)
-    ctx.add_health_check_expr(conditions_health(xrd.api_version, xrd.kind, ("Established", "Offered")))
+    ctx.add_health_check_expr(definition_health(xrd.api_version, xrd.kind))
     # Crossplane manages the kinds its providers define; the ConfigMap a Composition writes for the
     # spoke bootstrap needs this grant, aggregated into Crossplane's own ClusterRole.
     ClusterRole(

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.constructs.eks_cluster import EKSCluster
-from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kubernetes_provider_config import KubernetesProviderConfig
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.errors import PackError
@@ -71,7 +71,7 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
                 },
             },
         )
-    ctx.add_health_check_expr(conditions_health(EKSCluster.api_version, EKSCluster.kind, ("Ready",)))
+    ctx.add_health_check_expr(composite_health(EKSCluster.api_version, EKSCluster.kind))
     ctx.timeout = config.timeout
 
 

@@ -25,7 +25,7 @@ from fluxplane.charts.tenants import TenantsChart
 from fluxplane.config.hub import cluster_namespace
 from fluxplane.constructs.app_resources import GROUP, VERSION
 from fluxplane.constructs.base import node_of
-from fluxplane.constructs.health import conditions_health
+from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.errors import ConfigError, TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
@@ -356,7 +356,7 @@ class FleetApp(cdk8s.App):
             kustomization.depends_on(BOOTSTRAP_AFTER)
         for composite in self.addon_identities.composites:
             kustomization.add_health_check(composite)
-        kustomization.add_health_check_expr(conditions_health(f"{GROUP}/{VERSION}", "AddonIdentity", ("Ready",)))
+        kustomization.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", "AddonIdentity"))
 
     def _add_cloud(self, hub: ClusterChart) -> None:
         """The hub builds what apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud)."""
@@ -376,7 +376,7 @@ class FleetApp(cdk8s.App):
         for composite in self.cloud.composites:
             kustomization.add_health_check(composite)
         for kind in sorted({composite.kind for composite in self.cloud.composites}):
-            kustomization.add_health_check_expr(conditions_health(f"{GROUP}/{VERSION}", kind, ("Ready",)))
+            kustomization.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", kind))
 
     # -- synthesis ------------------------------------------------------------------------------
 

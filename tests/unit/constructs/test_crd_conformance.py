@@ -188,7 +188,7 @@ def build_every_kind(root: Root) -> tuple[Manifest, KustomizationFile]:
     apps.depends_on("crds", ready_expr="dep.status.ready == true")
     apps.add_health_check(release)
     apps.add_health_check_expr(
-        conditions_health("pkg.crossplane.io/v1", "Provider", ("Installed", "Healthy"), "Healthy")
+        conditions_health("pkg.crossplane.io/v1", "Provider", ("Installed", "Healthy"), failed="Healthy")
     )
     ConfigMap(
         manifest,

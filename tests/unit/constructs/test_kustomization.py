@@ -444,7 +444,7 @@ def test_relationship_verbs_place_lists_in_upstream_order() -> None:
     # GIVEN a Kustomization to which verbs are applied in reverse upstream order
     scope = manifest()
     apps = ks(scope)
-    apps.add_health_check_expr(conditions_health("a/v1", "A"))
+    apps.add_health_check_expr(conditions_health("a/v1", "A", ("Ready",), failed="Synced"))
     apps.add_health_check(Namespace(scope, "ns", {"name": "apps"}))
     apps.depends_on("infra")
 

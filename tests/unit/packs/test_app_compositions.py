@@ -53,7 +53,8 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
         f"{plural}.platform.fluxplane.io" for plural in KINDS.values()
     ]
     (expr,) = ctx.health_check_exprs
-    assert "Established" in expr.current and "Offered" in expr.current
+    assert "Established" in expr.current and "Offered" not in expr.current
+    assert expr.failed is not None and "Established" in expr.failed
 
 
 @pytest.mark.parametrize(

@@ -20,11 +20,10 @@ from tests.conftest import ROOT, FleetWriter
 
 XRD_API = "apiextensions.crossplane.io/v2"
 XR_API = "platform.fluxplane.io/v1alpha1"
-ESTABLISHED_AND_OFFERED = (
-    "status.?conditions.orValue([]).exists(c, c.type == 'Established' && c.status == 'True') && "
-    "status.?conditions.orValue([]).exists(c, c.type == 'Offered' && c.status == 'True')"
-)
+ESTABLISHED = "status.?conditions.orValue([]).exists(c, c.type == 'Established' && c.status == 'True')"
+NOT_ESTABLISHED = "status.?conditions.orValue([]).exists(c, c.type == 'Established' && c.status == 'False')"
 READY = "status.?conditions.orValue([]).exists(c, c.type == 'Ready' && c.status == 'True')"
+NOT_SYNCED = "status.?conditions.orValue([]).exists(c, c.type == 'Synced' && c.status == 'False')"
 
 
 def _bind(
@@ -89,12 +88,17 @@ def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_p
         shape = next(eks.shape_of(c) for c in fleet.clusters if eks.shape_of(c).name == composition["metadata"]["name"])
         assert composition["metadata"]["labels"] == shape.labels
         assert composition["spec"]["pipeline"] == eks.composition_props(shape)["pipeline"]
-    # AND the pack is healthy once the XRD is Established and Offered
+    # AND the pack is healthy once the XRD is Established (a namespaced XRD is never Offered), failed when not
     assert [check.dump() for check in context.health_checks] == [
         {"apiVersion": XRD_API, "kind": "CompositeResourceDefinition", "name": "eksclusters.platform.fluxplane.io"}
     ]
     assert [expr.dump() for expr in context.health_check_exprs] == [
-        {"apiVersion": XRD_API, "kind": "CompositeResourceDefinition", "current": ESTABLISHED_AND_OFFERED}
+        {
+            "apiVersion": XRD_API,
+            "kind": "CompositeResourceDefinition",
+            "current": ESTABLISHED,
+            "failed": NOT_ESTABLISHED,
+        }
     ]
     assert context.timeout is None
 
@@ -170,7 +174,7 @@ def test_each_example_cluster_gets_a_namespace_a_composite_and_a_spoke_provider_
         for name in names
     ]
     assert [expr.dump() for expr in context.health_check_exprs] == [
-        {"apiVersion": XR_API, "kind": "EKSCluster", "current": READY}
+        {"apiVersion": XR_API, "kind": "EKSCluster", "current": READY, "failed": NOT_SYNCED}
     ]
     assert context.timeout == "45m"
 

@@ -23,7 +23,7 @@ def demo_pack(name: str, layer: Layer, requires: tuple[str, ...] = (), health: s
         if config.extra:
             ConfigMap(ctx.scope, "extra", {"name": "extra", "namespace": name, "data": {"on": "${cluster_name}"}})
         if health == "expr":
-            ctx.add_health_check_expr(conditions_health("example.com/v1", "Widget"))
+            ctx.add_health_check_expr(conditions_health("example.com/v1", "Widget", ("Ready",), failed="Synced"))
         elif health == "check":
             ctx.add_health_check(namespace)
 
