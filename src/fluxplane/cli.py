@@ -329,6 +329,7 @@ def _synth(args: argparse.Namespace) -> int:
     import gc
 
     from fluxplane import synth
+    from fluxplane.synth import allocations
 
     root: Path = args.root
     outdir: Path = args.outdir or (
@@ -345,9 +346,12 @@ def _synth(args: argparse.Namespace) -> int:
     if args.check:
         with progress.stage("compare"):
             staleness = synth.compare_tree(files, outdir)
-        if not staleness.stale:
+            recorded_stale = allocations.stale(root, plan)
+        if not staleness.stale and not recorded_stale:
             print(f"{outdir}: up to date ({len(files)} files)")
             return 0
+        if recorded_stale:
+            print(f"changed: {root / allocations.ALLOCATIONS}")
         for label, paths in (
             ("added", staleness.added),
             ("changed", staleness.changed),
@@ -358,6 +362,8 @@ def _synth(args: argparse.Namespace) -> int:
         print(f"{outdir}: stale; run 'fluxplane synth' (or 'make synth') and commit the result", file=sys.stderr)
         return EXIT_STALE
     with progress.stage("write"):
+        # The allocations first: a synth stopped in between writes the same ranges next time.
+        allocations.write(root, plan)
         synth.write_tree(files, outdir)
     # The process ends next: spare the collector's final pass over everything synth built.
     gc.freeze()

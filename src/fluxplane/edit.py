@@ -22,7 +22,7 @@ import yaml
 
 from fluxplane.config.apps import APPS_DIR, SEMVER_RANGE
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.config.loader import BASE_FILE, LoadedFleet, load_fleet
+from fluxplane.config.loader import BASE_FILE, NOT_ENVIRONMENTS, LoadedFleet, load_fleet
 from fluxplane.config.models import DNS_LABEL
 from fluxplane.config.problems import show
 from fluxplane.config.secrets import SECRETS_DIR
@@ -76,7 +76,7 @@ def _environment_files(root: Path) -> list[str]:
     return [
         f"{ENVIRONMENTS}/{path.name}"
         for path in sorted(folder.iterdir())
-        if path.suffix == ".yaml" and path.name != BASE_FILE and not path.name.startswith(".")
+        if path.suffix == ".yaml" and path.name not in NOT_ENVIRONMENTS and not path.name.startswith(".")
     ]
 
 

@@ -40,6 +40,45 @@ def test_synth_writes_dist_and_check_reports_staleness(
     assert "stale; run 'fluxplane synth'" in out.err
 
 
+def test_synth_records_every_clusters_range_and_check_reports_the_record_stale(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a fleet with one workload cluster WHEN synthesized
+    root = write_fleet()
+    assert main(["--root", str(root), "synth"]) == 0
+    # THEN environments/allocations.yaml records its range, the block its name hashes to
+    recorded = root / "environments/allocations.yaml"
+    assert recorded.read_text().endswith("clusters:\n  staging-1: 10.100.0.0/16\n")
+    # WHEN the record is lost THEN --check says so, and synth writes it again, the same
+    recorded.unlink()
+    capsys.readouterr()
+    assert main(["--root", str(root), "synth", "--check"]) == EXIT_STALE
+    assert capsys.readouterr().out.splitlines() == [f"changed: {recorded}"]
+    assert main(["--root", str(root), "synth"]) == 0
+    assert recorded.read_text().endswith("clusters:\n  staging-1: 10.100.0.0/16\n")
+
+
+def test_a_new_cluster_whose_name_hashes_to_a_taken_block_moves_no_existing_cluster(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example fleet, synthesized (staging-usw2 holds 10.198.0.0/16, the block its name hashes to)
+    assert main(["--root", str(example_project), "synth"]) == 0
+    recorded = (example_project / "environments/allocations.yaml").read_text()
+    assert "  staging-usw2: 10.198.0.0/16\n" in recorded
+    # WHEN a cluster is added whose name hashes to the same block and sorts first
+    assert main(["--root", str(example_project), "new-cluster", "ml-afc", "--env", "staging"]) == 0
+    # (its Git credentials are sealed as the command asks; a copy of another cluster's serves here)
+    secrets = example_project / "environments/secrets"
+    (secrets / "ml-afc/flux-system").mkdir(parents=True)
+    source = (secrets / "staging-usw2/flux-system/flux-system.yaml").read_text()
+    (secrets / "ml-afc/flux-system/flux-system.yaml").write_text(source)
+    capsys.readouterr()
+    assert main(["--root", str(example_project), "synth"]) == 0, capsys.readouterr().err
+    # THEN every existing cluster keeps its range and the newcomer probes past the taken block
+    after = (example_project / "environments/allocations.yaml").read_text()
+    assert after == recorded.replace("clusters:\n", "clusters:\n  ml-afc: 10.199.0.0/16\n")
+
+
 def test_synth_into_cdk8s_outdir(write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     root = write_fleet()
     monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path / "cdk8s-out"))

@@ -17,12 +17,14 @@ from typing import Any
 from fluxplane.config import models
 from fluxplane.config.apps import Placement, place_apps, read_app_files
 from fluxplane.config.merge import Layer, Origins, deep_merge
-from fluxplane.config.network import Claim, allocate
+from fluxplane.config.network import ALLOCATIONS_FILE, Claim, allocate, read_allocations
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets
 from fluxplane.errors import ConfigError
 
 BASE_FILE = "base.yaml"
+#: Files of environments/ that are not environments.
+NOT_ENVIRONMENTS = (BASE_FILE, ALLOCATIONS_FILE)
 FORBIDDEN_DEFAULTS = ("name", "packs")
 
 
@@ -90,7 +92,7 @@ class _Loader:
         env_paths = sorted(
             p
             for p in env_dir.iterdir()
-            if p.suffix in (".yaml", ".yml") and p.name != BASE_FILE and not p.name.startswith(".")
+            if p.suffix in (".yaml", ".yml") and p.name not in NOT_ENVIRONMENTS and not p.name.startswith(".")
         )
         base_raw = read_mapping(env_dir / BASE_FILE, self.base_display, problems)
         if not env_paths:
@@ -125,9 +127,12 @@ class _Loader:
             # With an environment missing, its clusters would look unknown: report that once fixed.
             problems.lines.extend(found_placements)
 
+        allocations_display = _display(root, env_dir / ALLOCATIONS_FILE)
+        recorded = read_allocations(env_dir / ALLOCATIONS_FILE, allocations_display, problems)
         if base_model is not None and not problems.lines:
             pool = f"{self.base_display}: clusterNetwork.pool"
-            cidrs, found = allocate(self.claims, base_model.cluster_network, pool)
+            reserved = f"{self.base_display}: clusterNetwork.reserved"
+            cidrs, found = allocate(self.claims, base_model.cluster_network, pool, recorded, reserved)
             problems.lines.extend(found)
             if not found:
                 environments = [_with_cidrs(environment, cidrs) for environment in environments]

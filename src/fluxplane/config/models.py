@@ -191,8 +191,8 @@ class Network(Model):
 
     cidr: IPv4Network | None = Field(
         None,
-        description="VPC CIDR, /16 to /22; when unset, fluxplane allocates one from the fleet's pool "
-        "(`clusterNetwork` in base.yaml). Pin it for clusters that exist: a changed CIDR replaces the VPC.",
+        description="VPC CIDR, /16 to /22; when unset, the range recorded in environments/allocations.yaml, "
+        "else one allocated from the fleet's pool (`clusterNetwork` in base.yaml) and recorded there.",
     )
     availability_zones: int = Field(
         3, ge=2, le=6, alias="availabilityZones", description="Availability zones to spread subnets over (2 to 6)."

@@ -1,22 +1,88 @@
-"""VPC address allocation: every workload cluster gets a CIDR that overlaps no other.
+"""VPC address allocation: every workload cluster gets a CIDR that overlaps no other, and keeps it.
 
-Clusters that give ``network.cidr`` keep it; overlaps between them are errors. The others get a
-block of ``clusterNetwork.prefixLength`` from ``clusterNetwork.pool``, chosen from a hash of the
-cluster's name and probing forward past taken blocks, in name order. So a cluster's block does not
-depend on the order of the definition files, and adding a cluster moves no other cluster unless
-their names hash to the same block. Pin the CIDR of clusters that exist (a changed CIDR replaces
-the VPC); the diff of dist/ shows every allocation.
+A changed VPC CIDR replaces the VPC, i.e. destroys the cluster, so an allocation is a contract.
+Clusters that give ``network.cidr`` keep it. The others keep the range recorded for them in
+``environments/allocations.yaml``, which synth writes and Git keeps: once a cluster has a range,
+only an explicit change to that cluster (its ``network.cidr``) moves it. Adding, removing, renaming
+or pinning other clusters never does; a pin that overlaps another cluster's range is refused.
+
+A cluster that has no range yet gets a free block of ``clusterNetwork.prefixLength`` from
+``clusterNetwork.pool``, chosen from a hash of its name and probing forward past taken blocks, in name
+order, so the choice does not depend on the order of the definition files. Without a recorded file
+(a fleet written before there was one) this gives every cluster the range it always had.
+
+The recorded file is state that arrives with pull requests, so it is read strictly and checked
+like the definition: unknown keys, malformed ranges and overlaps are errors with the file and key.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Network
+from pathlib import Path
+from typing import Annotated
 
-from fluxplane.config.merge import Origins
-from fluxplane.config.models import ClusterNetwork
+from pydantic import AfterValidator, Field, StringConstraints
+
+from fluxplane.config.merge import Layer, Origins
+from fluxplane.config.models import DNS_LABEL, ClusterNetwork, Model
+from fluxplane.config.problems import ProblemList, read_mapping
+
+#: The recorded allocations, in environments/ beside the definition they belong to.
+ALLOCATIONS_FILE = "allocations.yaml"
+
+ALLOCATIONS_HEADER = """\
+# The VPC range of every workload cluster, kept by `fluxplane synth` so that a change to one cluster
+# never moves another (a changed range replaces a cluster's VPC). Commit it with dist/; synth adds
+# new clusters and drops removed ones. To move a cluster on purpose, set its network.cidr.
+"""
+
+
+def _vpc_sized(value: IPv4Network) -> IPv4Network:
+    if not 16 <= value.prefixlen <= 22:
+        raise ValueError(f"a VPC CIDR must be /16 to /22, got {value}")
+    return value
+
+
+class Allocations(Model):
+    """``environments/allocations.yaml``: each workload cluster's VPC range, as synth allocated it."""
+
+    clusters: dict[
+        Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)],
+        Annotated[IPv4Network, AfterValidator(_vpc_sized)],
+    ] = Field(default_factory=dict, description="VPC CIDR per workload cluster.")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The allocations read from the recorded file, and how messages name an entry of it."""
+
+    cidrs: Mapping[str, IPv4Network]
+    display: str = f"environments/{ALLOCATIONS_FILE}"
+
+    def where(self, cluster: str) -> str:
+        return f"{self.display}: clusters.{cluster}"
+
+
+def read_allocations(path: Path, display: str, problems: ProblemList) -> Recorded:
+    """The recorded allocations at ``path`` (none when the file does not exist), problems recorded."""
+    if not path.exists() and not path.is_symlink():
+        return Recorded({}, display)
+    raw = read_mapping(path, display, problems)
+    if raw is None:
+        return Recorded({}, display)
+    found = problems.validate(Allocations, raw, Origins([Layer(display, raw)]))
+    return Recorded(found.clusters if found is not None else {}, display)
+
+
+def allocations_text(cidrs: Mapping[str, IPv4Network]) -> str:
+    """The recorded file for ``cidrs``: the header, then one line per cluster, by name."""
+    if not cidrs:
+        return ALLOCATIONS_HEADER + "clusters: {}\n"
+    lines = "".join(f"  {name}: {cidrs[name]}\n" for name in sorted(cidrs))
+    return f"{ALLOCATIONS_HEADER}clusters:\n{lines}"
 
 
 @dataclass(frozen=True)
@@ -28,35 +94,91 @@ class Claim:
     origins: Origins
 
 
-def _overlaps(sorted_networks: Sequence[tuple[IPv4Network, str]]) -> list[tuple[str, str, IPv4Network, IPv4Network]]:
+@dataclass(frozen=True)
+class _Range:
+    """A range that is taken: whose it is, and where the definition or the recorded file says so."""
+
+    network: IPv4Network
+    owner: str | None  # None for clusterNetwork.reserved
+    where: str
+    recorded: bool = False
+
+    def describe(self) -> str:
+        if self.owner is None:
+            return "a reserved range"
+        how = "its allocated range, " if self.recorded else ""
+        return f"cluster {self.owner!r} ({how}{self.where})"
+
+
+def _overlaps(ranges: Sequence[_Range]) -> list[tuple[_Range, _Range]]:
+    """Pairs (later, earlier) of overlapping ranges, in address order."""
     found = []
-    previous: tuple[IPv4Network, str] | None = None
-    for network, owner in sorted_networks:
-        if previous is not None and previous[0].overlaps(network):
-            found.append((owner, previous[1], network, previous[0]))
-        if previous is None or network.broadcast_address > previous[0].broadcast_address:
-            previous = (network, owner)
+    previous: _Range | None = None
+    for item in sorted(ranges, key=lambda item: (item.network, item.owner or "")):
+        if previous is not None and previous.network.overlaps(item.network):
+            found.append((item, previous))
+        if previous is None or item.network.broadcast_address > previous.network.broadcast_address:
+            previous = item
     return found
 
 
+def _overlap_line(item: _Range, other: _Range, reserved_where: str) -> str:
+    """A line about ``item`` overlapping ``other``, placed where the user can act on it."""
+    if item.owner is None:  # a reserved range laid over a cluster's: the reserved list is what changed
+        item, other = other, item
+    if other.owner is None and item.recorded:
+        return (
+            f"{reserved_where}: {other.network} overlaps {item.network} of cluster {item.owner!r} ({item.where}); "
+            "a cluster's range never moves by itself: reserve another range, or move the cluster explicitly with "
+            "its network.cidr"
+        )
+    if item.recorded and not other.recorded:
+        item, other = other, item
+    if item.recorded and other.recorded:
+        return (
+            f"{item.where}: {item.network} overlaps {other.network} of cluster {other.owner!r} ({other.where}); "
+            "two clusters were given one range (two changes merged at once?): delete the line of the cluster "
+            "that is not built yet, and synth allocates it again"
+        )
+    pin = "; a pin may not take another cluster's range: pick a free one" if other.recorded else ""
+    return f"{item.where}: {item.network} overlaps {other.network} of {other.describe()}{pin}"
+
+
 def allocate(
-    claims: Sequence[Claim], settings: ClusterNetwork, settings_where: str
+    claims: Sequence[Claim],
+    settings: ClusterNetwork,
+    settings_where: str,
+    recorded: Recorded | None = None,
+    reserved_where: str | None = None,
 ) -> tuple[dict[str, IPv4Network], list[str]]:
-    """CIDR per cluster, and problem lines (overlaps, an exhausted pool)."""
+    """CIDR per cluster, and problem lines (overlaps, an exhausted pool).
+
+    A cluster keeps its ``network.cidr``, else its range in ``recorded``, else gets a free block.
+    Entries of ``recorded`` for clusters not claimed (removed ones) are ignored.
+    """
+    recorded = recorded or Recorded({})
+    reserved_where = reserved_where or settings_where
     problems: list[str] = []
-    where = {claim.cluster: claim.origins.describe(("network", "cidr")) for claim in claims}
-    taken: list[tuple[IPv4Network, str]] = [(network, "clusterNetwork.reserved") for network in settings.reserved]
-    taken += [(claim.cidr, claim.cluster) for claim in claims if claim.cidr is not None]
-    for owner, other, network, other_network in _overlaps(sorted(taken, key=lambda item: item[0])):
-        other_text = "a reserved range" if other == "clusterNetwork.reserved" else f"cluster {other!r} ({where[other]})"
-        problems.append(f"{where.get(owner, settings_where)}: {network} overlaps {other_network} of {other_text}")
-    result = {claim.cluster: claim.cidr for claim in claims if claim.cidr is not None}
+    fixed: list[_Range] = [_Range(network, None, reserved_where) for network in settings.reserved]
+    result: dict[str, IPv4Network] = {}
+    for claim in claims:
+        if claim.cidr is not None:
+            fixed.append(_Range(claim.cidr, claim.cluster, claim.origins.describe(("network", "cidr"))))
+            result[claim.cluster] = claim.cidr
+        elif claim.cluster in recorded.cidrs:
+            network = recorded.cidrs[claim.cluster]
+            fixed.append(_Range(network, claim.cluster, recorded.where(claim.cluster), recorded=True))
+            result[claim.cluster] = network
+    for item, other in _overlaps(fixed):
+        if item.owner is None and other.owner is None:
+            continue  # reserved ranges may overlap each other
+        problems.append(_overlap_line(item, other, reserved_where))
 
     blocks = list(settings.pool.subnets(new_prefix=settings.prefix_length))
-    used = [network for network, _ in taken]
+    used = [item.network for item in fixed]
     free = [not any(block.overlaps(network) for network in used) for block in blocks]
     left_out: list[str] = []
-    for claim in sorted((claim for claim in claims if claim.cidr is None), key=lambda claim: claim.cluster):
+    for claim in sorted((claim for claim in claims if claim.cluster not in result), key=lambda claim: claim.cluster):
         if left_out:
             left_out.append(claim.cluster)
             continue

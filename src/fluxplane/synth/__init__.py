@@ -12,6 +12,7 @@ from typing import Any
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.merge import Origins
 from fluxplane.packs.registry import PackRegistry
+from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.writer import Staleness, compare_tree, write_tree
@@ -72,16 +73,21 @@ def synthesize(
 
     ``use_cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache).
     """
-    files = render_plan(load_plan(root, registry), SynthCache.for_root(root) if use_cache else None)
+    plan = load_plan(root, registry)
+    files = render_plan(plan, SynthCache.for_root(root) if use_cache else None)
     target = outdir or root / "dist"
+    allocations.write(root, plan)
     write_tree(files, target)
     return SynthResult(files=files, outdir=target)
 
 
 def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None = None) -> Staleness:
-    """What synth would change in dist/ (nothing written)."""
-    files = render_plan(load_plan(root, registry))
-    return compare_tree(files, outdir or root / "dist")
+    """What synth would change in dist/ (nothing written); the recorded allocations count as ``changed``."""
+    plan = load_plan(root, registry)
+    staleness = compare_tree(render_plan(plan), outdir or root / "dist")
+    if allocations.stale(root, plan):
+        staleness.recorded.append(allocations.ALLOCATIONS)
+    return staleness
 
 
 __all__ = [

@@ -259,13 +259,17 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
 
 @dataclass
 class Staleness:
+    """Files of dist/ that synth would add, change or remove, and project files it keeps that are stale."""
+
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    #: Files synth keeps beside the definition (relative to the project root), such as the allocations.
+    recorded: list[str] = field(default_factory=list)
 
     @property
     def stale(self) -> bool:
-        return bool(self.added or self.changed or self.removed)
+        return bool(self.added or self.changed or self.removed or self.recorded)
 
 
 def compare_tree(files: dict[str, str], outdir: Path) -> Staleness:

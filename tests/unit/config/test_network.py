@@ -1,4 +1,4 @@
-"""VPC CIDRs: given ones are kept and checked for overlaps, missing ones are allocated stably."""
+"""VPC CIDRs: given ones are kept and checked for overlaps, recorded ones are kept, missing ones are allocated."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.merge import Layer, Origins
 from fluxplane.config.models import ClusterNetwork
-from fluxplane.config.network import Claim, allocate
+from fluxplane.config.network import ALLOCATIONS_HEADER, Claim, Recorded, allocate, allocations_text
 from fluxplane.errors import ConfigError
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
@@ -40,8 +40,78 @@ def test_allocation_does_not_depend_on_order_and_adding_a_cluster_moves_no_other
     first, _ = allocate([_claim(n) for n in names], settings, "x")
     reordered, _ = allocate([_claim(n) for n in reversed(names)], settings, "x")
     assert first == reordered
-    grown, _ = allocate([_claim(n) for n in [*names, "newcomer"]], settings, "x")
+    grown, _ = allocate([_claim(n) for n in [*names, "newcomer"]], settings, "x", Recorded(first))
     assert {name: grown[name] for name in names} == first
+
+
+def test_a_newcomer_whose_name_hashes_to_a_taken_block_moves_no_recorded_cluster() -> None:
+    # GIVEN staging-usw2 recorded at the block its name hashes to, and a newcomer whose name hashes to the
+    # same block and sorts before it ("ml-afc": without the record, it would take 10.198.0.0/16 first)
+    recorded = Recorded({"staging-usw2": IPv4Network("10.198.0.0/16")})
+    claims = [_claim("staging-usw2"), _claim("ml-afc")]
+    # WHEN allocated
+    cidrs, problems = allocate(claims, ClusterNetwork(), "x", recorded)
+    # THEN the recorded cluster keeps its block and the newcomer probes past it
+    assert problems == []
+    assert cidrs == {"staging-usw2": IPv4Network("10.198.0.0/16"), "ml-afc": IPv4Network("10.199.0.0/16")}
+
+
+def test_a_recorded_range_outlives_changes_to_the_pool_and_a_removed_pin() -> None:
+    # GIVEN a cluster recorded outside today's pool and without a pin any more
+    recorded = Recorded({"old": IPv4Network("172.16.0.0/16"), "gone": IPv4Network("10.0.0.0/16")})
+    # WHEN allocated THEN it keeps its range, and the entry of a cluster no longer defined is ignored
+    cidrs, problems = allocate([_claim("old")], ClusterNetwork(pool="10.0.0.0/8"), "x", recorded)
+    assert (cidrs, problems) == ({"old": IPv4Network("172.16.0.0/16")}, [])
+
+
+def test_a_pin_replaces_the_recorded_range_of_its_own_cluster() -> None:
+    # GIVEN a recorded cluster that is now pinned elsewhere WHEN allocated THEN the pin wins (an explicit move)
+    recorded = Recorded({"a": IPv4Network("10.1.0.0/16")})
+    cidrs, problems = allocate([_claim("a", "10.2.0.0/16")], ClusterNetwork(), "x", recorded)
+    assert (cidrs, problems) == ({"a": IPv4Network("10.2.0.0/16")}, [])
+
+
+def test_a_pin_that_takes_another_clusters_recorded_range_is_refused() -> None:
+    # GIVEN staging-usw2 recorded at 10.198.0.0/16 and another cluster pinned onto it
+    recorded = Recorded({"staging-usw2": IPv4Network("10.198.0.0/16")})
+    claims = [_claim("staging-usw2"), _claim("ml-usw1", "10.198.0.0/16", "environments/production.yaml", 2)]
+    # WHEN allocated THEN the pin is refused where it is written, naming whose range it takes
+    _, problems = allocate(claims, ClusterNetwork(), "x", recorded)
+    assert problems == [
+        "environments/production.yaml: clusters[2].network.cidr: 10.198.0.0/16 overlaps 10.198.0.0/16 of cluster "
+        "'staging-usw2' (its allocated range, environments/allocations.yaml: clusters.staging-usw2); a pin may not "
+        "take another cluster's range: pick a free one"
+    ]
+
+
+def test_a_reserved_range_laid_over_a_recorded_cluster_is_refused_at_the_reserved_list() -> None:
+    settings = ClusterNetwork(reserved=["10.198.0.0/20"])
+    recorded = Recorded({"staging-usw2": IPv4Network("10.198.0.0/16")})
+    _, problems = allocate(
+        [_claim("staging-usw2")], settings, "pool", recorded, "environments/base.yaml: clusterNetwork.reserved"
+    )
+    assert problems == [
+        "environments/base.yaml: clusterNetwork.reserved: 10.198.0.0/20 overlaps 10.198.0.0/16 of cluster "
+        "'staging-usw2' (environments/allocations.yaml: clusters.staging-usw2); a cluster's range never moves by "
+        "itself: reserve another range, or move the cluster explicitly with its network.cidr"
+    ]
+
+
+def test_two_clusters_recorded_in_one_range_are_refused_at_the_recorded_file() -> None:
+    # GIVEN two changes merged at once, each recording its new cluster in the same block
+    recorded = Recorded({"a": IPv4Network("10.5.0.0/16"), "b": IPv4Network("10.5.0.0/16")})
+    _, problems = allocate([_claim("a"), _claim("b")], ClusterNetwork(), "x", recorded)
+    assert problems == [
+        "environments/allocations.yaml: clusters.b: 10.5.0.0/16 overlaps 10.5.0.0/16 of cluster 'a' "
+        "(environments/allocations.yaml: clusters.a); two clusters were given one range (two changes merged at "
+        "once?): delete the line of the cluster that is not built yet, and synth allocates it again"
+    ]
+
+
+def test_the_recorded_file_lists_every_cluster_by_name_under_its_header() -> None:
+    text = allocations_text({"b": IPv4Network("10.2.0.0/16"), "a": IPv4Network("10.1.0.0/16")})
+    assert text == ALLOCATIONS_HEADER + "clusters:\n  a: 10.1.0.0/16\n  b: 10.2.0.0/16\n"
+    assert allocations_text({}) == ALLOCATIONS_HEADER + "clusters: {}\n"
 
 
 def test_given_cidrs_are_kept_and_never_handed_out_again() -> None:
@@ -161,3 +231,40 @@ def test_unknown_instance_family_and_overlaps_reported_in_one_run(write_fleet: F
         "environments/staging.yaml: clusters[0].nodeGroups[0].instanceTypes: unknown EC2 instance family 'm9z' "
         "(in 'm9z.large'); use a current family such as m7i, c7g or r7i",
     )
+
+
+def test_loaded_fleets_keep_the_recorded_ranges(write_fleet: FleetWriter) -> None:
+    # GIVEN a recorded range for s1 that its name would not hash to
+    root: Path = write_fleet(envs={"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    (root / "environments" / "allocations.yaml").write_text("clusters:\n  s1: 10.77.0.0/16\n")
+    # WHEN loaded THEN s1 has it, and the recorded file is not read as an environment
+    (cluster,) = load_fleet(root).fleet.clusters
+    assert cluster.network.cidr == IPv4Network("10.77.0.0/16")
+    assert [env.name for env in load_fleet(root).fleet.environments] == ["staging"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            "clusters:\n  s1: 10.77.0.1/16\n",
+            "environments/allocations.yaml: clusters.s1: expected an IPv4 network such as 10.20.0.0/16 "
+            '(no host bits set), got "10.77.0.1/16"',
+        ),
+        (
+            "clusters:\n  s1: 10.0.0.0/8\n",
+            "environments/allocations.yaml: clusters.s1: a VPC CIDR must be /16 to /22, got 10.0.0.0/8",
+        ),
+        ("cluster: {}\n", "environments/allocations.yaml: cluster: unknown field; allowed: clusters"),
+        ("clusters: [a]\n", "environments/allocations.yaml: clusters: expected a mapping, got a list"),
+    ],
+    ids=["host-bits", "too-large", "unknown-key", "not-a-mapping"],
+)
+def test_a_damaged_recorded_file_is_a_located_error(write_fleet: FleetWriter, text: str, problem: str) -> None:
+    # GIVEN a recorded file edited by hand (it arrives with pull requests: it is checked, not trusted)
+    root: Path = write_fleet(envs={"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    (root / "environments" / "allocations.yaml").write_text(text)
+    # WHEN loaded THEN the problem names the file and key
+    with pytest.raises(ConfigError) as caught:
+        load_fleet(root)
+    assert problem in caught.value.problems

@@ -1,0 +1,57 @@
+"""Keep ``environments/allocations.yaml``: the VPC range of every workload cluster, recorded in Git.
+
+The loader allocates (fluxplane.config.network); synth records what it allocated beside the
+definition, so the next run, on any machine, gives every existing cluster the same range whatever
+else changed. ``synth --check`` reports the file stale like a file of dist/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from fluxplane.config.network import ALLOCATIONS_FILE, allocations_text
+from fluxplane.errors import OutputError
+from fluxplane.synth.plan import FleetPlan
+
+#: The recorded file, relative to the project root.
+ALLOCATIONS = f"environments/{ALLOCATIONS_FILE}"
+
+
+def recorded_text(plan: FleetPlan) -> str:
+    """What the recorded file holds for ``plan``: every workload cluster's VPC range."""
+    return allocations_text(
+        {cluster.name: cluster.network.cidr for cluster in plan.fleet.clusters if cluster.network.cidr}
+    )
+
+
+def stale(root: Path, plan: FleetPlan) -> bool:
+    """Whether the recorded file differs from what synth would write (False when nothing to record)."""
+    target = root / ALLOCATIONS
+    if not plan.fleet.clusters and not target.exists():
+        return False
+    try:
+        return target.read_text(encoding="utf-8") != recorded_text(plan)
+    except (OSError, UnicodeDecodeError):
+        return True
+
+
+def write(root: Path, plan: FleetPlan) -> bool:
+    """Write the recorded file atomically when it changes; True when it was written.
+
+    A symlink in its place is refused rather than followed: the file belongs to the project.
+    """
+    if not stale(root, plan):
+        return False
+    target = root / ALLOCATIONS
+    if target.is_symlink() or (target.exists() and not target.is_file()):
+        raise OutputError(f"{ALLOCATIONS}: not a regular file; remove it and run synth again")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "x", encoding="utf-8") as handle:
+            handle.write(recorded_text(plan))
+        os.replace(temporary, target)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise OutputError(f"{ALLOCATIONS}: cannot write: {exc.strerror or exc}; nothing was written") from None
+    return True
