@@ -42,9 +42,18 @@ if _node.exists():
     os.environ.setdefault("JSII_NODE", str(_node))
 
 
+#: The packs a hub needs to build workload clusters (workload-clusters and what it requires).
+HUB_PACKS: dict[str, Any] = {
+    "crossplane": {},
+    "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/crossplane-providers"},
+    "crossplane-provider-configs": {},
+    "eks-compositions": {},
+    "workload-clusters": {},
+}
+#: The smallest fleet that builds its workload clusters: a public repository (no Git credentials to seal).
 MINIMAL_BASE: dict[str, Any] = {
-    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
-    "management": {"name": "hub", "region": "us-west-2"},
+    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}},
+    "management": {"name": "hub", "region": "us-west-2", "packs": HUB_PACKS},
     "packs": {"metrics-server": {}},
 }
 MINIMAL_ENV: dict[str, Any] = {"clusters": [{"name": "staging-1", "region": "us-west-2"}]}

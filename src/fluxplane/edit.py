@@ -445,7 +445,7 @@ def validate(edit: Edit) -> list[str]:
         _apply(copy, edit.files)
         loaded = load_fleet(copy, check_packs)
         plan = plan_fleet(loaded, registry, require_secrets=False)
-        return missing_secrets(loaded, plan.clusters[0])
+        return missing_secrets(loaded, plan.clusters[0], registry)
 
 
 def _apply(root: Path, files: dict[str, str | None]) -> None:

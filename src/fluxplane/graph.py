@@ -7,8 +7,9 @@ Kustomization applies is found the way kustomize builds its ``spec.path``: the `
 ``components`` of each ``kustomization.yaml``, files and folders, recursively; patches add nothing
 and a ``$patch: delete`` patch removes an object.
 
-A workload cluster's graph also shows, in a box of its own, the hub's chain that bootstraps it: the
-hub's Kustomizations (and their HelmReleases) that reach the cluster through ``kubeConfig``. Which
+A workload cluster's graph also shows, in a box of its own, the hub's chain that builds and
+bootstraps it: the hub's Kustomizations (and their HelmReleases) that reach the cluster through
+``kubeConfig``, and the others in the hub namespace they live in. Which
 cluster a ``kubeConfig`` reaches is read from the tree itself: the hub object that applies a
 cluster's ``clusters/<cluster>/flux-system`` folder through it.
 
@@ -397,16 +398,35 @@ class FluxTree:
         return list(own.values())
 
     def _hub_chains(self) -> dict[str, list[_Entry]]:
+        """Per workload cluster: the hub's objects that build and bootstrap it.
+
+        Those that reach the cluster through ``kubeConfig``, and every other hub object in the
+        namespaces they live in (a cluster's chain lives in its own hub namespace: the steps that
+        build it and make its cloud resources come before the ones that reach it).
+        """
         if self._chains is None:
             self._chains = {}
             if self.hub is not None:
                 entries = self._walk(self.hub)
                 reach = self._reach(entries)
+                namespaces: dict[str, str] = {}
                 for entry in entries.values():
                     target = self._target(entry, entries, reach)
                     if target:
                         self._chains.setdefault(target, []).append(entry)
+                        if entry.key[1] != FLUX_NAMESPACE:
+                            namespaces.setdefault(entry.key[1], target)
+                for entry in entries.values():
+                    target = namespaces.get(entry.key[1])
+                    if target is not None and self._target(entry, entries, reach) is None:
+                        self._chains[target].append(entry)
         return self._chains
+
+    def _chain_namespaces(self) -> set[str]:
+        """The hub namespaces that hold a workload cluster's chain (drawn with that cluster)."""
+        return {
+            entry.key[1] for chain in self._hub_chains().values() for entry in chain if entry.key[1] != FLUX_NAMESPACE
+        }
 
     # the graph ----------------------------------------------------------------------------------
 
@@ -414,6 +434,10 @@ class FluxTree:
         """The graph of ``cluster``; a workload cluster's includes the hub's chain that bootstraps it."""
         own = self._own(self._walk(cluster))
         chain = self._hub_chains().get(cluster, []) if cluster != self.hub else []
+        if cluster == self.hub:
+            # each workload cluster's chain is drawn in that cluster's graph
+            chains = self._chain_namespaces()
+            own = [entry for entry in own if entry.key[1] not in chains]
         sides = [(True, chain), (False, own)]
         ids = _ids([(hub, entry.key) for hub, entries in sides for entry in entries])
         nodes: list[Node] = []
@@ -521,7 +545,7 @@ def _sides(graph: Graph) -> list[tuple[str | None, str | None, list[Node]]]:
     if graph.hub is None:
         return [(None, None, tops)]
     return [
-        ("side_hub", f"{graph.hub}: bootstraps {graph.cluster}", [node for node in tops if node.hub]),
+        ("side_hub", f"{graph.hub}: builds and bootstraps {graph.cluster}", [node for node in tops if node.hub]),
         ("side_cluster", graph.cluster, [node for node in tops if not node.hub]),
     ]
 
@@ -624,7 +648,8 @@ def svg(graph: Graph) -> str:
 def readme(graph: Graph) -> str:
     """The README.md of a cluster folder: what the folder is, and its graph in Mermaid."""
     hub = (
-        f", and the `{graph.hub}` box is the hub's chain that bootstraps this cluster until its own Flux takes over"
+        f", and the `{graph.hub}` box is the hub's chain that builds and bootstraps this cluster until its own Flux "
+        "takes over"
         if graph.hub
         else ""
     )

@@ -1,4 +1,4 @@
-"""The example fleet's spoke bootstrap: the hub's chain per workload cluster, step by step."""
+"""The example fleet's hub chains: per workload cluster, build it, make its roles and resources, bootstrap it."""
 
 from __future__ import annotations
 
@@ -34,7 +34,24 @@ def clusters() -> list[str]:
 
 
 def chain(cluster: str) -> dict[str, dict[str, Any]]:
-    return {doc["metadata"]["name"]: doc for doc in load(PLATFORM / "spokes" / cluster / "bootstrap.yaml")}
+    """The bootstrap steps of ``cluster``'s chain, in order."""
+    return {name: doc for name, doc in whole_chain(cluster).items() if name in STEPS}
+
+
+def whole_chain(cluster: str) -> dict[str, dict[str, Any]]:
+    """Every Kustomization of ``cluster``'s chain on the hub, in order."""
+    return {
+        doc["metadata"]["name"]: doc
+        for doc in load(PLATFORM / "spokes" / cluster / "bootstrap.yaml")
+        if doc["kind"] == "Kustomization"
+    }
+
+
+def composite(cluster: str) -> dict[str, Any]:
+    (found,) = [
+        doc for doc in load(PLATFORM / "spokes" / cluster / "cluster" / "cluster.yaml") if doc["kind"] == "EKSCluster"
+    ]
+    return found
 
 
 def folder(spec: dict[str, Any]) -> Path:
@@ -50,13 +67,63 @@ def applied(spec: dict[str, Any]) -> list[dict[str, Any]]:
 def test_every_workload_cluster_has_the_whole_chain_in_order() -> None:
     assert clusters()
     for cluster in clusters():
-        steps = chain(cluster)
-        # THEN every step is there, in the cluster's hub namespace, each waiting for the one before
-        assert list(steps) == list(STEPS)
+        steps = whole_chain(cluster)
+        # THEN every step is there, in the cluster's hub namespace: the cluster, its add-ons' roles and its
+        # apps' resources, then the bootstrap, each waiting for the one before
+        assert list(steps)[:2] == ["cluster", "addon-identities"]
+        assert list(chain(cluster)) == list(STEPS)
         assert {doc["metadata"]["namespace"] for doc in steps.values()} == {cluster_namespace(cluster)}
-        assert "dependsOn" not in steps[STEPS[0]]["spec"]
+        assert steps["cluster"]["spec"]["dependsOn"] == [{"name": "eks-compositions", "namespace": "flux-system"}]
+        assert steps[STEPS[0]]["spec"]["dependsOn"] == [{"name": "cluster"}, {"name": "addon-identities"}]
         for earlier, later in pairwise(STEPS):
             assert steps[later]["spec"]["dependsOn"] == [{"name": earlier}], (cluster, later)
+
+
+def _hub_kustomizations() -> dict[tuple[str, str], dict[str, Any]]:
+    """Every Flux Kustomization the hub runs: its own (flux-system) and each cluster's chain, by (namespace, name)."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in [*sorted((PLATFORM / "clusters" / "hub").glob("*.yaml")), *sorted(PLATFORM.glob("spokes/*/*.yaml"))]:
+        for doc in load(path):
+            if doc["kind"] == "Kustomization" and doc["apiVersion"].startswith("kustomize.toolkit.fluxcd.io/"):
+                found[(doc["metadata"].get("namespace", "flux-system"), doc["metadata"]["name"])] = doc
+    return found
+
+
+def test_no_kustomization_that_serves_one_cluster_waits_on_anything_of_another() -> None:
+    # GIVEN the hub's Kustomizations, each serving one workload cluster (its hub namespace) or the fleet
+    hub = _hub_kustomizations()
+    names = set(clusters())
+    owner = {key: key[0] if key[0] in names else None for key in hub}
+    assert {cluster for cluster in owner.values() if cluster} == names
+
+    def waits_on(key: tuple[str, str], seen: set[tuple[str, str]]) -> set[tuple[str, str]]:
+        """What ``key`` waits for: its dependsOn, transitively."""
+        for dependency in hub[key]["spec"].get("dependsOn", []):
+            target = (dependency.get("namespace") or key[0], dependency["name"])
+            if target not in seen:
+                seen.add(target)
+                waits_on(target, seen)
+        return seen
+
+    for key, cluster in owner.items():
+        if cluster is None:
+            continue
+        # THEN what a cluster's Kustomization waits for is its own chain or the fleet's shared platform,
+        waited = waits_on(key, set())
+        assert {owner[target] for target in waited} <= {cluster, None}, (key, waited)
+        # and the shared Kustomizations it waits for wait for nothing of any cluster
+        for target in waited:
+            if owner[target] is None:
+                assert {owner[deep] for deep in waits_on(target, set())} == {None} or not waits_on(target, set())
+        # AND its health checks name only its own objects
+        checked = hub[key]["spec"].get("healthChecks", [])
+        assert {check.get("namespace") for check in checked} <= {cluster_namespace(cluster)}, key
+    # AND no shared Kustomization health-checks a cluster's objects (the one that applies the chains waits for
+    # nothing at all: see the next test)
+    for key, cluster in owner.items():
+        if cluster is None:
+            checked = hub[key]["spec"].get("healthChecks", [])
+            assert not {check.get("namespace") for check in checked} & names, key
 
 
 def access() -> dict[str, str]:
@@ -121,14 +188,13 @@ def test_what_the_spoke_takes_over_is_not_pruned_by_the_hub() -> None:
             assert doc["spec"]["prune"] is (step not in HANDED_OVER), (cluster, step)
 
 
-def test_the_hub_bootstraps_after_the_clusters_are_ready_and_waits_for_every_chain() -> None:
+def test_the_hub_applies_every_chain_and_waits_for_none() -> None:
     hub = {doc["metadata"]["name"]: doc["spec"] for doc in load(PLATFORM / "clusters" / "hub" / "infrastructure.yaml")}
     bootstrap = hub["spoke-bootstrap"]
-    assert {"name": "workload-clusters"} in bootstrap["dependsOn"]
     assert bootstrap["path"] == "./dist/platform/spokes"
-    assert {(c["kind"], c["namespace"], c["name"]) for c in bootstrap["healthChecks"]} == {
-        ("Kustomization", cluster_namespace(cluster), "flux-sync") for cluster in clusters()
-    }
+    # each chain gates itself: the parent neither depends on the clusters nor waits for them
+    assert not {"dependsOn", "healthChecks", "healthCheckExprs", "wait"} & set(bootstrap)
+    assert "workload-clusters" not in hub
 
 
 def test_secrets_come_first_and_the_sealing_key_is_the_one_the_controller_reads() -> None:
@@ -156,11 +222,7 @@ def test_secrets_come_first_and_the_sealing_key_is_the_one_the_controller_reads(
 
 
 def test_external_secrets_gets_the_role_the_composition_made_for_it() -> None:
-    composites = {
-        doc["metadata"]["name"]: doc
-        for doc in load(PLATFORM / "infrastructure/configs/workload-clusters/base/workload-clusters.yaml")
-        if doc["kind"] == "EKSCluster"
-    }
+    composites = {cluster: composite(cluster) for cluster in clusters()}
     compositions = [
         doc
         for doc in load(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
@@ -210,11 +272,7 @@ def test_the_spoke_syncs_its_own_entry_point_with_its_sealed_credentials() -> No
 
 def test_keyless_clusters_admit_the_hubs_flux_role_and_publish_their_arn_for_flux() -> None:
     fleet = load_plan(ROOT).fleet
-    composites = {
-        doc["metadata"]["name"]: doc
-        for doc in load(PLATFORM / "infrastructure/configs/workload-clusters/base/workload-clusters.yaml")
-        if doc["kind"] == "EKSCluster"
-    }
+    composites = {cluster: composite(cluster) for cluster in clusters()}
     compositions = {
         doc["metadata"]["name"]: doc
         for doc in load(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")

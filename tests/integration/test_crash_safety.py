@@ -29,7 +29,7 @@ import yaml
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.synth import writer
-from tests.conftest import FleetWriter
+from tests.conftest import HUB_PACKS, FleetWriter
 
 CLUSTERS_PER_ENVIRONMENT = 60
 ENVIRONMENTS = ("dev", "staging")
@@ -48,8 +48,8 @@ def _write_definition(project: Path, variant: int) -> None:
     env_dir = project / "environments"
     env_dir.mkdir(parents=True, exist_ok=True)
     base = {
-        "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
-        "management": {"name": "hub", "region": "us-west-2"},
+        "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}},
+        "management": {"name": "hub", "region": "us-west-2", "packs": HUB_PACKS},
         "clusterNetwork": {"pool": "10.0.0.0/8", "prefixLength": 20},
         "clusterDefaults": {"region": "eu-west-1"},
         "packs": {"metrics-server": {}, "kyverno": {}, "podinfo": {"replicas": 1 + variant}},

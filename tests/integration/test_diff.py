@@ -66,11 +66,12 @@ def test_text_report_counts_each_cluster_and_flags_the_removal(
     table = lines[lines.index("REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED") :][:6]
     assert table == [
         "REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED",
-        "platform    hub                            0        4       22",
+        # the removed cluster's chain goes, and nothing the hub shares with the other clusters changes
+        "platform    hub                            0        0       25",
         "platform    production-use1                0        1        0",
         "platform    production-usw2 (removed)      0        0       59",
         "workloads   production-usw2 (removed)      0        0        7",
-        "files       (no cluster)                   0        2        1",
+        "files       (no cluster)                   0        1        1",
     ]
     # AND the remaining production cluster gets the new value as a diff of its HelmRelease
     use1 = out[out.index("platform / production-use1: 0 added, 1 changed, 0 removed") :]

@@ -1,4 +1,5 @@
-"""The example fleet's hub: the Crossplane chain, the EKS API and one composite resource per cluster."""
+"""The example fleet's hub: the Crossplane chain, the EKS API and one composite resource per cluster, each in its
+own chain."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from tests.conftest import CRDS, NOT_IN_CORPUS, ROOT, VALIDATE_MANIFESTS, skippe
 DIST = ROOT / "dist"
 CONFIGS = DIST / "platform" / "infrastructure" / "configs"
 HUB = DIST / "platform" / "clusters" / "hub" / "infrastructure.yaml"
-CHAIN = ("crossplane", "crossplane-providers", "crossplane-provider-configs", "eks-compositions", "workload-clusters")
+CHAIN = ("crossplane", "crossplane-providers", "crossplane-provider-configs", "eks-compositions")
+SPOKES = DIST / "platform" / "spokes"
 
 
 def documents(root: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
@@ -41,11 +43,22 @@ def hub_kustomizations() -> dict[str, dict[str, Any]]:
 
 
 def composites() -> dict[str, dict[str, Any]]:
+    """Every cluster's composite resource, from the folder its chain's ``cluster`` Kustomization applies."""
     return {
         doc["metadata"]["name"]: doc
-        for _, doc in documents(CONFIGS / "workload-clusters")
-        if doc["apiVersion"].startswith(f"{GROUP}/") and doc["kind"] == KIND
+        for path, doc in documents(SPOKES)
+        if path.parent.name == "cluster" and doc["apiVersion"].startswith(f"{GROUP}/") and doc["kind"] == KIND
     }
+
+
+def builds(cluster: str) -> dict[str, Any]:
+    """The Kustomization of ``cluster``'s chain that builds it."""
+    (found,) = [
+        doc
+        for doc in yaml.safe_load_all((SPOKES / cluster / "bootstrap.yaml").read_text())
+        if doc["kind"] == "Kustomization" and doc["metadata"]["name"] == "cluster"
+    ]
+    return found
 
 
 def xrd() -> dict[str, Any]:
@@ -74,15 +87,20 @@ def test_the_hub_chain_is_ordered_and_gated_on_crossplane_objects() -> None:
     assert (
         xrd_expr["failed"] == "status.?conditions.orValue([]).exists(c, c.type == 'Established' && c.status == 'False')"
     )
-    # AND the workload clusters wait for every composite resource to be Ready, long enough for EKS
-    clusters = {cluster.name for env in load_plan(ROOT).fleet.environments for cluster in env.clusters}
-    assert {(c["kind"], c["namespace"], c["name"]) for c in hub["workload-clusters"]["healthChecks"]} == {
-        (KIND, cluster_namespace(name), name) for name in clusters
-    }
-    (ready,) = hub["workload-clusters"]["healthCheckExprs"]
-    assert (ready["apiVersion"], ready["kind"]) == (f"{GROUP}/v1alpha1", KIND)
-    assert "c.type == 'Ready' && c.status == 'True'" in ready["current"]
-    assert hub["workload-clusters"]["timeout"] == "45m"
+    # AND each workload cluster is built by its own chain once the compositions are served, which waits for its
+    # composite resource alone to be Ready, long enough for EKS
+    assert "workload-clusters" not in hub
+    for name in (cluster.name for cluster in load_plan(ROOT).fleet.clusters):
+        spec = builds(name)["spec"]
+        assert spec["dependsOn"] == [{"name": "eks-compositions", "namespace": "flux-system"}]
+        assert spec["healthChecks"] == [
+            {"apiVersion": f"{GROUP}/v1alpha1", "kind": KIND, "name": name, "namespace": cluster_namespace(name)}
+        ]
+        (ready,) = spec["healthCheckExprs"]
+        assert (ready["apiVersion"], ready["kind"]) == (f"{GROUP}/v1alpha1", KIND)
+        assert "c.type == 'Ready' && c.status == 'True'" in ready["current"]
+        assert "c.type == 'Synced' && c.status == 'False'" in ready["failed"]
+        assert spec["timeout"] == "45m"
 
 
 def test_one_composite_resource_per_workload_cluster_in_its_own_namespace() -> None:
@@ -90,9 +108,7 @@ def test_one_composite_resource_per_workload_cluster_in_its_own_namespace() -> N
     found = composites()
     clusters = {cluster.name: cluster for env in fleet.environments for cluster in env.clusters}
     assert set(found) == set(clusters)
-    namespaces = {
-        doc["metadata"]["name"] for _, doc in documents(CONFIGS / "workload-clusters") if doc["kind"] == "Namespace"
-    }
+    namespaces = {doc["metadata"]["name"] for _, doc in documents(SPOKES) if doc["kind"] == "Namespace"}
     for name, composite in found.items():
         assert composite["metadata"]["namespace"] == cluster_namespace(name) in namespaces
         assert composite["spec"]["crossplane"]["compositionRef"]["name"] == eks.shape_of(clusters[name]).name

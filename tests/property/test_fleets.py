@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from fluxplane.errors import ConfigError, FluxplaneError
 from fluxplane.synth import load_plan, render_plan
+from tests.conftest import HUB_PACKS
 
 LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -62,8 +63,12 @@ def fleets(draw: st.DrawFn) -> dict[str, Any]:
             )
         environments[env] = {"packs": draw(pack_values()), "clusters": clusters}
     base = {
-        "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "branch": draw(labels)}},
-        "management": {"name": "hub", "region": draw(regions), "packs": draw(pack_values())},
+        # a public repository: no sealed Git credentials to write
+        "repositories": {
+            "platform": {"url": "ssh://git@example.com/org/fleet.git", "branch": draw(labels), "secretRef": None}
+        },
+        # the hub builds the clusters (HUB_PACKS), with packs of its own
+        "management": {"name": "hub", "region": draw(regions), "packs": {**HUB_PACKS, **draw(pack_values())}},
         "packs": draw(pack_values()),
     }
     return {"base": base, **environments}

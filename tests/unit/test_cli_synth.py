@@ -11,6 +11,7 @@ from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from tests.conftest import FleetWriter
+from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -121,10 +122,8 @@ def test_a_tree_error_is_bad_input_and_leaves_dist_untouched(
             ConfigMap(ctx.scope, construct_id, {"name": "same", "namespace": "default"})
 
     twice = Pack(name="twice", version="1", description="twice", config=PackConfig, layer="configs", bind=bind)
-    monkeypatch.setattr(PackRegistry, "from_entry_points", staticmethod(lambda: PackRegistry([twice])))
-    root = write_fleet(
-        base={"repositories": {"platform": {"url": "https://example.com/f.git"}}, "management": {"region": "us-west-2"}}
-    )
+    monkeypatch.setattr(PackRegistry, "from_entry_points", staticmethod(lambda: PackRegistry([twice, demo_builder()])))
+    root = write_fleet(base={"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB})
     assert main(["--root", str(root), "synth"]) == 0
     before = _tree(root / "dist")
     (root / "environments/staging.yaml").write_text(

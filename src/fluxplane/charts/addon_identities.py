@@ -1,4 +1,4 @@
-"""AddonIdentitiesChart: ``addon-identities/<cluster>.yaml``, the IAM roles of the add-ons, made on the hub.
+"""AddonIdentitiesChart: ``addon-identities/<cluster>/``, the IAM roles of the add-ons, made on the hub.
 
 A pack whose add-on calls AWS declares a Pod Identity for its service account
 (:meth:`fluxplane.packs.api.PackContext.add_pod_identity`). For every cluster that runs the pack,
@@ -6,6 +6,10 @@ the hub writes an ``AddonIdentity`` in the cluster's hub namespace: an IAM role 
 lets exactly that service account of that cluster assume, with the pack's policies, and the Pod
 Identity association. The add-on's pods need no annotation; the Pod Identity Agent (an EKS add-on
 on every cluster) hands them the role's credentials.
+
+Each cluster's roles are a folder of their own, applied by that cluster's chain on the hub
+(fluxplane.charts.spokes) once the cluster is Ready; the management cluster's own by the hub's
+Kustomization ``addon-identities``.
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout
-from fluxplane.config.hub import cluster_namespace
+from fluxplane.config.hub import applied_by, cluster_namespace
 from fluxplane.constructs.app_resources import AddonIdentity
+from fluxplane.constructs.base import Construct
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.errors import ConfigError
 
 DIRECTORY = "addon-identities"
+FILE = "addon-identities.yaml"
 PACK_LABEL = "fluxplane.io/pack"
 CLUSTER_LABEL = "fluxplane.io/cluster"
 
@@ -49,7 +55,9 @@ class ClusterIdentities:
     variables: Mapping[str, str]
     tags: Mapping[str, str]
     identities: tuple[AddonRole, ...]
-    #: The management cluster's hub namespace is not made by workload-clusters: this file makes it.
+    #: The Flux Kustomization that applies the cluster's folder, as (namespace, name).
+    applier: tuple[str, str]
+    #: The management cluster's hub namespace is not made by a cluster's chain: this file makes it.
     own_namespace: bool = False
 
 
@@ -70,25 +78,30 @@ def composite_name(pack: str, identity: str) -> str:
 
 
 class AddonIdentitiesChart(FleetChart):
-    """The add-on identities of every cluster, one file per cluster."""
+    """The add-on identities of every cluster, one folder per cluster."""
 
     def __init__(
         self, scope: Any, construct_id: str, *, layout: RepositoryLayout, clusters: Iterable[ClusterIdentities]
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory=DIRECTORY)
-        #: Every composite, for the hub Kustomization's health checks.
-        self.composites: list[AddonIdentity] = []
-        listing = self.add_kustomization_file("kustomization", self.directory).config
+        #: Per cluster with roles: its folder and its composites (for its Kustomization's health checks).
+        self.folders: dict[str, str] = {}
+        self.composites: dict[str, list[AddonIdentity]] = {}
         for item in sorted(clusters, key=lambda item: item.cluster):
             if item.identities:
                 self._cluster(item)
-                listing.add_resource(f"{item.cluster}.yaml")
 
     def _cluster(self, item: ClusterIdentities) -> None:
-        manifest = self.add_manifest(item.cluster, posixpath.join(self.directory, f"{item.cluster}.yaml"))
+        folder = posixpath.join(self.directory, item.cluster)
+        scope = Construct(self, item.cluster)
+        manifest = self.add_manifest("identities", posixpath.join(folder, FILE), scope)
+        self.add_kustomization_file("kustomization", folder, scope=scope).config.add_resource(FILE)
+        self.folders[item.cluster] = folder
+        composites = self.composites.setdefault(item.cluster, [])
         namespace = cluster_namespace(item.cluster)
+        annotations = applied_by(*item.applier)
         if item.own_namespace:
-            Namespace(manifest, "namespace", {"name": namespace})
+            Namespace(manifest, "namespace", {"name": namespace, "annotations": annotations})
         for identity in sorted(item.identities, key=lambda role: (role.pack, role.name)):
             pack, name = identity.pack, composite_name(identity.pack, identity.name)
             if len(name) > 63:
@@ -97,7 +110,7 @@ class AddonIdentitiesChart(FleetChart):
                     "than 63 characters; the pack must use a shorter identity name"
                 )
             inline = [{"name": name, "policy": policy_text(identity.policy, item.variables)}] if identity.policy else []
-            self.composites.append(
+            composites.append(
                 AddonIdentity(
                     manifest,
                     name,
@@ -105,6 +118,7 @@ class AddonIdentitiesChart(FleetChart):
                         "name": name,
                         "namespace": namespace,
                         "labels": {PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
+                        "annotations": annotations,
                         "region": item.region,
                         "tags": dict(item.tags),
                         "clusterName": item.cluster,

@@ -1,10 +1,13 @@
 """CloudChart: ``cloud/<cluster>/`` in the platform repository, what the hub builds in AWS for apps.
 
+Each cluster's folder is applied by that cluster's own chain on the hub (its Kustomization
+``app-resources``, fluxplane.charts.spokes), once the cluster is Ready, so apps on one cluster never
+wait for another cluster.
+
 Per app on a workload cluster that needs AWS, in the cluster's hub namespace: an ``AppIdentity``
 (the app's IAM role, assumable through EKS Pod Identity by exactly the app's service account) and one
 ``AppTable``, ``AppQueue`` or ``AppBucket`` per resource the app asks for, each granting that role
-access to that resource only. The hub applies the folder after the app kinds' XRDs are served and the
-cluster's EKSCluster exists (fluxplane.synth.app).
+access to that resource only.
 
 An app whose ``aws.path`` names a folder of its repository also gets, in the same namespace, a Flux
 Kustomization that applies that folder as the service account ``<app>-cloud``, which may manage only
@@ -21,7 +24,7 @@ from typing import Any
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout
 from fluxplane.config.apps import Placement, physical_name, queue_name
-from fluxplane.config.hub import cluster_namespace
+from fluxplane.config.hub import RESOURCES_STEP, applied_by, cluster_namespace
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
 from fluxplane.constructs.app_resources import (
@@ -33,7 +36,7 @@ from fluxplane.constructs.app_resources import (
     AppQueue,
     AppTable,
 )
-from fluxplane.constructs.base import TypedResource
+from fluxplane.constructs.base import Construct, TypedResource, annotate
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.raw import RawObject
@@ -61,32 +64,38 @@ class CloudChart(FleetChart):
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory="cloud")
         self.flux = flux
-        #: Every composite, for the hub Kustomization's health checks.
-        self.composites: list[TypedResource[Any]] = []
+        #: Per cluster with apps that need AWS: its folder, and its composites (for its Kustomization's
+        #: health checks).
+        self.folders: dict[str, str] = {}
+        self.composites: dict[str, list[TypedResource[Any]]] = {}
         #: The hub's sealed secrets by (namespace, name): apps' Git credentials for their own requests.
         self._sealed = {(item.namespace, item.name): item for item in sealed}
-        listing = self.add_kustomization_file("kustomization", self.directory).config
+        listings: dict[str, Any] = {}
         for placement in sorted(placements, key=lambda p: (p.cluster, p.app.name)):
             if placement.app.aws.empty:
                 continue
-            path = f"{placement.cluster}/{placement.app.name}.yaml"
+            cluster = placement.cluster
+            folder = posixpath.join(self.directory, cluster)
+            if cluster not in listings:
+                cluster_scope = Construct(self, cluster)
+                listings[cluster] = self.add_kustomization_file("kustomization", folder, scope=cluster_scope).config
+                self.folders[cluster] = folder
+            listing = listings[cluster]
+            path = f"{placement.app.name}.yaml"
             secret = placement.app.repository.secret_ref
             if placement.app.aws.path is not None and secret is not None:
                 # Listed before the app's file, so the GitRepository finds its credentials.
-                credentials = f"{placement.cluster}/{secret}.yaml"
+                credentials = f"{secret}.yaml"
                 if credentials not in listing.resources:
-                    sealed_file = self.add_manifest(
-                        f"{placement.cluster}.{secret}", posixpath.join(self.directory, credentials)
-                    )
-                    document = self._sealed[(cluster_namespace(placement.cluster), secret)].document
+                    sealed_file = self.add_manifest(f"{cluster}.{secret}", posixpath.join(folder, credentials))
+                    document = self._sealed[(cluster_namespace(cluster), secret)].document
                     RawObject(sealed_file, "sealed-secret", document)
                     listing.add_resource(credentials)
-            manifest = self.add_manifest(
-                f"{placement.cluster}.{placement.app.name}", posixpath.join(self.directory, path)
-            )
-            self._app(manifest, placement, tags.get(placement.cluster, {}))
+            manifest = self.add_manifest(f"{cluster}.{placement.app.name}", posixpath.join(folder, path))
+            self._app(manifest, placement, tags.get(cluster, {}))
             if placement.app.aws.path is not None:
                 self._requests(manifest, placement)
+            annotate(manifest, applied_by(cluster_namespace(cluster), RESOURCES_STEP))
             listing.add_resource(path)
 
     def _app(self, scope: Any, placement: Placement, cluster_tags: dict[str, str]) -> None:
@@ -99,7 +108,7 @@ class CloudChart(FleetChart):
             "region": placement.region,
             "tags": {**cluster_tags, "app": app.name},
         }
-        self.composites.append(
+        self.composites.setdefault(cluster, []).append(
             AppIdentity(
                 scope,
                 "identity",
@@ -116,7 +125,7 @@ class CloudChart(FleetChart):
             keys = [(table.hash_key, table.hash_key_type)]
             if table.range_key is not None:
                 keys.append((table.range_key, table.range_key_type))
-            self.composites.append(
+            self.composites.setdefault(cluster, []).append(
                 AppTable(
                     scope,
                     f"table-{table.name}",
@@ -132,7 +141,7 @@ class CloudChart(FleetChart):
                 )
             )
         for queue in app.aws.queues:
-            self.composites.append(
+            self.composites.setdefault(cluster, []).append(
                 AppQueue(
                     scope,
                     f"queue-{queue.name}",
@@ -148,7 +157,7 @@ class CloudChart(FleetChart):
                 )
             )
         for bucket in app.aws.buckets:
-            self.composites.append(
+            self.composites.setdefault(cluster, []).append(
                 AppBucket(
                     scope,
                     f"bucket-{bucket.name}",

@@ -1,41 +1,66 @@
-"""SpokesChart: ``spokes/``, the hub's remote bootstrap of every workload cluster.
+"""SpokesChart: ``spokes/``, the hub's chain for each workload cluster: build it, then bootstrap it.
 
-Once Crossplane has built a workload cluster, Flux on the hub makes it self-managing, secrets first.
-Per cluster, in its hub namespace (next to its EKSCluster and kubeconfig Secret), a chain of Flux
-Kustomizations, each waiting for the one before and gated on the health of what it applied:
+Every workload cluster has a chain of its own on the hub, in its hub namespace (next to its
+EKSCluster and kubeconfig Secret), so a cluster that never gets Ready holds up nothing but its own
+chain. Each Flux Kustomization of the chain waits for the one before and is gated on the health of
+what it applied; the first ones wait only for the hub's shared platform (the Compositions):
 
-1. ``external-secrets``: External Secrets Operator on the spoke (a HelmRelease through the kubeconfig),
-   its service account bound by IRSA to the role the composition made for it;
-2. ``secret-store``: a ClusterSecretStore for AWS Secrets Manager that authenticates as that account;
-3. ``sealing-key``: an ExternalSecret that materializes the fleet's Sealed Secrets key pair as the
+1. ``cluster``: the cluster itself, as the hub's cluster-building pack renders it (workload-clusters:
+   its EKSCluster), waiting for ``eks-compositions``;
+2. ``addon-identities``: the IAM roles of its add-ons (fluxplane.charts.addon_identities), and
+   ``app-resources``: its apps' AWS resources (fluxplane.charts.cloud), both after ``cluster`` and
+   ``app-compositions``;
+3. ``external-secrets``: External Secrets Operator on the spoke (a HelmRelease through the kubeconfig),
+   its service account bound by IRSA to the role the composition made for it, after ``cluster`` and
+   the add-on roles, so the add-ons' pods start with their credentials;
+4. ``secret-store``: a ClusterSecretStore for AWS Secrets Manager that authenticates as that account;
+5. ``sealing-key``: an ExternalSecret that materializes the fleet's Sealed Secrets key pair as the
    ``kubernetes.io/tls`` Secret the controller picks up (label ``sealed-secrets-key: active``);
-4. ``sealed-secrets``: the Sealed Secrets controller (key renewal off: the key pair is the fleet's);
-5. ``flux``: Flux itself, from the flux2 Helm chart;
-6. ``git-credentials``: the spoke's sealed Git credentials (environments/secrets/<cluster>/);
-7. ``flux-sync``: the spoke's GitRepository and root Kustomization (clusters/<cluster>/flux-system),
+6. ``sealed-secrets``: the Sealed Secrets controller (key renewal off: the key pair is the fleet's);
+7. ``flux``: Flux itself, from the flux2 Helm chart;
+8. ``git-credentials``: the spoke's sealed Git credentials (environments/secrets/<cluster>/);
+9. ``flux-sync``: the spoke's GitRepository and root Kustomization (clusters/<cluster>/flux-system),
    after which the spoke reconciles itself.
 
-The last two hand objects over to the spoke's own Flux, so the hub does not prune them.
+The last two hand objects over to the spoke's own Flux, so the hub does not prune them. The hub's
+``spoke-bootstrap`` Kustomization applies every cluster's namespace and chain and waits for none of
+them. Objects whose deletion deletes something live carry the annotation naming the Kustomization
+that applies them (fluxplane.config.hub.APPLIED_BY).
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
-from fluxplane.config.hub import bootstrap_values, cluster_namespace, kubeconfig_reference
-from fluxplane.config.models import Fleet
+from fluxplane.config.hub import (
+    BUILD_STEP,
+    IDENTITIES_STEP,
+    RESOURCES_STEP,
+    applied_by,
+    bootstrap_values,
+    cluster_namespace,
+    kubeconfig_reference,
+)
+from fluxplane.config.models import Fleet, WorkloadCluster
+from fluxplane.constructs.base import Construct, Resource, annotate
 from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSecret
 from fluxplane.constructs.health import conditions_health, ready_health
 from fluxplane.constructs.helm_release import DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
 from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.kustomization import Kustomization
-from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.constructs.manifest import Manifest
+from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
 from fluxplane.packs import versions
 
 SYNC_SOURCE = "flux-system"
+#: The hub's Kustomization (in flux-system) that applies every cluster's namespace and chain.
+PARENT = "spoke-bootstrap"
 SECRET_STORE = "fleet-secrets-manager"
 SEALED_SECRETS_NAMESPACE = "kube-system"
 SEALED_SECRETS_CONTROLLER = "sealed-secrets-controller"
@@ -45,7 +70,7 @@ EXTERNAL_SECRETS_NAMESPACE = "external-secrets"
 FLUX_LOCKDOWN: dict[str, Any] = {
     "multitenancy": {"enabled": True, "defaultServiceAccount": "default", "privileged": True}
 }
-#: The steps of every spoke's chain, in order.
+#: The bootstrap steps of every spoke's chain, in order (after the cluster, its roles and resources).
 STEPS = ("external-secrets", "secret-store", "sealing-key", "sealed-secrets", "flux", "git-credentials", "flux-sync")
 #: The step after which a spoke reconciles itself.
 LAST_STEP = "flux-sync"
@@ -62,25 +87,80 @@ HEALTH_EXPRS = {
 }
 
 
-class SpokesChart(FleetChart):
-    """The files under ``spokes/``: shared step content and one bootstrap chain per workload cluster."""
+@dataclass(frozen=True)
+class Built:
+    """What a cluster-building pack declared for one cluster: health gates and how long to wait."""
 
-    def __init__(self, scope: Any, construct_id: str, *, layout: RepositoryLayout, fleet: Fleet) -> None:
+    health_checks: tuple[NamespacedObjectKindReference, ...] = ()
+    health_check_exprs: tuple[CustomHealthCheck, ...] = ()
+    timeout: str | None = None
+
+
+@dataclass(frozen=True)
+class ClusterBuilder:
+    """The hub pack that builds clusters: its name, the hub Kustomizations it needs, a bind per cluster."""
+
+    pack: str
+    requires: tuple[str, ...]
+    bind: Callable[[Manifest, WorkloadCluster], Built]
+
+
+@dataclass(frozen=True)
+class ChainFolder:
+    """A folder of a cluster's own objects that its chain applies once the cluster is Ready."""
+
+    directory: str
+    checks: tuple[Resource, ...] = ()
+    exprs: tuple[CustomHealthCheck, ...] = ()
+    #: The hub Kustomizations (in flux-system) that serve the objects' kinds.
+    requires: tuple[str, ...] = ()
+    timeout: str | None = None
+
+
+@dataclass(frozen=True)
+class ChainInputs:
+    """What a cluster's chain applies besides its bootstrap: its add-ons' roles and its apps' resources.
+
+    ``variables`` are each cluster's post-build variables (cluster_name, ...), substituted in what the
+    chain applies from the hub's folders (it also turns ``$${`` back into ``${``, which IAM policies keep).
+    """
+
+    identities: Mapping[str, ChainFolder] = field(default_factory=dict)
+    resources: Mapping[str, ChainFolder] = field(default_factory=dict)
+    variables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+class SpokesChart(FleetChart):
+    """The files under ``spokes/``: shared step content and one chain per workload cluster."""
+
+    def __init__(
+        self,
+        scope: Any,
+        construct_id: str,
+        *,
+        layout: RepositoryLayout,
+        fleet: Fleet,
+        builder: ClusterBuilder,
+        inputs: ChainInputs | None = None,
+    ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory="spokes")
         self.fleet = fleet
+        self.builder = builder
+        self.inputs = inputs or ChainInputs()
         #: Per cluster: the chain's Kustomizations by step name.
         self.chains: dict[str, dict[str, Kustomization]] = {}
         #: Per cluster: the Flux ``kubeConfig`` that reaches it (kubeconfig Secret or keyless).
         self._access = {
             cluster.name: kubeconfig_reference(cluster.name, cluster.hub_access) for cluster in fleet.clusters
         }
+        environments = {cluster.name: env.name for env in fleet.environments for cluster in env.clusters}
         listing = self.add_kustomization_file("kustomization", self.directory).config
         self._sources()
         listing.add_resource("sources.yaml")
         self._secret_store_dir = self._secret_store()
         self._sealing_key_dir = self._sealing_key()
         for cluster in sorted(fleet.clusters, key=lambda cluster: cluster.name):
-            self._chain(cluster.name)
+            self._chain(cluster, environments[cluster.name])
             listing.add_resource(cluster.name)
 
     # -- shared ---------------------------------------------------------------------------------
@@ -90,9 +170,11 @@ class SpokesChart(FleetChart):
         for chart in (versions.EXTERNAL_SECRETS, versions.SEALED_SECRETS, versions.FLUX2):
             HelmRepository(sources, chart.chart, {"name": chart.chart, "url": chart.repository})
 
-    def _folder(self, construct_id: str, directory: str, file_name: str) -> Any:
-        manifest = self.add_manifest(construct_id, posixpath.join(directory, file_name))
-        self.add_kustomization_file(f"{construct_id}-kustomization", directory).config.add_resource(file_name)
+    def _folder(self, construct_id: str, directory: str, file_name: str, scope: Any = None) -> Manifest:
+        manifest = self.add_manifest(construct_id, posixpath.join(directory, file_name), scope)
+        self.add_kustomization_file(f"{construct_id}-kustomization", directory, scope=scope).config.add_resource(
+            file_name
+        )
         return manifest
 
     def _secret_store(self) -> str:
@@ -155,6 +237,7 @@ class SpokesChart(FleetChart):
         props: dict[str, Any] = {
             "name": step,
             "namespace": cluster_namespace(cluster),
+            "annotations": applied_by(cluster_namespace(cluster), step),
             "releaseName": release,
             "targetNamespace": target,
             "storageNamespace": target,
@@ -182,16 +265,101 @@ class SpokesChart(FleetChart):
             ]
         return directory, HelmRelease(manifest, "release", props)
 
-    def _chain(self, cluster: str) -> None:
-        namespace = cluster_namespace(cluster)
-        directory = posixpath.join(self.directory, cluster)
-        self.add_kustomization_file(f"{cluster}-kustomization", directory).config.add_resource("bootstrap.yaml")
-        file = self.add_manifest(f"{cluster}-bootstrap", posixpath.join(directory, "bootstrap.yaml"))
-        remote = self._access[cluster]
+    def _step(self, file: Manifest, cluster: str, name: str, directory: str, **props: Any) -> Kustomization:
+        """A Kustomization of ``cluster``'s chain that applies ``directory`` in the cluster's hub namespace."""
+        fleet = self.fleet
+        return Kustomization(
+            file,
+            name,
+            {
+                "name": name,
+                "namespace": cluster_namespace(cluster),
+                "annotations": applied_by(FLUX_NAMESPACE, PARENT),
+                "interval": fleet.flux.interval,
+                "retryInterval": fleet.flux.retry_interval,
+                "timeout": fleet.flux.timeout,
+                "path": self.layout.flux_path(directory),
+                "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE, "namespace": FLUX_NAMESPACE},
+                "prune": True,
+                **props,
+            },
+        )
+
+    def _variables(self, cluster: str) -> dict[str, Any] | None:
+        variables = self.inputs.variables.get(cluster)
+        return {"substitute": dict(variables)} if variables else None
+
+    def _build(self, file: Manifest, cluster: WorkloadCluster) -> Kustomization:
+        """The chain's first step: the cluster itself, as the cluster-building pack renders it."""
+        scope = Construct(self, f"{cluster.name}-build")
+        directory = posixpath.join(self.directory, cluster.name, BUILD_STEP)
+        manifest = self._folder("cluster", directory, f"{BUILD_STEP}.yaml", scope)
+        built = self.builder.bind(manifest, cluster)
+        annotate(manifest, applied_by(cluster_namespace(cluster.name), BUILD_STEP))
+        step = self._step(
+            file,
+            cluster.name,
+            BUILD_STEP,
+            directory,
+            postBuild=self._variables(cluster.name),
+            wait=True if not built.health_checks else None,
+            **({"timeout": built.timeout} if built.timeout else {}),
+        )
+        for required in self.builder.requires:
+            step.depends_on(required, namespace=FLUX_NAMESPACE)
+        for check in built.health_checks:
+            step.add_health_check(check)
+        for expr in built.health_check_exprs:
+            step.add_health_check_expr(expr)
+        return step
+
+    def _after_build(
+        self, file: Manifest, cluster: str, name: str, folder: ChainFolder, build: Kustomization
+    ) -> Kustomization:
+        """A step that applies ``folder`` once the cluster is Ready and its kinds are served."""
+        step = self._step(
+            file,
+            cluster,
+            name,
+            folder.directory,
+            postBuild=self._variables(cluster),
+            wait=True if not folder.checks else None,
+            **({"timeout": folder.timeout} if folder.timeout else {}),
+        )
+        step.depends_on(build)
+        for required in folder.requires:
+            step.depends_on(required, namespace=FLUX_NAMESPACE)
+        for check in folder.checks:
+            step.add_health_check(check)
+        for expr in folder.exprs:
+            step.add_health_check_expr(expr)
+        return step
+
+    def _chain(self, cluster: WorkloadCluster, environment: str) -> None:
+        name = cluster.name
+        namespace = cluster_namespace(name)
+        directory = posixpath.join(self.directory, name)
+        self.add_kustomization_file(f"{name}-kustomization", directory).config.add_resource("bootstrap.yaml")
+        file = self.add_manifest(f"{name}-bootstrap", posixpath.join(directory, "bootstrap.yaml"))
+        Namespace(
+            file,
+            "namespace",
+            {
+                "name": namespace,
+                "labels": {"fluxplane.io/cluster": name, "fluxplane.io/environment": environment},
+                "annotations": applied_by(FLUX_NAMESPACE, PARENT),
+            },
+        )
+        chain: dict[str, Kustomization] = {BUILD_STEP: self._build(file, cluster)}
+        for step, inputs in ((IDENTITIES_STEP, self.inputs.identities), (RESOURCES_STEP, self.inputs.resources)):
+            applied = inputs.get(name)
+            if applied is not None:
+                chain[step] = self._after_build(file, name, step, applied, chain[BUILD_STEP])
+        remote = self._access[name]
         repository = self.fleet.repositories.platform
         releases = {
             "external-secrets": self._release(
-                cluster,
+                name,
                 "external-secrets",
                 versions.EXTERNAL_SECRETS,
                 EXTERNAL_SECRETS_NAMESPACE,
@@ -199,7 +367,7 @@ class SpokesChart(FleetChart):
                 {"installCRDs": True, "serviceAccount": {"name": EXTERNAL_SECRETS_NAMESPACE}},
             ),
             "sealed-secrets": self._release(
-                cluster,
+                name,
                 "sealed-secrets",
                 versions.SEALED_SECRETS,
                 SEALED_SECRETS_NAMESPACE,
@@ -211,40 +379,37 @@ class SpokesChart(FleetChart):
             # Multi-tenancy lockdown: no cross-namespace references, and a Kustomization or HelmRelease
             # that names no account runs as its namespace's `default` account, which holds no rights.
             # The platform's own objects name kustomize-controller or helm-controller; tenants name theirs.
-            "flux": self._release(cluster, "flux", versions.FLUX2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN),
+            "flux": self._release(name, "flux", versions.FLUX2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN),
         }
         folders = {
             **{step: folder for step, (folder, _) in releases.items()},
             "secret-store": self._secret_store_dir,
             "sealing-key": self._sealing_key_dir,
-            "git-credentials": posixpath.join(cluster_dir(cluster), "secrets"),
-            "flux-sync": posixpath.join(cluster_dir(cluster), "flux-system"),
+            "git-credentials": posixpath.join(cluster_dir(name), "secrets"),
+            "flux-sync": posixpath.join(cluster_dir(name), "flux-system"),
         }
         steps = [step for step in STEPS if step != "git-credentials" or repository.secret_ref is not None]
-        chain: dict[str, Kustomization] = {}
-        previous: str | None = None
+        # The bootstrap starts once the cluster is Ready and its add-ons' roles exist.
+        previous: list[str] = [step for step in (BUILD_STEP, IDENTITIES_STEP) if step in chain]
         for step in steps:
             on_spoke = step not in releases
-            props: dict[str, Any] = {
-                "name": step,
-                "namespace": namespace,
-                "interval": self.fleet.flux.interval,
-                "retryInterval": self.fleet.flux.retry_interval,
-                "timeout": self.fleet.flux.timeout,
-                "path": self.layout.flux_path(folders[step]),
-                "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE, "namespace": FLUX_NAMESPACE},
+            kustomization = self._step(
+                file,
+                name,
+                step,
+                folders[step],
                 # What the spoke's own Flux takes over is never pruned by the hub.
-                "prune": step not in ("git-credentials", "flux-sync"),
-                "kubeConfig": remote if on_spoke else None,
-                "wait": True if on_spoke else None,
-                "dependsOn": [{"name": previous}] if previous else None,
-            }
-            kustomization = Kustomization(file, step, props)
+                prune=step not in ("git-credentials", "flux-sync"),
+                kubeConfig=remote if on_spoke else None,
+                wait=True if on_spoke else None,
+            )
+            for dependency in previous:
+                kustomization.depends_on(dependency)
             if not on_spoke:
                 kustomization.add_health_check(releases[step][1])
             expr = HEALTH_EXPRS.get(step)
             if expr is not None:
                 kustomization.add_health_check_expr(expr)
             chain[step] = kustomization
-            previous = step
-        self.chains[cluster] = chain
+            previous = [step]
+        self.chains[name] = chain

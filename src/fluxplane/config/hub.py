@@ -71,3 +71,22 @@ def kubeconfig_reference(cluster: str, access: str) -> dict[str, dict[str, str]]
         return {"configMapRef": {"name": hub_access_config_map(cluster)}}
     secret = kubeconfig_secret(cluster)
     return {"secretRef": {"name": secret.name, "key": secret.key}}
+
+
+#: Annotation on the hub's objects whose deletion deletes something live (a cluster, its cloud resources,
+#: what a Kustomization or HelmRelease installed): the Flux Kustomization that applies it, as
+#: ``namespace/name``. When that changes, Flux prunes the object from the old Kustomization, possibly
+#: before the new one adopts it; synth refuses such a move unless it is allowed (fluxplane.synth.guard).
+APPLIED_BY = "fluxplane.io/applied-by"
+
+
+def applied_by(namespace: str, name: str) -> dict[str, str]:
+    """The annotations that say which Flux Kustomization applies an object."""
+    return {APPLIED_BY: f"{namespace}/{name}"}
+
+
+#: The Kustomizations of a workload cluster's chain on the hub (in its hub namespace) that build it,
+#: make its add-ons' IAM roles and its apps' AWS resources; the bootstrap steps follow them.
+BUILD_STEP = "cluster"
+IDENTITIES_STEP = "addon-identities"
+RESOURCES_STEP = "app-resources"

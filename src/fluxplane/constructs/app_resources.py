@@ -45,6 +45,7 @@ class _Composite(Props):
     name: Name = Field(pattern=DNS_LABEL)
     namespace: Label
     labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
     region: str = Field(pattern=REGION)
     tags: dict[str, str] = Field(default_factory=dict)
 

@@ -145,6 +145,8 @@ class Resource(Construct):
     api_version: str
     kind: str
     namespaced: bool = True
+    #: False for objects written as given (their metadata is the document's own).
+    builds_metadata: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -204,6 +206,13 @@ def resources_below(scope: Any) -> Iterator[Resource]:
     for construct in node_of(scope).walk():
         if isinstance(construct, Resource):
             yield construct
+
+
+def annotate(scope: Any, annotations: dict[str, str]) -> None:
+    """Add ``annotations`` to every object built below ``scope`` (documents carried as given keep theirs)."""
+    for resource in resources_below(scope):
+        if resource.builds_metadata:
+            resource.annotations = dict(sorted({**resource.annotations, **annotations}.items()))
 
 
 def compact(mapping: dict[str, Any]) -> dict[str, Any]:

@@ -91,6 +91,7 @@ class HelmReleaseProps(Props):
     name: Name
     namespace: Label = FLUX_NAMESPACE
     labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
     interval: Duration = "30m"
     chart: HelmChartTemplate | None = None
     chart_ref: ChartReference | None = None

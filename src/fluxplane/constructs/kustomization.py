@@ -35,6 +35,7 @@ class KustomizationProps(Props):
     name: Name
     namespace: Label = FLUX_NAMESPACE
     labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
     interval: Duration = "10m"
     retry_interval: Duration | None = None
     timeout: Duration | None = None
@@ -84,13 +85,19 @@ class Kustomization(TypedResource[KustomizationProps]):
     def health_check_exprs(self) -> tuple[CustomHealthCheck, ...]:
         return tuple(self._health_check_exprs)
 
-    def depends_on(self, other: Kustomization | str, ready_expr: str | None = None) -> DependsOn:
-        """Apply this Kustomization only after ``other`` is Ready; returns the dependsOn entry."""
+    def depends_on(
+        self, other: Kustomization | str, ready_expr: str | None = None, *, namespace: str | None = None
+    ) -> DependsOn:
+        """Apply this Kustomization only after ``other`` is Ready; returns the dependsOn entry.
+
+        ``other`` is a Kustomization, or a name in this one's namespace or in ``namespace``.
+        """
         if isinstance(other, Kustomization):
-            namespace = other.namespace if other.namespace != self.namespace else None
-            entry = dependency_entry(self.node.path, other.name, namespace, ready_expr)
-        else:
-            entry = dependency_entry(self.node.path, other, None, ready_expr)
+            namespace = other.namespace
+            other = other.name
+        if namespace == self.namespace:
+            namespace = None
+        entry = dependency_entry(self.node.path, other, namespace, ready_expr)
         # One entry per dependency: a later call (say, with a readyExpr) replaces the earlier one.
         self._depends_on[(entry.name, entry.namespace)] = entry
         return entry

@@ -13,6 +13,7 @@ class RawObject(Resource):
 
     api_version = ""
     kind = ""
+    builds_metadata = False
 
     def __init__(self, scope: Any, construct_id: str, document: dict[str, Any]) -> None:
         metadata = document.get("metadata") or {}

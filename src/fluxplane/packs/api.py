@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fluxplane.config.models import Fleet
+from fluxplane.config.models import Fleet, WorkloadCluster
 from fluxplane.constructs.base import Resource, node_of, resources_below
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import CustomHealthCheck, NamespacedObjectKindReference
@@ -51,13 +51,16 @@ class PodIdentity:
 class PackContext:
     """What ``bind`` works with: the output file to add objects to, the fleet, and the pack's health gates.
 
-    ``fleet`` is the whole definition, for packs whose output follows from it (the hub's composite
-    resource per workload cluster); most packs need only their config. ``timeout`` lengthens the
-    Flux Kustomization's wait for packs whose objects take long to become healthy.
+    ``fleet`` is the whole definition, for packs whose output follows from it (the Compositions of
+    the cluster shapes the fleet uses); most packs need only their config. ``cluster`` is set when a
+    pack that builds clusters is bound for one of them. ``timeout`` lengthens the Flux Kustomization's
+    wait for packs whose objects take long to become healthy.
     """
 
     manifest: Manifest
     fleet: Fleet | None = None
+    #: The workload cluster being built, for a pack that builds clusters (Pack.builds_clusters).
+    cluster: WorkloadCluster | None = None
     health_checks: list[NamespacedObjectKindReference] = field(default_factory=list)
     health_check_exprs: list[CustomHealthCheck] = field(default_factory=list)
     timeout: str | None = None
@@ -123,6 +126,10 @@ class Pack:
     #: emits (a Karpenter NodePool, a cert-manager ClusterIssuer) cannot be applied with the
     #: controllers; synth moves them to ``<pack>-configs`` in the configs layer, after the pack is Ready.
     crd_groups: tuple[str, ...] = ()
+    #: A hub pack that builds the workload clusters: ``bind`` runs once per workload cluster
+    #: (``ctx.cluster``), and what it emits is applied by that cluster's own chain on the hub (its
+    #: Kustomization ``cluster`` in the cluster's hub namespace), so one cluster never waits for another.
+    builds_clusters: bool = False
 
 
 #: Suffix of the pack that applies a pack's custom resources (Pack.crd_groups).

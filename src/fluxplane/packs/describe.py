@@ -14,6 +14,15 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from fluxplane.config.models import (
+    ClusterNetwork,
+    Environment,
+    Fleet,
+    FluxSettings,
+    ManagementCluster,
+    Repositories,
+    WorkloadCluster,
+)
 from fluxplane.config.reference import field_rows
 from fluxplane.constructs.base import Root
 from fluxplane.constructs.manifest import Manifest
@@ -60,9 +69,39 @@ def _emitted(pack: Pack) -> tuple[list[dict[str, Any]], PackContext] | str:
             for error in exc.errors()
         ]
         return f"(nothing without values: {'; '.join(problems)})"
-    context = PackContext(Manifest(Root(), "show", path="show.yaml"))
+    fleet = example_fleet()
+    # packs whose output follows from the fleet (the Compositions of its cluster shapes, a cluster's composite
+    # resource) are shown for a fleet of one default cluster
+    context = PackContext(
+        Manifest(Root(), "show", path="show.yaml"),
+        fleet,
+        cluster=fleet.clusters[0] if pack.builds_clusters else None,
+    )
     pack.bind(context, config)
     return context.manifest.documents(), context
+
+
+#: The fleet ``packs show`` renders a pack for: a management cluster and one workload cluster, all defaults.
+EXAMPLE_CLUSTER = "example"
+
+
+def example_fleet() -> Fleet:
+    """A fleet of one workload cluster with every default, its VPC range allocated as synth would."""
+    cluster = WorkloadCluster.model_validate({"name": EXAMPLE_CLUSTER, "region": "us-west-2"})
+    network = cluster.network.model_copy(update={"cidr": next(ClusterNetwork().pool.subnets(new_prefix=16))})
+    return Fleet(
+        repositories=Repositories.model_validate({"platform": {"url": "ssh://git@example.com/example-org/fleet.git"}}),
+        flux=FluxSettings(),
+        management=ManagementCluster.model_validate({"region": "us-west-2"}),
+        environments=(
+            Environment(
+                name=EXAMPLE_CLUSTER,
+                file=f"environments/{EXAMPLE_CLUSTER}.yaml",
+                packs={},
+                clusters=(cluster.model_copy(update={"network": network}),),
+            ),
+        ),
+    )
 
 
 def _example(pack: Pack) -> str:
@@ -84,6 +123,11 @@ def show_pack(pack: Pack) -> str:
             f"{pack.name + CONFIGS_SUFFIX!r}, after {pack.name!r} is Ready)"
         )
     out.append(f"requires: {', '.join(pack.requires) or 'nothing'}")
+    if pack.builds_clusters:
+        out.append(
+            "builds:   each workload cluster, on the hub (Kustomization 'cluster' of the cluster's chain, in its hub "
+            "namespace); shown below for one cluster"
+        )
     out += ["", f"config (packs.{pack.name} in environments/*.yaml, or a cluster's packs):"]
     rows = [("KEY", "TYPE", "DEFAULT", "DESCRIPTION")]
     nested = list(_nested(pack.config))

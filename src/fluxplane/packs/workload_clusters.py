@@ -1,24 +1,25 @@
-"""workload-clusters: one EKSCluster composite resource per workload cluster, on the hub.
+"""workload-clusters: the hub builds each workload cluster, one EKSCluster composite resource each.
 
-Each cluster gets a hub namespace named after it (fluxplane.config.hub) holding its composite
-resource, the managed resources Crossplane composes from it, the kubeconfig Secret the composition
-writes, and a provider-kubernetes ProviderConfig that reaches the spoke through that Secret. The Flux
-Kustomization waits for every composite resource to be ``Ready``; creating an EKS cluster and its
-node groups takes a quarter of an hour, hence the long timeout.
+The pack builds clusters (Pack.builds_clusters): it is bound once per workload cluster, and what it
+emits goes to that cluster's own chain on the hub (fluxplane.charts.spokes), in the cluster's hub
+namespace (fluxplane.config.hub): its composite resource, from which Crossplane composes the managed
+resources and the kubeconfig Secret, and a provider-kubernetes ProviderConfig that reaches the spoke
+through that Secret. The chain's ``cluster`` Kustomization waits for that one composite resource to be
+``Ready`` (failing at once on a composition error); creating an EKS cluster and its node groups takes a
+quarter of an hour, hence the long timeout. A cluster that never gets Ready holds up only its own chain.
 
-Removing a cluster from the definition removes its namespace and composite resource from dist/;
-Flux prunes them and Crossplane deletes the cluster, its node groups and its VPC in AWS.
+Removing a cluster from the definition removes its chain from dist/; Flux prunes it and Crossplane
+deletes the cluster, its node groups and its VPC in AWS.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
+from fluxplane.config.hub import kubeconfig_secret
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kubernetes_provider_config import KubernetesProviderConfig
-from fluxplane.constructs.namespace import Namespace
 from fluxplane.errors import PackError
 from fluxplane.packs import eks
 from fluxplane.packs.api import Pack, PackConfig, PackContext
@@ -31,56 +32,44 @@ class WorkloadClustersConfig(PackConfig):
     timeout: str = Field(
         "45m",
         pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$",
-        description="How long Flux waits for new clusters to become Ready.",
+        description="How long Flux waits for a new cluster to become Ready.",
     )
 
 
 def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
-    if ctx.fleet is None:
-        raise PackError("workload-clusters: the pack writes one composite resource per cluster; bind it with a fleet")
-    clusters = sorted(
-        ((env.name, cluster) for env in ctx.fleet.environments for cluster in env.clusters),
-        key=lambda item: item[1].name,
+    if ctx.fleet is None or ctx.cluster is None:
+        raise PackError("workload-clusters: the pack builds one workload cluster at a time; bind it with one")
+    cluster = ctx.cluster
+    composite = EKSCluster(
+        ctx.scope,
+        cluster.name,
+        eks.composite_props(cluster, ctx.fleet.sealing_key, ctx.fleet.management.flux_role_arn),
     )
-    for environment, cluster in clusters:
-        namespace = cluster_namespace(cluster.name)
-        Namespace(
-            ctx.scope,
-            f"{cluster.name}-namespace",
-            {
-                "name": namespace,
-                "labels": {"fluxplane.io/cluster": cluster.name, "fluxplane.io/environment": environment},
+    ctx.add_health_check(composite)
+    secret = kubeconfig_secret(cluster.name)
+    KubernetesProviderConfig(
+        ctx.scope,
+        f"{cluster.name}-provider-config",
+        {
+            "name": SPOKE_PROVIDER_CONFIG,
+            "namespace": secret.namespace,
+            "credentials": {
+                "source": "Secret",
+                "secretRef": {"name": secret.name, "namespace": secret.namespace, "key": secret.key},
             },
-        )
-        composite = EKSCluster(
-            ctx.scope,
-            cluster.name,
-            eks.composite_props(cluster, ctx.fleet.sealing_key, ctx.fleet.management.flux_role_arn),
-        )
-        ctx.add_health_check(composite)
-        secret = kubeconfig_secret(cluster.name)
-        KubernetesProviderConfig(
-            ctx.scope,
-            f"{cluster.name}-provider-config",
-            {
-                "name": SPOKE_PROVIDER_CONFIG,
-                "namespace": namespace,
-                "credentials": {
-                    "source": "Secret",
-                    "secretRef": {"name": secret.name, "namespace": secret.namespace, "key": secret.key},
-                },
-            },
-        )
+        },
+    )
     ctx.add_health_check_expr(composite_health(EKSCluster.api_version, EKSCluster.kind))
     ctx.timeout = config.timeout
 
 
 PACK = Pack(
     name="workload-clusters",
-    version="1.0.0",
-    description="One EKSCluster composite resource per workload cluster, with its hub namespace",
+    version="2.0.0",
+    description="Each workload cluster as an EKSCluster composite resource, applied by the cluster's own hub chain",
     config=WorkloadClustersConfig,
     layer="configs",
     bind=bind,
     requires=("eks-compositions",),
+    builds_clusters=True,
 )

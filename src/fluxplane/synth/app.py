@@ -20,26 +20,25 @@ from fluxplane.charts.cloud import CloudChart
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.charts.overlay import OverlayPlan
-from fluxplane.charts.spokes import LAST_STEP, SpokesChart
+from fluxplane.charts.spokes import PARENT, Built, ChainFolder, ChainInputs, ClusterBuilder, SpokesChart
 from fluxplane.charts.tenants import TenantsChart
-from fluxplane.config.hub import cluster_namespace
+from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace
+from fluxplane.config.models import WorkloadCluster
 from fluxplane.constructs.app_resources import GROUP, VERSION
-from fluxplane.constructs.base import node_of
+from fluxplane.constructs.base import TypedResource, node_of
 from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.manifest import Manifest
+from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError, TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
-from fluxplane.synth.plan import BOOTSTRAP_AFTER, ClusterPlan, FleetPlan
+from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
-#: The hub's Kustomization that builds what apps need in AWS, and the pack whose kinds it uses.
-APP_RESOURCES = "app-resources"
+#: The hub pack whose kinds apps' AWS resources and add-ons' IAM roles are.
 APP_COMPOSITIONS = "app-compositions"
+#: How long a cluster's chain waits for its add-ons' roles and its apps' resources.
 APP_RESOURCES_TIMEOUT = "20m"
-#: The hub's Kustomization that makes the add-ons' IAM roles (fluxplane.charts.addon_identities).
+#: The hub's Kustomization that makes the management cluster's own add-on roles (fluxplane.charts.addon_identities).
 ADDON_IDENTITIES = "addon-identities"
-#: The hub's Kustomization that bootstraps the workload clusters, what it waits for, and for how long.
-BOOTSTRAP = "spoke-bootstrap"
-BOOTSTRAP_TIMEOUT = "60m"
 
 
 def _config_key(config: PackConfig) -> str:
@@ -81,6 +80,8 @@ class FleetApp(cdk8s.App):
         self._source: dict[str, str] = {}
         #: Per cluster: the IAM roles its add-ons declared (made on the hub, fluxplane.charts.addon_identities).
         self._roles: dict[str, list[AddonRole]] = {}
+        #: The hub pack that builds the workload clusters (Pack.builds_clusters), with its config.
+        self._builder: tuple[Pack, PackConfig] | None = None
         self._finished = False
         #: (environment, packs) of reused clusters already visited, and the catalogue folders they start from.
         self._reused_starts: set[tuple[str | None, tuple[str, ...]]] = set()
@@ -95,11 +96,11 @@ class FleetApp(cdk8s.App):
         self.addon_identities: AddonIdentitiesChart | None = None
         if any(self._roles.values()):
             self._add_addon_identities(hub)
-        if BOOTSTRAP_AFTER in hub.pack_kustomizations and plan.fleet.clusters:
-            self._add_spokes(hub)
         self.cloud: CloudChart | None = None
         if APP_COMPOSITIONS in hub.pack_kustomizations and any(not p.app.aws.empty for p in plan.apps):
-            self._add_cloud(hub)
+            self._add_cloud()
+        if self._builder is not None and plan.fleet.clusters:
+            self._add_spokes(hub, self._builder)
 
     # -- assembly -------------------------------------------------------------------------------
 
@@ -195,6 +196,10 @@ class FleetApp(cdk8s.App):
         by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
         for name, config in cluster.packs.items():
             for pack in self._parts(registry.get(name)):
+                if pack.builds_clusters:
+                    # bound once per workload cluster, in that cluster's chain (fluxplane.charts.spokes)
+                    self._builder = (pack, config)
+                    continue
                 self._add_pack(chart, cluster, pack, config, by_layer)
         lower: list[str] = []
         for layer in LAYERS:
@@ -238,7 +243,7 @@ class FleetApp(cdk8s.App):
         """The shared folders under dist/ that ``cluster``'s files are drawn against (fluxplane.synth.cache).
 
         The catalogue folders its packs start from (the base and its environment's overlay), and the
-        hub's spokes folders its README draws.
+        folders of the hub's chain for it, which its README draws.
         """
         started = (cluster.environment, tuple(cluster.packs))
         found = self._shared_prefixes.get(started)
@@ -246,8 +251,11 @@ class FleetApp(cdk8s.App):
             found = self._shared_prefixes[started] = self._catalogue_prefixes(cluster)
         if self.spokes is None:
             return found
-        spokes = posixpath.join(self.layout.key, self.spokes.directory)
-        return (*found, posixpath.join(spokes, cluster.name) + "/", posixpath.join(spokes, "steps") + "/")
+        hub_side = [posixpath.join(self.spokes.directory, cluster.name), posixpath.join(self.spokes.directory, "steps")]
+        for chart in (self.addon_identities, self.cloud):
+            if chart is not None and cluster.name in chart.folders:
+                hub_side.append(chart.folders[cluster.name])
+        return (*found, *(posixpath.join(self.layout.key, folder) + "/" for folder in hub_side))
 
     def _catalogue_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
         prefixes: list[str] = []
@@ -309,16 +317,53 @@ class FleetApp(cdk8s.App):
             kustomization.depends_on(required)
         by_layer[pack.layer].append(pack.name)
 
-    def _add_spokes(self, hub: ClusterChart) -> None:
-        """The hub bootstraps every workload cluster once the clusters are Ready (fluxplane.charts.spokes)."""
-        self.spokes = SpokesChart(self, "spokes", layout=self.layout, fleet=self.plan.fleet)
-        kustomization = hub.add_pack(BOOTSTRAP, "configs", self.spokes.directory, timeout=BOOTSTRAP_TIMEOUT)
-        kustomization.depends_on(BOOTSTRAP_AFTER)
+    def _add_spokes(self, hub: ClusterChart, builder: tuple[Pack, PackConfig]) -> None:
+        """The hub builds and bootstraps each workload cluster in a chain of its own (fluxplane.charts.spokes)."""
+        pack, config = builder
+        fleet = self.plan.fleet
+
+        def build(manifest: Manifest, cluster: WorkloadCluster) -> Built:
+            context = PackContext(manifest, fleet, cluster=cluster)
+            pack.bind(context, config)
+            return Built(tuple(context.health_checks), tuple(context.health_check_exprs), context.timeout)
+
+        identities: dict[str, ChainFolder] = {}
         if self.addon_identities is not None:
-            # The add-ons' roles and Pod Identity associations exist before their pods start.
-            kustomization.depends_on(ADDON_IDENTITIES)
-        for chain in self.spokes.chains.values():
-            kustomization.add_health_check(chain[LAST_STEP])
+            for cluster, folder in self.addon_identities.folders.items():
+                if cluster != fleet.management.name:
+                    composites = self.addon_identities.composites[cluster]
+                    identities[cluster] = self._chain_folder(folder, composites, "AddonIdentity")
+        resources: dict[str, ChainFolder] = {}
+        if self.cloud is not None:
+            for cluster, folder in self.cloud.folders.items():
+                resources[cluster] = self._chain_folder(folder, self.cloud.composites[cluster], None)
+        inputs = ChainInputs(
+            identities=identities,
+            resources=resources,
+            variables={cluster.name: cluster.variables for cluster in self.plan.clusters},
+        )
+        self.spokes = SpokesChart(
+            self,
+            "spokes",
+            layout=self.layout,
+            fleet=fleet,
+            builder=ClusterBuilder(pack=pack.name, requires=pack.requires, bind=build),
+            inputs=inputs,
+        )
+        # Applies every cluster's namespace and chain, and waits for none of them: each chain is gated on
+        # its own cluster, so one cluster's trouble stays in its chain.
+        hub.add_pack(PARENT, "configs", self.spokes.directory)
+
+    @staticmethod
+    def _chain_folder(folder: str, composites: Sequence[TypedResource[Any]], kind: str | None) -> ChainFolder:
+        kinds = [kind] if kind else sorted({composite.kind for composite in composites})
+        return ChainFolder(
+            directory=folder,
+            checks=tuple(composites),
+            exprs=tuple(composite_health(f"{GROUP}/{VERSION}", name) for name in kinds),
+            requires=(APP_COMPOSITIONS,),
+            timeout=APP_RESOURCES_TIMEOUT,
+        )
 
     def _add_addon_identities(self, hub: ClusterChart) -> None:
         """The hub makes the add-ons' IAM roles, each cluster's in its hub namespace."""
@@ -341,25 +386,25 @@ class FleetApp(cdk8s.App):
                     variables=cluster.variables,
                     tags=tags.get(cluster.name, {}),
                     identities=tuple(self._roles.get(cluster.name, ())),
+                    applier=(FLUX_NAMESPACE, ADDON_IDENTITIES)
+                    if cluster.name == management
+                    else (cluster_namespace(cluster.name), IDENTITIES_STEP),
                     own_namespace=cluster.name == management,
                 )
                 for cluster in self.plan.clusters
             ],
         )
-        kustomization = hub.add_pack(
-            ADDON_IDENTITIES, "configs", self.addon_identities.directory, timeout=APP_RESOURCES_TIMEOUT
-        )
+        folder = self.addon_identities.folders.get(management)
+        if folder is None:
+            return
+        kustomization = hub.add_pack(ADDON_IDENTITIES, "configs", folder, timeout=APP_RESOURCES_TIMEOUT)
         kustomization.depends_on(APP_COMPOSITIONS)
-        if BOOTSTRAP_AFTER in hub.pack_kustomizations and any(
-            self._roles.get(cluster.name) for cluster in self.plan.fleet.clusters
-        ):
-            kustomization.depends_on(BOOTSTRAP_AFTER)
-        for composite in self.addon_identities.composites:
+        for composite in self.addon_identities.composites[management]:
             kustomization.add_health_check(composite)
         kustomization.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", "AddonIdentity"))
 
-    def _add_cloud(self, hub: ClusterChart) -> None:
-        """The hub builds what apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud)."""
+    def _add_cloud(self) -> None:
+        """What apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud), applied by its chain."""
         tags = {cluster.name: cluster.tags for cluster in self.plan.fleet.clusters}
         self.cloud = CloudChart(
             self,
@@ -370,13 +415,6 @@ class FleetApp(cdk8s.App):
             flux=self.plan.fleet.flux,
             sealed=self.plan.clusters[0].sealed_secrets,
         )
-        kustomization = hub.add_pack(APP_RESOURCES, "configs", self.cloud.directory, timeout=APP_RESOURCES_TIMEOUT)
-        kustomization.depends_on(APP_COMPOSITIONS)
-        kustomization.depends_on(BOOTSTRAP_AFTER)
-        for composite in self.cloud.composites:
-            kustomization.add_health_check(composite)
-        for kind in sorted({composite.kind for composite in self.cloud.composites}):
-            kustomization.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", kind))
 
     # -- synthesis ------------------------------------------------------------------------------
 

@@ -25,8 +25,8 @@ from fluxplane.packs.registry import PackRegistry
 
 #: The environment name the management cluster's variables carry.
 MANAGEMENT_ENVIRONMENT = "management"
-#: The hub pack after which the hub bootstraps the workload clusters (fluxplane.charts.spokes).
-BOOTSTRAP_AFTER = "workload-clusters"
+#: The built-in pack that builds the workload clusters on the hub (Pack.builds_clusters).
+CLUSTER_BUILDER = "workload-clusters"
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,29 @@ APP_COMPOSITIONS = "app-compositions"
 PROVIDERS = "crossplane-providers"
 
 
+def builders(hub: ClusterPlan, registry: PackRegistry) -> list[str]:
+    """The hub's packs that build the workload clusters (Pack.builds_clusters)."""
+    return [name for name in hub.packs if registry.get(name).builds_clusters]
+
+
+def _builder_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegistry) -> list[str]:
+    """Workload clusters need exactly one pack on the hub that builds them, or they are never built."""
+    found = builders(hub, registry)
+    where = "environments/base.yaml: management.packs"
+    if len(found) > 1:
+        return [f"{where}: {', '.join(map(repr, found))} both build the workload clusters; enable one of them"]
+    if found or not loaded.fleet.clusters:
+        return []
+    names = [cluster.name for cluster in loaded.fleet.clusters]
+    shown = ", ".join(repr(name) for name in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    installed = [pack.name for pack in registry if pack.builds_clusters] or [CLUSTER_BUILDER]
+    return [
+        f"{where}: workload cluster{'s' if len(names) > 1 else ''} {shown} would never be built: no pack on the "
+        f"management cluster builds clusters; enable {' or '.join(map(repr, installed))} there "
+        f"({installed[0]}: {{}})"
+    ]
+
+
 def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
     """Apps that need AWS need the hub to offer the app kinds, and the providers those kinds use."""
     from fluxplane.packs.app_compositions import SERVICES
@@ -164,7 +187,7 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
         return []
     base = "environments/base.yaml: management.packs"
     names = ", ".join(sorted({p.app.name for p in needing}))
-    missing_packs = [name for name in (APP_COMPOSITIONS, BOOTSTRAP_AFTER) if name not in hub.packs]
+    missing_packs = [name for name in (APP_COMPOSITIONS,) if name not in hub.packs]
     if missing_packs:
         enable = ", ".join(f"{name}: {{}}" for name in missing_packs)
         return [
@@ -214,9 +237,9 @@ def _keyless_problems(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
-def missing_secrets(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
+def missing_secrets(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegistry) -> list[str]:
     """The sealed secrets the definition needs and environments/secrets/ lacks, each with the command that seals it."""
-    problems = _missing_git_credentials(loaded) if BOOTSTRAP_AFTER in hub.packs else []
+    problems = _missing_git_credentials(loaded) if builders(hub, registry) else []
     return problems + _missing_app_credentials(loaded) + _missing_workloads_credentials(loaded)
 
 
@@ -284,8 +307,9 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                     problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
                 else:
                     base_configs[name] = config
+    problems.extend(_builder_problems(loaded, clusters[0], registry))
     if require_secrets:
-        problems.extend(missing_secrets(loaded, clusters[0]))
+        problems.extend(missing_secrets(loaded, clusters[0], registry))
     problems.extend(_keyless_problems(loaded))
     problems.extend(_tenant_file_clashes(loaded))
     problems.extend(_app_cloud_problems(loaded, clusters[0]))

@@ -90,7 +90,7 @@ def _check(
         problems.extend(check_cluster(cluster_chart))
     hub = app.clusters[app.plan.fleet.management.name]
     for spokes_chart in spokes:
-        problems.extend(check_cluster(spokes_chart, cluster=hub.cluster, sources=flux_sources(hub)))
+        problems.extend(check_cluster(spokes_chart, cluster=hub.cluster, sources=flux_sources(hub), known=hub))
     for tenants_chart in tenants:
         problems.extend(check_cluster(tenants_chart, known=app.clusters[tenants_chart.cluster]))
     directories = {

@@ -1,4 +1,4 @@
-"""AddonIdentitiesChart: one file per cluster of AddonIdentity composites, policies filled in per cluster."""
+"""AddonIdentitiesChart: one folder per cluster of AddonIdentity composites, policies filled in per cluster."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def _cluster(*roles: AddonRole, name: str = "prod-1", own_namespace: bool = Fals
         variables=VARIABLES,
         tags={"owner": "platform"},
         identities=roles,
+        applier=("flux-system", "addon-identities") if own_namespace else (name, "addon-identities"),
         own_namespace=own_namespace,
     )
 
@@ -60,7 +61,7 @@ def test_one_composite_per_role_named_after_the_pack_in_the_clusters_namespace()
         AddonRole("karpenter", "karpenter", "kube-system", "karpenter", policy=POLICY),
     )
     chart = _chart(_cluster(*roles), _cluster(name="staging-1"))
-    documents = {doc["metadata"]["name"]: doc for doc in chart.files[1].documents()}
+    documents = {doc["metadata"]["name"]: doc for doc in chart.files[0].documents()}
     # THEN sorted by pack; a role named like its pack is not repeated in the name
     assert list(documents) == ["aws-ebs-csi-driver-controller", "external-dns-route53", "karpenter"]
     ebs = documents["aws-ebs-csi-driver-controller"]
@@ -68,6 +69,8 @@ def test_one_composite_per_role_named_after_the_pack_in_the_clusters_namespace()
         "name": "aws-ebs-csi-driver-controller",
         "namespace": "prod-1",
         "labels": {"fluxplane.io/pack": "aws-ebs-csi-driver", "fluxplane.io/cluster": "prod-1"},
+        # the Kustomization of the cluster's chain that applies it (a change of it is a move synth guards)
+        "annotations": {"fluxplane.io/applied-by": "prod-1/addon-identities"},
     }
     assert ebs["spec"] == {
         "region": "eu-west-1",
@@ -79,12 +82,13 @@ def test_one_composite_per_role_named_after_the_pack_in_the_clusters_namespace()
         "inlinePolicies": [],
     }
     assert documents["external-dns-route53"]["spec"]["inlinePolicies"][0]["name"] == "external-dns-route53"
-    # AND a cluster without roles gets no file
+    # AND each cluster with roles gets a folder its chain applies; a cluster without roles gets none
     assert [manifest.path for manifest in chart.files] == [
-        "addon-identities/kustomization.yaml",
-        "addon-identities/prod-1.yaml",
+        "addon-identities/prod-1/addon-identities.yaml",
+        "addon-identities/prod-1/kustomization.yaml",
     ]
-    assert len(chart.composites) == 3
+    assert chart.folders == {"prod-1": "addon-identities/prod-1"}
+    assert {cluster: len(composites) for cluster, composites in chart.composites.items()} == {"prod-1": 3}
 
 
 def test_the_hubs_file_makes_the_hubs_namespace() -> None:
@@ -93,8 +97,15 @@ def test_the_hubs_file_makes_the_hubs_namespace() -> None:
             AddonRole("fluent-bit", "logs", "logging", "fluent-bit", policy=POLICY), name="hub", own_namespace=True
         )
     )
-    kinds = [(doc["kind"], doc["metadata"].get("namespace")) for doc in chart.files[1].documents()]
-    assert kinds == [("Namespace", None), ("AddonIdentity", "hub")]
+    documents = chart.files[0].documents()
+    assert [(doc["kind"], doc["metadata"].get("namespace")) for doc in documents] == [
+        ("Namespace", None),
+        ("AddonIdentity", "hub"),
+    ]
+    # applied by the hub's own Kustomization in flux-system
+    assert {doc["metadata"]["annotations"]["fluxplane.io/applied-by"] for doc in documents} == {
+        "flux-system/addon-identities"
+    }
 
 
 def test_a_composite_name_over_63_characters_is_refused() -> None:

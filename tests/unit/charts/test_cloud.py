@@ -63,10 +63,7 @@ def render(write_fleet: FleetWriter) -> dict[str, list[dict[str, Any]]]:
 
 def test_the_hubs_copy_of_an_apps_credentials_travels_with_its_composites(write_fleet: FleetWriter) -> None:
     files = render(write_fleet)
-    assert files["platform/cloud/kustomization.yaml"][0]["resources"] == [
-        "staging-1/shop-git.yaml",
-        "staging-1/shop.yaml",
-    ]
+    assert files["platform/cloud/staging-1/kustomization.yaml"][0]["resources"] == ["shop-git.yaml", "shop.yaml"]
     (secret,) = files["platform/cloud/staging-1/shop-git.yaml"]
     assert (secret["kind"], secret["metadata"]["namespace"]) == ("SealedSecret", "staging-1")
     # not in the hub's own secrets, applied before the cluster's hub namespace exists
@@ -84,10 +81,21 @@ def test_composites_and_requests_of_an_app(write_fleet: FleetWriter) -> None:
     assert objects[("Kustomization", "shop-cloud")]["spec"]["serviceAccountName"] == "shop-cloud"
 
 
-def test_the_hub_applies_app_resources_after_the_kinds_and_the_clusters(write_fleet: FleetWriter) -> None:
-    hub = {doc["metadata"]["name"]: doc for doc in render(write_fleet)["platform/clusters/hub/infrastructure.yaml"]}
-    spec = hub["app-resources"]["spec"]
-    assert spec["path"] == "./dist/platform/cloud"
-    assert {entry["name"] for entry in spec["dependsOn"]} == {"app-compositions", "workload-clusters"}
+def test_the_clusters_chain_applies_its_app_resources_after_the_kinds_and_the_cluster(write_fleet: FleetWriter) -> None:
+    files = render(write_fleet)
+    # GIVEN the hub's own Kustomizations: none applies the apps' resources of all clusters
+    hub = {doc["metadata"]["name"] for doc in files["platform/clusters/hub/infrastructure.yaml"]}
+    assert "app-resources" not in hub
+    # THEN the cluster's chain does, in its hub namespace, after its cluster and the app kinds
+    chain = {doc["metadata"]["name"]: doc for doc in files["platform/spokes/staging-1/bootstrap.yaml"]}
+    resources = chain["app-resources"]
+    assert resources["metadata"]["namespace"] == "staging-1"
+    spec = resources["spec"]
+    assert spec["path"] == "./dist/platform/cloud/staging-1"
+    assert spec["dependsOn"] == [{"name": "cluster"}, {"name": "app-compositions", "namespace": "flux-system"}]
     assert {check["kind"] for check in spec["healthChecks"]} == {"AppIdentity", "AppQueue"}
     assert {expr["kind"] for expr in spec["healthCheckExprs"]} == {"AppIdentity", "AppQueue"}
+    # AND every object of the app's file says which Kustomization applies it
+    assert {
+        doc["metadata"]["annotations"]["fluxplane.io/applied-by"] for doc in files["platform/cloud/staging-1/shop.yaml"]
+    } == {"staging-1/app-resources"}

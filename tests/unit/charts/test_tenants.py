@@ -11,12 +11,12 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import demo_registry
+from tests.unit.synth.packs import DEMO_HUB, demo_registry
 
 PLATFORM = {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}
 BASE: dict[str, Any] = {
     "repositories": {"platform": PLATFORM},
-    "management": {"name": "hub", "region": "us-west-2"},
+    "management": DEMO_HUB,
     "packs": {"ctrl": {}, "conf": {}},
 }
 ENVS = {

@@ -16,12 +16,13 @@ def test_list_has_a_line_per_pack_with_version_layer_requires_and_description() 
     lines = list_packs(demo_registry(ISSUER)).splitlines()
     assert lines[0].split() == ["NAME", "VERSION", "LAYER", "REQUIRES", "DESCRIPTION"]
     assert [line.split()[:4] for line in lines[1:]] == [
+        ["build", "1.0.0", "configs", "-"],
         ["conf", "1.0.0", "configs", "ctrl"],
         ["ctrl", "1.0.0", "controllers", "-"],
         ["issuer", "1.0.0", "controllers", "-"],
         ["web", "1.0.0", "apps", "-"],
     ]
-    assert lines[3].endswith("an issuer")
+    assert lines[4].endswith("an issuer")
 
 
 def test_show_gives_config_keys_what_is_emitted_and_an_example() -> None:
@@ -82,3 +83,20 @@ def test_a_section_of_its_own_lists_its_keys_below_it() -> None:
     rows = {line.split()[0]: line for line in text.splitlines() if line.startswith("  issuer")}
     assert rows["issuer"].split()[1:3] == ["mapping", "(below)"]
     assert '"dns01"' in rows["issuer.solver"] and "{" not in rows["issuer"]
+
+
+@pytest.mark.parametrize("name", ["eks-compositions", "workload-clusters"])
+def test_the_packs_that_follow_the_fleet_are_shown_without_one(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN no fleet at all WHEN a pack whose output follows from the fleet is shown
+    assert main(["--root", "/nonexistent", "packs", "show", name]) == 0
+    out = capsys.readouterr().out
+    # THEN it is rendered for a fleet of one default cluster
+    emitted = out[out.index("emits, with the defaults:\n") :].splitlines()[1:4]
+    if name == "eks-compositions":
+        assert "  Composition eks-3-zones-1-node-group (apiextensions.crossplane.io/v1, configs)" in emitted
+    else:
+        assert emitted[:2] == [
+            "  EKSCluster example/example (platform.fluxplane.io/v1alpha1, configs)",
+            "  ProviderConfig example/spoke (kubernetes.m.crossplane.io/v1alpha1, configs)",
+        ]
+        assert "builds:   each workload cluster, on the hub" in out

@@ -127,32 +127,27 @@ def test_a_fleet_without_workload_clusters_still_gets_the_api(write_fleet: Fleet
 # -- workload-clusters -------------------------------------------------------------------------------
 
 
-def test_each_example_cluster_gets_a_namespace_a_composite_and_a_spoke_provider_config() -> None:
+def _build(fleet: Fleet, name: str, values: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], PackContext]:
+    """workload-clusters bound for one cluster of ``fleet``, as a cluster's chain binds it."""
+    (cluster,) = [cluster for cluster in fleet.clusters if cluster.name == name]
+    context = PackContext(Manifest(Root(), "m", path="x.yaml"), fleet, cluster=cluster)
+    workload_clusters.PACK.bind(context, workload_clusters.PACK.config.model_validate(values or {}))
+    return context.manifest.documents(), context
+
+
+def test_each_example_cluster_gets_a_composite_and_a_spoke_provider_config() -> None:
     # GIVEN the example fleet
     fleet = load_plan(ROOT).fleet
-
-    # WHEN workload-clusters is bound
-    documents, context = _bind(workload_clusters.PACK, fleet)
-
-    # THEN each cluster, in name order, gets its namespace, its EKSCluster and a ProviderConfig
-    names = ["production-use1", "production-usw2", "staging-usw2"]
-    assert _heads(documents) == [
-        head
-        for name in names
-        for head in (
-            ("Namespace", None, cluster_namespace(name)),
+    clusters = {cluster.name: cluster for cluster in fleet.clusters}
+    for name in ("production-use1", "production-usw2", "staging-usw2"):
+        # WHEN workload-clusters is bound for the cluster
+        documents, context = _build(fleet, name)
+        # THEN it gets its EKSCluster and a ProviderConfig, in its hub namespace
+        assert _heads(documents) == [
             ("EKSCluster", cluster_namespace(name), name),
             ("ProviderConfig", cluster_namespace(name), "spoke"),
-        )
-    ]
-    environments = {cluster.name: env.name for env in fleet.environments for cluster in env.clusters}
-    clusters = {cluster.name: cluster for cluster in fleet.clusters}
-    for index, name in enumerate(names):
-        namespace, composite, provider_config = documents[3 * index : 3 * index + 3]
-        assert namespace["metadata"]["labels"] == {
-            "fluxplane.io/cluster": name,
-            "fluxplane.io/environment": environments[name],
-        }
+        ]
+        composite, provider_config = documents
         assert composite["apiVersion"] == XR_API
         assert composite["spec"]["crossplane"]["compositionRef"]["name"] == eks.shape_of(clusters[name]).name
         secret = kubeconfig_secret(name)
@@ -168,21 +163,22 @@ def test_each_example_cluster_gets_a_namespace_a_composite_and_a_spoke_provider_
                 }
             },
         }
-    # AND every composite resource is health-checked, judged by Ready, for up to 45 minutes
-    assert [check.dump() for check in context.health_checks] == [
-        {"apiVersion": XR_API, "kind": "EKSCluster", "name": name, "namespace": cluster_namespace(name)}
-        for name in names
-    ]
-    assert [expr.dump() for expr in context.health_check_exprs] == [
-        {"apiVersion": XR_API, "kind": "EKSCluster", "current": READY, "failed": NOT_SYNCED}
-    ]
-    assert context.timeout == "45m"
+        # AND its own composite resource alone is health-checked, judged by Ready, for up to 45 minutes
+        assert [check.dump() for check in context.health_checks] == [
+            {"apiVersion": XR_API, "kind": "EKSCluster", "name": name, "namespace": cluster_namespace(name)}
+        ]
+        assert [expr.dump() for expr in context.health_check_exprs] == [
+            {"apiVersion": XR_API, "kind": "EKSCluster", "current": READY, "failed": NOT_SYNCED}
+        ]
+        assert context.timeout == "45m"
 
 
 def test_only_keyless_composites_name_the_hubs_flux_role() -> None:
     fleet = load_plan(ROOT).fleet
-    documents, _ = _bind(workload_clusters.PACK, fleet)
-    hub_access = {d["metadata"]["name"]: d["spec"].get("hubAccess") for d in documents if d["kind"] == "EKSCluster"}
+    hub_access = {
+        name: _build(fleet, name)[0][0]["spec"].get("hubAccess")
+        for name in ("production-use1", "production-usw2", "staging-usw2")
+    }
     assert hub_access == {
         "production-use1": {
             "principalArn": fleet.management.flux_role_arn,
@@ -194,10 +190,8 @@ def test_only_keyless_composites_name_the_hubs_flux_role() -> None:
 
 
 def test_the_timeout_follows_the_config(write_fleet: FleetWriter) -> None:
-    # GIVEN a pack config with a longer timeout WHEN bound THEN the Kustomization waits that long
-    _, context = _bind(
-        workload_clusters.PACK, _fleet(write_fleet, {"staging": {"clusters": [SMALL]}}), {"timeout": "90m"}
-    )
+    # GIVEN a pack config with a longer timeout WHEN bound THEN the cluster's Kustomization waits that long
+    _, context = _build(_fleet(write_fleet, {"staging": {"clusters": [SMALL]}}), "small", {"timeout": "90m"})
     assert context.timeout == "90m"
 
 
@@ -206,55 +200,37 @@ def test_a_malformed_timeout_is_refused() -> None:
         workload_clusters.PACK.config.model_validate({"timeout": "an hour"})
 
 
-@pytest.mark.parametrize(
-    ("pack", "message"),
-    [
-        (
-            eks_compositions.PACK,
-            "^eks-compositions: the pack writes the Compositions the fleet's clusters use; bind it with a fleet$",
-        ),
-        (
-            workload_clusters.PACK,
-            "^workload-clusters: the pack writes one composite resource per cluster; bind it with a fleet$",
-        ),
-    ],
-    ids=lambda value: value.name if isinstance(value, Pack) else "",
-)
-def test_the_fleet_packs_need_a_fleet(pack: Pack, message: str) -> None:
-    # GIVEN a context without a fleet WHEN the pack is bound THEN it says what it needs
-    with pytest.raises(PackError, match=message):
-        _bind(pack, None)
+def test_the_pack_builds_clusters_on_the_hub_one_at_a_time() -> None:
+    # GIVEN the pack WHEN bound without a cluster THEN it says what it needs
+    assert workload_clusters.PACK.builds_clusters
+    with pytest.raises(PackError, match=r"^workload-clusters: the pack builds one workload cluster at a time"):
+        _bind(workload_clusters.PACK, load_plan(ROOT).fleet)
 
 
-def test_removing_a_cluster_removes_exactly_its_documents(write_fleet: FleetWriter, tmp_path: Path) -> None:
+def test_eks_compositions_needs_a_fleet() -> None:
+    with pytest.raises(
+        PackError, match=r"^eks-compositions: the pack writes the Compositions the fleet's clusters use; bind it"
+    ):
+        _bind(eks_compositions.PACK, None)
+
+
+def test_removing_a_cluster_removes_exactly_its_composition_when_no_other_has_its_shape(
+    write_fleet: FleetWriter, tmp_path: Path
+) -> None:
     # GIVEN a fleet of three clusters, and the same fleet without one of them
     clusters = [_cluster("alpha"), SMALL, _cluster("gamma", region="eu-west-1")]
     before = load_fleet(write_fleet(envs={"staging": {"clusters": clusters}}, root=tmp_path / "before")).fleet
     after = load_fleet(write_fleet(envs={"staging": {"clusters": [clusters[0], clusters[2]]}}, root=tmp_path / "after"))
-
-    # WHEN workload-clusters is bound to each
-    documents_before, context_before = _bind(workload_clusters.PACK, before)
-    documents_after, context_after = _bind(workload_clusters.PACK, after.fleet)
-
-    # THEN the cluster's namespace, composite resource and provider config are gone, nothing else changed
-    removed = [d for d in documents_before if d not in documents_after]
-    assert _heads(removed) == [
-        ("Namespace", None, "small"),
-        ("EKSCluster", "small", "small"),
-        ("ProviderConfig", "small", "spoke"),
-    ]
-    assert [d for d in documents_before if d not in removed] == documents_after
-    assert [c.name for c in context_before.health_checks] == ["alpha", "gamma", "small"]
-    assert [c.name for c in context_after.health_checks] == ["alpha", "gamma"]
-    # AND its Composition goes too, as no other cluster has its shape
+    # WHEN the others are built THEN nothing of theirs changed
+    for name in ("alpha", "gamma"):
+        assert _build(before, name)[0] == _build(after.fleet, name)[0]
+    # AND its Composition goes, as no other cluster has its shape
     compositions_before, _ = _bind(eks_compositions.PACK, before)
     compositions_after, _ = _bind(eks_compositions.PACK, after.fleet)
-    assert [d for d in compositions_before if d not in compositions_after] == [
-        d for d in compositions_before if d["metadata"]["name"] == "eks-2-zones-1-node-group-single-nat"
-    ]
     assert _heads([d for d in compositions_before if d not in compositions_after]) == [
         ("Composition", None, "eks-2-zones-1-node-group-single-nat")
     ]
+    assert [d for d in compositions_before if d in compositions_after] == compositions_after
 
 
 def test_the_fleet_packs_sit_in_the_hub_chain() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from fluxplane.constructs.config_map import ConfigMap
@@ -38,9 +40,34 @@ def demo_pack(name: str, layer: Layer, requires: tuple[str, ...] = (), health: s
     )
 
 
+def demo_builder() -> Pack:
+    """A pack that builds workload clusters: one ConfigMap per cluster in its hub namespace."""
+
+    def bind(ctx: PackContext, config: PackConfig) -> None:
+        assert ctx.cluster is not None
+        built = ConfigMap(ctx.scope, "built", {"name": "built", "namespace": ctx.cluster.name, "data": {}})
+        ctx.add_health_check(built)
+
+    return Pack(
+        name="build",
+        version="1.0.0",
+        description="demo cluster builder",
+        config=PackConfig,
+        layer="configs",
+        bind=bind,
+        builds_clusters=True,
+    )
+
+
+#: What a demo fleet's hub enables to build its clusters, and its public repository (no sealed credentials).
+DEMO_HUB: dict[str, Any] = {"name": "hub", "region": "us-west-2", "packs": {"build": {}}}
+DEMO_REPOSITORIES: dict[str, Any] = {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}}
+
+
 def demo_registry(*extra: Pack) -> PackRegistry:
     return PackRegistry(
         [
+            demo_builder(),
             demo_pack("ctrl", "controllers", health="check"),
             demo_pack("conf", "configs", requires=("ctrl",)),
             demo_pack("web", "apps", health="none"),

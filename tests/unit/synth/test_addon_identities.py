@@ -63,14 +63,14 @@ def _enable(project: Path) -> None:
 def test_every_cluster_running_the_pack_gets_its_role_in_its_hub_namespace(example_project: Path) -> None:
     _enable(example_project)
     files = _render(example_project)
-    assert files["platform/addon-identities/kustomization.yaml"][0]["resources"] == [
-        "hub.yaml",
-        "production-use1.yaml",
-        "production-usw2.yaml",
-        "staging-usw2.yaml",
-    ]
+    # each cluster's roles are a folder of their own
+    for cluster in ("hub", "production-use1", "production-usw2", "staging-usw2"):
+        folder = f"platform/addon-identities/{cluster}"
+        assert files[f"{folder}/kustomization.yaml"][0]["resources"] == ["addon-identities.yaml"]
     (identity,) = [
-        doc for doc in files["platform/addon-identities/production-use1.yaml"] if doc["metadata"]["name"] == "shipper"
+        doc
+        for doc in files["platform/addon-identities/production-use1/addon-identities.yaml"]
+        if doc["metadata"]["name"] == "shipper"
     ]
     assert identity["kind"] == "AddonIdentity" and identity["metadata"]["namespace"] == "production-use1"
     spec = identity["spec"]
@@ -87,28 +87,43 @@ def test_every_cluster_running_the_pack_gets_its_role_in_its_hub_namespace(examp
     assert '"$${aws:username}"' in inline["policy"]
     assert json.loads(inline["policy"].replace("$${", "${"))["Statement"][0]["Action"] == ["logs:PutLogEvents"]
     # The hub's own add-ons: the hub makes its namespace too
-    hub = files["platform/addon-identities/hub.yaml"]
-    assert hub[0] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "hub"}}
+    hub = files["platform/addon-identities/hub/addon-identities.yaml"]
+    assert hub[0] == {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "hub", "annotations": {"fluxplane.io/applied-by": "flux-system/addon-identities"}},
+    }
     assert "shipper" in {doc["metadata"]["name"] for doc in hub[1:] if doc["kind"] == "AddonIdentity"}
 
 
-def test_the_hub_makes_roles_after_the_clusters_and_before_it_bootstraps_them(example_project: Path) -> None:
+def test_each_cluster_gets_its_roles_once_it_is_ready_and_before_its_bootstrap(example_project: Path) -> None:
     _enable(example_project)
     files = _render(example_project)
+    # GIVEN the hub's own roles: its Kustomization waits only for the kinds
     hub = {doc["metadata"]["name"]: doc["spec"] for doc in files["platform/clusters/hub/infrastructure.yaml"]}
-    identities = hub["addon-identities"]
-    assert identities["path"] == "./dist/platform/addon-identities"
-    assert {"name": "app-compositions"} in identities["dependsOn"]
-    assert {"name": "workload-clusters"} in identities["dependsOn"]
-    composites = [
-        (doc["metadata"]["namespace"], doc["metadata"]["name"])
-        for path, docs in files.items()
-        if path.startswith("platform/addon-identities/")
-        for doc in docs
-        if doc["kind"] == "AddonIdentity"
-    ]
-    assert sorted((check["namespace"], check["name"]) for check in identities["healthChecks"]) == sorted(composites)
-    assert {"name": "addon-identities"} in hub["spoke-bootstrap"]["dependsOn"]
+    assert hub["addon-identities"]["path"] == "./dist/platform/addon-identities/hub"
+    assert hub["addon-identities"]["dependsOn"] == [{"name": "app-compositions"}]
+    # AND each workload cluster's, in its own chain: after its cluster is Ready and the kinds are served,
+    # before its bootstrap starts
+    for cluster in ("production-use1", "production-usw2", "staging-usw2"):
+        chain = {
+            doc["metadata"]["name"]: doc["spec"]
+            for doc in files[f"platform/spokes/{cluster}/bootstrap.yaml"]
+            if doc["kind"] == "Kustomization"
+        }
+        identities = chain["addon-identities"]
+        assert identities["path"] == f"./dist/platform/addon-identities/{cluster}"
+        assert identities["dependsOn"] == [
+            {"name": "cluster"},
+            {"name": "app-compositions", "namespace": "flux-system"},
+        ]
+        composites = [
+            (doc["metadata"]["namespace"], doc["metadata"]["name"])
+            for doc in files[f"platform/addon-identities/{cluster}/addon-identities.yaml"]
+            if doc["kind"] == "AddonIdentity"
+        ]
+        assert sorted((check["namespace"], check["name"]) for check in identities["healthChecks"]) == sorted(composites)
+        assert {"name": "addon-identities"} in chain["external-secrets"]["dependsOn"]
 
 
 def test_without_app_compositions_on_the_hub_the_roles_are_refused(example_project: Path) -> None:

@@ -13,11 +13,12 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import demo_registry
+from tests.unit.config.test_secrets import put, sealed
+from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 BASE: dict[str, Any] = {
-    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
-    "management": {"name": "hub", "region": "us-west-2", "packs": {"web": {"enabled": False}}},
+    "repositories": DEMO_REPOSITORIES,
+    "management": {**DEMO_HUB, "packs": {"build": {}, "web": {"enabled": False}}},
     "packs": {"ctrl": {}, "conf": {}, "web": {}},
 }
 
@@ -132,7 +133,10 @@ def test_health_gates_come_from_the_pack(write_fleet: FleetWriter) -> None:
 
 
 def test_cluster_entry_point_and_sync(write_fleet: FleetWriter) -> None:
-    project = write_fleet(BASE, {"staging": {"clusters": [{"name": "s1", "region": "eu-west-1"}]}})
+    # GIVEN a repository read with credentials, sealed for the cluster
+    base = {**BASE, "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}}}
+    project = write_fleet(base, {"staging": {"clusters": [{"name": "s1", "region": "eu-west-1"}]}})
+    put(project, "s1/flux-system/flux-system.yaml", sealed("flux-system", "flux-system"))
     files = _render(project)
     source, sync = files["platform/clusters/s1/flux-system/gotk-sync.yaml"]
     assert source["spec"]["url"] == "ssh://git@example.com/org/fleet.git"

@@ -13,11 +13,11 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import demo_registry
+from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 BASE: dict[str, Any] = {
-    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
-    "management": {"name": "hub", "region": "us-west-2"},
+    "repositories": DEMO_REPOSITORIES,
+    "management": DEMO_HUB,
     "packs": {"ctrl": {}, "conf": {}},
 }
 

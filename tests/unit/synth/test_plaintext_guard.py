@@ -17,10 +17,11 @@ from fluxplane.synth.app import FleetApp
 from fluxplane.synth.checks import check_plaintext
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
+from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
 
 BASE: dict[str, Any] = {
-    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
-    "management": {"name": "hub", "region": "us-west-2"},
+    "repositories": DEMO_REPOSITORIES,
+    "management": DEMO_HUB,
     "packs": {"creds": {}},
 }
 GUIDANCE = (
@@ -55,7 +56,7 @@ CREDS = Pack(name="creds", version="1.0.0", description="adds a Secret", config=
 def _app(write_fleet: FleetWriter, content: str) -> FleetApp:
     base = {**BASE, "packs": {"creds": {"content": content}}}
     project: Path = write_fleet(base, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
-    return FleetApp(load_plan(project, PackRegistry([CREDS])))
+    return FleetApp(load_plan(project, PackRegistry([CREDS, demo_builder()])))
 
 
 @pytest.mark.parametrize("content", ["stringData", "data"])

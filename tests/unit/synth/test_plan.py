@@ -20,7 +20,11 @@ from fluxplane.packs.podinfo import PodinfoConfig
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.packs.workload_clusters import WorkloadClustersConfig
 from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
-from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
+from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
+
+#: A fleet of the demo registries: their builder on the hub, a public repository.
+DEMO_BASE: dict[str, Any] = {"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB}
 
 #: The installed packs, as messages list them.
 INSTALLED = ", ".join(PackRegistry.from_entry_points().names)
@@ -202,7 +206,8 @@ def test_a_cluster_can_switch_a_pack_off_and_another_back_on(write_fleet: FleetW
     assert clusters["a"].packs == {}
     assert clusters["b"].packs == {"metrics-server": MetricsServerConfig()}
     assert fleet_plan.environment_configs == {}
-    assert fleet_plan.base_configs == {"metrics-server": MetricsServerConfig()}
+    assert fleet_plan.base_configs["metrics-server"] == MetricsServerConfig()
+    assert set(fleet_plan.base_configs) == {"metrics-server", *HUB_PACKS}
 
 
 def test_management_gets_base_packs_merged_with_its_own(write_fleet: FleetWriter, registry: PackRegistry) -> None:
@@ -213,7 +218,7 @@ def test_management_gets_base_packs_merged_with_its_own(write_fleet: FleetWriter
         "management": {
             "region": "eu-west-1",
             "kubernetesVersion": "1.31",
-            "packs": {"metrics-server": {"replicas": 2}, "podinfo": {"message": "hub"}},
+            "packs": {**HUB_PACKS, "metrics-server": {"replicas": 2}, "podinfo": {"message": "hub"}},
         },
     }
 
@@ -222,10 +227,11 @@ def test_management_gets_base_packs_merged_with_its_own(write_fleet: FleetWriter
     hub, staging = fleet_plan.clusters
 
     # THEN the hub has both, merged field by field; workload clusters only see the base's packs
-    assert hub.packs == {
+    assert {name: hub.packs[name] for name in ("metrics-server", "podinfo")} == {
         "metrics-server": MetricsServerConfig(replicas=2, version="3.12.1"),
         "podinfo": PodinfoConfig(message="hub"),
     }
+    assert set(hub.packs) == {"metrics-server", "podinfo", *HUB_PACKS}
     assert hub.variables == {
         "cluster_name": "hub",
         "cluster_region": "eu-west-1",
@@ -234,7 +240,7 @@ def test_management_gets_base_packs_merged_with_its_own(write_fleet: FleetWriter
     }
     assert staging.packs == {"metrics-server": MetricsServerConfig(version="3.12.1")}
     # AND the base configs cover every pack used anywhere, from the base's own sections
-    assert fleet_plan.base_configs == {
+    assert {name: fleet_plan.base_configs[name] for name in ("metrics-server", "podinfo")} == {
         "metrics-server": MetricsServerConfig(version="3.12.1"),
         "podinfo": PodinfoConfig(),
     }
@@ -244,12 +250,12 @@ def test_management_can_switch_a_base_pack_off(write_fleet: FleetWriter, registr
     # GIVEN metrics-server in the base and switched off for the management cluster
     base = {
         **MINIMAL_BASE,
-        "management": {"region": "us-west-2", "packs": {"metrics-server": {"enabled": False}}},
+        "management": {"region": "us-west-2", "packs": {**HUB_PACKS, "metrics-server": {"enabled": False}}},
     }
 
-    # WHEN planned THEN the hub has no packs and the workload cluster keeps it
+    # WHEN planned THEN the hub has only its own packs and the workload cluster keeps it
     hub, staging = plan(write_fleet(base=base), registry).clusters
-    assert (hub.packs, staging.packs) == ({}, {"metrics-server": MetricsServerConfig()})
+    assert (set(hub.packs), staging.packs) == (set(HUB_PACKS), {"metrics-server": MetricsServerConfig()})
 
 
 def test_base_configs_are_enabled_even_when_the_base_switches_a_pack_off(
@@ -285,7 +291,7 @@ def test_pack_problems_are_reported_where_they_were_written(write_fleet: FleetWr
     base = {
         **MINIMAL_BASE,
         "packs": {"metrics-server": {"replicas": 0}},
-        "management": {"region": "us-west-2", "packs": {"podinfo": {"namespace": "Hub"}}},
+        "management": {"region": "us-west-2", "packs": {**HUB_PACKS, "podinfo": {"namespace": "Hub"}}},
     }
     env = {
         "packs": {"podinfo": {"replicas": 51}},
@@ -373,22 +379,22 @@ def _pack(name: str, *requires: str) -> Pack:
 
 @pytest.fixture
 def requiring_registry() -> PackRegistry:
-    """A registry where web requires db."""
-    return PackRegistry([_pack("web", "db"), _pack("db")])
+    """A registry where web requires db (and the demo pack that builds clusters)."""
+    return PackRegistry([_pack("web", "db"), _pack("db"), demo_builder()])
 
 
 def test_requirements_enabled_together_plan_cleanly(write_fleet: FleetWriter, requiring_registry: PackRegistry) -> None:
     # GIVEN web and db in the base WHEN planned THEN every cluster has both
-    base = {**MINIMAL_BASE, "packs": {"web": {}, "db": {}}}
+    base = {**DEMO_BASE, "packs": {"web": {}, "db": {}}}
     clusters = plan(write_fleet(base=base), requiring_registry).clusters
-    assert [sorted(c.packs) for c in clusters] == [["db", "web"], ["db", "web"]]
+    assert [sorted(c.packs) for c in clusters] == [["build", "db", "web"], ["db", "web"]]
 
 
 def test_a_requirement_missing_for_one_cluster_is_reported_against_that_cluster(
     write_fleet: FleetWriter, requiring_registry: PackRegistry
 ) -> None:
     # GIVEN web enabled by one cluster's entry without db
-    base = {**MINIMAL_BASE, "packs": {}}
+    base = {**DEMO_BASE, "packs": {}}
     env = {"clusters": [cluster("a"), cluster("b", packs={"web": {}})]}
 
     # WHEN planned THEN the cluster entry that enabled web is named
@@ -402,7 +408,7 @@ def test_a_requirement_switched_off_by_a_cluster_is_reported_against_that_cluste
     write_fleet: FleetWriter, requiring_registry: PackRegistry
 ) -> None:
     # GIVEN web and db on in the base and db switched off by staging's second cluster
-    base = {**MINIMAL_BASE, "packs": {"web": {}, "db": {}}}
+    base = {**DEMO_BASE, "packs": {"web": {}, "db": {}}}
     env = {"clusters": [cluster("a"), cluster("b", packs={"db": {"enabled": False}})]}
 
     # WHEN planned
@@ -425,7 +431,7 @@ def test_a_pack_without_complete_defaults_starts_its_catalogue_from_the_first_cl
         "management": {
             "name": "hub",
             "region": "us-west-2",
-            "packs": {"crossplane": {}, "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/r"}},
+            "packs": {**HUB_PACKS, "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/r"}},
         },
     }
     fleet_plan = plan(write_fleet(base=base), PackRegistry.from_entry_points())
@@ -433,3 +439,32 @@ def test_a_pack_without_complete_defaults_starts_its_catalogue_from_the_first_cl
     assert fleet_plan.base_configs["crossplane-providers"] == CrossplaneProvidersConfig.model_validate(
         {"roleArn": "arn:aws:iam::111122223333:role/r"}
     )
+
+
+def test_workload_clusters_without_a_pack_that_builds_them_are_refused(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN workload clusters and a hub without workload-clusters: they would never be built
+    base = {**MINIMAL_BASE, "management": {"name": "hub", "region": "us-west-2"}}
+    env = {"clusters": [cluster("a"), cluster("b")]}
+    # WHEN planned THEN one line says so, naming the pack to enable and where
+    assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
+        "environments/base.yaml: management.packs: workload clusters 'a', 'b' would never be built: no pack on the "
+        "management cluster builds clusters; enable 'workload-clusters' there (workload-clusters: {})"
+    ]
+    # AND a hub without workload clusters needs none
+    assert plan(write_fleet(base=base, envs={"staging": {"clusters": []}}), registry).fleet.clusters == ()
+
+
+def test_two_packs_that_build_clusters_are_refused(write_fleet: FleetWriter, requiring_registry: PackRegistry) -> None:
+    # GIVEN a second cluster builder beside the demo one
+    from dataclasses import replace
+
+    other = replace(demo_builder(), name="other-build")
+    registry = PackRegistry([*requiring_registry, other])
+    base = {**DEMO_BASE, "management": {**DEMO_HUB, "packs": {"build": {}, "other-build": {}}}}
+    # WHEN planned THEN both are named
+    assert problems_of(write_fleet(base=base), registry) == [
+        "environments/base.yaml: management.packs: 'build', 'other-build' both build the workload clusters; "
+        "enable one of them"
+    ]

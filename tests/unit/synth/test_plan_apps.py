@@ -12,6 +12,7 @@ from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import FleetPlan, plan_fleet
+from tests.conftest import HUB_PACKS as BUILDING_HUB
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
 ENVS = {"staging": {"clusters": [{"name": "staging-1", "region": "us-west-2"}]}}
@@ -19,11 +20,9 @@ APP: dict[str, Any] = {
     "repository": {"url": "https://github.com/example-org/shop.git", "ref": {"branch": "main"}},
     "clusters": ["staging-1"],
 }
+#: A hub that builds clusters and offers the app kinds.
 HUB_PACKS = {
-    "crossplane": {},
-    "eks-compositions": {},
-    "workload-clusters": {},
-    "crossplane-provider-configs": {},
+    **BUILDING_HUB,
     "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/providers", "services": ["ec2", "eks", "iam"]},
     "app-compositions": {},
 }
@@ -33,7 +32,7 @@ def plan(write_fleet: FleetWriter, app: dict[str, Any], hub_packs: dict[str, Any
     base = {
         **MINIMAL_BASE,
         "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}},
-        "management": {**MINIMAL_BASE["management"], "packs": hub_packs},
+        "management": {**MINIMAL_BASE["management"], "packs": {**BUILDING_HUB, **hub_packs}},
     }
     project: Path = write_fleet(base=base, envs=ENVS)
     (project / "environments" / "apps").mkdir(exist_ok=True)
@@ -56,8 +55,7 @@ def test_an_app_with_aws_needs_the_app_compositions_pack(write_fleet: FleetWrite
     app = {**APP, "aws": {"queues": [{"name": "jobs"}]}}
     assert problems(write_fleet, app, {}) == [
         "environments/base.yaml: management.packs: apps shop need AWS resources, which the hub builds in each "
-        "cluster's hub namespace; enable 'app-compositions' and 'workload-clusters' on the management cluster "
-        "(app-compositions: {}, workload-clusters: {})"
+        "cluster's hub namespace; enable 'app-compositions' on the management cluster (app-compositions: {})"
     ]
 
 

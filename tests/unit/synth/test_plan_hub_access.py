@@ -75,8 +75,10 @@ def test_a_hub_that_bootstraps_spokes_needs_their_sealed_git_credentials(write_f
             "workload-clusters": {},
         },
     }
+    repositories = {"platform": {"url": "ssh://git@example.com/org/fleet.git"}}
     root = write_fleet(
-        base=base(management=management), envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2"}]}}
+        base=base(management=management, repositories=repositories),
+        envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2"}]}},
     )
     # WHEN planned without environments/secrets/a/flux-system/flux-system.yaml THEN the command is given
     (line,) = problems(root)

@@ -15,7 +15,7 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import demo_registry
+from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 
 class IssuerConfig(PackConfig):
@@ -52,8 +52,8 @@ ISSUER = Pack(
 )
 
 BASE: dict[str, Any] = {
-    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
-    "management": {"name": "hub", "region": "us-west-2", "packs": {"issuer": {"enabled": False}}},
+    "repositories": DEMO_REPOSITORIES,
+    "management": {**DEMO_HUB, "packs": {"build": {}, "issuer": {"enabled": False}}},
     "packs": {"ctrl": {}, "issuer": {}},
 }
 

@@ -48,9 +48,9 @@ def test_dependson_must_resolve(dist: Path) -> None:
 
 
 def test_sourceref_must_resolve_in_the_same_cluster(dist: Path) -> None:
-    edit(dist, SPOKE, 1, lambda d: d["spec"]["sourceRef"].__setitem__("name", "fleet"))
+    edit(dist, SPOKE, 5, lambda d: d["spec"]["sourceRef"].__setitem__("name", "fleet"))
     assert lines(dist) == [
-        f"{SPOKE}:1 Kustomization/external-secrets: spec.sourceRef.name: "
+        f"{SPOKE}:5 Kustomization/external-secrets: spec.sourceRef.name: "
         "GitRepository 'flux-system/fleet' not found in cluster 'hub'"
     ]
 
@@ -73,9 +73,9 @@ def test_health_check_must_be_applied_by_the_kustomization(dist: Path) -> None:
 
 
 def test_kubeconfig_secret_must_be_produced(dist: Path) -> None:
-    edit(dist, SPOKE, 2, lambda d: d["spec"]["kubeConfig"]["secretRef"].__setitem__("name", "staging-kubeconfig"))
+    edit(dist, SPOKE, 6, lambda d: d["spec"]["kubeConfig"]["secretRef"].__setitem__("name", "staging-kubeconfig"))
     assert lines(dist) == [
-        f"{SPOKE}:2 Kustomization/secret-store: spec.kubeConfig.secretRef.name: Secret "
+        f"{SPOKE}:6 Kustomization/secret-store: spec.kubeConfig.secretRef.name: Secret "
         "'staging-usw2/staging-kubeconfig' for kubeConfig not found in cluster 'hub': nothing in the tree produces "
         "it (a Secret, SealedSecret, ExternalSecret or composite resource)"
     ]
