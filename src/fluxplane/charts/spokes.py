@@ -25,7 +25,13 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
-from fluxplane.config.hub import bootstrap_values, cluster_namespace, kubeconfig_reference
+from fluxplane.config.hub import (
+    EXTERNAL_SECRETS_NAMESPACE,
+    SEALED_SECRETS_NAMESPACE,
+    bootstrap_values,
+    cluster_namespace,
+    kubeconfig_reference,
+)
 from fluxplane.config.models import Fleet
 from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSecret
 from fluxplane.constructs.health import conditions_health
@@ -37,10 +43,8 @@ from fluxplane.packs import versions
 
 SYNC_SOURCE = "flux-system"
 SECRET_STORE = "fleet-secrets-manager"
-SEALED_SECRETS_NAMESPACE = "kube-system"
 SEALED_SECRETS_CONTROLLER = "sealed-secrets-controller"
 SEALING_KEY_SECRET = "sealed-secrets-key"
-EXTERNAL_SECRETS_NAMESPACE = "external-secrets"
 #: The flux2 chart's values that lock a spoke's Flux down for tenants.
 FLUX_LOCKDOWN: dict[str, Any] = {
     "multitenancy": {"enabled": True, "defaultServiceAccount": "default", "privileged": True}

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from fluxplane.config import ec2
-from fluxplane.config.hub import RESERVED_NAMESPACES, RESERVED_PREFIX, reserved_name
+from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
@@ -264,11 +264,10 @@ class WorkloadCluster(ClusterBase):
     @field_validator("name")
     @classmethod
     def _usable_as_namespace(cls, value: str) -> str:
-        if reserved_name(value):
-            reserved = ", ".join(repr(name) for name in sorted(RESERVED_NAMESPACES))
+        if platform_namespace(value):
             raise ValueError(
-                f"{value!r} names the cluster's namespace on the hub; it must not be {reserved} "
-                f"or start with {RESERVED_PREFIX!r}"
+                f"{value!r} names the cluster's namespace on the hub, a platform namespace; it must not be "
+                f"{platform_namespaces_text()}"
             )
         return value
 
