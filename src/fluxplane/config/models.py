@@ -239,6 +239,10 @@ RESERVED_TAG_PREFIXES = ("aws:", "karpenter.sh/", "kubernetes.io/")
 class WorkloadCluster(ClusterBase):
     """A workload (spoke) cluster of one environment."""
 
+    name: DnsLabel = Field(
+        description="Cluster name: a DNS-1123 label, unique across the fleet. It is also the cluster's namespace "
+        "on the hub, so not a platform namespace or one an add-on installs into."
+    )
     network: Network = Field(default_factory=Network, description="VPC address range and zones.")
     endpoint: Endpoint = Field(default_factory=Endpoint, description="API server endpoint access.")
     logging: list[LogType] = Field(

@@ -84,6 +84,10 @@ def show_pack(pack: Pack) -> str:
             f"{pack.name + CONFIGS_SUFFIX!r}, after {pack.name!r} is Ready)"
         )
     out.append(f"requires: {', '.join(pack.requires) or 'nothing'}")
+    if pack.namespaces:
+        out.append(f"namespaces: {', '.join(pack.namespaces)} (the add-on's: no app runs there)")
+    else:
+        out.append("namespaces: none of its own")
     out += ["", f"config (packs.{pack.name} in environments/*.yaml, or a cluster's packs):"]
     rows = [("KEY", "TYPE", "DEFAULT", "DESCRIPTION")]
     nested = list(_nested(pack.config))

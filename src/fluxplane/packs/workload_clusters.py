@@ -83,4 +83,6 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("eks-compositions",),
+    # The namespaces it makes are the workload clusters' own (their names), which the definition holds to.
+    namespaces=(),
 )
