@@ -37,9 +37,18 @@ from fluxplane.constructs.service_account import ServiceAccount
 #: The annotation naming the team that owns a tenant (its CODEOWNERS entry).
 TEAM_ANNOTATION = "fluxplane.io/team"
 
+#: Reading an object: what Flux's health checks and a team's kubectl need.
+READ = ("get", "list", "watch")
+#: Managing an object: reading it, and what Flux's apply and prune do. The verbs are listed, never ``*``: a
+#: wildcard would also grant RBAC's ``escalate`` and ``bind`` (a tenant could write itself any Role) and
+#: ``impersonate`` (it could act as any account of its namespace), and every verb Kubernetes adds later.
+MANAGE = (*READ, "create", "update", "patch", "delete", "deletecollection")
+
 #: What a tenant may manage in its own namespace. Everything a typical app deploys; not its own
 #: ResourceQuota or LimitRange (set by the platform), nor anything cluster-scoped. Roles and
-#: RoleBindings are allowed: the API server refuses any that grant more than the tenant holds.
+#: RoleBindings are allowed without ``escalate`` and ``bind``, so the API server refuses any that grant
+#: more than the tenant holds. Pods' logs are read-only; no other pod subresource (exec, attach,
+#: port-forward) is granted.
 TENANT_RULES: tuple[dict[str, Any], ...] = (
     {
         "apiGroups": [""],
@@ -49,23 +58,23 @@ TENANT_RULES: tuple[dict[str, Any], ...] = (
             "events",
             "persistentvolumeclaims",
             "pods",
-            "pods/log",
             "secrets",
             "serviceaccounts",
             "services",
         ],
-        "verbs": ["*"],
+        "verbs": list(MANAGE),
     },
+    {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
     {
         "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io", "discovery.k8s.io"],
         "resources": ["*"],
-        "verbs": ["*"],
+        "verbs": list(MANAGE),
     },
-    {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": ["*"]},
-    {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": ["*"]},
-    {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": ["*"]},
-    {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": ["*"]},
-    {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": ["*"]},
+    {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": list(MANAGE)},
+    {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": list(MANAGE)},
+    {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": list(MANAGE)},
+    {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": list(MANAGE)},
+    {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": list(MANAGE)},
 )
 
 

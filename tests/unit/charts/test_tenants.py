@@ -89,3 +89,64 @@ def test_a_workloads_repository_of_its_own_gets_a_source_on_the_cluster(write_fl
     )
     assert tenants["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "workloads"}
     assert tenants["spec"]["path"] == "./clusters/staging-1"
+
+
+MANAGE = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
+
+
+def tenant_role(write_fleet: FleetWriter) -> dict[str, Any]:
+    files = render(write_fleet, BASE, {"shop": APP})
+    (role,) = [doc for doc in files["workloads/clusters/staging-1/shop/tenant.yaml"] if doc["kind"] == "Role"]
+    return role
+
+
+def test_the_tenants_role_lists_its_verbs(write_fleet: FleetWriter) -> None:
+    # GIVEN an app WHEN its tenant is rendered
+    role = tenant_role(write_fleet)
+    # THEN every rule names its verbs; pods' logs are only read
+    assert role["rules"] == [
+        {
+            "apiGroups": [""],
+            "resources": [
+                "configmaps",
+                "endpoints",
+                "events",
+                "persistentvolumeclaims",
+                "pods",
+                "secrets",
+                "serviceaccounts",
+                "services",
+            ],
+            "verbs": MANAGE,
+        },
+        {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
+        {
+            "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io", "discovery.k8s.io"],
+            "resources": ["*"],
+            "verbs": MANAGE,
+        },
+        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": MANAGE},
+        {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": MANAGE},
+        {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": MANAGE},
+        {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": MANAGE},
+        {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": MANAGE},
+    ]
+
+
+def test_no_rule_of_the_tenants_role_grants_a_wildcard_escalate_bind_or_impersonate(write_fleet: FleetWriter) -> None:
+    # GIVEN a tenant's Role
+    rules = tenant_role(write_fleet)["rules"]
+    # THEN no rule holds a verb that grants more than the objects: a wildcard, escalate, bind or impersonate
+    assert [sorted({"*", "escalate", "bind", "impersonate"} & set(rule["verbs"])) for rule in rules] == [
+        [] for _ in rules
+    ]
+
+
+def test_the_tenant_still_writes_roles_and_bindings_up_to_its_own_rights(write_fleet: FleetWriter) -> None:
+    # GIVEN a tenant's Role
+    rules = tenant_role(write_fleet)["rules"]
+    (rbac,) = [rule for rule in rules if rule["apiGroups"] == ["rbac.authorization.k8s.io"]]
+    # THEN it manages Roles and RoleBindings, which the API server lets it write up to the rights it holds
+    # (without escalate and bind it cannot go beyond them)
+    assert rbac["resources"] == ["roles", "rolebindings"]
+    assert {"create", "update", "patch", "delete"} <= set(rbac["verbs"])
