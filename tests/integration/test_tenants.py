@@ -12,6 +12,7 @@ from fluxplane.charts.tenants import TENANT_LABEL, deployer_account
 from fluxplane.errors import ConfigError
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import ROOT
+from tests.unit.synth.test_codeowners import owners_of
 
 DIST = ROOT / "dist"
 PLATFORM = DIST / "platform"
@@ -213,6 +214,29 @@ def test_spoke_flux_is_locked_down_and_platform_objects_name_their_account() -> 
     assert helm
     for release in helm:
         assert release["spec"]["serviceAccountName"] == "helm-controller", release["metadata"]["name"]
+
+
+def test_codeowners_leave_every_privilege_file_to_governance_and_the_rest_of_a_tenant_to_its_team() -> None:
+    # GIVEN the example fleet's CODEOWNERS
+    plan = load_plan(ROOT)
+    text = (DIST / "CODEOWNERS").read_text()
+    governance = [str(plan.fleet.teams.governance)]
+    privileged = [
+        *WORKLOADS.rglob("tenant.yaml"),
+        *(PLATFORM / "cloud").rglob("*"),
+        *(ROOT / "environments" / "apps").glob("*"),
+    ]
+    assert len([path for path in privileged if path.name == "tenant.yaml"]) == len(plan.apps)
+    # THEN the last line matching each tenant's RBAC, each cloud file and each app definition names only governance
+    for path in privileged:
+        if path.is_file():
+            assert owners_of(path.relative_to(ROOT).as_posix(), text) == governance, path
+    # AND the app's team owns the rest of its tenant: its sync and its sealed secrets
+    for placement in plan.apps:
+        folder = WORKLOADS / "clusters" / placement.cluster / placement.app.name
+        for path in folder.iterdir():
+            if path.name != "tenant.yaml":
+                assert owners_of(path.relative_to(ROOT).as_posix(), text) == [placement.app.team], path
 
 
 def test_codeowners_give_onboarding_to_governance_and_each_tenant_to_its_team() -> None:

@@ -43,6 +43,8 @@ from fluxplane.constructs.service_account import ServiceAccount
 
 #: The annotation naming the team that owns a tenant (its CODEOWNERS entry).
 TEAM_ANNOTATION = "fluxplane.io/team"
+#: The file of a tenant folder holding its Namespace, accounts, Role and RoleBinding: its privilege.
+TENANT_FILE = "tenant.yaml"
 #: Appended to an app's name for the account Flux deploys it as.
 DEPLOYER_SUFFIX = "-deployer"
 
@@ -132,7 +134,7 @@ class TenantsChart(FleetChart):
         labels = {TENANT_LABEL: app.name}
         annotations = {TEAM_ANNOTATION: app.team} if app.team else None
 
-        tenant = self.add_manifest("tenant", posixpath.join(directory, "tenant.yaml"), scope)
+        tenant = self.add_manifest("tenant", posixpath.join(directory, TENANT_FILE), scope)
         Namespace(tenant, "namespace", {"name": namespace, "labels": labels, "annotations": annotations})
         runtime = ServiceAccount(
             tenant, "service-account", {"name": app.name, "namespace": namespace, "labels": labels}
@@ -160,7 +162,7 @@ class TenantsChart(FleetChart):
                 "subjects": [{"kind": "ServiceAccount", "name": deployer.name, "namespace": namespace}],
             },
         )
-        listing.add_resource("tenant.yaml")
+        listing.add_resource(TENANT_FILE)
         self.runtime_accounts[app.name] = runtime
         self.deployers[app.name] = deployer
 

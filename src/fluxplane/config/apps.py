@@ -185,7 +185,11 @@ class App(Model):
     """An application of one team, deployed as a tenant on the clusters it names."""
 
     name: DnsLabel = Field(description="The app's name: its file name.")
-    team: Owner | None = Field(None, description="Owner of the app's folders in CODEOWNERS, e.g. @example-org/orders.")
+    team: Owner | None = Field(
+        None,
+        description="Owner in CODEOWNERS of the app's tenant folders (not their tenant.yaml) and sealed secrets, "
+        "e.g. @example-org/orders.",
+    )
     repository: AppRepository = Field(description="Where the app's manifests live.")
     path: Annotated[str, StringConstraints(pattern=RELATIVE_PATH)] = Field(
         "deploy", description="Folder of the app's kustomize overlays in its repository."

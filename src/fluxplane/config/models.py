@@ -342,7 +342,9 @@ class Teams(Model):
         None, description="Owns the platform: the definition, the catalogue, dist/platform/ (e.g. @org/platform)."
     )
     governance: Annotated[str, StringConstraints(pattern=OWNER)] | None = Field(
-        None, description="Approves onboarding: environments/apps/ and dist/workloads/ (e.g. @org/governance)."
+        None,
+        description="Approves onboarding (dist/workloads/) and, alone, privilege: environments/apps/, every "
+        "tenant's tenant.yaml and dist/platform/cloud/ (e.g. @org/governance); default the platform team.",
     )
 
 
