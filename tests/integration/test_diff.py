@@ -70,7 +70,7 @@ def test_text_report_counts_each_cluster_and_flags_the_removal(
         "platform    hub                            0        0       25",
         "platform    production-use1                0        1        0",
         "platform    production-usw2 (removed)      0        0       59",
-        "workloads   production-usw2 (removed)      0        0        7",
+        "workloads   production-usw2 (removed)      0        0        8",
         "files       (no cluster)                   0        1        1",
     ]
     # AND the remaining production cluster gets the new value as a diff of its HelmRelease

@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.charts.tenants import TENANT_LABEL
+from fluxplane.charts.tenants import TENANT_LABEL, deployer_account
 from fluxplane.errors import ConfigError
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import ROOT
+from tests.unit.synth.test_codeowners import owners_of
 
 DIST = ROOT / "dist"
 PLATFORM = DIST / "platform"
@@ -55,10 +56,11 @@ def test_every_placement_has_a_namespace_account_role_binding_source_and_sync() 
         assert objects[("Namespace", namespace)]["metadata"]["labels"] == {TENANT_LABEL: app}
         for kind in ("ServiceAccount", "Role", "RoleBinding", "GitRepository", "Kustomization"):
             assert objects[(kind, app)]["metadata"]["namespace"] == namespace, (cluster, app, kind)
+        assert objects[("ServiceAccount", deployer_account(app))]["metadata"]["namespace"] == namespace
 
 
-def test_no_tenant_account_is_bound_to_a_cluster_role() -> None:
-    accounts = {(namespace, app) for _, app, namespace in placements()}
+def test_no_tenant_account_is_bound_to_a_cluster_role_and_pods_accounts_to_nothing() -> None:
+    accounts = {(namespace, name) for _, app, namespace in placements() for name in (app, deployer_account(app))}
     bindings = [doc for _, doc in every_document(DIST) if doc["kind"] in ("RoleBinding", "ClusterRoleBinding")]
     tenant_bindings = 0
     for binding in bindings:
@@ -70,15 +72,26 @@ def test_no_tenant_account_is_bound_to_a_cluster_role() -> None:
         if not subjects & accounts:
             continue
         tenant_bindings += 1
-        # A tenant's account is bound only in its own namespace, only to its own namespaced Role
+        # Only a tenant's deployer is bound, only in its own namespace, only to its own namespaced Role
         assert binding["kind"] == "RoleBinding", binding
         assert binding["roleRef"] == {
             "apiGroup": "rbac.authorization.k8s.io",
             "kind": "Role",
             "name": binding["metadata"]["name"],
         }
-        assert subjects == {(binding["metadata"]["namespace"], binding["metadata"]["name"])}
+        assert subjects == {(binding["metadata"]["namespace"], deployer_account(binding["metadata"]["name"]))}
     assert tenant_bindings == len(placements())
+
+
+def test_each_apps_aws_identity_is_its_pods_account_not_its_deployer() -> None:
+    # GIVEN the example apps, which all need AWS
+    for cluster, app, namespace in placements():
+        (identity,) = [
+            doc for doc in load(PLATFORM / "cloud" / cluster / f"{app}.yaml") if doc["kind"] == "AppIdentity"
+        ]
+        # THEN the IAM role is bound to the account the pods run as, which holds no Role
+        assert (identity["spec"]["serviceAccountNamespace"], identity["spec"]["serviceAccount"]) == (namespace, app)
+        assert ("ServiceAccount", app) in tenant(cluster, app)
 
 
 def test_tenant_roles_grant_nothing_cluster_wide_or_over_their_own_limits() -> None:
@@ -90,14 +103,14 @@ def test_tenant_roles_grant_nothing_cluster_wide_or_over_their_own_limits() -> N
                 assert not {"resourcequotas", "limitranges", "namespaces", "*"} & set(rule["resources"]), rule
 
 
-def test_every_tenant_kustomization_impersonates_its_account_in_its_namespace() -> None:
+def test_every_tenant_kustomization_impersonates_its_deployer_in_its_namespace() -> None:
     plan = load_plan(ROOT)
     for placement in plan.apps:
         app, namespace = placement.app, placement.app.target_namespace
         objects = tenant(placement.cluster, app.name)
         spec = objects[("Kustomization", app.name)]["spec"]
-        assert spec["serviceAccountName"] == app.name
-        assert ("ServiceAccount", app.name) in objects
+        assert spec["serviceAccountName"] == deployer_account(app.name)
+        assert ("ServiceAccount", deployer_account(app.name)) in objects
         assert spec["targetNamespace"] == namespace
         assert spec["prune"] is True and spec["wait"] is True
         assert spec["sourceRef"] == {"kind": "GitRepository", "name": app.name}
@@ -201,6 +214,29 @@ def test_spoke_flux_is_locked_down_and_platform_objects_name_their_account() -> 
     assert helm
     for release in helm:
         assert release["spec"]["serviceAccountName"] == "helm-controller", release["metadata"]["name"]
+
+
+def test_codeowners_leave_every_privilege_file_to_governance_and_the_rest_of_a_tenant_to_its_team() -> None:
+    # GIVEN the example fleet's CODEOWNERS
+    plan = load_plan(ROOT)
+    text = (DIST / "CODEOWNERS").read_text()
+    governance = [str(plan.fleet.teams.governance)]
+    privileged = [
+        *WORKLOADS.rglob("tenant.yaml"),
+        *(PLATFORM / "cloud").rglob("*"),
+        *(ROOT / "environments" / "apps").glob("*"),
+    ]
+    assert len([path for path in privileged if path.name == "tenant.yaml"]) == len(plan.apps)
+    # THEN the last line matching each tenant's RBAC, each cloud file and each app definition names only governance
+    for path in privileged:
+        if path.is_file():
+            assert owners_of(path.relative_to(ROOT).as_posix(), text) == governance, path
+    # AND the app's team owns the rest of its tenant: its sync and its sealed secrets
+    for placement in plan.apps:
+        folder = WORKLOADS / "clusters" / placement.cluster / placement.app.name
+        for path in folder.iterdir():
+            if path.name != "tenant.yaml":
+                assert owners_of(path.relative_to(ROOT).as_posix(), text) == [placement.app.team], path
 
 
 def test_codeowners_give_onboarding_to_governance_and_each_tenant_to_its_team() -> None:

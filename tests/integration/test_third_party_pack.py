@@ -70,6 +70,7 @@ def test_the_installed_pack_is_listed_with_the_built_in_ones(environment: Path) 
     assert {"metrics-server", "crossplane", "reloader"} <= set(rows)
     shown = fluxplane(environment, "packs", "show", "reloader")
     assert "watchGlobally  boolean" in shown.stdout and "HelmRelease flux-system/reloader" in shown.stdout
+    assert "namespaces: kube-system (the add-on's: no app runs there)" in shown.stdout
 
 
 @pytest.mark.slow

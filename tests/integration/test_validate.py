@@ -22,7 +22,7 @@ def dist(tmp_path: Path) -> Path:
 
 
 def _summary(dist: Path, tail: str) -> str:
-    documents = 333
+    documents = 336
     return f"{dist}: {documents} documents in 149 files, 73 kustomizations: {tail}"
 
 
@@ -74,7 +74,7 @@ def test_yaml_error_is_a_finding_and_no_kustomize_skips_builds(dist: Path, capsy
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2
     assert out[0].startswith("platform/cloud/extra.yaml:1 -/-: (root): cannot parse YAML: ")
-    assert out[1] == f"{dist}: 333 documents in 150 files, 73 kustomizations: 1 finding"
+    assert out[1] == f"{dist}: 336 documents in 150 files, 73 kustomizations: 1 finding"
 
 
 def test_missing_dist_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,12 +16,17 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fluxplane.config.hub import platform_namespace
 from fluxplane.errors import ConfigError, FluxplaneError
+from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import HUB_PACKS
 
 LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+#: Namespaces the add-ons install into: a workload cluster's name is its hub namespace, so none is named so.
+ADD_ON_NAMESPACES = frozenset(namespace for pack in PackRegistry.from_entry_points() for namespace in pack.namespaces)
 
 labels = st.from_regex(r"[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,4})?", fullmatch=True)
 regions = st.sampled_from(["us-west-2", "us-east-1", "eu-west-1", "ap-southeast-2"])
@@ -50,7 +55,7 @@ def fleets(draw: st.DrawFn) -> dict[str, Any]:
         clusters = []
         for name in draw(st.lists(labels, max_size=3, unique=True)):
             cluster_name = f"{env}-{name}"[:63].rstrip("-")
-            if cluster_name in taken:
+            if cluster_name in taken or platform_namespace(cluster_name) or cluster_name in ADD_ON_NAMESPACES:
                 continue
             taken.add(cluster_name)
             clusters.append(

@@ -43,6 +43,8 @@ from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import Role, RoleBinding
 from fluxplane.constructs.service_account import ServiceAccount
 
+#: The folder of the platform repository holding the apps' composites: their IAM roles and AWS resources.
+CLOUD_DIR = "cloud"
 #: Labels that say which app and cluster an app composite belongs to.
 APP_LABEL = "fluxplane.io/app"
 CLUSTER_LABEL = "fluxplane.io/cluster"
@@ -62,7 +64,7 @@ class CloudChart(FleetChart):
         flux: FluxSettings,
         sealed: Iterable[SealedFile] = (),
     ) -> None:
-        super().__init__(scope, construct_id, layout=layout, directory="cloud")
+        super().__init__(scope, construct_id, layout=layout, directory=CLOUD_DIR)
         self.flux = flux
         #: Per cluster with apps that need AWS: its folder, and its composites (for its Kustomization's
         #: health checks).

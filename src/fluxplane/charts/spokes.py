@@ -39,8 +39,10 @@ from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.hub import (
     BUILD_STEP,
+    EXTERNAL_SECRETS_NAMESPACE,
     IDENTITIES_STEP,
     RESOURCES_STEP,
+    SEALED_SECRETS_NAMESPACE,
     applied_by,
     bootstrap_values,
     cluster_namespace,
@@ -62,10 +64,8 @@ SYNC_SOURCE = "flux-system"
 #: The hub's Kustomization (in flux-system) that applies every cluster's namespace and chain.
 PARENT = "spoke-bootstrap"
 SECRET_STORE = "fleet-secrets-manager"
-SEALED_SECRETS_NAMESPACE = "kube-system"
 SEALED_SECRETS_CONTROLLER = "sealed-secrets-controller"
 SEALING_KEY_SECRET = "sealed-secrets-key"
-EXTERNAL_SECRETS_NAMESPACE = "external-secrets"
 #: The flux2 chart's values that lock a spoke's Flux down for tenants.
 FLUX_LOCKDOWN: dict[str, Any] = {
     "multitenancy": {"enabled": True, "defaultServiceAccount": "default", "privileged": True}

@@ -2,16 +2,23 @@
 
 The seeds' gitops-workloads repository, generated: per app, a folder with
 
-- ``tenant.yaml``: the app's Namespace, its ServiceAccount, and a namespaced Role and RoleBinding that
-  let that account manage workloads in its own namespace only (never cluster-admin);
-- ``sync.yaml``: the app's GitRepository and a Flux Kustomization that impersonates the account
+- ``tenant.yaml``: the app's Namespace, its two ServiceAccounts, and a namespaced Role and RoleBinding
+  that let the deployer account manage workloads in its own namespace only (never cluster-admin);
+- ``sync.yaml``: the app's GitRepository and a Flux Kustomization that impersonates the deployer
   (``serviceAccountName``), deploys into the namespace (``targetNamespace``), prunes, waits for what it
   applied to be healthy, and starts only after the cluster's infrastructure add-ons are Ready;
 - ``<secret>.yaml``: the sealed secrets of the app's namespace (environments/secrets/<cluster>/<namespace>/),
   its Git credentials among them when its repository needs them.
 
+The two accounts keep deploying apart from running. ``<app>-deployer`` is the Role's only subject and the
+account Flux applies the app's manifests as; it runs no pod. ``<app>`` is the account the app's pods run
+as: it carries the app's AWS identity (the hub's AppIdentity binds its IAM role to ``<app>`` through EKS
+Pod Identity) and no Role, so a compromised pod can neither read the namespace's Secrets nor rewrite its
+RBAC. Both names fit: a ServiceAccount's name is a DNS-1123 subdomain (up to 253 characters) and an app's
+name at most 63, and no label carries the deployer's name.
+
 Flux on the spoke runs locked down (no cross-namespace references, impersonation of the namespace's
-``default`` account when a Kustomization names none), so an app can only ever act as its own account.
+``default`` account when a Kustomization names none), so an app can only ever act as its own deployer.
 """
 
 from __future__ import annotations
@@ -36,10 +43,29 @@ from fluxplane.constructs.service_account import ServiceAccount
 
 #: The annotation naming the team that owns a tenant (its CODEOWNERS entry).
 TEAM_ANNOTATION = "fluxplane.io/team"
+#: The file of a tenant folder holding its Namespace, accounts, Role and RoleBinding: its privilege.
+TENANT_FILE = "tenant.yaml"
+#: Appended to an app's name for the account Flux deploys it as.
+DEPLOYER_SUFFIX = "-deployer"
+
+
+def deployer_account(app: str) -> str:
+    """The account the app's Flux Kustomization impersonates, the only one its Role is bound to."""
+    return f"{app}{DEPLOYER_SUFFIX}"
+
+
+#: Reading an object: what Flux's health checks and a team's kubectl need.
+READ = ("get", "list", "watch")
+#: Managing an object: reading it, and what Flux's apply and prune do. The verbs are listed, never ``*``: a
+#: wildcard would also grant RBAC's ``escalate`` and ``bind`` (a tenant could write itself any Role) and
+#: ``impersonate`` (it could act as any account of its namespace), and every verb Kubernetes adds later.
+MANAGE = (*READ, "create", "update", "patch", "delete", "deletecollection")
 
 #: What a tenant may manage in its own namespace. Everything a typical app deploys; not its own
 #: ResourceQuota or LimitRange (set by the platform), nor anything cluster-scoped. Roles and
-#: RoleBindings are allowed: the API server refuses any that grant more than the tenant holds.
+#: RoleBindings are allowed without ``escalate`` and ``bind``, so the API server refuses any that grant
+#: more than the tenant holds. Pods' logs are read-only; no other pod subresource (exec, attach,
+#: port-forward) is granted.
 TENANT_RULES: tuple[dict[str, Any], ...] = (
     {
         "apiGroups": [""],
@@ -49,23 +75,23 @@ TENANT_RULES: tuple[dict[str, Any], ...] = (
             "events",
             "persistentvolumeclaims",
             "pods",
-            "pods/log",
             "secrets",
             "serviceaccounts",
             "services",
         ],
-        "verbs": ["*"],
+        "verbs": list(MANAGE),
     },
+    {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
     {
         "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io", "discovery.k8s.io"],
         "resources": ["*"],
-        "verbs": ["*"],
+        "verbs": list(MANAGE),
     },
-    {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": ["*"]},
-    {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": ["*"]},
-    {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": ["*"]},
-    {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": ["*"]},
-    {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": ["*"]},
+    {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": list(MANAGE)},
+    {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": list(MANAGE)},
+    {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": list(MANAGE)},
+    {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": list(MANAGE)},
+    {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": list(MANAGE)},
 )
 
 
@@ -91,8 +117,10 @@ class TenantsChart(FleetChart):
         self._sealed = {(item.namespace, item.name): item for item in sealed}
         #: Per app: its Flux Kustomization on this cluster.
         self.syncs: dict[str, Kustomization] = {}
-        #: Per app: its tenant ServiceAccount.
-        self.service_accounts: dict[str, ServiceAccount] = {}
+        #: Per app: the account its pods run as, which carries its AWS identity and holds no Role.
+        self.runtime_accounts: dict[str, ServiceAccount] = {}
+        #: Per app: the account Flux applies its manifests as, bound to its Role.
+        self.deployers: dict[str, ServiceAccount] = {}
         listing = self.add_kustomization_file("kustomization", self.directory).config
         for placement in sorted(placements, key=lambda placement: placement.app.name):
             self._tenant(placement)
@@ -106,10 +134,21 @@ class TenantsChart(FleetChart):
         labels = {TENANT_LABEL: app.name}
         annotations = {TEAM_ANNOTATION: app.team} if app.team else None
 
-        tenant = self.add_manifest("tenant", posixpath.join(directory, "tenant.yaml"), scope)
+        tenant = self.add_manifest("tenant", posixpath.join(directory, TENANT_FILE), scope)
         Namespace(tenant, "namespace", {"name": namespace, "labels": labels, "annotations": annotations})
-        account = ServiceAccount(
+        runtime = ServiceAccount(
             tenant, "service-account", {"name": app.name, "namespace": namespace, "labels": labels}
+        )
+        # Flux impersonates the deployer without a token; no pod should get one for it by default.
+        deployer = ServiceAccount(
+            tenant,
+            "deployer",
+            {
+                "name": deployer_account(app.name),
+                "namespace": namespace,
+                "labels": labels,
+                "automount_service_account_token": False,
+            },
         )
         Role(tenant, "role", {"name": app.name, "namespace": namespace, "labels": labels, "rules": TENANT_RULES})
         RoleBinding(
@@ -120,11 +159,12 @@ class TenantsChart(FleetChart):
                 "namespace": namespace,
                 "labels": labels,
                 "roleRef": {"kind": "Role", "name": app.name},
-                "subjects": [{"kind": "ServiceAccount", "name": app.name, "namespace": namespace}],
+                "subjects": [{"kind": "ServiceAccount", "name": deployer.name, "namespace": namespace}],
             },
         )
-        listing.add_resource("tenant.yaml")
-        self.service_accounts[app.name] = account
+        listing.add_resource(TENANT_FILE)
+        self.runtime_accounts[app.name] = runtime
+        self.deployers[app.name] = deployer
 
         secret = app.repository.secret_ref
         # The app's sealed secrets (its Git credentials, and any others sealed into its namespace).
@@ -162,7 +202,7 @@ class TenantsChart(FleetChart):
                 "sourceRef": {"kind": "GitRepository", "name": app.name},
                 "prune": True,
                 "wait": True,
-                "serviceAccountName": app.name,
+                "serviceAccountName": deployer.name,
                 "targetNamespace": namespace,
             },
         )

@@ -14,16 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
-from fluxplane.config.hub import RESERVED_NAMESPACES, RESERVED_PREFIX
+from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 from fluxplane.config.merge import Layer, Origins
 from fluxplane.config.models import DNS_LABEL, GIT_REF, GIT_URL, OWNER, RELATIVE_PATH, DnsLabel, Model
 from fluxplane.config.problems import ProblemList, read_mapping, show
 
 APPS_DIR = "apps"
-#: Namespaces the platform itself uses on a workload cluster; no app may claim them.
-PLATFORM_NAMESPACES = frozenset({*RESERVED_NAMESPACES, "external-secrets", "kube-system"})
 #: A semver range as Flux reads it (Masterminds constraints): comparisons, ~, ^, x-ranges, hyphens, ||.
 _VERSION = r"v?(\d+|[xX*])(\.(\d+|[xX*])){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?"
 _CONSTRAINT = rf"(=|!=|>=|<=|>|<|~>?|\^)?\s*{_VERSION}"
@@ -187,7 +185,11 @@ class App(Model):
     """An application of one team, deployed as a tenant on the clusters it names."""
 
     name: DnsLabel = Field(description="The app's name: its file name.")
-    team: Owner | None = Field(None, description="Owner of the app's folders in CODEOWNERS, e.g. @example-org/orders.")
+    team: Owner | None = Field(
+        None,
+        description="Owner in CODEOWNERS of the app's tenant folders (not their tenant.yaml) and sealed secrets, "
+        "e.g. @example-org/orders.",
+    )
     repository: AppRepository = Field(description="Where the app's manifests live.")
     path: Annotated[str, StringConstraints(pattern=RELATIVE_PATH)] = Field(
         "deploy", description="Folder of the app's kustomize overlays in its repository."
@@ -197,7 +199,13 @@ class App(Model):
         description="Which folder below `path` a cluster deploys: `<path>/<environment>`, `<path>/<cluster>`, "
         "or `path` itself.",
     )
-    namespace: DnsLabel | None = Field(None, description="Namespace on the cluster; default the app's name.")
+    namespace: DnsLabel | None = Field(
+        None,
+        # Checked when absent too: the app's name is then its namespace.
+        validate_default=True,
+        description="Namespace on the cluster; default the app's name. Whichever it is, not a platform namespace "
+        "or one an add-on installs into (see Apps and tenants).",
+    )
     clusters: list[DnsLabel] = Field(default_factory=list, description="Workload clusters the app runs on.")
     environments: list[DnsLabel] = Field(
         default_factory=list, description="Environments on whose every cluster the app runs."
@@ -213,10 +221,19 @@ class App(Model):
 
     @field_validator("namespace")
     @classmethod
-    def _not_platform(cls, value: str | None) -> str | None:
-        if value is not None and (value in PLATFORM_NAMESPACES or value.startswith(RESERVED_PREFIX)):
-            taken = ", ".join(repr(name) for name in sorted(PLATFORM_NAMESPACES))
-            raise ValueError(f"{value!r} is a platform namespace; an app may not use {taken} or 'kube-*'")
+    def _not_platform(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """The tenant's Role grants write access to its namespace, whether ``namespace`` names it or the
+        app's name does: in a platform namespace that would hand the app the platform (kube-system holds
+        the fleet's sealing key)."""
+        name = info.data.get("name")
+        if name is None:  # the name is invalid, and reported on its own
+            return value
+        target = value or name
+        if platform_namespace(target):
+            raise ValueError(
+                f"app {name!r} would run in namespace {target!r}, a platform namespace "
+                f"({platform_namespaces_text()}); set namespace: to another name"
+            )
         return value
 
     @model_validator(mode="after")

@@ -9,15 +9,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The service account External Secrets runs as on every workload cluster (namespace/name).
-EXTERNAL_SECRETS_SERVICE_ACCOUNT = "external-secrets:external-secrets"
+#: Where the spoke bootstrap (fluxplane.charts.spokes) installs External Secrets on every workload cluster.
+EXTERNAL_SECRETS_NAMESPACE = "external-secrets"
+#: Where it installs the Sealed Secrets controller, next to the fleet's sealing key (Secret sealed-secrets-key).
+SEALED_SECRETS_NAMESPACE = "kube-system"
+#: The service account External Secrets runs as on every workload cluster (namespace:name).
+EXTERNAL_SECRETS_SERVICE_ACCOUNT = f"{EXTERNAL_SECRETS_NAMESPACE}:external-secrets"
 
 #: Key of the bootstrap ConfigMap that holds the ARN of External Secrets' IAM role.
 EXTERNAL_SECRETS_ROLE_ARN_KEY = "external-secrets-role-arn"
 
-#: Namespaces a workload cluster may not be named after: its hub namespace would collide with them.
-RESERVED_NAMESPACES = frozenset({"default", "flux-system", "crossplane-system"})
-RESERVED_PREFIX = "kube-"
+#: Namespaces the platform itself runs in, on the hub or on a workload cluster: Kubernetes' default, Flux's,
+#: Crossplane's and the spoke bootstrap's. Whoever may write in one of them holds the platform (the sealing
+#: key sits in kube-system), so no app runs in one and no workload cluster is named after one (a cluster's
+#: name is its hub namespace). The add-ons' namespaces are the packs' own (Pack.namespaces), which the config
+#: layer does not know; fluxplane.synth.plan checks those.
+PLATFORM_NAMESPACES = frozenset(
+    {"default", "flux-system", "crossplane-system", EXTERNAL_SECRETS_NAMESPACE, SEALED_SECRETS_NAMESPACE}
+)
+#: Kubernetes keeps every kube-* namespace for itself (kube-system, kube-public, kube-node-lease).
+PLATFORM_PREFIX = "kube-"
 
 
 @dataclass(frozen=True)
@@ -38,9 +49,15 @@ def kubeconfig_secret(cluster: str) -> KubeconfigSecret:
     return KubeconfigSecret(namespace=cluster_namespace(cluster), name=f"{cluster}-kubeconfig")
 
 
-def reserved_name(cluster: str) -> bool:
-    """True when ``cluster`` cannot be used as a hub namespace."""
-    return cluster in RESERVED_NAMESPACES or cluster.startswith(RESERVED_PREFIX)
+def platform_namespace(namespace: str) -> bool:
+    """True when ``namespace`` is one the platform runs in: no app's, and no workload cluster's name."""
+    return namespace in PLATFORM_NAMESPACES or namespace.startswith(PLATFORM_PREFIX)
+
+
+def platform_namespaces_text() -> str:
+    """The platform namespaces as messages list them: the names, then the prefix."""
+    names = sorted(name for name in PLATFORM_NAMESPACES if not name.startswith(PLATFORM_PREFIX))
+    return ", ".join(repr(name) for name in names) + f" or any {PLATFORM_PREFIX + '*'!r}"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from fluxplane.config import ec2
-from fluxplane.config.hub import RESERVED_NAMESPACES, RESERVED_PREFIX, reserved_name
+from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
@@ -239,6 +239,10 @@ RESERVED_TAG_PREFIXES = ("aws:", "karpenter.sh/", "kubernetes.io/")
 class WorkloadCluster(ClusterBase):
     """A workload (spoke) cluster of one environment."""
 
+    name: DnsLabel = Field(
+        description="Cluster name: a DNS-1123 label, unique across the fleet. It is also the cluster's namespace "
+        "on the hub, so not a platform namespace or one an add-on installs into."
+    )
     network: Network = Field(default_factory=Network, description="VPC address range and zones.")
     endpoint: Endpoint = Field(default_factory=Endpoint, description="API server endpoint access.")
     logging: list[LogType] = Field(
@@ -264,11 +268,10 @@ class WorkloadCluster(ClusterBase):
     @field_validator("name")
     @classmethod
     def _usable_as_namespace(cls, value: str) -> str:
-        if reserved_name(value):
-            reserved = ", ".join(repr(name) for name in sorted(RESERVED_NAMESPACES))
+        if platform_namespace(value):
             raise ValueError(
-                f"{value!r} names the cluster's namespace on the hub; it must not be {reserved} "
-                f"or start with {RESERVED_PREFIX!r}"
+                f"{value!r} names the cluster's namespace on the hub, a platform namespace; it must not be "
+                f"{platform_namespaces_text()}"
             )
         return value
 
@@ -339,7 +342,9 @@ class Teams(Model):
         None, description="Owns the platform: the definition, the catalogue, dist/platform/ (e.g. @org/platform)."
     )
     governance: Annotated[str, StringConstraints(pattern=OWNER)] | None = Field(
-        None, description="Approves onboarding: environments/apps/ and dist/workloads/ (e.g. @org/governance)."
+        None,
+        description="Approves onboarding (dist/workloads/) and, alone, privilege: environments/apps/, every "
+        "tenant's tenant.yaml and dist/platform/cloud/ (e.g. @org/governance); default the platform team.",
     )
 
 

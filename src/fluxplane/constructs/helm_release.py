@@ -99,7 +99,8 @@ class HelmReleaseProps(Props):
     target_namespace: Label | None = None
     storage_namespace: Label | None = None
     kube_config: KubeConfigReference | None = None
-    service_account_name: Label | None = None
+    #: A ServiceAccount's name: a DNS-1123 subdomain, as Kubernetes has it (longer than a label may be).
+    service_account_name: Name | None = None
     depends_on: tuple[DependsOn, ...] | None = None
     timeout: Duration | None = None
     install: Install | None = None

@@ -51,7 +51,8 @@ class KustomizationProps(Props):
     patches: tuple[Patch, ...] | None = None
     components: tuple[str, ...] | None = None
     kube_config: KubeConfigReference | None = None
-    service_account_name: Label | None = None
+    #: A ServiceAccount's name: a DNS-1123 subdomain, as Kubernetes has it (longer than a label may be).
+    service_account_name: Name | None = None
     target_namespace: Label | None = None
     deletion_policy: Literal["MirrorPrune", "Delete", "WaitForTermination", "Orphan"] | None = None
 

@@ -130,6 +130,13 @@ class Pack:
     #: (``ctx.cluster``), and what it emits is applied by that cluster's own chain on the hub (its
     #: Kustomization ``cluster`` in the cluster's hub namespace), so one cluster never waits for another.
     builds_clusters: bool = False
+    #: The namespaces the pack's objects and charts install into on a cluster: its Namespace objects,
+    #: its HelmReleases' targetNamespace, its namespaced objects' and its pods' (a controller's
+    #: workloads where the controller puts them), besides flux-system for its Flux sources and releases.
+    #: They hold the add-on's service accounts, roles and secrets, so no app runs in one and no workload
+    #: cluster is named after one (its hub namespace), whether or not the pack is enabled there:
+    #: enabling it later must not hand a tenant the add-on (fluxplane.synth.plan).
+    namespaces: tuple[str, ...] = ()
 
 
 #: Suffix of the pack that applies a pack's custom resources (Pack.crd_groups).

@@ -465,4 +465,6 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("crossplane-provider-configs",),
+    # Cluster-scoped kinds only; the composites live in the workload clusters' hub namespaces.
+    namespaces=(),
 )

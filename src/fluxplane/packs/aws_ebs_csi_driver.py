@@ -131,4 +131,5 @@ PACK = Pack(
     config=AwsEbsCsiDriverConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

@@ -419,4 +419,5 @@ PACK = Pack(
     config=AwsLoadBalancerControllerConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

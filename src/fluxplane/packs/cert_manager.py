@@ -170,4 +170,5 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("cert-manager.io",),
+    namespaces=(NAMESPACE,),
 )

@@ -40,4 +40,5 @@ PACK = Pack(
     config=CrossplaneConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

@@ -34,4 +34,6 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("crossplane-providers",),
+    # A ClusterProviderConfig: cluster-scoped.
+    namespaces=(),
 )

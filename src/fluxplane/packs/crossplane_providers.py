@@ -20,6 +20,7 @@ from fluxplane.constructs.deployment_runtime_config import DeploymentRuntimeConf
 from fluxplane.constructs.health import package_health
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.crossplane import NAMESPACE as CROSSPLANE_NAMESPACE
 
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
 FUNCTIONS = (
@@ -105,4 +106,6 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("crossplane",),
+    # Crossplane runs the providers' and functions' pods, and their service accounts, in its own namespace.
+    namespaces=(CROSSPLANE_NAMESPACE,),
 )

@@ -128,6 +128,10 @@ def show_pack(pack: Pack) -> str:
             "builds:   each workload cluster, on the hub (Kustomization 'cluster' of the cluster's chain, in its hub "
             "namespace); shown below for one cluster"
         )
+    if pack.namespaces:
+        out.append(f"namespaces: {', '.join(pack.namespaces)} (the add-on's: no app runs there)")
+    else:
+        out.append("namespaces: none of its own")
     out += ["", f"config (packs.{pack.name} in environments/*.yaml, or a cluster's packs):"]
     rows = [("KEY", "TYPE", "DEFAULT", "DESCRIPTION")]
     nested = list(_nested(pack.config))

@@ -224,4 +224,5 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("gateway.networking.k8s.io", "gateway.envoyproxy.io"),
+    namespaces=(NAMESPACE,),
 )

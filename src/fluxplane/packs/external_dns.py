@@ -185,4 +185,5 @@ PACK = Pack(
     config=ExternalDnsConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

@@ -158,4 +158,5 @@ PACK = Pack(
     config=FluentBitConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

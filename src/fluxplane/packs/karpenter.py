@@ -436,4 +436,5 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("karpenter.sh", "karpenter.k8s.aws"),
+    namespaces=(NAMESPACE,),
 )

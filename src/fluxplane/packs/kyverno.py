@@ -106,4 +106,5 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("kyverno.io",),
+    namespaces=(NAMESPACE,),
 )

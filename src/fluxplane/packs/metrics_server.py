@@ -10,6 +10,8 @@ from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.helm import chart_release
 
+NAMESPACE = "kube-system"
+
 
 class MetricsServerConfig(PackConfig):
     replicas: int = Field(
@@ -25,7 +27,7 @@ def bind(ctx: PackContext, config: MetricsServerConfig) -> None:
         name="metrics-server",
         chart=versions.METRICS_SERVER,
         version=config.version,
-        target_namespace="kube-system",
+        target_namespace=NAMESPACE,
     )
     release.add_values({"replicas": config.replicas})
     if config.replicas > 1:
@@ -41,4 +43,5 @@ PACK = Pack(
     config=MetricsServerConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

@@ -11,10 +11,12 @@ from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.helm import oci_chart_release
 
+NAMESPACE = "podinfo"
+
 
 class PodinfoConfig(PackConfig):
     replicas: int = Field(1, ge=1, le=50, description="Pod replicas.")
-    namespace: str = Field("podinfo", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", description="Namespace to run in.")
+    namespace: str = Field(NAMESPACE, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", description="Namespace to run in.")
     message: str = Field(
         "podinfo on ${cluster_name}",
         description="UI message; ${cluster_name} and other cluster variables are substituted.",
@@ -44,4 +46,5 @@ PACK = Pack(
     config=PodinfoConfig,
     layer="apps",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

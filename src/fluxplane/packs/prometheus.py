@@ -176,4 +176,5 @@ PACK = Pack(
     config=PrometheusConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )

@@ -58,6 +58,10 @@ class PackRegistry:
         for pack in packs:
             if not is_dns_label(pack.name):
                 problems.append(f"pack {pack.name!r}: name must be a DNS-1123 label")
+            elif bad := [namespace for namespace in pack.namespaces if not is_dns_label(namespace)]:
+                problems.append(
+                    f"pack {pack.name!r}: namespaces must be DNS-1123 labels, got {', '.join(map(repr, bad))}"
+                )
             elif pack.name in by_name:
                 problems.append(f"pack {pack.name!r} is registered twice")
             else:

@@ -72,4 +72,6 @@ PACK = Pack(
     bind=bind,
     requires=("eks-compositions",),
     builds_clusters=True,
+    # The namespaces it makes are the workload clusters' own (their names), which the definition holds to.
+    namespaces=(),
 )

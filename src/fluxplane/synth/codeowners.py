@@ -1,14 +1,23 @@
 """dist/CODEOWNERS: who reviews which folder of the fleet repository, from the definition.
 
-The platform team owns everything by default; the governance team owns onboarding (the app
-definitions in environments/apps/ and the generated tenants in the workloads folder); each app's
-team owns its own generated folders and its sealed secrets. Later lines win, as GitHub and GitLab
-read the file, so the most specific owners come last.
+The platform team owns everything by default; the governance team owns onboarding (the tenants in the
+workloads folder); each app's team owns its own tenant folders (its sync, its sealed secrets) and its
+sealed secrets in environments/secrets/. What grants privilege needs the governance team alone: the app
+definitions (environments/apps/), every tenant's RBAC (``tenant.yaml``) and the apps' IAM roles and AWS
+resources (the platform repository's cloud/ folder).
+
+How GitHub reads the file (its "About code owners" page; GitLab reads it the same way outside sections):
+a pattern follows gitignore's rules (``*`` matches within one path segment), the last line that matches a
+file alone decides its owners, and a line with several owners is satisfied by any one of them. So the
+privilege lines come last, naming only the governance team: a team line before them may match the same
+file, but never decides it, and no line could require governance and a team together anyway.
 """
 
 from __future__ import annotations
 
+from fluxplane.charts.cloud import CLOUD_DIR
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
+from fluxplane.charts.tenants import TENANT_FILE
 from fluxplane.config.apps import APPS_DIR, Placement
 from fluxplane.config.models import Teams
 from fluxplane.config.secrets import SECRETS_DIR
@@ -38,18 +47,22 @@ def codeowners(
     governance = teams.governance or teams.platform
     lines += [
         "",
-        "# The governance team approves onboarding: app definitions and the tenants made of them.",
-        _line(f"/environments/{APPS_DIR}/", governance),
+        "# The governance team approves onboarding: the tenants made of app definitions.",
         _line(_folder(workloads, ""), governance),
     ]
     owned = [placement for placement in placements if placement.app.team is not None]
     if owned:
-        lines += ["", "# Each app's team owns its tenants, its AWS resources and its sealed secrets."]
+        lines += ["", "# Each app's team owns its tenants (their sync and sealed secrets) and its sealed secrets."]
     for placement in sorted(owned, key=lambda p: (p.app.name, p.cluster)):
         app, team = placement.app, str(placement.app.team)
         lines.append(_line(_folder(workloads, f"{cluster_dir(placement.cluster)}/{app.name}"), team))
-        if not app.aws.empty:
-            cloud = platform.flux_path(f"cloud/{placement.cluster}/{app.name}.yaml").removeprefix("./")
-            lines.append(_line(f"/{cloud}", team))
         lines.append(_line(f"/environments/{SECRETS_DIR}/{placement.cluster}/{app.target_namespace}/", team))
+    lines += [
+        "",
+        "# Privilege needs the governance team alone: app definitions, every tenant's RBAC, and the apps' IAM",
+        "# roles and AWS resources. These lines come last: the last matching line decides a file's owners.",
+        _line(f"/environments/{APPS_DIR}/", governance),
+        _line(_folder(workloads, cluster_dir("*")) + f"*/{TENANT_FILE}", governance),
+        _line(_folder(platform, CLOUD_DIR), governance),
+    ]
     return "\n".join(lines) + "\n"

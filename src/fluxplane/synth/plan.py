@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fluxplane.config.apps import Placement
+from fluxplane.config.apps import Placement, app_path
 from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.merge import Origins
@@ -237,6 +237,46 @@ def _keyless_problems(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
+def _add_on_namespace_problems(loaded: LoadedFleet, registry: PackRegistry) -> list[str]:
+    """No app runs in a namespace an add-on installs into, and no workload cluster is named after one.
+
+    A tenant may write in its namespace: in an add-on's it could read the add-on's secrets and run as its
+    service accounts, with their cluster-wide rights and AWS roles. Every installed pack counts, enabled on
+    the app's clusters or not, so that enabling it later cannot hand a tenant the add-on. A workload cluster's
+    name is its hub namespace, where a pack running on the hub would otherwise meet the cluster's objects.
+    The platform's own namespaces are refused when the definition is read (fluxplane.config.hub).
+    """
+    owners: dict[str, list[str]] = {}
+    for pack in registry:
+        for namespace in pack.namespaces:
+            owners.setdefault(namespace, []).append(pack.name)
+
+    def installed_by(namespace: str) -> str:
+        packs = owners[namespace]
+        if len(packs) == 1:
+            return f"which pack {packs[0]!r} installs into"
+        return f"which packs {', '.join(map(repr, packs))} install into"
+
+    problems = []
+    for env in loaded.fleet.environments:
+        for index, cluster in enumerate(env.clusters):
+            namespace = cluster_namespace(cluster.name)
+            if namespace in owners:
+                problems.append(
+                    f"{env.file}: clusters[{index}].name: cluster {cluster.name!r} would have namespace "
+                    f"{namespace!r} on the hub, {installed_by(namespace)}; rename the cluster"
+                )
+    apps = {placement.app.name: placement.app for placement in loaded.apps}
+    for app in apps.values():
+        namespace = app.target_namespace
+        if namespace in owners:
+            problems.append(
+                f"{app_path(Path(), app.name).as_posix()}: namespace: app {app.name!r} would run in namespace "
+                f"{namespace!r}, {installed_by(namespace)}; set namespace: to another name"
+            )
+    return problems
+
+
 def missing_secrets(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegistry) -> list[str]:
     """The sealed secrets the definition needs and environments/secrets/ lacks, each with the command that seals it."""
     problems = _missing_git_credentials(loaded) if builders(hub, registry) else []
@@ -311,6 +351,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
     if require_secrets:
         problems.extend(missing_secrets(loaded, clusters[0], registry))
     problems.extend(_keyless_problems(loaded))
+    problems.extend(_add_on_namespace_problems(loaded, registry))
     problems.extend(_tenant_file_clashes(loaded))
     problems.extend(_app_cloud_problems(loaded, clusters[0]))
     if problems:

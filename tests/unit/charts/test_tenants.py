@@ -59,7 +59,9 @@ def test_a_tenant_in_its_own_namespace_deploys_its_cluster_overlay_after_the_top
     files = render(write_fleet, BASE, {"shop": APP})
     tenant = {doc["kind"]: doc for doc in files["workloads/clusters/staging-1/shop/tenant.yaml"]}
     assert tenant["Namespace"]["metadata"]["name"] == "store"
-    assert tenant["RoleBinding"]["subjects"] == [{"kind": "ServiceAccount", "name": "shop", "namespace": "store"}]
+    assert tenant["RoleBinding"]["subjects"] == [
+        {"kind": "ServiceAccount", "name": "shop-deployer", "namespace": "store"}
+    ]
     assert tenant["RoleBinding"]["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "shop"}
     source, sync = files["workloads/clusters/staging-1/shop/sync.yaml"]
     assert source["spec"]["ref"] == {"tag": "v1.0.0"} and "secretRef" not in source["spec"]
@@ -89,3 +91,103 @@ def test_a_workloads_repository_of_its_own_gets_a_source_on_the_cluster(write_fl
     )
     assert tenants["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "workloads"}
     assert tenants["spec"]["path"] == "./clusters/staging-1"
+
+
+MANAGE = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
+
+
+def tenant_role(write_fleet: FleetWriter) -> dict[str, Any]:
+    files = render(write_fleet, BASE, {"shop": APP})
+    (role,) = [doc for doc in files["workloads/clusters/staging-1/shop/tenant.yaml"] if doc["kind"] == "Role"]
+    return role
+
+
+def test_the_tenants_role_lists_its_verbs(write_fleet: FleetWriter) -> None:
+    # GIVEN an app WHEN its tenant is rendered
+    role = tenant_role(write_fleet)
+    # THEN every rule names its verbs; pods' logs are only read
+    assert role["rules"] == [
+        {
+            "apiGroups": [""],
+            "resources": [
+                "configmaps",
+                "endpoints",
+                "events",
+                "persistentvolumeclaims",
+                "pods",
+                "secrets",
+                "serviceaccounts",
+                "services",
+            ],
+            "verbs": MANAGE,
+        },
+        {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
+        {
+            "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io", "discovery.k8s.io"],
+            "resources": ["*"],
+            "verbs": MANAGE,
+        },
+        {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": MANAGE},
+        {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": MANAGE},
+        {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": MANAGE},
+        {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": MANAGE},
+        {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": MANAGE},
+    ]
+
+
+def test_no_rule_of_the_tenants_role_grants_a_wildcard_escalate_bind_or_impersonate(write_fleet: FleetWriter) -> None:
+    # GIVEN a tenant's Role
+    rules = tenant_role(write_fleet)["rules"]
+    # THEN no rule holds a verb that grants more than the objects: a wildcard, escalate, bind or impersonate
+    assert [sorted({"*", "escalate", "bind", "impersonate"} & set(rule["verbs"])) for rule in rules] == [
+        [] for _ in rules
+    ]
+
+
+def test_the_tenant_still_writes_roles_and_bindings_up_to_its_own_rights(write_fleet: FleetWriter) -> None:
+    # GIVEN a tenant's Role
+    rules = tenant_role(write_fleet)["rules"]
+    (rbac,) = [rule for rule in rules if rule["apiGroups"] == ["rbac.authorization.k8s.io"]]
+    # THEN it manages Roles and RoleBindings, which the API server lets it write up to the rights it holds
+    # (without escalate and bind it cannot go beyond them)
+    assert rbac["resources"] == ["roles", "rolebindings"]
+    assert {"create", "update", "patch", "delete"} <= set(rbac["verbs"])
+
+
+def test_flux_deploys_as_the_deployer_and_pods_run_as_the_app_which_holds_no_role(write_fleet: FleetWriter) -> None:
+    # GIVEN an app in namespace store WHEN its tenant is rendered
+    files = render(write_fleet, BASE, {"shop": APP})
+    tenant = files["workloads/clusters/staging-1/shop/tenant.yaml"]
+    labels = {"fluxplane.io/tenant": "shop"}
+
+    # THEN it has two accounts: the app's own, for its pods, and a deployer that mounts no token by default
+    assert [doc for doc in tenant if doc["kind"] == "ServiceAccount"] == [
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": "shop", "namespace": "store", "labels": labels},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": "shop-deployer", "namespace": "store", "labels": labels},
+            "automountServiceAccountToken": False,
+        },
+    ]
+    # AND the Role, named after the app, is bound to the deployer alone
+    (binding,) = [doc for doc in tenant if doc["kind"] == "RoleBinding"]
+    assert binding["metadata"]["name"] == "shop"
+    assert binding["roleRef"]["name"] == "shop"
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "shop-deployer", "namespace": "store"}]
+    # AND Flux applies the app's manifests as the deployer
+    _, sync = files["workloads/clusters/staging-1/shop/sync.yaml"]
+    assert sync["spec"]["serviceAccountName"] == "shop-deployer"
+
+
+def test_the_longest_app_name_still_names_its_deployer(write_fleet: FleetWriter) -> None:
+    # GIVEN an app whose name is the longest DNS label (63): a ServiceAccount's name may have 253 characters
+    name = "a" * 63
+    files = render(write_fleet, BASE, {name: {**APP, "namespace": None}})
+    # THEN its deployer is <app>-deployer, 72 characters
+    tenant = files[f"workloads/clusters/staging-1/{name}/tenant.yaml"]
+    assert [doc["metadata"]["name"] for doc in tenant if doc["kind"] == "ServiceAccount"] == [name, f"{name}-deployer"]

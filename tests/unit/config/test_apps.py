@@ -133,8 +133,14 @@ def test_refs_become_the_flux_ref(ref: dict[str, str], flux: dict[str, str]) -> 
             "shop.yaml: repository.ref: set exactly one of tag, semver or branch, got none",
         ),
         ({"clusters": []}, "shop.yaml: (top level): name the clusters or environments the app runs on"),
-        ({"namespace": "kube-system"}, "shop.yaml: namespace: 'kube-system' is a platform namespace"),
-        ({"namespace": "flux-system"}, "shop.yaml: namespace: 'flux-system' is a platform namespace"),
+        (
+            {"namespace": "kube-system"},
+            "shop.yaml: namespace: app 'shop' would run in namespace 'kube-system', a platform namespace",
+        ),
+        (
+            {"namespace": "flux-system"},
+            "shop.yaml: namespace: app 'shop' would run in namespace 'flux-system', a platform namespace",
+        ),
         (
             {"team": "shop team"},
             'shop.yaml: team: expected a code owner such as @example-org/team or someone@example.com, got "shop team"',
@@ -165,6 +171,40 @@ def test_bad_app_fields(write_fleet: FleetWriter, change: dict[str, Any], messag
     found = problems(write_fleet, {"shop": {**APP, **change}})
     assert any(message in line for line in found), found
     assert all(line.startswith("environments/apps/shop.yaml: ") for line in found), found
+
+
+PLATFORM_HELP = "('crossplane-system', 'default', 'external-secrets', 'flux-system' or any 'kube-*')"
+
+
+@pytest.mark.parametrize("name", ["kube-system", "external-secrets", "default", "flux-system", "kube-node-lease"])
+def test_an_app_named_after_a_platform_namespace_is_refused_without_a_namespace(
+    write_fleet: FleetWriter, name: str
+) -> None:
+    # GIVEN an app whose file name is a platform namespace, and no namespace: of its own
+    # WHEN the definition is loaded
+    found = problems(write_fleet, {name: APP})
+    # THEN its namespace (its name) is refused, located at namespace:, saying what to do
+    assert list(found) == [
+        f"environments/apps/{name}.yaml: namespace: app {name!r} would run in namespace {name!r}, a platform "
+        f"namespace {PLATFORM_HELP}; set namespace: to another name"
+    ]
+
+
+def test_an_app_named_after_a_platform_namespace_may_run_in_a_namespace_of_its_own(write_fleet: FleetWriter) -> None:
+    # GIVEN an app named default that names its own namespace
+    loaded = load(write_fleet, {"default": {**APP, "namespace": "default-site"}})
+    # THEN it runs there
+    assert [(p.app.name, p.app.target_namespace) for p in loaded.apps] == [("default", "default-site")]
+
+
+def test_a_platform_namespace_given_as_namespace_is_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN an app that asks for the namespace holding the fleet's sealing key
+    found = problems(write_fleet, {"shop": {**APP, "namespace": "kube-system"}})
+    # THEN one located line refuses it
+    assert list(found) == [
+        "environments/apps/shop.yaml: namespace: app 'shop' would run in namespace 'kube-system', a platform "
+        f"namespace {PLATFORM_HELP}; set namespace: to another name"
+    ]
 
 
 def test_unknown_clusters_and_environments_list_what_exists(write_fleet: FleetWriter) -> None:

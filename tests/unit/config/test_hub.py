@@ -13,13 +13,16 @@ from fluxplane.config.hub import (
     hub_access_config_map,
     kubeconfig_reference,
     kubeconfig_secret,
-    reserved_name,
+    platform_namespace,
 )
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from tests.conftest import FleetWriter
 
-RESERVED_HELP = "it must not be 'crossplane-system', 'default', 'flux-system' or start with 'kube-'"
+RESERVED_HELP = (
+    "a platform namespace; it must not be 'crossplane-system', 'default', 'external-secrets', 'flux-system' "
+    "or any 'kube-*'"
+)
 
 
 def test_a_cluster_lives_in_the_hub_namespace_named_after_it() -> None:
@@ -62,7 +65,10 @@ def test_flux_reaches_a_cluster_by_its_secret_or_its_config_map(access: str, ref
         ("flux-system", True),
         ("crossplane-system", True),
         ("kube-system", True),
+        ("kube-public", True),
+        ("kube-node-lease", True),
         ("kube-foo", True),
+        ("external-secrets", True),
         ("kube", False),
         ("kubeflow", False),
         ("my-default", False),
@@ -70,8 +76,8 @@ def test_flux_reaches_a_cluster_by_its_secret_or_its_config_map(access: str, ref
         ("staging-usw2", False),
     ],
 )
-def test_reserved_names_are_the_hubs_own_namespaces(name: str, reserved: bool) -> None:
-    assert reserved_name(name) is reserved
+def test_platform_namespaces_are_kubernetes_flux_crossplane_and_the_spoke_bootstraps(name: str, reserved: bool) -> None:
+    assert platform_namespace(name) is reserved
 
 
 def problems_of(root: Path) -> list[str]:
@@ -80,7 +86,7 @@ def problems_of(root: Path) -> list[str]:
     return list(caught.value.problems)
 
 
-@pytest.mark.parametrize("name", ["flux-system", "default", "kube-foo", "crossplane-system"])
+@pytest.mark.parametrize("name", ["flux-system", "default", "kube-foo", "crossplane-system", "external-secrets"])
 def test_a_workload_cluster_named_like_a_hub_namespace_is_refused(write_fleet: FleetWriter, name: str) -> None:
     # GIVEN a fleet whose second production cluster is named like a namespace the hub needs
     root = write_fleet(
@@ -94,7 +100,7 @@ def test_a_workload_cluster_named_like_a_hub_namespace_is_refused(write_fleet: F
 
     # WHEN loaded THEN one line names the file, the field and the names that are not allowed
     assert problems_of(root) == [
-        f"environments/production.yaml: clusters[1].name: {name!r} names the cluster's namespace on the hub; "
+        f"environments/production.yaml: clusters[1].name: {name!r} names the cluster's namespace on the hub, "
         + RESERVED_HELP
     ]
 

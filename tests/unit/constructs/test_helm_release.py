@@ -244,6 +244,16 @@ def test_release_name_longer_than_53_characters_is_rejected() -> None:
         release(release_name="a" * 54)
 
 
+def test_the_service_account_is_any_service_account_name() -> None:
+    # GIVEN an account name longer than a DNS label (a ServiceAccount's name is a DNS-1123 subdomain)
+    account = "a" * 63 + "-deployer"
+    # WHEN it is impersonated THEN it is written as given
+    assert release(serviceAccountName=account).to_dict()["spec"]["serviceAccountName"] == account
+    # AND one that is no ServiceAccount name is refused
+    with pytest.raises(ConstructError, match=r"HelmReleaseProps\.serviceAccountName: string should match pattern"):
+        release(serviceAccountName="Helm")
+
+
 # add_values
 
 

@@ -216,6 +216,16 @@ def test_name_must_be_a_dns_subdomain() -> None:
         ks(manifest(), name="Apps")
 
 
+def test_the_service_account_is_any_service_account_name() -> None:
+    # GIVEN an account name longer than a DNS label (a ServiceAccount's name is a DNS-1123 subdomain)
+    account = "a" * 63 + "-deployer"
+    # WHEN it is impersonated THEN it is written as given
+    assert ks(manifest(), serviceAccountName=account).to_dict()["spec"]["serviceAccountName"] == account
+    # AND one that is no ServiceAccount name is refused
+    with pytest.raises(ConstructError, match=r"KustomizationProps\.serviceAccountName: string should match pattern"):
+        ks(manifest(), serviceAccountName="Deployer")
+
+
 def test_duplicate_construct_id_is_rejected() -> None:
     # GIVEN a manifest with a Kustomization "apps"
     scope = manifest()

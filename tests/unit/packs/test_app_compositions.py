@@ -84,25 +84,29 @@ def test_the_trust_policy_names_exactly_the_apps_cluster_namespace_and_service_a
         trust = statement(role["spec"]["forProvider"]["assumeRolePolicy"])
         assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"}
         assert trust["Action"] == ["sts:AssumeRole", "sts:TagSession"]
-        # The account the app's Flux Kustomization impersonates, in the app's namespace on that cluster
-        (sync,) = [
-            doc
-            for doc in yaml.safe_load_all((TENANTS / cluster / app / "sync.yaml").read_text())
-            if doc["kind"] == "Kustomization"
+        # The account the app's pods run as, in the app's namespace on that cluster: the tenant's account that
+        # no RoleBinding names (Flux deploys as the other one, the deployer)
+        tenant = list(yaml.safe_load_all((TENANTS / cluster / app / "tenant.yaml").read_text()))
+        (namespace,) = [doc["metadata"]["name"] for doc in tenant if doc["kind"] == "Namespace"]
+        bound = {subject["name"] for doc in tenant if doc["kind"] == "RoleBinding" for subject in doc["subjects"]}
+        (runtime,) = [
+            doc["metadata"]["name"]
+            for doc in tenant
+            if doc["kind"] == "ServiceAccount" and doc["metadata"]["name"] not in bound
         ]
         assert trust["Condition"] == {
             "StringEquals": {
                 "aws:RequestTag/eks-cluster-name": cluster,
-                "aws:RequestTag/kubernetes-namespace": sync["spec"]["targetNamespace"],
-                "aws:RequestTag/kubernetes-service-account": sync["spec"]["serviceAccountName"],
+                "aws:RequestTag/kubernetes-namespace": namespace,
+                "aws:RequestTag/kubernetes-service-account": runtime,
             }
         }
         # The association binds that same account to this role, on that cluster
         association = rendered(identity)["pod-identity-association"]["spec"]["forProvider"]
         assert (association["clusterName"], association["namespace"], association["serviceAccount"]) == (
             cluster,
-            sync["spec"]["targetNamespace"],
-            sync["spec"]["serviceAccountName"],
+            namespace,
+            runtime,
         )
         assert association["roleArnSelector"] == {
             "matchControllerRef": True,

@@ -30,6 +30,7 @@ def test_show_gives_config_keys_what_is_emitted_and_an_example() -> None:
     assert text.startswith("issuer 1.0.0: an issuer\n")
     assert "its issuer.example.com objects: configs (Kustomization 'issuer-configs', after 'issuer' is Ready)" in text
     assert any(line.split()[:3] == ["email", "string", '"ops@example.com"'] for line in text.splitlines())
+    assert "namespaces: none of its own" in text.splitlines()
     assert "  Namespace issuer-system (v1, controllers)" in text
     assert "  Issuer default (issuer.example.com/v1, configs)" in text
     assert "IAM role" not in text
@@ -48,6 +49,12 @@ def test_show_names_the_roles_the_hub_makes_for_the_pack() -> None:
     text = show_pack(replace(ISSUER, config=WithIdentity))
     role = "IAM role 'controller' for service account issuer-system/issuer (EKS Pod Identity, made by the hub): x"
     assert role in text
+
+
+def test_show_names_the_namespaces_the_pack_installs_into() -> None:
+    # GIVEN a built-in pack that installs into its own namespace WHEN shown THEN the namespace is listed
+    text = show_pack(PackRegistry.from_entry_points().get("cert-manager"))
+    assert "namespaces: cert-manager (the add-on's: no app runs there)" in text.splitlines()
 
 
 def test_show_of_a_pack_that_needs_values_says_which() -> None:

@@ -97,6 +97,16 @@ def test_pack_names_must_be_dns_labels(name: str) -> None:
     assert exc.value.problems == (f"pack {name!r}: name must be a DNS-1123 label",)
 
 
+def test_pack_namespaces_must_be_dns_labels() -> None:
+    # GIVEN a pack that declares a namespace no cluster can have
+    from dataclasses import replace
+
+    bad = replace(pack("alpha"), namespaces=("tools", "Tools_2"))
+    # WHEN registered THEN it is refused, naming the pack and the bad namespace
+    with pytest.raises(PackError, match=r"^pack 'alpha': namespaces must be DNS-1123 labels, got 'Tools_2'$"):
+        PackRegistry([bad])
+
+
 def test_requirements_on_packs_that_are_not_installed_list_the_installed_ones() -> None:
     # GIVEN a pack requiring one that is not installed
     # WHEN registered THEN the missing requirement and the installed packs are named

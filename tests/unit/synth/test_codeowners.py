@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import pytest
 
 from fluxplane.charts.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.config.apps import App, Placement
@@ -35,27 +38,117 @@ def test_no_platform_team_no_file() -> None:
     assert codeowners(Teams(), (), PLATFORM_LAYOUT, WORKLOADS_LAYOUT) is None
 
 
-def test_platform_then_governance_then_each_apps_team() -> None:
-    found = lines(
-        {"platform": "@org/platform", "governance": "@org/governance"},
-        {**APP, "aws": {"queues": [{"name": "jobs"}]}},
-    )
+def owners_of(path: str, text: str) -> list[str]:
+    """The owners GitHub asks to review ``path`` (relative to the repository root): the last matching line's."""
+    found: list[str] = []
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            pattern, *owners = line.split()
+            if _matches(pattern, path):
+                found = owners
+    return found
+
+
+def _matches(pattern: str, path: str) -> bool:
+    """gitignore's rules, for the shapes of pattern CODEOWNERS uses here: ``*`` alone matches every file; a
+    pattern with a slash is anchored at the root; ``*`` matches within one path segment; a trailing slash
+    matches everything below the folder."""
+    if pattern == "*":
+        return True
+    regex = re.escape(pattern.strip("/")).replace(r"\*", "[^/]*")
+    return re.fullmatch(regex + ("/.*" if pattern.endswith("/") else ""), path) is not None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("*", "dist/platform/clusters/hub/kustomization.yaml", True),
+        ("/dist/workloads/", "dist/workloads/clusters/a/b/sync.yaml", True),
+        ("/dist/workloads/", "x/dist/workloads/sync.yaml", False),
+        ("/dist/workloads/clusters/*/*/tenant.yaml", "dist/workloads/clusters/a/b/tenant.yaml", True),
+        ("/dist/workloads/clusters/*/*/tenant.yaml", "dist/workloads/clusters/a/b/c/tenant.yaml", False),
+        ("/dist/workloads/clusters/*/*/tenant.yaml", "dist/workloads/clusters/a/tenant.yaml", False),
+    ],
+)
+def test_patterns_are_read_as_gitignore_reads_them(pattern: str, path: str, matches: bool) -> None:
+    assert _matches(pattern, path) is matches
+
+
+GOVERNED = {"platform": "@org/platform", "governance": "@org/governance"}
+
+
+def test_platform_then_governance_then_each_apps_team_then_privilege() -> None:
+    found = lines(GOVERNED, {**APP, "aws": {"queues": [{"name": "jobs"}]}})
     assert found == [
         "* @org/platform",
-        "/environments/apps/ @org/governance",
         "/dist/workloads/ @org/governance",
         "/dist/workloads/clusters/prod-1/shop/ @org/shop",
-        "/dist/platform/cloud/prod-1/shop.yaml @org/shop",
         "/environments/secrets/prod-1/store/ @org/shop",
+        "/environments/apps/ @org/governance",
+        "/dist/workloads/clusters/*/*/tenant.yaml @org/governance",
+        "/dist/platform/cloud/ @org/governance",
     ]
 
 
-def test_without_a_governance_team_the_platform_team_approves_onboarding() -> None:
+@pytest.mark.parametrize(
+    ("path", "owners"),
+    [
+        # privilege: the governance team alone
+        ("environments/apps/shop.yaml", ["@org/governance"]),
+        ("dist/workloads/clusters/prod-1/shop/tenant.yaml", ["@org/governance"]),
+        ("dist/platform/cloud/prod-1/shop.yaml", ["@org/governance"]),
+        ("dist/platform/cloud/prod-1/shop-git.yaml", ["@org/governance"]),
+        ("dist/platform/cloud/kustomization.yaml", ["@org/governance"]),
+        # onboarding: the governance team
+        ("dist/workloads/clusters/prod-1/kustomization.yaml", ["@org/governance"]),
+        # the rest of the app's tenant and its sealed secrets: its team
+        ("dist/workloads/clusters/prod-1/shop/sync.yaml", ["@org/shop"]),
+        ("dist/workloads/clusters/prod-1/shop/shop-git.yaml", ["@org/shop"]),
+        ("dist/workloads/clusters/prod-1/shop/kustomization.yaml", ["@org/shop"]),
+        ("environments/secrets/prod-1/store/shop-git.yaml", ["@org/shop"]),
+        # everything else: the platform team
+        ("dist/platform/clusters/prod-1/kustomization.yaml", ["@org/platform"]),
+        ("environments/production.yaml", ["@org/platform"]),
+    ],
+)
+def test_the_last_matching_line_of_a_privilege_file_names_only_governance(path: str, owners: list[str]) -> None:
+    # GIVEN the file of a fleet with a governance team and an app with AWS resources and a team
+    text = codeowners(
+        Teams.model_validate(GOVERNED),
+        (
+            Placement(
+                app=App.model_validate({**APP, "aws": {"queues": [{"name": "jobs"}]}}),
+                cluster="prod-1",
+                environment="production",
+                region="us-west-2",
+            ),
+        ),
+        PLATFORM_LAYOUT,
+        WORKLOADS_LAYOUT,
+    )
+    assert text is not None
+    # WHEN GitHub picks the owners of a file (the last line that matches it)
+    # THEN they are the ones it must be
+    assert owners_of(path, text) == owners
+
+
+def test_without_a_governance_team_the_platform_team_approves_onboarding_and_privilege() -> None:
     found = lines({"platform": "@org/platform"})
-    assert found == ["* @org/platform", "/environments/apps/ @org/platform", "/dist/workloads/ @org/platform"]
+    assert found == [
+        "* @org/platform",
+        "/dist/workloads/ @org/platform",
+        "/environments/apps/ @org/platform",
+        "/dist/workloads/clusters/*/*/tenant.yaml @org/platform",
+        "/dist/platform/cloud/ @org/platform",
+    ]
 
 
-def test_an_app_without_a_team_or_aws_has_no_lines_of_its_own() -> None:
+def test_an_app_without_a_team_has_no_lines_of_its_own() -> None:
     no_team = {key: value for key, value in APP.items() if key != "team"}
-    assert lines({"platform": "@org/p"}, no_team)[3:] == []
-    assert "/dist/platform/cloud/prod-1/shop.yaml @org/shop" not in lines({"platform": "@org/p"}, APP)
+    assert [line for line in lines({"platform": "@org/p"}, no_team) if "shop" in line or "store" in line] == []
+
+
+def test_no_app_team_owns_its_aws_resources() -> None:
+    # GIVEN an app with AWS resources and a team THEN no line gives the team its cloud file
+    found = lines(GOVERNED, {**APP, "aws": {"queues": [{"name": "jobs"}]}})
+    assert [line for line in found if "/cloud/" in line] == ["/dist/platform/cloud/ @org/governance"]

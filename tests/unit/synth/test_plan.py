@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
@@ -467,4 +469,98 @@ def test_two_packs_that_build_clusters_are_refused(write_fleet: FleetWriter, req
     assert problems_of(write_fleet(base=base), registry) == [
         "environments/base.yaml: management.packs: 'build', 'other-build' both build the workload clusters; "
         "enable one of them"
+    ]
+
+
+# -- add-on namespaces ---------------------------------------------------------------------------
+
+APP = {"repository": {"url": "https://github.com/example-org/shop.git", "ref": {"tag": "v1"}}, "clusters": ["a"]}
+
+
+def write_apps(root: Path, apps: dict[str, dict[str, Any]]) -> Path:
+    folder = root / "environments" / "apps"
+    folder.mkdir(exist_ok=True)
+    for name, app in apps.items():
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(app))
+    return root
+
+
+@pytest.mark.parametrize(("name", "pack"), [("cert-manager", "cert-manager"), ("external-dns", "external-dns")])
+def test_an_app_named_after_an_add_ons_namespace_is_refused(
+    write_fleet: FleetWriter, registry: PackRegistry, name: str, pack: str
+) -> None:
+    # GIVEN an app named after the namespace a pack installs into, on a cluster that does not enable the pack
+    root = write_apps(write_fleet(envs={"staging": {"clusters": [cluster("a")]}}), {name: APP})
+    # WHEN planned THEN it is refused at its namespace, naming the pack
+    assert problems_of(root, registry) == [
+        f"environments/apps/{name}.yaml: namespace: app {name!r} would run in namespace {name!r}, which pack "
+        f"{pack!r} installs into; set namespace: to another name"
+    ]
+
+
+def test_an_app_asking_for_an_add_ons_namespace_is_refused(write_fleet: FleetWriter, registry: PackRegistry) -> None:
+    # GIVEN an app that names kyverno's namespace as its own
+    root = write_apps(
+        write_fleet(envs={"staging": {"clusters": [cluster("a")]}}), {"shop": {**APP, "namespace": "kyverno"}}
+    )
+    # WHEN planned THEN one located line refuses it
+    assert problems_of(root, registry) == [
+        "environments/apps/shop.yaml: namespace: app 'shop' would run in namespace 'kyverno', which pack 'kyverno' "
+        "installs into; set namespace: to another name"
+    ]
+
+
+def test_an_app_is_refused_once_however_many_clusters_it_runs_on(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN an app in fluent-bit's namespace on two clusters
+    env = {"clusters": [cluster("a"), cluster("b")]}
+    root = write_apps(
+        write_fleet(envs={"staging": env}), {"shop": {**APP, "namespace": "logging", "clusters": ["a", "b"]}}
+    )
+    # THEN one line
+    assert problems_of(root, registry) == [
+        "environments/apps/shop.yaml: namespace: app 'shop' would run in namespace 'logging', which pack "
+        "'fluent-bit' installs into; set namespace: to another name"
+    ]
+
+
+def test_a_namespace_two_packs_install_into_names_both(write_fleet: FleetWriter) -> None:
+    # GIVEN two installed packs that share a namespace, neither enabled
+    registry = PackRegistry(
+        [replace(_pack("one"), namespaces=("tools",)), replace(_pack("two"), namespaces=("tools",)), demo_builder()]
+    )
+    root = write_apps(
+        write_fleet(base={**DEMO_BASE, "packs": {}}, envs={"staging": {"clusters": [cluster("a")]}}),
+        {"tools": APP},
+    )
+    # THEN the line names both
+    assert problems_of(root, registry) == [
+        "environments/apps/tools.yaml: namespace: app 'tools' would run in namespace 'tools', which packs 'one', "
+        "'two' install into; set namespace: to another name"
+    ]
+
+
+def test_a_workload_cluster_named_after_an_add_ons_namespace_is_refused(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN a cluster named cert-manager: its hub namespace would be cert-manager's
+    root = write_fleet(envs={"staging": {"clusters": [cluster("a"), cluster("cert-manager")]}})
+    # WHEN planned THEN it is refused at its name
+    assert problems_of(root, registry) == [
+        "environments/staging.yaml: clusters[1].name: cluster 'cert-manager' would have namespace 'cert-manager' "
+        "on the hub, which pack 'cert-manager' installs into; rename the cluster"
+    ]
+
+
+def test_apps_and_clusters_beside_the_add_ons_namespaces_plan(write_fleet: FleetWriter, registry: PackRegistry) -> None:
+    # GIVEN an app named like a pack (not its namespace) and one in a namespace of its own
+    root = write_apps(
+        write_fleet(envs={"staging": {"clusters": [cluster("a")]}}),
+        {"kyverno-reports": APP, "prometheus": {**APP, "namespace": "prometheus-app"}},
+    )
+    # THEN both are placed
+    assert [(p.app.name, p.app.target_namespace) for p in plan(root, registry).apps] == [
+        ("kyverno-reports", "kyverno-reports"),
+        ("prometheus", "prometheus-app"),
     ]

@@ -20,6 +20,8 @@ from fluxplane.packs.versions import Chart
 
 #: The pinned chart; a pack outside fluxplane pins its own versions.
 RELOADER = Chart("https://stakater.github.io/stakater-charts", "reloader", "2.2.7")
+#: Where Reloader runs; declared on the pack, so no app is given this namespace.
+NAMESPACE = "kube-system"
 
 
 class ReloaderConfig(PackConfig):
@@ -37,7 +39,7 @@ class ReloaderConfig(PackConfig):
 
 def bind(ctx: PackContext, config: ReloaderConfig) -> None:
     release = chart_release(
-        ctx.scope, name="reloader", chart=RELOADER, version=config.version, target_namespace="kube-system"
+        ctx.scope, name="reloader", chart=RELOADER, version=config.version, target_namespace=NAMESPACE
     )
     release.add_values({"reloader": {"watchGlobally": config.watch_globally, "ignoreSecrets": config.ignore_secrets}})
     release.add_values(config.values)
@@ -51,4 +53,5 @@ PACK = Pack(
     config=ReloaderConfig,
     layer="controllers",
     bind=bind,
+    namespaces=(NAMESPACE,),
 )
