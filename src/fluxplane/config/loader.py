@@ -14,9 +14,11 @@ from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
 
-from fluxplane.config import models
+from pydantic import ValidationError
+
+from fluxplane.config import awsdata, models
 from fluxplane.config.apps import Placement, place_apps, read_app_files
-from fluxplane.config.merge import Layer, Origins, deep_merge
+from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
 from fluxplane.config.network import Claim, allocate
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets
@@ -78,6 +80,8 @@ class _Loader:
         self.claims: list[Claim] = []
         #: Cluster names taken so far, and where.
         self.seen_clusters: dict[str, str] = {}
+        #: The AWS facts clusters are checked against: fluxplane's data and the base file's awsData.
+        self.aws: awsdata.AwsFacts = awsdata.shipped()
 
     def load(self) -> LoadedFleet:
         root, problems = self.root, self.problems
@@ -98,10 +102,13 @@ class _Loader:
                 f"{_display(root, env_dir)}: no environment files; add one per environment, e.g. staging.yaml"
             )
         base_model: models.BaseFile | None = None
+        base_origins = Origins([Layer(self.base_display, base_raw)])
         if base_raw is not None:
-            base_model = problems.validate(models.BaseFile, base_raw, Origins([Layer(self.base_display, base_raw)]))
+            base_model = problems.validate(models.BaseFile, base_raw, base_origins)
+        self.aws = awsdata.facts(base_model.aws_data if base_model is not None else _lenient_aws_data(base_raw))
         if base_model is not None:
             self._management(base_model)
+            self._check_base_facts(base_model, base_origins)
 
         environments: list[models.Environment] = []
         for env_path in env_paths:
@@ -149,6 +156,7 @@ class _Loader:
             environments=tuple(environments),
             sealing_key=base_model.sealing_key,
             teams=base_model.teams,
+            aws_data=base_model.aws_data,
         )
         return LoadedFleet(
             fleet=fleet,
@@ -167,6 +175,43 @@ class _Loader:
             Origins([Layer(self.base_display, base.management.packs, prefix=("management", "packs"))]) + base_packs
         )
         self.pack_sections.append((deep_merge(base.packs, base.management.packs), self.pack_origins[name]))
+
+    def _report(self, origins: Origins, found: list[tuple[Loc, str | None]]) -> None:
+        self.problems.lines.extend(f"{origins.describe(loc)}: {problem}" for loc, problem in found if problem)
+
+    def _check_base_facts(self, base: models.BaseFile, origins: Origins) -> None:
+        """The hub's region and version, the sealing key's region and awsData against AWS's facts."""
+        aws = self.aws
+        found: list[tuple[Loc, str | None]] = [
+            (("management", "region"), aws.region_problem(base.management.region)),
+            (("management", "kubernetesVersion"), aws.version_problem(base.management.kubernetes_version)),
+        ]
+        if base.sealing_key.region is not None:
+            found.append((("sealingKey", "region"), aws.region_problem(base.sealing_key.region)))
+        for index, version in enumerate(base.aws_data.kubernetes_versions):
+            found.append((("awsData", "kubernetesVersions", index), aws.added_version_problem(version)))
+        self._report(origins, found)
+
+    def _check_cluster_facts(self, cluster: models.WorkloadCluster, origins: Origins) -> None:
+        """A validated cluster against AWS's facts."""
+        aws = self.aws
+        region_problem = aws.region_problem(cluster.region)
+        found: list[tuple[Loc, str | None]] = [
+            (("region",), region_problem),
+            (("kubernetesVersion",), aws.version_problem(cluster.kubernetes_version)),
+        ]
+        if region_problem is None:
+            found.append(
+                (
+                    ("network", "availabilityZones"),
+                    aws.zone_count_problem(cluster.region, cluster.network.availability_zones),
+                )
+            )
+        for group_index, group in enumerate(cluster.node_groups):
+            for type_index, instance_type in enumerate(group.instance_types):
+                loc: Loc = ("nodeGroups", group_index, "instanceTypes", type_index)
+                found.append((loc, aws.instance_type_problem(instance_type)))
+        self._report(origins, found)
 
     def _environment(self, env_path: Path, base: models.BaseFile | _SharedParts) -> models.Environment | None:
         problems = self.problems
@@ -253,6 +298,7 @@ class _Loader:
             self.seen_clusters[raw_name] = where
         cluster: models.WorkloadCluster | None = self.problems.validate(models.WorkloadCluster, merged, origins)
         if cluster is not None:
+            self._check_cluster_facts(cluster, origins)
             self.claims.append(Claim(cluster.name, cluster.network.cidr, origins))
         return cluster
 
@@ -263,6 +309,14 @@ def _with_cidrs(environment: models.Environment, cidrs: dict[str, IPv4Network]) 
         for cluster in environment.clusters
     )
     return environment.model_copy(update={"clusters": clusters})
+
+
+def _lenient_aws_data(raw: dict[str, Any] | None) -> models.AwsData:
+    """The awsData of a base file that failed validation, or none when that section is the problem."""
+    try:
+        return models.AwsData.model_validate((raw or {}).get("awsData") or {})
+    except ValidationError:
+        return models.AwsData()
 
 
 def _lenient_environment(raw: dict[str, Any]) -> models.EnvironmentFile:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.constructs.health import conditions_health
@@ -38,6 +39,7 @@ class WorkloadClustersConfig(PackConfig):
 def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
     if ctx.fleet is None:
         raise PackError("workload-clusters: the pack writes one composite resource per cluster; bind it with a fleet")
+    aws = facts(ctx.fleet.aws_data)
     clusters = sorted(
         ((env.name, cluster) for env in ctx.fleet.environments for cluster in env.clusters),
         key=lambda item: item[1].name,
@@ -55,7 +57,7 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
         composite = EKSCluster(
             ctx.scope,
             cluster.name,
-            eks.composite_props(cluster, ctx.fleet.sealing_key, ctx.fleet.management.flux_role_arn),
+            eks.composite_props(cluster, ctx.fleet.sealing_key, ctx.fleet.management.flux_role_arn, aws),
         )
         ctx.add_health_check(composite)
         secret = kubeconfig_secret(cluster.name)
