@@ -108,8 +108,8 @@ def test_values_aws_does_not_have_are_bad_input_reported_together(
     assert main(["--root", str(root), "synth"]) == 0
     before = _tree(root / "dist")
     capsys.readouterr()
-    # AND then a misspelt instance type, a misspelt region, a version EKS does not have and six zones in a
-    # three-zone region
+    # AND then a misspelt instance type, a misspelt region, a version EKS does not have, six zones in a
+    # three-zone region and a private-only endpoint the hub (public by default) cannot reach
     (root / "environments/production.yaml").write_text(
         "clusters:\n"
         "  - name: p-1\n"
@@ -122,6 +122,7 @@ def test_values_aws_does_not_have_are_bad_input_reported_together(
         "  - name: p-3\n"
         "    region: ca-central-1\n"
         "    network: {availabilityZones: 6}\n"
+        "    endpoint: {publicAccess: false}\n"
     )
 
     # WHEN synth runs THEN it exits 2 with one located line per problem, no traceback, and dist/ as it was
@@ -140,6 +141,9 @@ def test_values_aws_does_not_have_are_bad_input_reported_together(
         "environments/production.yaml: clusters[2].network.availabilityZones: ca-central-1 has 3 availability "
         "zones (ca-central-1a, ca-central-1b, ca-central-1d), got 6; use at most 3, or list your account's zones "
         "there under awsData.regions in environments/base.yaml",
+        "environments/production.yaml: clusters[2].endpoint.publicAccess: the hub reaches this API server over "
+        "the internet (endpoint.fromHub: public, the default), so publicAccess must be true; or set "
+        "endpoint.fromHub: private and connect the hub's VPC to the cluster's (VPC peering or a Transit Gateway)",
     ]
     assert "Traceback" not in err
     assert _tree(root / "dist") == before

@@ -82,6 +82,8 @@ class _Loader:
         self.seen_clusters: dict[str, str] = {}
         #: The AWS facts clusters are checked against: fluxplane's data and the base file's awsData.
         self.aws: awsdata.AwsFacts = awsdata.shipped()
+        #: The management cluster, once the base file validates: the hub whose reach endpoints must allow.
+        self.management: models.ManagementCluster | None = None
 
     def load(self) -> LoadedFleet:
         root, problems = self.root, self.problems
@@ -167,6 +169,7 @@ class _Loader:
         )
 
     def _management(self, base: models.BaseFile) -> None:
+        self.management = base.management
         name = base.management.name
         self.seen_clusters[name] = f"{self.base_display}: management.name"
         base_packs = Origins([Layer(self.base_display, base.packs, prefix=("packs",))])
@@ -193,7 +196,7 @@ class _Loader:
         self._report(origins, found)
 
     def _check_cluster_facts(self, cluster: models.WorkloadCluster, origins: Origins) -> None:
-        """A validated cluster against AWS's facts."""
+        """A validated cluster against AWS's facts and against what the hub needs to reach it."""
         aws = self.aws
         region_problem = aws.region_problem(cluster.region)
         found: list[tuple[Loc, str | None]] = [
@@ -211,7 +214,55 @@ class _Loader:
             for type_index, instance_type in enumerate(group.instance_types):
                 loc: Loc = ("nodeGroups", group_index, "instanceTypes", type_index)
                 found.append((loc, aws.instance_type_problem(instance_type)))
+        found.extend(self._reach_problems(cluster.endpoint))
         self._report(origins, found)
+
+    def _reach_problems(self, endpoint: models.Endpoint) -> list[tuple[Loc, str | None]]:
+        """Why the hub's Flux and provider-kubernetes could not reach this API server, if they could not."""
+        if endpoint.from_hub == "private":
+            if endpoint.private_access:
+                return []
+            return [
+                (
+                    ("endpoint", "privateAccess"),
+                    "the hub reaches this API server inside the cluster's VPC (endpoint.fromHub: private), so "
+                    "privateAccess must be true; or set endpoint.fromHub: public",
+                )
+            ]
+        if not endpoint.public_access:
+            return [
+                (
+                    ("endpoint", "publicAccess"),
+                    "the hub reaches this API server over the internet (endpoint.fromHub: public, the default), so "
+                    "publicAccess must be true; or set endpoint.fromHub: private and connect the hub's VPC to the "
+                    "cluster's (VPC peering or a Transit Gateway)",
+                )
+            ]
+        allowed = endpoint.public_access_cidrs
+        if self.management is None or any(network.prefixlen == 0 for network in allowed):
+            return []
+        admits = f"admits only {', '.join(map(str, allowed))}"
+        egress = self.management.egress_cidrs
+        if not egress:
+            return [
+                (
+                    ("endpoint", "publicAccessCidrs"),
+                    f"{admits}, so the hub gets in only if its traffic leaves from there: list the ranges it leaves "
+                    f"from (its NAT gateways' addresses) in management.egressCidrs in {self.base_display}, or set "
+                    "endpoint.fromHub: private",
+                )
+            ]
+        outside = [network for network in egress if not any(network.subnet_of(cidr) for cidr in allowed)]
+        if not outside:
+            return []
+        return [
+            (
+                ("endpoint", "publicAccessCidrs"),
+                f"{admits}, which locks out the hub: management.egressCidrs in {self.base_display} has "
+                f"{', '.join(map(str, outside))} outside those ranges; add {'it' if len(outside) == 1 else 'them'} "
+                "to publicAccessCidrs, or set endpoint.fromHub: private",
+            )
+        ]
 
     def _environment(self, env_path: Path, base: models.BaseFile | _SharedParts) -> models.Environment | None:
         problems = self.problems

@@ -180,6 +180,12 @@ class ManagementCluster(ClusterBase):
         description="IAM role of the hub's kustomize-controller and helm-controller (IRSA or Pod Identity); "
         "required when a workload cluster uses `hubAccess: keyless`.",
     )
+    egress_cidrs: list[IPv4Network] = Field(
+        default_factory=list,
+        alias="egressCidrs",
+        description="Ranges the hub's traffic to the internet leaves from (its NAT gateways' public addresses, "
+        "as /32s); required when a workload cluster's public endpoint admits only some `publicAccessCidrs`.",
+    )
 
 
 class Network(Model):
@@ -218,7 +224,15 @@ class Endpoint(Model):
     public_access_cidrs: list[IPv4Network] = Field(
         default_factory=lambda: [IPv4Network("0.0.0.0/0")],
         alias="publicAccessCidrs",
-        description="Source ranges allowed on the public endpoint.",
+        description="Source ranges allowed on the public endpoint; unless 0.0.0.0/0, they must hold "
+        "`management.egressCidrs` when the hub comes from the public side.",
+    )
+    from_hub: Literal["public", "private"] = Field(
+        "public",
+        alias="fromHub",
+        description="How the hub's Flux and provider-kubernetes reach this API server: `public` (needs "
+        "`publicAccess`) or `private` (needs `privateAccess`, and a network path you provide from the hub's VPC: "
+        "peering or Transit Gateway).",
     )
 
     @model_validator(mode="after")

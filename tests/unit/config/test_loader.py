@@ -430,7 +430,7 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
         "environments/base.yaml: repositories.platform.ref: unknown field; allowed: url, branch, secretRef, path",
         "environments/base.yaml: repositories.apps: unknown field; allowed: platform, workloads",
         "environments/base.yaml: management.nodeGroups: unknown field; "
-        "allowed: name, region, kubernetesVersion, packs, fluxRoleArn",
+        "allowed: name, region, kubernetesVersion, packs, fluxRoleArn, egressCidrs",
     ]
 
 
@@ -1126,3 +1126,69 @@ def test_an_invalid_base_still_lends_its_aws_data(write_fleet: FleetWriter) -> N
         "environments/base.yaml: repositories.platform.url: expected an ssh:// or https:// Git URL, got "
         '"git@example.com:org/fleet.git"'
     ]
+
+
+# -- what the hub needs to reach a workload cluster's API server ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "egress", "expected"),
+    [
+        (
+            {"publicAccess": False},
+            [],
+            "clusters[0].endpoint.publicAccess: the hub reaches this API server over the internet "
+            "(endpoint.fromHub: public, the default), so publicAccess must be true; or set endpoint.fromHub: "
+            "private and connect the hub's VPC to the cluster's (VPC peering or a Transit Gateway)",
+        ),
+        (
+            {"publicAccessCidrs": ["203.0.113.0/24"]},
+            [],
+            "clusters[0].endpoint.publicAccessCidrs: admits only 203.0.113.0/24, so the hub gets in only if its "
+            "traffic leaves from there: list the ranges it leaves from (its NAT gateways' addresses) in "
+            f"management.egressCidrs in {OVERRIDE}, or set endpoint.fromHub: private",
+        ),
+        (
+            {"publicAccessCidrs": ["203.0.113.0/24"]},
+            ["203.0.113.7/32", "198.51.100.9/32"],
+            "clusters[0].endpoint.publicAccessCidrs: admits only 203.0.113.0/24, which locks out the hub: "
+            f"management.egressCidrs in {OVERRIDE} has 198.51.100.9/32 outside those ranges; add it to "
+            "publicAccessCidrs, or set endpoint.fromHub: private",
+        ),
+        (
+            {"fromHub": "private", "privateAccess": False},
+            [],
+            "clusters[0].endpoint.privateAccess: the hub reaches this API server inside the cluster's VPC "
+            "(endpoint.fromHub: private), so privateAccess must be true; or set endpoint.fromHub: public",
+        ),
+    ],
+    ids=["public-endpoint-off", "no-egress-ranges", "egress-outside", "private-endpoint-off"],
+)
+def test_an_endpoint_the_hub_cannot_reach_is_refused(
+    write_fleet: FleetWriter, endpoint: dict[str, Any], egress: list[str], expected: str
+) -> None:
+    # GIVEN a cluster endpoint, and the hub's egress ranges
+    base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "egressCidrs": egress}}
+    root = write_fleet(base=base, envs={"staging": {"clusters": [cluster(endpoint=endpoint)]}})
+
+    # WHEN loaded THEN the field that locks the hub out is named, with what to do
+    assert problems_of(root) == [f"environments/staging.yaml: {expected}"]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "egress"),
+    [
+        ({}, []),
+        ({"publicAccessCidrs": ["203.0.113.0/24", "0.0.0.0/0"]}, []),
+        ({"publicAccessCidrs": ["203.0.113.0/24", "198.51.100.0/24"]}, ["203.0.113.7/32", "198.51.100.0/25"]),
+        ({"publicAccess": False, "fromHub": "private"}, []),
+        ({"fromHub": "private", "publicAccessCidrs": ["203.0.113.0/24"]}, []),
+    ],
+    ids=["defaults", "open-to-all", "egress-inside", "private-only", "private-with-narrow-public"],
+)
+def test_an_endpoint_the_hub_can_reach_is_accepted(
+    write_fleet: FleetWriter, endpoint: dict[str, Any], egress: list[str]
+) -> None:
+    base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "egressCidrs": egress}}
+    root = write_fleet(base=base, envs={"staging": {"clusters": [cluster(endpoint=endpoint)]}})
+    assert load_fleet(root).fleet.clusters[0].endpoint.from_hub == endpoint.get("fromHub", "public")

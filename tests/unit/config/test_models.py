@@ -261,6 +261,27 @@ def test_management_cluster_has_no_node_groups_field() -> None:
     ] == [(("nodeGroups",), "extra_forbidden")]
 
 
+def test_management_egress_cidrs_are_ipv4_ranges() -> None:
+    # GIVEN the hub's NAT gateway addresses WHEN validated THEN they are kept as networks; none by default
+    hub = models.ManagementCluster.model_validate({"region": "us-west-2", "egressCidrs": ["203.0.113.7/32"]})
+    assert [str(network) for network in hub.egress_cidrs] == ["203.0.113.7/32"]
+    assert models.ManagementCluster.model_validate({"region": "us-west-2"}).egress_cidrs == []
+
+
+# -- Endpoint ------------------------------------------------------------------------------------
+
+
+def test_the_hub_reaches_an_endpoint_from_the_public_side_by_default() -> None:
+    assert models.Endpoint().from_hub == "public"
+    assert models.Endpoint.model_validate({"fromHub": "private"}).from_hub == "private"
+
+
+def test_from_hub_is_public_or_private() -> None:
+    assert [(loc, kind) for loc, kind, _ in _errors(models.Endpoint, {"fromHub": "vpn"})] == [
+        (("fromHub",), "literal_error")
+    ]
+
+
 # -- AwsData -------------------------------------------------------------------------------------
 
 
