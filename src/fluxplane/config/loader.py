@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from fluxplane.config import awsdata, models
 from fluxplane.config.apps import Placement, place_apps, read_app_files
@@ -25,6 +25,7 @@ from fluxplane.config.secrets import SealedFile, load_sealed_secrets
 from fluxplane.errors import ConfigError
 
 BASE_FILE = "base.yaml"
+T = TypeVar("T")
 FORBIDDEN_DEFAULTS = ("name", "packs")
 
 
@@ -195,26 +196,33 @@ class _Loader:
             found.append((("awsData", "kubernetesVersions", index), aws.added_version_problem(version)))
         self._report(origins, found)
 
-    def _check_cluster_facts(self, cluster: models.WorkloadCluster, origins: Origins) -> None:
-        """A validated cluster against AWS's facts and against what the hub needs to reach it."""
+    def _check_cluster_facts(self, merged: dict[str, Any], origins: Origins) -> None:
+        """A cluster entry against AWS's facts and against what the hub needs to reach it.
+
+        Each part is checked as far as it validates on its own, so a cluster with another problem (a
+        bad desiredSize) still has its region, version, instance types and endpoint reported in the
+        same run; a part that does not validate is reported by the model already.
+        """
         aws = self.aws
-        region_problem = aws.region_problem(cluster.region)
-        found: list[tuple[Loc, str | None]] = [
-            (("region",), region_problem),
-            (("kubernetesVersion",), aws.version_problem(cluster.kubernetes_version)),
-        ]
-        if region_problem is None:
-            found.append(
-                (
-                    ("network", "availabilityZones"),
-                    aws.zone_count_problem(cluster.region, cluster.network.availability_zones),
-                )
-            )
-        for group_index, group in enumerate(cluster.node_groups):
-            for type_index, instance_type in enumerate(group.instance_types):
+        found: list[tuple[Loc, str | None]] = []
+        region = _valid(_REGION, merged.get("region"))
+        if region is not None:
+            found.append((("region",), aws.region_problem(region)))
+        version = _valid(_VERSION, merged.get("kubernetesVersion", _DEFAULT_VERSION))
+        if version is not None:
+            found.append((("kubernetesVersion",), aws.version_problem(version)))
+        network = _valid(_NETWORK, merged.get("network", {}))
+        if region is not None and network is not None and aws.region_problem(region) is None:
+            found.append((("network", "availabilityZones"), aws.zone_count_problem(region, network.availability_zones)))
+        groups = merged.get("nodeGroups")
+        for group_index, group in enumerate(groups if isinstance(groups, list) else []):
+            types = _valid(_INSTANCE_TYPES, group.get("instanceTypes") if isinstance(group, dict) else None)
+            for type_index, instance_type in enumerate(types or []):
                 loc: Loc = ("nodeGroups", group_index, "instanceTypes", type_index)
                 found.append((loc, aws.instance_type_problem(instance_type)))
-        found.extend(self._reach_problems(cluster.endpoint))
+        endpoint = _valid(_ENDPOINT, merged.get("endpoint", {}))
+        if endpoint is not None:
+            found.extend(self._reach_problems(endpoint))
         self._report(origins, found)
 
     def _reach_problems(self, endpoint: models.Endpoint) -> list[tuple[Loc, str | None]]:
@@ -348,10 +356,28 @@ class _Loader:
                 return None
             self.seen_clusters[raw_name] = where
         cluster: models.WorkloadCluster | None = self.problems.validate(models.WorkloadCluster, merged, origins)
+        self._check_cluster_facts(merged, origins)
         if cluster is not None:
-            self._check_cluster_facts(cluster, origins)
             self.claims.append(Claim(cluster.name, cluster.network.cidr, origins))
         return cluster
+
+
+_REGION: TypeAdapter[str] = TypeAdapter(models.AwsRegion)
+_VERSION: TypeAdapter[str] = TypeAdapter(models.KubernetesVersion)
+_DEFAULT_VERSION = models.WorkloadCluster.model_fields["kubernetes_version"].default
+_INSTANCE_TYPES: TypeAdapter[list[str]] = TypeAdapter(list[models.InstanceType])
+_NETWORK: TypeAdapter[models.Network] = TypeAdapter(models.Network)
+_ENDPOINT: TypeAdapter[models.Endpoint] = TypeAdapter(models.Endpoint)
+
+
+def _valid(adapter: TypeAdapter[T], value: Any) -> T | None:
+    """``value`` validated by ``adapter``, or None when it does not validate (or is absent)."""
+    if value is None:
+        return None
+    try:
+        return adapter.validate_python(value)
+    except ValidationError:
+        return None
 
 
 def _with_cidrs(environment: models.Environment, cidrs: dict[str, IPv4Network]) -> models.Environment:

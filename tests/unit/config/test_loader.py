@@ -1042,6 +1042,20 @@ def test_the_default_three_zones_do_not_fit_a_two_zone_region(write_fleet: Fleet
     )
 
 
+def test_a_cluster_with_another_problem_still_has_its_aws_values_checked(write_fleet: FleetWriter) -> None:
+    # GIVEN a cluster with a bad desiredSize, a misspelt region and a misspelt instance type
+    group = {"name": "system", "instanceTypes": ["m7i.lrage"], "desiredSize": 0}
+    root = write_fleet(envs={"staging": {"clusters": [cluster(region="eu-wst-1", nodeGroups=[group])]}})
+
+    # WHEN loaded THEN all three are reported in one run
+    problems = problems_of(root)
+    assert [line.split(": ")[1] for line in problems] == [
+        "clusters[0].nodeGroups[0].desiredSize",
+        "clusters[0].region",
+        "clusters[0].nodeGroups[0].instanceTypes[0]",
+    ]
+
+
 def test_the_hub_and_the_sealing_key_are_checked_too(write_fleet: FleetWriter) -> None:
     # GIVEN a base file whose management region and version, and sealing key region, AWS does not have
     base = {
