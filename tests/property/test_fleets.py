@@ -30,7 +30,7 @@ ADD_ON_NAMESPACES = frozenset(namespace for pack in PackRegistry.from_entry_poin
 
 labels = st.from_regex(r"[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,4})?", fullmatch=True)
 regions = st.sampled_from(["us-west-2", "us-east-1", "eu-west-1", "ap-southeast-2"])
-versions = st.sampled_from(["1.30", "1.31", "1.32", "1.33"])
+versions = st.sampled_from(["1.31", "1.32", "1.33", "1.37"])
 
 
 def pack_values() -> st.SearchStrategy[dict[str, Any]]:

@@ -136,3 +136,52 @@ def test_a_tree_error_is_bad_input_and_leaves_dist_untouched(
         "platform/infrastructure/configs/twice/base/twice.yaml by catalogue-twice/base/one"
     ]
     assert _tree(root / "dist") == before
+
+
+def test_values_aws_does_not_have_are_bad_input_reported_together(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a synthesized fleet
+    root = write_fleet()
+    assert main(["--root", str(root), "synth"]) == 0
+    before = _tree(root / "dist")
+    capsys.readouterr()
+    # AND then a misspelt instance type, a misspelt region, a version EKS does not have, six zones in a
+    # three-zone region and a private-only endpoint the hub (public by default) cannot reach
+    (root / "environments/production.yaml").write_text(
+        "clusters:\n"
+        "  - name: p-1\n"
+        "    region: us-west-2\n"
+        "    nodeGroups:\n"
+        "      - {name: system, instanceTypes: [m7i.lrage]}\n"
+        "  - name: p-2\n"
+        "    region: eu-wst-1\n"
+        '    kubernetesVersion: "1.99"\n'
+        "  - name: p-3\n"
+        "    region: ca-central-1\n"
+        "    network: {availabilityZones: 6}\n"
+        "    endpoint: {publicAccess: false}\n"
+    )
+
+    # WHEN synth runs THEN it exits 2 with one located line per problem, no traceback, and dist/ as it was
+    assert main(["--root", str(root), "synth"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "environments/production.yaml: clusters[0].nodeGroups[0].instanceTypes[0]: unknown EC2 instance type "
+        '"m7i.lrage"; did you mean "m7i.large"? (a type newer than fluxplane\'s data: add it to '
+        "awsData.instanceTypes in environments/base.yaml)",
+        'environments/production.yaml: clusters[1].region: unknown AWS region "eu-wst-1"; did you mean '
+        '"eu-west-1"? (a region newer than fluxplane\'s data: add it with its availability zones to '
+        "awsData.regions in environments/base.yaml)",
+        "environments/production.yaml: clusters[1].kubernetesVersion: expected a Kubernetes version EKS supports "
+        '(1.31 to 1.37), got "1.99" (a version newer than fluxplane\'s data: add it to '
+        "awsData.kubernetesVersions in environments/base.yaml)",
+        "environments/production.yaml: clusters[2].network.availabilityZones: ca-central-1 has 3 availability "
+        "zones (ca-central-1a, ca-central-1b, ca-central-1d), got 6; use at most 3, or list your account's zones "
+        "there under awsData.regions in environments/base.yaml",
+        "environments/production.yaml: clusters[2].endpoint.publicAccess: the hub reaches this API server over "
+        "the internet (endpoint.fromHub: public, the default), so publicAccess must be true; or set "
+        "endpoint.fromHub: private and connect the hub's VPC to the cluster's (VPC peering or a Transit Gateway)",
+    ]
+    assert "Traceback" not in err
+    assert _tree(root / "dist") == before

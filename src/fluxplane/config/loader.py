@@ -12,11 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from fluxplane.config import models
+from pydantic import TypeAdapter, ValidationError
+
+from fluxplane.config import awsdata, models
 from fluxplane.config.apps import Placement, place_apps, read_app_files
-from fluxplane.config.merge import Layer, Origins, deep_merge
+from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
 from fluxplane.config.network import ALLOCATIONS_FILE, Claim, allocate, read_allocations
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets
@@ -25,6 +27,7 @@ from fluxplane.errors import ConfigError
 BASE_FILE = "base.yaml"
 #: Files of environments/ that are not environments.
 NOT_ENVIRONMENTS = (BASE_FILE, ALLOCATIONS_FILE)
+T = TypeVar("T")
 FORBIDDEN_DEFAULTS = ("name", "packs")
 
 
@@ -80,6 +83,10 @@ class _Loader:
         self.claims: list[Claim] = []
         #: Cluster names taken so far, and where.
         self.seen_clusters: dict[str, str] = {}
+        #: The AWS facts clusters are checked against: fluxplane's data and the base file's awsData.
+        self.aws: awsdata.AwsFacts = awsdata.shipped()
+        #: The management cluster, once the base file validates: the hub whose reach endpoints must allow.
+        self.management: models.ManagementCluster | None = None
 
     def load(self) -> LoadedFleet:
         root, problems = self.root, self.problems
@@ -100,10 +107,13 @@ class _Loader:
                 f"{_display(root, env_dir)}: no environment files; add one per environment, e.g. staging.yaml"
             )
         base_model: models.BaseFile | None = None
+        base_origins = Origins([Layer(self.base_display, base_raw)])
         if base_raw is not None:
-            base_model = problems.validate(models.BaseFile, base_raw, Origins([Layer(self.base_display, base_raw)]))
+            base_model = problems.validate(models.BaseFile, base_raw, base_origins)
+        self.aws = awsdata.facts(base_model.aws_data if base_model is not None else _lenient_aws_data(base_raw))
         if base_model is not None:
             self._management(base_model)
+            self._check_base_facts(base_model, base_origins)
 
         environments: list[models.Environment] = []
         for env_path in env_paths:
@@ -154,6 +164,7 @@ class _Loader:
             environments=tuple(environments),
             sealing_key=base_model.sealing_key,
             teams=base_model.teams,
+            aws_data=base_model.aws_data,
         )
         return LoadedFleet(
             fleet=fleet,
@@ -164,6 +175,7 @@ class _Loader:
         )
 
     def _management(self, base: models.BaseFile) -> None:
+        self.management = base.management
         name = base.management.name
         self.seen_clusters[name] = f"{self.base_display}: management.name"
         base_packs = Origins([Layer(self.base_display, base.packs, prefix=("packs",))])
@@ -172,6 +184,98 @@ class _Loader:
             Origins([Layer(self.base_display, base.management.packs, prefix=("management", "packs"))]) + base_packs
         )
         self.pack_sections.append((deep_merge(base.packs, base.management.packs), self.pack_origins[name]))
+
+    def _report(self, origins: Origins, found: list[tuple[Loc, str | None]]) -> None:
+        self.problems.lines.extend(f"{origins.describe(loc)}: {problem}" for loc, problem in found if problem)
+
+    def _check_base_facts(self, base: models.BaseFile, origins: Origins) -> None:
+        """The hub's region and version, the sealing key's region and awsData against AWS's facts."""
+        aws = self.aws
+        found: list[tuple[Loc, str | None]] = [
+            (("management", "region"), aws.region_problem(base.management.region)),
+            (("management", "kubernetesVersion"), aws.version_problem(base.management.kubernetes_version)),
+        ]
+        if base.sealing_key.region is not None:
+            found.append((("sealingKey", "region"), aws.region_problem(base.sealing_key.region)))
+        for index, version in enumerate(base.aws_data.kubernetes_versions):
+            found.append((("awsData", "kubernetesVersions", index), aws.added_version_problem(version)))
+        self._report(origins, found)
+
+    def _check_cluster_facts(self, merged: dict[str, Any], origins: Origins) -> None:
+        """A cluster entry against AWS's facts and against what the hub needs to reach it.
+
+        Each part is checked as far as it validates on its own, so a cluster with another problem (a
+        bad desiredSize) still has its region, version, instance types and endpoint reported in the
+        same run; a part that does not validate is reported by the model already.
+        """
+        aws = self.aws
+        found: list[tuple[Loc, str | None]] = []
+        region = _valid(_REGION, merged.get("region"))
+        if region is not None:
+            found.append((("region",), aws.region_problem(region)))
+        version = _valid(_VERSION, merged.get("kubernetesVersion", _DEFAULT_VERSION))
+        if version is not None:
+            found.append((("kubernetesVersion",), aws.version_problem(version)))
+        network = _valid(_NETWORK, merged.get("network", {}))
+        if region is not None and network is not None and aws.region_problem(region) is None:
+            found.append((("network", "availabilityZones"), aws.zone_count_problem(region, network.availability_zones)))
+        groups = merged.get("nodeGroups")
+        for group_index, group in enumerate(groups if isinstance(groups, list) else []):
+            types = _valid(_INSTANCE_TYPES, group.get("instanceTypes") if isinstance(group, dict) else None)
+            for type_index, instance_type in enumerate(types or []):
+                loc: Loc = ("nodeGroups", group_index, "instanceTypes", type_index)
+                found.append((loc, aws.instance_type_problem(instance_type)))
+        endpoint = _valid(_ENDPOINT, merged.get("endpoint", {}))
+        if endpoint is not None:
+            found.extend(self._reach_problems(endpoint))
+        self._report(origins, found)
+
+    def _reach_problems(self, endpoint: models.Endpoint) -> list[tuple[Loc, str | None]]:
+        """Why the hub's Flux and provider-kubernetes could not reach this API server, if they could not."""
+        if endpoint.from_hub == "private":
+            if endpoint.private_access:
+                return []
+            return [
+                (
+                    ("endpoint", "privateAccess"),
+                    "the hub reaches this API server inside the cluster's VPC (endpoint.fromHub: private), so "
+                    "privateAccess must be true; or set endpoint.fromHub: public",
+                )
+            ]
+        if not endpoint.public_access:
+            return [
+                (
+                    ("endpoint", "publicAccess"),
+                    "the hub reaches this API server over the internet (endpoint.fromHub: public, the default), so "
+                    "publicAccess must be true; or set endpoint.fromHub: private and connect the hub's VPC to the "
+                    "cluster's (VPC peering or a Transit Gateway)",
+                )
+            ]
+        allowed = endpoint.public_access_cidrs
+        if self.management is None or any(network.prefixlen == 0 for network in allowed):
+            return []
+        admits = f"admits only {', '.join(map(str, allowed))}"
+        egress = self.management.egress_cidrs
+        if not egress:
+            return [
+                (
+                    ("endpoint", "publicAccessCidrs"),
+                    f"{admits}, so the hub gets in only if its traffic leaves from there: list the ranges it leaves "
+                    f"from (its NAT gateways' addresses) in management.egressCidrs in {self.base_display}, or set "
+                    "endpoint.fromHub: private",
+                )
+            ]
+        outside = [network for network in egress if not any(network.subnet_of(cidr) for cidr in allowed)]
+        if not outside:
+            return []
+        return [
+            (
+                ("endpoint", "publicAccessCidrs"),
+                f"{admits}, which locks out the hub: management.egressCidrs in {self.base_display} has "
+                f"{', '.join(map(str, outside))} outside those ranges; add {'it' if len(outside) == 1 else 'them'} "
+                "to publicAccessCidrs, or set endpoint.fromHub: private",
+            )
+        ]
 
     def _environment(self, env_path: Path, base: models.BaseFile | _SharedParts) -> models.Environment | None:
         problems = self.problems
@@ -257,9 +361,28 @@ class _Loader:
                 return None
             self.seen_clusters[raw_name] = where
         cluster: models.WorkloadCluster | None = self.problems.validate(models.WorkloadCluster, merged, origins)
+        self._check_cluster_facts(merged, origins)
         if cluster is not None:
             self.claims.append(Claim(cluster.name, cluster.network.cidr, origins))
         return cluster
+
+
+_REGION: TypeAdapter[str] = TypeAdapter(models.AwsRegion)
+_VERSION: TypeAdapter[str] = TypeAdapter(models.KubernetesVersion)
+_DEFAULT_VERSION = models.WorkloadCluster.model_fields["kubernetes_version"].default
+_INSTANCE_TYPES: TypeAdapter[list[str]] = TypeAdapter(list[models.InstanceType])
+_NETWORK: TypeAdapter[models.Network] = TypeAdapter(models.Network)
+_ENDPOINT: TypeAdapter[models.Endpoint] = TypeAdapter(models.Endpoint)
+
+
+def _valid(adapter: TypeAdapter[T], value: Any) -> T | None:
+    """``value`` validated by ``adapter``, or None when it does not validate (or is absent)."""
+    if value is None:
+        return None
+    try:
+        return adapter.validate_python(value)
+    except ValidationError:
+        return None
 
 
 def _with_cidrs(environment: models.Environment, cidrs: dict[str, IPv4Network]) -> models.Environment:
@@ -268,6 +391,14 @@ def _with_cidrs(environment: models.Environment, cidrs: dict[str, IPv4Network]) 
         for cluster in environment.clusters
     )
     return environment.model_copy(update={"clusters": clusters})
+
+
+def _lenient_aws_data(raw: dict[str, Any] | None) -> models.AwsData:
+    """The awsData of a base file that failed validation, or none when that section is the problem."""
+    try:
+        return models.AwsData.model_validate((raw or {}).get("awsData") or {})
+    except ValidationError:
+        return models.AwsData()
 
 
 def _lenient_environment(raw: dict[str, Any]) -> models.EnvironmentFile:

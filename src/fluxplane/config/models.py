@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from fluxplane.config import ec2
 from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
@@ -24,6 +23,8 @@ KUBERNETES_VERSION = r"^1\.[0-9]{2}$"
 GIT_BRANCH = r"^[A-Za-z0-9._/-]+$"
 RELATIVE_PATH = r"^(\.|[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*)$"
 INSTANCE_TYPE = r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$"
+#: An availability zone's name: its region's name and a letter.
+AVAILABILITY_ZONE = r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9][a-z]$"
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
 #: A CODEOWNERS owner: a GitHub or GitLab @user or @org/team, or an e-mail address.
 OWNER = r"^(@[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^@\s]+\.[A-Za-z]{2,})$"
@@ -32,6 +33,10 @@ GIT_REF = r"^[^\s~^:?*\[\\]+$"
 
 DnsLabel = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
 Duration = Annotated[str, StringConstraints(pattern=DURATION)]
+AwsRegion = Annotated[str, StringConstraints(pattern=AWS_REGION)]
+InstanceType = Annotated[str, StringConstraints(pattern=INSTANCE_TYPE)]
+AvailabilityZone = Annotated[str, StringConstraints(pattern=AVAILABILITY_ZONE)]
+KubernetesVersion = Annotated[str, StringConstraints(pattern=KUBERNETES_VERSION)]
 
 #: Keys a base file may set, and the keys an environment file may set over it.
 
@@ -106,8 +111,10 @@ class NodeGroup(Model):
     """An EKS managed node group."""
 
     name: DnsLabel = Field(description="Node group name, unique within the cluster.")
-    instance_types: Annotated[list[Annotated[str, StringConstraints(pattern=INSTANCE_TYPE)]], Field(min_length=1)] = (
-        Field(["m7i.large"], alias="instanceTypes", description="EC2 instance types, e.g. m7i.large.")
+    instance_types: Annotated[list[InstanceType], Field(min_length=1)] = Field(
+        ["m7i.large"],
+        alias="instanceTypes",
+        description="EC2 instance types, e.g. m7i.large; each one EC2 offers (see AWS data).",
     )
     capacity_type: Literal["ON_DEMAND", "SPOT"] = Field(
         "ON_DEMAND", alias="capacityType", description="On-demand or Spot capacity."
@@ -121,17 +128,6 @@ class NodeGroup(Model):
     labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
     taints: list[Taint] = Field(default_factory=list, description="Taints on every node of the group.")
 
-    @field_validator("instance_types")
-    @classmethod
-    def _known_families(cls, value: list[str]) -> list[str]:
-        unknown = [item for item in value if not ec2.is_known(item)]
-        if unknown:
-            raise ValueError(
-                f"unknown EC2 instance family {ec2.family(unknown[0])!r} (in {unknown[0]!r}); "
-                "use a current family such as m7i, c7g or r7i"
-            )
-        return value
-
     @model_validator(mode="after")
     def _sizes_in_order(self) -> NodeGroup:
         if self.min_size > self.max_size:
@@ -144,11 +140,24 @@ class NodeGroup(Model):
         return self
 
 
+def quoted_version(value: Any) -> Any:
+    """``value`` unless YAML read an unquoted version as a number, which loses digits (1.30 becomes 1.3)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(
+            f'expected a Kubernetes minor version such as "1.33" (quoted), got {value}: YAML reads an unquoted '
+            "version as a number (1.30 becomes 1.3), so quote it"
+        )
+    return value
+
+
 class ClusterBase(Model):
     name: DnsLabel = Field(description="Cluster name: a DNS-1123 label, unique across the fleet.")
-    region: Annotated[str, StringConstraints(pattern=AWS_REGION)] = Field(description="AWS region, e.g. us-west-2.")
-    kubernetes_version: Annotated[str, StringConstraints(pattern=KUBERNETES_VERSION)] = Field(
-        "1.33", alias="kubernetesVersion", description='EKS Kubernetes minor version, e.g. "1.33" (quoted).'
+    region: AwsRegion = Field(description="AWS region, e.g. us-west-2; one AWS has (see AWS data).")
+    kubernetes_version: KubernetesVersion = Field(
+        "1.33",
+        alias="kubernetesVersion",
+        description='EKS Kubernetes minor version, e.g. "1.33" (quoted); one whose EKS extended support has '
+        "not ended (see AWS data).",
     )
     packs: dict[str, Any] = Field(
         default_factory=dict,
@@ -158,20 +167,7 @@ class ClusterBase(Model):
     @field_validator("kubernetes_version", mode="before")
     @classmethod
     def _quoted_version(cls, value: Any) -> Any:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            raise ValueError(
-                f'expected a Kubernetes minor version such as "1.33" (quoted), got {value}: YAML reads an unquoted '
-                "version as a number (1.30 becomes 1.3), so quote it"
-            )
-        return value
-
-    @field_validator("kubernetes_version")
-    @classmethod
-    def _supported_version(cls, value: str) -> str:
-        minor = int(value.split(".")[1])
-        if minor < 29:
-            raise ValueError(f"Kubernetes {value} is out of EKS support; use 1.29 or newer")
-        return value
+        return quoted_version(value)
 
 
 class ManagementCluster(ClusterBase):
@@ -184,6 +180,12 @@ class ManagementCluster(ClusterBase):
         description="IAM role of the hub's kustomize-controller and helm-controller (IRSA or Pod Identity); "
         "required when a workload cluster uses `hubAccess: keyless`.",
     )
+    egress_cidrs: list[IPv4Network] = Field(
+        default_factory=list,
+        alias="egressCidrs",
+        description="Ranges the hub's traffic to the internet leaves from (its NAT gateways' public addresses, "
+        "as /32s); required when a workload cluster's public endpoint admits only some `publicAccessCidrs`.",
+    )
 
 
 class Network(Model):
@@ -195,7 +197,12 @@ class Network(Model):
         "else one allocated from the fleet's pool (`clusterNetwork` in base.yaml) and recorded there.",
     )
     availability_zones: int = Field(
-        3, ge=2, le=6, alias="availabilityZones", description="Availability zones to spread subnets over (2 to 6)."
+        3,
+        ge=2,
+        le=6,
+        alias="availabilityZones",
+        description="Availability zones to spread subnets over (2 to 6, at most as many as the region has): the "
+        "region's first zones, e.g. ca-central-1a, 1b and 1d (see AWS data).",
     )
     nat_gateways: Literal["OnePerZone", "Single"] = Field(
         "OnePerZone", alias="natGateways", description="A NAT gateway per zone (resilient) or a single one (cheaper)."
@@ -217,7 +224,15 @@ class Endpoint(Model):
     public_access_cidrs: list[IPv4Network] = Field(
         default_factory=lambda: [IPv4Network("0.0.0.0/0")],
         alias="publicAccessCidrs",
-        description="Source ranges allowed on the public endpoint.",
+        description="Source ranges allowed on the public endpoint; unless 0.0.0.0/0, they must hold "
+        "`management.egressCidrs` when the hub comes from the public side.",
+    )
+    from_hub: Literal["public", "private"] = Field(
+        "public",
+        alias="fromHub",
+        description="How the hub's Flux and provider-kubernetes reach this API server: `public` (needs "
+        "`publicAccess`) or `private` (needs `privateAccess`, and a network path you provide from the hub's VPC: "
+        "peering or Transit Gateway).",
     )
 
     @model_validator(mode="after")
@@ -330,7 +345,7 @@ class SealingKey(Model):
         alias="secretName",
         description="Secrets Manager secret holding the key pair as JSON properties `tls.crt` and `tls.key`.",
     )
-    region: Annotated[str, StringConstraints(pattern=AWS_REGION)] | None = Field(
+    region: AwsRegion | None = Field(
         None, description="Region of that secret; default the management cluster's region."
     )
 
@@ -346,6 +361,59 @@ class Teams(Model):
         description="Approves onboarding (dist/workloads/) and, alone, privilege: environments/apps/, every "
         "tenant's tenant.yaml and dist/platform/cloud/ (e.g. @org/governance); default the platform team.",
     )
+
+
+class AwsData(Model):
+    """AWS facts newer than fluxplane's data (instance types, regions, Kubernetes versions), accepted as given."""
+
+    instance_types: list[InstanceType] = Field(
+        default_factory=list,
+        alias="instanceTypes",
+        description="EC2 instance types to accept besides fluxplane's list, e.g. a type launched since.",
+    )
+    regions: dict[AwsRegion, Annotated[list[AvailabilityZone], Field(min_length=2)]] = Field(
+        default_factory=dict,
+        description="Availability zone names by region, in the order clusters use them: a new region, or your "
+        "account's zones where they differ from fluxplane's list for that region (which they replace).",
+    )
+    kubernetes_versions: list[KubernetesVersion] = Field(
+        default_factory=list,
+        alias="kubernetesVersions",
+        description='EKS Kubernetes minor versions to accept besides fluxplane\'s calendar, e.g. "1.38" (quoted).',
+    )
+
+    @field_validator("kubernetes_versions", mode="before")
+    @classmethod
+    def _quoted_versions(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            for item in value:
+                quoted_version(item)
+        return value
+
+    @field_validator("instance_types", "kubernetes_versions")
+    @classmethod
+    def _no_repeats(cls, value: list[str]) -> list[str]:
+        repeated = sorted({item for item in value if value.count(item) > 1})
+        if repeated:
+            raise ValueError(f"each entry once, {', '.join(json.dumps(item) for item in repeated)} repeated")
+        return value
+
+    @field_validator("regions")
+    @classmethod
+    def _zones_of_their_region(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for region, zones in value.items():
+            strangers = [zone for zone in zones if zone[:-1] != region]
+            if strangers:
+                raise ValueError(
+                    f"zones of {region} are named {region} and a letter ({region}a, {region}b, ...), "
+                    f"got {', '.join(json.dumps(zone) for zone in strangers)}"
+                )
+            repeated = sorted({zone for zone in zones if zones.count(zone) > 1})
+            if repeated:
+                raise ValueError(
+                    f"zones of {region}: each zone once, {', '.join(json.dumps(zone) for zone in repeated)} repeated"
+                )
+        return value
 
 
 class BaseFile(Model):
@@ -369,6 +437,12 @@ class BaseFile(Model):
         description="The Sealed Secrets key pair every workload cluster fetches at bootstrap.",
     )
     teams: Teams = Field(default_factory=Teams, description="Code owners of the fleet's folders (dist/CODEOWNERS).")
+    aws_data: AwsData = Field(
+        default_factory=AwsData,
+        alias="awsData",
+        description="AWS facts newer than fluxplane's data: instance types, regions and their zones, Kubernetes "
+        "versions (see AWS data).",
+    )
 
 
 class EnvironmentFile(Model):
@@ -407,6 +481,7 @@ class Fleet(Model):
     environments: tuple[Environment, ...]
     sealing_key: SealingKey = Field(default_factory=SealingKey)
     teams: Teams = Field(default_factory=Teams)
+    aws_data: AwsData = Field(default_factory=AwsData)
 
     @property
     def clusters(self) -> tuple[WorkloadCluster, ...]:

@@ -201,8 +201,8 @@ def allocate(
     return result, problems
 
 
-#: Availability zone suffixes, in the order zones are used.
-ZONE_LETTERS = "abcdef"
+#: The most zones a VPC is split over: private subnets take six of its eighths (see subnet_plan).
+MAX_ZONES = 6
 
 
 @dataclass(frozen=True)
@@ -214,18 +214,19 @@ class ZoneSubnets:
     private: IPv4Network
 
 
-def subnet_plan(vpc: IPv4Network, region: str, zones: int) -> tuple[ZoneSubnets, ...]:
-    """Split ``vpc`` over ``zones`` availability zones of ``region`` (zone letters a, b, c, ...).
+def subnet_plan(vpc: IPv4Network, zones: Sequence[str]) -> tuple[ZoneSubnets, ...]:
+    """Split ``vpc`` over the availability zones named ``zones``, in order.
 
-    Private subnets (nodes and pods) take eighths of the VPC, public subnets (load balancers, NAT)
-    sixty-fourths of the seventh eighth; the last eighth stays free. A zone's subnets do not depend
-    on the zone count, so adding a zone moves none of the others.
+    The names come from the region's zone list (fluxplane.config.awsdata), not from letters: some
+    regions skip one (ca-central-1 has a, b and d). Private subnets (nodes and pods) take eighths of
+    the VPC, public subnets (load balancers, NAT) sixty-fourths of the seventh eighth; the last
+    eighth stays free. A zone's subnets depend only on its position, so adding a zone moves none of
+    the others.
     """
-    if not 1 <= zones <= len(ZONE_LETTERS):
-        raise ValueError(f"zones must be 1 to {len(ZONE_LETTERS)}, got {zones}")
+    if not 1 <= len(zones) <= MAX_ZONES:
+        raise ValueError(f"zones must be 1 to {MAX_ZONES}, got {len(zones)}")
     private = list(vpc.subnets(prefixlen_diff=3))
     public = list(vpc.subnets(prefixlen_diff=6))[48:]
     return tuple(
-        ZoneSubnets(zone=f"{region}{ZONE_LETTERS[index]}", public=public[index], private=private[index])
-        for index in range(zones)
+        ZoneSubnets(zone=zone, public=public[index], private=private[index]) for index, zone in enumerate(zones)
     )

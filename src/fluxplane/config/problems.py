@@ -29,6 +29,7 @@ PATTERN_HELP = {
     models.GIT_BRANCH: "expected a Git branch name",
     models.RELATIVE_PATH: "expected a relative path such as dist/platform (no leading '/', no '..')",
     models.INSTANCE_TYPE: "expected an EC2 instance type such as m7i.large",
+    models.AVAILABILITY_ZONE: "expected an availability zone name such as us-west-2a",
     models.OWNER: "expected a code owner such as @example-org/team or someone@example.com",
     models.GIT_REF: "expected a Git ref name (no spaces or any of ~^:?*[\\)",
 }
@@ -127,7 +128,9 @@ def describe_validation_error(
     lines = []
     for error in exc.errors(include_url=False):
         loc = tuple(error["loc"])
-        lines.append(f"{origins.describe(mount + loc)}: {_message(error, model, loc)}")
+        # pydantic marks a mapping key that fails with a last "[key]"; the line names the key itself.
+        where = loc[:-1] if loc and loc[-1] == "[key]" else loc
+        lines.append(f"{origins.describe(mount + where)}: {_message(error, model, loc)}")
     return lines
 
 

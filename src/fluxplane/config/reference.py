@@ -32,6 +32,7 @@ SECTIONS: tuple[tuple[type[BaseModel], str, str], ...] = (
     (models.NodeGroup, "Node group", "each entry of `nodeGroups`"),
     (models.Taint, "Taint", "each entry of `taints`"),
     (models.Teams, "Teams", "`teams` in `environments/base.yaml`"),
+    (models.AwsData, "AWS data", "`awsData` in `environments/base.yaml`"),
     (apps.App, "`environments/apps/<app>.yaml`", "one app; the file name is the app's name"),
     (apps.AppRepository, "App repository", "an app's `repository`"),
     (apps.GitRefSpec, "Git ref", "an app's `repository.ref`"),

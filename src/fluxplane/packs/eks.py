@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from fluxplane.config.awsdata import AwsFacts, shipped
 from fluxplane.config.hub import (
     EXTERNAL_SECRETS_ROLE_ARN_KEY,
     EXTERNAL_SECRETS_SERVICE_ACCOUNT,
@@ -92,16 +93,18 @@ def shape_of(cluster: WorkloadCluster) -> Shape:
 
 
 def composite_props(
-    cluster: WorkloadCluster, sealing_key: SealingKey, hub_flux_role: str | None = None
+    cluster: WorkloadCluster, sealing_key: SealingKey, hub_flux_role: str | None = None, aws: AwsFacts | None = None
 ) -> dict[str, Any]:
     """EKSCluster props of ``cluster`` (its VPC CIDR allocated by the loader).
 
     ``hub_flux_role`` is the IAM role of the hub's Flux controllers, which a keyless cluster admits.
+    ``aws`` names the region's zones: the fleet's (with its ``awsData``), else fluxplane's data.
     """
     if cluster.network.cidr is None:
         raise ValueError(f"cluster {cluster.name!r} has no VPC CIDR; load the fleet with fluxplane.config.loader")
     secret = kubeconfig_secret(cluster.name)
-    zones = subnet_plan(cluster.network.cidr, cluster.region, cluster.network.availability_zones)
+    names = (aws or shipped()).zone_names(cluster.region, cluster.network.availability_zones)
+    zones = subnet_plan(cluster.network.cidr, names)
     return {
         "name": cluster.name,
         "namespace": secret.namespace,

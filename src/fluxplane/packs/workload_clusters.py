@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import kubeconfig_secret
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.constructs.health import composite_health
@@ -43,7 +44,9 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
     composite = EKSCluster(
         ctx.scope,
         cluster.name,
-        eks.composite_props(cluster, ctx.fleet.sealing_key, ctx.fleet.management.flux_role_arn),
+        eks.composite_props(
+            cluster, ctx.fleet.sealing_key, ctx.fleet.management.flux_role_arn, facts(ctx.fleet.aws_data)
+        ),
     )
     ctx.add_health_check(composite)
     secret = kubeconfig_secret(cluster.name)

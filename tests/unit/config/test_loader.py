@@ -17,7 +17,9 @@ from fluxplane.errors import ConfigError, FluxplaneError
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
 DNS_HELP = "expected a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)"
-BASE_ALLOWED = "allowed: repositories, flux, management, clusterNetwork, clusterDefaults, packs, sealingKey, teams"
+BASE_ALLOWED = (
+    "allowed: repositories, flux, management, clusterNetwork, clusterDefaults, packs, sealingKey, teams, awsData"
+)
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = (
     "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups"
@@ -428,7 +430,7 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
         "environments/base.yaml: repositories.platform.ref: unknown field; allowed: url, branch, secretRef, path",
         "environments/base.yaml: repositories.apps: unknown field; allowed: platform, workloads",
         "environments/base.yaml: management.nodeGroups: unknown field; "
-        "allowed: name, region, kubernetesVersion, packs, fluxRoleArn",
+        "allowed: name, region, kubernetesVersion, packs, fluxRoleArn, egressCidrs",
     ]
 
 
@@ -673,13 +675,13 @@ def test_an_empty_node_group_list_is_refused(write_fleet: FleetWriter) -> None:
 
 
 def test_kubernetes_version_out_of_eks_support(write_fleet: FleetWriter) -> None:
-    # GIVEN kubernetesVersion "1.28" (quoted) WHEN loaded THEN the minimum supported version is named
+    # GIVEN kubernetesVersion "1.28" (quoted) WHEN loaded THEN the supported versions and the end date are named
     root = write_fleet(
         envs={"staging": 'clusters:\n  - name: a\n    region: us-west-2\n    kubernetesVersion: "1.28"\n'}
     )
     assert problems_of(root) == [
-        "environments/staging.yaml: clusters[0].kubernetesVersion: Kubernetes 1.28 is out of EKS support; "
-        "use 1.29 or newer"
+        "environments/staging.yaml: clusters[0].kubernetesVersion: expected a Kubernetes version EKS supports "
+        '(1.31 to 1.37), got "1.28": its extended support ended on 2025-11-26'
     ]
 
 
@@ -978,3 +980,229 @@ def test_config_error_is_a_fluxplane_error_whose_message_is_the_lines(write_flee
             f'environments/staging.yaml: clusters[1].name: {DNS_HELP}, got "B"',
         ]
     )
+
+
+# -- values AWS does not have (fluxplane.config.awsdata) ---------------------------------------------
+
+OVERRIDE = "environments/base.yaml"
+
+
+def test_a_misspelt_instance_type_is_refused_where_it_is_written(write_fleet: FleetWriter) -> None:
+    # GIVEN a node group whose instance type has two letters swapped
+    group = {"name": "system", "instanceTypes": ["m7i.lrage", "m6i.xlarge"]}
+    root = write_fleet(envs={"production": {"clusters": [cluster("p-1", nodeGroups=[group])]}})
+
+    # WHEN loaded THEN that item is named with the type it is closest to, and how to add a newer type
+    assert problems_of(root) == [
+        "environments/production.yaml: clusters[0].nodeGroups[0].instanceTypes[0]: unknown EC2 instance type "
+        '"m7i.lrage"; did you mean "m7i.large"? (a type newer than fluxplane\'s data: add it to '
+        f"awsData.instanceTypes in {OVERRIDE})"
+    ]
+
+
+def test_a_misspelt_region_is_refused(write_fleet: FleetWriter) -> None:
+    root = write_fleet(envs={"staging": {"clusters": [cluster(region="eu-wst-1")]}})
+    assert problems_of(root) == [
+        'environments/staging.yaml: clusters[0].region: unknown AWS region "eu-wst-1"; did you mean "eu-west-1"? '
+        "(a region newer than fluxplane's data: add it with its availability zones to awsData.regions in "
+        f"{OVERRIDE})"
+    ]
+
+
+def test_a_kubernetes_version_eks_does_not_have_is_refused(write_fleet: FleetWriter) -> None:
+    root = write_fleet(envs={"staging": {"clusters": [cluster(kubernetesVersion="1.99")]}})
+    assert problems_of(root) == [
+        "environments/staging.yaml: clusters[0].kubernetesVersion: expected a Kubernetes version EKS supports "
+        '(1.31 to 1.37), got "1.99" (a version newer than fluxplane\'s data: add it to awsData.kubernetesVersions '
+        f"in {OVERRIDE})"
+    ]
+
+
+def test_more_availability_zones_than_the_region_has_are_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN six zones in ca-central-1, which has three
+    root = write_fleet(
+        envs={"staging": {"clusters": [cluster(region="ca-central-1", network={"availabilityZones": 6})]}}
+    )
+
+    # WHEN loaded THEN the region's zones are listed
+    assert problems_of(root) == [
+        "environments/staging.yaml: clusters[0].network.availabilityZones: ca-central-1 has 3 availability zones "
+        "(ca-central-1a, ca-central-1b, ca-central-1d), got 6; use at most 3, or list your account's zones there "
+        f"under awsData.regions in {OVERRIDE}"
+    ]
+
+
+def test_the_default_three_zones_do_not_fit_a_two_zone_region(write_fleet: FleetWriter) -> None:
+    # GIVEN a cluster in us-west-1 (two zones for newer accounts) that keeps the default of three
+    root = write_fleet(envs={"staging": {"clusters": [cluster(region="us-west-1")]}})
+
+    # WHEN loaded THEN the default is refused where the cluster is defined
+    assert problems_of(root)[0].startswith(
+        "environments/staging.yaml: clusters[0].network.availabilityZones: us-west-1 has 2 availability zones "
+    )
+
+
+def test_a_cluster_with_another_problem_still_has_its_aws_values_checked(write_fleet: FleetWriter) -> None:
+    # GIVEN a cluster with a bad desiredSize, a misspelt region and a misspelt instance type
+    group = {"name": "system", "instanceTypes": ["m7i.lrage"], "desiredSize": 0}
+    root = write_fleet(envs={"staging": {"clusters": [cluster(region="eu-wst-1", nodeGroups=[group])]}})
+
+    # WHEN loaded THEN all three are reported in one run
+    problems = problems_of(root)
+    assert [line.split(": ")[1] for line in problems] == [
+        "clusters[0].nodeGroups[0].desiredSize",
+        "clusters[0].region",
+        "clusters[0].nodeGroups[0].instanceTypes[0]",
+    ]
+
+
+def test_the_hub_and_the_sealing_key_are_checked_too(write_fleet: FleetWriter) -> None:
+    # GIVEN a base file whose management region and version, and sealing key region, AWS does not have
+    base = {
+        **MINIMAL_BASE,
+        "management": {"name": "hub", "region": "us-wets-2", "kubernetesVersion": "1.29"},
+        "sealingKey": {"region": "eu-centrall-1"},
+    }
+
+    # WHEN loaded THEN each is reported against base.yaml
+    assert problems_of(write_fleet(base=base)) == [
+        'environments/base.yaml: management.region: unknown AWS region "us-wets-2"; did you mean "us-west-2"? '
+        "(a region newer than fluxplane's data: add it with its availability zones to awsData.regions in "
+        f"{OVERRIDE})",
+        "environments/base.yaml: management.kubernetesVersion: expected a Kubernetes version EKS supports "
+        '(1.31 to 1.37), got "1.29": its extended support ended on 2026-03-23',
+        'environments/base.yaml: sealingKey.region: unknown AWS region "eu-centrall-1"; did you mean '
+        '"eu-central-1"? (a region newer than fluxplane\'s data: add it with its availability zones to '
+        f"awsData.regions in {OVERRIDE})",
+    ]
+
+
+def test_aws_data_admits_a_newer_type_region_and_version(write_fleet: FleetWriter) -> None:
+    # GIVEN a base file that adds a type, a region with its zones and a version fluxplane's data lacks
+    base = {
+        **MINIMAL_BASE,
+        "awsData": {
+            "instanceTypes": ["m99z.large"],
+            "regions": {"xx-new-1": ["xx-new-1a", "xx-new-1b", "xx-new-1c"]},
+            "kubernetesVersions": ["1.38"],
+        },
+    }
+    entry = cluster(
+        region="xx-new-1", kubernetesVersion="1.38", nodeGroups=[{"name": "g", "instanceTypes": ["m99z.large"]}]
+    )
+
+    # WHEN loaded THEN the cluster is accepted, and the fleet keeps the additions for synth
+    fleet = load_fleet(write_fleet(base=base, envs={"staging": {"clusters": [entry]}})).fleet
+    assert fleet.clusters[0].region == "xx-new-1"
+    assert fleet.aws_data.regions == {"xx-new-1": ["xx-new-1a", "xx-new-1b", "xx-new-1c"]}
+
+
+def test_aws_data_is_checked_for_its_shape(write_fleet: FleetWriter) -> None:
+    # GIVEN awsData with a malformed type, a zone of another region and an unquoted version
+    base = {
+        **MINIMAL_BASE,
+        "awsData": {
+            "instanceTypes": ["M9G.LARGE"],
+            "regions": {"xx-new-1": ["xx-new-1a", "xx-old-1b"]},
+            "kubernetesVersions": ["1.38", "1.38"],
+        },
+    }
+
+    # WHEN loaded THEN each is reported where it is written
+    assert problems_of(write_fleet(base=base)) == [
+        "environments/base.yaml: awsData.instanceTypes[0]: expected an EC2 instance type such as m7i.large, got "
+        '"M9G.LARGE"',
+        "environments/base.yaml: awsData.regions: zones of xx-new-1 are named xx-new-1 and a letter (xx-new-1a, "
+        'xx-new-1b, ...), got "xx-old-1b"',
+        'environments/base.yaml: awsData.kubernetesVersions: each entry once, "1.38" repeated',
+    ]
+
+
+def test_aws_data_cannot_bring_back_a_version_eks_ended(write_fleet: FleetWriter) -> None:
+    base = {**MINIMAL_BASE, "awsData": {"kubernetesVersions": ["1.30"]}}
+    assert problems_of(write_fleet(base=base)) == [
+        "environments/base.yaml: awsData.kubernetesVersions[0]: EKS ended extended support for Kubernetes 1.30 on "
+        "2026-07-23, so it cannot be added; use 1.31 to 1.37"
+    ]
+
+
+def test_an_invalid_base_still_lends_its_aws_data(write_fleet: FleetWriter) -> None:
+    # GIVEN a base file with a bad repository URL whose awsData adds a region a cluster uses
+    base = {
+        **MINIMAL_BASE,
+        "repositories": {"platform": {"url": "git@example.com:org/fleet.git"}},
+        "awsData": {"regions": {"xx-new-1": ["xx-new-1a", "xx-new-1b", "xx-new-1c"]}},
+    }
+    root = write_fleet(base=base, envs={"staging": {"clusters": [cluster(region="xx-new-1")]}})
+
+    # WHEN loaded THEN only the URL is reported, not the region awsData admits
+    assert problems_of(root) == [
+        "environments/base.yaml: repositories.platform.url: expected an ssh:// or https:// Git URL, got "
+        '"git@example.com:org/fleet.git"'
+    ]
+
+
+# -- what the hub needs to reach a workload cluster's API server ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "egress", "expected"),
+    [
+        (
+            {"publicAccess": False},
+            [],
+            "clusters[0].endpoint.publicAccess: the hub reaches this API server over the internet "
+            "(endpoint.fromHub: public, the default), so publicAccess must be true; or set endpoint.fromHub: "
+            "private and connect the hub's VPC to the cluster's (VPC peering or a Transit Gateway)",
+        ),
+        (
+            {"publicAccessCidrs": ["203.0.113.0/24"]},
+            [],
+            "clusters[0].endpoint.publicAccessCidrs: admits only 203.0.113.0/24, so the hub gets in only if its "
+            "traffic leaves from there: list the ranges it leaves from (its NAT gateways' addresses) in "
+            f"management.egressCidrs in {OVERRIDE}, or set endpoint.fromHub: private",
+        ),
+        (
+            {"publicAccessCidrs": ["203.0.113.0/24"]},
+            ["203.0.113.7/32", "198.51.100.9/32"],
+            "clusters[0].endpoint.publicAccessCidrs: admits only 203.0.113.0/24, which locks out the hub: "
+            f"management.egressCidrs in {OVERRIDE} has 198.51.100.9/32 outside those ranges; add it to "
+            "publicAccessCidrs, or set endpoint.fromHub: private",
+        ),
+        (
+            {"fromHub": "private", "privateAccess": False},
+            [],
+            "clusters[0].endpoint.privateAccess: the hub reaches this API server inside the cluster's VPC "
+            "(endpoint.fromHub: private), so privateAccess must be true; or set endpoint.fromHub: public",
+        ),
+    ],
+    ids=["public-endpoint-off", "no-egress-ranges", "egress-outside", "private-endpoint-off"],
+)
+def test_an_endpoint_the_hub_cannot_reach_is_refused(
+    write_fleet: FleetWriter, endpoint: dict[str, Any], egress: list[str], expected: str
+) -> None:
+    # GIVEN a cluster endpoint, and the hub's egress ranges
+    base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "egressCidrs": egress}}
+    root = write_fleet(base=base, envs={"staging": {"clusters": [cluster(endpoint=endpoint)]}})
+
+    # WHEN loaded THEN the field that locks the hub out is named, with what to do
+    assert problems_of(root) == [f"environments/staging.yaml: {expected}"]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "egress"),
+    [
+        ({}, []),
+        ({"publicAccessCidrs": ["203.0.113.0/24", "0.0.0.0/0"]}, []),
+        ({"publicAccessCidrs": ["203.0.113.0/24", "198.51.100.0/24"]}, ["203.0.113.7/32", "198.51.100.0/25"]),
+        ({"publicAccess": False, "fromHub": "private"}, []),
+        ({"fromHub": "private", "publicAccessCidrs": ["203.0.113.0/24"]}, []),
+    ],
+    ids=["defaults", "open-to-all", "egress-inside", "private-only", "private-with-narrow-public"],
+)
+def test_an_endpoint_the_hub_can_reach_is_accepted(
+    write_fleet: FleetWriter, endpoint: dict[str, Any], egress: list[str]
+) -> None:
+    base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "egressCidrs": egress}}
+    root = write_fleet(base=base, envs={"staging": {"clusters": [cluster(endpoint=endpoint)]}})
+    assert load_fleet(root).fleet.clusters[0].endpoint.from_hub == endpoint.get("fromHub", "public")

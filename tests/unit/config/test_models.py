@@ -214,22 +214,12 @@ def test_cluster_region_refuses_other_values(region: str) -> None:
     ]
 
 
-@pytest.mark.parametrize("version", ["1.29", "1.33", "1.40"])
-def test_cluster_kubernetes_version_accepts_supported_minor_versions(version: str) -> None:
-    # GIVEN a supported minor version WHEN validated THEN it is kept
+@pytest.mark.parametrize("version", ["1.28", "1.33", "1.40"])
+def test_cluster_kubernetes_version_is_checked_for_its_form_only(version: str) -> None:
+    # GIVEN any "1.NN" version WHEN validated THEN it is kept: whether EKS supports it depends on the base
+    # file's awsData, so the loader checks that (tests/unit/config/test_awsdata.py, test_loader.py)
     cluster = models.WorkloadCluster.model_validate({"name": "a", "region": "us-west-2", "kubernetesVersion": version})
     assert cluster.kubernetes_version == version
-
-
-def test_cluster_kubernetes_version_refuses_unsupported_versions() -> None:
-    # GIVEN a version EKS no longer supports WHEN validated THEN the validator names it and the minimum
-    assert _errors(models.WorkloadCluster, {"name": "a", "region": "us-west-2", "kubernetesVersion": "1.28"}) == [
-        (
-            ("kubernetesVersion",),
-            "value_error",
-            "Value error, Kubernetes 1.28 is out of EKS support; use 1.29 or newer",
-        )
-    ]
 
 
 @pytest.mark.parametrize(("version", "kind"), [("1.3", "string_pattern_mismatch"), (1.33, "value_error")])
@@ -269,6 +259,101 @@ def test_management_cluster_has_no_node_groups_field() -> None:
     assert [
         (loc, kind) for loc, kind, _ in _errors(models.ManagementCluster, {"region": "us-west-2", "nodeGroups": []})
     ] == [(("nodeGroups",), "extra_forbidden")]
+
+
+def test_management_egress_cidrs_are_ipv4_ranges() -> None:
+    # GIVEN the hub's NAT gateway addresses WHEN validated THEN they are kept as networks; none by default
+    hub = models.ManagementCluster.model_validate({"region": "us-west-2", "egressCidrs": ["203.0.113.7/32"]})
+    assert [str(network) for network in hub.egress_cidrs] == ["203.0.113.7/32"]
+    assert models.ManagementCluster.model_validate({"region": "us-west-2"}).egress_cidrs == []
+
+
+# -- Endpoint ------------------------------------------------------------------------------------
+
+
+def test_the_hub_reaches_an_endpoint_from_the_public_side_by_default() -> None:
+    assert models.Endpoint().from_hub == "public"
+    assert models.Endpoint.model_validate({"fromHub": "private"}).from_hub == "private"
+
+
+def test_from_hub_is_public_or_private() -> None:
+    assert [(loc, kind) for loc, kind, _ in _errors(models.Endpoint, {"fromHub": "vpn"})] == [
+        (("fromHub",), "literal_error")
+    ]
+
+
+# -- AwsData -------------------------------------------------------------------------------------
+
+
+def test_aws_data_is_empty_by_default() -> None:
+    base = models.BaseFile.model_validate({"repositories": REPOSITORIES, "management": {"region": "us-west-2"}})
+    assert base.aws_data == models.AwsData(instanceTypes=[], regions={}, kubernetesVersions=[])
+
+
+def test_aws_data_accepts_well_formed_additions() -> None:
+    # GIVEN a type, a region with its zones and a version WHEN validated THEN they are kept as written
+    data = models.AwsData.model_validate(
+        {
+            "instanceTypes": ["m99g.large"],
+            "regions": {"xx-new-1": ["xx-new-1a", "xx-new-1b", "xx-new-1c"]},
+            "kubernetesVersions": ["1.38"],
+        }
+    )
+    assert (data.instance_types, data.regions, data.kubernetes_versions) == (
+        ["m99g.large"],
+        {"xx-new-1": ["xx-new-1a", "xx-new-1b", "xx-new-1c"]},
+        ["1.38"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "loc", "kind"),
+    [
+        ({"instanceTypes": ["m9g"]}, ("instanceTypes", 0), "string_pattern_mismatch"),
+        ({"instanceTypes": ["m9g.large", "m9g.large"]}, ("instanceTypes",), "value_error"),
+        ({"regions": {"Frankfurt": ["eu-central-1a", "eu-central-1b"]}}, ("regions", "Frankfurt", "[key]"), None),
+        ({"regions": {"xx-new-1": ["xx-new-1a"]}}, ("regions", "xx-new-1"), "too_short"),
+        ({"regions": {"xx-new-1": ["xx-new-1a", "xx-new-1-b"]}}, ("regions", "xx-new-1", 1), None),
+        ({"regions": {"xx-new-1": ["xx-new-1a", "xx-new-2b"]}}, ("regions",), "value_error"),
+        ({"regions": {"xx-new-1": ["xx-new-1a", "xx-new-1a"]}}, ("regions",), "value_error"),
+        ({"kubernetesVersions": ["1.4"]}, ("kubernetesVersions", 0), "string_pattern_mismatch"),
+        ({"kubernetesVersions": [1.38]}, ("kubernetesVersions",), "value_error"),
+        ({"zones": {}}, ("zones",), "extra_forbidden"),
+    ],
+    ids=[
+        "type-without-size",
+        "repeated-type",
+        "region-name",
+        "one-zone",
+        "zone-name",
+        "zone-of-another-region",
+        "repeated-zone",
+        "one-digit-minor",
+        "unquoted-version",
+        "unknown-key",
+    ],
+)
+def test_aws_data_is_checked_strictly(data: dict[str, Any], loc: tuple[str | int, ...], kind: str | None) -> None:
+    # GIVEN awsData that is not of the documented shape WHEN validated THEN the field is named
+    ((found_loc, found_kind, _),) = _errors(models.AwsData, data)
+    assert found_loc == loc
+    assert kind is None or found_kind == kind
+
+
+def test_aws_data_zone_names_start_with_their_region() -> None:
+    assert _errors(models.AwsData, {"regions": {"xx-new-1": ["xx-new-1a", "xx-new-2b"]}}) == [
+        (
+            ("regions",),
+            "value_error",
+            "Value error, zones of xx-new-1 are named xx-new-1 and a letter (xx-new-1a, xx-new-1b, ...), "
+            'got "xx-new-2b"',
+        )
+    ]
+
+
+def test_aws_data_versions_must_be_quoted() -> None:
+    ((_, _, message),) = _errors(models.AwsData, {"kubernetesVersions": [1.38]})
+    assert message.endswith("YAML reads an unquoted version as a number (1.30 becomes 1.3), so quote it")
 
 
 # -- files ---------------------------------------------------------------------------------------
@@ -316,6 +401,7 @@ def test_the_file_keys_are_the_documented_ones() -> None:
         "packs",
         "sealingKey",
         "teams",
+        "awsData",
     )
     assert environment_keys == ("clusterDefaults", "packs", "clusters")
 

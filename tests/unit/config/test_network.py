@@ -214,7 +214,7 @@ def test_bad_network_values(write_fleet: FleetWriter, network: dict[str, Any], m
     assert caught.value.problems == (f"environments/staging.yaml: clusters[0].{message}",)
 
 
-def test_unknown_instance_family_and_overlaps_reported_in_one_run(write_fleet: FleetWriter) -> None:
+def test_unknown_instance_type_and_overlaps_reported_in_one_run(write_fleet: FleetWriter) -> None:
     root = write_fleet(
         base={**MINIMAL_BASE, "clusterNetwork": {"reserved": ["10.0.0.0/16"]}},
         envs={
@@ -228,8 +228,9 @@ def test_unknown_instance_family_and_overlaps_reported_in_one_run(write_fleet: F
     with pytest.raises(ConfigError) as caught:
         load_fleet(root)
     assert caught.value.problems == (
-        "environments/staging.yaml: clusters[0].nodeGroups[0].instanceTypes: unknown EC2 instance family 'm9z' "
-        "(in 'm9z.large'); use a current family such as m7i, c7g or r7i",
+        'environments/staging.yaml: clusters[0].nodeGroups[0].instanceTypes[0]: unknown EC2 instance type "m9z.large"; '
+        'did you mean "m9g.large"? (a type newer than fluxplane\'s data: add it to awsData.instanceTypes in '
+        "environments/base.yaml)",
     )
 
 

@@ -61,6 +61,7 @@ def test_allowed_keys_of_a_model_are_its_yaml_keys_in_order() -> None:
         "packs",
         "sealingKey",
         "teams",
+        "awsData",
     ]
 
 
@@ -231,6 +232,19 @@ def test_locations_are_mapped_through_origins_and_the_mount() -> None:
     assert lines == ["environments/staging.yaml: clusters[2].packs.podinfo.count: expected an integer >= 1, got 0"]
 
 
+def test_a_bad_mapping_key_is_named_as_the_key() -> None:
+    # GIVEN awsData.regions keyed by something that is not a region
+    raw = {"awsData": {"regions": {"Frankfurt": ["eu-central-1a", "eu-central-1b"]}}}
+    with pytest.raises(ValidationError) as exc:
+        models.AwsData.model_validate(raw["awsData"])
+
+    # WHEN described THEN the line names the key where it is written, not pydantic's "[key]" marker
+    assert describe_validation_error(exc.value, models.AwsData, Origins([Layer(FILE, raw)]), ("awsData",)) == [
+        "environments/staging.yaml: awsData.regions.Frankfurt: expected an AWS region such as us-west-2, "
+        'got "Frankfurt"'
+    ]
+
+
 def test_a_location_no_file_wrote_is_described_by_its_path_alone() -> None:
     # GIVEN origins that know no file for the location WHEN described THEN only the field path is given
     assert _lines({"count": 0}, Origins([])) == [
@@ -253,9 +267,10 @@ def test_a_location_no_file_wrote_is_described_by_its_path_alone() -> None:
             "expected a relative path such as dist/platform (no leading '/', no '..')",
         ),
         (models.INSTANCE_TYPE, "large", "expected an EC2 instance type such as m7i.large"),
+        (models.AVAILABILITY_ZONE, "us-west-2", "expected an availability zone name such as us-west-2a"),
         (r"^z+$", "a", "expected a value matching ^z+$"),
     ],
-    ids=["duration", "git-url", "region", "kubernetes", "branch", "path", "instance", "unknown-pattern"],
+    ids=["duration", "git-url", "region", "kubernetes", "branch", "path", "instance", "zone", "unknown-pattern"],
 )
 def test_pattern_mismatches_say_what_the_pattern_allows(pattern: str, value: str, help_text: str) -> None:
     # GIVEN a field constrained by one of the fleet's patterns

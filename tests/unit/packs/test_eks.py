@@ -23,8 +23,9 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 import yaml
 
+from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
-from fluxplane.config.models import Fleet, WorkloadCluster
+from fluxplane.config.models import AwsData, Fleet, WorkloadCluster
 from fluxplane.constructs import Manifest, Root
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.packs import eks
@@ -794,6 +795,25 @@ def test_composite_props_of_a_small_cluster_exactly() -> None:
         "bootstrapConfigMapName": "a-bootstrap",
         "hubAccess": None,
     }
+
+
+def test_composite_props_name_the_zones_the_region_has() -> None:
+    # GIVEN a three-zone cluster in ca-central-1, whose zones are a, b and d
+    cluster = _cluster(region="ca-central-1", network={"cidr": "10.20.0.0/16", "availabilityZones": 3})
+
+    # WHEN made into composite props THEN the subnets go to those zones, not to a nonexistent ca-central-1c
+    zones = eks.composite_props(cluster, example_fleet().sealing_key)["network"]["zones"]
+    assert [zone["name"] for zone in zones] == ["ca-central-1a", "ca-central-1b", "ca-central-1d"]
+
+
+def test_composite_props_name_the_zones_awsdata_gives() -> None:
+    # GIVEN an account whose us-west-1 zones are b and c, as awsData says
+    aws = facts(AwsData.model_validate({"regions": {"us-west-1": ["us-west-1b", "us-west-1c"]}}))
+    cluster = _cluster(region="us-west-1")
+
+    # WHEN made into composite props with those facts THEN the account's zone names are used
+    zones = eks.composite_props(cluster, example_fleet().sealing_key, aws=aws)["network"]["zones"]
+    assert [zone["name"] for zone in zones] == ["us-west-1b", "us-west-1c"]
 
 
 def test_composite_props_need_an_allocated_cidr() -> None:
