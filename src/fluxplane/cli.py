@@ -338,6 +338,8 @@ def _synth(args: argparse.Namespace) -> int:
     progress = Progress("synth")
     with progress.stage("load"), synth.paused_gc():
         plan = synth.load_plan(root)
+    for note in plan.notes:
+        print(f"note: {note}", file=sys.stderr)
     use_project_node(root)
     started = time.perf_counter()
     with progress.stage("render") as stage:

@@ -54,7 +54,9 @@ def _load(root: Path, clusters: dict[str, str | None]) -> dict[str, tuple[IPv4Ne
         return exc
     ranges = {cluster.name: cluster.network.cidr for cluster in fleet.clusters if cluster.network.cidr}
     (env_dir / ALLOCATIONS_FILE).write_text(allocations_text(ranges))
-    return {name: (cidr, subnet_plan(cidr, ("us-west-2a", "us-west-2b", "us-west-2c"))) for name, cidr in ranges.items()}
+    return {
+        name: (cidr, subnet_plan(cidr, ("us-west-2a", "us-west-2b", "us-west-2c"))) for name, cidr in ranges.items()
+    }
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)

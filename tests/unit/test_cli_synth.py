@@ -10,7 +10,7 @@ from fluxplane.cli import EXIT_BAD_INPUT, EXIT_STALE, main
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
-from tests.conftest import FleetWriter
+from tests.conftest import MINIMAL_BASE, FleetWriter
 from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
 
 
@@ -185,3 +185,18 @@ def test_values_aws_does_not_have_are_bad_input_reported_together(
     ]
     assert "Traceback" not in err
     assert _tree(root / "dist") == before
+
+
+def test_a_pack_left_off_the_hub_is_a_note_on_standard_error(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN karpenter for every cluster, in base.yaml (its role made on the hub by app-compositions)
+    hub = {**MINIMAL_BASE["management"], "packs": {**MINIMAL_BASE["management"]["packs"], "app-compositions": {}}}
+    root = write_fleet(base={**MINIMAL_BASE, "management": hub, "packs": {"metrics-server": {}, "karpenter": {}}})
+    # WHEN synthesized THEN it succeeds, saying on standard error that the hub goes without it
+    assert main(["--root", str(root), "synth"]) == 0
+    (note,) = capsys.readouterr().err.splitlines()
+    assert note.startswith("note: environments/base.yaml: packs.karpenter: pack 'karpenter' is left off the management")
+    hub_kustomizations = (root / "dist/platform/clusters/hub/infrastructure.yaml").read_text()
+    assert "name: karpenter\n" not in hub_kustomizations
+    assert "name: karpenter\n" in (root / "dist/platform/clusters/staging-1/infrastructure.yaml").read_text()

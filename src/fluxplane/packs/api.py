@@ -20,6 +20,23 @@ from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import CustomHealthCheck, NamespacedObjectKindReference
 
 Layer = Literal["controllers", "configs", "apps"]
+#: Where a pack can run: the management cluster, the workload clusters, or either.
+RunsOn = Literal["management", "workload", "any"]
+#: The two kinds of cluster of a fleet.
+ClusterKind = Literal["management", "workload"]
+
+#: What a cluster can offer the packs that run on it (Pack.needs), and what each means.
+FLUXPLANE_NETWORK = "fluxplane-network"
+CAPABILITIES: dict[str, str] = {
+    FLUXPLANE_NETWORK: "the VPC, subnets, security group and node role that fluxplane's EKS composition makes, "
+    "tagged for discovery (karpenter.sh/discovery, the VPC's Name), which only the workload clusters the hub "
+    "builds have",
+}
+#: What each kind of cluster offers: the hub is made by hand, the workload clusters by fluxplane's composition.
+OFFERS: dict[ClusterKind, frozenset[str]] = {
+    "management": frozenset(),
+    "workload": frozenset({FLUXPLANE_NETWORK}),
+}
 
 
 class PackConfig(BaseModel):
@@ -137,6 +154,26 @@ class Pack:
     #: cluster is named after one (its hub namespace), whether or not the pack is enabled there:
     #: enabling it later must not hand a tenant the add-on (fluxplane.synth.plan).
     namespaces: tuple[str, ...] = ()
+    #: Where the pack can work at all: the hub's own machinery (Crossplane, the Compositions, the
+    #: clusters it builds) runs on the management cluster only.
+    runs_on: RunsOn = "any"
+    #: What the pack needs from the cluster it runs on (keys of CAPABILITIES): a pack that finds the
+    #: cluster's network by fluxplane's tags cannot work on a hub made by hand.
+    needs: tuple[str, ...] = ()
+
+    def can_run_on(self, kind: ClusterKind) -> bool:
+        """Whether the pack can work on a cluster of ``kind``."""
+        return self.runs_on in (kind, "any") and set(self.needs) <= OFFERS[kind]
+
+    def placement(self) -> str:
+        """Where the pack runs, for people: ``workload clusters (needs fluxplane-network)``."""
+        kinds = tuple(kind for kind in OFFERS if self.can_run_on(kind))
+        where = {
+            ("management",): "the management cluster only",
+            ("workload",): "workload clusters only",
+            ("management", "workload"): "any cluster",
+        }.get(kinds, "no cluster")
+        return where + (f" (needs {', '.join(self.needs)})" if self.needs else "")
 
 
 #: Suffix of the pack that applies a pack's custom resources (Pack.crd_groups).

@@ -467,4 +467,5 @@ PACK = Pack(
     requires=("crossplane-provider-configs",),
     # Cluster-scoped kinds only; the composites live in the workload clusters' hub namespaces.
     namespaces=(),
+    runs_on="management",
 )

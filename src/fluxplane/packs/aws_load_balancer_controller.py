@@ -23,7 +23,7 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import FLUXPLANE_NETWORK, Pack, PackConfig, PackContext
 from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
@@ -420,4 +420,5 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     namespaces=(NAMESPACE,),
+    needs=(FLUXPLANE_NETWORK,),
 )

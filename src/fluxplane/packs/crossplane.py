@@ -41,4 +41,5 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     namespaces=(NAMESPACE,),
+    runs_on="management",
 )

@@ -36,4 +36,5 @@ PACK = Pack(
     requires=("crossplane-providers",),
     # A ClusterProviderConfig: cluster-scoped.
     namespaces=(),
+    runs_on="management",
 )

@@ -108,4 +108,5 @@ PACK = Pack(
     requires=("crossplane",),
     # Crossplane runs the providers' and functions' pods, and their service accounts, in its own namespace.
     namespaces=(CROSSPLANE_NAMESPACE,),
+    runs_on="management",
 )

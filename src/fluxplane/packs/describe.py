@@ -123,6 +123,7 @@ def show_pack(pack: Pack) -> str:
             f"{pack.name + CONFIGS_SUFFIX!r}, after {pack.name!r} is Ready)"
         )
     out.append(f"requires: {', '.join(pack.requires) or 'nothing'}")
+    out.append(f"runs on:  {pack.placement()}")
     if pack.builds_clusters:
         out.append(
             "builds:   each workload cluster, on the hub (Kustomization 'cluster' of the cluster's chain, in its hub "

@@ -32,7 +32,7 @@ from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
 from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import FLUXPLANE_NETWORK, Pack, PackConfig, PackContext
 from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
 from fluxplane.packs.helm import keep_service_account, oci_chart_release
 
@@ -437,4 +437,5 @@ PACK = Pack(
     bind=bind,
     crd_groups=("karpenter.sh", "karpenter.k8s.aws"),
     namespaces=(NAMESPACE,),
+    needs=(FLUXPLANE_NETWORK,),
 )

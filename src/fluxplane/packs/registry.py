@@ -17,7 +17,7 @@ from fluxplane.config.merge import Origins
 from fluxplane.config.models import is_dns_label
 from fluxplane.config.problems import describe_validation_error
 from fluxplane.errors import PackError
-from fluxplane.packs.api import Pack, PackConfig
+from fluxplane.packs.api import CAPABILITIES, Pack, PackConfig
 
 ENTRY_POINT_GROUP = "fluxplane.packs"
 
@@ -61,6 +61,11 @@ class PackRegistry:
             elif bad := [namespace for namespace in pack.namespaces if not is_dns_label(namespace)]:
                 problems.append(
                     f"pack {pack.name!r}: namespaces must be DNS-1123 labels, got {', '.join(map(repr, bad))}"
+                )
+            elif unknown := [need for need in pack.needs if need not in CAPABILITIES]:
+                problems.append(
+                    f"pack {pack.name!r}: needs {', '.join(map(repr, unknown))}, which no cluster offers "
+                    f"(known: {', '.join(CAPABILITIES)})"
                 )
             elif pack.name in by_name:
                 problems.append(f"pack {pack.name!r} is registered twice")

@@ -77,4 +77,5 @@ PACK = Pack(
     builds_clusters=True,
     # The namespaces it makes are the workload clusters' own (their names), which the definition holds to.
     namespaces=(),
+    runs_on="management",
 )

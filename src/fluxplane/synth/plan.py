@@ -20,7 +20,7 @@ from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
-from fluxplane.packs.api import PackConfig
+from fluxplane.packs.api import CAPABILITIES, OFFERS, ClusterKind, PackConfig
 from fluxplane.packs.registry import PackRegistry
 
 #: The environment name the management cluster's variables carry.
@@ -49,6 +49,8 @@ class FleetPlan:
     environment_configs: dict[tuple[str, str], PackConfig]
     #: Every app on every cluster it runs on.
     apps: tuple[Placement, ...] = ()
+    #: What synth tells the user without refusing: packs left off a cluster they cannot work on.
+    notes: tuple[str, ...] = ()
 
 
 def _unique(lines: list[str]) -> list[str]:
@@ -283,15 +285,60 @@ def missing_secrets(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegistr
     return problems + _missing_app_credentials(loaded) + _missing_workloads_credentials(loaded)
 
 
+def _placed(
+    configs: dict[str, PackConfig],
+    kind: ClusterKind,
+    origins: Origins,
+    registry: PackRegistry,
+    problems: list[str],
+    notes: list[str],
+) -> dict[str, PackConfig]:
+    """The packs of ``configs`` that can work on a cluster of ``kind`` (Pack.runs_on, Pack.needs).
+
+    A pack enabled on purpose where it cannot work is refused: in ``management.packs`` for a pack that
+    runs on workload clusters only, anywhere for one of the hub's own. One the management cluster only
+    inherits from base.yaml's ``packs`` (meant for every cluster) is left off the hub, with a note.
+    """
+    kept: dict[str, PackConfig] = {}
+    for name, config in configs.items():
+        pack = registry.get(name)
+        if pack.can_run_on(kind):
+            kept[name] = config
+            continue
+        where = origins.describe((name,))
+        if pack.runs_on not in (kind, "any"):
+            why = f"it runs on {pack.placement()}"
+        else:
+            missing = [need for need in pack.needs if need not in OFFERS[kind]]
+            why = f"it needs {'; '.join(f'{need}: {CAPABILITIES[need]}' for need in missing)}"
+        if kind == "workload":
+            problems.append(
+                f"{where}: pack {name!r} cannot work on workload clusters: {why}; enable it under management.packs "
+                "in environments/base.yaml"
+            )
+        elif origins.where((name,))[1].startswith("management."):
+            problems.append(f"{where}: pack {name!r} cannot work on the management cluster: {why}; remove it here")
+        else:
+            notes.append(f"{where}: pack {name!r} is left off the management cluster: {why}")
+    for name in kept:
+        for required in registry.get(name).requires:
+            if required in configs and required not in kept:
+                problems.append(
+                    f"{origins.describe((name,))}: pack {name!r} requires {required!r}, which cannot work here"
+                )
+    return kept
+
+
 def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: bool = True) -> FleetPlan:
     """Resolve ``loaded`` against ``registry``; ``require_secrets=False`` lets sealed secrets still be missing."""
     fleet = loaded.fleet
     problems: list[str] = []
+    notes: list[str] = []
 
-    def configure(sections: dict[str, object], origins: Origins) -> dict[str, PackConfig]:
+    def configure(sections: dict[str, object], origins: Origins, kind: ClusterKind) -> dict[str, PackConfig]:
         configs, found = registry.configure(dict(sections), origins)
         problems.extend(found)
-        return configs
+        return _placed(configs, kind, origins, registry, problems, notes) if not found else configs
 
     clusters: list[ClusterPlan] = []
     management = fleet.management
@@ -305,13 +352,13 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                 "environment": MANAGEMENT_ENVIRONMENT,
                 "kubernetes_version": management.kubernetes_version,
             },
-            packs=configure(management.packs, loaded.pack_origins[management.name]),
+            packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
             sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
         )
     )
     environment_configs: dict[tuple[str, str], PackConfig] = {}
     for env in fleet.environments:
-        for name, config in configure(env.packs, loaded.environment_pack_origins[env.name]).items():
+        for name, config in configure(env.packs, loaded.environment_pack_origins[env.name], "workload").items():
             environment_configs[(env.name, name)] = config
         for cluster in env.clusters:
             clusters.append(
@@ -324,7 +371,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                         "environment": env.name,
                         "kubernetes_version": cluster.kubernetes_version,
                     },
-                    packs=configure(cluster.packs, loaded.pack_origins[cluster.name]),
+                    packs=configure(cluster.packs, loaded.pack_origins[cluster.name], "workload"),
                     sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
                 )
             )
@@ -363,4 +410,5 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         base_configs=base_configs,
         environment_configs=environment_configs,
         apps=loaded.apps,
+        notes=tuple(_unique(notes)),
     )

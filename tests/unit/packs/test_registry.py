@@ -397,3 +397,12 @@ def test_configure_names_the_file_that_wrote_the_section() -> None:
         "environments/base.yaml: packs.metrics-server.replicas: expected an integer >= 1, got 0",
         "environments/staging.yaml: clusters[1].packs.podinfo.message: expected a string, got 5",
     ]
+
+
+def test_a_pack_that_needs_what_no_cluster_offers_is_refused() -> None:
+    from dataclasses import replace
+
+    # GIVEN a pack needing an unknown capability WHEN registered THEN the known ones are listed
+    gpu = replace(pack("gpu"), needs=("gpus",))
+    with pytest.raises(PackError, match=r"needs 'gpus', which no cluster offers \(known: fluxplane-network\)$"):
+        PackRegistry([gpu])

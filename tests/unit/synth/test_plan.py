@@ -564,3 +564,73 @@ def test_apps_and_clusters_beside_the_add_ons_namespaces_plan(write_fleet: Fleet
         ("kyverno-reports", "kyverno-reports"),
         ("prometheus", "prometheus-app"),
     ]
+
+
+# -- where packs can run -------------------------------------------------------------------------
+
+
+def test_a_pack_that_needs_fluxplanes_network_is_left_off_the_hub_with_a_note(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN karpenter in base.yaml's packs, meant for every cluster: on the hub it would look for the node role
+    # and discovery tags fluxplane's composition makes only for workload clusters
+    base = {**MINIMAL_BASE, "packs": {"metrics-server": {}, "karpenter": {}}}
+    # WHEN planned
+    fleet_plan = plan(write_fleet(base=base), registry)
+    hub, staging = fleet_plan.clusters
+    # THEN the hub goes without it, saying why, and the workload cluster has it
+    assert "karpenter" not in hub.packs and "karpenter" in staging.packs
+    assert fleet_plan.notes == (
+        "environments/base.yaml: packs.karpenter: pack 'karpenter' is left off the management cluster: it needs "
+        "fluxplane-network: the VPC, subnets, security group and node role that fluxplane's EKS composition makes, "
+        "tagged for discovery (karpenter.sh/discovery, the VPC's Name), which only the workload clusters the hub "
+        "builds have",
+    )
+
+
+def test_a_workload_only_pack_enabled_on_the_hub_is_refused(write_fleet: FleetWriter, registry: PackRegistry) -> None:
+    # GIVEN the load balancer controller enabled under management.packs, on purpose
+    base = {
+        **MINIMAL_BASE,
+        "management": {**MINIMAL_BASE["management"], "packs": {**HUB_PACKS, "aws-load-balancer-controller": {}}},
+    }
+    # WHEN planned THEN it is refused where it was enabled
+    (line,) = problems_of(write_fleet(base=base), registry)
+    assert line.startswith(
+        "environments/base.yaml: management.packs.aws-load-balancer-controller: pack 'aws-load-balancer-controller' "
+        "cannot work on the management cluster: it needs fluxplane-network: "
+    )
+    assert line.endswith("; remove it here")
+
+
+@pytest.mark.parametrize(
+    ("where", "located"),
+    [
+        ("base", "environments/base.yaml: packs.crossplane"),
+        ("cluster", "environments/staging.yaml: clusters[0].packs.crossplane"),
+    ],
+)
+def test_the_hubs_machinery_on_a_workload_cluster_is_refused(
+    write_fleet: FleetWriter, registry: PackRegistry, where: str, located: str
+) -> None:
+    # GIVEN crossplane enabled for workload clusters (in base.yaml's packs, or in a cluster's entry)
+    base = {**MINIMAL_BASE, "packs": {"crossplane": {}}} if where == "base" else MINIMAL_BASE
+    packs = {} if where == "base" else {"crossplane": {}}
+    env = {"clusters": [cluster("a", packs=packs)]}
+    # WHEN planned THEN it is refused once, where it was enabled, saying where it belongs
+    assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
+        f"{located}: pack 'crossplane' cannot work on workload clusters: it runs on the management cluster only; "
+        "enable it under management.packs in environments/base.yaml"
+    ]
+
+
+def test_every_built_in_pack_says_where_it_runs(registry: PackRegistry) -> None:
+    # GIVEN the installed packs THEN the hub's machinery runs on the hub, what needs fluxplane's network on
+    # workload clusters, the rest anywhere
+    hub_only = {"app-compositions", "crossplane", "crossplane-provider-configs", "crossplane-providers"}
+    hub_only |= {"eks-compositions", "workload-clusters"}
+    assert {pack.name for pack in registry if pack.placement() == "the management cluster only"} == hub_only
+    assert {pack.name for pack in registry if not pack.can_run_on("management")} - hub_only == {
+        "aws-load-balancer-controller",
+        "karpenter",
+    }
