@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -81,3 +82,18 @@ def test_the_clean_validate_summary_is_real_output() -> None:
     assert out.returncode == 0, out.stdout
     summary = out.stdout.splitlines()[-1]
     assert f"On the unchanged example: `{summary}`" in README
+
+
+def _anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_every_link_inside_the_readme_finds_its_heading() -> None:
+    # GIVEN the README's headings and its links to them
+    headings = {_anchor(line.lstrip("#")) for line in README.splitlines() if re.match(r"^#{1,6} ", line)}
+    links = set(re.findall(r"\]\(#([^)]+)\)", README))
+    # THEN each link has its heading
+    assert links
+    assert links - headings == set()

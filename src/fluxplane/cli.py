@@ -45,6 +45,29 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="render every cluster, ignoring the cache of unchanged clusters in <root>/.fluxplane-cache",
     )
+    synth.add_argument(
+        "--replace",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow a change that replaces this live object (an immutable field: a VPC CIDR, a region, a table's "
+        "keys); shell wildcards match several (repeatable)",
+    )
+    synth.add_argument(
+        "--delete",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow removing this cluster, table, queue or bucket, which Crossplane then deletes in AWS (repeatable)",
+    )
+    synth.add_argument(
+        "--move",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow this object to move to another Flux Kustomization, once the old one is suspended on the hub "
+        "(repeatable)",
+    )
     commands.add_parser("reference", help="print the fleet definition reference (Markdown)")
     seal = commands.add_parser(
         "seal",
@@ -329,7 +352,9 @@ def _synth(args: argparse.Namespace) -> int:
     import gc
 
     from fluxplane import synth
+    from fluxplane.errors import ConfigError
     from fluxplane.synth import allocations
+    from fluxplane.synth.guard import guard
 
     root: Path = args.root
     outdir: Path = args.outdir or (
@@ -363,6 +388,17 @@ def _synth(args: argparse.Namespace) -> int:
                 print(f"{label}: {outdir / path}")
         print(f"{outdir}: stale; run 'fluxplane synth' (or 'make synth') and commit the result", file=sys.stderr)
         return EXIT_STALE
+    with progress.stage("guard"):
+        refused = guard(
+            files,
+            outdir,
+            hub=plan.fleet.management.name,
+            replace=args.replace,
+            delete=args.delete,
+            move=args.move,
+        )
+    if refused:
+        raise ConfigError([*refused, f"{outdir}: nothing written"])
     with progress.stage("write"):
         # The allocations first: a synth stopped in between writes the same ranges next time.
         allocations.write(root, plan)

@@ -359,6 +359,17 @@ class FluxTree:
                 add(doc, entry.key)
         return entries
 
+    def applied(self, cluster: str) -> Iterator[tuple[str, str, Document]]:
+        """(namespace, name) of each Kustomization on ``cluster`` that applies objects there, with each object.
+
+        Kustomizations that apply to another cluster (``kubeConfig``) are left out.
+        """
+        for (kind, namespace, name), entry in self._walk(cluster).items():
+            if kind != KUSTOMIZATION or entry.folder is None or _spec(entry.doc).get("kubeConfig"):
+                continue
+            for document in self.objects(entry.folder):
+                yield namespace, name, document
+
     def _reach(self, entries: Mapping[Key, _Entry]) -> dict[str, str]:
         """Per remote access: the cluster whose root Kustomization it applies."""
         clusters = posixpath.join(self.platform, "clusters") + "/"

@@ -64,7 +64,8 @@ def _write_definition(project: Path, variant: int) -> None:
 
 
 def _command(project: Path) -> list[str]:
-    return [sys.executable, "-m", "fluxplane", "--root", str(project), "synth"]
+    # the two versions add and remove clusters: their removal is allowed, it is not what is tested here
+    return [sys.executable, "-m", "fluxplane", "--root", str(project), "synth", "--delete", "*"]
 
 
 def _environment() -> dict[str, str]:
@@ -193,7 +194,8 @@ def _changed_fleet(write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str])
     project = write_fleet()
     assert main(["--root", str(project), "synth"]) == 0
     old = _tree(project / "dist")
-    write_fleet(envs={"staging": {"clusters": [{"name": "staging-2", "region": "eu-west-1"}]}})
+    clusters = [{"name": "staging-1", "region": "us-west-2"}, {"name": "staging-2", "region": "eu-west-1"}]
+    write_fleet(envs={"staging": {"clusters": clusters}})
     capsys.readouterr()
     return project, old
 

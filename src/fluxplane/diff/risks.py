@@ -8,13 +8,15 @@ orphans or deletes the cloud resource.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.diff.fleet import Document
 from fluxplane.diff.objects import ClusterDiff, ObjectChange
+from fluxplane.synth.guard import EXTERNAL_NAME, IMMUTABLE, applier, immutable_fields
+
+__all__ = ["EXTERNAL_NAME", "IMMUTABLE", "Risk", "immutable_fields", "object_risks", "risks"]
 
 #: The composite kind of a workload cluster (eks-compositions): removing it makes Crossplane delete the cluster.
 CLUSTER_COMPOSITES = frozenset({("platform.fluxplane.io", "EKSCluster")})
@@ -27,102 +29,11 @@ DATA_COMPOSITES = frozenset(
     }
 )
 PRUNE_ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"
-EXTERNAL_NAME = ("metadata", "annotations", "crossplane.io/external-name")
 #: API groups of the Crossplane AWS managed resources (cluster-scoped and namespaced families).
 AWS_MANAGED = ("*.aws.upbound.io", "*.aws.m.upbound.io", "aws.upbound.io", "aws.m.upbound.io")
 BROAD_ROLES = frozenset({"cluster-admin", "admin"})
 
 Path = tuple[str, ...]
-
-IMMUTABLE: dict[tuple[str, str], tuple[Path, ...]] = {
-    # Kubernetes: the API server refuses these updates, so Flux's apply fails until the object is recreated.
-    ("apps", "Deployment"): (("spec", "selector"),),
-    ("apps", "ReplicaSet"): (("spec", "selector"),),
-    ("apps", "DaemonSet"): (("spec", "selector"),),
-    ("apps", "StatefulSet"): (
-        ("spec", "selector"),
-        ("spec", "serviceName"),
-        ("spec", "volumeClaimTemplates"),
-        ("spec", "podManagementPolicy"),
-    ),
-    ("batch", "Job"): (("spec", "selector"), ("spec", "template"), ("spec", "completionMode")),
-    ("", "Service"): (("spec", "clusterIP"), ("spec", "clusterIPs")),
-    ("", "PersistentVolumeClaim"): (
-        ("spec", "storageClassName"),
-        ("spec", "accessModes"),
-        ("spec", "volumeName"),
-        ("spec", "selector"),
-    ),
-    ("storage.k8s.io", "StorageClass"): (
-        ("provisioner",),
-        ("parameters",),
-        ("reclaimPolicy",),
-        ("volumeBindingMode",),
-    ),
-    ("rbac.authorization.k8s.io", "RoleBinding"): (("roleRef",),),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): (("roleRef",),),
-    # Crossplane: x-kubernetes-validations "self == oldSelf" in the upstream CRDs.
-    ("apiextensions.crossplane.io", "CompositeResourceDefinition"): (
-        ("spec", "group"),
-        ("spec", "names"),
-        ("spec", "scope"),
-        ("spec", "claimNames"),
-        ("spec", "enforcedCompositionRef"),
-    ),
-    ("apiextensions.crossplane.io", "Composition"): (("spec", "compositeTypeRef"),),
-    # Karpenter: nodeClassRef's group and kind are immutable (CEL rules in karpenter.sh_nodepools).
-    ("karpenter.sh", "NodePool"): (
-        ("spec", "template", "spec", "nodeClassRef", "group"),
-        ("spec", "template", "spec", "nodeClassRef", "kind"),
-    ),
-    # Upbound AWS managed resources. Their CRDs carry no immutability rules; these are the fields AWS
-    # cannot update in place (Terraform's ForceNew): a change replaces the resource or fails.
-    ("*.aws.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
-    ("*.aws.m.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
-    ("ec2.aws*", "VPC"): (("spec", "forProvider", "cidrBlock"),),
-    ("ec2.aws*", "Subnet"): (
-        ("spec", "forProvider", "cidrBlock"),
-        ("spec", "forProvider", "availabilityZone"),
-        ("spec", "forProvider", "vpcId"),
-    ),
-    ("eks.aws*", "Cluster"): (("spec", "forProvider", "roleArn"),),
-    ("eks.aws*", "NodeGroup"): (
-        ("spec", "forProvider", "clusterName"),
-        ("spec", "forProvider", "subnetIds"),
-        ("spec", "forProvider", "instanceTypes"),
-        ("spec", "forProvider", "capacityType"),
-        ("spec", "forProvider", "diskSize"),
-        ("spec", "forProvider", "amiType"),
-        ("spec", "forProvider", "nodeRoleArn"),
-    ),
-    ("dynamodb.aws*", "Table"): (("spec", "forProvider", "hashKey"), ("spec", "forProvider", "rangeKey")),
-    ("sqs.aws*", "Queue"): (("spec", "forProvider", "fifoQueue"),),
-    # fluxplane's composites: these fields feed the managed resources' immutable fields above.
-    ("platform.fluxplane.io", "EKSCluster"): (
-        ("spec", "region"),
-        ("spec", "network", "vpcCidr"),
-        ("spec", "network", "zones"),
-    ),
-    ("platform.fluxplane.io", "AppTable"): (
-        ("spec", "region"),
-        ("spec", "tableName"),
-        ("spec", "hashKey"),
-        ("spec", "rangeKey"),
-    ),
-    ("platform.fluxplane.io", "AppQueue"): (("spec", "region"), ("spec", "queueName"), ("spec", "fifo")),
-    ("platform.fluxplane.io", "AppBucket"): (("spec", "region"), ("spec", "bucketName")),
-    ("platform.fluxplane.io", "AppIdentity"): (("spec", "region"), ("spec", "clusterName")),
-    ("platform.fluxplane.io", "AddonIdentity"): (("spec", "region"), ("spec", "clusterName")),
-}
-"""Fields the API server, a CRD's validation or the cloud API treat as immutable, by (API group, kind).
-
-Group and kind may be glob patterns. Sources: Kubernetes API validation (workload selectors, Service
-cluster IPs, PVC specs, StorageClass parameters, binding roleRefs); the CEL ``self == oldSelf`` rules
-of the upstream Crossplane and Karpenter CRDs; for the Upbound AWS managed resources, whose
-CRDs declare none, the fields AWS cannot change in place (region, external name,
-VPC and subnet CIDR blocks, a subnet's availability zone, a node group's subnets and instance types);
-and fluxplane's own composites, whose fields become those managed-resource fields.
-"""
 
 
 @dataclass(frozen=True)
@@ -146,15 +57,6 @@ def _get(doc: Document | None, path: Path) -> Any:
 
 def _ident(change: ObjectChange) -> tuple[str, str]:
     return change.key[0], change.key[1]
-
-
-def immutable_fields(group: str, kind: str) -> list[Path]:
-    return [
-        path
-        for (group_pattern, kind_pattern), paths in IMMUTABLE.items()
-        if fnmatch.fnmatchcase(group, group_pattern) and fnmatch.fnmatchcase(kind, kind_pattern)
-        for path in paths
-    ]
 
 
 def immutable_changes(change: ObjectChange) -> list[str]:
@@ -273,7 +175,17 @@ def removals(change: ObjectChange) -> list[str]:
     return []
 
 
-RULES = (removals, rbac_widening, immutable_changes, prune_disabled, deletion_policy)
+def moves(change: ObjectChange) -> list[str]:
+    """The Kustomization that applies a hub object changes (fluxplane.synth.guard): the old one may delete it."""
+    if change.before is None or change.after is None:
+        return []
+    old, new = applier(change.before), applier(change.after)
+    if old is None or new is None or old == new:
+        return []
+    return [f"moves from Kustomization {old} to {new}: suspend {old} on the hub first, or Flux deletes it"]
+
+
+RULES = (removals, rbac_widening, immutable_changes, prune_disabled, deletion_policy, moves)
 
 
 def object_risks(change: ObjectChange) -> list[str]:

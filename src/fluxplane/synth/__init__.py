@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.merge import Origins
+from fluxplane.errors import ConfigError
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
+from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.writer import Staleness, compare_tree, write_tree
 
@@ -67,15 +69,27 @@ class SynthResult:
 
 
 def synthesize(
-    root: Path, outdir: Path | None = None, registry: PackRegistry | None = None, *, use_cache: bool = False
+    root: Path,
+    outdir: Path | None = None,
+    registry: PackRegistry | None = None,
+    *,
+    use_cache: bool = False,
+    replace: Sequence[str] = (),
+    delete: Sequence[str] = (),
+    move: Sequence[str] = (),
 ) -> SynthResult:
     """Synthesize the fleet under ``root`` into ``outdir`` (default ``root/dist``), atomically.
 
     ``use_cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache).
+    A change that replaces, deletes or moves a live object of the tree it replaces is refused
+    (ConfigError) unless ``replace``, ``delete`` or ``move`` names it (fluxplane.synth.guard).
     """
     plan = load_plan(root, registry)
     files = render_plan(plan, SynthCache.for_root(root) if use_cache else None)
     target = outdir or root / "dist"
+    refused = guard(files, target, hub=plan.fleet.management.name, replace=replace, delete=delete, move=move)
+    if refused:
+        raise ConfigError(refused)
     allocations.write(root, plan)
     write_tree(files, target)
     return SynthResult(files=files, outdir=target)

@@ -188,3 +188,19 @@ def test_risks_put_removed_clusters_first() -> None:
         ("platform", "east", "cluster", "cluster removed: dist/platform/clusters/east/ is gone"),
         ("workloads", "east", "v1 Namespace team", "Namespace deleted: everything in it is deleted"),
     ]
+
+
+def test_a_hub_object_that_changes_kustomization_is_flagged() -> None:
+    # GIVEN an EKSCluster whose applying Kustomization changes (fluxplane.synth.guard's moves)
+    def composite(applier: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "platform.fluxplane.io/v1alpha1",
+            "kind": "EKSCluster",
+            "metadata": {"name": "a", "namespace": "a", "annotations": {"fluxplane.io/applied-by": applier}},
+        }
+
+    moved = change(composite("x/old"), composite("a/cluster"))
+    # THEN diff says what the reviewer must do first
+    assert object_risks(moved) == [
+        "moves from Kustomization x/old to a/cluster: suspend x/old on the hub first, or Flux deletes it"
+    ]

@@ -1,0 +1,343 @@
+"""The replacement guard: synth never replaces or moves live infrastructure unless asked to.
+
+Before writing, synth compares what it would write with the tree it replaces (the committed dist/)
+and refuses, one line each, two kinds of change to an object that exists in both:
+
+* **a replacement**: a field the API server, a CRD or the cloud API treats as immutable changes (a
+  VPC or subnet CIDR, a cluster's region, a table's key schema; the table below). Flux's apply then
+  fails, or the cloud resource is deleted and created anew. ``--replace PATTERN`` allows it.
+* **a deletion** of a cloud resource that holds a cluster or data (an EKSCluster, an app's table, queue or
+  bucket): Crossplane deletes it in AWS. Renaming a cluster or an app is such a deletion (and a new
+  resource). ``--delete PATTERN`` allows it.
+* **a move**: the Flux Kustomization that applies an object changes (the hub's objects whose deletion
+  deletes something live carry it, fluxplane.config.hub.APPLIED_BY). When the old Kustomization stops
+  applying the object it deletes it, before the new one adopts it, unless the old one is suspended
+  first. ``--move PATTERN`` allows it, once the old Kustomization is suspended on the hub.
+
+A pattern is ``Kind/namespace/name`` (``Kind/name`` for cluster-scoped objects), with shell wildcards.
+
+Only the files whose text changes are parsed, so a change to one cluster of a large fleet costs a
+read of the old tree and a few parses. The old tree is state that arrives from elsewhere: it is read,
+never trusted to be fluxplane's (an object without the annotation is placed by following the hub's
+Flux paths), and symlinks in it are not followed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fluxplane.config.hub import APPLIED_BY
+from fluxplane.constructs.render import parse_documents
+
+FieldPath = tuple[str, ...]
+
+#: The annotation Crossplane keeps a managed resource's cloud name in.
+EXTERNAL_NAME: FieldPath = ("metadata", "annotations", "crossplane.io/external-name")
+
+IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
+    # Kubernetes: the API server refuses these updates, so Flux's apply fails until the object is recreated.
+    ("apps", "Deployment"): (("spec", "selector"),),
+    ("apps", "ReplicaSet"): (("spec", "selector"),),
+    ("apps", "DaemonSet"): (("spec", "selector"),),
+    ("apps", "StatefulSet"): (
+        ("spec", "selector"),
+        ("spec", "serviceName"),
+        ("spec", "volumeClaimTemplates"),
+        ("spec", "podManagementPolicy"),
+    ),
+    ("batch", "Job"): (("spec", "selector"), ("spec", "template"), ("spec", "completionMode")),
+    ("", "Service"): (("spec", "clusterIP"), ("spec", "clusterIPs")),
+    ("", "PersistentVolumeClaim"): (
+        ("spec", "storageClassName"),
+        ("spec", "accessModes"),
+        ("spec", "volumeName"),
+        ("spec", "selector"),
+    ),
+    ("storage.k8s.io", "StorageClass"): (
+        ("provisioner",),
+        ("parameters",),
+        ("reclaimPolicy",),
+        ("volumeBindingMode",),
+    ),
+    ("rbac.authorization.k8s.io", "RoleBinding"): (("roleRef",),),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): (("roleRef",),),
+    # Crossplane: x-kubernetes-validations "self == oldSelf" in the upstream CRDs.
+    ("apiextensions.crossplane.io", "CompositeResourceDefinition"): (
+        ("spec", "group"),
+        ("spec", "names"),
+        ("spec", "scope"),
+        ("spec", "claimNames"),
+        ("spec", "enforcedCompositionRef"),
+    ),
+    ("apiextensions.crossplane.io", "Composition"): (("spec", "compositeTypeRef"),),
+    # Karpenter: nodeClassRef's group and kind are immutable (CEL rules in karpenter.sh_nodepools).
+    ("karpenter.sh", "NodePool"): (
+        ("spec", "template", "spec", "nodeClassRef", "group"),
+        ("spec", "template", "spec", "nodeClassRef", "kind"),
+    ),
+    # Upbound AWS managed resources. Their CRDs carry no immutability rules; these are the fields AWS
+    # cannot update in place (Terraform's ForceNew): a change replaces the resource or fails.
+    ("*.aws.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
+    ("*.aws.m.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
+    ("ec2.aws*", "VPC"): (("spec", "forProvider", "cidrBlock"),),
+    ("ec2.aws*", "Subnet"): (
+        ("spec", "forProvider", "cidrBlock"),
+        ("spec", "forProvider", "availabilityZone"),
+        ("spec", "forProvider", "vpcId"),
+    ),
+    ("eks.aws*", "Cluster"): (("spec", "forProvider", "roleArn"),),
+    ("eks.aws*", "NodeGroup"): (
+        ("spec", "forProvider", "clusterName"),
+        ("spec", "forProvider", "subnetIds"),
+        ("spec", "forProvider", "instanceTypes"),
+        ("spec", "forProvider", "capacityType"),
+        ("spec", "forProvider", "diskSize"),
+        ("spec", "forProvider", "amiType"),
+        ("spec", "forProvider", "nodeRoleArn"),
+    ),
+    ("dynamodb.aws*", "Table"): (("spec", "forProvider", "hashKey"), ("spec", "forProvider", "rangeKey")),
+    ("sqs.aws*", "Queue"): (("spec", "forProvider", "fifoQueue"),),
+    # fluxplane's composites: these fields feed the managed resources' immutable fields above.
+    ("platform.fluxplane.io", "EKSCluster"): (
+        ("spec", "region"),
+        ("spec", "network", "vpcCidr"),
+        ("spec", "network", "zones"),
+    ),
+    ("platform.fluxplane.io", "AppTable"): (
+        ("spec", "region"),
+        ("spec", "tableName"),
+        ("spec", "hashKey"),
+        ("spec", "rangeKey"),
+    ),
+    ("platform.fluxplane.io", "AppQueue"): (("spec", "region"), ("spec", "queueName"), ("spec", "fifo")),
+    ("platform.fluxplane.io", "AppBucket"): (("spec", "region"), ("spec", "bucketName")),
+    ("platform.fluxplane.io", "AppIdentity"): (("spec", "region"), ("spec", "clusterName")),
+    ("platform.fluxplane.io", "AddonIdentity"): (("spec", "region"), ("spec", "clusterName")),
+}
+"""Fields the API server, a CRD's validation or the cloud API treat as immutable, by (API group, kind).
+
+Group and kind may be glob patterns. Sources: Kubernetes API validation (workload selectors, Service
+cluster IPs, PVC specs, StorageClass parameters, binding roleRefs); the CEL ``self == oldSelf`` rules
+of the upstream Crossplane and Karpenter CRDs; for the Upbound AWS managed resources, whose
+CRDs declare none, the fields AWS cannot change in place (region, external name,
+VPC and subnet CIDR blocks, a subnet's availability zone, a node group's subnets and instance types);
+and fluxplane's own composites, whose fields become those managed-resource fields.
+"""
+
+#: API groups whose objects stand for cloud resources: an immutable change replaces the resource.
+CLOUD_GROUPS = ("platform.fluxplane.io", "*.aws.upbound.io", "*.aws.m.upbound.io")
+#: What deleting an object of these kinds deletes in AWS (fluxplane's composites that hold a cluster or data).
+DELETES = {
+    ("platform.fluxplane.io", "EKSCluster"): "the EKS cluster, its node groups and its VPC",
+    ("platform.fluxplane.io", "AppTable"): "the DynamoDB table and its data",
+    ("platform.fluxplane.io", "AppQueue"): "the SQS queue and its messages",
+    ("platform.fluxplane.io", "AppBucket"): "the S3 bucket and its objects",
+}
+
+#: Kinds whose changes the guard looks at; a file holding none of them is not parsed.
+_KINDS = frozenset(kind for _, kind in IMMUTABLE if kind != "*")
+_TOP_KIND = re.compile(r"(?m)^kind: (\S+)$")
+_AWS_API = re.compile(r"(?m)^apiVersion: \S+\.aws(\.m)?\.upbound\.io/")
+
+Key = tuple[str, str, str, str]
+"""An object's identity: (API group, kind, namespace, name)."""
+
+
+def immutable_fields(group: str, kind: str) -> list[FieldPath]:
+    """The immutable fields of objects of ``group`` and ``kind`` (the table's patterns matched)."""
+    return [
+        path
+        for (group_pattern, kind_pattern), paths in IMMUTABLE.items()
+        if fnmatch.fnmatchcase(group, group_pattern) and fnmatch.fnmatchcase(kind, kind_pattern)
+        for path in paths
+    ]
+
+
+def field(document: Mapping[str, Any] | None, path: FieldPath) -> Any:
+    """The value at ``path`` of ``document``, None when any part is missing."""
+    node: Any = document
+    for part in path:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
+
+
+def applier(document: Mapping[str, Any]) -> str | None:
+    """The Kustomization (``namespace/name``) the document says applies it."""
+    value = field(document, ("metadata", "annotations", APPLIED_BY))
+    return value if isinstance(value, str) else None
+
+
+def key_of(document: Mapping[str, Any]) -> Key | None:
+    api, kind = document.get("apiVersion"), document.get("kind")
+    metadata = document.get("metadata")
+    if not isinstance(api, str) or not isinstance(kind, str) or not isinstance(metadata, Mapping):
+        return None
+    group = api.rsplit("/", 1)[0] if "/" in api else ""
+    return (group, kind, str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+
+
+def label(key: Key) -> str:
+    """``Kind/namespace/name``, or ``Kind/name`` for a cluster-scoped object: what the patterns match."""
+    _, kind, namespace, name = key
+    return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+
+
+def allowed(key: Key, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(label(key), pattern) for pattern in patterns)
+
+
+def _change(old: Any, new: Any) -> str:
+    """`` from A to B`` for scalar values; nothing for structures, which the diff of dist/ shows."""
+    scalars = (str, int, float, bool)
+    if isinstance(old, scalars) and (new is None or isinstance(new, scalars)):
+        return f" from {old} to {new if new is not None else 'nothing'}"
+    return ""
+
+
+def _worth_parsing(text: str) -> bool:
+    if APPLIED_BY in text or _AWS_API.search(text):
+        return True
+    return any(kind in _KINDS for kind in _TOP_KIND.findall(text))
+
+
+def read_tree(outdir: Path) -> dict[str, bytes]:
+    """The files of the tree at ``outdir`` by their path below it; symlinks are not followed."""
+    found: dict[str, bytes] = {}
+    if outdir.is_symlink() or not outdir.is_dir():
+        return found
+    root = str(outdir)
+    for folder, folders, names in os.walk(root):
+        folders[:] = [name for name in folders if not os.path.islink(os.path.join(folder, name))]
+        prefix = os.path.relpath(folder, root)
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    found[name if prefix == "." else f"{prefix}/{name}"] = handle.read()
+            except OSError:
+                continue
+    return found
+
+
+@dataclass(frozen=True)
+class _Found:
+    path: str
+    document: dict[str, Any]
+
+
+def _objects(texts: Iterable[tuple[str, str]]) -> dict[Key, _Found]:
+    found: dict[Key, _Found] = {}
+    for path, text in texts:
+        if not path.endswith(".yaml") or not _worth_parsing(text):
+            continue
+        try:
+            documents = parse_documents(text)
+        except yaml.YAMLError:  # a file the old tree holds that is not YAML guards nothing
+            continue
+        for document in documents:
+            key = key_of(document)
+            if key is not None:
+                found.setdefault(key, _Found(path, document))
+    return found
+
+
+def _legacy_appliers(old: Mapping[str, bytes], hub: str) -> dict[Key, str]:
+    """For a tree written before objects said who applies them: each hub object's Kustomization, found by
+    following the hub's Flux paths the way kustomize builds them."""
+    from fluxplane.graph import FluxTree, LazyDocuments
+
+    texts = {path: data.decode("utf-8", "replace") for path, data in old.items() if path.endswith(".yaml")}
+    appliers: dict[Key, str] = {}
+    try:
+        for namespace, name, document in FluxTree(LazyDocuments({}, texts), hub=hub).applied(hub):
+            key = key_of(document)
+            if key is not None:
+                appliers.setdefault(key, f"{namespace}/{name}")
+    except (yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError):  # an old tree that cannot be followed
+        return {}
+    return appliers
+
+
+def guard(
+    files: Mapping[str, str],
+    outdir: Path,
+    *,
+    hub: str,
+    replace: Sequence[str] = (),
+    delete: Sequence[str] = (),
+    move: Sequence[str] = (),
+    old: Mapping[str, bytes] | None = None,
+) -> list[str]:
+    """The replacements, deletions and moves writing ``files`` over the tree at ``outdir`` would make, not allowed."""
+    old = read_tree(outdir) if old is None else old
+    if not old:
+        return []
+    changed = [path for path, text in files.items() if old.get(path) != text.encode("utf-8")]
+    changed_set = set(changed)
+    gone = [path for path in old if path not in files]
+    before = _objects((path, old[path].decode("utf-8", "replace")) for path in sorted({*changed_set, *gone} & set(old)))
+    after = _objects((path, files[path]) for path in sorted(changed))
+    problems: list[str] = []
+    for key in sorted(before.keys() - after.keys()):
+        deleted = DELETES.get(key[:2])
+        if deleted is not None and not allowed(key, delete):
+            problems.append(
+                f"{before[key].path}: {key[1]} {key[2] + '/' if key[2] else ''}{key[3]}: removed, so Crossplane "
+                f"deletes {deleted} in AWS (renaming is removing and adding); to do it on purpose, run synth with "
+                f"--delete '{label(key)}'"
+            )
+    moves: dict[str, None] = {}
+    legacy: dict[Key, str] | None = None
+    for key in sorted(after.keys() & before.keys()):
+        was, now = before[key], after[key]
+        where = f"{now.path}: {key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
+        if not allowed(key, replace):
+            for path in immutable_fields(key[0], key[1]):
+                old_value, new_value = field(was.document, path), field(now.document, path)
+                if old_value is None or old_value == new_value:
+                    continue
+                cloud = any(fnmatch.fnmatchcase(key[0], group) for group in CLOUD_GROUPS)
+                effect = (
+                    "replaces the cloud resource (deleted and made anew)"
+                    if cloud
+                    else "is refused by the API server: the object has to be made anew"
+                )
+                problems.append(
+                    f"{where}: {'.'.join(path)} changes{_change(old_value, new_value)}, which "
+                    f"{effect}; to do it on purpose, run synth with --replace '{label(key)}'"
+                )
+        new_applier = applier(now.document)
+        if new_applier is None or allowed(key, move):
+            continue
+        old_applier = applier(was.document)
+        if old_applier is None:
+            if legacy is None:
+                legacy = _legacy_appliers(old, hub)
+            old_applier = legacy.get(key)
+        if old_applier is None or old_applier == new_applier:
+            continue
+        namespace, name = old_applier.split("/", 1)
+        moves[f"flux suspend kustomization {name} -n {namespace}"] = None
+        problems.append(
+            f"{where}: now applied by Kustomization {new_applier} instead of {old_applier}, which deletes it when it "
+            f"stops applying it, before {new_applier} takes it over; suspend {old_applier} on the hub first, then run "
+            f"synth with --move '{label(key)}'"
+        )
+    if moves:
+        problems.append(
+            f"to move them all: on the hub, {'; '.join(moves)}; then run synth with --move '*', merge, and resume "
+            "those that remain once the objects are adopted"
+        )
+    return problems

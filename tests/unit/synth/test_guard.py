@@ -1,0 +1,233 @@
+"""The replacement guard: replacing, deleting or moving a live object needs the user's word."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.constructs.render import dump_documents
+from fluxplane.synth.guard import guard, immutable_fields, read_tree
+from tests.conftest import FleetWriter
+
+APPLIED_BY = "fluxplane.io/applied-by"
+
+
+def cluster(cidr: str = "10.1.0.0/16", region: str = "us-west-2", applier: str | None = "a/cluster") -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": "a", "namespace": "a"}
+    if applier:
+        metadata["annotations"] = {APPLIED_BY: applier}
+    return {
+        "apiVersion": "platform.fluxplane.io/v1alpha1",
+        "kind": "EKSCluster",
+        "metadata": metadata,
+        "spec": {"region": region, "network": {"vpcCidr": cidr}},
+    }
+
+
+def table(name: str = "shop-table-orders") -> dict[str, Any]:
+    return {
+        "apiVersion": "platform.fluxplane.io/v1alpha1",
+        "kind": "AppTable",
+        "metadata": {"name": name, "namespace": "a"},
+        "spec": {"region": "us-west-2", "tableName": f"a-{name}", "hashKey": "id"},
+    }
+
+
+def write(root: Path, files: dict[str, list[dict[str, Any]]]) -> Path:
+    for path, documents in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(dump_documents(documents))
+    return root
+
+
+def texts(files: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    return {path: dump_documents(documents) for path, documents in files.items()}
+
+
+FILE = "platform/spokes/a/cluster/cluster.yaml"
+
+
+def test_a_new_tree_over_nothing_is_never_refused(tmp_path: Path) -> None:
+    assert guard(texts({FILE: [cluster()]}), tmp_path / "dist", hub="hub") == []
+
+
+def test_an_unchanged_tree_is_never_refused(tmp_path: Path) -> None:
+    dist = write(tmp_path / "dist", {FILE: [cluster()]})
+    assert guard(texts({FILE: [cluster()]}), dist, hub="hub") == []
+
+
+def test_a_changed_vpc_cidr_and_region_are_refused_one_line_each_unless_allowed(tmp_path: Path) -> None:
+    # GIVEN a cluster whose CIDR and region change
+    dist = write(tmp_path / "dist", {FILE: [cluster()]})
+    files = texts({FILE: [cluster(cidr="10.2.0.0/16", region="us-east-1")]})
+    # WHEN guarded THEN each replacing field is one line, naming the flag that allows it
+    assert guard(files, dist, hub="hub") == [
+        f"{FILE}: EKSCluster a/a: spec.region changes from us-west-2 to us-east-1, which replaces the cloud resource "
+        "(deleted and made anew); to do it on purpose, run synth with --replace 'EKSCluster/a/a'",
+        f"{FILE}: EKSCluster a/a: spec.network.vpcCidr changes from 10.1.0.0/16 to 10.2.0.0/16, which replaces the "
+        "cloud resource (deleted and made anew); to do it on purpose, run synth with --replace 'EKSCluster/a/a'",
+    ]
+    # AND the user's word, exact or with wildcards, allows it
+    assert guard(files, dist, hub="hub", replace=["EKSCluster/a/a"]) == []
+    assert guard(files, dist, hub="hub", replace=["EKSCluster/*"]) == []
+    assert len(guard(files, dist, hub="hub", replace=["AppTable/*"])) == 2
+
+
+def test_a_kubernetes_immutable_field_is_refused_as_the_api_server_would(tmp_path: Path) -> None:
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": "shop", "namespace": "shop"},
+        "roleRef": {"kind": "Role", "name": "shop"},
+    }
+    dist = write(tmp_path / "dist", {"workloads/shop.yaml": [binding]})
+    changed = {**binding, "roleRef": {"kind": "ClusterRole", "name": "admin"}}
+    (line,) = guard(texts({"workloads/shop.yaml": [changed]}), dist, hub="hub")
+    assert line == (
+        "workloads/shop.yaml: RoleBinding shop/shop: roleRef changes, which is refused by the API server: the object "
+        "has to be made anew; to do it on purpose, run synth with --replace 'RoleBinding/shop/shop'"
+    )
+
+
+def test_an_object_moved_to_another_file_is_still_the_same_object(tmp_path: Path) -> None:
+    # GIVEN the cluster written elsewhere, with the same fields WHEN guarded THEN nothing is refused
+    dist = write(tmp_path / "dist", {"platform/old/cluster.yaml": [cluster()]})
+    assert guard(texts({FILE: [cluster()]}), dist, hub="hub") == []
+    # AND a changed field is found across files
+    assert len(guard(texts({FILE: [cluster(cidr="10.9.0.0/16")]}), dist, hub="hub")) == 1
+
+
+def test_removing_a_cluster_or_an_apps_data_is_refused_unless_allowed(tmp_path: Path) -> None:
+    # GIVEN a cluster and a table that the new tree no longer has (an app renamed, say)
+    dist = write(tmp_path / "dist", {FILE: [cluster()], "platform/cloud/a/shop.yaml": [table()]})
+    # WHEN guarded THEN each deletion is one line saying what AWS loses
+    assert guard({}, dist, hub="hub") == [
+        "platform/cloud/a/shop.yaml: AppTable a/shop-table-orders: removed, so Crossplane deletes the DynamoDB table "
+        "and its data in AWS (renaming is removing and adding); to do it on purpose, run synth with --delete "
+        "'AppTable/a/shop-table-orders'",
+        f"{FILE}: EKSCluster a/a: removed, so Crossplane deletes the EKS cluster, its node groups and its VPC in AWS "
+        "(renaming is removing and adding); to do it on purpose, run synth with --delete 'EKSCluster/a/a'",
+    ]
+    assert guard({}, dist, hub="hub", delete=["*"]) == []
+
+
+def test_a_move_to_another_kustomization_is_refused_until_the_old_one_is_suspended(tmp_path: Path) -> None:
+    # GIVEN a cluster applied by one Kustomization, now by another
+    dist = write(tmp_path / "dist", {FILE: [cluster(applier="flux-system/workload-clusters")]})
+    files = texts({FILE: [cluster(applier="a/cluster")]})
+    # WHEN guarded THEN the move is refused, saying what to suspend, and a last line gives every command
+    assert guard(files, dist, hub="hub") == [
+        f"{FILE}: EKSCluster a/a: now applied by Kustomization a/cluster instead of flux-system/workload-clusters, "
+        "which deletes it when it stops applying it, before a/cluster takes it over; suspend "
+        "flux-system/workload-clusters on the hub first, then run synth with --move 'EKSCluster/a/a'",
+        "to move them all: on the hub, flux suspend kustomization workload-clusters -n flux-system; then run synth "
+        "with --move '*', merge, and resume those that remain once the objects are adopted",
+    ]
+    assert guard(files, dist, hub="hub", move=["EKSCluster/a/*"]) == []
+
+
+def test_a_tree_written_before_objects_named_their_applier_is_followed_to_find_it(tmp_path: Path) -> None:
+    # GIVEN an old tree whose cluster has no annotation: the hub's Kustomization workload-clusters applies
+    # the folder that holds it, the way Flux reads the tree
+    hub_kustomization = {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": "workload-clusters", "namespace": "flux-system"},
+        "spec": {
+            "path": "./dist/platform/legacy",
+            "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+            "prune": True,
+        },
+    }
+    old = {
+        "platform/clusters/hub/kustomization.yaml": [
+            {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": ["infra.yaml"]}
+        ],
+        "platform/clusters/hub/infra.yaml": [hub_kustomization],
+        "platform/legacy/kustomization.yaml": [
+            {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": ["c.yaml"]}
+        ],
+        "platform/legacy/c.yaml": [cluster(applier=None)],
+    }
+    dist = write(tmp_path / "dist", old)
+    # WHEN the new tree says its chain applies it THEN the move is found
+    (line, _) = guard(texts({FILE: [cluster()]}), dist, hub="hub")
+    assert "now applied by Kustomization a/cluster instead of flux-system/workload-clusters" in line
+
+
+def test_the_old_tree_is_read_without_following_symlinks(tmp_path: Path) -> None:
+    # GIVEN a dist/ with a symlink to a file outside it
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(dump_documents([cluster()]))
+    dist = write(tmp_path / "dist", {"platform/own.yaml": [table()]})
+    os.symlink(outside, dist / "platform" / "link.yaml")
+    (dist / "platform" / "folder-link").symlink_to(tmp_path, target_is_directory=True)
+    # WHEN read THEN only its own files are
+    assert sorted(read_tree(dist)) == ["platform/own.yaml"]
+
+
+def test_the_immutable_table_matches_groups_by_pattern() -> None:
+    assert ("spec", "forProvider", "cidrBlock") in immutable_fields("ec2.aws.m.upbound.io", "VPC")
+    assert immutable_fields("example.com", "Widget") == []
+
+
+def test_synth_refuses_a_replacement_writes_nothing_and_allows_it_on_the_users_word(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example fleet synthesized, then staging-usw2 pinned to another range
+    assert main(["--root", str(example_project), "synth"]) == 0
+    dist = read_tree(example_project / "dist")
+    recorded = (example_project / "environments/allocations.yaml").read_bytes()
+    staging = example_project / "environments/staging.yaml"
+    staging.write_text(
+        staging.read_text().replace(
+            "  - name: staging-usw2\n", "  - name: staging-usw2\n    network: {cidr: 10.50.0.0/16}\n"
+        )
+    )
+    capsys.readouterr()
+    # WHEN synthesized THEN exit 2, one line per refused change, and neither dist/ nor the record is touched
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        "platform/spokes/staging-usw2/cluster/cluster.yaml: EKSCluster staging-usw2/staging-usw2: spec.network.vpcCidr "
+        "changes from 10.198.0.0/16 to 10.50.0.0/16, which replaces the cloud resource (deleted and made anew); to do "
+        "it on purpose, run synth with --replace 'EKSCluster/staging-usw2/staging-usw2'"
+    ) in err
+    assert err[-1] == f"{example_project / 'dist'}: nothing written"
+    assert read_tree(example_project / "dist") == dist
+    assert (example_project / "environments/allocations.yaml").read_bytes() == recorded
+    # AND with the user's word it is written, and recorded
+    assert main(["--root", str(example_project), "synth", "--replace", "EKSCluster/staging-usw2/*"]) == 0
+    assert "  staging-usw2: 10.50.0.0/16\n" in (example_project / "environments/allocations.yaml").read_text()
+
+
+def test_a_new_cluster_added_with_the_command_is_never_refused(example_project: Path) -> None:
+    # GIVEN the example fleet synthesized WHEN a cluster is added and synthesized THEN nothing is refused
+    assert main(["--root", str(example_project), "synth"]) == 0
+    assert main(["--root", str(example_project), "new-cluster", "staging-use2", "--env", "staging"]) == 0
+    secrets = example_project / "environments/secrets"
+    (secrets / "staging-use2/flux-system").mkdir(parents=True)
+    source = secrets / "staging-usw2/flux-system/flux-system.yaml"
+    (secrets / "staging-use2/flux-system/flux-system.yaml").write_text(source.read_text())
+    assert main(["--root", str(example_project), "synth"]) == 0
+
+
+def test_removing_a_cluster_with_the_command_needs_the_word_at_synth(
+    example_project: Path, capsys: pytest.CaptureFixture[str], write_fleet: FleetWriter
+) -> None:
+    # GIVEN the example fleet synthesized WHEN production-usw2 is removed and synthesized
+    assert main(["--root", str(example_project), "synth"]) == 0
+    assert main(["--root", str(example_project), "offboard-app", "orders", "--cluster", "production-usw2"]) == 0
+    assert main(["--root", str(example_project), "remove-cluster", "production-usw2"]) == 0
+    capsys.readouterr()
+    # THEN the cluster and the app's table there are named, and --delete allows them
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "EKSCluster production-usw2/production-usw2: removed, so Crossplane deletes the EKS cluster" in err
+    assert "AppTable production-usw2/orders-table-orders: removed" in err
+    assert main(["--root", str(example_project), "synth", "--delete", "*/production-usw2/*"]) == 0
