@@ -3,8 +3,9 @@
 For each size, in a fresh process (so peak RSS belongs to that size alone):
 
 * write a fleet definition (environments/) with that many workload clusters over four
-  environments; 30 add-on packs, 10 of them with per-cluster values (cluster overlays), 4 of those
-  adding an object (overlay resources);
+  environments, each with its sealed Git credentials; 30 add-on packs, 10 of them with per-cluster
+  values (cluster overlays), 4 of those adding an object (overlay resources); a hub that builds and
+  bootstraps every cluster with the built-in packs (a chain per cluster);
 * run the whole synth without the cache: load and validate, build the cdk8s app, check and render,
   write dist/; peak RSS is the synth process's own (``ru_maxrss``), read right after it;
 * in the same process, dump the very same documents with PyYAML's CSafeDumper, file by file
@@ -26,6 +27,7 @@ Run: ``make bench`` or ``.venv/bin/python benchmarks/synth_fleet.py [--sizes 10 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import resource
@@ -104,8 +106,36 @@ def _pack(index: int) -> Pack:
     )
 
 
+#: The built-in packs with which the hub builds the clusters, and their values.
+HUB_PACKS: dict[str, Any] = {
+    "crossplane": {},
+    "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/crossplane-providers"},
+    "crossplane-provider-configs": {},
+    "eks-compositions": {},
+    "workload-clusters": {},
+}
+#: Shaped like a sealed value: a 2-byte RSA length (256), that many bytes, then AES-GCM output.
+CIPHERTEXT = base64.b64encode(b"\x01\x00" + bytes(256) + bytes(24)).decode()
+
+
 def registry() -> PackRegistry:
-    return PackRegistry(_pack(index) for index in range(PACKS))
+    built_in = [pack for pack in PackRegistry.from_entry_points() if pack.name in HUB_PACKS]
+    return PackRegistry([*built_in, *(_pack(index) for index in range(PACKS))])
+
+
+def _sealed_credentials(root: Path, cluster: str) -> None:
+    folder = root / "environments" / "secrets" / cluster / "flux-system"
+    folder.mkdir(parents=True)
+    document = {
+        "apiVersion": "bitnami.com/v1alpha1",
+        "kind": "SealedSecret",
+        "metadata": {"name": "flux-system", "namespace": "flux-system"},
+        "spec": {
+            "encryptedData": {"identity": CIPHERTEXT, "known_hosts": CIPHERTEXT},
+            "template": {"metadata": {"name": "flux-system", "namespace": "flux-system"}, "type": "Opaque"},
+        },
+    }
+    (folder / "flux-system.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
 
 
 def write_fleet(root: Path, clusters: int) -> None:
@@ -113,7 +143,7 @@ def write_fleet(root: Path, clusters: int) -> None:
     env_dir.mkdir(parents=True)
     base = {
         "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git"}},
-        "management": {"name": "hub", "region": "us-west-2"},
+        "management": {"name": "hub", "region": "us-west-2", "packs": HUB_PACKS},
         "clusterNetwork": {"pool": "10.0.0.0/8", "prefixLength": 20},
         "packs": {f"addon-{index:02d}": {} for index in range(PACKS)},
     }
@@ -125,6 +155,7 @@ def write_fleet(root: Path, clusters: int) -> None:
         for index in range(CUSTOMIZED):
             packs[f"addon-{index:02d}"] = {"replicas": 2 + (number % 5), "extra": index < WITH_EXTRA_OBJECT}
         per_env[env].append({"name": f"{env}-{number:04d}", "region": "eu-west-1", "packs": packs})
+        _sealed_credentials(root, f"{env}-{number:04d}")
     for env, entries in per_env.items():
         data = {"packs": {"addon-29": {"replicas": 3}}, "clusters": entries}
         (env_dir / f"{env}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
@@ -166,16 +197,22 @@ def _change_one_cluster(root: Path) -> None:
 
 
 def synth_with_cache(root: Path) -> None:
-    """What `fluxplane synth` does, with the benchmark's packs: load, render with the cache, write dist/."""
+    """What `fluxplane synth` does, with the benchmark's packs: load, render with the cache, guard the
+    change against the dist/ it replaces, write dist/."""
     from fluxplane.synth import SynthCache, load_plan, paused_gc, render_plan
+    from fluxplane.synth.guard import guard
     from fluxplane.synth.writer import write_tree
 
     with paused_gc():
-        write_tree(render_plan(load_plan(root, registry()), SynthCache.for_root(root)), root / "dist")
+        plan = load_plan(root, registry())
+        files = render_plan(plan, SynthCache.for_root(root))
+        assert not guard(files, root / "dist", hub=plan.fleet.management.name)
+        write_tree(files, root / "dist")
 
 
 def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, Any]:
     from fluxplane.synth import SynthCache, load_plan, paused_gc, render_plan
+    from fluxplane.synth.guard import guard
     from fluxplane.synth.writer import write_tree
 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
@@ -195,11 +232,18 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
             built = time.perf_counter()
             files = render_app(app)
             rendered = time.perf_counter()
+            assert not guard(files, root / "dist", hub=plan.fleet.management.name)
             write_tree(files, root / "dist")
             written = time.perf_counter()
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-        charts = [*app.clusters.values(), *app.catalogue.values()]
+        # every file synth dumped: the clusters' and the catalogue's, the hub's chains, tenants and identities
+        charts = [
+            *app.clusters.values(),
+            *app.catalogue.values(),
+            *app.tenants.values(),
+            *(chart for chart in (app.spokes, app.cloud, app.addon_identities) if chart is not None),
+        ]
         per_file = [manifest.documents() for chart in charts for manifest in chart.files]
         # The floor under the same conditions as synth: collector paused too.
         with paused_gc():

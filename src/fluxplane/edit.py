@@ -245,7 +245,7 @@ def remove_cluster(root: Path, name: str) -> Edit:
         edit.files[path] = None
     edit.notes.append(
         f"{relative}: removed cluster {name!r}; when this change merges, Crossplane deletes the cluster, its node "
-        "groups and its VPC in AWS"
+        f"groups and its VPC in AWS, so synth asks you to confirm it: fluxplane synth --delete '*/{name}/*'"
     )
     if leaving:
         edit.notes.append(
@@ -396,9 +396,11 @@ def offboard_app(root: Path, name: str, clusters: Sequence[str] = ()) -> Edit:
             if (root / hub_copy).exists():
                 edit.files[hub_copy] = None
     if not app.aws.empty:
+        confirm = " ".join(f"--delete '*/{cluster_namespace(cluster)}/{name}-*'" for cluster in leaving)
         edit.notes.append(
             f"when this change merges, Flux prunes namespace {app.target_namespace!r} on {', '.join(leaving)} and "
-            "Crossplane deletes the app's AWS resources there"
+            f"Crossplane deletes the app's AWS resources there, so synth asks you to confirm it: fluxplane synth "
+            f"{confirm}"
         )
     else:
         edit.notes.append(

@@ -20,6 +20,7 @@ draw every cluster from the objects it holds in memory; only the files a cluster
 from __future__ import annotations
 
 import argparse
+import bisect
 import posixpath
 import re
 import shutil
@@ -223,7 +224,7 @@ class FluxTree:
         self.hub = hub
         self._objects: dict[str, list[Document]] = {}
         self._building: set[str] = set()
-        self._files: dict[str, set[str]] | None = None
+        self._paths: list[str] | None = None
         self._chains: dict[str, list[_Entry]] | None = None
         self._folders: dict[tuple[str, str], str | None] = {}
 
@@ -301,20 +302,17 @@ class FluxTree:
         return self.objects(path)
 
     def _listing(self, folder: str) -> list[str]:
-        if self._files is None:
-            files: dict[str, set[str]] = {}
-            for path in self.documents:
-                parent = posixpath.dirname(path)
-                files.setdefault(parent, set()).add(path)
-                while parent:
-                    grand = posixpath.dirname(parent)
-                    entries = files.setdefault(grand, set())
-                    if parent in entries:
-                        break
-                    entries.add(parent)
-                    parent = grand
-            self._files = files
-        return sorted(self._files.get(folder, []))
+        """The files and folders right below ``folder`` (what Flux lists when there is no kustomization.yaml)."""
+        if self._paths is None:
+            self._paths = sorted(self.documents)
+        prefix = folder + "/" if folder else ""
+        start = bisect.bisect_left(self._paths, prefix)
+        found: set[str] = set()
+        for path in self._paths[start:]:
+            if not path.startswith(prefix):
+                break
+            found.add(prefix + path[len(prefix) :].split("/", 1)[0])
+        return sorted(found)
 
     def forget(self, cluster: str) -> None:
         """Drop what was built from ``cluster``'s own folders (drawn once), keeping the shared ones."""

@@ -61,6 +61,7 @@ from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, Namesp
 from fluxplane.packs import versions
 
 SYNC_SOURCE = "flux-system"
+DIRECTORY = "spokes"
 #: The hub's Kustomization (in flux-system) that applies every cluster's namespace and chain.
 PARENT = "spoke-bootstrap"
 SECRET_STORE = "fleet-secrets-manager"
@@ -142,8 +143,11 @@ class SpokesChart(FleetChart):
         fleet: Fleet,
         builder: ClusterBuilder,
         inputs: ChainInputs | None = None,
+        reused: frozenset[str] = frozenset(),
     ) -> None:
-        super().__init__(scope, construct_id, layout=layout, directory="spokes")
+        """``reused`` names clusters whose chains synth takes from its cache (fluxplane.synth.cache): listed,
+        not built."""
+        super().__init__(scope, construct_id, layout=layout, directory=DIRECTORY)
         self.fleet = fleet
         self.builder = builder
         self.inputs = inputs or ChainInputs()
@@ -160,7 +164,8 @@ class SpokesChart(FleetChart):
         self._secret_store_dir = self._secret_store()
         self._sealing_key_dir = self._sealing_key()
         for cluster in sorted(fleet.clusters, key=lambda cluster: cluster.name):
-            self._chain(cluster, environments[cluster.name])
+            if cluster.name not in reused:
+                self._chain(cluster, environments[cluster.name])
             listing.add_resource(cluster.name)
 
     # -- shared ---------------------------------------------------------------------------------

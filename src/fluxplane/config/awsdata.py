@@ -211,5 +211,13 @@ def shipped() -> AwsFacts:
 
 
 def facts(data: models.AwsData) -> AwsFacts:
-    """The shipped facts with a definition's ``awsData`` added."""
-    return shipped().with_override(data)
+    """The shipped facts with a definition's ``awsData`` added (made once per distinct ``awsData``)."""
+    key = data.model_dump_json()
+    found = _FACTS.get(key)
+    if found is None:
+        found = _FACTS[key] = shipped().with_override(data)
+    return found
+
+
+#: The facts of each ``awsData`` seen, by its JSON: every cluster of a fleet asks for them.
+_FACTS: dict[str, AwsFacts] = {}

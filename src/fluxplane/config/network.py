@@ -225,8 +225,12 @@ def subnet_plan(vpc: IPv4Network, zones: Sequence[str]) -> tuple[ZoneSubnets, ..
     """
     if not 1 <= len(zones) <= MAX_ZONES:
         raise ValueError(f"zones must be 1 to {MAX_ZONES}, got {len(zones)}")
-    private = list(vpc.subnets(prefixlen_diff=3))
-    public = list(vpc.subnets(prefixlen_diff=6))[48:]
+    start, size = int(vpc.network_address), vpc.num_addresses
+
+    def part(index: int, parts: int) -> IPv4Network:
+        """The ``index``-th of ``parts`` equal subnets of the VPC (what ``vpc.subnets`` lists, without the list)."""
+        return IPv4Network((start + index * (size // parts), vpc.prefixlen + parts.bit_length() - 1))
+
     return tuple(
-        ZoneSubnets(zone=zone, public=public[index], private=private[index]) for index, zone in enumerate(zones)
+        ZoneSubnets(zone=zone, public=part(48 + index, 64), private=part(index, 8)) for index, zone in enumerate(zones)
     )

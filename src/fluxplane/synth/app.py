@@ -14,12 +14,14 @@ from typing import Any
 
 import cdk8s
 
+from fluxplane.charts.addon_identities import DIRECTORY as ADDON_IDENTITIES_DIR
 from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, ClusterIdentities
 from fluxplane.charts.catalogue import CatalogueChart, Variant
-from fluxplane.charts.cloud import CloudChart
+from fluxplane.charts.cloud import CLOUD_DIR, CloudChart
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.charts.overlay import OverlayPlan
+from fluxplane.charts.spokes import DIRECTORY as SPOKES_DIR
 from fluxplane.charts.spokes import PARENT, Built, ChainFolder, ChainInputs, ClusterBuilder, SpokesChart
 from fluxplane.charts.tenants import TenantsChart
 from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace
@@ -233,29 +235,32 @@ class FleetApp(cdk8s.App):
         self._roles.setdefault(cluster.name, []).extend(self.reused[cluster.name])
 
     def cluster_prefixes(self, cluster: str) -> tuple[str, ...]:
-        """The folders under dist/ that hold ``cluster``'s own files (entry point, overlays, README, tenants)."""
-        return tuple(
+        """The folders under dist/ that hold ``cluster``'s own files: its entry point, overlays, README and
+        tenants, and what the hub does for it alone (``hub_prefixes``)."""
+        own = tuple(
             posixpath.join(layout.key, cluster_dir(cluster)) + "/"
             for layout in dict.fromkeys((self.layout, self.workloads))
+        )
+        return (*own, *self.hub_prefixes(cluster))
+
+    def hub_prefixes(self, cluster: str) -> tuple[str, ...]:
+        """The folders of the hub that serve ``cluster`` alone: its chain, its add-ons' roles, its apps' resources."""
+        return tuple(
+            posixpath.join(self.layout.key, folder, cluster) + "/"
+            for folder in (SPOKES_DIR, ADDON_IDENTITIES_DIR, CLOUD_DIR)
         )
 
     def shared_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
         """The shared folders under dist/ that ``cluster``'s files are drawn against (fluxplane.synth.cache).
 
         The catalogue folders its packs start from (the base and its environment's overlay), and the
-        folders of the hub's chain for it, which its README draws.
+        steps every spoke's chain shares.
         """
         started = (cluster.environment, tuple(cluster.packs))
         found = self._shared_prefixes.get(started)
         if found is None:
             found = self._shared_prefixes[started] = self._catalogue_prefixes(cluster)
-        if self.spokes is None:
-            return found
-        hub_side = [posixpath.join(self.spokes.directory, cluster.name), posixpath.join(self.spokes.directory, "steps")]
-        for chart in (self.addon_identities, self.cloud):
-            if chart is not None and cluster.name in chart.folders:
-                hub_side.append(chart.folders[cluster.name])
-        return (*found, *(posixpath.join(self.layout.key, folder) + "/" for folder in hub_side))
+        return (*found, posixpath.join(self.layout.key, SPOKES_DIR, "steps") + "/")
 
     def _catalogue_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
         prefixes: list[str] = []
@@ -349,6 +354,7 @@ class FleetApp(cdk8s.App):
             fleet=fleet,
             builder=ClusterBuilder(pack=pack.name, requires=pack.requires, bind=build),
             inputs=inputs,
+            reused=frozenset(self.reused),
         )
         # Applies every cluster's namespace and chain, and waits for none of them: each chain is gated on
         # its own cluster, so one cluster's trouble stays in its chain.
@@ -392,6 +398,7 @@ class FleetApp(cdk8s.App):
                     own_namespace=cluster.name == management,
                 )
                 for cluster in self.plan.clusters
+                if cluster.name not in self.reused
             ],
         )
         folder = self.addon_identities.folders.get(management)
@@ -410,7 +417,7 @@ class FleetApp(cdk8s.App):
             self,
             "cloud",
             layout=self.layout,
-            placements=self.plan.apps,
+            placements=[placement for placement in self.plan.apps if placement.cluster not in self.reused],
             tags=tags,
             flux=self.plan.fleet.flux,
             sealed=self.plan.clusters[0].sealed_secrets,

@@ -6,9 +6,10 @@ with the project folder it describes (two checkouts never share entries) and ``g
 renders everything again. Nothing in it is secret that dist/ does not already hold.
 
 What is cached: per workload cluster, one file holding the texts of everything synth writes below
-that cluster's folders (its entry point, its overlays, its README, its tenants) and the add-on IAM
-roles its packs declared, which the hub needs. The hub, the add-on catalogue, the spokes and
-everything else shared are rendered on every run.
+that cluster's folders (its entry point, its overlays, its README, its tenants, and the hub's folders
+that serve it alone: its chain, its add-ons' roles, its apps' AWS resources) and the add-on IAM roles
+its packs declared. The hub's own files, the add-on catalogue and everything else shared are rendered
+on every run.
 
 Keys. An entry is used only when two keys match:
 
@@ -16,10 +17,10 @@ Keys. An entry is used only when two keys match:
   version, config schema and module source, and the versions of Python, cdk8s, PyYAML and pydantic),
   the fleet's shared definition (everything but the workload clusters), the cluster's environment
   (without its clusters), the cluster itself, its planned pack configs, variables and sealed
-  secrets, and the apps placed on it;
+  secrets, the apps placed on it, and the hub's sealed secrets in its hub namespace;
 * the shared key: a hash of the shared output the cluster's files are drawn against, taken from
   this run's render: the catalogue folders its packs start from (the base and its environment's
-  overlay) and the hub's chain that bootstraps it (its spokes folder, which its README draws).
+  overlay) and the bootstrap steps every chain shares.
 
 Each entry carries a SHA-256 of its payload; an entry that does not parse, does not verify, or was
 written for another cluster is ignored (the cluster is rendered), so a damaged cache costs time,
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fluxplane.config.hub import cluster_namespace
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
 #: The cache folder below the project root (see the module docstring).
 CACHE_DIR = ".fluxplane-cache"
 #: Bumped when the entry format changes.
-FORMAT = 1
+FORMAT = 2
 _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
 
 
@@ -122,6 +124,11 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
         for env in fleet.environments
     }
     models = {cluster.name: cluster.model_dump_json() for cluster in fleet.clusters}
+    # The hub keeps some of a cluster's sealed secrets in the cluster's hub namespace (its apps' credentials
+    # for their own requests), which the cluster's hub folders carry.
+    hub_sealed: dict[str, list[str]] = {}
+    for item in plan.clusters[0].sealed_secrets:
+        hub_sealed.setdefault(item.namespace, []).append(_json([item.name, item.document]))
     apps: dict[str, list[str]] = {}
     for placement in plan.apps:
         apps.setdefault(placement.cluster, []).append(
@@ -139,6 +146,7 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
             models[cluster.name],
             _cluster_plan(cluster),
             *apps.get(cluster.name, ()),
+            *hub_sealed.get(cluster_namespace(cluster.name), ()),
         )
     return keys
 

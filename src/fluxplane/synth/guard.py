@@ -30,12 +30,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import yaml
 
 from fluxplane.config.hub import APPLIED_BY
 from fluxplane.constructs.render import parse_documents
+from fluxplane.synth import writer
 
 FieldPath = tuple[str, ...]
 
@@ -212,23 +214,107 @@ def _worth_parsing(text: str) -> bool:
 
 def read_tree(outdir: Path) -> dict[str, bytes]:
     """The files of the tree at ``outdir`` by their path below it; symlinks are not followed."""
-    found: dict[str, bytes] = {}
-    if outdir.is_symlink() or not outdir.is_dir():
-        return found
-    root = str(outdir)
-    for folder, folders, names in os.walk(root):
-        folders[:] = [name for name in folders if not os.path.islink(os.path.join(folder, name))]
-        prefix = os.path.relpath(folder, root)
-        for name in names:
-            path = os.path.join(folder, name)
-            if os.path.islink(path):
-                continue
+    return OldTree(outdir).read_all()
+
+
+class OldTree:
+    """The tree a write replaces: its files, read only where they may differ from what synth writes."""
+
+    def __init__(self, outdir: Path) -> None:
+        self.outdir = outdir
+        self._stats: dict[str, tuple[int, int]] | None = None
+        self._linked: dict[str, bool] = {}
+
+    @property
+    def exists(self) -> bool:
+        return self.outdir.is_dir() and not self.outdir.is_symlink()
+
+    @property
+    def stats(self) -> dict[str, tuple[int, int]]:
+        """Every regular file of the tree, by its path below it: (size, mtime_ns). Symlinks are left out."""
+        if self._stats is None:
+            self._stats = {}
+            if self.exists:
+                pending = [("", str(self.outdir))]
+                while pending:
+                    prefix, folder = pending.pop()
+                    try:
+                        entries = list(os.scandir(folder))
+                    except OSError:
+                        continue
+                    for entry in entries:
+                        path = prefix + entry.name
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append((path + "/", entry.path))
+                        elif entry.is_file(follow_symlinks=False):
+                            stat = entry.stat(follow_symlinks=False)
+                            self._stats[path] = (stat.st_size, stat.st_mtime_ns)
+        return self._stats
+
+    def _stat(self, paths: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """(size, mtime_ns) of the regular files among ``paths``: a file is read only after ``_own`` says so."""
+        found: dict[str, tuple[int, int]] = {}
+        root = os.fspath(self.outdir) + "/"
+        for path in paths:
             try:
-                with open(path, "rb") as handle:
-                    found[name if prefix == "." else f"{prefix}/{name}"] = handle.read()
+                stat = os.stat(root + path)
             except OSError:
                 continue
-    return found
+            if S_ISREG(stat.st_mode):
+                found[path] = (stat.st_size, stat.st_mtime_ns)
+        return found
+
+    def _own(self, path: str) -> bool:
+        """Whether ``path`` lies in the tree itself: no symlink on the way to it, the file included."""
+        known = self._linked
+        root = os.fspath(self.outdir)
+        parts = path.split("/")
+        for depth in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:depth])
+            linked = known.get(prefix)
+            if linked is None:
+                linked = known[prefix] = os.path.islink(os.path.join(root, prefix))
+            if linked:
+                return False
+        return True
+
+    def read(self, path: str) -> bytes | None:
+        if not self._own(path):
+            return None
+        try:
+            with open(os.path.join(self.outdir, path), "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
+
+    def read_all(self) -> dict[str, bytes]:
+        found = {path: self.read(path) for path in self.stats}
+        return {path: data for path, data in found.items() if data is not None}
+
+    def changed(self, files: Mapping[str, str]) -> dict[str, bytes | None]:
+        """The paths whose content differs from ``files`` (new ones, changed ones, gone ones), with their old bytes.
+
+        A file whose size and time match what the last write recorded for the same content (the
+        writer's manifest, fluxplane.synth.writer.recorded) is not read; with such a record, only the
+        files it lists and the new ones are looked at (a file added to dist/ by hand is not dist/'s).
+        """
+        if not self.exists:
+            return {}
+        recorded = writer.recorded(self.outdir)
+        stats = self._stat(files.keys() | recorded.keys()) if recorded else self.stats
+        found: dict[str, bytes | None] = {}
+        for path, text in files.items():
+            data = text.encode("utf-8")
+            stat = stats.get(path)
+            entry = recorded.get(path)
+            if stat is not None and entry is not None and entry[1:] == stat and entry[0] == writer.digest(data):
+                continue
+            old = self.read(path) if stat is not None else None
+            if old != data:
+                found[path] = old
+        for path in stats.keys() - files.keys():
+            found[path] = self.read(path)
+        return found
 
 
 @dataclass(frozen=True)
@@ -278,17 +364,16 @@ def guard(
     replace: Sequence[str] = (),
     delete: Sequence[str] = (),
     move: Sequence[str] = (),
-    old: Mapping[str, bytes] | None = None,
 ) -> list[str]:
     """The replacements, deletions and moves writing ``files`` over the tree at ``outdir`` would make, not allowed."""
-    old = read_tree(outdir) if old is None else old
-    if not old:
+    tree = OldTree(outdir)
+    changed = tree.changed(files)
+    if not changed:
         return []
-    changed = [path for path, text in files.items() if old.get(path) != text.encode("utf-8")]
-    changed_set = set(changed)
-    gone = [path for path in old if path not in files]
-    before = _objects((path, old[path].decode("utf-8", "replace")) for path in sorted({*changed_set, *gone} & set(old)))
-    after = _objects((path, files[path]) for path in sorted(changed))
+    before = _objects(
+        (path, data.decode("utf-8", "replace")) for path, data in sorted(changed.items()) if data is not None
+    )
+    after = _objects((path, files[path]) for path in sorted(changed) if path in files)
     problems: list[str] = []
     for key in sorted(before.keys() - after.keys()):
         deleted = DELETES.get(key[:2])
@@ -324,7 +409,7 @@ def guard(
         old_applier = applier(was.document)
         if old_applier is None:
             if legacy is None:
-                legacy = _legacy_appliers(old, hub)
+                legacy = _legacy_appliers(tree.read_all(), hub)
             old_applier = legacy.get(key)
         if old_applier is None or old_applier == new_applier:
             continue

@@ -55,10 +55,11 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     # The workers start first: they only read the finished tree, so they render while this process checks
     # it and synthesizes the cdk8s constructs; a problem stops them. cdk8s output is in the README graphs,
     # so when there is some, this process draws the graphs once it has it.
-    rendering = start_render(app, files, reused or {}, readmes=not custom_charts)
+    drawn = _drawn(app, reused or {})
+    rendering = start_render(app, files, drawn, readmes=not custom_charts)
     try:
         custom = _check(app, files, spokes, tenants, reused, custom_charts)
-        texts, readmes = rendering.result({**(reused or {}), **custom})
+        texts, readmes = rendering.result({**drawn, **custom})
     finally:
         rendering.stop()
     out = dict(reused or {})
@@ -73,6 +74,24 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     if owners is not None:
         out[CODEOWNERS] = owners
     return dict(sorted(out.items()))
+
+
+def _drawn(app: FleetApp, reused: Mapping[str, str]) -> Mapping[str, str]:
+    """The reused files the README graphs read: not the hub's folders of reused clusters.
+
+    Only a cluster's own graph shows the hub's chain for it, and a reused cluster's README is reused
+    too; leaving those folders out spares parsing every cluster's chain to draw the few rendered anew.
+    """
+    if not app.reused:
+        return reused
+    skipped = {prefix for name in app.reused for prefix in app.hub_prefixes(name)}
+    return {path: text for path, text in reused.items() if _folder_of(path, 3) not in skipped}
+
+
+def _folder_of(path: str, depth: int) -> str:
+    """The first ``depth`` segments of ``path``, with a final slash (or "" for a shorter path)."""
+    parts = path.split("/", depth)
+    return "/".join(parts[:depth]) + "/" if len(parts) > depth else ""
 
 
 def _check(

@@ -101,6 +101,42 @@ def _read_manifest(text: str) -> tuple[Signatures | None, Signatures]:
     return (sections[0] if head == "tree" else None), sections[1]
 
 
+#: The last manifest read, by (path, size, mtime_ns): the guard and the write of one synth read the same one.
+_READ: dict[tuple[str, int, int], tuple[Signatures | None, Signatures]] = {}
+
+
+def _manifest_of(spare: Path) -> tuple[Signatures | None, Signatures]:
+    """The spare's manifest, parsed (read once per synth); ValueError and OSError as reading it raises them."""
+    path = spare / MANIFEST
+    stat = os.stat(path)
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    found = _READ.get(key)
+    if found is None:
+        _READ.clear()
+        found = _READ[key] = _read_manifest(path.read_text(encoding="utf-8"))
+    return found
+
+
+def recorded(outdir: Path) -> Signatures:
+    """dist/'s files as the last write recorded them (digest, size, mtime), from the spare's manifest.
+
+    Only a hint, to skip reading files that did not change: a file whose size and time differ from its
+    entry is read. Empty when there is no readable manifest.
+    """
+    spare = spare_path(outdir)
+    if spare.is_symlink():
+        return {}
+    try:
+        return _manifest_of(spare)[1]
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+
+
+def digest(data: bytes) -> str:
+    """The digest the manifest records for a file's content."""
+    return _digest(data)
+
+
 def recover(outdir: Path) -> None:
     """Finish or undo a swap that a crash interrupted, and drop leftovers of an unfinished build."""
     new, old = _staging_paths(outdir)
@@ -124,7 +160,7 @@ def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]
     tree: Signatures | None = None
     current: Signatures | None = None
     with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
-        tree, current = _read_manifest((spare / MANIFEST).read_text(encoding="utf-8"))
+        tree, current = _manifest_of(spare)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(spare / MANIFEST)
     spare.rename(new)
