@@ -170,8 +170,31 @@ def test_merge_keys_are_refused(write: Writer, text: str, expected: str) -> None
             "environments/staging.yaml:1:4: invalid YAML: could not determine a constructor for the tag "
             "'tag:yaml.org,2002:python/object:os.system'",
         ),
+        (
+            "a: !!map x\n",
+            "environments/staging.yaml:1:4: invalid YAML: tag 'tag:yaml.org,2002:map' needs a mapping here",
+        ),
+        (
+            "a: !!seq {k: 1}\n",
+            "environments/staging.yaml:1:4: invalid YAML: tag 'tag:yaml.org,2002:seq' needs a list here",
+        ),
+        (
+            "a: !!str {k: 1}\n",
+            "environments/staging.yaml:1:4: invalid YAML: expected a scalar node, but found mapping",
+        ),
     ],
-    ids=["local-tag", "local-tag-on-mapping", "binary", "set", "omap", "pairs", "python-object"],
+    ids=[
+        "local-tag",
+        "local-tag-on-mapping",
+        "binary",
+        "set",
+        "omap",
+        "pairs",
+        "python-object",
+        "map-on-scalar",
+        "seq-on-mapping",
+        "str-on-mapping",
+    ],
 )
 def test_custom_and_non_json_tags_are_refused(write: Writer, text: str, expected: str) -> None:
     # GIVEN a tag other than the JSON-like core ones WHEN read THEN it is refused with its position
