@@ -303,12 +303,13 @@ class OldTree:
         recorded = writer.recorded(self.outdir)
         stats = self._stat(files.keys() | recorded.keys()) if recorded else self.stats
         found: dict[str, bytes | None] = {}
+        writer.forget_text_digests()
         for path, text in files.items():
-            data = text.encode("utf-8")
             stat = stats.get(path)
             entry = recorded.get(path)
-            if stat is not None and entry is not None and entry[1:] == stat and entry[0] == writer.digest(data):
+            if stat is not None and entry is not None and entry[1:] == stat and entry[0] == writer.text_digest(text):
                 continue
+            data = text.encode("utf-8")
             old = self.read(path) if stat is not None else None
             if old != data:
                 found[path] = old

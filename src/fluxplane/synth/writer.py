@@ -132,9 +132,29 @@ def recorded(outdir: Path) -> Signatures:
         return {}
 
 
-def digest(data: bytes) -> str:
-    """The digest the manifest records for a file's content."""
-    return _digest(data)
+#: Digests of output texts by the text's identity, computed by the guard for the write that follows
+#: (which empties it): the two look at every file of the same output.
+_TEXT_DIGESTS: dict[int, tuple[str, str]] = {}
+
+
+def text_digest(text: str) -> str:
+    """The digest of ``text`` (UTF-8), remembered for the next write_tree."""
+    found = _TEXT_DIGESTS.get(id(text))
+    if found is not None and found[0] is text:
+        return found[1]
+    result = _digest(text.encode("utf-8"))
+    _TEXT_DIGESTS[id(text)] = (text, result)
+    return result
+
+
+def forget_text_digests() -> None:
+    """Drop the remembered digests (and the texts they hold)."""
+    _TEXT_DIGESTS.clear()
+
+
+def _known_digest(text: str) -> str | None:
+    found = _TEXT_DIGESTS.get(id(text))
+    return found[1] if found is not None and found[0] is text else None
 
 
 def recover(outdir: Path) -> None:
@@ -182,6 +202,16 @@ def _keep_spare(outdir: Path, replaced: Path, tree: Signatures | None, current: 
         replaced.rename(spare_path(outdir))
         return
     shutil.rmtree(replaced, ignore_errors=True)
+
+
+def _start_spare(outdir: Path, current: Signatures) -> None:
+    """After a first write: an empty spare whose manifest records dist/'s files, so that the next synth,
+    building its tree in the spare, knows which files of the tree it replaces are as written."""
+    spare = spare_path(outdir)
+    with contextlib.suppress(OSError):
+        spare.mkdir()
+        with open(spare / MANIFEST, "w", encoding="utf-8") as handle:
+            handle.write(_manifest({}, current))
 
 
 #: What to do about the OS errors a user can fix, by errno; anything else gets the generic advice.
@@ -233,7 +263,7 @@ def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
     made: set[str] = set()
     for relative, text in files.items():
         data = text.encode("utf-8")
-        digest = _digest(data)
+        digest = _known_digest(text) or _digest(data)
         path = new + relative  # string paths: Path joins cost a third of writing a large tree
         entry = known.get(relative)
         if entry is not None and entry[0] in (digest, ""):
@@ -274,9 +304,13 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(outdir))
         known, current = _take_spare(outdir, new)
         new.mkdir(exist_ok=True)
-        written = _fill(f"{new}/", files, known)
+        try:
+            written = _fill(f"{new}/", files, known)
+        finally:
+            forget_text_digests()
         if not outdir.exists():
             new.rename(outdir)
+            _start_spare(outdir, written)
             return
         if _exchange(new, outdir):
             old = new  # the old tree now sits in the staging folder

@@ -124,6 +124,33 @@ def test_the_replaced_tree_is_kept_and_the_next_write_updates_only_what_differs(
     }
 
 
+def test_from_the_second_write_on_the_spare_knows_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a first write, which leaves an empty spare recording dist/'s files
+    dist = tmp_path / "dist"
+    tree = {"same.yaml": "s\n", "changes.yaml": "1\n"}
+    write_tree(tree, dist)
+    assert _tree(spare_path(dist)) == {MANIFEST: (spare_path(dist) / MANIFEST).read_text()}
+    # AND a second write of the same tree
+    write_tree(tree, dist)
+    assert (spare_path(dist) / MANIFEST).read_text().startswith("tree\nsame.yaml\t")
+    writes = _writes(monkeypatch)
+    reads: list[str] = []
+    real_open = builtins.open
+
+    def recording(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "r" in mode and Path(path).name != MANIFEST:
+            reads.append(Path(path).name)
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", recording)
+    # WHEN the third write changes one file
+    write_tree({"same.yaml": "s\n", "changes.yaml": "2\n"}, dist)
+    # THEN only that file is written, and no file's content is read to compare it
+    assert _tree(dist) == {"same.yaml": "s\n", "changes.yaml": "2\n"}
+    assert sorted(writes) == sorted(["changes.yaml", MANIFEST])
+    assert reads == []
+
+
 def test_a_spare_file_changed_behind_its_manifest_is_rewritten(tmp_path: Path) -> None:
     # GIVEN three synths, so that the spare's manifest records its files, and one of them edited
     # (same size, other content and time)
