@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from fluxplane.cli import main
-from fluxplane.synth.cache import CACHE_DIR
+from fluxplane.synth.cache import CACHE_DIR, ENTRY_SUFFIX
 
 WORKLOAD_CLUSTERS = ("production-use1", "production-usw2", "staging-usw2")
 
@@ -29,7 +29,7 @@ def _tree(dist: Path) -> dict[str, bytes]:
 def _entries(project: Path) -> dict[str, int]:
     """Per cluster with a cache entry: the entry's modification time (ns)."""
     folder = project / CACHE_DIR / "synth"
-    return {path.stem: path.stat().st_mtime_ns for path in sorted(folder.glob("*.json"))}
+    return {path.stem: path.stat().st_mtime_ns for path in sorted(folder.glob(f"*{ENTRY_SUFFIX}"))}
 
 
 def _synth(project: Path, *extra: str) -> None:
@@ -169,7 +169,7 @@ def test_cluster_added_then_removed_matches_a_full_synth(primed: tuple[Path, dic
 def test_damaged_cache_entry_is_rendered_anew(primed: tuple[Path, dict[str, int]], damage: Any) -> None:
     # GIVEN a primed cache whose entry for production-use1 is damaged
     project, before = primed
-    entry = project / CACHE_DIR / "synth" / "production-use1.json"
+    entry = project / CACHE_DIR / "synth" / "production-use1.entry"
     raw = entry.read_bytes()
     assert b"value: 4" in raw
     entry.write_bytes(damage(raw))

@@ -22,9 +22,11 @@ Keys. An entry is used only when two keys match:
   this run's render: the catalogue folders its packs start from (the base and its environment's
   overlay) and the bootstrap steps every chain shares.
 
-Each entry carries a SHA-256 of its payload; an entry that does not parse, does not verify, or was
-written for another cluster is ignored (the cluster is rendered), so a damaged cache costs time,
-never correctness. Entries are written atomically (a temporary file renamed into place).
+An entry is a line with the SHA-256 of the rest, a line of JSON (the keys, the roles, and each
+file's path and length in characters), then the files' texts one after the other, so that reading a
+large fleet's cache decodes no escaped strings. An entry that does not parse, does not verify, or
+was written for another cluster is ignored (the cluster is rendered), so a damaged cache costs
+time, never correctness. Entries are written atomically (a temporary file renamed into place).
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ if TYPE_CHECKING:
 #: The cache folder below the project root (see the module docstring).
 CACHE_DIR = ".fluxplane-cache"
 #: Bumped when the entry format changes.
-FORMAT = 2
+FORMAT = 3
+#: An entry's file name is the cluster's name and this.
+ENTRY_SUFFIX = ".entry"
 _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
 
 
@@ -172,6 +176,7 @@ class FolderIndex:
         self.files = files
         self.paths = sorted(files)
         self._digests: dict[str, str] = {}
+        self._keys: dict[tuple[str, ...], str] = {}
 
     def below(self, prefix: str) -> list[str]:
         """The paths that start with ``prefix``, in order."""
@@ -193,7 +198,11 @@ class FolderIndex:
 
     def shared_key(self, prefixes: Iterable[str]) -> str:
         """A hash of the files below each of ``prefixes``."""
-        return _hash(*(self.digest(prefix) for prefix in sorted(set(prefixes))))
+        folders = tuple(sorted(set(prefixes)))
+        found = self._keys.get(folders)
+        if found is None:
+            found = self._keys[folders] = _hash(*(self.digest(prefix) for prefix in folders))
+        return found
 
 
 def _role_to_json(role: AddonRole) -> dict[str, Any]:
@@ -231,7 +240,7 @@ class SynthCache:
         return cls(root / CACHE_DIR / "synth")
 
     def _path(self, cluster: str) -> Path:
-        return self.folder / f"{cluster}.json"
+        return self.folder / f"{cluster}{ENTRY_SUFFIX}"
 
     def load(self, cluster: str) -> CachedCluster | None:
         """The entry of ``cluster``, or None when there is none or it is damaged."""
@@ -243,13 +252,19 @@ class SynthCache:
         if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
             return None
         try:
-            data = json.loads(payload)
+            head, _, body = payload.partition(b"\n")
+            data = json.loads(head)
             if data["format"] != FORMAT or data["cluster"] != cluster:
                 return None
-            files = data["files"]
-            if not isinstance(files, dict) or not all(
-                isinstance(path, str) and isinstance(text, str) for path, text in files.items()
-            ):
+            texts = body.decode("utf-8")
+            files: dict[str, str] = {}
+            start = 0
+            for path, length in data["files"]:
+                if not isinstance(path, str) or not isinstance(length, int) or length < 0:
+                    return None
+                files[path] = texts[start : start + length]
+                start += length
+            if start != len(texts):
                 return None
             return CachedCluster(
                 input_key=str(data["input_key"]),
@@ -262,18 +277,19 @@ class SynthCache:
 
     def store(self, cluster: str, entry: CachedCluster) -> None:
         """Write the entry of ``cluster`` atomically; a cache that cannot be written is skipped."""
-        payload = json.dumps(
+        head = json.dumps(
             {
                 "format": FORMAT,
                 "cluster": cluster,
                 "input_key": entry.input_key,
                 "shared_key": entry.shared_key,
-                "files": entry.files,
+                "files": [[path, len(text)] for path, text in entry.files.items()],
                 "roles": [_role_to_json(role) for role in entry.roles],
             },
             # the order of keys in a role's policy is part of the output
             sort_keys=False,
-        ).encode("utf-8")
+        )
+        payload = "\n".join((head, "".join(entry.files.values()))).encode("utf-8")
         target = self._path(cluster)
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
@@ -286,7 +302,7 @@ class SynthCache:
 
     def prune(self, clusters: Iterable[str]) -> None:
         """Remove the entries of clusters that are no longer in the fleet."""
-        keep = {f"{name}.json" for name in clusters}
+        keep = {f"{name}{ENTRY_SUFFIX}" for name in clusters}
         try:
             found = list(self.folder.iterdir())
         except OSError:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from fluxplane.charts.addon_identities import AddonRole
 from fluxplane.packs.registry import PackRegistry
@@ -47,7 +50,7 @@ def test_truncated_entry_is_ignored(tmp_path: Path) -> None:
     # GIVEN an entry cut in half WHEN loaded THEN there is none
     cache = SynthCache(tmp_path)
     cache.store("a", ENTRY)
-    path = tmp_path / "a.json"
+    path = tmp_path / "a.entry"
     path.write_bytes(path.read_bytes()[:-40])
     assert cache.load("a") is None
 
@@ -56,8 +59,32 @@ def test_entry_whose_text_changed_is_ignored(tmp_path: Path) -> None:
     # GIVEN an entry whose payload was edited (digest no longer matches) WHEN loaded THEN there is none
     cache = SynthCache(tmp_path)
     cache.store("a", ENTRY)
-    path = tmp_path / "a.json"
+    path = tmp_path / "a.entry"
     path.write_bytes(path.read_bytes().replace(b"resources: []", b"resources: [x]"))
+    assert cache.load("a") is None
+
+
+def test_texts_with_any_characters_load_back_as_stored(tmp_path: Path) -> None:
+    # GIVEN texts with newlines, non-ASCII characters, an empty one and JSON-like content
+    files = {"x/a.yaml": "é\n\u2028\n", "x/empty.yaml": "", "x/b.yaml": '{"files": [["x", 1]]}\n\n'}
+    cache = SynthCache(tmp_path)
+    cache.store("a", dataclasses.replace(ENTRY, files=files))
+    # WHEN loaded THEN each text is back, whole
+    loaded = cache.load("a")
+    assert loaded is not None and loaded.files == files
+
+
+@pytest.mark.parametrize("length", [13, 99], ids=["shorter", "beyond-the-end"])
+def test_entry_whose_lengths_do_not_add_up_is_ignored(tmp_path: Path, length: int) -> None:
+    # GIVEN an entry whose first file's length was changed, its digest recomputed
+    cache = SynthCache(tmp_path)
+    cache.store("a", ENTRY)
+    path = tmp_path / "a.entry"
+    payload = path.read_bytes().partition(b"\n")[2]
+    edited = payload.replace(b'kustomization.yaml", 14]', b'kustomization.yaml", %d]' % length, 1)
+    assert edited != payload
+    path.write_bytes(hashlib.sha256(edited).hexdigest().encode("ascii") + b"\n" + edited)
+    # WHEN loaded THEN there is none
     assert cache.load("a") is None
 
 
@@ -65,7 +92,7 @@ def test_entry_of_another_cluster_is_ignored(tmp_path: Path) -> None:
     # GIVEN b's entry copied to a's place WHEN a's entry is loaded THEN there is none
     cache = SynthCache(tmp_path)
     cache.store("b", ENTRY)
-    (tmp_path / "b.json").rename(tmp_path / "a.json")
+    (tmp_path / "b.entry").rename(tmp_path / "a.entry")
     assert cache.load("a") is None
 
 
@@ -74,7 +101,7 @@ def test_prune_keeps_only_listed_clusters(tmp_path: Path) -> None:
     for name in ("a", "b", "c"):
         cache.store(name, ENTRY)
     cache.prune(["a", "c"])
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.json", "c.json"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.entry", "c.entry"]
 
 
 def test_for_root_is_below_the_project_folder(tmp_path: Path) -> None:
