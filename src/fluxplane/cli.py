@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fluxplane.errors import FluxplaneError
-from fluxplane.node import use_project_node
+from fluxplane.node import start_runtime, use_project_node
 from fluxplane.progress import Progress
 
 EXIT_STALE = 1
@@ -361,11 +361,12 @@ def _synth(args: argparse.Namespace) -> int:
         Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else root / "dist"
     )
     progress = Progress("synth")
+    use_project_node(root)
+    start_runtime()
     with progress.stage("load"), synth.paused_gc():
         plan = synth.load_plan(root)
     for note in plan.notes:
         print(f"note: {note}", file=sys.stderr)
-    use_project_node(root)
     started = time.perf_counter()
     with progress.stage("render") as stage:
         files = synth.render_plan(plan, None if args.no_cache else synth.SynthCache.for_root(root))
