@@ -20,13 +20,17 @@ from typing import Any
 
 import yaml
 
+from fluxplane.config import models
 from fluxplane.config.apps import APPS_DIR, SEMVER_RANGE
+from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace
 from fluxplane.config.loader import BASE_FILE, NOT_ENVIRONMENTS, LoadedFleet, load_fleet
+from fluxplane.config.merge import deep_merge
 from fluxplane.config.models import DNS_LABEL
 from fluxplane.config.problems import show
 from fluxplane.config.secrets import SECRETS_DIR
 from fluxplane.config.yamledit import YamlText, render_mapping
+from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
 
 ENVIRONMENTS = "environments"
@@ -190,6 +194,7 @@ def new_cluster(
         where = f"{found[0]}: clusters[{found[2]}]" if found is not None else f"{ENVIRONMENTS}/{BASE_FILE}: management"
         raise ConfigError(f"NAME: cluster {name!r} already exists ({where})")
     entries: list[tuple[str, Any]] = [("name", name)]
+    notes: list[str] = []
     if region is not None:
         entries.append(("region", region))
     if kubernetes_version is not None:
@@ -199,6 +204,14 @@ def new_cluster(
     network: list[tuple[str, Any]] = []
     if cidr is not None:
         network.append(("cidr", cidr))
+    if availability_zones is None:
+        fitting = _zones_the_region_has(root, relative, region)
+        if fitting is not None:
+            availability_zones = fitting[1]
+            notes.append(
+                f"{relative}: {fitting[0]} has {fitting[1]} availability zones, fewer than the environment's "
+                f"default; the cluster uses them all (network.availabilityZones: {fitting[1]})"
+            )
     if availability_zones is not None:
         network.append(("availabilityZones", availability_zones))
     if network:
@@ -209,7 +222,28 @@ def new_cluster(
     edit.notes.append(
         f"{relative}: added cluster {name!r}; the hub builds it and bootstraps its Flux when this change merges"
     )
+    edit.notes.extend(notes)
     return edit
+
+
+def _zones_the_region_has(root: Path, relative: str, region: str | None) -> tuple[str, int] | None:
+    """(region, its number of zones) when a new cluster of the environment in ``relative`` would, by the
+    defaults, ask its region for more availability zones than the region has: then it asks for them all."""
+    fleet = _loaded(root).fleet
+    defaults: dict[str, Any] = {}
+    for path in (f"{ENVIRONMENTS}/{BASE_FILE}", relative):
+        raw = read_yaml(root / path, path)
+        found = raw.get("clusterDefaults") if isinstance(raw, dict) else None
+        defaults = deep_merge(defaults, found if isinstance(found, dict) else {})
+    region = region or defaults.get("region")
+    network = defaults.get("network")
+    count = models.Network.model_fields["availability_zones"].default
+    if isinstance(network, dict) and "availabilityZones" in network:
+        count = network["availabilityZones"]
+    if not isinstance(region, str) or not isinstance(count, int):
+        return None
+    zones = facts(fleet.aws_data).zones.get(region, ())
+    return (region, len(zones)) if 2 <= len(zones) < count else None
 
 
 def remove_cluster(root: Path, name: str) -> Edit:

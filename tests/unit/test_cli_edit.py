@@ -72,6 +72,35 @@ def test_new_cluster_fields_reach_the_definition(example_project: Path) -> None:
     assert "# The hub's Flux reaches this cluster with its own IAM role" in text
 
 
+def test_new_cluster_in_a_region_with_fewer_zones_than_the_default_uses_them_all(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(example_project, "new-cluster", "ml-usw1", "--env", "production", "--region", "us-west-1") == 0
+    out = capsys.readouterr().out
+    assert "us-west-1 has 2 availability zones, fewer than the environment's default" in out
+    assert clusters_of(example_project)["ml-usw1"]["network"]["availabilityZones"] == 2  # type: ignore[index]
+    # a region with the default's zones, and a count asked for, are written as given
+    assert run(example_project, "new-cluster", "ml-use1", "--env", "production", "--region", "us-east-1") == 0
+    assert "network" not in (example_project / "environments" / "production.yaml").read_text().split("ml-use1")[1]
+    before = tree(example_project)
+    assert (
+        run(
+            example_project,
+            "new-cluster",
+            "ml-usw1b",
+            "--env",
+            "production",
+            "--region",
+            "us-west-1",
+            "--availability-zones",
+            "3",
+        )
+        == EXIT_BAD_INPUT
+    )
+    assert "us-west-1 has 2 availability zones (us-west-1a, us-west-1b), got 3" in capsys.readouterr().err
+    assert tree(example_project) == before
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
