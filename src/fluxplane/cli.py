@@ -226,6 +226,8 @@ DEFAULT_CERT = "environments/sealing-cert.pem"
 
 
 def _seal(args: argparse.Namespace) -> int:
+    import contextlib
+
     from fluxplane import sealing
     from fluxplane.config.loader import load_fleet
     from fluxplane.config.secrets import secret_path
@@ -243,7 +245,7 @@ def _seal(args: argparse.Namespace) -> int:
     for warning in certificate.warnings:
         print(warning, file=sys.stderr)
     values: dict[str, bytes] = {}
-    items = [sealing.from_literal(item) for item in args.from_literal]
+    items = [sealing.from_literal(item, position) for position, item in enumerate(args.from_literal, start=1)]
     items += [sealing.from_file(item) for item in args.from_file]
     items += [pair for path in args.from_env_file for pair in sealing.from_env_file(path)]
     for key, value in items:
@@ -278,16 +280,22 @@ def _seal(args: argparse.Namespace) -> int:
     )
     changed = sorted(set(values) - set(kept))
     dropped = sorted(set(((previous or {}).get("spec") or {}).get("encryptedData") or {}) - set(values))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    display = target.relative_to(root).as_posix()
     temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_text(text)
-    os.replace(temporary, target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise sealing.SealError(f"{display}: cannot write ({exc.strerror or exc}); nothing was written") from None
     summary = ", ".join(
         f"{label} {', '.join(keys)}"
         for label, keys in (("sealed", changed), ("unchanged", kept), ("removed", dropped))
         if keys
     )
-    print(f"{target.relative_to(root).as_posix()}: {summary}")
+    print(f"{display}: {summary}")
     return 0
 
 

@@ -17,6 +17,7 @@ test a guessed value; a sealer without the cache entry (another machine) simply 
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime
 import hashlib
 import hmac
@@ -43,6 +44,9 @@ NAMESPACE_WIDE = "sealedsecrets.bitnami.com/namespace-wide"
 CLUSTER_WIDE = "sealedsecrets.bitnami.com/cluster-wide"
 API_VERSION = "bitnami.com/v1alpha1"
 SESSION_KEY_BYTES = 32
+#: The weakest sealing key accepted. RSA-OAEP SHA-256 cannot even wrap the session key under 784 bits, and
+#: anything under 2048 is too weak to guard a secret for as long as Git keeps it.
+MIN_KEY_BITS = 2048
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
@@ -62,7 +66,11 @@ class Certificate:
 
 
 def load_certificate(path: Path, *, now: datetime.datetime | None = None) -> Certificate:
-    """Read a PEM certificate (or PEM public key) holding an RSA public key."""
+    """Read a PEM certificate (or PEM public key) holding an RSA public key of at least MIN_KEY_BITS.
+
+    A certificate not valid yet is refused: it is not the sealing key's current certificate, or this
+    machine's clock is wrong. An expired one only warns, since the controller keeps unsealing with its key.
+    """
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -82,6 +90,11 @@ def load_certificate(path: Path, *, now: datetime.datetime | None = None) -> Cer
     else:
         key = cert.public_key()
         moment = now or datetime.datetime.now(datetime.UTC)
+        if cert.not_valid_before_utc > moment:
+            raise SealError(
+                f"{path}: the certificate is not valid before {cert.not_valid_before_utc:%Y-%m-%d %H:%M} UTC; "
+                "check this machine's clock, or fetch the sealing key's current certificate"
+            )
         if cert.not_valid_after_utc < moment:
             warnings.append(
                 f"{path}: warning: the certificate expired on {cert.not_valid_after_utc:%Y-%m-%d}; the controller "
@@ -90,6 +103,11 @@ def load_certificate(path: Path, *, now: datetime.datetime | None = None) -> Cer
     if not isinstance(key, rsa.RSAPublicKey):
         kind = type(key).__name__.removeprefix("_").removesuffix("PublicKey") or "unknown"
         raise SealError(f"{path}: the certificate's key is {kind}, not RSA; Sealed Secrets needs RSA")
+    if key.key_size < MIN_KEY_BITS:
+        raise SealError(
+            f"{path}: the certificate's key is RSA-{key.key_size}, too weak to seal with; expected "
+            f"RSA-{MIN_KEY_BITS} or stronger (the controller makes RSA-4096)"
+        )
     der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     return Certificate(key, hashlib.sha256(der).hexdigest(), tuple(warnings))
 
@@ -127,19 +145,35 @@ class SealCache:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         return cls(Path(base) / "fluxplane" / "seal")
 
+    def _unusable(self, exc: OSError) -> SealError:
+        return SealError(
+            f"{self.directory}: cannot use the seal cache ({exc.strerror or exc}); set FLUXPLANE_SEAL_CACHE "
+            "to a folder this user can write"
+        )
+
     def _load(self) -> tuple[bytes, dict[str, str]]:
         if self._key is None or self._digests is None:
             key_file = self.directory / "key"
-            if key_file.exists():
-                self._key = key_file.read_bytes()
-            else:
-                self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-                self._key = secrets.token_bytes(32)
-                fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "wb") as out:
-                    out.write(self._key)
             digests_file = self.directory / "digests.json"
-            self._digests = json.loads(digests_file.read_text()) if digests_file.exists() else {}
+            try:
+                if key_file.exists():
+                    key = key_file.read_bytes()
+                else:
+                    self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+                    key = secrets.token_bytes(32)
+                    fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                    with os.fdopen(fd, "wb") as out:
+                        out.write(key)
+                raw = digests_file.read_bytes() if digests_file.exists() else b"{}"
+            except OSError as exc:
+                raise self._unusable(exc) from None
+            try:
+                digests = json.loads(raw)
+            except ValueError:  # json.JSONDecodeError, or bytes that are not text
+                digests = None
+            if not isinstance(digests, dict) or not all(isinstance(value, str) for value in digests.values()):
+                raise SealError(f"{digests_file}: not a seal cache; delete it (values are then sealed anew)")
+            self._key, self._digests = key, digests
         return self._key, self._digests
 
     @staticmethod
@@ -166,10 +200,15 @@ class SealCache:
             return
         target = self.directory / "digests.json"
         temporary = target.with_suffix(".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            json.dump(self._digests, out, sort_keys=True)
-        os.replace(temporary, target)
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(self._digests, out, sort_keys=True)
+            os.replace(temporary, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            raise self._unusable(exc) from None
 
 
 def check_names(name: str, namespace: str, scope: Scope) -> None:
@@ -271,11 +310,19 @@ def _scope_of(annotations: Mapping[str, str]) -> Scope:
 # -- value sources, as kubectl create secret reads them ---------------------------------------------
 
 
-def from_literal(item: str) -> tuple[str, bytes]:
+def _malformed(where: str, sep: str, what: str) -> SealError:
+    """A KEY=VALUE that is not one. It is not shown: a value without its key is still a value."""
+    found = "an empty KEY" if sep else f"{what} without '='"
+    return SealError(f"{where}: expected KEY=VALUE, got {found}")
+
+
+def from_literal(item: str, position: int) -> tuple[str, bytes]:
+    """The ``position``-th ``--from-literal`` (from 1), which problems name instead of showing the text."""
+    where = f"--from-literal #{position}"
     key, sep, value = item.partition("=")
     if not sep or not key:
-        raise SealError(f"--from-literal: expected key=value, got {item!r}")
-    check_key(key, "--from-literal")
+        raise _malformed(where, sep, "an argument")
+    check_key(key, where)
     return key, value.encode()
 
 
@@ -292,9 +339,11 @@ def from_file(item: str) -> tuple[str, bytes]:
 
 def from_env_file(path: str) -> list[tuple[str, bytes]]:
     try:
-        lines = Path(path).read_text().splitlines()
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise SealError(f"--from-env-file: cannot read {path!r} ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise SealError(f"--from-env-file: cannot read {path!r} (not UTF-8 text)") from None
     found = []
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
@@ -303,7 +352,7 @@ def from_env_file(path: str) -> list[tuple[str, bytes]]:
         key, sep, value = line.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise SealError(f"{path}:{number}: expected KEY=VALUE, got {line!r}")
+            raise _malformed(f"{path}:{number}", sep, "a line")
         check_key(key, f"{path}:{number}")
         found.append((key, value.encode()))
     return found

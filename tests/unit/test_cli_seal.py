@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import base64
+import datetime
+import errno
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +14,10 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.errors import FluxplaneError
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import FleetWriter
-from tests.unit.test_sealing import EXPIRED_ON, hybrid_decrypt, make_certificate, make_rsa_key
+from tests.unit.test_sealing import EXPIRED_ON, hybrid_decrypt, make_certificate, make_rsa_key, tiny_public_key
 
 TARGET = "environments/secrets/staging-1/apps/db.yaml"
 
@@ -258,6 +262,116 @@ def test_an_expired_certificate_seals_with_a_warning(
     assert unseal(key, read(root)) == {"k": b"v"}
 
 
+@pytest.mark.parametrize(
+    ("subject", "bits"),
+    [(None, 512), (1024, 1024)],
+    ids=["too-small-for-oaep", "rsa-1024"],
+)
+def test_a_weak_rsa_key_is_bad_input(
+    root: Path, key: rsa.RSAPrivateKey, tmp_path: Path, capsys: pytest.CaptureFixture[str], subject: Any, bits: int
+) -> None:
+    # GIVEN a certificate of an RSA key under 2048 bits (under 784, OAEP SHA-256 cannot wrap a session key)
+    weak = tiny_public_key() if subject is None else rsa.generate_private_key(65537, subject).public_key()
+    cert = tmp_path / "weak.pem"
+    cert.write_bytes(make_certificate(key, subject_key=weak))
+    # WHEN sealed with it THEN one line names the certificate and what is allowed, and nothing is written
+    lines = bad(root, capsys, *_db("--cert", str(cert), "--from-literal", "k=v"))
+    assert lines == [
+        f"{cert}: the certificate's key is RSA-{bits}, too weak to seal with; expected RSA-2048 or stronger "
+        "(the controller makes RSA-4096)"
+    ]
+    assert not (root / "environments" / "secrets").exists()
+
+
+def test_a_certificate_not_valid_yet_is_bad_input(
+    root: Path, key: rsa.RSAPrivateKey, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = datetime.datetime(2099, 1, 2, 12, 30, tzinfo=datetime.UTC)
+    cert = tmp_path / "future.pem"
+    cert.write_bytes(make_certificate(key, not_before=start, not_after=start.replace(year=2100)))
+    lines = bad(root, capsys, *_db("--cert", str(cert), "--from-literal", "k=v"))
+    assert lines == [
+        f"{cert}: the certificate is not valid before 2099-01-02 12:30 UTC; check this machine's clock, or fetch "
+        "the sealing key's current certificate"
+    ]
+    assert not (root / "environments" / "secrets").exists()
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["full", "read-only"])
+def test_a_file_that_cannot_be_written_is_one_line_and_leaves_no_temporary_file(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], code: int
+) -> None:
+    # GIVEN a sealed file, and then a file system that fills up (or turns read-only) halfway through a write
+    assert run(root, "--from-literal", "k=v") == 0
+    before = (root / TARGET).read_bytes()
+    capsys.readouterr()
+
+    def write_half(path: Path, text: str, *args: Any, **kwargs: Any) -> int:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text[: len(text) // 2])
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr(Path, "write_text", write_half)
+    # WHEN re-sealed THEN one line names the file, and the folder holds the old file only
+    lines = bad(root, capsys, *_db("--from-literal", "k=new"))
+    assert lines == [f"{TARGET}: cannot write ({os.strerror(code)}); nothing was written"]
+    assert (root / TARGET).read_bytes() == before
+    assert sorted(path.name for path in (root / TARGET).parent.iterdir()) == ["db.yaml"]
+
+
+def test_a_file_that_cannot_be_put_in_place_leaves_no_temporary_file(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a file system that refuses the rename of the written file into place
+    replace = os.replace
+
+    def refuse_target(source: Any, target: Any) -> None:
+        if Path(target) == root / TARGET:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(source), None, str(target))
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", refuse_target)
+    # WHEN sealed THEN one line names the file, and no temporary file is left in environments/secrets/
+    lines = bad(root, capsys, *_db("--from-literal", "k=v"))
+    assert lines == [f"{TARGET}: cannot write ({os.strerror(errno.EROFS)}); nothing was written"]
+    assert [path for path in (root / "environments" / "secrets").rglob("*") if path.is_file()] == []
+
+
+def test_a_seal_cache_that_cannot_be_made_is_one_line(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a seal cache configured below a file
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("FLUXPLANE_SEAL_CACHE", str(tmp_path / "file" / "cache"))
+    lines = bad(root, capsys, *_db("--from-literal", "k=v"))
+    assert lines == [
+        f"{tmp_path / 'file' / 'cache'}: cannot use the seal cache (Not a directory); set FLUXPLANE_SEAL_CACHE "
+        "to a folder this user can write"
+    ]
+    assert not (root / "environments" / "secrets").exists()
+
+
+def test_plaintext_beside_the_ciphertext_is_refused_without_showing_it(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a sealed file into which someone pasted the value in clear, in the template
+    assert run(root, "--from-literal", "password=hunter2-secret") == 0
+    capsys.readouterr()
+    document = read(root)
+    document["spec"]["template"]["stringData"] = {"password": "hunter2-secret"}
+    (root / TARGET).write_text(yaml.safe_dump(document))
+    # WHEN re-sealed THEN the definition refuses the file, naming the field, never the value
+    lines = bad(root, capsys, *_db("--from-literal", "password=hunter2-secret"))
+    assert lines == [
+        f"{TARGET}: spec.template.stringData: holds plaintext, which must not be committed; delete it and seal "
+        "the values with 'fluxplane seal'"
+    ]
+    # AND synth refuses it too, so it never reaches dist/
+    with pytest.raises(FluxplaneError) as caught:
+        load_plan(root)
+    assert list(caught.value.problems) == lines
+
+
 def test_a_scope_change_is_refused_and_the_file_kept(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # GIVEN a strictly sealed file
     assert run(root, "--from-literal", "k=v") == 0
@@ -291,18 +405,35 @@ def test_an_existing_file_that_is_not_sealed_is_refused(root: Path, capsys: pyte
         (["--from-literal", "k=1", "--from-literal", "k=2"], "key 'k' is given twice"),
         (["--from-literal", "identity=1", "--from-file", "identity={file}"], "key 'identity' is given twice"),
         ([], "nothing to seal; give --from-literal, --from-file or --from-env-file"),
-        (["--from-literal", "novalue"], "--from-literal: expected key=value, got 'novalue'"),
+        (
+            ["--from-literal", "k=v", "--from-literal", "hunter2-secret"],
+            "--from-literal #2: expected KEY=VALUE, got an argument without '='",
+        ),
+        (["--from-literal", "=hunter2-secret"], "--from-literal #1: expected KEY=VALUE, got an empty KEY"),
+        (["--from-env-file", "{env}"], "{env}:2: expected KEY=VALUE, got a line without '='"),
         (["--from-file", "{file}.missing"], "--from-file: cannot read '{file}.missing' (No such file or directory)"),
     ],
-    ids=["literal-twice", "literal-and-file", "nothing", "bad-literal", "missing-file"],
+    ids=[
+        "literal-twice",
+        "literal-and-file",
+        "nothing",
+        "literal-without-equals",
+        "literal-without-key",
+        "env-line-without-equals",
+        "missing-file",
+    ],
 )
 def test_bad_values_are_bad_input(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], line: str
 ) -> None:
     file = tmp_path / "identity"
     file.write_text("x")
-    lines = bad(root, capsys, *_db(*[arg.format(file=file) for arg in args]))
-    assert lines == [line.format(file=file)]
+    env = tmp_path / "db.env"
+    env.write_text("USER=admin\nhunter2-secret\n")
+    lines = bad(root, capsys, *_db(*[arg.format(file=file, env=env) for arg in args]))
+    assert lines == [line.format(file=file, env=env)]
+    # AND a value is never shown, not even one given without its key
+    assert not [found for found in lines if "hunter2" in found]
     assert not (root / "environments" / "secrets").exists()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import errno
 import hashlib
 import os
 import re
@@ -62,20 +63,30 @@ def make_certificate(
     *,
     not_before: datetime.datetime | None = None,
     not_after: datetime.datetime | None = None,
+    subject_key: rsa.RSAPublicKey | None = None,
 ) -> bytes:
-    """A self-signed PEM certificate for ``key``, valid from yesterday for a year unless told otherwise."""
+    """A PEM certificate signed by ``key`` for ``subject_key`` (default: ``key``'s own, self-signed), valid
+    from yesterday for a year unless told otherwise."""
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sealed-secret")])
     certificate = (
         x509.CertificateBuilder()
         .subject_name(name)
         .issuer_name(name)
-        .public_key(key.public_key())
+        .public_key(subject_key or key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(not_before or NOW - datetime.timedelta(days=1))
         .not_valid_after(not_after or NOW + datetime.timedelta(days=365))
         .sign(key, hashes.SHA256())
     )
     return certificate.public_bytes(serialization.Encoding.PEM)
+
+
+def tiny_public_key() -> rsa.RSAPublicKey:
+    """A 512-bit RSA public key: too small for RSA-OAEP SHA-256 to wrap a 32-byte session key.
+
+    cryptography no longer generates keys under 1024 bits; a public key needs only a modulus of the size.
+    """
+    return rsa.RSAPublicNumbers(65537, (1 << 511) | 0xF00D | 1).public_key()
 
 
 def fingerprint_of(key: rsa.RSAPrivateKey) -> str:
@@ -423,6 +434,63 @@ def test_the_cache_files_are_private_and_hold_nothing_of_the_plaintext(
         assert plaintext.hex().encode() not in content
 
 
+def test_a_cache_folder_that_cannot_be_made_is_one_line(certificate: Certificate, tmp_path: Path) -> None:
+    # GIVEN a cache folder configured below a file
+    (tmp_path / "file").write_text("x")
+    cache = SealCache(tmp_path / "file" / "cache")
+    # WHEN a value is sealed with it THEN the cache folder is named, with what to do
+    with pytest.raises(SealError) as caught:
+        seal(certificate=certificate, name="db", namespace="apps", scope="strict", values={"a": b"1"}, cache=cache)
+    assert caught.value.problems == (
+        f"{tmp_path / 'file' / 'cache'}: cannot use the seal cache (Not a directory); set FLUXPLANE_SEAL_CACHE "
+        "to a folder this user can write",
+    )
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"a": 1}'], ids=["invalid", "list", "not-text"])
+def test_a_damaged_cache_is_one_line(certificate: Certificate, tmp_path: Path, content: str) -> None:
+    # GIVEN a cache whose digests file is damaged
+    cache = SealCache(tmp_path / "cache")
+    seal(certificate=certificate, name="db", namespace="apps", scope="strict", values={"a": b"1"}, cache=cache)
+    cache.save()
+    (tmp_path / "cache" / "digests.json").write_text(content)
+    # WHEN the next run reads it THEN the file is named, with what to do
+    with pytest.raises(SealError) as caught:
+        seal(
+            certificate=certificate,
+            name="db",
+            namespace="apps",
+            scope="strict",
+            values={"a": b"1"},
+            cache=SealCache(tmp_path / "cache"),
+        )
+    assert caught.value.problems == (
+        f"{tmp_path / 'cache' / 'digests.json'}: not a seal cache; delete it (values are then sealed anew)",
+    )
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS], ids=["full", "read-only"])
+def test_a_cache_that_cannot_be_saved_is_one_line_and_leaves_no_temporary_file(
+    certificate: Certificate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    # GIVEN a cache with a new entry, on a file system that is full or read-only by the time it is saved
+    cache = SealCache(tmp_path / "cache")
+    seal(certificate=certificate, name="db", namespace="apps", scope="strict", values={"a": b"1"}, cache=cache)
+
+    def refuse(source: Any, target: Any) -> None:
+        raise OSError(code, os.strerror(code), str(target))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    # WHEN saved THEN one line names the cache folder, and the folder holds only what it held
+    with pytest.raises(SealError) as caught:
+        cache.save()
+    assert caught.value.problems == (
+        f"{tmp_path / 'cache'}: cannot use the seal cache ({os.strerror(code)}); set FLUXPLANE_SEAL_CACHE "
+        "to a folder this user can write",
+    )
+    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == ["key"]
+
+
 def test_default_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("FLUXPLANE_SEAL_CACHE", str(tmp_path / "explicit"))
     assert SealCache.default().directory == tmp_path / "explicit"
@@ -458,6 +526,40 @@ def test_expiry_is_judged_at_the_given_moment(keys: Keys) -> None:
     later = load_certificate(keys.cert, now=NOW + datetime.timedelta(days=400))
     assert len(later.warnings) == 1
     assert "expired" in later.warnings[0]
+
+
+def test_a_certificate_not_valid_yet_is_refused(keys: Keys, tmp_path: Path) -> None:
+    # GIVEN a certificate whose validity starts in 2099
+    path = tmp_path / "future.pem"
+    start = datetime.datetime(2099, 1, 2, 12, 30, tzinfo=datetime.UTC)
+    path.write_bytes(make_certificate(keys.key, not_before=start, not_after=start.replace(year=2100)))
+    # WHEN loaded now THEN it is refused, saying from when it is valid
+    with pytest.raises(SealError) as caught:
+        load_certificate(path)
+    assert caught.value.problems == (
+        f"{path}: the certificate is not valid before 2099-01-02 12:30 UTC; check this machine's clock, or fetch "
+        "the sealing key's current certificate",
+    )
+    # AND from that moment on it loads
+    assert load_certificate(path, now=start).fingerprint == fingerprint_of(keys.key)
+
+
+@pytest.mark.parametrize("bits", [1024, 2047, 512], ids=["1024", "2047", "512-too-small-for-oaep"])
+def test_an_rsa_key_weaker_than_2048_bits_is_refused(keys: Keys, tmp_path: Path, bits: int) -> None:
+    # GIVEN a certificate, and the bare public key, of an RSA key under 2048 bits
+    weak = tiny_public_key() if bits == 512 else rsa.generate_private_key(65537, bits).public_key()
+    cert = tmp_path / "weak.pem"
+    cert.write_bytes(make_certificate(keys.key, subject_key=weak))
+    bare = tmp_path / "weak-public.pem"
+    bare.write_bytes(weak.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    # WHEN loaded THEN each is refused, saying what is allowed
+    for path in (cert, bare):
+        with pytest.raises(SealError) as caught:
+            load_certificate(path)
+        assert caught.value.problems == (
+            f"{path}: the certificate's key is RSA-{bits}, too weak to seal with; expected RSA-2048 or stronger "
+            "(the controller makes RSA-4096)",
+        )
 
 
 def test_an_ec_certificate_is_refused(keys: Keys) -> None:
@@ -584,19 +686,26 @@ def test_seal_checks_names_values_and_keys(certificate: Certificate) -> None:
     ],
 )
 def test_from_literal(item: str, expected: tuple[str, bytes]) -> None:
-    assert from_literal(item) == expected
+    assert from_literal(item, 1) == expected
 
 
-@pytest.mark.parametrize("item", ["novalue", "=value"])
-def test_from_literal_needs_key_and_value(item: str) -> None:
-    with pytest.raises(SealError, match=rf"^--from-literal: expected key=value, got '{item}'$"):
-        from_literal(item)
+@pytest.mark.parametrize(
+    ("item", "got"),
+    [("hunter2-secret", "an argument without '='"), ("=hunter2-secret", "an empty KEY")],
+    ids=["no-equals", "no-key"],
+)
+def test_from_literal_needs_key_and_value_and_never_shows_the_argument(item: str, got: str) -> None:
+    # GIVEN the third --from-literal, malformed WHEN read THEN its position is named, not its text
+    with pytest.raises(SealError) as caught:
+        from_literal(item, 3)
+    assert caught.value.problems == (f"--from-literal #3: expected KEY=VALUE, got {got}",)
+    assert "hunter2" not in str(caught.value)
 
 
 def test_from_literal_refuses_an_invalid_key() -> None:
-    expected = f"--from-literal: 'my key' {KEY_HELP}"
+    expected = f"--from-literal #1: 'my key' {KEY_HELP}"
     with pytest.raises(SealError, match=f"^{re.escape(expected)}$"):
-        from_literal("my key=1")
+        from_literal("my key=1", 1)
 
 
 def test_from_file_with_and_without_a_key(tmp_path: Path) -> None:
@@ -632,21 +741,32 @@ def test_from_env_file_skips_comments_and_blank_lines(tmp_path: Path) -> None:
     ]
 
 
-def test_from_env_file_names_the_bad_line(tmp_path: Path) -> None:
+def test_from_env_file_names_the_bad_line_and_never_shows_it(tmp_path: Path) -> None:
+    # GIVEN an env file whose fourth line is a value without its key
     path = tmp_path / "app.env"
-    path.write_text("# c\nA=1\n\nnot a pair\n")
+    path.write_text("# c\nA=1\n\nhunter2-secret\n")
+    # WHEN read THEN the file and line are named, and what a line must be, not the line
     with pytest.raises(SealError) as caught:
         from_env_file(str(path))
-    assert caught.value.problems == (f"{path}:4: expected KEY=VALUE, got 'not a pair'",)
+    assert caught.value.problems == (f"{path}:4: expected KEY=VALUE, got a line without '='",)
 
     path.write_text("A=1\nbad key=2\n")
     with pytest.raises(SealError) as caught:
         from_env_file(str(path))
     assert caught.value.problems == (f"{path}:2: 'bad key' {KEY_HELP}",)
 
-    path.write_text("=value\n")
-    with pytest.raises(SealError, match=r":1: expected KEY=VALUE, got '=value'$"):
+    path.write_text("=hunter2-secret\n")
+    with pytest.raises(SealError) as caught:
         from_env_file(str(path))
+    assert caught.value.problems == (f"{path}:1: expected KEY=VALUE, got an empty KEY",)
+
+
+def test_from_env_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "app.env"
+    path.write_bytes(b"A=1\nB=\xff\xfe\n")
+    with pytest.raises(SealError) as caught:
+        from_env_file(str(path))
+    assert caught.value.problems == (f"--from-env-file: cannot read {str(path)!r} (not UTF-8 text)",)
 
 
 def test_from_env_file_missing(tmp_path: Path) -> None:

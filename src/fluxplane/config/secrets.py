@@ -1,8 +1,10 @@
 """The definition's sealed secrets: ``environments/secrets/<cluster>/<namespace>/<name>.yaml``.
 
 Each file holds one SealedSecret (written by ``fluxplane seal``) for the cluster its folder names;
-synth carries it into that cluster's entry point in dist/. Only ciphertext lives here: a file that
-is not a SealedSecret, or that holds a plaintext ``Secret``, is refused.
+synth carries it into that cluster's entry point in dist/ as it is. Only ciphertext lives here: a file
+that is not a SealedSecret, that holds a plaintext ``Secret``, or that carries values in clear beside its
+ciphertext (a template's ``data``, a ``stringData``) is refused. Fields the controller's schema does not
+have are refused too, since nothing tells what they hold; no problem line ever shows a value.
 """
 
 from __future__ import annotations
@@ -41,6 +43,16 @@ class SealedFile:
 #: AES-GCM's tag: the least a sealed value carries after its RSA part.
 _GCM_TAG_BYTES = 16
 
+#: Per level of a SealedSecret: the fields bitnami.com/v1alpha1's schema gives it that hold no plaintext,
+#: and those that hold a Secret's values in clear. ``spec.template.data`` is in the schema, but its values
+#: are written out as they are; ``stringData`` and a top-level ``data`` are a Secret's fields, pasted in.
+_LEVELS: tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...] = (
+    ((), ("apiVersion", "kind", "metadata", "spec", "status"), frozenset({"data", "stringData"})),
+    (("spec",), ("data", "encryptedData", "template"), frozenset({"stringData"})),
+    (("spec", "template"), ("immutable", "metadata", "type"), frozenset({"data", "stringData"})),
+)
+_PLAINTEXT_HELP = "holds plaintext, which must not be committed; delete it and seal the values with 'fluxplane seal'"
+
 
 def _is_sealed(value: Any) -> bool:
     """Base64 of ``len(rsa) (2 bytes) || rsa || AES-GCM``, the Sealed Secrets layout, at least in shape."""
@@ -54,6 +66,45 @@ def _is_sealed(value: Any) -> bool:
         return False
     rsa_length = int.from_bytes(data[:2], "big")
     return rsa_length > 0 and len(data) >= 2 + rsa_length + _GCM_TAG_BYTES
+
+
+def _kind(value: Any) -> str:
+    """What a value is, without showing it: the value may be a secret."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return show(value)
+
+
+def _field_problems(document: dict[str, Any], display: str) -> list[str]:
+    """Plaintext, and fields the schema does not have, one line each in the file's order; never a value."""
+    problems: list[str] = []
+    spec = document.get("spec")
+    template = spec.get("template") if isinstance(spec, dict) else None
+    for path, allowed, plaintext in _LEVELS:
+        level: Any = document
+        for part in path:
+            level = level.get(part) if isinstance(level, dict) else None
+        if not isinstance(level, dict):
+            continue
+        prefix = "".join(f"{part}." for part in path)
+        for key, value in level.items():
+            if key in plaintext:
+                if value is not None and value != {}:
+                    problems.append(f"{display}: {prefix}{key}: {_PLAINTEXT_HELP}")
+            elif key not in allowed:
+                problems.append(f"{display}: {prefix}{key}: unknown field; allowed: {', '.join(allowed)}")
+    # The controller's deprecated whole-Secret ciphertext, which it ignores beside encryptedData.
+    if isinstance(spec, dict) and spec.get("data") is not None and not _is_sealed(spec["data"]):
+        problems.append(f"{display}: spec.data: not base64 ciphertext")
+    if template is not None and not isinstance(template, dict):
+        problems.append(
+            f"{display}: spec.template: expected a mapping (metadata, type, immutable), got {_kind(template)}"
+        )
+    return problems
 
 
 def secret_path(root: Path, cluster: str, namespace: str, name: str) -> Path:
@@ -112,6 +163,8 @@ def _read(path: Path, display: str, cluster: str, namespace: str, name: str, pro
             f"{show(document.get('apiVersion'))} {show(document.get('kind'))}"
         )
         return None
+    fields = _field_problems(document, display)
+    problems.extend(fields)
     metadata = document.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     if not _DNS_LABEL.fullmatch(namespace) or not _DNS_SUBDOMAIN.fullmatch(name):
@@ -132,4 +185,6 @@ def _read(path: Path, display: str, cluster: str, namespace: str, name: str, pro
         if not _is_sealed(value):
             problems.append(f"{display}: spec.encryptedData.{key}: not base64 ciphertext")
             return None
+    if fields:
+        return None
     return SealedFile(cluster=cluster, namespace=namespace, name=name, document=document)

@@ -300,3 +300,141 @@ def test_hidden_files_are_not_secrets(tmp_path: Path) -> None:
     found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
     assert problems == []
     assert [item.relative_path for item in found["staging-1"]] == ["apps/db.yaml"]
+
+
+# -- plaintext and fields the SealedSecret schema does not have ----------------------------------------
+
+PLAINTEXT = "hunter2-plaintext"
+PLAINTEXT_HELP = "holds plaintext, which must not be committed; delete it and seal the values with 'fluxplane seal'"
+
+
+def with_fields(document: dict[str, Any], where: str, **fields: Any) -> dict[str, Any]:
+    """``document`` with ``fields`` added at the top (``where=""``), in ``spec`` or in ``spec.template``."""
+    target = document
+    for part in filter(None, where.split(".")):
+        target = target[part]
+    target.update(fields)
+    return document
+
+
+@pytest.mark.parametrize(
+    ("where", "field", "value"),
+    [
+        ("spec.template", "data", {"password": PLAINTEXT}),
+        ("spec.template", "stringData", {"password": PLAINTEXT}),
+        ("spec", "stringData", {"password": PLAINTEXT}),
+        ("", "stringData", {"password": PLAINTEXT}),
+        ("", "data", {"password": base64.b64encode(PLAINTEXT.encode()).decode()}),
+        ("spec.template", "data", PLAINTEXT),
+    ],
+    ids=["template-data", "template-stringData", "spec-stringData", "stringData", "data", "template-data-string"],
+)
+def test_plaintext_in_a_sealed_secret_is_refused_without_showing_it(
+    tmp_path: Path, where: str, field: str, value: Any
+) -> None:
+    # GIVEN a SealedSecret whose ciphertext is fine but which also carries a value in clear
+    put(tmp_path, "staging-1/apps/db.yaml", with_fields(sealed(), where, **{field: value}))
+    # WHEN loaded THEN the file is refused with one line naming the field, and the value is nowhere in it
+    path = f"{where}.{field}" if where else field
+    problems = problems_of(tmp_path)
+    assert problems == [f"environments/secrets/staging-1/apps/db.yaml: {path}: {PLAINTEXT_HELP}"]
+    assert not [line for line in problems if PLAINTEXT in line or "aHVudGVy" in line]
+
+
+def test_every_plaintext_field_is_its_own_line(tmp_path: Path) -> None:
+    # GIVEN plaintext at the top, in the spec and in the template of one file
+    document = sealed()
+    with_fields(document, "", stringData={"a": PLAINTEXT})
+    with_fields(document, "spec", stringData={"b": PLAINTEXT})
+    with_fields(document, "spec.template", data={"c": PLAINTEXT}, stringData={"d": PLAINTEXT})
+    put(tmp_path, "staging-1/apps/db.yaml", document)
+    # THEN each field is reported, in the order the file has them
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/staging-1/apps/db.yaml: {path}: {PLAINTEXT_HELP}"
+        for path in ("stringData", "spec.stringData", "spec.template.data", "spec.template.stringData")
+    ]
+
+
+def test_plaintext_is_reported_with_the_files_other_problems(tmp_path: Path) -> None:
+    # GIVEN plaintext in a file whose metadata also disagrees with its path
+    put(tmp_path, "staging-1/apps/db.yaml", with_fields(sealed("other"), "spec.template", data={"a": PLAINTEXT}))
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/staging-1/apps/db.yaml: spec.template.data: {PLAINTEXT_HELP}",
+        "environments/secrets/staging-1/apps/db.yaml: metadata says apps/other, the path says apps/db; "
+        "the path must match the object",
+    ]
+
+
+@pytest.mark.parametrize("empty", [None, {}], ids=["null", "empty"])
+def test_an_empty_plaintext_field_holds_nothing(tmp_path: Path, empty: Any) -> None:
+    # GIVEN a template's data left null or empty (the CRD allows null), and an empty stringData
+    document = with_fields(sealed(), "spec.template", data=empty, stringData=None if empty is None else {})
+    put(tmp_path, "staging-1/apps/db.yaml", document)
+    # THEN the file loads as it is
+    found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
+    assert problems == []
+    assert found == {"staging-1": (SealedFile("staging-1", "apps", "db", document),)}
+
+
+def test_the_schemas_other_fields_load(tmp_path: Path) -> None:
+    # GIVEN every other field the bitnami.com/v1alpha1 schema has: the template's labels, immutable and type,
+    # the deprecated spec.data (ciphertext of a whole Secret) and a status
+    document = sealed()
+    document["metadata"]["labels"] = {"team": "orders"}
+    with_fields(document, "spec", data=CIPHERTEXT)
+    with_fields(document, "spec.template", immutable=True)
+    document["spec"]["template"]["metadata"]["labels"] = {"team": "orders"}
+    document["status"] = {"conditions": [{"type": "Synced", "status": "True"}]}
+    put(tmp_path, "staging-1/apps/db.yaml", document)
+    # THEN it loads as it is
+    found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
+    assert problems == []
+    assert found == {"staging-1": (SealedFile("staging-1", "apps", "db", document),)}
+
+
+def test_spec_data_must_be_ciphertext(tmp_path: Path) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", with_fields(sealed(), "spec", data=PLAINTEXT))
+    assert problems_of(tmp_path) == ["environments/secrets/staging-1/apps/db.yaml: spec.data: not base64 ciphertext"]
+
+
+@pytest.mark.parametrize(
+    ("where", "allowed"),
+    [
+        ("", "apiVersion, kind, metadata, spec, status"),
+        ("spec", "data, encryptedData, template"),
+        ("spec.template", "immutable, metadata, type"),
+    ],
+)
+def test_a_field_the_schema_does_not_have_is_refused(tmp_path: Path, where: str, allowed: str) -> None:
+    # GIVEN a field the SealedSecret schema does not have, which may hold anything
+    put(tmp_path, "staging-1/apps/db.yaml", with_fields(sealed(), where, password=PLAINTEXT))
+    # THEN it is refused, naming what is allowed there and not what it holds
+    path = f"{where}.password" if where else "password"
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/staging-1/apps/db.yaml: {path}: unknown field; allowed: {allowed}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("template", "got"),
+    [(PLAINTEXT, "a string"), ([PLAINTEXT], "a list"), (1234, "a number"), (True, "a boolean")],
+    ids=["string", "list", "number", "boolean"],
+)
+def test_a_template_that_is_no_mapping_is_refused_without_showing_it(tmp_path: Path, template: Any, got: str) -> None:
+    put(tmp_path, "staging-1/apps/db.yaml", with_fields(sealed(), "spec", template=template))
+    assert problems_of(tmp_path) == [
+        f"environments/secrets/staging-1/apps/db.yaml: spec.template: expected a mapping (metadata, type, "
+        f"immutable), got {got}"
+    ]
+
+
+def test_load_fleet_refuses_plaintext_in_a_sealed_file(write_fleet: FleetWriter) -> None:
+    # GIVEN a valid definition with a sealed file that carries its password in the template too
+    root = write_fleet()
+    put(root, "staging-1/apps/db.yaml", with_fields(sealed(), "spec.template", data={"password": PLAINTEXT}))
+    # THEN loading fails with that line, so nothing of it reaches dist/
+    with pytest.raises(ConfigError) as caught:
+        load_fleet(root)
+    assert list(caught.value.problems) == [
+        f"environments/secrets/staging-1/apps/db.yaml: spec.template.data: {PLAINTEXT_HELP}"
+    ]
