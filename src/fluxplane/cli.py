@@ -368,6 +368,7 @@ def _synth(args: argparse.Namespace) -> int:
     outdir: Path = args.outdir or (
         Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else root / "dist"
     )
+    synth.check_outdir(outdir, root)
     progress = Progress("synth")
     use_project_node(root)
     start_runtime()
@@ -377,7 +378,8 @@ def _synth(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     started = time.perf_counter()
     with progress.stage("render") as stage:
-        files = synth.render_plan(plan, None if args.no_cache else synth.SynthCache.for_root(root))
+        cache = None if args.no_cache else synth.SynthCache.for_root(root, read_only=args.check)
+        files = synth.render_plan(plan, cache)
         stage.note(f"{len(files)} files")
     if args.check:
         with progress.stage("compare"):
@@ -422,12 +424,15 @@ def _synth(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "synth":
-            return _synth(args)
-        if args.command == "seal":
-            return _seal(args)
-        if args.command in EDIT_COMMANDS:
-            return _edit(args)
+        if args.command in ("synth", "seal", *EDIT_COMMANDS):
+            from fluxplane.lock import project_lock
+
+            with project_lock(args.root):
+                if args.command == "synth":
+                    return _synth(args)
+                if args.command == "seal":
+                    return _seal(args)
+                return _edit(args)
         if args.command == "packs":
             return _packs(args)
         if args.command in ("validate", "schemas"):

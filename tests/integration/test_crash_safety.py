@@ -174,19 +174,29 @@ def test_synth_killed_at_any_point_leaves_the_old_tree_or_the_new_and_the_next_r
     assert sum(outcomes.values()) >= 20, outcomes
 
 
-def _failing_open(after: int, error: int, under: Path) -> Any:
-    """builtins.open that raises OSError ``error`` on the file after ``after`` files written under ``under``."""
-    real_open = builtins.open
+def _fail_writes(monkeypatch: pytest.MonkeyPatch, after: int, error: int, under: Path) -> None:
+    """Make opening a file for writing under ``under`` raise OSError ``error`` after ``after`` such files."""
+    real_open, real_os_open = builtins.open, os.open
     opened = {"count": 0}
 
-    def fake(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        if "w" in mode and Path(path).is_relative_to(under):
+    def count(path: Any) -> None:
+        if Path(path).is_relative_to(under):
             opened["count"] += 1
             if opened["count"] > after:
                 raise OSError(error, os.strerror(error), str(path))
+
+    def fake(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "w" in mode:
+            count(path)
         return real_open(path, mode, *args, **kwargs)
 
-    return fake
+    def fake_os(path: Any, flags: int, *args: Any, **kwargs: Any) -> Any:
+        if flags & (os.O_WRONLY | os.O_RDWR):
+            count(path)
+        return real_os_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake)
+    monkeypatch.setattr(os, "open", fake_os)
 
 
 def _changed_fleet(write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]) -> tuple[Path, dict[str, bytes]]:
@@ -219,7 +229,7 @@ def test_a_disk_error_while_writing_is_one_line_exit_2_and_the_old_tree_stays(
 ) -> None:
     # GIVEN a project whose dist/ is from an earlier definition, and a disk that fails after `after` files
     project, old = _changed_fleet(write_fleet, capsys)
-    monkeypatch.setattr(builtins, "open", _failing_open(after, error, project))
+    _fail_writes(monkeypatch, after, error, project)
     # WHEN synth writes dist/
     code = main(["--root", str(project), "synth"])
     monkeypatch.undo()

@@ -200,3 +200,56 @@ def test_a_pack_left_off_the_hub_is_a_note_on_standard_error(
     hub_kustomizations = (root / "dist/platform/clusters/hub/infrastructure.yaml").read_text()
     assert "name: karpenter\n" not in hub_kustomizations
     assert "name: karpenter\n" in (root / "dist/platform/clusters/staging-1/infrastructure.yaml").read_text()
+
+
+def _state(root: Path) -> dict[str, tuple[bytes | str, int]]:
+    """Every path below ``root`` (hidden ones too), with its content (a link's target) and time."""
+    found: dict[str, tuple[bytes | str, int]] = {}
+    for path in sorted(root.rglob("*")):
+        stat = path.lstat()
+        if path.is_symlink():
+            found[path.relative_to(root).as_posix()] = (str(path.readlink()), stat.st_mtime_ns)
+        elif path.is_file():
+            found[path.relative_to(root).as_posix()] = (path.read_bytes(), stat.st_mtime_ns)
+        else:
+            found[path.relative_to(root).as_posix() + "/"] = (b"", stat.st_mtime_ns)
+    return found
+
+
+def test_check_writes_nothing_at_all(write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN a synthesized project (cache, spare, allocations) whose definition then changed
+    root = write_fleet()
+    assert main(["--root", str(root), "synth"]) == 0
+    assert main(["--root", str(root), "synth"]) == 0
+    write_fleet(envs={"staging": {"clusters": [{"name": "staging-2", "region": "us-west-2"}]}})
+    before = _state(root)
+    assert any(path.startswith(".fluxplane-cache/") for path in before)
+    # WHEN --check runs
+    assert main(["--root", str(root), "synth", "--check"]) == EXIT_STALE
+    # THEN not a file, folder or time in the project changed
+    assert _state(root) == before
+
+
+@pytest.mark.parametrize("outdir", [".", "environments"])
+def test_an_outdir_that_holds_the_project_is_refused_before_anything_is_read(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], outdir: str
+) -> None:
+    root = write_fleet()
+    before = _state(root)
+    assert main(["--root", str(root), "synth", "--outdir", str(root / outdir)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "synth replaces the whole output folder; pass an --outdir of its own" in err[0]
+    assert _state(root) == before
+
+
+def test_a_foreign_outdir_is_left_as_it_was(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = write_fleet()
+    foreign = tmp_path / "documents"
+    foreign.mkdir()
+    (foreign / "thesis.txt").write_text("years of work\n")
+    assert main(["--root", str(root), "synth", "--outdir", str(foreign)]) == EXIT_BAD_INPUT
+    assert "none of which synth writes" in capsys.readouterr().err
+    assert _tree(foreign) == {"thesis.txt": b"years of work\n"}
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []

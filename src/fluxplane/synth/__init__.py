@@ -17,7 +17,7 @@ from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan, plan_fleet
-from fluxplane.synth.writer import Staleness, compare_tree, write_tree
+from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, write_tree
 
 
 @contextlib.contextmanager
@@ -84,9 +84,10 @@ def synthesize(
     A change that replaces, deletes or moves a live object of the tree it replaces is refused
     (ConfigError) unless ``replace``, ``delete`` or ``move`` names it (fluxplane.synth.guard).
     """
+    target = outdir or root / "dist"
+    check_outdir(target, root)
     plan = load_plan(root, registry)
     files = render_plan(plan, SynthCache.for_root(root) if use_cache else None)
-    target = outdir or root / "dist"
     refused = guard(files, target, hub=plan.fleet.management.name, replace=replace, delete=delete, move=move)
     if refused:
         raise ConfigError(refused)
@@ -110,6 +111,7 @@ __all__ = [
     "SynthCache",
     "SynthResult",
     "check",
+    "check_outdir",
     "compare_tree",
     "load_plan",
     "paused_gc",

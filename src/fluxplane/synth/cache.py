@@ -22,25 +22,36 @@ Keys. An entry is used only when two keys match:
   this run's render: the catalogue folders its packs start from (the base and its environment's
   overlay) and the bootstrap steps every chain shares.
 
-An entry is a line with the SHA-256 of the rest, a line of JSON (the keys, the roles, and each
+An entry is a line with an HMAC-SHA256 of the rest, a line of JSON (the keys, the roles, and each
 file's path and length in characters), then the files' texts one after the other, so that reading a
 large fleet's cache decodes no escaped strings. An entry that does not parse, does not verify, or
 was written for another cluster is ignored (the cluster is rendered), so a damaged cache costs
 time, never correctness. Entries are written atomically (a temporary file renamed into place).
+
+Trust. The cache lies in the project folder, where a pull request can put files. The HMAC's key is
+this user's, outside the project (``synth.key`` in ``$XDG_CACHE_HOME/fluxplane``, default
+``~/.cache/fluxplane``, made on first use, mode 0600): an entry not written on this machine by this
+user never verifies, so nothing brought into the project changes what synth writes. A cache folder
+that is a symlink is neither read nor written, entries are opened without following symlinks, and
+pruning removes only entries and leftover temporary files. Without a usable key there is no cache.
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import hashlib
+import hmac
 import importlib.metadata
 import json
 import os
+import secrets
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
@@ -53,7 +64,7 @@ if TYPE_CHECKING:
 #: The cache folder below the project root (see the module docstring).
 CACHE_DIR = ".fluxplane-cache"
 #: Bumped when the entry format changes.
-FORMAT = 3
+FORMAT = 4
 #: An entry's file name is the cluster's name and this.
 ENTRY_SUFFIX = ".entry"
 _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
@@ -229,27 +240,81 @@ def _role_from_json(data: dict[str, Any]) -> AddonRole:
     )
 
 
-class SynthCache:
-    """The cache folder of one project (see the module docstring)."""
+def user_key() -> bytes | None:
+    """This user's key for the cache's HMACs (see the module docstring), made on first use; None when
+    it can neither be read nor made."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "fluxplane")
+    path = os.path.join(folder, "synth.key")
+    with contextlib.suppress(OSError):
+        with open(path, "rb") as reader:
+            key = reader.read()
+        if len(key) >= 32:
+            return key
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        key = secrets.token_bytes(32)
+        temporary = f"{path}.{os.getpid()}.tmp"
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(handle, "wb") as out:
+            out.write(key)
+        os.replace(temporary, path)
+    except OSError:
+        return None
+    return key
 
-    def __init__(self, folder: Path) -> None:
+
+def _real_folder(path: Path) -> bool | None:
+    """True for a folder itself, None when nothing is there, False for anything else (a symlink too)."""
+    try:
+        return S_ISDIR(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return False
+
+
+class SynthCache:
+    """The cache folder of one project (see the module docstring).
+
+    ``key`` signs and verifies entries (None: no cache at all); a ``read_only`` cache neither stores
+    nor prunes (``synth --check`` writes nothing).
+    """
+
+    def __init__(self, folder: Path, key: bytes | None, *, read_only: bool = False) -> None:
         self.folder = folder
+        self.key = key
+        self.read_only = read_only
 
     @classmethod
-    def for_root(cls, root: Path) -> SynthCache:
-        return cls(root / CACHE_DIR / "synth")
+    def for_root(cls, root: Path, *, read_only: bool = False) -> SynthCache:
+        return cls(root / CACHE_DIR / "synth", user_key(), read_only=read_only)
 
     def _path(self, cluster: str) -> Path:
         return self.folder / f"{cluster}{ENTRY_SUFFIX}"
 
+    @functools.cached_property
+    def _usable(self) -> bool:
+        """Whether there is a key, and the folder and its parent are folders themselves (or not there yet)."""
+        return self.key is not None and all(
+            _real_folder(path) is not False for path in (self.folder.parent, self.folder)
+        )
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self.key or b"", payload, hashlib.sha256).hexdigest().encode("ascii")
+
     def load(self, cluster: str) -> CachedCluster | None:
-        """The entry of ``cluster``, or None when there is none or it is damaged."""
+        """The entry of ``cluster``, or None when there is none, it is damaged, or it was not written here."""
+        if not self._usable:
+            return None
         try:
-            raw = self._path(cluster).read_bytes()
+            handle = os.open(self._path(cluster), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(handle, "rb") as reader:
+                raw = reader.read()
         except OSError:
             return None
         digest, _, payload = raw.partition(b"\n")
-        if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
+        if not hmac.compare_digest(self._mac(payload), digest):
             return None
         try:
             head, _, body = payload.partition(b"\n")
@@ -261,6 +326,8 @@ class SynthCache:
             start = 0
             for path, length in data["files"]:
                 if not isinstance(path, str) or not isinstance(length, int) or length < 0:
+                    return None
+                if path[:1] == "/" or ".." in path:  # never a path out of dist/
                     return None
                 files[path] = texts[start : start + length]
                 start += length
@@ -289,28 +356,37 @@ class SynthCache:
             # the order of keys in a role's policy is part of the output
             sort_keys=False,
         )
+        if self.read_only or not self._usable:
+            return
         payload = "\n".join((head, "".join(entry.files.values()))).encode("utf-8")
         target = self._path(cluster)
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload)
-            temporary.replace(target)
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            with os.fdopen(handle, "wb") as out:
+                out.write(self._mac(payload) + b"\n" + payload)
+            os.replace(temporary, target)  # replaces a symlink there, never writes through it
         except OSError:
             with contextlib.suppress(OSError):
                 temporary.unlink()
 
     def prune(self, clusters: Iterable[str]) -> None:
-        """Remove the entries of clusters that are no longer in the fleet."""
+        """Remove the entries of clusters that are no longer in the fleet, and leftover temporary files;
+        nothing else in the folder."""
+        if self.read_only or not self._usable:
+            return
         keep = {f"{name}{ENTRY_SUFFIX}" for name in clusters}
         try:
             found = list(self.folder.iterdir())
         except OSError:
             return
         for path in found:
-            if path.name not in keep:
+            name = path.name
+            ours = name.endswith(ENTRY_SUFFIX) or (name.startswith(".") and name.endswith(".tmp"))
+            if ours and name not in keep:
                 with contextlib.suppress(OSError):
-                    path.unlink()
+                    path.unlink()  # a symlink itself, never what it points to
 
 
 def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:

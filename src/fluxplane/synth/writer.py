@@ -27,8 +27,10 @@ import errno
 import hashlib
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from fluxplane.errors import OutputError
 
@@ -95,10 +97,22 @@ def _read_manifest(text: str) -> tuple[Signatures | None, Signatures]:
             sections.append({})
             continue
         path, digest, size, mtime = line.split("\t")
+        if not inside(path):
+            raise ValueError(path)
         sections[-1][path] = (digest, int(size), int(mtime))
     if len(sections) != 2:
         raise ValueError(MANIFEST)
     return (sections[0] if head == "tree" else None), sections[1]
+
+
+def inside(path: str) -> bool:
+    """Whether ``path`` names a file below a tree: relative, with no empty, ``.`` or ``..`` segment."""
+    return (
+        bool(path)
+        and not path.startswith("/")
+        and "\0" not in path
+        and all(part not in ("", ".", "..") for part in path.split("/"))
+    )
 
 
 #: The last manifest read, by (path, size, mtime_ns): the guard and the write of one synth read the same one.
@@ -160,11 +174,26 @@ def _known_digest(text: str) -> str | None:
 def recover(outdir: Path) -> None:
     """Finish or undo a swap that a crash interrupted, and drop leftovers of an unfinished build."""
     new, old = _staging_paths(outdir)
-    if old.exists() and not outdir.exists():
+    if _is_folder(old) and not os.path.lexists(outdir):
         old.rename(outdir)
     for leftover in (new, old):
-        if leftover.exists():
-            shutil.rmtree(leftover)
+        _remove(leftover)
+
+
+def _is_folder(path: Path) -> bool:
+    """A folder itself, not a symlink to one."""
+    try:
+        return S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _remove(path: Path) -> None:
+    """Remove ``path``: a folder with what it holds, anything else (a symlink: the link) by itself."""
+    if _is_folder(path):
+        shutil.rmtree(path)  # removes the links it holds, never what they point to
+    elif os.path.lexists(path):
+        os.unlink(path)
 
 
 def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]:
@@ -175,7 +204,8 @@ def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]
     content is compared before it is kept. ({}, None) when there is no spare.
     """
     spare = spare_path(outdir)
-    if not spare.is_dir():
+    if not _is_folder(spare):
+        _remove(spare)  # a symlink or a file in the spare's place is not fluxplane's
         return {}, None
     tree: Signatures | None = None
     current: Signatures | None = None
@@ -244,13 +274,44 @@ def _abandon(outdir: Path, new: Path, old: Path) -> None:
     shutil.rmtree(new, ignore_errors=True)
 
 
+class _Linked(Exception):
+    """The spare holds a symlink, or something else than a folder, where a folder of the tree goes."""
+
+
+class _Folders:
+    """The folders of a tree being filled, each checked once to be a folder itself (or absent)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.checked: set[str] = {""}
+
+    def check(self, folder: str) -> None:
+        """Raise _Linked unless every folder on the way to ``folder`` is a folder or absent."""
+        if folder in self.checked:
+            return
+        self.check(os.path.dirname(folder))
+        try:
+            mode = os.lstat(self.root + folder).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not S_ISDIR(mode):
+            raise _Linked(folder)
+        self.checked.add(folder)
+
+
 def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
     """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs
-    from ``known`` (its files as the manifest records them); the signatures of the result."""
+    from ``known`` (its files as the manifest records them); the signatures of the result.
+
+    Nothing is written, read or removed through a symlink: a folder of the tree that is not a folder
+    raises _Linked (the spare is then not used), a file that is not a regular file is replaced.
+    """
+    guard = _Folders(new)
     folders: set[str] = set()
     for relative in known.keys() - files.keys():
+        guard.check(os.path.dirname(relative))
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(new + relative)
+            os.unlink(new + relative)  # a symlink itself goes, never what it points to
         folders.add(os.path.dirname(relative))
     for folder in sorted(folders, key=lambda name: -name.count("/")):
         while folder:
@@ -265,10 +326,17 @@ def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
         data = text.encode("utf-8")
         digest = _known_digest(text) or _digest(data)
         path = new + relative  # string paths: Path joins cost a third of writing a large tree
+        folder = os.path.dirname(relative)
+        if folder not in made:
+            guard.check(folder)
         entry = known.get(relative)
         if entry is not None and entry[0] in (digest, ""):
             with contextlib.suppress(OSError):
-                stat = os.stat(path)
+                stat = os.lstat(path)
+                if S_ISDIR(stat.st_mode):
+                    raise _Linked(relative)
+                if not S_ISREG(stat.st_mode):  # a symlink: written anew below
+                    raise FileNotFoundError(path)
                 if (stat.st_size, stat.st_mtime_ns) == entry[1:]:
                     written[relative] = entry
                     continue
@@ -277,25 +345,84 @@ def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
                         if handle.read() == data:
                             written[relative] = (digest, stat.st_size, stat.st_mtime_ns)
                             continue
-        folder = os.path.dirname(relative)
         if folder not in made:
             os.makedirs(new + folder, exist_ok=True)
             made.add(folder)
-        with open(path, "wb", buffering=0) as handle:  # unbuffered: the size and time below are final
-            view = memoryview(data)
-            while view:
-                view = view[handle.write(view) :]  # a short write continues where it stopped
-            stat = os.fstat(handle.fileno())
-        written[relative] = (digest, stat.st_size, stat.st_mtime_ns)
+        written[relative] = (digest, *_write(path, data))
     return written
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _write(path: str, data: bytes) -> tuple[int, int]:
+    """Write ``data`` to the file ``path`` (replacing a symlink there, never writing through it);
+    its size and modification time."""
+    try:
+        handle = os.open(path, _WRITE_FLAGS, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        os.unlink(path)  # the link goes; what it points to is not touched
+        handle = os.open(path, _WRITE_FLAGS, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view) :]  # a short write continues where it stopped
+        stat = os.fstat(handle)
+    finally:
+        os.close(handle)
+    return stat.st_size, stat.st_mtime_ns
+
+
+def check_outdir(outdir: Path, root: Path) -> None:
+    """Refuse an output folder that holds the project: the project folder, one above it, or a folder
+    of environments/ (synth replaces the whole output folder)."""
+    target, project = Path(os.path.abspath(outdir)), Path(os.path.abspath(root))
+    if target == project or target in project.parents:
+        raise OutputError(
+            f"{outdir}: holds the project folder {root}, and synth replaces the whole output folder; "
+            "pass an --outdir of its own, such as dist"
+        )
+    definition = project / "environments"
+    if target == definition or definition in target.parents:
+        raise OutputError(
+            f"{outdir}: lies in the fleet definition ({definition}), and synth replaces the whole output folder; "
+            "pass an --outdir of its own, such as dist"
+        )
+
+
+def _check_target(outdir: Path, files: Mapping[str, str]) -> None:
+    """Refuse to replace anything but a tree of fluxplane's: a symlink, or a folder that holds none of
+    what synth writes (nor what the last write recorded) is not one."""
+    try:
+        mode = os.lstat(outdir).st_mode
+    except FileNotFoundError:
+        return
+    if S_ISLNK(mode):
+        raise OutputError(
+            f"{outdir}: a symbolic link (to {os.readlink(outdir)}); synth writes its output as a folder of its "
+            "own and does not follow links out of it: remove the link, or pass --outdir; nothing written"
+        )
+    if not S_ISDIR(mode):
+        return  # write_tree's own error: a file stands where the folder should be
+    held = set(os.listdir(outdir))
+    ours = {path.partition("/")[0] for path in files} | {path.partition("/")[0] for path in recorded(outdir)}
+    if held and not held & ours:
+        shown = ", ".join(sorted(held)[:3]) + (", …" if len(held) > 3 else "")
+        raise OutputError(
+            f"{outdir}: holds {shown}, none of which synth writes, and synth replaces the whole folder; "
+            "pass an --outdir that is empty, new, or written by synth; nothing written"
+        )
 
 
 def write_tree(files: dict[str, str], outdir: Path) -> None:
     """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically.
 
     Any failure before the swap removes the staging folder and leaves ``outdir`` as it was; an OS
-    error becomes one OutputError line.
+    error becomes one OutputError line. ``outdir`` must be a folder of fluxplane's (see _check_target).
     """
+    _check_target(outdir, files)
     new, old = _staging_paths(outdir)
     try:
         outdir.parent.mkdir(parents=True, exist_ok=True)
@@ -305,7 +432,13 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
         known, current = _take_spare(outdir, new)
         new.mkdir(exist_ok=True)
         try:
-            written = _fill(f"{new}/", files, known)
+            try:
+                written = _fill(f"{new}/", files, known)
+            except _Linked:  # not a tree fluxplane left: start from an empty folder
+                shutil.rmtree(new)
+                new.mkdir()
+                current = None
+                written = _fill(f"{new}/", files, {})
         finally:
             forget_text_digests()
         if not outdir.exists():
@@ -345,13 +478,21 @@ class Staleness:
 def compare_tree(files: dict[str, str], outdir: Path) -> Staleness:
     """What writing ``files`` would change in ``outdir``."""
     result = Staleness()
-    existing: set[str] = set()
-    if outdir.is_dir():
-        existing = {p.relative_to(outdir).as_posix() for p in outdir.rglob("*") if p.is_file()}
+    if os.path.islink(outdir):
+        raise OutputError(
+            f"{outdir}: a symbolic link (to {os.readlink(outdir)}); synth writes its output as a folder of its "
+            "own and does not follow links out of it: remove the link, or pass --outdir"
+        )
+    existing: dict[str, bool] = {}  # path below outdir: whether it is a regular file (not a symlink)
+    for folder, _, names in os.walk(outdir):  # symlinked folders are listed, never entered
+        prefix = os.path.relpath(folder, outdir) + "/" if folder != str(outdir) else ""
+        for name in names:
+            existing[prefix + name] = S_ISREG(os.lstat(os.path.join(folder, name)).st_mode)
     for relative, text in files.items():
-        if relative not in existing:
+        regular = existing.get(relative)
+        if regular is None:
             result.added.append(relative)
-        elif (outdir / relative).read_bytes() != text.encode("utf-8"):
+        elif not regular or (outdir / relative).read_bytes() != text.encode("utf-8"):
             result.changed.append(relative)
-    result.removed = sorted(existing - set(files))
+    result.removed = sorted(existing.keys() - files.keys())
     return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,11 @@ import pytest
 from fluxplane.charts.addon_identities import AddonRole
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
-from fluxplane.synth.cache import CACHE_DIR, CachedCluster, FolderIndex, SynthCache, code_key, input_keys
+from fluxplane.synth.cache import CACHE_DIR, CachedCluster, FolderIndex, SynthCache, code_key, input_keys, user_key
 from tests.conftest import MINIMAL_BASE, FleetWriter
+
+#: A user's key (see fluxplane.synth.cache.user_key).
+KEY = b"k" * 32
 
 ROLE = AddonRole(
     pack="external-dns",
@@ -34,7 +38,7 @@ ENTRY = CachedCluster(
 
 def test_stored_entry_loads_back_equal_with_policy_key_order(tmp_path: Path) -> None:
     # GIVEN a stored entry WHEN loaded THEN it equals what was stored, policy keys in their order
-    cache = SynthCache(tmp_path)
+    cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
     loaded = cache.load("a")
     assert loaded == ENTRY
@@ -43,12 +47,12 @@ def test_stored_entry_loads_back_equal_with_policy_key_order(tmp_path: Path) -> 
 
 
 def test_missing_entry_is_none(tmp_path: Path) -> None:
-    assert SynthCache(tmp_path).load("a") is None
+    assert SynthCache(tmp_path, KEY).load("a") is None
 
 
 def test_truncated_entry_is_ignored(tmp_path: Path) -> None:
     # GIVEN an entry cut in half WHEN loaded THEN there is none
-    cache = SynthCache(tmp_path)
+    cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
     path = tmp_path / "a.entry"
     path.write_bytes(path.read_bytes()[:-40])
@@ -57,7 +61,7 @@ def test_truncated_entry_is_ignored(tmp_path: Path) -> None:
 
 def test_entry_whose_text_changed_is_ignored(tmp_path: Path) -> None:
     # GIVEN an entry whose payload was edited (digest no longer matches) WHEN loaded THEN there is none
-    cache = SynthCache(tmp_path)
+    cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
     path = tmp_path / "a.entry"
     path.write_bytes(path.read_bytes().replace(b"resources: []", b"resources: [x]"))
@@ -67,7 +71,7 @@ def test_entry_whose_text_changed_is_ignored(tmp_path: Path) -> None:
 def test_texts_with_any_characters_load_back_as_stored(tmp_path: Path) -> None:
     # GIVEN texts with newlines, non-ASCII characters, an empty one and JSON-like content
     files = {"x/a.yaml": "é\n\u2028\n", "x/empty.yaml": "", "x/b.yaml": '{"files": [["x", 1]]}\n\n'}
-    cache = SynthCache(tmp_path)
+    cache = SynthCache(tmp_path, KEY)
     cache.store("a", dataclasses.replace(ENTRY, files=files))
     # WHEN loaded THEN each text is back, whole
     loaded = cache.load("a")
@@ -76,32 +80,107 @@ def test_texts_with_any_characters_load_back_as_stored(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("length", [13, 99], ids=["shorter", "beyond-the-end"])
 def test_entry_whose_lengths_do_not_add_up_is_ignored(tmp_path: Path, length: int) -> None:
-    # GIVEN an entry whose first file's length was changed, its digest recomputed
-    cache = SynthCache(tmp_path)
+    # GIVEN an entry whose first file's length was changed, its HMAC recomputed
+    cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
     path = tmp_path / "a.entry"
     payload = path.read_bytes().partition(b"\n")[2]
     edited = payload.replace(b'kustomization.yaml", 14]', b'kustomization.yaml", %d]' % length, 1)
     assert edited != payload
-    path.write_bytes(hashlib.sha256(edited).hexdigest().encode("ascii") + b"\n" + edited)
+    path.write_bytes(hmac.new(KEY, edited, hashlib.sha256).hexdigest().encode("ascii") + b"\n" + edited)
     # WHEN loaded THEN there is none
     assert cache.load("a") is None
 
 
 def test_entry_of_another_cluster_is_ignored(tmp_path: Path) -> None:
     # GIVEN b's entry copied to a's place WHEN a's entry is loaded THEN there is none
-    cache = SynthCache(tmp_path)
+    cache = SynthCache(tmp_path, KEY)
     cache.store("b", ENTRY)
     (tmp_path / "b.entry").rename(tmp_path / "a.entry")
     assert cache.load("a") is None
 
 
-def test_prune_keeps_only_listed_clusters(tmp_path: Path) -> None:
-    cache = SynthCache(tmp_path)
+def test_prune_keeps_only_listed_clusters_and_what_is_not_an_entry(tmp_path: Path) -> None:
+    cache = SynthCache(tmp_path, KEY)
     for name in ("a", "b", "c"):
         cache.store(name, ENTRY)
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / ".b.entry.123.tmp").write_text("left over\n")
     cache.prune(["a", "c"])
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.entry", "c.entry"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.entry", "c.entry", "notes.txt"]
+
+
+@pytest.mark.parametrize("forged_with", [hashlib.sha256, "other key"], ids=["plain-digest", "other-key"])
+def test_an_entry_not_signed_with_this_users_key_is_ignored(tmp_path: Path, forged_with: Any) -> None:
+    # GIVEN an entry whose text was changed and signed again by someone without this user's key
+    # (as a pull request could bring it)
+    cache = SynthCache(tmp_path, KEY)
+    cache.store("a", ENTRY)
+    path = tmp_path / "a.entry"
+    payload = path.read_bytes().partition(b"\n")[2].replace(b"resources: []", b"resources: [evil]")
+    if forged_with == "other key":
+        signature = hmac.new(b"x" * 32, payload, hashlib.sha256).hexdigest()
+    else:
+        signature = forged_with(payload).hexdigest()
+    path.write_bytes(signature.encode("ascii") + b"\n" + payload)
+    # WHEN loaded THEN there is none
+    assert cache.load("a") is None
+
+
+def test_without_a_key_there_is_no_cache(tmp_path: Path) -> None:
+    cache = SynthCache(tmp_path, None)
+    cache.store("a", ENTRY)
+    assert list(tmp_path.iterdir()) == [] and cache.load("a") is None
+
+
+def test_a_read_only_cache_stores_and_prunes_nothing(tmp_path: Path) -> None:
+    SynthCache(tmp_path, KEY).store("a", ENTRY)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    cache = SynthCache(tmp_path, KEY, read_only=True)
+    assert cache.load("a") == ENTRY
+    cache.store("b", ENTRY)
+    cache.prune([])
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("linked", ["synth", ".fluxplane-cache"])
+def test_a_symlinked_cache_folder_is_neither_read_nor_written(tmp_path: Path, linked: str) -> None:
+    # GIVEN a project whose cache folder is a symlink to a folder outside it, holding files
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("precious\n")
+    SynthCache(outside, KEY).store("a", ENTRY)
+    project = tmp_path / "project"
+    if linked == "synth":
+        (project / CACHE_DIR).mkdir(parents=True)
+        (project / CACHE_DIR / "synth").symlink_to(outside, target_is_directory=True)
+    else:
+        project.mkdir()
+        (project / CACHE_DIR).symlink_to(outside, target_is_directory=True)
+    before = {path.name: path.read_bytes() for path in outside.iterdir()}
+    cache = SynthCache(project / CACHE_DIR / "synth", KEY)
+    # WHEN synth loads, stores and prunes
+    assert cache.load("a") is None
+    cache.store("b", ENTRY)
+    cache.prune([])
+    # THEN the folder it points to is as it was
+    assert {path.name: path.read_bytes() for path in outside.iterdir()} == before
+
+
+def test_an_entry_that_is_a_symlink_is_not_read(tmp_path: Path) -> None:
+    SynthCache(tmp_path / "elsewhere", KEY).store("a", ENTRY)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "a.entry").symlink_to(tmp_path / "elsewhere" / "a.entry")
+    assert SynthCache(tmp_path / "cache", KEY).load("a") is None
+
+
+def test_the_users_key_is_made_once_outside_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    key = user_key()
+    assert key is not None and len(key) == 32
+    path = tmp_path / "xdg" / "fluxplane" / "synth.key"
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert user_key() == key
 
 
 def test_for_root_is_below_the_project_folder(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from fluxplane.errors import OutputError
 from fluxplane.synth import writer
-from fluxplane.synth.writer import MANIFEST, compare_tree, recover, spare_path, write_tree
+from fluxplane.synth.writer import MANIFEST, check_outdir, compare_tree, recover, spare_path, write_tree
 
 
 def _writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -26,7 +27,15 @@ def _writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             opened.append(Path(path).name)
         return real_open(path, mode, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def recording_os(path: Any, flags: int, *args: Any, **kwargs: Any) -> Any:
+        if flags & (os.O_WRONLY | os.O_RDWR) and path != os.devnull:
+            opened.append(Path(path).name)
+        return real_os_open(path, flags, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", recording)
+    monkeypatch.setattr(os, "open", recording_os)
     return opened
 
 
@@ -56,7 +65,7 @@ def test_failed_write_leaves_the_old_tree_and_no_leftovers(tmp_path: Path, monke
     # GIVEN an existing dist/ and a disk that fills up on the second file
     dist = tmp_path / "dist"
     write_tree({"old.yaml": "old\n"}, dist)
-    real_open = builtins.open
+    real_open = os.open
     calls = {"n": 0}
 
     def full_disk(path: Any, *args: Any, **kwargs: Any) -> Any:
@@ -66,7 +75,7 @@ def test_failed_write_leaves_the_old_tree_and_no_leftovers(tmp_path: Path, monke
                 raise OSError(28, "No space left on device", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", full_disk)
+    monkeypatch.setattr(os, "open", full_disk)
     # WHEN synth writes a new tree
     with pytest.raises(OutputError, match=r"No space left on device; dist/ was left as it was$"):
         write_tree({"a.yaml": "a\n", "b.yaml": "b\n"}, dist)
@@ -219,3 +228,134 @@ def test_unchanged_files_of_any_size_are_kept_from_the_spare(
     write_tree({"big.yaml": text, "v.yaml": "4\n"}, dist)
     assert writes == ["v.yaml", MANIFEST]
     assert (dist / "big.yaml").read_text() == text
+
+
+# -- a tree fluxplane did not leave: nothing outside it is written, read or removed ------------------
+
+
+def _outside(tmp_path: Path) -> Path:
+    """A folder beside the project with a file that must survive every write."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("precious\n")
+    return outside
+
+
+def test_a_manifest_that_names_a_path_outside_the_spare_removes_nothing_there(tmp_path: Path) -> None:
+    # GIVEN a spare whose manifest lists ../../victim (as a pull request could bring it)
+    project = tmp_path / "project"
+    dist = project / "dist"
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    for text in ("1\n", "2\n"):
+        write_tree({"p/a.yaml": text}, dist)
+    manifest = spare_path(dist) / MANIFEST
+    manifest.write_text(manifest.read_text().replace("tree\n", "tree\n../../victim\tx\t9\t1\n", 1))
+    # WHEN synth writes a tree without that path
+    write_tree({"p/b.yaml": "3\n"}, dist)
+    # THEN the file outside is still there, and dist/ is the new tree
+    assert victim.read_text() == "precious\n"
+    assert _tree(dist) == {"p/b.yaml": "3\n"}
+
+
+def test_a_spare_that_is_a_symlink_is_dropped_without_touching_its_target(tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    write_tree({"a.yaml": "1\n"}, dist)
+    spare = spare_path(dist)
+    shutil.rmtree(spare)
+    spare.symlink_to(outside, target_is_directory=True)
+    write_tree({"a.yaml": "2\n"}, dist)
+    assert _tree(outside) == {"keep.txt": "precious\n"}
+    assert not dist.is_symlink() and _tree(dist) == {"a.yaml": "2\n"}
+    assert not spare.is_symlink()
+
+
+@pytest.mark.parametrize("manifest", [True, False], ids=["with-manifest", "without-manifest"])
+def test_a_symlinked_folder_in_the_spare_is_never_written_through(tmp_path: Path, manifest: bool) -> None:
+    # GIVEN a spare whose platform/ folder is a symlink to a folder outside the project
+    outside = _outside(tmp_path)
+    (outside / "x.yaml").write_text("theirs\n")
+    dist = tmp_path / "project" / "dist"
+    for text in ("1\n", "2\n"):
+        write_tree({"platform/x.yaml": text, "platform/gone.yaml": "g\n"}, dist)
+    spare = spare_path(dist)
+    shutil.rmtree(spare / "platform")
+    (spare / "platform").symlink_to(outside, target_is_directory=True)
+    if not manifest:
+        (spare / MANIFEST).unlink()
+    # WHEN synth writes over it, changing one file of the folder and dropping the other
+    write_tree({"platform/x.yaml": "3\n", "platform/keep.txt": "ours\n"}, dist)
+    # THEN nothing outside changed, and dist/ holds the new tree in real folders
+    assert _tree(outside) == {"keep.txt": "precious\n", "x.yaml": "theirs\n"}
+    assert not (dist / "platform").is_symlink()
+    assert _tree(dist) == {"platform/x.yaml": "3\n", "platform/keep.txt": "ours\n"}
+
+
+def test_a_symlinked_file_in_the_spare_is_replaced_not_written_through(tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    for text in ("1\n", "2\n"):
+        write_tree({"a.yaml": text}, dist)
+    spare = spare_path(dist)
+    (spare / "a.yaml").unlink()
+    (spare / "a.yaml").symlink_to(outside / "keep.txt")
+    write_tree({"a.yaml": "3\n"}, dist)
+    assert _tree(outside) == {"keep.txt": "precious\n"}
+    assert not (dist / "a.yaml").is_symlink() and _tree(dist) == {"a.yaml": "3\n"}
+
+
+def test_a_dist_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    dist.parent.mkdir()
+    dist.symlink_to(outside, target_is_directory=True)
+    with pytest.raises(OutputError, match=r"dist: a symbolic link \(to .*outside\); .*nothing written$"):
+        write_tree({"a.yaml": "1\n"}, dist)
+    with pytest.raises(OutputError, match=r"dist: a symbolic link"):
+        compare_tree({"a.yaml": "1\n"}, dist)
+    assert dist.is_symlink() and _tree(outside) == {"keep.txt": "precious\n"}
+    assert sorted(p.name for p in dist.parent.iterdir()) == ["dist"]
+
+
+def test_recover_never_moves_a_symlink_into_place(tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    dist.parent.mkdir()
+    (dist.parent / ".dist.old").symlink_to(outside, target_is_directory=True)
+    (dist.parent / ".dist.new").symlink_to(outside, target_is_directory=True)
+    recover(dist)
+    assert not os.path.lexists(dist)
+    assert sorted(p.name for p in dist.parent.iterdir()) == []
+    assert _tree(outside) == {"keep.txt": "precious\n"}
+
+
+def test_a_folder_that_holds_nothing_synth_writes_is_not_replaced(tmp_path: Path) -> None:
+    folder = _outside(tmp_path)
+    with pytest.raises(OutputError, match=r"outside: holds keep.txt, none of which synth writes, .*nothing written$"):
+        write_tree({"platform/a.yaml": "1\n"}, folder)
+    assert _tree(folder) == {"keep.txt": "precious\n"}
+    # a folder synth wrote, even with a file added by hand, is replaced
+    dist = tmp_path / "dist"
+    write_tree({"platform/a.yaml": "1\n"}, dist)
+    (dist / "notes.txt").write_text("mine\n")
+    write_tree({"platform/a.yaml": "2\n"}, dist)
+    assert _tree(dist) == {"platform/a.yaml": "2\n"}
+
+
+@pytest.mark.parametrize("outdir", [".", "..", "environments", "environments/out"])
+def test_an_outdir_that_holds_the_project_or_lies_in_its_definition_is_refused(tmp_path: Path, outdir: str) -> None:
+    project = tmp_path / "project"
+    with pytest.raises(OutputError, match=r"synth replaces the whole output folder; pass an --outdir of its own"):
+        check_outdir(project / outdir, project)
+    check_outdir(project / "dist", project)
+    check_outdir(tmp_path / "elsewhere", project)
+
+
+def test_check_counts_a_symlinked_file_as_changed(tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    dist = tmp_path / "dist"
+    write_tree({"keep.txt": "precious\n"}, dist)
+    (dist / "keep.txt").unlink()
+    (dist / "keep.txt").symlink_to(outside / "keep.txt")
+    assert compare_tree({"keep.txt": "precious\n"}, dist).changed == ["keep.txt"]

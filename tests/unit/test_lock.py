@@ -1,0 +1,70 @@
+"""One changing command at a time per project: the lock synth, seal and the edit commands take."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from fluxplane.errors import ConfigError
+from fluxplane.lock import LOCK_FILE, project_lock
+
+
+def test_a_second_holder_waits_until_the_first_is_done(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    order: list[str] = []
+    with project_lock(tmp_path):
+        second = threading.Thread(target=lambda: _hold(tmp_path, order))
+        second.start()
+        time.sleep(0.3)
+        order.append("first done")
+    second.join(timeout=10)
+    assert order == ["first done", "second"]
+    assert (
+        capsys.readouterr().err
+        == f"{tmp_path / LOCK_FILE}: waiting for another fluxplane command in this project to finish\n"
+    )
+
+
+def _hold(root: Path, order: list[str]) -> None:
+    with project_lock(root):
+        order.append("second")
+
+
+def test_a_lock_file_that_is_a_symlink_is_refused_and_left_alone(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.write_text("precious\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / LOCK_FILE).symlink_to(target)
+    refused = pytest.raises(ConfigError, match=r"\.fluxplane\.lock: a symbolic link; fluxplane does not follow it")
+    with refused, project_lock(project):
+        pass
+    assert target.read_text() == "precious\n"
+
+
+def test_an_edit_command_waits_for_the_command_that_holds_the_project(example_project: Path) -> None:
+    # GIVEN a project locked by a running command
+    with project_lock(example_project):
+        # WHEN an edit command starts
+        command = [sys.executable, "-m", "fluxplane", "--root", str(example_project)]
+        process = subprocess.Popen(
+            [*command, "new-cluster", "late-1", "--env", "staging", "--region", "us-east-2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        # THEN it waits, saying so, and changes nothing while the lock is held
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        assert process.poll() is None, process.communicate()
+        assert "late-1" not in (example_project / "environments" / "staging.yaml").read_text()
+    # WHEN the lock is released THEN it makes its change
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert err.startswith(f"{example_project / LOCK_FILE}: waiting for another fluxplane command")
+    assert "- name: late-1" in (example_project / "environments" / "staging.yaml").read_text()
