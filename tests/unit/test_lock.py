@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.errors import ConfigError
-from fluxplane.lock import LOCK_FILE, project_lock
+from fluxplane.lock import project_lock
 
 
 def test_a_second_holder_waits_until_the_first_is_done(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -23,10 +22,7 @@ def test_a_second_holder_waits_until_the_first_is_done(tmp_path: Path, capsys: p
         order.append("first done")
     second.join(timeout=10)
     assert order == ["first done", "second"]
-    assert (
-        capsys.readouterr().err
-        == f"{tmp_path / LOCK_FILE}: waiting for another fluxplane command in this project to finish\n"
-    )
+    assert capsys.readouterr().err == f"{tmp_path}: waiting for another fluxplane command in this project to finish\n"
 
 
 def _hold(root: Path, order: list[str]) -> None:
@@ -34,16 +30,10 @@ def _hold(root: Path, order: list[str]) -> None:
         order.append("second")
 
 
-def test_a_lock_file_that_is_a_symlink_is_refused_and_left_alone(tmp_path: Path) -> None:
-    target = tmp_path / "elsewhere"
-    target.write_text("precious\n")
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / LOCK_FILE).symlink_to(target)
-    refused = pytest.raises(ConfigError, match=r"\.fluxplane\.lock: a symbolic link; fluxplane does not follow it")
-    with refused, project_lock(project):
+def test_taking_the_lock_creates_nothing(tmp_path: Path) -> None:
+    with project_lock(tmp_path):
         pass
-    assert target.read_text() == "precious\n"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_an_edit_command_waits_for_the_command_that_holds_the_project(example_project: Path) -> None:
@@ -66,5 +56,5 @@ def test_an_edit_command_waits_for_the_command_that_holds_the_project(example_pr
     # WHEN the lock is released THEN it makes its change
     _, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
-    assert err.startswith(f"{example_project / LOCK_FILE}: waiting for another fluxplane command")
+    assert err.startswith(f"{example_project}: waiting for another fluxplane command")
     assert "- name: late-1" in (example_project / "environments" / "staging.yaml").read_text()
