@@ -24,7 +24,7 @@ from fluxplane.config import models
 from fluxplane.config.apps import APPS_DIR, SEMVER_RANGE
 from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.config.loader import BASE_FILE, NOT_ENVIRONMENTS, LoadedFleet, load_fleet
+from fluxplane.config.loader import BASE_FILE, NOT_ENVIRONMENTS, LoadedFleet, check_links, load_fleet
 from fluxplane.config.merge import deep_merge
 from fluxplane.config.models import DNS_LABEL
 from fluxplane.config.problems import show
@@ -122,10 +122,15 @@ def _management_name(root: Path) -> str:
 
 
 def _files_below(root: Path, relative: str) -> list[str]:
+    """The files below ``relative``, links included (to files or folders), so that deleting them refuses a link."""
     folder = root / relative
+    if folder.is_symlink():
+        return [relative]
     if not folder.is_dir():
         return []
-    return sorted(path.relative_to(root).as_posix() for path in folder.rglob("*") if path.is_file())
+    return sorted(
+        path.relative_to(root).as_posix() for path in folder.rglob("*") if path.is_symlink() or path.is_file()
+    )
 
 
 def _check_label(option: str, value: str) -> None:
@@ -181,6 +186,7 @@ def new_cluster(
 ) -> Edit:
     """Add workload cluster ``name`` to the end of ``environments/<environment>.yaml``'s clusters."""
     _check_label("NAME", name)
+    check_links(root)
     files = _environment_files(root)
     relative = f"{ENVIRONMENTS}/{environment}.yaml"
     if relative not in files:
@@ -249,6 +255,7 @@ def _zones_the_region_has(root: Path, relative: str, region: str | None) -> tupl
 def remove_cluster(root: Path, name: str) -> Edit:
     """Remove workload cluster ``name`` from its environment, with its sealed secrets."""
     _check_label("NAME", name)
+    check_links(root)
     hub = _management_name(root)
     if name == hub:
         raise ConfigError(f"NAME: {name!r} is the management cluster; it is not removed from the command line")
@@ -316,6 +323,7 @@ def onboard_app(
 ) -> Edit:
     """Write ``environments/apps/<name>.yaml``, or add clusters and environments to an app that has one."""
     _check_label("NAME", name)
+    check_links(root)
     if not clusters and not environments:
         raise ConfigError("--cluster or --env: name at least one cluster or environment the app runs on")
     relative = f"{ENVIRONMENTS}/{APPS_DIR}/{name}.yaml"
@@ -379,6 +387,7 @@ def _add_placements(root: Path, relative: str, name: str, clusters: Sequence[str
 def offboard_app(root: Path, name: str, clusters: Sequence[str] = ()) -> Edit:
     """Take app ``name`` off ``clusters`` (default: everywhere, deleting its file), with its sealed secrets."""
     _check_label("NAME", name)
+    check_links(root)
     relative = f"{ENVIRONMENTS}/{APPS_DIR}/{name}.yaml"
     if not (root / relative).exists():
         known = ", ".join(Path(path).stem for path in _app_files(root)) or "none"
@@ -470,6 +479,8 @@ def validate(edit: Edit) -> list[str]:
     from fluxplane.packs.registry import PackRegistry
     from fluxplane.synth.plan import missing_secrets, plan_fleet
 
+    check_links(edit.root)
+    _check_targets(edit.root, edit.files)
     registry = PackRegistry.from_entry_points()
 
     def check_packs(sections: dict[str, Any], origins: Any) -> list[str]:
@@ -477,23 +488,76 @@ def validate(edit: Edit) -> list[str]:
 
     with tempfile.TemporaryDirectory(prefix="fluxplane-edit-") as scratch:
         copy = Path(scratch)
-        shutil.copytree(edit.root / ENVIRONMENTS, copy / ENVIRONMENTS, symlinks=True)
-        _apply(copy, edit.files)
+        _copy_definition(edit.root / ENVIRONMENTS, copy / ENVIRONMENTS)
+        try:
+            _apply(copy, edit.files)
+        except OSError as exc:
+            raise ConfigError(_cannot_write(exc, copy)) from None
         loaded = load_fleet(copy, check_packs)
         plan = plan_fleet(loaded, registry, require_secrets=False)
         return missing_secrets(loaded, plan.clusters[0], registry)
 
 
+def _copy_definition(source: Path, copy: Path) -> None:
+    """Copy the definition at ``source`` to ``copy``, each symbolic link as a link to the same place in the copy.
+
+    A link copied as it is could lead out of the copy, and the edit applied to the copy would then change
+    what it leads to: an absolute link leads back into the project, a relative one that climbs out of
+    environments/ to wherever that climb leads from the scratch folder. check_links has made sure that every
+    link leads into the definition, so each has its place in the copy.
+    """
+    shutil.copytree(source, copy, symlinks=True)
+    real = Path(os.path.realpath(source))
+    for folder, folders, files in os.walk(copy):
+        for name in (*folders, *files):
+            link = Path(folder, name)
+            if not link.is_symlink():
+                continue
+            relative = link.relative_to(copy)
+            target = Path(os.path.realpath(source / relative))
+            if not target.is_relative_to(real):
+                raise ConfigError(
+                    f"{ENVIRONMENTS}/{relative.as_posix()}: a symbolic link out of {ENVIRONMENTS}/; fluxplane reads "
+                    "only the definition's own files"
+                )
+            link.unlink()
+            link.symlink_to(copy / target.relative_to(real))
+
+
+def _check_targets(root: Path, files: dict[str, str | None]) -> None:
+    """Refuse to write or delete a path that is not a file of ``<root>/environments`` itself.
+
+    Each path must lie below environments/ with no symbolic link on the way, itself included: a link is
+    neither written through nor replaced, whether it leads in or out of the definition.
+    """
+    problems: dict[str, str] = {}
+    for relative in files:
+        parts = relative.split("/")
+        if parts[0] != ENVIRONMENTS or len(parts) < 2 or any(part in ("", ".", "..") for part in parts):
+            problems[relative] = f"{relative}: not a path below {ENVIRONMENTS}/; nothing written"
+            continue
+        for depth in range(1, len(parts) + 1):
+            shown = "/".join(parts[:depth])
+            if (root / shown).is_symlink():
+                problems[shown] = (
+                    f"{shown}: a symbolic link (to {os.readlink(root / shown)}); the command writes and deletes only "
+                    "files of environments/ itself, never through a link: replace the link with what it points to, "
+                    "or make the change by hand; nothing written"
+                )
+                break
+    if problems:
+        raise ConfigError(list(problems.values()))
+
+
 def _apply(root: Path, files: dict[str, str | None]) -> None:
     """Write new texts (each atomically), then delete files and the folders they leave empty."""
+    _check_targets(root, files)
     for relative, text in files.items():
         if text is None:
             continue
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.fluxplane-edit")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        _write(target, text)
     stop = root / ENVIRONMENTS
     for relative, text in files.items():
         if text is not None:
@@ -506,6 +570,21 @@ def _apply(root: Path, files: dict[str, str | None]) -> None:
             folder = folder.parent
 
 
+def _write(target: Path, text: str) -> None:
+    """Write ``target`` through a file of its own beside it, made anew: never one that exists, nor a link,
+    which stays as it is; the new file is removed when the write fails."""
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.fluxplane-edit")
+    try:
+        with open(temporary, "x", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
 def carry_out(edit: Edit, *, dry_run: bool = False) -> Outcome:
     """Validate ``edit`` and, unless ``dry_run``, write it; raise ConfigError and write nothing when invalid."""
     todo = validate(edit)
@@ -514,5 +593,12 @@ def carry_out(edit: Edit, *, dry_run: bool = False) -> Outcome:
         try:
             _apply(edit.root, edit.files)
         except OSError as exc:
-            raise ConfigError(f"{exc.filename or edit.root}: cannot write: {exc.strerror or exc}") from None
+            raise ConfigError(_cannot_write(exc, edit.root)) from None
     return outcome
+
+
+def _cannot_write(exc: OSError, root: Path) -> str:
+    """One line for a failed write below ``root``, naming the path below it (the copy's as the original's)."""
+    path = Path(exc.filename) if exc.filename else root
+    where = path.relative_to(root).as_posix() if path.is_relative_to(root) and path != root else str(root)
+    return f"{where}: cannot write: {exc.strerror or exc}"

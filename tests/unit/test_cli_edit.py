@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
@@ -11,7 +12,7 @@ import yaml
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config.loader import load_fleet
-from fluxplane.edit import parse_ref
+from fluxplane.edit import Edit, carry_out, parse_ref
 from fluxplane.errors import ConfigError
 from fluxplane.synth import load_plan
 
@@ -311,6 +312,153 @@ def test_onboard_then_offboard_gives_back_the_definition(example_project: Path) 
     )
     assert run(example_project, "offboard-app", "web") == 0
     assert tree(example_project) == before
+
+
+# -- symbolic links in the definition --------------------------------------------------------------
+
+#: What a file outside the project might hold; no command may show, change or delete it.
+SECRET_LINE = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+LINK_OUT = (
+    "environments/{link}: a symbolic link to a {kind} outside environments/ ({target}); fluxplane reads only the "
+    "definition's own files: replace the link with the {kind}"
+)
+LINK_IN = (
+    "environments/{link}: a symbolic link (to {target}); the command writes and deletes only files of environments/ "
+    "itself, never through a link: replace the link with what it points to, or make the change by hand; nothing written"
+)
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+@pytest.mark.parametrize("dry_run", [["--dry-run"], []], ids=["dry-run", "written"])
+@pytest.mark.parametrize(
+    ("link", "args"),
+    [
+        ("secrets/production-usw2", ["remove-cluster", "production-usw2"]),
+        ("secrets/production-use1/orders", ["offboard-app", "orders", "--cluster", "production-use1"]),
+        ("secrets/production-usw2/flux-system/flux-system.yaml", ["remove-cluster", "production-usw2"]),
+        ("apps/orders.yaml", ["offboard-app", "orders"]),
+    ],
+)
+def test_a_link_out_of_the_definition_is_neither_deleted_through_nor_shown(
+    example_project: Path,
+    tmp_path: Path,
+    link: str,
+    args: list[str],
+    dry_run: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # GIVEN what a command deletes as a link to a place beside the project: a folder of sealed secrets moved
+    # there, or a file holding a secret-looking line
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = example_project / "environments" / link
+    if path.is_dir():
+        target, kind = outside / path.name, "folder"
+        path.rename(target)
+    else:
+        target, kind = outside / "credentials", "file"
+        target.write_text(SECRET_LINE)
+        path.unlink()
+    path.symlink_to(target, target_is_directory=kind == "folder")
+    before, held = tree(example_project), files_of(outside)
+
+    # WHEN the command runs THEN it refuses the link in one line, and shows, changes and deletes nothing
+    assert run(example_project, *args, *dry_run) == EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [LINK_OUT.format(link=link, kind=kind, target=target)]
+    assert "AWS_SECRET_ACCESS_KEY" not in captured.err
+    assert files_of(outside) == held
+    assert tree(example_project) == before
+
+
+@pytest.mark.parametrize("dry_run", [["--dry-run"], []], ids=["dry-run", "written"])
+@pytest.mark.parametrize(
+    ("link", "args", "absolute"),
+    [
+        ("secrets/production-usw2", ["remove-cluster", "production-usw2"], True),
+        ("secrets/production-usw2", ["remove-cluster", "production-usw2"], False),
+        (
+            "secrets/production-use1/orders/orders-git.yaml",
+            ["offboard-app", "orders", "--cluster", "production-use1"],
+            True,
+        ),
+        ("apps/orders.yaml", ["onboard-app", "orders", "--cluster", "staging-usw2"], False),
+    ],
+)
+def test_a_link_within_the_definition_is_neither_written_nor_deleted_through(
+    example_project: Path,
+    link: str,
+    args: list[str],
+    absolute: bool,
+    dry_run: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # GIVEN what a command writes or deletes as a link to a file or folder kept elsewhere in environments/
+    env_dir = example_project / "environments"
+    path, shared = env_dir / link, env_dir / "shared"
+    shared.mkdir()
+    path.rename(shared / path.name)
+    target = shared / path.name if absolute else Path(os.path.relpath(shared / path.name, path.parent))
+    path.symlink_to(target, target_is_directory=(shared / path.name).is_dir())
+    before, held = tree(example_project), files_of(shared)
+
+    # WHEN the command runs THEN it refuses the link, and leaves the link and what it leads to as they were
+    assert run(example_project, *args, *dry_run) == EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [LINK_IN.format(link=link, target=target)]
+    assert path.is_symlink()
+    assert files_of(shared) == held
+    assert tree(example_project) == before
+
+
+def test_a_file_standing_where_a_command_writes_its_new_text_is_not_written_through(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN links to another environment file at the names an edit of staging.yaml writes its new text under
+    env_dir = example_project / "environments"
+    planted = [env_dir / ".staging.yaml.fluxplane-edit", env_dir / f".staging.yaml.{os.getpid()}.fluxplane-edit"]
+    for path in planted:
+        path.symlink_to("production.yaml")
+    before = tree(example_project)
+
+    # WHEN a command edits staging.yaml THEN it refuses to write under a name that is taken, through nothing
+    assert run(example_project, "new-cluster", "staging-use2", "--env", "staging") == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines() == [f"environments/{planted[1].name}: cannot write: File exists"]
+    assert all(path.is_symlink() for path in planted)
+    assert tree(example_project) == before
+
+
+@pytest.mark.parametrize("path", ["environments/../notes.txt", "dist/notes.txt", "environments", "/tmp/notes.txt"])
+def test_an_edit_writes_only_below_environments(example_project: Path, path: str) -> None:
+    # GIVEN an edit of a path that is not below environments/ WHEN carried out THEN it is refused, writing nothing
+    before = tree(example_project)
+    with pytest.raises(ConfigError, match=f"^{re.escape(path)}: not a path below environments/; nothing written$"):
+        carry_out(Edit(example_project, {path: SECRET_LINE}), dry_run=True)
+    assert not (example_project / "notes.txt").exists() and not (example_project / "dist/notes.txt").exists()
+    assert tree(example_project) == before
+
+
+def test_a_link_within_the_definition_leads_within_the_copy_a_command_checks(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a sealed secret that is an absolute link to a file kept elsewhere in environments/
+    env_dir = example_project / "environments"
+    secret = env_dir / "secrets/production-usw2/orders/orders-git.yaml"
+    (env_dir / "shared").mkdir()
+    secret.rename(env_dir / "shared/orders-git.yaml")
+    secret.symlink_to(env_dir / "shared/orders-git.yaml")
+    held = files_of(env_dir / "shared")
+
+    # WHEN a change elsewhere is made THEN it is checked with the link read as it is, and the link stays
+    assert run(example_project, "offboard-app", "orders", "--cluster", "production-use1") == 0
+    assert "deleted environments/secrets/production-use1/orders/orders-git.yaml" in capsys.readouterr().out
+    assert secret.is_symlink() and files_of(env_dir / "shared") == held
+    assert ("orders", "production-usw2") in [(p.app.name, p.cluster) for p in load_plan(example_project).apps]
 
 
 @pytest.mark.parametrize(
