@@ -14,7 +14,7 @@ from typing import Any
 
 from fluxplane.diff.fleet import Document
 from fluxplane.diff.objects import ClusterDiff, ObjectChange
-from fluxplane.synth.guard import EXTERNAL_NAME, IMMUTABLE, applier, immutable_fields
+from fluxplane.synth.guard import EXTERNAL_NAME, IMMUTABLE, applier, field, immutable_fields
 
 __all__ = ["EXTERNAL_NAME", "IMMUTABLE", "Risk", "immutable_fields", "object_risks", "risks"]
 
@@ -33,8 +33,6 @@ PRUNE_ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"
 AWS_MANAGED = ("*.aws.upbound.io", "*.aws.m.upbound.io", "aws.upbound.io", "aws.m.upbound.io")
 BROAD_ROLES = frozenset({"cluster-admin", "admin"})
 
-Path = tuple[str, ...]
-
 
 @dataclass(frozen=True)
 class Risk:
@@ -46,15 +44,6 @@ class Risk:
     message: str
 
 
-def _get(doc: Document | None, path: Path) -> Any:
-    node: Any = doc
-    for part in path:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(part)
-    return node
-
-
 def _ident(change: ObjectChange) -> tuple[str, str]:
     return change.key[0], change.key[1]
 
@@ -64,10 +53,11 @@ def immutable_changes(change: ObjectChange) -> list[str]:
         return []
     messages = []
     for path in immutable_fields(*_ident(change)):
-        old, new = _get(change.before, path), _get(change.after, path)
+        old, new = field(change.before, path), field(change.after, path)
         if old is not None and old != new:
-            field = ".".join(path)
-            messages.append(f"immutable field {field} changed: the update is refused or the resource is replaced")
+            messages.append(
+                f"immutable field {'.'.join(path)} changed: the update is refused or the resource is replaced"
+            )
     return messages
 
 
@@ -128,11 +118,11 @@ def prune_disabled(change: ObjectChange) -> list[str]:
         return []
     messages = []
     group, kind = _ident(change)
-    pruned = _get(change.before, ("spec", "prune")) is True and _get(change.after, ("spec", "prune")) is not True
+    pruned = field(change.before, ("spec", "prune")) is True and field(change.after, ("spec", "prune")) is not True
     if group == "kustomize.toolkit.fluxcd.io" and kind == "Kustomization" and pruned:
         messages.append("Flux prune turned off: objects removed from its path stay on the cluster")
-    before = _get(change.before, ("metadata", "annotations")) or {}
-    after = _get(change.after, ("metadata", "annotations")) or {}
+    before = field(change.before, ("metadata", "annotations")) or {}
+    after = field(change.after, ("metadata", "annotations")) or {}
     if after.get(PRUNE_ANNOTATION) == "disabled" and before.get(PRUNE_ANNOTATION) != "disabled":
         messages.append(f"{PRUNE_ANNOTATION}: disabled added: Flux will no longer delete this object")
     return messages
@@ -140,19 +130,19 @@ def prune_disabled(change: ObjectChange) -> list[str]:
 
 def _deletes(doc: Document) -> bool:
     """Whether deleting this Crossplane object deletes its cloud resource."""
-    policies = _get(doc, ("spec", "managementPolicies"))
+    policies = field(doc, ("spec", "managementPolicies"))
     if isinstance(policies, list) and not ("*" in policies or "Delete" in policies):
         return False
-    return bool(_get(doc, ("spec", "deletionPolicy")) != "Orphan")
+    return bool(field(doc, ("spec", "deletionPolicy")) != "Orphan")
 
 
 def deletion_policy(change: ObjectChange) -> list[str]:
     if change.before is None or change.after is None:
         return []
     fields = (("spec", "deletionPolicy"), ("spec", "managementPolicies"))
-    if all(_get(change.before, path) == _get(change.after, path) for path in fields):
+    if all(field(change.before, path) == field(change.after, path) for path in fields):
         return []
-    if all(_get(change.before, path) is None and _get(change.after, path) is None for path in fields):
+    if all(field(change.before, path) is None and field(change.after, path) is None for path in fields):
         return []
     before, after = _deletes(change.before), _deletes(change.after)
     if before and not after:
