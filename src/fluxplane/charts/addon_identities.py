@@ -9,13 +9,15 @@ on every cluster) hands them the role's credentials.
 
 Each cluster's roles are a folder of their own, applied by that cluster's chain on the hub
 (fluxplane.charts.spokes) once the cluster is Ready; the management cluster's own by the hub's
-Kustomization ``addon-identities``.
+Kustomization ``addon-identities``. Both apply it with Flux's post-build substitution, so the cluster's
+tags are escaped for it.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +27,7 @@ from fluxplane.charts.layout import RepositoryLayout
 from fluxplane.config.hub import applied_by, cluster_namespace
 from fluxplane.constructs.app_resources import AddonIdentity
 from fluxplane.constructs.base import Construct
+from fluxplane.constructs.kustomization import escape_variables, escaped
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.errors import ConfigError
 
@@ -61,16 +64,26 @@ class ClusterIdentities:
     own_namespace: bool = False
 
 
+#: In a pack's policy: the escape ``$$``, or ``${name}``.
+_POLICY_TOKEN = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
 def policy_text(policy: dict[str, Any], variables: Mapping[str, str]) -> str:
     """The inline policy for one cluster: its variables filled in, other ``${...}`` kept from Flux's substitution.
 
-    The hub applies this folder with Flux's post-build substitution, which would empty IAM policy
-    variables such as ``${aws:username}``; ``$${`` keeps them.
+    The policy reads as the pack's other objects do (fluxplane.packs.api.PodIdentity): ``$$`` is one ``$``
+    and ``${name}`` a cluster variable; other ``${...}`` are IAM policy variables such as ``${aws:username}``.
+    The hub applies this folder with Flux's post-build substitution, which would empty those, so the
+    text is escaped for it.
     """
-    text = json.dumps(policy, indent=2)
-    for name, value in variables.items():
-        text = text.replace("${" + name + "}", value)
-    return text.replace("${", "$${") + "\n"
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:
+            return "$"
+        return variables.get(name, match.group(0))
+
+    return escape_variables(_POLICY_TOKEN.sub(fill, json.dumps(policy, indent=2))) + "\n"
 
 
 def composite_name(pack: str, identity: str) -> str:
@@ -120,7 +133,7 @@ class AddonIdentitiesChart(FleetChart):
                         "labels": {PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
                         "annotations": annotations,
                         "region": item.region,
-                        "tags": dict(item.tags),
+                        "tags": escaped(dict(item.tags)),
                         "clusterName": item.cluster,
                         "serviceAccountNamespace": identity.namespace,
                         "serviceAccount": identity.service_account,

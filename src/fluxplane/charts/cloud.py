@@ -13,10 +13,14 @@ An app whose ``aws.path`` names a folder of its repository also gets, in the sam
 Kustomization that applies that folder as the service account ``<app>-cloud``, which may manage only
 AppTable, AppQueue and AppBucket objects; the ``app-compositions`` pack's admission policy lets that
 account touch only objects whose ``spec.app`` is the app.
+
+The cluster's chain applies the folder with Flux's post-build substitution, so the definition's text
+in it (the cluster's tags, the app's repository) is escaped to reach AWS and the hub as written.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections.abc import Iterable
 from typing import Any
@@ -38,7 +42,7 @@ from fluxplane.constructs.app_resources import (
 )
 from fluxplane.constructs.base import Construct, TypedResource, annotate
 from fluxplane.constructs.git_repository import GitRepository
-from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.kustomization import Kustomization, escaped
 from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import Role, RoleBinding
 from fluxplane.constructs.service_account import ServiceAccount
@@ -76,6 +80,7 @@ class CloudChart(FleetChart):
         for placement in sorted(placements, key=lambda p: (p.cluster, p.app.name)):
             if placement.app.aws.empty:
                 continue
+            placement = dataclasses.replace(placement, app=escaped(placement.app))
             cluster = placement.cluster
             folder = posixpath.join(self.directory, cluster)
             if cluster not in listings:
@@ -91,10 +96,10 @@ class CloudChart(FleetChart):
                 if credentials not in listing.resources:
                     sealed_file = self.add_manifest(f"{cluster}.{secret}", posixpath.join(folder, credentials))
                     document = self._sealed[(cluster_namespace(cluster), secret)].document
-                    RawObject(sealed_file, "sealed-secret", document)
+                    RawObject(sealed_file, "sealed-secret", escaped(document))
                     listing.add_resource(credentials)
             manifest = self.add_manifest(f"{cluster}.{placement.app.name}", posixpath.join(folder, path))
-            self._app(manifest, placement, tags.get(cluster, {}))
+            self._app(manifest, placement, escaped(tags.get(cluster, {})))
             if placement.app.aws.path is not None:
                 self._requests(manifest, placement)
             annotate(manifest, applied_by(cluster_namespace(cluster), RESOURCES_STEP))

@@ -1,10 +1,19 @@
-"""Flux Kustomization (``kustomize.toolkit.fluxcd.io/v1``): applies a path of a source to a cluster."""
+"""Flux Kustomization (``kustomize.toolkit.fluxcd.io/v1``): applies a path of a source to a cluster.
+
+A Kustomization with ``postBuild`` runs Flux's variable substitution over the text of everything it
+applies: ``${var}`` becomes the variable's value and ``$$`` one ``$``, so ``$${var}`` is a literal
+``${var}``. Text from the definition that is not meant to be substituted reaches the cluster as written
+only escaped (:func:`escaped`); a field meant to be substituted is marked :data:`SUBSTITUTED`.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import functools
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import StringConstraints
+from pydantic import BaseModel, StringConstraints
 
 from fluxplane.constructs.base import Resource, TypedResource
 from fluxplane.constructs.props import (
@@ -24,6 +33,68 @@ from fluxplane.constructs.props import (
     dumped,
     ordered,
 )
+
+
+@dataclass(frozen=True)
+class Substituted:
+    """Type of :data:`SUBSTITUTED`."""
+
+
+#: Marks a model field whose text Flux's post-build substitution expands: ``Annotated[str, SUBSTITUTED]``.
+#: :func:`escaped` leaves such a field as written, so ``${cluster_name}`` in it becomes the cluster's name.
+SUBSTITUTED = Substituted()
+
+#: A ``$`` that Flux's substitution would read as the start of ``${var}`` or of the escape ``$$``.
+_SUBSTITUTION_DOLLAR = re.compile(r"\$(?=[${])")
+
+_T = TypeVar("_T")
+
+
+def escape_variables(text: str) -> str:
+    """``text`` as written to have Flux's post-build substitution give back ``text``: each ``$`` it would
+    read as the start of ``${var}`` or of ``$$`` is doubled (``${var}`` to ``$${var}``, ``$$`` to ``$$$``)."""
+    return _SUBSTITUTION_DOLLAR.sub("$$", text) if "$" in text else text
+
+
+def escaped(value: _T) -> _T:
+    """``value`` with every string in it escaped (:func:`escape_variables`): strings, the keys and values of
+    mappings, lists, tuples and the fields of pydantic models, except fields marked :data:`SUBSTITUTED`.
+
+    What is unchanged is returned as is, so escaping a definition without ``$`` costs one walk of it.
+    """
+    return _escaped(value)[0]  # type: ignore[no-any-return]
+
+
+def _escaped(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        text = escape_variables(value)
+        return text, text != value
+    if isinstance(value, BaseModel):
+        changes = {}
+        for name in _escaped_fields(type(value)):
+            item, changed = _escaped(getattr(value, name))
+            if changed:
+                changes[name] = item
+        return (value.model_copy(update=changes), True) if changes else (value, False)
+    if isinstance(value, dict):
+        pairs = [(_escaped(key), _escaped(item)) for key, item in value.items()]
+        if any(key[1] or item[1] for key, item in pairs):
+            return {key[0]: item[0] for key, item in pairs}, True
+        return value, False
+    if isinstance(value, (list, tuple)):
+        items = [_escaped(item) for item in value]
+        if any(changed for _, changed in items):
+            return type(value)(item for item, _ in items), True
+    return value, False
+
+
+@functools.cache
+def _escaped_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(
+        name
+        for name, info in model.model_fields.items()
+        if not any(isinstance(mark, Substituted) for mark in info.metadata)
+    )
 
 
 class PostBuild(Props):

@@ -4,10 +4,14 @@ libyaml (CSafeDumper) does the work. Keys keep the order the constructs built th
 order), there are no anchors or aliases, no line folding, two-space indentation, ``---`` between
 documents, and multi-line strings (patches, scripts, config files) as ``|`` blocks so diffs stay
 readable.
+
+Every string reads back as the same string in YAML 1.2, which the controllers, kustomize and Flux read
+with (go-yaml), as well as in YAML 1.1, which PyYAML writes by.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,6 +32,26 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 
 
 ManifestDumper.add_representer(str, _represent_str)
+
+# What a YAML 1.2 reader takes for a number or a boolean where YAML 1.1 reads a string (``1e3``,
+# ``0o17``, ``08540``, an AWS account id such as ``012345678912``): the core schema's ints and floats as
+# go-yaml reads them (``_`` anywhere among the digits, upper-case ``0B``, ``0O`` and ``0X``), and go-yaml's
+# ``y`` and ``n``. The emitter quotes a string that resolves to another type, as it does YAML 1.1's
+# numbers, booleans and null; resolving is a step it takes for every scalar anyway, and it tries these
+# only on strings that start like one.
+ManifestDumper.add_implicit_resolver(
+    "tag:yaml.org,2002:int",
+    re.compile(r"^[-+]?(?:0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9_]+)\Z"),
+    list("-+0123456789"),
+)
+ManifestDumper.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:(?:[0-9_]+(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9_]+)?|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN))\Z"
+    ),
+    list("-+.0123456789"),
+)
+ManifestDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^[yYnN]\Z"), list("yYnN"))
 
 _OPTIONS: dict[str, Any] = {
     "Dumper": ManifestDumper,

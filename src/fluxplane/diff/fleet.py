@@ -221,7 +221,7 @@ class Builder:
         return parse_documents(done.stdout)
 
 
-_TOKEN = re.compile(r"\$\$\{|\$\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
+_TOKEN = re.compile(r"\$\$|\$\{([_A-Za-z][_A-Za-z0-9]*)(?:(:?[=-])([^}]*))?\}")
 
 
 def substitute_text(text: str, variables: Mapping[str, str], *, complete: bool = True) -> str:
@@ -229,14 +229,14 @@ def substitute_text(text: str, variables: Mapping[str, str], *, complete: bool =
 
     ``${VAR}`` takes the variable's value; ``${VAR:=default}`` and ``${VAR:-default}`` the default when
     the variable is unset or empty, ``${VAR=default}`` and ``${VAR-default}`` when it is unset;
-    ``$${...}`` is an escape and becomes ``${...}``. An unset variable without default becomes "", as
-    Flux does, unless ``complete`` is false (a variable source was not found in the tree): then it
-    stays as written, which says more in a review than an empty string.
+    ``$$`` is an escape and becomes ``$``, so ``$${...}`` becomes ``${...}``. An unset variable without
+    default becomes "", as Flux does, unless ``complete`` is false (a variable source was not found in
+    the tree): then it stays as written, which says more in a review than an empty string.
     """
 
     def replace(match: re.Match[str]) -> str:
-        if match.group(0) == "$${":
-            return "${"
+        if match.group(0) == "$$":
+            return "$"
         name, operator, default = match.groups()
         value = variables.get(name)
         if operator is not None and (value is None or (operator.startswith(":") and value == "")):
@@ -254,7 +254,7 @@ def substitute(doc: Document, variables: Mapping[str, str], *, complete: bool = 
         if marks.get(SUBSTITUTE_SWITCH) == "disabled":
             return doc
     text = yaml.safe_dump(doc, sort_keys=False, width=1 << 30)
-    if "${" not in text:
+    if "${" not in text and "$$" not in text:
         return doc
     try:
         replaced = yaml.safe_load(substitute_text(text, variables, complete=complete))

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fluxplane.config.models import Fleet, WorkloadCluster
 from fluxplane.constructs.base import Resource, node_of, resources_below
+from fluxplane.constructs.kustomization import SUBSTITUTED as SUBSTITUTED
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import CustomHealthCheck, NamespacedObjectKindReference
 
@@ -40,7 +41,14 @@ OFFERS: dict[ClusterKind, frozenset[str]] = {
 
 
 class PackConfig(BaseModel):
-    """Base of every pack's config model: one section of ``packs:`` in the definition."""
+    """Base of every pack's config model: one section of ``packs:`` in the definition.
+
+    What a pack binds is applied by a Flux Kustomization with post-build substitution, which expands
+    ``${cluster_name}`` and the other cluster variables on each cluster. ``bind`` gets the config with
+    every string escaped for it (``$${cluster_name}``), so the user's text reaches the cluster as written,
+    except in fields annotated :data:`SUBSTITUTED` (``Annotated[str, SUBSTITUTED]``), where the cluster
+    variables are meant to be expanded; say so in the field's description.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
 
@@ -54,7 +62,9 @@ class PodIdentity:
     The hub makes the role for every cluster that runs the pack (an ``AddonIdentity`` in the cluster's
     hub namespace): trusted by Pod Identity for exactly this namespace and service account of that
     cluster, with the AWS managed policies and the inline policy given. ``${cluster_name}``,
-    ``${cluster_region}`` and ``${environment}`` in the inline policy are the cluster's values.
+    ``${cluster_region}`` and ``${environment}`` in the inline policy are the cluster's values, and
+    ``$$`` is one ``$``, as in the pack's other objects (config text arrives escaped); any other ``${...}``,
+    such as IAM's ``${aws:username}``, is kept as written.
     """
 
     name: str
@@ -70,8 +80,11 @@ class PackContext:
 
     ``fleet`` is the whole definition, for packs whose output follows from it (the Compositions of
     the cluster shapes the fleet uses); most packs need only their config. ``cluster`` is set when a
-    pack that builds clusters is bound for one of them. ``timeout`` lengthens the Flux Kustomization's
-    wait for packs whose objects take long to become healthy.
+    pack that builds clusters is bound for one of them. Like the config, ``cluster`` comes with its
+    strings escaped for Flux's post-build substitution (see PackConfig); ``fleet`` is as written, so
+    text a pack copies from it into its objects goes through fluxplane.constructs.kustomization.escaped.
+    ``timeout`` lengthens the Flux Kustomization's wait for packs whose objects take long to become
+    healthy.
     """
 
     manifest: Manifest

@@ -23,7 +23,7 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.packs.api import FLUXPLANE_NETWORK, Pack, PackConfig, PackContext
+from fluxplane.packs.api import FLUXPLANE_NETWORK, SUBSTITUTED, Pack, PackConfig, PackContext
 from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
@@ -345,11 +345,12 @@ class AwsLoadBalancerControllerConfig(PackConfig):
         description="Targets of load balancers whose Ingress or Service does not say: node ports (instance) or "
         "pod IPs (ip).",
     )
-    vpc_name: VpcName = Field(
+    vpc_name: Annotated[VpcName, SUBSTITUTED] = Field(
         "${cluster_name}",
         alias="vpcName",
         description="Name tag of the cluster's VPC, by which the controller finds it; the default is the VPC "
-        "fluxplane composes for a workload cluster. Set it (or vpcId) for a cluster whose VPC is made elsewhere.",
+        "fluxplane composes for a workload cluster. Set it (or vpcId) for a cluster whose VPC is made elsewhere; "
+        "cluster variables such as ${cluster_name} work.",
     )
     vpc_id: VpcId | None = Field(
         None, alias="vpcId", description="The cluster's VPC ID, instead of vpcName, for a VPC made elsewhere."

@@ -24,7 +24,7 @@ from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
 from fluxplane.packs.helm import oci_chart_release
 
 NAMESPACE = "envoy-gateway-system"
@@ -72,7 +72,7 @@ class HttpsListener(Model):
         alias="certificateSecret",
         description="kubernetes.io/tls Secret in the Gateway's namespace (e.g. from a cert-manager Certificate).",
     )
-    hostname: Annotated[str, AfterValidator(_hostname)] | None = Field(
+    hostname: Annotated[Annotated[str, AfterValidator(_hostname)] | None, SUBSTITUTED] = Field(
         None, description="Host (or *.wildcard) the listener serves; cluster variables such as ${cluster_name} work."
     )
 

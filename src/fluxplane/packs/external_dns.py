@@ -18,7 +18,7 @@ from pydantic import AfterValidator, Field, field_validator
 from fluxplane.config.problems import show
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
 from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
@@ -85,7 +85,7 @@ def _unique(values: list[str]) -> list[str]:
 
 
 class ExternalDnsConfig(PackConfig):
-    domain_filters: Annotated[list[DomainName], Field(min_length=1), AfterValidator(_unique)] = Field(
+    domain_filters: Annotated[list[DomainName], Field(min_length=1), AfterValidator(_unique), SUBSTITUTED] = Field(
         alias="domainFilters",
         description="DNS names whose Route 53 zones ExternalDNS may write (at least one): it publishes hostnames "
         "under these only. Cluster variables work, e.g. ${cluster_name}.example.com.",
@@ -96,11 +96,11 @@ class ExternalDnsConfig(PackConfig):
         description="upsert-only: create and update records, never delete; sync: also delete the records this "
         "cluster owns when their source goes away.",
     )
-    txt_owner_id: OwnerId = Field(
+    txt_owner_id: Annotated[OwnerId, SUBSTITUTED] = Field(
         "${cluster_name}",
         alias="txtOwnerId",
         description="Owner written into the TXT record beside each record; only records with this owner are "
-        "changed. Unique per cluster when clusters share a zone.",
+        "changed. Unique per cluster when clusters share a zone; cluster variables such as ${cluster_name} work.",
     )
     sources: Annotated[list[Source], Field(min_length=1), AfterValidator(_unique)] = Field(
         default_factory=lambda: list(DEFAULT_SOURCES),

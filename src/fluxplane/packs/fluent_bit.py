@@ -21,7 +21,7 @@ from pydantic import AfterValidator, Field, field_validator
 from fluxplane.config.problems import show
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
 from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
@@ -75,7 +75,7 @@ LOG_STREAM_TEMPLATE = "$kubernetes['namespace_name'].$kubernetes['pod_name'].$ku
 
 
 class FluentBitConfig(PackConfig):
-    log_group_name: LogGroupName = Field(
+    log_group_name: Annotated[LogGroupName, SUBSTITUTED] = Field(
         "/aws/eks/${cluster_name}/containers",
         alias="logGroupName",
         description="CloudWatch log group of the cluster's container logs; ${cluster_name} and the other "

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field
 
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
 from fluxplane.packs.helm import oci_chart_release
 
 NAMESPACE = "podinfo"
@@ -17,7 +17,7 @@ NAMESPACE = "podinfo"
 class PodinfoConfig(PackConfig):
     replicas: int = Field(1, ge=1, le=50, description="Pod replicas.")
     namespace: str = Field(NAMESPACE, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", description="Namespace to run in.")
-    message: str = Field(
+    message: Annotated[str, SUBSTITUTED] = Field(
         "podinfo on ${cluster_name}",
         description="UI message; ${cluster_name} and other cluster variables are substituted.",
     )

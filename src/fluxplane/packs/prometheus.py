@@ -25,7 +25,7 @@ from fluxplane.config.models import AWS_REGION
 from fluxplane.config.problems import show
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
 from fluxplane.packs.helm import chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of the Prometheus server's service account: the
@@ -76,11 +76,11 @@ class PrometheusConfig(PackConfig):
         "or cluster, or in the base file for a fleet-wide workspace.",
         examples=["ws-12345678-abcd-ef01-2345-6789abcdef01"],
     )
-    workspace_region: WorkspaceRegion = Field(
+    workspace_region: Annotated[WorkspaceRegion, SUBSTITUTED] = Field(
         CLUSTER_REGION,
         alias="workspaceRegion",
-        description="Region of the AMP workspace; the cluster's own by default, set it when clusters of "
-        "several regions share one workspace.",
+        description="Region of the AMP workspace: ${cluster_region}, the cluster's own, by default; set it when "
+        "clusters of several regions share one workspace.",
     )
     retention: PrometheusDuration = Field(
         "1d", description="How long Prometheus keeps samples locally; AMP keeps the long-term copy."

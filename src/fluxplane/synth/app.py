@@ -29,6 +29,7 @@ from fluxplane.config.models import WorkloadCluster
 from fluxplane.constructs.app_resources import GROUP, VERSION
 from fluxplane.constructs.base import TypedResource, node_of
 from fluxplane.constructs.health import composite_health
+from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError, TreeError
@@ -111,7 +112,8 @@ class FleetApp(cdk8s.App):
 
         def binder(manifest: Manifest) -> PackContext:
             context = PackContext(manifest, fleet)
-            pack.bind(context, config)
+            # Applied with post-build substitution (ClusterChart.add_pack): the user's text, escaped.
+            pack.bind(context, escaped(config))
             return context
 
         return binder
@@ -328,8 +330,9 @@ class FleetApp(cdk8s.App):
         fleet = self.plan.fleet
 
         def build(manifest: Manifest, cluster: WorkloadCluster) -> Built:
-            context = PackContext(manifest, fleet, cluster=cluster)
-            pack.bind(context, config)
+            # Applied by the cluster's chain with post-build substitution: the user's text, escaped.
+            context = PackContext(manifest, fleet, cluster=escaped(cluster))
+            pack.bind(context, escaped(config))
             return Built(tuple(context.health_checks), tuple(context.health_check_exprs), context.timeout)
 
         identities: dict[str, ChainFolder] = {}

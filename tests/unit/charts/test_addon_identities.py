@@ -52,6 +52,33 @@ def test_policy_text_fills_the_clusters_values_and_keeps_iams_own_variables() ->
     assert json.loads(text.replace("$${", "${"))["Statement"][0]["Condition"] == POLICY["Statement"][0]["Condition"]
 
 
+def test_policy_text_reads_double_dollars_as_the_packs_other_objects_do() -> None:
+    # GIVEN a policy holding a user's text as packs get it, escaped for Flux ("${team}" and "$5" written
+    # as "$${team}" and "$$5")
+    policy = {"Statement": [{"Sid": "$${team}", "Resource": "arn:aws:s3:::$$5-${cluster_name}"}]}
+    # WHEN written for a cluster
+    text = policy_text(policy, VARIABLES)
+    # THEN after Flux's substitution (every $$ one $) the user's text is back as written
+    (statement,) = json.loads(text.replace("$$", "$"))["Statement"]
+    assert statement == {"Sid": "${team}", "Resource": "arn:aws:s3:::$5-prod-1"}
+
+
+def test_tags_are_escaped_for_fluxs_substitution() -> None:
+    # GIVEN a cluster whose tags hold ${...} and $$
+    cluster = ClusterIdentities(
+        cluster="prod-1",
+        region="eu-west-1",
+        variables=VARIABLES,
+        tags={"owner": "${cluster_name}", "cost": "$$5"},
+        identities=(AddonRole("external-dns", "route53", "external-dns", "external-dns", policy=POLICY),),
+        applier=("prod-1", "addon-identities"),
+    )
+    # WHEN its roles are written
+    (document,) = _chart(cluster).files[0].documents()
+    # THEN the tags are escaped, so Flux gives back the text as written
+    assert document["spec"]["tags"] == {"owner": "$${cluster_name}", "cost": "$$$5"}
+
+
 def test_one_composite_per_role_named_after_the_pack_in_the_clusters_namespace() -> None:
     roles = (
         AddonRole("external-dns", "route53", "external-dns", "external-dns", policy=POLICY),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+from pydantic import BaseModel
 
 from fluxplane.constructs import (
     ConfigMap,
@@ -19,7 +20,9 @@ from fluxplane.constructs import (
     Root,
     conditions_health,
 )
+from fluxplane.constructs.kustomization import SUBSTITUTED, escape_variables, escaped
 from fluxplane.constructs.render import dump_documents
+from fluxplane.diff.fleet import substitute_text
 from fluxplane.errors import ConstructError
 
 SOURCE = {"kind": "GitRepository", "name": "flux-system"}
@@ -474,3 +477,69 @@ def test_to_dict_is_repeatable_and_returns_independent_lists() -> None:
 
     # THEN the next rendering is unchanged
     assert apps.to_dict()["spec"]["dependsOn"] == [{"name": "infra"}]
+
+
+# Escaping for post-build substitution
+
+VARIABLES = {"cluster_name": "staging-1"}
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("plain text", "plain text"),
+        ("${cluster_name}", "$${cluster_name}"),
+        ("${cluster_name:=hub}-${x}", "$${cluster_name:=hub}-$${x}"),
+        ("costs $5, or $$", "costs $5, or $$$"),
+        ("$${cluster_name}", "$$$${cluster_name}"),
+        ("^[a-z]+$", "^[a-z]+$"),
+    ],
+)
+def test_escaped_text_comes_back_from_flux_substitution_as_written(text: str, written: str) -> None:
+    # GIVEN text from the definition
+    # WHEN it is escaped for a Kustomization with postBuild
+    # THEN only the $ that Flux would read are doubled, and Flux's substitution gives the text back
+    assert escape_variables(text) == written
+    assert substitute_text(written, VARIABLES) == text
+
+
+class Listener(BaseModel):
+    hostname: Annotated[str, SUBSTITUTED]
+    tags: dict[str, str]
+
+
+class Section(BaseModel):
+    note: str
+    listeners: list[Listener]
+    values: dict[str, Any]
+
+
+def test_escaped_walks_models_mappings_and_lists_and_keeps_substituted_fields() -> None:
+    # GIVEN a config with the user's ${...} in free text, in keys, in nested lists and in a field meant
+    # to be substituted
+    section = Section(
+        note="${cluster_name}",
+        listeners=[Listener(hostname="${cluster_name}.example.com", tags={"${owner}": "a$${b}"})],
+        values={"labels": ["${x}", 3, None]},
+    )
+
+    # WHEN it is escaped
+    result = escaped(section)
+
+    # THEN every string is escaped but the substituted field, and the original is unchanged
+    assert result == Section(
+        note="$${cluster_name}",
+        listeners=[Listener(hostname="${cluster_name}.example.com", tags={"$${owner}": "a$$$${b}"})],
+        values={"labels": ["$${x}", 3, None]},
+    )
+    assert section.note == "${cluster_name}"
+
+
+def test_escaped_returns_what_needs_no_escape_as_is() -> None:
+    # GIVEN values without a $ Flux would read
+    section = Section(note="$5", listeners=[], values={"a": ["b"]})
+    plain = {"a": ["b", ("c",)]}
+
+    # WHEN / THEN they come back as the very same objects
+    assert escaped(section) is section
+    assert escaped(plain) is plain

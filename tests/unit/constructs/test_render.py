@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import yaml
+from ruamel.yaml import YAML
 
 from fluxplane.constructs.render import dump_documents, dump_value, parse_documents
+
+#: A YAML 1.2 reader, as the controllers, kustomize and Flux read dist/ (go-yaml).
+YAML_1_2 = YAML(typ="safe", pure=True)
 
 
 def test_documents_are_separated_by_dashes_and_end_with_a_newline() -> None:
@@ -109,6 +114,39 @@ def test_strings_that_look_like_other_types_are_quoted() -> None:
 
     # THEN they read back as the same strings
     assert yaml.safe_load(text) == document
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["1e3", "6E10", "0o17", "0x1F", "08540", "012345678912", "+12", ".5", "1_000", "-1e-3", "0B101", "y", "N"],
+)
+def test_strings_that_yaml_1_2_reads_as_numbers_or_booleans_are_quoted(value: str) -> None:
+    # GIVEN a string that YAML 1.1 reads as a string but YAML 1.2 (or go-yaml) as a number or a boolean,
+    # as a value and as a key
+    document = {"value": value, "keys": {value: "x"}}
+
+    # WHEN it is rendered
+    text = dump_documents([document])
+
+    # THEN it is single-quoted, and a YAML 1.2 reader gets the same strings back
+    assert text == f"value: '{value}'\nkeys:\n  '{value}': x\n"
+    assert YAML_1_2.load(text) == document
+
+
+def test_strings_that_read_as_strings_in_both_yaml_versions_stay_plain() -> None:
+    # GIVEN strings that look a little like numbers but are strings in YAML 1.1 and 1.2 alike, and real numbers
+    document = {"interval": "10m", "version": "v1.4.2", "zone": "us-west-2a", "arn": "arn:aws:iam::012345678912:root"}
+    numbers = {"replicas": 3, "ratio": 0.5, "enabled": True}
+
+    # WHEN they are rendered
+    text = dump_documents([{**document, **numbers}])
+
+    # THEN nothing is quoted, and a YAML 1.2 reader reads the same values
+    assert text == (
+        "interval: 10m\nversion: v1.4.2\nzone: us-west-2a\narn: arn:aws:iam::012345678912:root\n"
+        "replicas: 3\nratio: 0.5\nenabled: true\n"
+    )
+    assert YAML_1_2.load(text) == {**document, **numbers}
 
 
 def test_unicode_is_written_as_is_not_escaped() -> None:

@@ -24,6 +24,15 @@ def test_substitution_follows_flux() -> None:
     assert substitute_text("${missing}", variables, complete=False) == "${missing}"
 
 
+def test_every_double_dollar_is_one_dollar_as_in_flux() -> None:
+    # Flux's envsubst (fluxcd/pkg) reads $$ as an escaped $ wherever it stands, not only before {.
+    variables = {"var01": "abcdEFGH28ij"}
+    text = "some text ${var01}$${var$${var01}$var01${var01}"
+    assert substitute_text(text, variables) == "some text abcdEFGH28ij${var${var01}$var01abcdEFGH28ij"
+    assert substitute_text("a$$b $$$c $$$${var01}", variables) == "a$b $$c $${var01}"
+    assert substitute({"data": {"price": "$$5"}}, variables) == {"data": {"price": "$5"}}
+
+
 def test_objects_that_disable_substitution_keep_their_text() -> None:
     doc = {"kind": "ConfigMap", "metadata": {"name": "${name}"}}
     assert substitute(doc, {"name": "east"}) == {"kind": "ConfigMap", "metadata": {"name": "east"}}
