@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from fluxplane import transaction
 from fluxplane.errors import FluxplaneError
 from fluxplane.node import start_runtime, use_project_node
 from fluxplane.progress import Progress
@@ -226,8 +227,6 @@ DEFAULT_CERT = "environments/sealing-cert.pem"
 
 
 def _seal(args: argparse.Namespace) -> int:
-    import contextlib
-
     from fluxplane import sealing
     from fluxplane.config.loader import load_fleet
     from fluxplane.config.secrets import secret_path
@@ -235,6 +234,7 @@ def _seal(args: argparse.Namespace) -> int:
     from fluxplane.constructs.render import dump_documents
 
     root: Path = args.root
+    transaction.note(transaction.recover(root, write=not args.stdout))
     fleet = load_fleet(root).fleet
     clusters = {fleet.management.name, *(cluster.name for cluster in fleet.clusters)}
     if args.cluster not in clusters:
@@ -281,14 +281,9 @@ def _seal(args: argparse.Namespace) -> int:
     changed = sorted(set(values) - set(kept))
     dropped = sorted(set(((previous or {}).get("spec") or {}).get("encryptedData") or {}) - set(values))
     display = target.relative_to(root).as_posix()
-    temporary = target.with_name(f".{target.name}.tmp")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        transaction.commit(root, {display: text})
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
         raise sealing.SealError(f"{display}: cannot write ({exc.strerror or exc}); nothing was written") from None
     summary = ", ".join(
         f"{label} {', '.join(keys)}"
@@ -303,6 +298,7 @@ def _edit(args: argparse.Namespace) -> int:
     from fluxplane import edit
 
     root: Path = args.root
+    transaction.note(transaction.recover(root, write=not args.dry_run))
     if args.command == "new-cluster":
         change = edit.new_cluster(
             root,
@@ -369,6 +365,7 @@ def _synth(args: argparse.Namespace) -> int:
         Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else root / "dist"
     )
     synth.check_outdir(outdir, root)
+    transaction.note(transaction.recover(root, write=not args.check))
     progress = Progress("synth")
     use_project_node(root)
     start_runtime()

@@ -1,9 +1,11 @@
 """The commands that change the definition: new-cluster, remove-cluster, onboard-app, offboard-app.
 
 Each command computes new text for the files it touches (see :mod:`fluxplane.config.yamledit`),
-validates the whole definition as it would be on a copy of ``environments/``, and only then writes,
-each file atomically. Bad input leaves every file as it was. Sealed secrets the change still needs are
-not an error here: the command lists them with the ``fluxplane seal`` line that makes each one.
+validates the whole definition as it would be on a copy of ``environments/``, and only then writes
+all the files as one transaction (:mod:`fluxplane.transaction`): a failure or a kill leaves all of
+them as they were or, once the change is committed, the next command finishes it. Sealed secrets the
+change still needs are not an error here: the command lists them with the ``fluxplane seal`` line
+that makes each one.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from fluxplane import transaction
 from fluxplane.config import models
 from fluxplane.config.apps import APPS_DIR, SEMVER_RANGE
 from fluxplane.config.awsdata import facts
@@ -480,7 +483,9 @@ def validate(edit: Edit) -> list[str]:
     from fluxplane.synth.plan import missing_secrets, plan_fleet
 
     check_links(edit.root)
-    _check_targets(edit.root, edit.files)
+    problems = transaction.check_targets(edit.root, list(edit.files))
+    if problems:
+        raise ConfigError(problems)
     registry = PackRegistry.from_entry_points()
 
     def check_packs(sections: dict[str, Any], origins: Any) -> list[str]:
@@ -490,7 +495,7 @@ def validate(edit: Edit) -> list[str]:
         copy = Path(scratch)
         _copy_definition(edit.root / ENVIRONMENTS, copy / ENVIRONMENTS)
         try:
-            _apply(copy, edit.files)
+            _apply_to_copy(copy, edit.files)
         except OSError as exc:
             raise ConfigError(_cannot_write(exc, copy)) from None
         loaded = load_fleet(copy, check_packs)
@@ -524,45 +529,15 @@ def _copy_definition(source: Path, copy: Path) -> None:
             link.symlink_to(copy / target.relative_to(real))
 
 
-def _check_targets(root: Path, files: dict[str, str | None]) -> None:
-    """Refuse to write or delete a path that is not a file of ``<root>/environments`` itself.
-
-    Each path must lie below environments/ with no symbolic link on the way, itself included: a link is
-    neither written through nor replaced, whether it leads in or out of the definition.
-    """
-    problems: dict[str, str] = {}
-    for relative in files:
-        parts = relative.split("/")
-        if parts[0] != ENVIRONMENTS or len(parts) < 2 or any(part in ("", ".", "..") for part in parts):
-            problems[relative] = f"{relative}: not a path below {ENVIRONMENTS}/; nothing written"
-            continue
-        for depth in range(1, len(parts) + 1):
-            shown = "/".join(parts[:depth])
-            if (root / shown).is_symlink():
-                problems[shown] = (
-                    f"{shown}: a symbolic link (to {os.readlink(root / shown)}); the command writes and deletes only "
-                    "files of environments/ itself, never through a link: replace the link with what it points to, "
-                    "or make the change by hand; nothing written"
-                )
-                break
-    if problems:
-        raise ConfigError(list(problems.values()))
-
-
-def _apply(root: Path, files: dict[str, str | None]) -> None:
-    """Write new texts (each atomically), then delete files and the folders they leave empty."""
-    _check_targets(root, files)
+def _apply_to_copy(copy: Path, files: dict[str, str | None]) -> None:
+    """Write new texts into the scratch copy of the definition, then delete files and the folders they empty."""
+    stop = copy / ENVIRONMENTS
     for relative, text in files.items():
-        if text is None:
-            continue
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _write(target, text)
-    stop = root / ENVIRONMENTS
-    for relative, text in files.items():
+        target = copy / relative
         if text is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
             continue
-        target = root / relative
         target.unlink(missing_ok=True)
         folder = target.parent
         while folder != stop and folder.is_dir() and not any(folder.iterdir()):
@@ -570,28 +545,14 @@ def _apply(root: Path, files: dict[str, str | None]) -> None:
             folder = folder.parent
 
 
-def _write(target: Path, text: str) -> None:
-    """Write ``target`` through a file of its own beside it, made anew: never one that exists, nor a link,
-    which stays as it is; the new file is removed when the write fails."""
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.fluxplane-edit")
-    try:
-        with open(temporary, "x", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, target)
-    except FileExistsError:
-        raise
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 def carry_out(edit: Edit, *, dry_run: bool = False) -> Outcome:
-    """Validate ``edit`` and, unless ``dry_run``, write it; raise ConfigError and write nothing when invalid."""
+    """Validate ``edit`` and, unless ``dry_run``, write it as one transaction (see :mod:`fluxplane.transaction`);
+    raise ConfigError and write nothing when invalid."""
     todo = validate(edit)
     outcome = Outcome(diff=_diff(edit.root, edit), notes=list(edit.notes), todo=todo)
     if not dry_run:
         try:
-            _apply(edit.root, edit.files)
+            transaction.commit(edit.root, edit.files)
         except OSError as exc:
             raise ConfigError(_cannot_write(exc, edit.root)) from None
     return outcome

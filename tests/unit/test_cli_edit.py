@@ -416,21 +416,21 @@ def test_a_link_within_the_definition_is_neither_written_nor_deleted_through(
     assert tree(example_project) == before
 
 
-def test_a_file_standing_where_a_command_writes_its_new_text_is_not_written_through(
+def test_a_link_standing_where_a_command_stages_its_change_is_not_written_through(
     example_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # GIVEN links to another environment file at the names an edit of staging.yaml writes its new text under
+    # GIVEN a link to environments/ where an edit stages its change (it can come with a pull request)
     env_dir = example_project / "environments"
-    planted = [env_dir / ".staging.yaml.fluxplane-edit", env_dir / f".staging.yaml.{os.getpid()}.fluxplane-edit"]
-    for path in planted:
-        path.symlink_to("production.yaml")
-    before = tree(example_project)
+    (example_project / ".fluxplane-edit").symlink_to(env_dir)
+    before = files_of(env_dir)
 
-    # WHEN a command edits staging.yaml THEN it refuses to write under a name that is taken, through nothing
-    assert run(example_project, "new-cluster", "staging-use2", "--env", "staging") == EXIT_BAD_INPUT
-    assert capsys.readouterr().err.splitlines() == [f"environments/{planted[1].name}: cannot write: File exists"]
-    assert all(path.is_symlink() for path in planted)
-    assert tree(example_project) == before
+    # WHEN a command edits staging.yaml THEN the link goes as a link, and only staging.yaml changes
+    assert run(example_project, "new-cluster", "staging-use2", "--env", "staging") == 0
+    assert "note: .fluxplane-edit: removed (not a folder fluxplane made)" in capsys.readouterr().err
+    assert not (example_project / ".fluxplane-edit").exists()
+    after = files_of(env_dir)
+    assert {name for name in after if after[name] != before.get(name)} == {"staging.yaml"}
+    assert set(after) == set(before)
 
 
 @pytest.mark.parametrize("path", ["environments/../notes.txt", "dist/notes.txt", "environments", "/tmp/notes.txt"])

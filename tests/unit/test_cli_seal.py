@@ -13,6 +13,7 @@ import pytest
 import yaml
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from fluxplane import transaction
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.errors import FluxplaneError
 from fluxplane.synth import load_plan, render_plan
@@ -306,20 +307,21 @@ def test_a_file_that_cannot_be_written_is_one_line_and_leaves_no_temporary_file(
     before = (root / TARGET).read_bytes()
     capsys.readouterr()
 
-    def write_half(path: Path, text: str, *args: Any, **kwargs: Any) -> int:
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text[: len(text) // 2])
+    def write_half(path: Path, data: bytes) -> None:
+        with open(path, "wb") as out:
+            out.write(data[: len(data) // 2])
         raise OSError(code, os.strerror(code), str(path))
 
-    monkeypatch.setattr(Path, "write_text", write_half)
+    monkeypatch.setattr(transaction, "_write_new", write_half)
     # WHEN re-sealed THEN one line names the file, and the folder holds the old file only
     lines = bad(root, capsys, *_db("--from-literal", "k=new"))
     assert lines == [f"{TARGET}: cannot write ({os.strerror(code)}); nothing was written"]
     assert (root / TARGET).read_bytes() == before
     assert sorted(path.name for path in (root / TARGET).parent.iterdir()) == ["db.yaml"]
+    assert not (root / transaction.FOLDER).exists()
 
 
-def test_a_file_that_cannot_be_put_in_place_leaves_no_temporary_file(
+def test_a_file_that_cannot_be_put_in_place_is_one_line_and_finished_by_the_next_seal(
     root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # GIVEN a file system that refuses the rename of the written file into place
@@ -331,10 +333,20 @@ def test_a_file_that_cannot_be_put_in_place_leaves_no_temporary_file(
         replace(source, target)
 
     monkeypatch.setattr(os, "replace", refuse_target)
-    # WHEN sealed THEN one line names the file, and no temporary file is left in environments/secrets/
+    # WHEN sealed THEN one line names the file and says the change is kept; no temporary file in environments/
     lines = bad(root, capsys, *_db("--from-literal", "k=v"))
-    assert lines == [f"{TARGET}: cannot write ({os.strerror(errno.EROFS)}); nothing was written"]
+    assert lines == [
+        f"{transaction.FOLDER}/0: cannot write ({os.strerror(errno.EROFS)}); the change is kept in "
+        f"{transaction.FOLDER}/ and the next 'fluxplane synth', 'seal' or edit command finishes it once the file "
+        "system can be written"
+    ]
     assert [path for path in (root / "environments" / "secrets").rglob("*") if path.is_file()] == []
+    # WHEN the file system can be written again THEN the next seal finishes the first one before its own
+    monkeypatch.setattr(os, "replace", replace)
+    assert run(root, "--from-literal", "other=w") == 0
+    assert "note: finished an edit that was stopped halfway: environments/secrets/" in capsys.readouterr().err
+    assert set(yaml.safe_load((root / TARGET).read_text())["spec"]["encryptedData"]) == {"other"}
+    assert not (root / transaction.FOLDER).exists()
 
 
 def test_a_seal_cache_that_cannot_be_made_is_one_line(
