@@ -7,9 +7,9 @@ else changed. ``synth --check`` reports the file stale like a file of dist/.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from fluxplane import transaction
 from fluxplane.config.network import ALLOCATIONS_FILE, allocations_text
 from fluxplane.errors import OutputError
 from fluxplane.synth.plan import FleetPlan
@@ -37,21 +37,13 @@ def stale(root: Path, plan: FleetPlan) -> bool:
 
 
 def write(root: Path, plan: FleetPlan) -> bool:
-    """Write the recorded file atomically when it changes; True when it was written.
-
-    A symlink in its place is refused rather than followed: the file belongs to the project.
+    """Write the recorded file when it changes, through :func:`fluxplane.transaction.commit`; True when
+    it was written. A symlink in its place is refused rather than followed: the file belongs to the project.
     """
     if not stale(root, plan):
         return False
-    target = root / ALLOCATIONS
-    if target.is_symlink() or (target.exists() and not target.is_file()):
-        raise OutputError(f"{ALLOCATIONS}: not a regular file; remove it and run synth again")
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with open(temporary, "x", encoding="utf-8") as handle:
-            handle.write(recorded_text(plan))
-        os.replace(temporary, target)
+        transaction.commit(root, {ALLOCATIONS: recorded_text(plan)})
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise OutputError(f"{ALLOCATIONS}: cannot write: {exc.strerror or exc}; nothing was written") from None
     return True
