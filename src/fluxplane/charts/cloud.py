@@ -27,7 +27,7 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout
-from fluxplane.config.apps import Placement, physical_name, queue_name
+from fluxplane.config.apps import Placement, composite_name, physical_name, queue_name
 from fluxplane.config.hub import RESOURCES_STEP, applied_by, cluster_namespace
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
@@ -138,7 +138,7 @@ class CloudChart(FleetChart):
                     f"table-{table.name}",
                     {
                         **common,
-                        "name": f"{app.name}-table-{table.name}",
+                        "name": composite_name(app.name, "table", table.name),
                         "app": app.name,
                         "tableName": physical_name(cluster, app.name, table.name),
                         "hashKey": table.hash_key,
@@ -154,7 +154,7 @@ class CloudChart(FleetChart):
                     f"queue-{queue.name}",
                     {
                         **common,
-                        "name": f"{app.name}-queue-{queue.name}",
+                        "name": composite_name(app.name, "queue", queue.name),
                         "app": app.name,
                         "queueName": queue_name(cluster, app.name, queue),
                         "fifo": queue.fifo,
@@ -170,7 +170,7 @@ class CloudChart(FleetChart):
                     f"bucket-{bucket.name}",
                     {
                         **common,
-                        "name": f"{app.name}-bucket-{bucket.name}",
+                        "name": composite_name(app.name, "bucket", bucket.name),
                         "app": app.name,
                         "bucketName": physical_name(cluster, app.name, bucket.name),
                         "versioning": "Enabled" if bucket.versioning else "Disabled",

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
 from fluxplane.config.hub import platform_namespace, platform_namespaces_text
-from fluxplane.config.merge import Layer, Origins
+from fluxplane.config.merge import Layer, Loc, Origins
 from fluxplane.config.models import DNS_LABEL, GIT_REF, GIT_URL, OWNER, RELATIVE_PATH, DnsLabel, Model
 from fluxplane.config.problems import ProblemList, read_mapping, show
 
@@ -314,6 +314,158 @@ def aws_names(cluster: str, app: App) -> list[tuple[str, int, str]]:
     return names
 
 
+# -- the names the hub gives an app's objects ----------------------------------------------------
+
+#: An app's AWS resources: its ``aws`` field, the kind of their composites, the word their names hold.
+RESOURCE_KINDS = (("tables", "AppTable", "table"), ("queues", "AppQueue", "queue"), ("buckets", "AppBucket", "bucket"))
+#: Label values hold at most 63 characters, and some names end up in one: Crossplane labels a composite and
+#: what it composes with the composite's name (crossplane.io/composite), and Flux labels what a Kustomization
+#: applies with the Kustomization's name (kustomize.toolkit.fluxcd.io/name).
+MAX_LABELLED_NAME = 63
+#: Suffix of the hub objects that apply an app's own requests (``aws.path``): its account and Kustomization
+#: ``<app>-cloud`` (fluxplane.constructs.app_resources.REQUEST_ACCOUNT_SUFFIX).
+REQUESTS_SUFFIX = "-cloud"
+#: App names fluxplane's own files take: every folder that holds an app's folder or file (the cluster's tenants in
+#: the workloads repository, its AWS resources in the platform one) has a kustomization.yaml.
+RESERVED_APP_NAMES = ("kustomization",)
+
+
+def composite_name(app: str, word: str, name: str) -> str:
+    """The name of an app's AppTable, AppQueue or AppBucket (``word`` table, queue or bucket) in the hub
+    namespace of each cluster it runs on (fluxplane.charts.cloud)."""
+    return f"{app}-{word}-{name}"
+
+
+def requests_name(app: str) -> str:
+    """The hub's account and Kustomization that apply an app's own requests (``aws.path``)."""
+    return f"{app}{REQUESTS_SUFFIX}"
+
+
+def _name_length_problems(app: App) -> list[tuple[Loc, str]]:
+    """The names derived from the app's that would not fit the label Crossplane or Flux puts them in."""
+    found: list[tuple[Loc, str]] = []
+    for field, kind, word in RESOURCE_KINDS:
+        for index, item in enumerate(getattr(app.aws, field)):
+            name = composite_name(app.name, word, item.name)
+            if len(name) > MAX_LABELLED_NAME:
+                found.append(
+                    (
+                        ("aws", field, index, "name"),
+                        f"the hub names this {word}'s {kind} {show(name)} ({len(name)} characters), and Crossplane "
+                        f"labels a composite with its name, which allows {MAX_LABELLED_NAME}: shorten the "
+                        f"{word}'s name or the app's",
+                    )
+                )
+    if app.aws.path is not None and len(requests_name(app.name)) > MAX_LABELLED_NAME:
+        name = requests_name(app.name)
+        found.append(
+            (
+                ("aws", "path"),
+                f"the hub applies the app's requests as Flux Kustomization {show(name)} ({len(name)} characters), "
+                f"and Flux labels what it applies with that name, which allows {MAX_LABELLED_NAME}: with aws.path an "
+                f"app's name has at most {MAX_LABELLED_NAME - len(REQUESTS_SUFFIX)} characters; rename the file",
+            )
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """A generated name taken by one app's field on one cluster."""
+
+    where: str
+    app: str
+    cluster: str
+
+
+#: Per field of ``aws``: what AWS calls the resource, and how far its names must be unique.
+_AWS_SCOPES = {
+    "tables": ("DynamoDB table", "DynamoDB table names are unique per account and region"),
+    "queues": ("SQS queue", "SQS queue names are unique per account and region"),
+    "buckets": ("S3 bucket", "S3 bucket names are unique across AWS"),
+}
+
+
+def name_collisions(files: list[AppFile], placements: tuple[Placement, ...]) -> list[str]:
+    """Generated names that two apps' fields (or two fields of one app) would both take, each reported once, at
+    the later field, naming the earlier one.
+
+    Names are made by joining parts with '-', and the parts may hold '-' themselves: app ``a`` with table
+    ``b-table-c`` and app ``a-table-b`` with table ``c`` both make AppTable ``a-table-b-table-c`` in the
+    cluster's hub namespace (the second object would replace the first), and app ``a`` with table ``b-c``
+    and app ``a-b`` with table ``c`` both make DynamoDB table ``<cluster>-a-b-c`` (both apps would use one table).
+    """
+    located = {item.app.name: item for item in files}
+    #: The first claim on each name.
+    taken: dict[tuple[str, ...], _Claim] = {}
+    #: A clash of two composites, by its line without the clusters: the clusters it happens on.
+    composites: dict[tuple[str, str], list[str]] = {}
+    physical: list[str] = []
+    for placement in sorted(placements, key=lambda p: (p.app.name, p.cluster)):
+        app, cluster, item = placement.app, placement.cluster, located[placement.app.name]
+        aws = {(field, index): aws_name for field, index, aws_name in aws_names(cluster, app)}
+        for field, kind, word in RESOURCE_KINDS:
+            service, unique = _AWS_SCOPES[field]
+            for index, resource in enumerate(getattr(app.aws, field)):
+                claim = _Claim(item.origins.describe(("aws", field, index, "name")), app.name, cluster)
+                name = composite_name(app.name, word, resource.name)
+                first = taken.setdefault((cluster, kind, name), claim)
+                if first.where != claim.where:
+                    head = (
+                        f"{claim.where}: the hub would name this {word}'s {kind} {show(name)}, and so would "
+                        f"{first.where} (app {first.app!r}), in the hub namespace of"
+                    )
+                    composites.setdefault((head, f"rename one of the two {word}s"), []).append(cluster)
+                aws_name = aws[(field, index)]
+                first = taken.setdefault((field, "" if field == "buckets" else placement.region, aws_name), claim)
+                if first.where != claim.where:
+                    physical.append(
+                        f"{claim.where}: on cluster {cluster!r} ({placement.region}) this {word} would be {service} "
+                        f"{show(aws_name)}, and so would {first.where} (app {first.app!r} on cluster "
+                        f"{first.cluster!r}): {unique}; rename one of the two {word}s"
+                    )
+    # The same two fields clash on every cluster both apps run on: one line names them all.
+    lines = [
+        f"{head} {'cluster' if len(clusters) == 1 else 'clusters'} {', '.join(map(repr, clusters))}; {advice}"
+        for (head, advice), clusters in composites.items()
+    ]
+    return lines + physical + _cloud_file_collisions(located, placements)
+
+
+def _cloud_file_collisions(located: dict[str, AppFile], placements: tuple[Placement, ...]) -> list[str]:
+    """The hub's folder of a cluster's app resources holds ``<app>.yaml`` for each app that needs AWS and, for an
+    app with ``aws.path`` and Git credentials, the hub's copy of them as ``<secretRef>.yaml`` (apps that name the
+    same secret share it), next to its ``kustomization.yaml``."""
+    files: dict[str, set[str]] = {placement.cluster: set() for placement in placements}
+    for placement in placements:
+        if not placement.app.aws.empty:
+            files[placement.cluster].add(placement.app.name)
+    problems: dict[tuple[str, str], list[str]] = {}
+    for placement in sorted(placements, key=lambda p: (p.app.name, p.cluster)):
+        app, cluster = placement.app, placement.cluster
+        secret = app.repository.secret_ref
+        if app.aws.path is None or secret is None:
+            continue
+        if secret == "kustomization":
+            holder = "the folder's own list of files"
+        elif secret == app.name:
+            holder = "the file of this app's own AWS resources"
+        elif secret in files[cluster]:
+            holder = f"the file of the AWS resources of {located[secret].display} (app {secret!r})"
+        else:
+            continue
+        head = (
+            f"{located[app.name].origins.describe(('repository', 'secretRef'))}: with aws.path the hub keeps its copy "
+            f"of these credentials as {secret}.yaml in its folder of the app resources of"
+        )
+        problems.setdefault((head, holder), []).append(cluster)
+    return [
+        f"{head} {'cluster' if len(clusters) == 1 else 'clusters'} {', '.join(map(repr, clusters))}, which is "
+        f"{holder}; seal the credentials under another name"
+        for (head, holder), clusters in problems.items()
+    ]
+
+
 # -- loading --------------------------------------------------------------------------------------
 
 
@@ -355,9 +507,17 @@ def read_app_files(root: Path, display: Any) -> tuple[list[AppFile], list[str]]:
             problems.lines.append(f"{shown}: use the .yaml extension")
             continue
         if not re.fullmatch(DNS_LABEL, path.stem) or len(path.stem) > 63:
+            length = f" of at most 63 characters (it has {len(path.stem)})" if len(path.stem) > 63 else ""
             problems.lines.append(
-                f"{shown}: app name {show(path.stem)} must be a DNS-1123 label "
+                f"{shown}: app name {show(path.stem)} must be a DNS-1123 label{length} "
                 "(lower-case letters, digits and '-'); rename the file"
+            )
+            continue
+        if path.stem in RESERVED_APP_NAMES:
+            problems.lines.append(
+                f"{shown}: app name {show(path.stem)} is taken: the folders that hold each app's tenant folder "
+                "(workloads repository) and its AWS resources (platform repository) have a kustomization.yaml of "
+                "their own; rename the file"
             )
             continue
         raw = read_mapping(path, shown, problems)
@@ -369,6 +529,7 @@ def read_app_files(root: Path, display: Any) -> tuple[list[AppFile], list[str]]:
         origins = Origins([Layer(shown, raw)])
         app = problems.validate(App, {**raw, "name": path.stem}, origins)
         if app is not None:
+            problems.lines.extend(f"{origins.describe(loc)}: {problem}" for loc, problem in _name_length_problems(app))
             found.append(AppFile(app=app, display=shown, origins=origins))
     return found, problems.lines
 
@@ -421,4 +582,5 @@ def place_apps(
                         f"{show(aws_name)}; {rule}: shorten the name"
                     )
             placements.append(Placement(app=app, cluster=cluster, environment=environment, region=region))
+    problems.extend(name_collisions(files, tuple(placements)))
     return tuple(placements), list(dict.fromkeys(problems))

@@ -107,3 +107,9 @@ def applied_by(namespace: str, name: str) -> dict[str, str]:
 BUILD_STEP = "cluster"
 IDENTITIES_STEP = "addon-identities"
 RESOURCES_STEP = "app-resources"
+#: The bootstrap steps every workload cluster's chain shares, in ``spokes/steps/<step>/`` (fluxplane.charts.spokes):
+#: the chart's objects for them are named after the step, as a cluster's are after the cluster.
+SHARED_STEPS = ("secret-store", "sealing-key")
+#: The bootstrap steps that install a chart on the cluster, in ``spokes/<cluster>/<step>/``: the chart's objects
+#: for them are named ``<cluster>-<step>``.
+RELEASE_STEPS = ("external-secrets", "sealed-secrets", "flux")

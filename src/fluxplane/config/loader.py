@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from fluxplane.config import awsdata, models
 from fluxplane.config.apps import Placement, place_apps, read_app_files
+from fluxplane.config.hub import RELEASE_STEPS
 from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
 from fluxplane.config.network import ALLOCATIONS_FILE, Claim, allocate, read_allocations
 from fluxplane.config.problems import ProblemList, read_mapping, show
@@ -141,6 +142,8 @@ class _Loader:
         self.claims: list[Claim] = []
         #: Cluster names taken so far, and where.
         self.seen_clusters: dict[str, str] = {}
+        #: The workload clusters' names among them.
+        self.workload_clusters: dict[str, str] = {}
         #: The AWS facts clusters are checked against: fluxplane's data and the base file's awsData.
         self.aws: awsdata.AwsFacts = awsdata.shipped()
         #: The management cluster, once the base file validates: the hub whose reach endpoints must allow.
@@ -182,6 +185,7 @@ class _Loader:
             if environment is not None:
                 environments.append(environment)
 
+        problems.lines.extend(chain_name_clashes(self.workload_clusters))
         known = set(self.seen_clusters) | ({base_model.management.name} if base_model is not None else set())
         sealed, found_sealed = load_sealed_secrets(root, known)
         problems.lines.extend(found_sealed)
@@ -419,11 +423,33 @@ class _Loader:
                 )
                 return None
             self.seen_clusters[raw_name] = where
+            self.workload_clusters[raw_name] = where
         cluster: models.WorkloadCluster | None = self.problems.validate(models.WorkloadCluster, merged, origins)
         self._check_cluster_facts(merged, origins)
         if cluster is not None:
             self.claims.append(Claim(cluster.name, cluster.network.cidr, origins))
         return cluster
+
+
+def chain_name_clashes(clusters: dict[str, str]) -> list[str]:
+    """Workload clusters whose names the hub's bootstrap chains would both use.
+
+    The chain of cluster ``a`` has a step per chart it installs (RELEASE_STEPS), whose objects are named
+    ``a-<step>`` (fluxplane.charts.spokes), as the objects of cluster ``a-flux``'s own chain are named
+    ``a-flux``: cluster ``a`` and cluster ``a-flux`` cannot both exist. ``clusters`` maps each workload
+    cluster's name to where it is set.
+    """
+    problems = []
+    for name, where in clusters.items():
+        for step in RELEASE_STEPS:
+            base = name.removesuffix(f"-{step}")
+            if base != name and base in clusters:
+                problems.append(
+                    f"{where}: {name!r} clashes with cluster {base!r} ({clusters[base]}): the hub's bootstrap chain "
+                    f"of {base!r} has step {step!r}, which fluxplane names {name!r} like the chain of this cluster; "
+                    "rename one of the two clusters"
+                )
+    return problems
 
 
 _REGION: TypeAdapter[str] = TypeAdapter(models.AwsRegion)

@@ -10,6 +10,7 @@ document back to the file and field path the user wrote.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,12 +28,35 @@ def deep_merge(base: Any, override: Any) -> Any:
     return override
 
 
+def quoted(text: str, limit: int | None = None) -> str:
+    """``text`` in double quotes, JSON-escaped, every character that does not print shown as its escape;
+    cut to ``limit`` characters (ending in ``..."``) when longer.
+
+    A problem line is one line and shows what was found: a newline, a line or paragraph separator or a
+    zero-width character in the input must neither break the line nor hide in it.
+    """
+    body = json.dumps(text, ensure_ascii=False)
+    shown = "".join(char if char.isprintable() else json.dumps(char)[1:-1] for char in body)
+    return shown if limit is None or len(shown) <= limit else shown[: limit - 3] + '..."'
+
+
+def _plain_key(key: str) -> bool:
+    """True for a mapping key that reads unambiguously after a '.' in a field path."""
+    return key != "" and all(char.isprintable() and not char.isspace() and char not in '"[]\\' for char in key)
+
+
 def format_loc(loc: Sequence[str | int]) -> str:
-    """Render a location as the field path users read: ``clusters[1].nodeGroups[0].minSize``."""
+    """Render a location as the field path users read: ``clusters[1].nodeGroups[0].minSize``.
+
+    A key with spaces, quotes, brackets or characters that do not print (a label key ``bad key!``, a tag key
+    with a newline) is shown quoted in brackets: ``labels["bad key!"]``.
+    """
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not _plain_key(str(part)):
+            out += f"[{quoted(str(part))}]"
         else:
             out += f".{part}" if out else str(part)
     return out or "(top level)"

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from ipaddress import IPv4Network
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from fluxplane.config.hub import platform_namespace, platform_namespaces_text
+from fluxplane.config.hub import SHARED_STEPS, platform_namespace, platform_namespaces_text
+from fluxplane.config.merge import quoted
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
@@ -31,8 +33,38 @@ OWNER = r"^(@[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^
 #: Characters a Git ref name may hold (git check-ref-format); the rules on sequences are in config.apps.
 GIT_REF = r"^[^\s~^:?*\[\\]+$"
 
+#: The longest duration Go's time.Duration holds (int64 nanoseconds): Flux cannot read a longer one.
+MAX_DURATION_NS = 2**63 - 1
+_DURATION_PART = re.compile(r"([0-9]+)(?:\.([0-9]+))?(ms|s|m|h)")
+_UNIT_NS = {"ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
+
+
+def duration_ns(value: str) -> int:
+    """The nanoseconds of a duration that matches DURATION, as Go's time.ParseDuration counts them."""
+    total = 0
+    for whole, fraction, unit in _DURATION_PART.findall(value):
+        scale = _UNIT_NS[unit]
+        total += int(whole) * scale + (int(fraction) * scale // 10 ** len(fraction) if fraction else 0)
+    return total
+
+
+def _flux_duration(value: str) -> str:
+    """Flux reads its intervals and timeouts as Go durations, and needs them above zero: at ``0s`` a
+    controller requeues its object at once, again and again (a hot loop), and a timeout is over before it
+    starts."""
+    nanoseconds = duration_ns(value)
+    if nanoseconds <= 0:
+        raise ValueError(
+            f"expected a duration above zero such as 30s, 5m or 1h30m, got {quoted(value, 80)}: at zero Flux "
+            "reconciles without pause"
+        )
+    if nanoseconds > MAX_DURATION_NS:
+        raise ValueError(f"expected a duration Go can hold (at most 2562047h47m16s), got {quoted(value, 80)}")
+    return value
+
+
 DnsLabel = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
-Duration = Annotated[str, StringConstraints(pattern=DURATION)]
+Duration = Annotated[str, StringConstraints(pattern=DURATION), AfterValidator(_flux_duration)]
 AwsRegion = Annotated[str, StringConstraints(pattern=AWS_REGION)]
 InstanceType = Annotated[str, StringConstraints(pattern=INSTANCE_TYPE)]
 AvailabilityZone = Annotated[str, StringConstraints(pattern=AVAILABILITY_ZONE)]
@@ -99,11 +131,87 @@ class FluxSettings(Model):
     )
 
 
+# -- node labels and taints: Kubernetes' syntax, and EKS's stricter rules for managed node groups -----
+
+#: The name part of a Kubernetes qualified name (a label key, a taint key), and a label value.
+_QUALIFIED_NAME_PART = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+#: EKS's managed node group API: label and taint keys have at most 63 characters, prefix included.
+EKS_KEY_LENGTH = 63
+#: Key prefixes the EKS API refuses on a managed node group's labels and taints ("Label cannot contain reserved
+#: prefixes [kubernetes.io/, k8s.io/, eks.amazonaws.com/]"), subdomains included (node-role.kubernetes.io/).
+EKS_RESERVED_DOMAINS = ("kubernetes.io", "k8s.io", "eks.amazonaws.com")
+#: EKS's limit on taints per managed node group.
+MAX_TAINTS = 50
+_KEY_SYNTAX = (
+    "an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' and '.' "
+    "that starts and ends with a letter or digit"
+)
+_VALUE_SYNTAX = "letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+
+
+def _qualified_name(value: str, what: str, example: str) -> str:
+    """A Kubernetes qualified name (k8s.io/apimachinery IsQualifiedName) that EKS also accepts."""
+    prefix, slash, name = value.rpartition("/")
+    valid = (
+        len(name) <= 63
+        and _QUALIFIED_NAME_PART.fullmatch(name) is not None
+        and (not slash or (len(prefix) <= 253 and _DNS_SUBDOMAIN.fullmatch(prefix) is not None))
+    )
+    if not valid:
+        raise ValueError(f"expected a {what} such as {example} ({_KEY_SYNTAX}), got {quoted(value, 80)}")
+    if len(value) > EKS_KEY_LENGTH:
+        raise ValueError(
+            f"EKS allows a node group {what} of at most {EKS_KEY_LENGTH} characters, prefix included, got "
+            f"{len(value)}: {quoted(value, 80)}"
+        )
+    if slash and any(prefix == domain or prefix.endswith("." + domain) for domain in EKS_RESERVED_DOMAINS):
+        raise ValueError(
+            f"EKS refuses node group {what}s under {', '.join(d + '/' for d in EKS_RESERVED_DOMAINS)} and their "
+            f"subdomains (Kubernetes and EKS set those themselves), got {quoted(value, 80)}"
+        )
+    return value
+
+
+def _label_key(value: str) -> str:
+    return _qualified_name(value, "label key", "team or example.com/team")
+
+
+def _taint_key(value: str) -> str:
+    return _qualified_name(value, "taint key", "dedicated or example.com/gpu")
+
+
+def _label_value(value: str, *, empty: bool) -> str:
+    if (value == "" and empty) or (len(value) <= 63 and _QUALIFIED_NAME_PART.fullmatch(value) is not None):
+        return value
+    allowed = (
+        f"a taint value that is empty or has at most 63 {_VALUE_SYNTAX}"
+        if empty
+        else f"a label value of 1 to 63 {_VALUE_SYNTAX} (EKS refuses an empty one)"
+    )
+    length = f" ({len(value)} characters)" if len(value) > 63 else ""
+    raise ValueError(f"expected {allowed}, got {quoted(value, 80)}{length}")
+
+
+def _node_label_value(value: str) -> str:
+    return _label_value(value, empty=False)
+
+
+def _taint_value(value: str) -> str:
+    return _label_value(value, empty=True)
+
+
+LabelKey = Annotated[str, AfterValidator(_label_key)]
+NodeLabelValue = Annotated[str, AfterValidator(_node_label_value)]
+TaintKey = Annotated[str, AfterValidator(_taint_key)]
+TaintValue = Annotated[str, AfterValidator(_taint_value)]
+
+
 class Taint(Model):
     """A Kubernetes taint on every node of a node group."""
 
-    key: Annotated[str, StringConstraints(min_length=1, max_length=253)] = Field(description="Taint key.")
-    value: Annotated[str, StringConstraints(max_length=63)] = Field("", description="Taint value.")
+    key: TaintKey = Field(description="Taint key.")
+    value: TaintValue = Field("", description="Taint value.")
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(description="Taint effect.")
 
 
@@ -125,8 +233,21 @@ class NodeGroup(Model):
         2, ge=1, le=1000, alias="desiredSize", description="Nodes at creation; between minSize and maxSize."
     )
     disk_size: int = Field(50, ge=20, le=16384, alias="diskSize", description="Root volume size in GiB.")
-    labels: dict[str, str] = Field(default_factory=dict, description="Kubernetes node labels.")
-    taints: list[Taint] = Field(default_factory=list, description="Taints on every node of the group.")
+    labels: dict[LabelKey, NodeLabelValue] = Field(default_factory=dict, description="Kubernetes node labels.")
+    taints: Annotated[list[Taint], Field(max_length=MAX_TAINTS)] = Field(
+        default_factory=list, description="Taints on every node of the group."
+    )
+
+    @field_validator("taints")
+    @classmethod
+    def _one_taint_per_key_and_effect(cls, value: list[Taint]) -> list[Taint]:
+        """Kubernetes refuses a node whose taints repeat a key and effect (validateNodeTaints)."""
+        pairs = [(taint.key, taint.effect) for taint in value]
+        repeated = sorted({pair for pair in pairs if pairs.count(pair) > 1})
+        if repeated:
+            shown = ", ".join(f"{quoted(key, 80)} with {effect}" for key, effect in repeated)
+            raise ValueError(f"each key and effect once (Kubernetes refuses repeats), {shown} repeated")
+        return value
 
     @model_validator(mode="after")
     def _sizes_in_order(self) -> NodeGroup:
@@ -249,6 +370,36 @@ LogType = Literal["api", "audit", "authenticator", "controllerManager", "schedul
 MAX_CLUSTER_NAME = 59
 #: Tag keys the composition or AWS own (fluxplane.packs.eks): a cluster's ``tags`` may not set them.
 RESERVED_TAG_PREFIXES = ("aws:", "karpenter.sh/", "kubernetes.io/")
+#: AWS's tagging rules (the Tagging API's pattern ``[\p{L}\p{Z}\p{N}_.:/=+\-@]*``): a key has 1 to 128
+#: characters, a value 0 to 256, all of them Unicode letters, digits, spaces and these symbols.
+TAG_SYMBOLS = "_.:/=+-@"
+MAX_TAG_KEY, MAX_TAG_VALUE = 128, 256
+_TAG_CHARACTERS = f"Unicode letters, digits, spaces and {' '.join(TAG_SYMBOLS)}"
+
+
+def _tag_character(char: str) -> bool:
+    # Spaces are the space separators (Zs): a line or paragraph separator breaks lines as a newline does.
+    return unicodedata.category(char)[0] in "LN" or unicodedata.category(char) == "Zs" or char in TAG_SYMBOLS
+
+
+def _tag_text(value: str, what: str, low: int, high: int) -> str:
+    if low <= len(value) <= high and all(_tag_character(char) for char in value):
+        return value
+    others = sorted({char for char in value if not _tag_character(char)})
+    found = f", which has {', '.join(quoted(char) for char in others[:5])}" if others else f" ({len(value)} characters)"
+    raise ValueError(f"expected an AWS tag {what} of {low} to {high} {_TAG_CHARACTERS}, got {quoted(value, 80)}{found}")
+
+
+def _tag_key(value: str) -> str:
+    return _tag_text(value, "key", 1, MAX_TAG_KEY)
+
+
+def _tag_value(value: str) -> str:
+    return _tag_text(value, "value", 0, MAX_TAG_VALUE)
+
+
+TagKey = Annotated[str, AfterValidator(_tag_key)]
+TagValue = Annotated[str, AfterValidator(_tag_value)]
 
 
 class WorkloadCluster(ClusterBase):
@@ -263,10 +414,7 @@ class WorkloadCluster(ClusterBase):
     logging: list[LogType] = Field(
         ["api", "audit", "authenticator"], description="Control plane log types sent to CloudWatch."
     )
-    tags: dict[
-        Annotated[str, StringConstraints(min_length=1, max_length=128)],
-        Annotated[str, StringConstraints(max_length=256)],
-    ] = Field(default_factory=dict, description="AWS tags on every resource of the cluster.")
+    tags: dict[TagKey, TagValue] = Field(default_factory=dict, description="AWS tags on every resource of the cluster.")
     hub_access: Literal["kubeconfig", "keyless"] = Field(
         "kubeconfig",
         alias="hubAccess",
@@ -287,6 +435,16 @@ class WorkloadCluster(ClusterBase):
             raise ValueError(
                 f"{value!r} names the cluster's namespace on the hub, a platform namespace; it must not be "
                 f"{platform_namespaces_text()}"
+            )
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _not_a_shared_step(cls, value: str) -> str:
+        if value in SHARED_STEPS:
+            raise ValueError(
+                f"{value!r} is taken: the hub's bootstrap chains share a step of that name (spokes/steps/{value}), "
+                "which fluxplane names like the chain of this cluster; choose another name"
             )
         return value
 

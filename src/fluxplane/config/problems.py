@@ -6,7 +6,6 @@ integer >= 1, got 0``: the file, the field path, what is allowed and what was fo
 
 from __future__ import annotations
 
-import json
 import types
 import typing
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from fluxplane.config import models
-from fluxplane.config.merge import Loc, Origins
+from fluxplane.config.merge import Loc, Origins, quoted
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
 
@@ -38,8 +37,7 @@ PATTERN_HELP = {
 def show(value: Any) -> str:
     """A short, unambiguous rendering of a value found in the input."""
     if isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
-        return text if len(text) <= 80 else text[:77] + '..."'
+        return quoted(value, 80)
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
@@ -94,7 +92,9 @@ def _message(error: Any, model: type[BaseModel], loc: Loc) -> str:
         help_text = PATTERN_HELP.get(ctx.get("pattern", ""), f"expected a value matching {ctx.get('pattern')}")
         return f"{help_text}, got {show(found)}"
     if kind == "string_too_long":
-        return f"expected at most {ctx.get('max_length')} characters, got {len(found)}"
+        return f"expected at most {ctx.get('max_length')} characters, got {len(found)}: {show(found)}"
+    if kind == "too_long":
+        return f"expected at most {ctx.get('max_length')} item(s), got {ctx.get('actual_length')}"
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         op = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
         bound = ctx.get({"greater_than_equal": "ge", "greater_than": "gt"}.get(kind, "le" if "equal" in kind else "lt"))

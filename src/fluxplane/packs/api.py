@@ -8,12 +8,14 @@ constructs under :attr:`PackContext.scope` and declares the pack's health gates.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from fluxplane.config.merge import quoted
 from fluxplane.config.models import Fleet, WorkloadCluster
 from fluxplane.constructs.base import Resource, node_of, resources_below
 from fluxplane.constructs.kustomization import SUBSTITUTED as SUBSTITUTED
@@ -40,6 +42,14 @@ OFFERS: dict[ClusterKind, frozenset[str]] = {
 }
 
 
+#: A semantic version (semver.org 2.0.0), with the ``v`` prefix Helm and Crossplane packages also take.
+SEMVER = (
+    r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+    r"(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?"
+    r"(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?"
+)
+
+
 class PackConfig(BaseModel):
     """Base of every pack's config model: one section of ``packs:`` in the definition.
 
@@ -48,11 +58,27 @@ class PackConfig(BaseModel):
     every string escaped for it (``$${cluster_name}``), so the user's text reaches the cluster as written,
     except in fields annotated :data:`SUBSTITUTED` (``Annotated[str, SUBSTITUTED]``), where the cluster
     variables are meant to be expanded; say so in the field's description.
+
+    A field named ``version`` is the version of the chart or package the pack installs (a HelmRelease's
+    ``spec.chart.spec.version``, an OCI tag, a Crossplane package tag): it must be a semver version such as
+    1.2.3 or v1.2.3, checked here for every pack.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
 
     enabled: bool = Field(True, description="Set to false to switch the pack off here (e.g. for one cluster).")
+
+    @field_validator("version", check_fields=False)
+    @classmethod
+    def _semver(cls, value: Any) -> Any:
+        """An exact version, not a range: the fields say "chart version", and a pinned fleet is reviewable.
+        Anything else (a range, a newline followed by more YAML) would reach Flux as written."""
+        if isinstance(value, str) and re.fullmatch(SEMVER, value) is None:
+            raise ValueError(
+                f"expected a semver version such as 1.2.3 or v1.2.3 (MAJOR.MINOR.PATCH, optionally -prerelease "
+                f"and +build), got {quoted(value, 80)}"
+            )
+        return value
 
 
 @dataclass(frozen=True)

@@ -650,9 +650,11 @@ def test_cluster_names_must_be_dns_labels(write_fleet: FleetWriter, name: str) -
 
 
 def test_cluster_names_longer_than_63_characters_are_refused(write_fleet: FleetWriter) -> None:
-    # GIVEN a 64-character name WHEN loaded THEN the limit and the length are shown
+    # GIVEN a 64-character name WHEN loaded THEN the limit, the length and the name are shown
     root = write_fleet(envs={"staging": {"clusters": [cluster("a" * 64)]}})
-    assert problems_of(root) == ["environments/staging.yaml: clusters[0].name: expected at most 63 characters, got 64"]
+    assert problems_of(root) == [
+        f'environments/staging.yaml: clusters[0].name: expected at most 63 characters, got 64: "{"a" * 64}"'
+    ]
 
 
 @pytest.mark.parametrize("name", ["Hub", "hub/x", "../hub"])
@@ -1306,3 +1308,65 @@ def test_an_endpoint_the_hub_can_reach_is_accepted(
     base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "egressCidrs": egress}}
     root = write_fleet(base=base, envs={"staging": {"clusters": [cluster(endpoint=endpoint)]}})
     assert load_fleet(root).fleet.clusters[0].endpoint.from_hub == endpoint.get("fromHub", "public")
+
+
+# -- hostile but schema-shaped values, located one line each ------------------------------------
+
+
+def test_hostile_values_are_refused_one_located_line_each(write_fleet: FleetWriter) -> None:
+    # GIVEN a label key with a space, a taint key with a newline, a tag key with a newline (from clusterDefaults)
+    # and a zero Flux interval
+    base = {**MINIMAL_BASE, "flux": {"interval": "0s"}, "clusterDefaults": {"tags": {"team\nowner": "a"}}}
+    group = {
+        "name": "workers",
+        "labels": {"bad key!": "x"},
+        "taints": [{"key": "gpu\nkey", "effect": "NoSchedule"}],
+    }
+    root = write_fleet(base=base, envs={"staging": {"clusters": [cluster(nodeGroups=[group])]}})
+
+    # WHEN loaded THEN each is one line at its file and field, with the value found and what is allowed
+    found = problems_of(root)
+    assert found == [
+        'environments/base.yaml: flux.interval: expected a duration above zero such as 30s, 5m or 1h30m, got "0s": '
+        "at zero Flux reconciles without pause",
+        'environments/base.yaml: clusterDefaults.tags["team\\nowner"]: expected an AWS tag key of 1 to 128 Unicode '
+        'letters, digits, spaces and _ . : / = + - @, got "team\\nowner", which has "\\n"',
+        'environments/staging.yaml: clusters[0].nodeGroups[0].labels["bad key!"]: expected a label key such as team '
+        "or example.com/team (an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, "
+        "'-', '_' and '.' that starts and ends with a letter or digit), got \"bad key!\"",
+        "environments/staging.yaml: clusters[0].nodeGroups[0].taints[0].key: expected a taint key such as dedicated "
+        "or example.com/gpu (an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, "
+        "'-', '_' and '.' that starts and ends with a letter or digit), got \"gpu\\nkey\"",
+    ]
+    assert all("\n" not in line for line in found)
+
+
+@pytest.mark.parametrize("step", ["flux", "sealed-secrets", "external-secrets"])
+def test_clusters_whose_bootstrap_chains_would_clash_are_refused_at_both(write_fleet: FleetWriter, step: str) -> None:
+    # GIVEN cluster 'staging-1' and, in another environment, 'staging-1-<step>', the name of one of its steps
+    envs = {"staging": {"clusters": [cluster()]}, "production": {"clusters": [cluster(f"staging-1-{step}")]}}
+
+    # WHEN loaded THEN one line names both clusters where they are set
+    assert problems_of(write_fleet(envs=envs)) == [
+        f"environments/production.yaml: clusters[0].name: 'staging-1-{step}' clashes with cluster 'staging-1' "
+        f"(environments/staging.yaml: clusters[0].name): the hub's bootstrap chain of 'staging-1' has step {step!r}, "
+        f"which fluxplane names 'staging-1-{step}' like the chain of this cluster; rename one of the two clusters"
+    ]
+
+
+def test_a_cluster_named_after_a_shared_bootstrap_step_is_located(write_fleet: FleetWriter) -> None:
+    root = write_fleet(envs={"staging": {"clusters": [cluster("secret-store")]}})
+    assert problems_of(root) == [
+        "environments/staging.yaml: clusters[0].name: 'secret-store' is taken: the hub's bootstrap chains share a "
+        "step of that name (spokes/steps/secret-store), which fluxplane names like the chain of this cluster; "
+        "choose another name"
+    ]
+
+
+def test_clusters_that_share_only_a_prefix_are_fine(write_fleet: FleetWriter) -> None:
+    envs = {"staging": {"clusters": [cluster("staging-1"), cluster("staging-1-fluxes"), cluster("staging-1-build")]}}
+    assert [c.name for c in load_fleet(write_fleet(envs=envs)).fleet.clusters] == [
+        "staging-1",
+        "staging-1-fluxes",
+        "staging-1-build",
+    ]

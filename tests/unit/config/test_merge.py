@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fluxplane.config.merge import Layer, Origins, deep_merge, format_loc
+from fluxplane.config.merge import Layer, Origins, deep_merge, format_loc, quoted
 
 # -- deep_merge -----------------------------------------------------------------------------------
 
@@ -114,6 +114,37 @@ def test_deep_merge_does_not_change_its_inputs() -> None:
 def test_format_loc_renders_the_field_path_users_read(loc: tuple[str | int, ...], expected: str) -> None:
     # GIVEN a location WHEN formatted THEN it reads like the YAML path
     assert format_loc(loc) == expected
+
+
+@pytest.mark.parametrize(
+    ("loc", "expected"),
+    [
+        (("nodeGroups", 0, "labels", "bad key!"), 'nodeGroups[0].labels["bad key!"]'),
+        (("tags", "team\nowner"), 'tags["team\\nowner"]'),
+        (("tags", "a\u2028b"), 'tags["a\\u2028b"]'),
+        (("tags", ""), 'tags[""]'),
+        (("tags", 'say "hi"'), 'tags["say \\"hi\\""]'),
+        (("labels", "example.com/team"), "labels.example.com/team"),
+        (("tags", "Équipe"), "tags.Équipe"),
+    ],
+)
+def test_format_loc_quotes_keys_that_would_break_or_blur_the_path(loc: tuple[str | int, ...], expected: str) -> None:
+    # GIVEN a mapping key with spaces, quotes or characters that do not print WHEN formatted
+    # THEN it is quoted in brackets, so the path stays one unambiguous line
+    assert format_loc(loc) == expected
+    assert "\n" not in format_loc(loc) and "\u2028" not in format_loc(loc)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("plain", '"plain"'), ("a\nb", '"a\\nb"'), ("a\u2028b\u200bc", '"a\\u2028b\\u200bc"'), ("é", '"é"')],
+)
+def test_quoted_escapes_what_does_not_print(text: str, expected: str) -> None:
+    assert quoted(text) == expected
+
+
+def test_quoted_cuts_to_its_limit_inside_the_quotes() -> None:
+    assert quoted("x" * 100, 80) == '"' + "x" * 76 + '..."'
 
 
 # -- Origins --------------------------------------------------------------------------------------

@@ -478,3 +478,202 @@ def test_a_cluster_name_leaves_room_for_its_node_role() -> None:
     models.WorkloadCluster.model_validate({**CLUSTER, "name": "c" * 59})
     with pytest.raises(ValidationError, match=r"at most 59 characters: the cluster's node role is named <name>-node"):
         models.WorkloadCluster.model_validate({**CLUSTER, "name": "c" * 60})
+
+
+# -- hostile but schema-shaped values: node labels, taints, tags, durations ------------------------
+
+
+def _node_group(**fields: Any) -> dict[str, Any]:
+    return {"name": "workers", **fields}
+
+
+def _one_error(model: type[models.Model], data: Any) -> tuple[tuple[str | int, ...], str]:
+    with pytest.raises(ValidationError) as caught:
+        model.model_validate(data)
+    (error,) = caught.value.errors(include_url=False)
+    return tuple(error["loc"]), str(error["ctx"]["error"]) if "ctx" in error else error["msg"]
+
+
+def test_node_labels_accept_kubernetes_label_syntax() -> None:
+    # GIVEN keys with and without a prefix, values with '-', '_' and '.' WHEN validated THEN they are kept
+    labels = {"team": "payments", "example.com/tier": "a.b_c-d", "A1": "Z", "x" * 63: "y" * 63}
+    assert models.NodeGroup.model_validate(_node_group(labels=labels)).labels == labels
+
+
+@pytest.mark.parametrize(
+    "key", ["bad key!", "-team", "team-", "a/", "/a", "Example.com/a", "a/b/c", "team\n", "x" * 64, "é"]
+)
+def test_node_label_keys_must_be_kubernetes_qualified_names(key: str) -> None:
+    # GIVEN a key Kubernetes refuses WHEN validated THEN the key itself is named, with the syntax allowed
+    loc, message = _one_error(models.NodeGroup, _node_group(labels={key: "x"}))
+    assert loc == ("labels", key, "[key]")
+    assert message.startswith("expected a label key such as team or example.com/team (an optional DNS subdomain")
+
+
+@pytest.mark.parametrize(
+    ("key", "rule"),
+    [
+        (
+            "example.com/" + "x" * 52,
+            "EKS allows a node group label key of at most 63 characters, prefix included, got 64",
+        ),
+        ("node-role.kubernetes.io/worker", "EKS refuses node group label keys under kubernetes.io/, k8s.io/"),
+        ("kubernetes.io/arch", "EKS refuses node group label keys under kubernetes.io/"),
+        ("k8s.io/x", "EKS refuses node group label keys under"),
+        ("eks.amazonaws.com/nodegroup", "EKS refuses node group label keys under"),
+    ],
+)
+def test_node_label_keys_follow_the_eks_rules(key: str, rule: str) -> None:
+    # GIVEN a key Kubernetes accepts but the EKS node group API refuses WHEN validated THEN EKS's rule is named
+    loc, message = _one_error(models.NodeGroup, _node_group(labels={key: "x"}))
+    assert loc == ("labels", key, "[key]")
+    assert message.startswith(rule), message
+
+
+@pytest.mark.parametrize(("value", "found"), [("", '""'), ("bad value!", '"bad value!"'), ("v\nw", '"v\\nw"')])
+def test_node_label_values_are_label_values_and_not_empty(value: str, found: str) -> None:
+    # GIVEN a value Kubernetes refuses, or an empty one (EKS refuses those) WHEN validated THEN it is shown
+    loc, message = _one_error(models.NodeGroup, _node_group(labels={"team": value}))
+    assert loc == ("labels", "team")
+    assert message == (
+        "expected a label value of 1 to 63 letters, digits, '-', '_' and '.', starting and ending with a letter or "
+        f"digit (EKS refuses an empty one), got {found}"
+    )
+
+
+def test_a_long_node_label_value_shows_its_length() -> None:
+    _, message = _one_error(models.NodeGroup, _node_group(labels={"team": "v" * 64}))
+    assert message.endswith(f'got "{"v" * 64}" (64 characters)')
+
+
+def test_taints_accept_kubernetes_syntax_and_an_empty_value() -> None:
+    taints = [
+        {"key": "dedicated", "value": "", "effect": "NoSchedule"},
+        {"key": "example.com/gpu", "value": "true", "effect": "NoExecute"},
+        {"key": "dedicated", "value": "x", "effect": "NoExecute"},
+    ]
+    group = models.NodeGroup.model_validate(_node_group(taints=taints))
+    assert [(t.key, t.value, t.effect) for t in group.taints] == [
+        ("dedicated", "", "NoSchedule"),
+        ("example.com/gpu", "true", "NoExecute"),
+        ("dedicated", "x", "NoExecute"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("taint", "field", "start"),
+    [
+        ({"key": "bad key!"}, "key", "expected a taint key such as dedicated or example.com/gpu (an optional DNS"),
+        ({"key": "node.kubernetes.io/x"}, "key", "EKS refuses node group taint keys under kubernetes.io/"),
+        ({"key": "example.com/" + "k" * 52}, "key", "EKS allows a node group taint key of at most 63 characters"),
+        ({"key": "a", "value": "bad value!"}, "value", "expected a taint value that is empty or has at most 63"),
+        ({"key": "a", "value": "x" * 64}, "value", "expected a taint value that is empty or has at most 63"),
+    ],
+)
+def test_taint_keys_and_values_follow_kubernetes_and_eks(taint: dict[str, str], field: str, start: str) -> None:
+    loc, message = _one_error(models.NodeGroup, _node_group(taints=[{**taint, "effect": "NoSchedule"}]))
+    assert loc == ("taints", 0, field)
+    assert message.startswith(start), message
+
+
+def test_a_node_group_has_at_most_50_taints_each_key_and_effect_once() -> None:
+    # GIVEN 51 taints WHEN validated THEN EKS's limit is named
+    many = [{"key": f"k{index}", "effect": "NoSchedule"} for index in range(51)]
+    assert [(loc, kind) for loc, kind, _ in _errors(models.NodeGroup, _node_group(taints=many))] == [
+        (("taints",), "too_long")
+    ]
+    # GIVEN a key and effect twice WHEN validated THEN Kubernetes' rule is named with the pair
+    twice = [{"key": "gpu", "value": "a", "effect": "NoSchedule"}, {"key": "gpu", "value": "b", "effect": "NoSchedule"}]
+    assert _one_error(models.NodeGroup, _node_group(taints=twice)) == (
+        ("taints",),
+        'each key and effect once (Kubernetes refuses repeats), "gpu" with NoSchedule repeated',
+    )
+
+
+def test_cluster_tags_accept_aws_tag_characters() -> None:
+    # GIVEN letters of any script, digits, spaces and _ . : / = + - @ WHEN validated THEN the tags are kept
+    tags = {"Cost Center": "Équipe 42 +=.:/@-_", "k" * 128: "v" * 256, "empty": ""}
+    assert models.WorkloadCluster.model_validate({**CLUSTER, "tags": tags}).tags == tags
+
+
+@pytest.mark.parametrize(
+    ("tags", "loc", "message"),
+    [
+        (
+            {"team\nowner": "a"},
+            ("tags", "team\nowner", "[key]"),
+            "expected an AWS tag key of 1 to 128 Unicode letters, digits, spaces and _ . : / = + - @, got "
+            '"team\\nowner", which has "\\n"',
+        ),
+        (
+            {"team": "a\u2028b"},
+            ("tags", "team"),
+            "expected an AWS tag value of 0 to 256 Unicode letters, digits, spaces and _ . : / = + - @, got "
+            '"a\\u2028b", which has "\\u2028"',
+        ),
+        (
+            {"team": "${x}; rm"},
+            ("tags", "team"),
+            "expected an AWS tag value of 0 to 256 Unicode letters, digits, spaces and _ . : / = + - @, got "
+            '"${x}; rm", which has "$", ";", "{", "}"',
+        ),
+        (
+            {"": "a"},
+            ("tags", "", "[key]"),
+            'expected an AWS tag key of 1 to 128 Unicode letters, digits, spaces and _ . : / = + - @, got "" '
+            "(0 characters)",
+        ),
+        (
+            {"k" * 129: "a"},
+            ("tags", "k" * 129, "[key]"),
+            'expected an AWS tag key of 1 to 128 Unicode letters, digits, spaces and _ . : / = + - @, got "'
+            + "k" * 76
+            + '..." (129 characters)',
+        ),
+        (
+            {"team": "v" * 257},
+            ("tags", "team"),
+            'expected an AWS tag value of 0 to 256 Unicode letters, digits, spaces and _ . : / = + - @, got "'
+            + "v" * 76
+            + '..." (257 characters)',
+        ),
+    ],
+)
+def test_cluster_tags_follow_aws_tagging_rules(tags: dict[str, str], loc: tuple[str, ...], message: str) -> None:
+    assert _one_error(models.WorkloadCluster, {**CLUSTER, "tags": tags}) == (loc, message)
+
+
+@pytest.mark.parametrize("field", ["interval", "retryInterval", "timeout"])
+@pytest.mark.parametrize("value", ["0s", "0m0s", "0h", "0.0000001ms"])
+def test_flux_durations_must_be_above_zero(field: str, value: str) -> None:
+    # GIVEN a zero duration (Go truncates below a nanosecond) WHEN validated THEN it is refused, shown as found
+    assert _one_error(models.FluxSettings, {field: value}) == (
+        (field,),
+        f'expected a duration above zero such as 30s, 5m or 1h30m, got "{value}": at zero Flux reconciles '
+        "without pause",
+    )
+
+
+def test_flux_durations_must_fit_go() -> None:
+    # GIVEN the longest duration Go holds WHEN validated THEN it is kept; a nanosecond more is refused
+    assert models.FluxSettings.model_validate({"timeout": "2562047h47m16.854775807s"}).timeout
+    assert _one_error(models.FluxSettings, {"timeout": "2562047h47m16.854775808s"}) == (
+        ("timeout",),
+        'expected a duration Go can hold (at most 2562047h47m16s), got "2562047h47m16.854775808s"',
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "nanoseconds"), [("1h30m", 5400 * 10**9), ("1.5s", 1_500_000_000), ("2ms", 2_000_000)]
+)
+def test_duration_ns_counts_as_go_does(value: str, nanoseconds: int) -> None:
+    assert models.duration_ns(value) == nanoseconds
+
+
+@pytest.mark.parametrize("name", ["secret-store", "sealing-key"])
+def test_a_workload_cluster_may_not_take_the_name_of_a_shared_bootstrap_step(name: str) -> None:
+    assert _one_error(models.WorkloadCluster, {**CLUSTER, "name": name}) == (
+        ("name",),
+        f"{name!r} is taken: the hub's bootstrap chains share a step of that name (spokes/steps/{name}), which "
+        "fluxplane names like the chain of this cluster; choose another name",
+    )

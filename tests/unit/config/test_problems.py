@@ -37,6 +37,11 @@ def test_show_renders_values_unambiguously(value: Any, expected: str) -> None:
     assert show(value) == expected
 
 
+def test_show_escapes_characters_that_would_break_or_hide_in_the_line() -> None:
+    # GIVEN a line separator and a zero-width space WHEN shown THEN they appear as escapes
+    assert show("a\u2028b\u200b") == '"a\\u2028b\\u200b"'
+
+
 def test_show_shortens_long_strings_and_keeps_the_closing_quote() -> None:
     # GIVEN a 100-character string WHEN shown THEN it is cut with an ellipsis inside the quotes
     assert show("x" * 100) == '"' + "x" * 76 + '..."'
@@ -128,7 +133,7 @@ class _Sample(BaseModel):
     pair: tuple[int, ...] = ()
     tags: list[_Tag] = Field(default_factory=list)
     nested: _Tag | None = None
-    several: list[str] = Field(["x"], min_length=1)
+    several: list[str] = Field(["x"], min_length=1, max_length=3)
     mapping: dict[str, int] = Field(default_factory=dict)
     required: str
     checked: str = "ok"
@@ -174,7 +179,7 @@ def _lines(data: dict[str, Any], origins: Origins | None = None, mount: tuple[st
             "environments/staging.yaml: name: expected a DNS-1123 label (lower-case letters, digits and '-', "
             'starting and ending with a letter or digit), got "A"',
         ),
-        ({"name": "abcdef"}, "environments/staging.yaml: name: expected at most 5 characters, got 6"),
+        ({"name": "abcdef"}, 'environments/staging.yaml: name: expected at most 5 characters, got 6: "abcdef"'),
         ({"count": 0}, "environments/staging.yaml: count: expected an integer >= 1, got 0"),
         ({"count": 10}, "environments/staging.yaml: count: expected an integer <= 9, got 10"),
         ({"positive": 0}, "environments/staging.yaml: positive: expected an integer > 0, got 0"),
@@ -191,6 +196,11 @@ def _lines(data: dict[str, Any], origins: Origins | None = None, mount: tuple[st
         ({"nested": "k"}, 'environments/staging.yaml: nested: expected a mapping, got "k"'),
         ({"tags": [None]}, "environments/staging.yaml: tags[0]: expected a mapping, got null"),
         ({"several": []}, "environments/staging.yaml: several: expected at least 1 item(s), got 0"),
+        ({"several": list("abcd")}, "environments/staging.yaml: several: expected at most 3 item(s), got 4"),
+        (
+            {"mapping": {"bad key!": "x"}},
+            'environments/staging.yaml: mapping["bad key!"]: expected an integer, got "x"',
+        ),
         ({"checked": "no"}, "environments/staging.yaml: checked: must be 'ok', not 'no'"),
         (
             {"ratio": "abc"},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
@@ -10,11 +12,12 @@ from pydantic import Field, ValidationError
 from fluxplane.config.hub import cluster_namespace
 from fluxplane.constructs import ConfigMap, CustomHealthCheck, Manifest, NamespacedObjectKindReference, Root
 from fluxplane.constructs.props import FLUX_NAMESPACE
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.errors import ConfigError
+from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from fluxplane.synth.plan import FleetPlan
-from tests.conftest import ROOT
+from tests.conftest import MINIMAL_BASE, ROOT
 
 
 class _SampleConfig(PackConfig):
@@ -180,3 +183,49 @@ def test_add_health_check_expr_records_and_returns_the_check() -> None:
     # THEN it is returned and recorded, in order
     assert returned is check
     assert ctx.health_check_exprs == [check]
+
+
+# -- chart and package versions --------------------------------------------------------------------
+
+VERSIONED = [pack for pack in BUILT_IN if "version" in pack.config.model_fields]
+
+
+def test_every_built_in_chart_version_field_is_checked() -> None:
+    assert {pack.name for pack in VERSIONED} >= {"podinfo", "metrics-server", "cert-manager", "crossplane-providers"}
+
+
+@pytest.mark.parametrize("pack", VERSIONED, ids=lambda pack: pack.name)
+@pytest.mark.parametrize("version", ["6.7.1\nfoo: bar", "6.7.1\n", ">=1.0.0", "1.2", "latest", "v1.2.3 ", "01.2.3"])
+def test_a_pack_version_must_be_one_semver_version(pack: Pack, version: str) -> None:
+    # GIVEN a version with more YAML after it, a range, a partial version or a tag name
+    # WHEN the pack's config is validated THEN the version is refused, shown escaped
+    with pytest.raises(ValidationError) as caught:
+        pack.config.model_validate({"version": version})
+    errors = [error for error in caught.value.errors(include_url=False) if error["loc"] == ("version",)]
+    assert [str(error["ctx"]["error"]) for error in errors] == [
+        "expected a semver version such as 1.2.3 or v1.2.3 (MAJOR.MINOR.PATCH, optionally -prerelease and +build), "
+        f"got {json.dumps(version)}"
+    ]
+
+
+@pytest.mark.parametrize("version", ["1.2.3", "v1.19.4", "2.0.0-rc.1", "1.0.0+build.7", "10.20.30-alpha.beta"])
+def test_a_pack_version_accepts_semver(version: str) -> None:
+    pack = next(pack for pack in VERSIONED if pack.name == "podinfo")
+    assert pack.config.model_validate({"version": version}).model_dump()["version"] == version
+
+
+def test_every_built_in_default_version_is_semver() -> None:
+    for pack in VERSIONED:
+        assert re.fullmatch(SEMVER, pack.config.model_fields["version"].default), pack.name
+
+
+def test_a_bad_pack_version_is_one_located_line(write_fleet: Any) -> None:
+    # GIVEN metrics-server's version with a YAML line after it WHEN the fleet is planned
+    base = {**MINIMAL_BASE, "packs": {"metrics-server": {"version": "3.12.2\nfoo: bar"}}}
+    with pytest.raises(ConfigError) as caught:
+        load_plan(write_fleet(base=base))
+    # THEN one line names the file and field, the version as found and what is allowed
+    assert list(caught.value.problems) == [
+        "environments/base.yaml: packs.metrics-server.version: expected a semver version such as 1.2.3 or v1.2.3 "
+        '(MAJOR.MINOR.PATCH, optionally -prerelease and +build), got "3.12.2\\nfoo: bar"'
+    ]
