@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fluxplane.config.hub import platform_namespace
+from fluxplane.config.hub import RELEASE_STEPS, SHARED_STEPS, platform_namespace
 from fluxplane.errors import ConfigError, FluxplaneError
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan, render_plan
@@ -55,8 +55,14 @@ def fleets(draw: st.DrawFn) -> dict[str, Any]:
         clusters = []
         for name in draw(st.lists(labels, max_size=3, unique=True)):
             cluster_name = f"{env}-{name}"[:63].rstrip("-")
-            if cluster_name in taken or platform_namespace(cluster_name) or cluster_name in ADD_ON_NAMESPACES:
-                continue
+            if (
+                cluster_name in taken
+                or platform_namespace(cluster_name)
+                or cluster_name in ADD_ON_NAMESPACES
+                or cluster_name in SHARED_STEPS
+                or cluster_name.endswith(tuple(f"-{step}" for step in RELEASE_STEPS))
+            ):
+                continue  # names the loader refuses: see test_loader's bootstrap-step tests
             taken.add(cluster_name)
             clusters.append(
                 {
