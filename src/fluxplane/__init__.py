@@ -1,16 +1,44 @@
-"""fluxplane: typed fleet definitions and cdk8s constructs for Flux and Crossplane fleets on EKS."""
+"""fluxplane: typed fleet definitions and cdk8s constructs for Flux and Crossplane fleets on EKS.
 
-from fluxplane.errors import ConfigError, ConstructError, FluxplaneError, OutputError, PackError, TreeError
+The names below are imported when first used, so that ``import fluxplane`` (which the ``fluxplane``
+command does first) stays quick and a Ctrl-C at start reaches the command's own handling.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from fluxplane.node import use_project_node
-from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.registry import PackRegistry
-from fluxplane.synth import check, load_plan, render_plan, synthesize
 
-# None of the above imports cdk8s. Before anything does, pick the project's pinned Node for its
-# JavaScript side (node_modules/.bin/node, when present).
+if TYPE_CHECKING:
+    from fluxplane.errors import ConfigError, ConstructError, FluxplaneError, OutputError, PackError, TreeError
+    from fluxplane.packs.api import Pack, PackConfig, PackContext
+    from fluxplane.packs.registry import PackRegistry
+    from fluxplane.synth import check, load_plan, render_plan, synthesize
+
+# Nothing here imports cdk8s. Before anything does, pick the project's pinned Node for its JavaScript
+# side (node_modules/.bin/node, when present).
 use_project_node()
 
 __version__ = "0.1.0"
+
+_HOMES = {
+    "ConfigError": "fluxplane.errors",
+    "ConstructError": "fluxplane.errors",
+    "FluxplaneError": "fluxplane.errors",
+    "OutputError": "fluxplane.errors",
+    "PackError": "fluxplane.errors",
+    "TreeError": "fluxplane.errors",
+    "Pack": "fluxplane.packs.api",
+    "PackConfig": "fluxplane.packs.api",
+    "PackContext": "fluxplane.packs.api",
+    "PackRegistry": "fluxplane.packs.registry",
+    "check": "fluxplane.synth",
+    "load_plan": "fluxplane.synth",
+    "render_plan": "fluxplane.synth",
+    "synthesize": "fluxplane.synth",
+}
 
 __all__ = [
     "ConfigError",
@@ -29,3 +57,16 @@ __all__ = [
     "render_plan",
     "synthesize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fluxplane' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -68,7 +68,14 @@ class Progress:
     def stage(self, name: str, total: int | None = None) -> Iterator[Stage]:
         stage = Stage(self, name, total)
         self.draw(stage, force=True)
-        yield stage
+        try:
+            yield stage
+        except BaseException:
+            # An error or an interruption: take the bar away, so that the command's message starts its own line.
+            if self.live:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+            raise
         elapsed = time.perf_counter() - stage.started
         if self.mode == "off":
             return

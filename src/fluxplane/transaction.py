@@ -36,6 +36,7 @@ import re
 import signal
 import stat
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -336,17 +337,26 @@ def _digest(path: Path) -> str:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM until the block is done: a change half applied is finished first."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    try:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    except (AttributeError, OSError, ValueError):  # pragma: no cover - platforms without sigmask
+    """Hold SIGINT and SIGTERM until the block is done: a change half applied is finished first.
+
+    Python runs signal handlers in the main thread whichever thread the kernel delivers to (jsii's reader
+    threads among them), so the handlers themselves are swapped for ones that only record the signal,
+    which is raised again, to the handlers the block found, when it ends.
+    """
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    held: list[int] = []
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    for number in previous:
+        signal.signal(number, lambda received, _frame: held.append(received))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        for number in dict.fromkeys(held):
+            signal.raise_signal(number)
 
 
 def note(message: str | None) -> None:

@@ -175,12 +175,17 @@ def test_synth_killed_at_any_point_leaves_the_old_tree_or_the_new_and_the_next_r
 
 
 def _fail_writes(monkeypatch: pytest.MonkeyPatch, after: int, error: int, under: Path) -> None:
-    """Make opening a file for writing under ``under`` raise OSError ``error`` after ``after`` such files."""
+    """Make opening a file for writing under ``under`` raise OSError ``error`` after ``after`` such files.
+
+    The definition's own files (allocations.yaml, staged in .fluxplane-edit/) are written as before: the
+    failure is dist/'s.
+    """
     real_open, real_os_open = builtins.open, os.open
     opened = {"count": 0}
+    spared = (under / "environments", under / ".fluxplane-edit")
 
     def count(path: Any) -> None:
-        if Path(path).is_relative_to(under):
+        if Path(path).is_relative_to(under) and not any(Path(path).is_relative_to(p) for p in spared):
             opened["count"] += 1
             if opened["count"] > after:
                 raise OSError(error, os.strerror(error), str(path))

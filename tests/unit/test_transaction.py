@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,31 @@ def test_a_target_behind_a_link_is_refused_before_anything_is_written(tmp_path: 
     assert list(victim.iterdir()) == []
     assert (root / "environments/a.yaml").read_text() == "a: old\n"
     assert not (root / transaction.FOLDER).exists()
+
+
+def test_a_signal_while_the_change_is_applied_waits_until_it_is_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN Ctrl-C pressed while the first staged file is moved into place, and taken by another thread
+    # (as jsii's reader threads take it during synth)
+    root = _project(tmp_path)
+    real = os.replace
+    pressed: list[object] = []
+    press = threading.Event()
+    other = threading.Thread(target=lambda: press.wait() and os.kill(os.getpid(), signal.SIGINT), daemon=True)
+    other.start()
+
+    def replace(source: object, target: object) -> None:
+        real(source, target)  # type: ignore[arg-type]
+        if not pressed and str(target).endswith("a.yaml"):
+            pressed.append(target)
+            press.set()
+            other.join()
+
+    monkeypatch.setattr(transaction.os, "replace", replace)
+    # WHEN the change is committed THEN the interrupt comes once every file is in place, and nothing is left
+    with pytest.raises(KeyboardInterrupt):
+        transaction.commit(root, NEW)
+    assert pressed
+    assert _files(root) == _expected_new()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

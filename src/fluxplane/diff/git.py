@@ -2,7 +2,8 @@
 
 The base definition is read from a temporary worktree (``git worktree add --detach``), so the user's
 working tree, index and branches are never touched; the worktree is removed and pruned afterwards,
-also when synthesis fails.
+also when synthesis fails or the command is stopped by SIGINT or SIGTERM (which fluxplane.cli turns
+into exceptions, so that this cleanup runs).
 """
 
 from __future__ import annotations
@@ -69,7 +70,9 @@ def worktree(checkout: Checkout, commit: str) -> Iterator[Path]:
             raise DiffError(f"--base: cannot check out {commit[:12]} into a temporary worktree: {detail}")
         yield path / checkout.prefix if checkout.prefix else path
     finally:
-        if path.exists():
-            _git(["worktree", "remove", "--force", str(path)], checkout.toplevel)
-        _git(["worktree", "prune"], checkout.toplevel)
+        # Twice --force: a 'worktree add' stopped halfway (the CLI turns SIGTERM and SIGINT into exceptions,
+        # and subprocess.run then kills git) leaves its worktree locked as "initializing", which one --force
+        # and 'prune' keep; the folder may be gone or half checked out.
+        _git(["worktree", "remove", "--force", "--force", str(path)], checkout.toplevel)
         shutil.rmtree(holder, ignore_errors=True)
+        _git(["worktree", "prune"], checkout.toplevel)

@@ -2,13 +2,14 @@
 
 The registry is an object, not global state: synth builds one, tests build their own. It is sorted
 by name and refuses duplicates, requirements on packs that are not installed, and requirement cycles,
-with messages that list what is installed.
+with messages that list what is installed. A third party's pack whose module does not import is bad
+input too (its distribution is to fix or uninstall), one line each; a built-in one is a bug.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,6 +21,8 @@ from fluxplane.errors import PackError
 from fluxplane.packs.api import CAPABILITIES, Pack, PackConfig
 
 ENTRY_POINT_GROUP = "fluxplane.packs"
+#: The distribution of the built-in packs: an error importing one of them is a bug, not bad input.
+DISTRIBUTION = "fluxplane"
 
 
 def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
@@ -47,6 +50,19 @@ def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
             if found:
                 return found
     return None
+
+
+def _unloadable(entry: EntryPoint, exc: Exception) -> str:
+    """One line for an entry point whose module cannot be imported: the distribution to fix or remove,
+    the entry point, and the error's first line (``--debug`` shows the traceback)."""
+    distribution = entry.dist.name if entry.dist else "an unknown distribution"
+    lines = str(exc).strip().splitlines()
+    message = f"{type(exc).__name__}: {lines[0]}{' ...' if len(lines) > 1 else ''}" if lines else type(exc).__name__
+    return (
+        f"pack {entry.name!r} of distribution {distribution!r} cannot be loaded: entry point "
+        f"'{entry.name} = {entry.value}' raised {message}; fix or uninstall that distribution "
+        "(fluxplane --debug shows the traceback)"
+    )
 
 
 class PackRegistry:
@@ -91,6 +107,7 @@ class PackRegistry:
         packs: list[Pack] = []
         claimed: dict[str, str] = {}
         problems: list[str] = []
+        failures: list[Exception] = []
         for entry in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
             origin = f"{entry.dist.name if entry.dist else '?'} ({entry.value})"
             if entry.name in claimed:
@@ -100,7 +117,14 @@ class PackRegistry:
                     )
                 continue
             claimed[entry.name] = origin
-            pack = entry.load()
+            try:
+                pack = entry.load()
+            except Exception as exc:
+                if entry.dist is not None and entry.dist.name == DISTRIBUTION:
+                    raise  # a built-in pack that does not import is fluxplane's bug
+                problems.append(_unloadable(entry, exc))
+                failures.append(exc)
+                continue
             if not isinstance(pack, Pack):
                 problems.append(f"entry point {entry.name!r} ({entry.value}) is not a fluxplane Pack")
                 continue
@@ -109,7 +133,13 @@ class PackRegistry:
                 continue
             packs.append(pack)
         if problems:
-            raise PackError(problems)
+            # The import errors stay attached for ``fluxplane --debug``, which prints their tracebacks.
+            cause: BaseException | None = None
+            if len(failures) == 1:
+                cause = failures[0]
+            elif failures:
+                cause = ExceptionGroup("packs that cannot be loaded", failures)
+            raise PackError(problems) from cause
         return cls(packs)
 
     def _installed(self) -> str:
