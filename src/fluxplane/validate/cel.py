@@ -596,9 +596,7 @@ class CelRules:
 
 def corpus_schema(corpus: CrdCorpus, group: str, version: str, kind: str) -> Any:
     """The ``openAPIV3Schema`` of a served version in ``corpus``, or None."""
-    corpus._load(group)  # parses the group's CRD files once, shared with the schema check
-    entry = (corpus.kinds.get((group, kind)) or {}).get(version)
-    return entry.schema if entry is not None and entry.served else None
+    return corpus.schema(group, version, kind)  # parses the group's CRD files once, shared with the schema check
 
 
 DEFINITION_KINDS = frozenset({"CustomResourceDefinition", "CompositeResourceDefinition"})

@@ -254,6 +254,8 @@ class CrdCorpus:
 
     group_files: dict[str, list[Path]] = field(default_factory=dict)
     kinds: dict[tuple[str, str], dict[str, _Version]] = field(default_factory=dict)
+    #: (group, kind) -> ``Namespaced`` or ``Cluster``, for the groups loaded so far.
+    scopes: dict[tuple[str, str], str] = field(default_factory=dict)
     partial_groups: set[str] = field(default_factory=set)
     _loaded: set[str] = field(default_factory=set)
     _validators: dict[tuple[str, str, str], Any] = field(default_factory=dict)
@@ -321,12 +323,25 @@ class CrdCorpus:
                 if spec["group"] != group or not isinstance(kind, str):
                     continue
                 versions = self.kinds.setdefault((group, kind), {})
+                if isinstance(spec.get("scope"), str):
+                    self.scopes[(group, kind)] = spec["scope"]
                 for version in spec.get("versions") or []:
                     schema = (version.get("schema") or {}).get("openAPIV3Schema")
                     versions[str(version.get("name"))] = _Version(bool(version.get("served", True)), schema)
 
     def covers(self, group: str) -> bool:
         return group in self.group_files
+
+    def schema(self, group: str, version: str, kind: str, *, served: bool = True) -> Any:
+        """The ``openAPIV3Schema`` of a version of a kind (of a served one, unless ``served`` is False), or None."""
+        self._load(group)
+        entry = (self.kinds.get((group, kind)) or {}).get(version)
+        return entry.schema if entry is not None and (entry.served or not served) else None
+
+    def scope(self, group: str, kind: str) -> str | None:
+        """``Namespaced`` or ``Cluster`` for a kind this corpus defines, else None."""
+        self._load(group)
+        return self.scopes.get((group, kind))
 
     def check(self, document: Document, group: str, version: str, kind: str) -> list[Finding]:
         """Findings for one custom resource of a group this corpus covers."""

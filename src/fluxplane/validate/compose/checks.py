@@ -223,13 +223,7 @@ class _Checker:
         if xrd is not None:
             found = "Namespaced" if xrd.scope == "Namespaced" else "Cluster"
         elif self.corpus is not None and self.corpus.covers(group):
-            for path in self.corpus.group_files.get(group, []):
-                text = path.read_text(encoding="utf-8")
-                names = re.search(r"^    kind: (\S+)\s*$", text, re.M)
-                scope = re.search(r"^  scope: (\S+)\s*$", text, re.M)
-                if names and scope and names.group(1) == kind:
-                    found = scope.group(1)
-                    break
+            found = self.corpus.scope(group, kind)
         elif key in self.crd_scopes:
             found = self.crd_scopes[key]
         elif "." not in group or group.endswith(".k8s.io"):
@@ -246,8 +240,7 @@ class _Checker:
             if xrd is not None and version in xrd.versions and xrd.versions[version].get("served"):
                 schema = xrd.schema(version)
             elif xrd is None and self.corpus is not None and self.corpus.covers(group):
-                entry = (self.corpus.kinds.get((group, kind)) or {}).get(version)
-                schema = entry.schema if entry is not None and entry.served else None
+                schema = self.corpus.schema(group, version, kind)
             self.fast[key] = compile_schema(document_schema(group, version, kind, schema)) if schema else None
         return self.fast[key]
 

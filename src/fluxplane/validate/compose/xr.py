@@ -275,10 +275,7 @@ def crd_schema(corpus: CrdCorpus, group: str, version: str, kind: str) -> Any:
     """The raw ``openAPIV3Schema`` of a CRD version in ``corpus``, or None."""
     if not corpus.covers(group):
         return None
-    # CrdCorpus has no public accessor for a version's raw schema (see the report)
-    corpus._load(group)
-    entry = (corpus.kinds.get((group, kind)) or {}).get(version)
-    return entry.schema if entry is not None else None
+    return corpus.schema(group, version, kind, served=False)
 
 
 @dataclass
