@@ -355,8 +355,8 @@ def _signals_held() -> Iterator[None]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler if handler is not None else signal.SIG_DFL)
-        for number in dict.fromkeys(held):
-            signal.raise_signal(number)
+        for received in dict.fromkeys(held):
+            signal.raise_signal(received)
 
 
 def note(message: str | None) -> None:
