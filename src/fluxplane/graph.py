@@ -2,16 +2,14 @@
 
 A cluster's graph holds its Flux Kustomizations and HelmReleases. Edges are ``dependsOn`` (an arrow
 leads from what must be ready to what waits for it); a HelmRelease, or a Kustomization applied by
-another one than the cluster's root, sits in a box with the Kustomization that applies it. What a
-Kustomization applies is found the way kustomize builds its ``spec.path``: the ``resources`` and
-``components`` of each ``kustomization.yaml``, files and folders, recursively; patches add nothing
-and a ``$patch: delete`` patch removes an object.
+another one than the cluster's root, sits in a box with the Kustomization that applies it. What lands
+on the cluster, and what applies it, is fluxplane.tree's walk from the cluster's entry folder (the
+first Kustomization to apply an object is the box it sits in).
 
 A workload cluster's graph also shows, in a box of its own, the hub's chain that builds and
 bootstraps it: the hub's Kustomizations (and their HelmReleases) that reach the cluster through
-``kubeConfig``, and the others in the hub namespace they live in. Which
-cluster a ``kubeConfig`` reaches is read from the tree itself: the hub object that applies a
-cluster's ``clusters/<cluster>/flux-system`` folder through it.
+``kubeConfig`` (fluxplane.tree's rule for the cluster a kubeConfig reaches), and the others in the hub
+namespace they live in.
 
 The functions here take documents already parsed, keyed by their path under dist/, so synth can
 draw every cluster from the objects it holds in memory; only the files a cluster needs are read.
@@ -20,43 +18,35 @@ draw every cluster from the objects it holds in memory; only the files a cluster
 from __future__ import annotations
 
 import argparse
-import bisect
 import posixpath
 import re
 import shutil
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fluxplane.charts.cluster import SYNC_SOURCE, WORKLOADS_SOURCE
-from fluxplane.charts.layout import PLATFORM, WORKLOADS, RepositoryLayout, cluster_dir
+from fluxplane.charts.layout import PLATFORM, RepositoryLayout
 from fluxplane.constructs.props import FLUX_NAMESPACE
-from fluxplane.constructs.render import parse_documents
 from fluxplane.errors import FluxplaneError
+from fluxplane.tree import Documents, Fleet, LazyDocuments, Placed, Repository, Walk, repositories_of
+from fluxplane.tree.objects import group_of, metadata_of, spec_of
 
 if TYPE_CHECKING:
     from fluxplane.constructs.manifest import Manifest
     from fluxplane.synth.app import FleetApp
 
 Document = dict[str, Any]
-#: Documents by their path under dist/ (``platform/clusters/hub/infrastructure.yaml``).
-Documents = Mapping[str, Sequence[Document]]
-#: Per GitRepository in flux-system: the Flux path prefixes of its content and the dist/ folder of each.
-Sources = Mapping[str, Sequence[tuple[str, str]]]
 
 KUSTOMIZATION = "Kustomization"
 HELM_RELEASE = "HelmRelease"
 #: The Flux kinds the graph draws, by API group, and the prefix of their node ids.
 GROUPS = {KUSTOMIZATION: "kustomize.toolkit.fluxcd.io", HELM_RELEASE: "helm.toolkit.fluxcd.io"}
 PREFIXES = {KUSTOMIZATION: "ks", HELM_RELEASE: "hr"}
-#: The fleet repository's sources as synth writes them by default.
-DEFAULT_SOURCES: Sources = {SYNC_SOURCE: ((f"dist/{PLATFORM}", PLATFORM), (f"dist/{WORKLOADS}", WORKLOADS))}
-KUSTOMIZE_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 README = "README.md"
 FORMATS = ("mermaid", "dot", "svg")
 
@@ -113,69 +103,14 @@ class Graph:
     hub: str | None = None
 
 
-class LazyDocuments(Mapping[str, Sequence[Document]]):
-    """Documents by path, made when first asked for: by ``makers`` (synth's manifests), else parsed from ``texts``."""
-
-    def __init__(
-        self, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str] | None = None
-    ) -> None:
-        self._makers = makers
-        self._texts: Mapping[str, str] = {
-            path: text for path, text in (texts or {}).items() if path.endswith((".yaml", ".yml"))
-        }
-
-    def __getitem__(self, path: str) -> Sequence[Document]:
-        # Not kept: FluxTree keeps what it builds from a folder, and reads each file for one folder.
-        maker = self._makers.get(path)
-        if maker is not None:
-            return maker()
-        if path in self._texts:
-            return parse_documents(self._texts[path])
-        raise KeyError(path)
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._makers or path in self._texts
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._makers
-        yield from (path for path in self._texts if path not in self._makers)
-
-    def __len__(self) -> int:
-        return len(self._makers) + sum(1 for path in self._texts if path not in self._makers)
-
-
-def fleet_sources(platform: RepositoryLayout, workloads: RepositoryLayout) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Where the GitRepositories synth writes find their paths: the platform's, and the workloads' own or shared."""
-    mine = ((platform.prefix, platform.key),)
-    theirs = ((workloads.prefix, workloads.key),)
-    same = (workloads.repository.url, workloads.repository.branch) == (
-        platform.repository.url,
-        platform.repository.branch,
-    )
-    if same:
-        return {SYNC_SOURCE: mine + theirs}
-    return {SYNC_SOURCE: mine, WORKLOADS_SOURCE: theirs}
-
-
-def _key(doc: Document) -> Key | None:
+def _key(doc: Document, namespace: str | None) -> Key | None:
+    """(kind, namespace, name) of a Flux Kustomization or HelmRelease (namespace flux-system when it names none)."""
     kind = doc.get("kind")
-    if kind not in GROUPS or not str(doc.get("apiVersion", "")).startswith(GROUPS[kind] + "/"):
+    if not isinstance(kind, str) or kind not in GROUPS or group_of(doc.get("apiVersion")) != GROUPS[kind]:
         return None
-    metadata = doc.get("metadata") or {}
-    return (kind, metadata.get("namespace") or FLUX_NAMESPACE, metadata.get("name", ""))
-
-
-def _spec(doc: Document) -> dict[str, Any]:
-    spec = doc.get("spec")
-    return spec if isinstance(spec, dict) else {}
-
-
-def _access(doc: Document, namespace: str) -> str | None:
-    """Which remote cluster access an object uses: its namespace and ``kubeConfig``, as one string."""
-    config = _spec(doc).get("kubeConfig")
-    if not config:
-        return None
-    return f"{namespace}:{sorted(config.items())!r}"
+    metadata = metadata_of(doc)
+    own = metadata.get("namespace") if namespace is None else namespace
+    return (kind, str(own or FLUX_NAMESPACE), str(metadata.get("name") or ""))
 
 
 def waits(spec: Mapping[str, Any]) -> str | None:
@@ -192,217 +127,108 @@ def waits(spec: Mapping[str, Any]) -> str | None:
     )
 
 
-# -- the tree as kustomize and Flux read it ---------------------------------------------------------
+# -- the tree as fluxplane.tree walks it -----------------------------------------------------------
 
 
 @dataclass
 class _Entry:
     key: Key
-    doc: Document
+    placed: Placed
     parent: Key | None
     folder: str | None = None
     children: list[Key] = field(default_factory=list)
 
+    @property
+    def doc(self) -> Document:
+        return self.placed.item.doc
+
 
 class FluxTree:
-    """Builds cluster graphs from the documents of a dist/ tree, reading each folder once."""
+    """Builds cluster graphs from the documents of a dist/ tree (or a fluxplane.tree Fleet over them).
+
+    ``repositories`` are where the repositories fluxplane writes live (read from the tree when not given);
+    ``hub`` names the cluster whose chains bootstrap the others.
+    """
 
     def __init__(
         self,
-        documents: Documents,
+        documents: Documents | Fleet,
         *,
-        sources: Sources = DEFAULT_SOURCES,
-        platform: str = PLATFORM,
+        repositories: Iterable[Repository] | None = None,
         hub: str | None = None,
     ) -> None:
-        self.documents = documents
-        self.sources = {
-            name: sorted(((_normal(prefix), key) for prefix, key in roots), key=lambda root: -len(root[0]))
-            for name, roots in sources.items()
-        }
-        self.platform = platform
+        self.fleet = documents if isinstance(documents, Fleet) else Fleet(documents, repositories)
         self.hub = hub
-        self._objects: dict[str, list[Document]] = {}
-        self._building: set[str] = set()
-        self._paths: list[str] | None = None
         self._chains: dict[str, list[_Entry]] | None = None
-        self._folders: dict[tuple[str, str], str | None] = {}
-
-    # kustomize ----------------------------------------------------------------------------------
-
-    def folder(self, doc: Document) -> str | None:
-        """The dist/ folder a Flux Kustomization applies, if its source is one of the fleet's repositories."""
-        spec = _spec(doc)
-        ref = spec.get("sourceRef") or {}
-        namespace = ref.get("namespace") or (doc.get("metadata") or {}).get("namespace") or FLUX_NAMESPACE
-        if ref.get("kind") != "GitRepository" or namespace != FLUX_NAMESPACE:
-            return None
-        wanted = (ref.get("name", ""), str(spec.get("path") or "."))
-        if wanted not in self._folders:
-            self._folders[wanted] = self._source_folder(*wanted)
-        return self._folders[wanted]
-
-    def _source_folder(self, source: str, spec_path: str) -> str | None:
-        path = _normal(spec_path)
-        for prefix, key in self.sources.get(source, ()):
-            if prefix == ".":
-                rest = path
-            elif path == prefix:
-                rest = "."
-            elif path.startswith(prefix + "/"):
-                rest = path[len(prefix) + 1 :]
-            else:
-                continue
-            return posixpath.normpath(posixpath.join(key, rest))
-        return None
-
-    def objects(self, folder: str) -> list[Document]:
-        """The objects kustomize builds from ``folder`` (resources and components, minus deleted ones)."""
-        cached = self._objects.get(folder)
-        if cached is not None:
-            return cached
-        if folder in self._building:
-            return []
-        self._building.add(folder)
-        try:
-            built = self._build(folder)
-        finally:
-            self._building.discard(folder)
-        self._objects[folder] = built
-        return built
-
-    def _build(self, folder: str) -> list[Document]:
-        config_path = next(
-            (
-                posixpath.join(folder, name)
-                for name in KUSTOMIZE_FILES
-                if posixpath.join(folder, name) in self.documents
-            ),
-            None,
-        )
-        if config_path is None:
-            # Flux generates a kustomization.yaml listing the folder's manifests and subfolders.
-            return [doc for entry in self._listing(folder) for doc in self._resource(entry)]
-        config = next(iter(self.documents[config_path]), {})
-        built: list[Document] = []
-        for entry in [*(config.get("resources") or []), *(config.get("components") or [])]:
-            if isinstance(entry, str) and "://" not in entry and not entry.startswith("git@"):
-                built.extend(self._resource(posixpath.normpath(posixpath.join(folder, entry))))
-        for patch in config.get("patches") or []:
-            text = patch.get("patch") if isinstance(patch, dict) else None
-            if isinstance(text, str) and "$patch" in text and "delete" in text:
-                for deletion in parse_documents(text):
-                    if deletion.get("$patch") == "delete":
-                        built = [doc for doc in built if not _matches(deletion, doc)]
-        return built
-
-    def _resource(self, path: str) -> list[Document]:
-        if path in self.documents:
-            return list(self.documents[path])
-        return self.objects(path)
-
-    def _listing(self, folder: str) -> list[str]:
-        """The files and folders right below ``folder`` (what Flux lists when there is no kustomization.yaml)."""
-        if self._paths is None:
-            self._paths = sorted(self.documents)
-        prefix = folder + "/" if folder else ""
-        start = bisect.bisect_left(self._paths, prefix)
-        found: set[str] = set()
-        for path in self._paths[start:]:
-            if not path.startswith(prefix):
-                break
-            found.add(prefix + path[len(prefix) :].split("/", 1)[0])
-        return sorted(found)
+        self._hub: tuple[dict[Key, _Entry], Walk] | None = None
 
     def forget(self, cluster: str) -> None:
         """Drop what was built from ``cluster``'s own folders (drawn once), keeping the shared ones."""
-        folders = tuple(
-            posixpath.join(key, cluster_dir(cluster)) for roots in self.sources.values() for _, key in roots
-        )
-        for folder in [folder for folder in self._objects if folder.startswith(folders)]:
-            if any(folder == mine or folder.startswith(mine + "/") for mine in folders):
-                del self._objects[folder]
+        self.fleet.forget(cluster)
 
-    # walking a cluster --------------------------------------------------------------------------
+    def _walk(self, cluster: str) -> tuple[dict[Key, _Entry], Walk]:
+        """Every Flux object of the cluster's walk, with the Kustomization that first applies it.
 
-    def _walk(self, cluster: str) -> dict[Key, _Entry]:
-        """Every Flux object a cluster's root folder leads to, with the Kustomization that applies it.
-
-        A Kustomization with ``kubeConfig`` applies to another cluster: it is listed, not followed.
+        A Kustomization with ``kubeConfig`` applies to another cluster: it is listed, not followed. The hub's
+        is kept: every workload cluster's graph shows part of it.
         """
+        if cluster == self.hub and self._hub is not None:
+            return self._hub
+        walk = self.fleet.local(cluster)
+        applications = {application.applier: application for application in walk.applications}
         entries: dict[Key, _Entry] = {}
         queue: deque[_Entry] = deque()
 
-        def add(doc: Document, parent: Key | None) -> None:
-            key = _key(doc)
+        def add(placed: Placed, parent: Key | None) -> None:
+            key = _key(placed.item.doc, placed.namespace)
             if key is None:
                 return
             if parent is not None:
                 entries[parent].children.append(key)
             if key not in entries:
-                entry = _Entry(key, doc, parent)
+                entry = _Entry(key, placed, parent)
                 entries[key] = entry
                 queue.append(entry)
 
-        for doc in self.objects(posixpath.join(self.platform, cluster_dir(cluster))):
-            add(doc, None)
+        for placed in walk.applications[0].objects:
+            add(placed, None)
         while queue:
             entry = queue.popleft()
             if entry.key[0] != KUSTOMIZATION:
                 continue
-            entry.folder = self.folder(entry.doc)
-            if entry.folder is None or _spec(entry.doc).get("kubeConfig"):
-                continue
-            for doc in self.objects(entry.folder):
-                add(doc, entry.key)
-        return entries
+            entry.folder = walk.folders.get(entry.placed)
+            application = applications.get(entry.placed)
+            if application is not None:
+                for placed in application.objects:
+                    add(placed, entry.key)
+        if cluster == self.hub:
+            self._hub = (entries, walk)
+        return entries, walk
 
-    def applied(self, cluster: str) -> Iterator[tuple[str, str, Document]]:
-        """(namespace, name) of each Kustomization on ``cluster`` that applies objects there, with each object.
+    @staticmethod
+    def _target(walk: Walk, entry: _Entry, entries: Mapping[Key, _Entry]) -> str | None:
+        """The cluster a remote object works on; None for the cluster's own objects. A Kustomization that applies
+        a HelmRelease with ``kubeConfig`` works where the release does."""
+        placed: Placed | None = entry.placed
+        if walk.access(entry.placed) is None:
+            placed = None
+            if entry.key[0] == KUSTOMIZATION:
+                placed = next(
+                    (
+                        entries[child].placed
+                        for child in entry.children
+                        if child[0] == HELM_RELEASE
+                        and entries[child].parent == entry.key
+                        and walk.access(entries[child].placed) is not None
+                    ),
+                    None,
+                )
+        return None if placed is None else walk.target(placed)
 
-        Kustomizations that apply to another cluster (``kubeConfig``) are left out.
-        """
-        for (kind, namespace, name), entry in self._walk(cluster).items():
-            if kind != KUSTOMIZATION or entry.folder is None or _spec(entry.doc).get("kubeConfig"):
-                continue
-            for document in self.objects(entry.folder):
-                yield namespace, name, document
-
-    def _reach(self, entries: Mapping[Key, _Entry]) -> dict[str, str]:
-        """Per remote access: the cluster whose root Kustomization it applies."""
-        clusters = posixpath.join(self.platform, "clusters") + "/"
-        reach: dict[str, str] = {}
-        for entry in entries.values():
-            access = _access(entry.doc, entry.key[1])
-            if access is None or entry.folder is None:
-                continue
-            for doc in self.objects(entry.folder):
-                target = self.folder(doc) if _key(doc) is not None and doc["kind"] == KUSTOMIZATION else None
-                if target is not None and target.startswith(clusters) and "/" not in target[len(clusters) :]:
-                    reach.setdefault(access, target[len(clusters) :])
-        return reach
-
-    def _target(self, entry: _Entry, entries: Mapping[Key, _Entry], reach: Mapping[str, str]) -> str | None:
-        """The cluster a remote object works on ("" when unknown); None for the cluster's own objects."""
-        access = _access(entry.doc, entry.key[1])
-        if access is None and entry.key[0] == KUSTOMIZATION:
-            access = next(
-                (
-                    found
-                    for child in entry.children
-                    if child[0] == HELM_RELEASE
-                    and entries[child].parent == entry.key
-                    and (found := _access(entries[child].doc, child[1])) is not None
-                ),
-                None,
-            )
-        return None if access is None else reach.get(access, "")
-
-    def _own(self, entries: Mapping[Key, _Entry]) -> list[_Entry]:
-        reach = self._reach(entries)
+    def _own(self, entries: Mapping[Key, _Entry], walk: Walk) -> list[_Entry]:
         own: dict[Key, _Entry] = {}
         for entry in entries.values():
-            if (entry.parent is None or entry.parent in own) and self._target(entry, entries, reach) is None:
+            if (entry.parent is None or entry.parent in own) and self._target(walk, entry, entries) is None:
                 own[entry.key] = entry
         return list(own.values())
 
@@ -416,18 +242,17 @@ class FluxTree:
         if self._chains is None:
             self._chains = {}
             if self.hub is not None:
-                entries = self._walk(self.hub)
-                reach = self._reach(entries)
+                entries, walk = self._walk(self.hub)
                 namespaces: dict[str, str] = {}
                 for entry in entries.values():
-                    target = self._target(entry, entries, reach)
+                    target = self._target(walk, entry, entries)
                     if target:
                         self._chains.setdefault(target, []).append(entry)
                         if entry.key[1] != FLUX_NAMESPACE:
                             namespaces.setdefault(entry.key[1], target)
                 for entry in entries.values():
                     target = namespaces.get(entry.key[1])
-                    if target is not None and self._target(entry, entries, reach) is None:
+                    if target is not None and self._target(walk, entry, entries) is None:
                         self._chains[target].append(entry)
         return self._chains
 
@@ -441,7 +266,8 @@ class FluxTree:
 
     def graph(self, cluster: str) -> Graph:
         """The graph of ``cluster``; a workload cluster's includes the hub's chain that bootstraps it."""
-        own = self._own(self._walk(cluster))
+        entries, walk = self._walk(cluster)
+        own = self._own(entries, walk)
         chain = self._hub_chains().get(cluster, []) if cluster != self.hub else []
         if cluster == self.hub:
             # each workload cluster's chain is drawn in that cluster's graph
@@ -451,10 +277,10 @@ class FluxTree:
         ids = _ids([(hub, entry.key) for hub, entries in sides for entry in entries])
         nodes: list[Node] = []
         edges: set[tuple[str, str, bool]] = set()
-        for hub, entries in sides:
-            present = {entry.key for entry in entries}
-            for entry in entries:
-                spec = _spec(entry.doc)
+        for hub, side in sides:
+            present = {entry.key for entry in side}
+            for entry in side:
+                spec = spec_of(entry.doc)
                 node_id = ids[(hub, entry.key)]
                 nodes.append(
                     Node(
@@ -473,10 +299,11 @@ class FluxTree:
                     if key in present:
                         edges.add((ids[(hub, key)], node_id, False))
         targets = {entry.key for entry in own}
+        hub_walk = self._hub[1] if self._hub is not None else walk
         for entry in chain:
-            if entry.key[0] == KUSTOMIZATION and entry.folder is not None and _spec(entry.doc).get("kubeConfig"):
-                for doc in self.objects(entry.folder):
-                    applied = _key(doc)
+            if entry.key[0] == KUSTOMIZATION and entry.folder is not None and hub_walk.access(entry.placed):
+                for item in self.fleet.folders.build(entry.folder).items:
+                    applied = _key(item.doc, item.namespace)
                     if applied is not None and applied in targets:
                         edges.add((ids[(True, entry.key)], ids[(False, applied)], True))
         return Graph(
@@ -488,20 +315,6 @@ class FluxTree:
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9]")
-
-
-def _normal(path: str) -> str:
-    return posixpath.normpath(path.lstrip("/")) if path.strip("./") else "."
-
-
-def _matches(deletion: Document, doc: Document) -> bool:
-    wanted = deletion.get("metadata") or {}
-    metadata = doc.get("metadata") or {}
-    return (
-        deletion.get("kind") == doc.get("kind")
-        and wanted.get("name") == metadata.get("name")
-        and (not wanted.get("namespace") or wanted.get("namespace") == metadata.get("namespace"))
-    )
 
 
 @lru_cache(maxsize=4096)
@@ -531,11 +344,11 @@ def cluster_graph(
     cluster: str,
     *,
     hub: str | None = None,
-    sources: Sources = DEFAULT_SOURCES,
-    platform: str = PLATFORM,
+    repositories: Iterable[Repository] | None = None,
 ) -> Graph:
-    """The graph of ``cluster`` in ``documents``; with ``hub``, a workload cluster's shows the hub's chain."""
-    return FluxTree(documents, sources=sources, platform=platform, hub=hub).graph(cluster)
+    """The graph of ``cluster`` in ``documents``; with ``hub``, a workload cluster's shows the hub's chain.
+    ``repositories`` are read from the tree when not given."""
+    return FluxTree(documents, repositories=repositories, hub=hub).graph(cluster)
 
 
 # -- output -----------------------------------------------------------------------------------------
@@ -680,8 +493,7 @@ def fleet_tree(
     supplies the files that are not manifests (cdk8s output, files reused from the synth cache)."""
     return FluxTree(
         LazyDocuments(makers, texts),
-        sources=fleet_sources(app.layout, app.workloads),
-        platform=app.layout.key,
+        repositories=repositories_of([app.layout, app.workloads]),
         hub=app.plan.fleet.management.name,
     )
 
@@ -728,8 +540,7 @@ def command(args: argparse.Namespace) -> int:
     platform = RepositoryLayout(PLATFORM, repositories.platform)
     tree = FluxTree(
         LazyDocuments({}, files),
-        sources=fleet_sources(platform, workloads_layout(repositories)),
-        platform=platform.key,
+        repositories=repositories_of([platform, workloads_layout(repositories)]),
         hub=plan.fleet.management.name,
     )
     graph = tree.graph(args.cluster)
@@ -747,19 +558,16 @@ def command(args: argparse.Namespace) -> int:
 
 
 __all__ = [
-    "DEFAULT_SOURCES",
     "Edge",
     "FluxTree",
     "Graph",
     "GraphError",
-    "LazyDocuments",
     "Node",
     "cluster_graph",
     "cluster_readme",
     "cluster_readmes",
     "command",
     "dot",
-    "fleet_sources",
     "fleet_tree",
     "mermaid",
     "readme",

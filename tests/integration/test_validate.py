@@ -77,6 +77,42 @@ def test_yaml_error_is_a_finding_and_no_kustomize_skips_builds(dist: Path, capsy
     assert out[1] == f"{dist}: 336 documents in 150 files, 73 kustomizations: 1 finding"
 
 
+@needs_crds
+def test_paths_and_sources_resolve_wherever_the_repository_keeps_its_content(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example synthesized with the platform's content under deploy/ of the fleet repository
+    base = example_project / "environments" / "base.yaml"
+    text = base.read_text().replace("    secretRef: flux-system\n", "    secretRef: flux-system\n    path: deploy\n", 1)
+    base.write_text(text)
+    assert main(["--root", str(example_project), "synth"]) == 0
+    dist = example_project / "dist"
+    # AND two faults Flux meets only at run time: a catalogue HelmRelease (applied through ./deploy paths) naming
+    # no HelmRepository, and a hub Kustomization whose path is nowhere in the fleet repository
+    release = "platform/infrastructure/controllers/cert-manager/base/cert-manager.yaml"
+    documents = list(yaml.safe_load_all((dist / release).read_text()))
+    documents[2]["spec"]["chart"]["spec"]["sourceRef"]["name"] = "nothing"
+    (dist / release).write_text(yaml.safe_dump_all(documents, sort_keys=False))
+    documents = list(yaml.safe_load_all((dist / HUB).read_text()))
+    documents[0]["spec"]["path"] = "./no/such/dir"
+    (dist / HUB).write_text(yaml.safe_dump_all(documents, sort_keys=False))
+    capsys.readouterr()
+    # WHEN validated THEN each is a finding with its file, document, object and field
+    assert main(["validate", str(dist), "--crds", str(CRDS), "--no-kustomize"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[:-1] == [
+        f"{HUB}:1 Kustomization/app-compositions: spec.path: folder './no/such/dir' does not exist in the tree: it "
+        "lies outside what fluxplane writes in repository 'ssh://git@github.com/example-org/fleet.git' (./deploy, "
+        "./workloads)",
+        *(
+            f"{release}:3 HelmRelease/cert-manager: spec.chart.spec.sourceRef.name: HelmRepository "
+            f"'flux-system/nothing' not found in cluster '{cluster}'"
+            for cluster in ("hub", "production-use1", "production-usw2", "staging-usw2")
+        ),
+    ]
+    assert out[-1].endswith(": 5 findings")
+
+
 def test_missing_dist_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--root", str(tmp_path), "validate", "--crds", str(tmp_path)]) == 2
     assert capsys.readouterr().err == (

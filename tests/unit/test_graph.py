@@ -18,7 +18,6 @@ from fluxplane.graph import (
     Edge,
     FluxTree,
     Graph,
-    LazyDocuments,
     Node,
     cluster_graph,
     dot,
@@ -27,6 +26,7 @@ from fluxplane.graph import (
     waits,
 )
 from fluxplane.synth import load_plan, render_plan
+from fluxplane.tree import LazyDocuments, Repository
 from tests.conftest import ROOT
 
 Docs = dict[str, list[dict[str, Any]]]
@@ -291,7 +291,8 @@ def test_without_a_hub_a_spoke_is_drawn_alone() -> None:
 def test_folder_without_kustomization_file_builds_from_its_files() -> None:
     # GIVEN a folder holding a HelmRelease file and a subfolder with its own kustomization.yaml
     documents: Docs = {
-        "platform/clusters/c/kustomization.yaml": _kustomize("apps.yaml"),
+        "platform/clusters/c/kustomization.yaml": _kustomize("flux-system", "apps.yaml"),
+        "platform/clusters/c/flux-system/gotk-sync.yaml": _gotk("c"),
         "platform/clusters/c/apps.yaml": [_ks("apps", "./dist/platform/apps")],
         "platform/apps/one.yaml": [_hr("one")],
         "platform/apps/two/kustomization.yaml": _kustomize("two.yaml"),
@@ -304,13 +305,15 @@ def test_folder_without_kustomization_file_builds_from_its_files() -> None:
         ("hr_one", "ks_apps"),
         ("hr_two", "ks_apps"),
         ("ks_apps", None),
+        ("ks_flux_system", None),
     ]
 
 
 def test_ids_are_safe_and_unique() -> None:
     # GIVEN two names that make the same id once non-alphanumerics are replaced
     documents: Docs = {
-        "platform/clusters/c/kustomization.yaml": _kustomize("apps.yaml"),
+        "platform/clusters/c/kustomization.yaml": _kustomize("flux-system", "apps.yaml"),
+        "platform/clusters/c/flux-system/gotk-sync.yaml": _gotk("c"),
         "platform/clusters/c/apps.yaml": [
             _ks("a-b", "./dist/platform/x"),
             _ks("a.b", "./dist/platform/x", dependsOn=[{"name": "a-b"}]),
@@ -319,8 +322,30 @@ def test_ids_are_safe_and_unique() -> None:
     }
     # WHEN drawn THEN each id is distinct and made of letters, digits and underscores
     graph = cluster_graph(documents, "c")
-    assert [node.id for node in graph.nodes] == ["ks_a_b", "ks_a_b_2", "ks_team_1__end"]
+    assert [node.id for node in graph.nodes] == ["ks_a_b", "ks_a_b_2", "ks_flux_system", "ks_team_1__end"]
     assert graph.edges == (Edge("ks_a_b", "ks_a_b_2"),)
+
+
+def _moved(documents: Docs, old: str, new: str) -> Docs:
+    """``documents`` with every Flux path under ``old`` moved under ``new`` (where the repository keeps them)."""
+    return yaml.safe_load(yaml.safe_dump(documents).replace(f"path: {old}", f"path: {new}"))  # type: ignore[no-any-return]
+
+
+def test_a_repository_whose_content_lives_under_deploy_is_drawn_the_same() -> None:
+    # GIVEN the small tree with the platform's content under deploy/ of the fleet repository, not dist/platform/
+    moved = _moved(small_tree(), "./dist/platform", "./deploy")
+    # WHEN a is drawn, the repositories read from the tree or given THEN it is the same graph, with its paths
+    expected = SPOKE_MERMAID.replace("./dist/platform", "./deploy")
+    assert mermaid(cluster_graph(moved, "a", hub="hub")) == expected
+    given = [Repository("platform", "ssh://git@example.com/fleet.git", "deploy")]
+    assert mermaid(cluster_graph(moved, "a", hub="hub", repositories=given)) == expected
+    # AND told that the content lives under dist/platform, the walk finds none of it past the entry folders
+    stale = [Repository("platform", "ssh://git@example.com/fleet.git", "dist/platform")]
+    assert [node.id for node in cluster_graph(moved, "a", repositories=stale).nodes] == [
+        "ks_cert_manager",
+        "ks_cert_manager_configs",
+        "ks_flux_system",
+    ]
 
 
 def test_waits_names_the_gate() -> None:

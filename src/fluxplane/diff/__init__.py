@@ -2,10 +2,11 @@
 
 The definition at the base ref (read from a temporary Git worktree) and the working tree's are both
 synthesized in this process, with the installed fluxplane, so the difference is the definition's
-alone. Each tree is then followed as Flux applies it (fluxplane.diff.fleet): per cluster, the objects
-its entry folder and its Kustomizations' paths build to, with their variables substituted. The report
-lists, per repository and cluster, what is added, changed and removed, with the YAML diff of each
-changed object, and flags risky changes first (fluxplane.diff.risks). Nothing is written to dist/.
+alone. Each tree is then followed as Flux applies it (fluxplane.diff.fleet: fluxplane.tree's walk): per
+cluster, the objects its entry folder and its Kustomizations' paths build to, with their variables
+substituted. The report lists, per repository and cluster, what is added, changed and removed, with
+the YAML diff of each changed object, and flags risky changes first (fluxplane.diff.risks). Nothing is
+written to dist/.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from fluxplane.charts.layout import PLATFORM
 from fluxplane.diff import git
-from fluxplane.diff.fleet import Builder, Tree, receive, repositories_of
+from fluxplane.diff.fleet import Builder, Tree, receive, repositories_of_plan
 from fluxplane.diff.git import DiffError
 from fluxplane.diff.objects import compare_clusters, compare_files
 from fluxplane.diff.report import HEAD_LABEL, Report, markdown, text
@@ -37,7 +38,7 @@ def synthesize(root: Path, label: str) -> Tree:
         return Tree(label, {})
     with synth.paused_gc():
         plan = synth.load_plan(root)
-    return Tree(label, synth.render_plan(plan), repositories_of(plan))
+    return Tree(label, synth.render_plan(plan), repositories_of_plan(plan))
 
 
 def _base(checkout: git.Checkout, ref: str, commit: str) -> Tree:

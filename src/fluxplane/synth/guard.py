@@ -343,15 +343,15 @@ def _objects(texts: Iterable[tuple[str, str]]) -> dict[Key, _Found]:
 def _legacy_appliers(old: Mapping[str, bytes], hub: str) -> dict[Key, str]:
     """For a tree written before objects said who applies them: each hub object's Kustomization, found by
     following the hub's Flux paths the way kustomize builds them."""
-    from fluxplane.graph import FluxTree, LazyDocuments
+    from fluxplane.tree import Fleet, LazyDocuments
 
     texts = {path: data.decode("utf-8", "replace") for path, data in old.items() if path.endswith(".yaml")}
     appliers: dict[Key, str] = {}
     try:
-        for namespace, name, document in FluxTree(LazyDocuments({}, texts), hub=hub).applied(hub):
-            key = key_of(document)
+        for applier, placed in Fleet(LazyDocuments({}, texts)).applied(hub):
+            key = key_of(placed.doc)
             if key is not None:
-                appliers.setdefault(key, f"{namespace}/{name}")
+                appliers.setdefault(key, f"{applier.namespace}/{applier.key.name}")
     except (yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError):  # an old tree that cannot be followed
         return {}
     return appliers

@@ -1,14 +1,13 @@
 """The references Flux and Crossplane resolve only at run time, checked over the whole tree.
 
-**How objects reach a cluster.** Every ``platform/clusters/<cluster>/`` folder is that cluster's entry
-point (``flux bootstrap`` applies it). A Flux Kustomization applies the folder its ``spec.path`` names
-when that path lies in the tree (its first segment is the tree's folder name, ``./dist/...``); a path
-into another repository (a tenant's ``./deploy/production``) is followed no further. A folder is read
-the way kustomize reads it: the ``resources`` of its kustomization.yaml (files and folders, the
-``namespace`` field applied), or, without one, every YAML file below it, as Flux generates it. A
-Kustomization with ``spec.kubeConfig`` applies to another cluster: the hub keeps one namespace per
-spoke, so the target is the cluster its namespace names (any other namespace stands for a remote
-cluster of its own). ``spec.targetNamespace`` moves what it applies into that namespace.
+**How objects reach a cluster** is fluxplane.tree's walk, the one graph and diff use: from every
+``platform/clusters/<cluster>/`` entry folder, each Flux Kustomization applying the folder its
+``spec.path`` resolves to in a repository fluxplane writes (wherever that repository's content lies:
+where each entry folder's Flux bootstrap finds it), on its own cluster or on the one its
+``kubeConfig`` reaches. A path into another repository (a tenant's ``./deploy/production``) is followed
+no further. What the walk cannot follow is a finding: a ``spec.path`` into a repository fluxplane
+writes that names no folder of the tree, and a ``sourceRef`` that names no source on the
+Kustomization's cluster.
 
 **What exists in a cluster.** The objects placed there, plus what they produce at run time by a
 documented mechanism: a SealedSecret its Secret (``spec.template.metadata.name``), an ExternalSecret
@@ -37,9 +36,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
+from fluxplane.tree import Fleet as TreeFleet
+from fluxplane.tree import MissingSource
+from fluxplane.tree import Placed as TreePlaced
 from fluxplane.validate.findings import Finding, format_path
 from fluxplane.validate.tree import Document, Tree
 
@@ -47,34 +48,6 @@ FLUX_KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 FLUX_HELM = "helm.toolkit.fluxcd.io"
 FLUX_SOURCE = "source.toolkit.fluxcd.io"
 SUBSTITUTE_ANNOTATION = "kustomize.toolkit.fluxcd.io/substitute"
-#: Kinds kustomize's namespace field and Flux's targetNamespace leave alone.
-CLUSTER_SCOPED = frozenset(
-    {
-        "Namespace",
-        "CustomResourceDefinition",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "CompositeResourceDefinition",
-        "Composition",
-        "Provider",
-        "Function",
-        "Configuration",
-        "DeploymentRuntimeConfig",
-        "ClusterIssuer",
-        "ClusterSecretStore",
-        "ClusterPolicy",
-        "GatewayClass",
-        "StorageClass",
-        "PriorityClass",
-        "ValidatingAdmissionPolicy",
-        "ValidatingAdmissionPolicyBinding",
-        "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration",
-        "NodePool",
-        "EC2NodeClass",
-        "ClusterProviderConfig",
-    }
-)
 #: ``${VAR}`` not preceded by another ``$``; group 2 is the default operator when there is one.
 VARIABLE = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=][^}]*)?\}")
 
@@ -120,118 +93,45 @@ class Application:
     objects: list[Placed] = field(default_factory=list)
     #: kustomization.yaml documents read on the way (their patches carry ${VAR} too).
     build_files: list[Document] = field(default_factory=list)
-    in_tree: bool = True
 
 
 class Fleet:
-    """Where every document of the tree ends up, and what exists in each cluster."""
+    """Where every document of the tree ends up (fluxplane.tree's walk), and what exists in each cluster."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
-        self.by_file: dict[str, list[Document]] = {}
+        self._documents = {(document.file, document.index): document for document in tree.documents}
+        by_file: dict[str, list[Any]] = {}
         for document in tree.documents:
-            self.by_file.setdefault(document.file, []).append(document)
-        self.clusters = sorted(
-            path.parent.name for path in (tree.root / "platform" / "clusters").glob("*/kustomization.yaml")
-        )
+            found = by_file.setdefault(document.file, [])
+            found.extend([None] * (document.index - 1 - len(found)))
+            found.append(document.body)
+        walk = TreeFleet(by_file).walk()
+        self.clusters = sorted(walk.fleet.clusters)
         self.applications: list[Application] = []
         self.placed: dict[tuple[str, str, int, str], Placed] = {}
         self.exists: dict[str, set[Key]] = {cluster: set() for cluster in self.clusters}
-        self.missing_paths: list[Finding] = []
-        self._place()
+        for application in walk.applications:
+            applier = None if application.applier is None else self._placed(application.applier)
+            placed = [self._placed(each) for each in application.objects]
+            configs = application.build.configs if application.build is not None else ()
+            build_files = [self._documents[(item.path or "", item.position)] for item in configs]
+            self.applications.append(Application(applier, placed, build_files))
+            for each in placed:
+                self.placed.setdefault((each.cluster, each.document.file, each.document.index, each.namespace), each)
+                self.exists.setdefault(each.cluster, set()).add(each.key)
         self._produce()
-
-    # -- reading folders the way kustomize and Flux do --------------------------------------------
-    def _folder(
-        self, folder: str, seen: frozenset[str] = frozenset()
-    ) -> tuple[list[tuple[Document, str]], list[Document]]:
-        """(document, namespace override) pairs and kustomization.yaml documents of one folder."""
-        if folder in seen:
-            return [], []
-        seen = seen | {folder}
-        build_file = f"{folder}/kustomization.yaml" if folder != "." else "kustomization.yaml"
-        build = [d for d in self.by_file.get(build_file, []) if isinstance(d.body, dict)]
-        if not build:
-            prefix = "" if folder == "." else folder + "/"
-            return [(document, "") for document in self.tree.documents if document.file.startswith(prefix)], []
-        objects: list[tuple[Document, str]] = []
-        build_files = list(build)
-        body = build[0].body
-        for entry in body.get("resources") or []:
-            if not isinstance(entry, str) or "://" in entry:
+        self.problems: list[Finding] = []
+        for problem in walk.problems:
+            where = self._placed(problem.placed)
+            if isinstance(problem, MissingSource) and self.has(
+                where.cluster, (FLUX_SOURCE, problem.kind, problem.namespace, problem.name)
+            ):
                 continue
-            target = _normalize(folder, entry)
-            if target is None:
-                continue
-            if target in self.by_file:
-                objects.extend((document, "") for document in self.by_file[target])
-            else:
-                found, files = self._folder(target, seen)
-                objects.extend(found)
-                build_files.extend(files)
-        namespace = body.get("namespace")
-        if isinstance(namespace, str) and namespace:
-            objects = [(document, namespace) for document, _ in objects]
-        return objects, build_files
+            self.problems.append(where.document.finding(problem.field, problem.message))
 
-    def _in_tree(self, path: Any) -> str | None:
-        """The folder (relative to the tree) a Flux spec.path names, or None for another repository's."""
-        if not isinstance(path, str):
-            return None
-        parts = [part for part in PurePosixPath(path).parts if part not in (".", "/")]
-        if not parts or parts[0] != self.tree.root.name:
-            return None
-        return "/".join(parts[1:]) or "."
-
-    # -- placing -------------------------------------------------------------------------------------
-    def _place(self) -> None:
-        queue: list[tuple[str, str, Placed | None]] = [
-            (cluster, f"platform/clusters/{cluster}", None) for cluster in self.clusters
-        ]
-        visited: set[tuple[str, str, tuple[str, str, int] | None]] = set()
-        while queue:
-            cluster, folder, applier = queue.pop(0)
-            identity = None if applier is None else (applier.cluster, applier.document.file, applier.document.index)
-            if (cluster, folder, identity) in visited:
-                continue
-            visited.add((cluster, folder, identity))
-            application = Application(applier)
-            self.applications.append(application)
-            found, application.build_files = self._folder(folder)
-            target_namespace = _get(applier.body, "spec", "targetNamespace") if applier else None
-            for document, namespace in found:
-                if not isinstance(document.body, dict) or document.file.endswith("kustomization.yaml"):
-                    continue
-                own = _get(document.body, "metadata", "namespace")
-                effective = namespace or (own if isinstance(own, str) else "")
-                if isinstance(target_namespace, str) and target_namespace:
-                    effective = target_namespace
-                if document.kind in CLUSTER_SCOPED:
-                    effective = ""
-                placed = Placed(cluster, document, effective)
-                application.objects.append(placed)
-                self.placed.setdefault((cluster, document.file, document.index, effective), placed)
-                self.exists.setdefault(cluster, set()).add(placed.key)
-                if _group(document.body) == FLUX_KUSTOMIZE and document.kind == "Kustomization":
-                    path = _get(document.body, "spec", "path")
-                    inner = self._in_tree(path)
-                    if inner is None:
-                        continue
-                    if not (self.tree.root / inner).is_dir():
-                        self.missing_paths.append(
-                            document.finding("spec.path", f"folder {path!r} does not exist in the tree")
-                        )
-                        continue
-                    queue.append((self._target(placed), inner, placed))
-
-    def _target(self, kustomization: Placed) -> str:
-        kube_config = _get(kustomization.body, "spec", "kubeConfig")
-        if not isinstance(kube_config, dict):
-            return kustomization.cluster
-        if kustomization.namespace in self.clusters:
-            return kustomization.namespace
-        reference = _get(kube_config, "secretRef", "name") or _get(kube_config, "configMapRef", "name")
-        return f"remote {kustomization.namespace}/{reference}"
+    def _placed(self, placed: TreePlaced) -> Placed:
+        return Placed(placed.cluster, self._documents[(placed.item.path or "", placed.item.position)], placed.namespace)
 
     # -- what placed objects produce at run time --------------------------------------------------
     def _produce(self) -> None:
@@ -257,18 +157,6 @@ class Fleet:
 
     def has(self, cluster: str, key: Key) -> bool:
         return key in self.exists.get(cluster, set())
-
-
-def _normalize(folder: str, entry: str) -> str | None:
-    parts: list[str] = [] if folder == "." else folder.split("/")
-    for part in PurePosixPath(entry).parts:
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        elif part != ".":
-            parts.append(part)
-    return "/".join(parts) or "."
 
 
 def _field(body: Any, path: Any) -> Any:
@@ -358,7 +246,7 @@ def _check_object(fleet: Fleet, placed: Placed) -> Iterator[Finding]:
     body, kind, group = placed.body, placed.document.kind, _group(placed.body)
     spec: dict[str, Any] = body["spec"] if isinstance(body.get("spec"), dict) else {}
     if group == FLUX_KUSTOMIZE and kind == "Kustomization":
-        yield from _check_ref(fleet, placed, ["spec", "sourceRef"], spec.get("sourceRef"), "", SOURCE_GROUPS)
+        # its sourceRef: the walk follows it (Fleet.problems)
         own = {"Kustomization": FLUX_KUSTOMIZE}
         for index, entry in enumerate(spec.get("dependsOn") or []):
             yield from _check_ref(fleet, placed, ["spec", "dependsOn", index], entry, "Kustomization", own)
@@ -406,23 +294,22 @@ def _check_application(fleet: Fleet, application: Application) -> Iterator[Findi
         return
     spec: dict[str, Any] = owner.body["spec"] if isinstance(owner.body.get("spec"), dict) else {}
     label = f"Kustomization {owner.namespace}/{owner.document.name}"
-    if application.in_tree:
-        applied = {(p.key[0], p.key[1], p.key[2], p.key[3]) for p in application.objects}
-        for index, check in enumerate(spec.get("healthChecks") or []):
-            if not isinstance(check, dict):
-                continue
-            api = check.get("apiVersion")
-            group = api.rsplit("/", 1)[0] if isinstance(api, str) and "/" in api else ""
-            key = (group, str(check.get("kind")), str(check.get("namespace") or ""), str(check.get("name")))
-            if key not in applied:
-                where = f"{key[2]}/{key[3]}" if key[2] else key[3]
-                yield owner.document.finding(
-                    format_path(["spec", "healthChecks", index]),
-                    f"{key[1]} {where!r} is not among the objects this Kustomization applies",
-                )
-        yield from _check_definitions(application, label)
-        if isinstance(spec.get("postBuild"), dict):
-            yield from _check_variables(fleet, application, spec["postBuild"], label)
+    applied = {(p.key[0], p.key[1], p.key[2], p.key[3]) for p in application.objects}
+    for index, check in enumerate(spec.get("healthChecks") or []):
+        if not isinstance(check, dict):
+            continue
+        api = check.get("apiVersion")
+        group = api.rsplit("/", 1)[0] if isinstance(api, str) and "/" in api else ""
+        key = (group, str(check.get("kind")), str(check.get("namespace") or ""), str(check.get("name")))
+        if key not in applied:
+            where = f"{key[2]}/{key[3]}" if key[2] else key[3]
+            yield owner.document.finding(
+                format_path(["spec", "healthChecks", index]),
+                f"{key[1]} {where!r} is not among the objects this Kustomization applies",
+            )
+    yield from _check_definitions(application, label)
+    if isinstance(spec.get("postBuild"), dict):
+        yield from _check_variables(fleet, application, spec["postBuild"], label)
 
 
 def _check_definitions(application: Application, label: str) -> Iterator[Finding]:
@@ -577,7 +464,7 @@ def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
 def check_references(tree: Tree) -> list[Finding]:
     """Every reference rule of the module docstring, over the whole tree; sorted, without repeats."""
     fleet = Fleet(tree)
-    findings: set[Finding] = set(fleet.missing_paths)
+    findings: set[Finding] = set(fleet.problems)
     for placed in fleet.placed.values():
         findings.update(_check_object(fleet, placed))
     for application in fleet.applications:

@@ -22,8 +22,8 @@ from fluxplane.constructs import (
 )
 from fluxplane.constructs.kustomization import SUBSTITUTED, escape_variables, escaped
 from fluxplane.constructs.render import dump_documents
-from fluxplane.diff.fleet import substitute_text
 from fluxplane.errors import ConstructError
+from fluxplane.tree import substitute_text
 
 SOURCE = {"kind": "GitRepository", "name": "flux-system"}
 

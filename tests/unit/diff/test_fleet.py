@@ -1,4 +1,5 @@
-"""Following a dist/ tree as Flux does: builds, kubeConfig targets and postBuild substitution."""
+"""What each cluster receives, as ``fluxplane diff`` follows a tree: kubectl builds, kubeConfig targets,
+postBuild substitution, the files read and the notes. (The walk's rules: tests/unit/tree.)"""
 
 from __future__ import annotations
 
@@ -9,38 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.diff.fleet import Builder, Folder, Repository, Tree, receive, substitute, substitute_text
+from fluxplane.diff.fleet import Builder, Tree, receive
+from fluxplane.tree import Repository
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 URL = "ssh://git@example.com/org/fleet.git"
 REPOSITORIES = (Repository("platform", URL, "dist/platform"), Repository("workloads", URL, "dist/workloads"))
-
-
-def test_substitution_follows_flux() -> None:
-    variables = {"name": "east", "empty": ""}
-    assert substitute_text("${name}-${missing}", variables) == "east-"
-    assert substitute_text("${missing:=d} ${empty:-d} ${empty-d} ${missing-d}", variables) == "d d  d"
-    assert substitute_text("$${name} $${aws:username}", variables) == "${name} ${aws:username}"
-    assert substitute_text("${missing}", variables, complete=False) == "${missing}"
-
-
-def test_every_double_dollar_is_one_dollar_as_in_flux() -> None:
-    # Flux's envsubst (fluxcd/pkg) reads $$ as an escaped $ wherever it stands, not only before {.
-    variables = {"var01": "abcdEFGH28ij"}
-    text = "some text ${var01}$${var$${var01}$var01${var01}"
-    assert substitute_text(text, variables) == "some text abcdEFGH28ij${var${var01}$var01abcdEFGH28ij"
-    assert substitute_text("a$$b $$$c $$$${var01}", variables) == "a$b $$c $${var01}"
-    assert substitute({"data": {"price": "$$5"}}, variables) == {"data": {"price": "$5"}}
-
-
-def test_objects_that_disable_substitution_keep_their_text() -> None:
-    doc = {"kind": "ConfigMap", "metadata": {"name": "${name}"}}
-    assert substitute(doc, {"name": "east"}) == {"kind": "ConfigMap", "metadata": {"name": "east"}}
-    off = {
-        "kind": "ConfigMap",
-        "metadata": {"name": "${name}", "labels": {"kustomize.toolkit.fluxcd.io/substitute": "disabled"}},
-    }
-    assert substitute(off, {"name": "east"}) == off
 
 
 def dump(*docs: dict[str, Any]) -> str:
@@ -105,6 +80,11 @@ def fleet_files() -> dict[str, str]:
         kubeConfig={"secretRef": {"name": "east-kubeconfig"}},
     )
     tenant = flux("tenant", "apps", "./deploy", sourceRef={"kind": "GitRepository", "name": "app-repo"})
+    tenant_source = {
+        **SOURCE,
+        "metadata": {"name": "app-repo", "namespace": "apps"},
+        "spec": {"url": "ssh://git@example.com/org/app.git"},
+    }
     return {
         "platform/clusters/hub/kustomization.yaml": kustomization_file("sync.yaml", "vars.yaml", "apps.yaml"),
         "platform/clusters/hub/sync.yaml": dump(SOURCE),
@@ -123,19 +103,9 @@ def fleet_files() -> dict[str, str]:
         "platform/clusters/east/kustomization.yaml": kustomization_file("flux-system", "tenants.yaml"),
         "platform/clusters/east/tenants.yaml": dump(flux("tenants", "flux-system", "./dist/workloads/clusters/east")),
         "workloads/clusters/east/kustomization.yaml": kustomization_file("tenant.yaml"),
-        "workloads/clusters/east/tenant.yaml": dump(tenant),
+        "workloads/clusters/east/tenant.yaml": dump(tenant_source, tenant),
         "CODEOWNERS": "* @org/platform\n",
     }
-
-
-def test_inputs_follow_resources_and_patches(tmp_path: Path) -> None:
-    folder = Folder(Tree("head", fleet_files(), REPOSITORIES), tmp_path)
-    assert folder.inputs("platform/apps/app/production") == (
-        "platform/apps/app/base/app.yaml",
-        "platform/apps/app/base/kustomization.yaml",
-        "platform/apps/app/production/kustomization.yaml",
-        "platform/apps/app/production/size.yaml",
-    )
 
 
 @needs_kubectl
@@ -150,6 +120,7 @@ def test_each_cluster_receives_what_its_kustomizations_build(tmp_path: Path) -> 
         ("platform", "GitRepository", "flux-system", "flux-system"),
         ("platform", "Kustomization", "flux-system", "flux-system"),
         ("platform", "Kustomization", "flux-system", "tenants"),
+        ("workloads", "GitRepository", "apps", "app-repo"),
         ("workloads", "Kustomization", "apps", "tenant"),
     ]
     # AND the tenant's own repository is not followed, and CODEOWNERS is read by no build

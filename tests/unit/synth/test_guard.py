@@ -133,22 +133,28 @@ def test_a_move_to_another_kustomization_is_refused_until_the_old_one_is_suspend
 
 def test_a_tree_written_before_objects_named_their_applier_is_followed_to_find_it(tmp_path: Path) -> None:
     # GIVEN an old tree whose cluster has no annotation: the hub's Kustomization workload-clusters applies
-    # the folder that holds it, the way Flux reads the tree
-    hub_kustomization = {
-        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
-        "kind": "Kustomization",
-        "metadata": {"name": "workload-clusters", "namespace": "flux-system"},
-        "spec": {
-            "path": "./dist/platform/legacy",
-            "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
-            "prune": True,
-        },
+    # the folder that holds it, the way Flux reads the tree (from the GitRepository of the hub's bootstrap)
+    def kustomization(name: str, path: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+            "kind": "Kustomization",
+            "metadata": {"name": name, "namespace": "flux-system"},
+            "spec": {"path": path, "sourceRef": {"kind": "GitRepository", "name": "flux-system"}, "prune": True},
+        }
+
+    source = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "GitRepository",
+        "metadata": {"name": "flux-system", "namespace": "flux-system"},
+        "spec": {"url": "ssh://git@example.com/org/fleet.git", "ref": {"branch": "main"}},
     }
-    old = {
+    bootstrap = kustomization("flux-system", "./dist/platform/clusters/hub")
+    hub_kustomization = kustomization("workload-clusters", "./dist/platform/legacy")
+    old: dict[str, list[dict[str, Any]]] = {
         "platform/clusters/hub/kustomization.yaml": [
             {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": ["infra.yaml"]}
         ],
-        "platform/clusters/hub/infra.yaml": [hub_kustomization],
+        "platform/clusters/hub/infra.yaml": [source, bootstrap, hub_kustomization],
         "platform/legacy/kustomization.yaml": [
             {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": ["c.yaml"]}
         ],

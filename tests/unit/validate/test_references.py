@@ -1,4 +1,5 @@
-"""Tests for fluxplane.validate.references: one fault of each kind in a copy of the example dist/."""
+"""Tests for fluxplane.validate.references: one fault of each kind in a copy of the example dist/, and in a copy
+of the example synthesized with the platform's content under deploy/ of the fleet repository."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.validate.references import check_references
+from fluxplane.synth import load_plan, render_plan
+from fluxplane.validate.references import Fleet, check_references
 from fluxplane.validate.tree import load_tree
 from tests.conftest import ROOT
 
@@ -21,6 +23,27 @@ SPOKE = "platform/spokes/staging-usw2/bootstrap.yaml"
 @pytest.fixture
 def dist(tmp_path: Path) -> Path:
     return Path(shutil.copytree(ROOT / "dist", tmp_path / "dist"))
+
+
+@pytest.fixture(scope="module")
+def synthesized_under_deploy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example synthesized with ``repositories.platform.path: deploy``: Flux finds the platform's content at
+    ./deploy and the workloads' at ./workloads of the fleet repository, not under ./dist."""
+    project = tmp_path_factory.mktemp("deploy")
+    shutil.copytree(ROOT / "environments", project / "environments")
+    base = project / "environments" / "base.yaml"
+    text = base.read_text()
+    assert "    secretRef: flux-system\n" in text
+    base.write_text(text.replace("    secretRef: flux-system\n", "    secretRef: flux-system\n    path: deploy\n", 1))
+    for path, content in render_plan(load_plan(project)).items():
+        (project / "dist" / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / "dist" / path).write_text(content)
+    return project / "dist"
+
+
+@pytest.fixture
+def deploy_dist(synthesized_under_deploy: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(synthesized_under_deploy, tmp_path / "dist"))
 
 
 def edit(dist: Path, file: str, index: int, change: Callable[[dict[str, Any]], None]) -> None:
@@ -152,4 +175,48 @@ def test_flux_path_into_the_tree_must_exist(dist: Path) -> None:
     assert lines(dist) == [
         f"{HUB}:1 Kustomization/app-compositions: spec.path: "
         "folder './dist/platform/nowhere' does not exist in the tree"
+    ]
+
+
+def test_flux_path_in_the_fleet_repository_outside_what_fluxplane_writes(dist: Path) -> None:
+    # GIVEN a hub Kustomization of the fleet repository whose path is in neither folder fluxplane writes there
+    edit(dist, HUB, 1, lambda d: d["spec"].__setitem__("path", "./no/such/dir"))
+    # THEN Flux would not find it: the finding names the file, the object and the field
+    assert lines(dist) == [
+        f"{HUB}:1 Kustomization/app-compositions: spec.path: folder './no/such/dir' does not exist in the tree: "
+        "it lies outside what fluxplane writes in repository 'ssh://git@github.com/example-org/fleet.git' "
+        "(./dist/platform, ./dist/workloads)"
+    ]
+
+
+def test_a_tree_whose_repository_keeps_its_content_under_deploy_is_followed(deploy_dist: Path) -> None:
+    # GIVEN the example synthesized with its platform content under deploy/ (Flux paths ./deploy/...)
+    infrastructure = (deploy_dist / HUB).read_text()
+    assert "path: ./deploy/infrastructure/controllers/cert-manager/base" in infrastructure
+    assert "./dist/" not in infrastructure
+    # WHEN its objects are placed THEN every document lands where it does in the dist/ layout (the catalogue on
+    # every cluster, the hub's chains on the spokes, the tenants on theirs), and the tree is clean
+    fleet = Fleet(load_tree(deploy_dist))
+    assert ("helm.toolkit.fluxcd.io", "HelmRelease", "flux-system", "cert-manager") in fleet.exists["staging-usw2"]
+    assert sorted(fleet.placed) == sorted(Fleet(load_tree(ROOT / "dist")).placed)
+    assert lines(deploy_dist) == []
+
+
+def test_helmrelease_source_must_resolve_in_a_repository_kept_under_deploy(deploy_dist: Path) -> None:
+    # GIVEN the cert-manager HelmRelease of the catalogue, which every cluster applies through a ./deploy path,
+    # naming a HelmRepository that nothing defines
+    file = "platform/infrastructure/controllers/cert-manager/base/cert-manager.yaml"
+    edit(deploy_dist, file, 3, lambda d: d["spec"]["chart"]["spec"]["sourceRef"].__setitem__("name", "nothing"))
+    # THEN it is found on every cluster that applies it
+    assert lines(deploy_dist) == [
+        f"{file}:3 HelmRelease/cert-manager: spec.chart.spec.sourceRef.name: "
+        f"HelmRepository 'flux-system/nothing' not found in cluster '{cluster}'"
+        for cluster in ("hub", "production-use1", "production-usw2", "staging-usw2")
+    ]
+
+
+def test_flux_path_into_the_deploy_folder_must_exist(deploy_dist: Path) -> None:
+    edit(deploy_dist, HUB, 1, lambda d: d["spec"].__setitem__("path", "./deploy/nowhere"))
+    assert lines(deploy_dist) == [
+        f"{HUB}:1 Kustomization/app-compositions: spec.path: folder './deploy/nowhere' does not exist in the tree"
     ]

@@ -1,0 +1,364 @@
+"""Reading a folder of the tree the way ``kustomize build`` (and Flux, for a folder without one) reads it.
+
+**With a kustomization file** (``kustomization.yaml``, ``kustomization.yml`` or ``Kustomization``): the
+``resources``, ``bases`` and ``components`` it lists, files and folders, each folder read the same way;
+entries that are URLs (another repository) are not read. A patch (``patches``, ``patchesStrategicMerge``,
+inline or from a file) adds nothing, but one that is ``$patch: delete`` removes the object it names (kind,
+name, and namespace when it gives one). The ``namespace`` field moves every object it builds into that
+namespace (an outer kustomization's wins over an inner one's).
+
+**Without one**, Flux generates it: every YAML file below the folder, and each subfolder that holds a
+kustomization file as one resource (kustomize builds it; Flux does not look inside), in path order.
+
+A build also says which kustomization files it read (validate checks the variables in their patches), and
+``Folders.inputs`` which files a build reads, the patches' files included, from the kustomization files alone
+(``fluxplane diff`` lists the files no cluster reads).
+
+``KubectlFolders`` builds the folders that have a kustomization file with ``kubectl kustomize`` instead
+(``fluxplane diff`` shows what kustomize makes of them, patches applied), from a copy of the tree written
+to a temporary folder, many folders at a time in threads. A build is keyed by the content of every file it
+reads, so a folder whose inputs are the same in two trees (the base and the working tree) is built once.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+import posixpath
+import shutil
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fluxplane.constructs.render import parse_documents
+from fluxplane.errors import FluxplaneError
+from fluxplane.tree.objects import KUSTOMIZE_FILES, Document, Documents, Item, LazyDocuments, metadata_of
+
+#: The fields of a kustomization file whose entries are objects of the build.
+RESOURCE_FIELDS = ("resources", "bases", "components")
+
+
+class BuildError(FluxplaneError):
+    """A folder cannot be built: kubectl is missing, or ``kubectl kustomize`` failed on it."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """What kustomize makes of one folder: its objects and the kustomization files it read.
+
+    ``derived`` keeps what a reader works out from the build for as long as the build is kept (the walk keeps
+    where its objects land, which is the same on every cluster that applies the folder)."""
+
+    items: tuple[Item, ...]
+    configs: tuple[Item, ...] = ()
+    derived: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """A kustomization file's entries: the resources it builds, the files its patches read, its inline patches."""
+
+    resources: tuple[str, ...]
+    files: tuple[str, ...]
+    inline: tuple[str, ...]
+
+
+def _listed(config: Mapping[str, Any], name: str) -> list[Any]:
+    value = config.get(name)
+    return value if isinstance(value, list) else []
+
+
+def _entries(config: Mapping[str, Any]) -> _Entries:
+    resources = [entry for name in RESOURCE_FIELDS for entry in _listed(config, name) if isinstance(entry, str)]
+    files = [entry for entry in _listed(config, "crds") if isinstance(entry, str)]
+    inline: list[str] = []
+    for name in ("patches", "patchesJson6902"):
+        for patch in _listed(config, name):
+            if isinstance(patch, dict) and isinstance(patch.get("path"), str):
+                files.append(patch["path"])
+            elif isinstance(patch, dict) and isinstance(patch.get("patch"), str):
+                inline.append(patch["patch"])
+    for patch in _listed(config, "patchesStrategicMerge"):
+        if isinstance(patch, str):
+            (inline if "\n" in patch else files).append(patch)
+    local = [entry for entry in resources if "://" not in entry and not entry.startswith("git@")]
+    return _Entries(tuple(local), tuple(files), tuple(inline))
+
+
+def _join(folder: str, entry: str) -> str:
+    """``entry`` of a kustomization file in ``folder``, as a path of the tree."""
+    if entry and not entry.startswith((".", "/")) and "/." not in entry and "//" not in entry:
+        return f"{folder}/{entry}".rstrip("/") if folder not in ("", ".") else entry.rstrip("/")
+    return posixpath.normpath(posixpath.join(folder, entry))
+
+
+def _deletions(documents: Iterable[Any]) -> list[Document]:
+    return [doc for doc in documents if isinstance(doc, dict) and doc.get("$patch") == "delete"]
+
+
+def _deletes(deletion: Document, doc: Document) -> bool:
+    wanted = metadata_of(deletion)
+    metadata = metadata_of(doc)
+    return (
+        deletion.get("kind") == doc.get("kind")
+        and wanted.get("name") == metadata.get("name")
+        and (not wanted.get("namespace") or wanted.get("namespace") == metadata.get("namespace"))
+    )
+
+
+#: Built folders are grouped by this many leading segments, so that forgetting a cluster's folders reads only them.
+GROUP = 3
+
+
+def _group(folder: str) -> str:
+    return "/".join(folder.split("/", GROUP)[:GROUP])
+
+
+def _within(folder: str, mine: str) -> bool:
+    return folder == mine or folder.startswith(mine + "/") or mine in ("", ".")
+
+
+class Folders:
+    """Reads the folders of one tree from its documents, building each folder once (until forgotten)."""
+
+    def __init__(self, documents: Documents) -> None:
+        self.documents = documents
+        self._built: dict[str, Build] = {}
+        #: The folders built, by their first GROUP segments (a cluster's folder: repository/clusters/<cluster>).
+        self._groups: dict[str, set[str]] = {}
+        self._building: set[str] = set()
+        self._paths: list[str] | None = None
+        self._configs: dict[str, str | None] = {}
+        self._folders: dict[str, bool] = {}
+        self._inputs: dict[str, frozenset[str]] = {}
+
+    # -- what the tree holds -------------------------------------------------------------------
+    def config(self, folder: str) -> str | None:
+        """The path of ``folder``'s kustomization file, if it has one."""
+        if folder in self._configs:
+            return self._configs[folder]
+        found = None
+        for name in KUSTOMIZE_FILES:
+            path = f"{folder}/{name}" if folder not in ("", ".") else name
+            if path in self.documents:
+                found = path
+                break
+        self._configs[folder] = found
+        return found
+
+    def is_file(self, path: str) -> bool:
+        return path in self.documents
+
+    def is_folder(self, folder: str) -> bool:
+        """Whether ``folder`` holds anything kustomize reads (a kustomization file, or YAML below it)."""
+        known = self._folders.get(folder)
+        if known is None:
+            known = self.config(folder) is not None or next(self._below(folder), None) is not None
+            self._folders[folder] = known
+        return known
+
+    def listing(self, folder: str) -> list[str]:
+        """The files and folders right below ``folder``, sorted (what Flux lists without a kustomization file)."""
+        prefix = folder + "/" if folder not in ("", ".") else ""
+        return sorted({prefix + path[len(prefix) :].split("/", 1)[0] for path in self._below(folder)})
+
+    def _below(self, folder: str) -> Iterator[str]:
+        if self._paths is None:
+            self._paths = sorted(self.documents)
+        prefix = folder + "/" if folder not in ("", ".") else ""
+        for path in self._paths[bisect.bisect_left(self._paths, prefix) :]:
+            if not path.startswith(prefix):
+                break
+            yield path
+
+    def items(self, path: str) -> list[Item]:
+        """The objects of one file, numbered from 1 as the file holds them."""
+        return [
+            Item(doc, path, position) for position, doc in enumerate(self.documents[path], 1) if isinstance(doc, dict)
+        ]
+
+    # -- building ------------------------------------------------------------------------------
+    def build(self, folder: str) -> Build:
+        """What kustomize builds from ``folder`` (module docstring); a folder that includes itself adds nothing."""
+        built = self._built.get(folder)
+        if built is not None:
+            return built
+        if folder in self._building:
+            return Build(())
+        self._building.add(folder)
+        try:
+            config = self.config(folder)
+            built = self._generate(folder) if config is None else self._kustomize(folder, config)
+        finally:
+            self._building.discard(folder)
+        self._built[folder] = built
+        self._groups.setdefault(_group(folder), set()).add(folder)
+        return built
+
+    def prefetch(self, folders: Iterable[str]) -> None:
+        """Prepare the builds of ``folders``, which the walk asks for next (a backend may build them together)."""
+
+    def forget(self, folders: Iterable[str]) -> None:
+        """Drop what was built from ``folders`` and the folders below them, keeping the rest."""
+        for mine in folders:
+            deep = mine.count("/") >= GROUP - 1
+            groups = [_group(mine)] if deep else [group for group in self._groups if _within(group, mine)]
+            for group in groups:
+                built = self._groups.get(group, set())
+                for folder in [folder for folder in built if _within(folder, mine)]:
+                    built.discard(folder)
+                    del self._built[folder]
+
+    def _generate(self, folder: str) -> Build:
+        items: list[Item] = []
+        configs: list[Item] = []
+        for entry in self.listing(folder):
+            if entry in self.documents:
+                items.extend(self.items(entry))
+            else:
+                built = self.build(entry)
+                items.extend(built.items)
+                configs.extend(built.configs)
+        return Build(tuple(items), tuple(configs))
+
+    def _config_item(self, config: str) -> Item:
+        documents = self.documents[config]
+        first = documents[0] if documents else None
+        return Item(first if isinstance(first, dict) else {}, config, 1)
+
+    def _kustomize(self, folder: str, config: str) -> Build:
+        own = self._config_item(config)
+        entries = _entries(own.doc)
+        items: list[Item] = []
+        configs: list[Item] = [own]
+        for entry in entries.resources:
+            target = _join(folder, entry)
+            if target in self.documents:
+                items.extend(self.items(target))
+            else:
+                built = self.build(target)
+                items.extend(built.items)
+                configs.extend(built.configs)
+        deletions: list[Document] = []
+        for text in entries.inline:
+            if "$patch" in text and "delete" in text:
+                deletions.extend(_deletions(parse_documents(text)))
+        for entry in entries.files:
+            target = _join(folder, entry)
+            if target in self.documents:
+                deletions.extend(_deletions(self.documents[target]))
+        for deletion in deletions:
+            items = [item for item in items if not _deletes(deletion, item.doc)]
+        namespace = own.doc.get("namespace")
+        if isinstance(namespace, str) and namespace:
+            items = [item._replace(namespace=namespace) for item in items]
+        return Build(tuple(items), tuple(configs))
+
+    def inputs(self, folder: str) -> frozenset[str]:
+        """The files a build of ``folder`` reads, found from the kustomization files alone (nothing else is parsed)."""
+        known = self._inputs.get(folder)
+        if known is None:
+            found: set[str] = set()
+            self._collect(folder, found, set())
+            known = self._inputs[folder] = frozenset(found)
+        return known
+
+    def _collect(self, folder: str, found: set[str], seen: set[str]) -> None:
+        if folder in seen:
+            return
+        seen.add(folder)
+        config = self.config(folder)
+        if config is None:
+            for entry in self.listing(folder):
+                if entry in self.documents:
+                    found.add(entry)
+                else:
+                    self._collect(entry, found, seen)
+            return
+        found.add(config)
+        entries = _entries(self._config_item(config).doc)
+        for entry in (*entries.resources, *entries.files):
+            target = _join(folder, entry)
+            if target in self.documents:
+                found.add(target)
+            else:
+                self._collect(target, found, seen)
+
+
+class KubectlBuilder:
+    """Runs ``kubectl kustomize``, in threads, once per distinct set of inputs (shared by several trees)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.kubectl = shutil.which("kubectl")
+        self.workers = workers or min(8, 2 * (os.cpu_count() or 1))
+        self._cache: dict[str, list[Document]] = {}
+        self.builds = 0
+
+    def prefetch(self, jobs: Iterable[tuple[KubectlFolders, str]]) -> None:
+        """Build every folder of ``jobs`` not built yet (by content), in parallel."""
+        todo: dict[str, tuple[KubectlFolders, str]] = {}
+        for folders, folder in jobs:
+            key = folders.fingerprint(folder)
+            if key not in self._cache:
+                todo.setdefault(key, (folders, folder))
+        if not todo:
+            return
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            results = pool.map(lambda job: self._run(*job), todo.values())
+            for key, docs in zip(todo, results, strict=True):
+                self._cache[key] = docs
+
+    def get(self, folders: KubectlFolders, folder: str) -> list[Document]:
+        key = folders.fingerprint(folder)
+        if key not in self._cache:
+            self._cache[key] = self._run(folders, folder)
+        return self._cache[key]
+
+    def _run(self, folders: KubectlFolders, folder: str) -> list[Document]:
+        self.builds += 1
+        if self.kubectl is None:
+            raise BuildError(
+                "kubectl is not installed: fluxplane diff builds each cluster's folders with kubectl kustomize"
+            )
+        done = subprocess.run(
+            [self.kubectl, "kustomize", str(folders.root / folder)], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            detail = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise BuildError(f"{folders.label}: kubectl kustomize dist/{folder}: {detail}")
+        return parse_documents(done.stdout)
+
+
+class KubectlFolders(Folders):
+    """A tree ({path: text}) written under ``root``, whose folders with a kustomization file kubectl builds."""
+
+    def __init__(self, files: Mapping[str, str], root: Path, builder: KubectlBuilder, label: str) -> None:
+        super().__init__(LazyDocuments({}, files))
+        self.files = files
+        self.root = root
+        self.builder = builder
+        self.label = label
+        self._fingerprints: dict[str, str] = {}
+        for relative, text in files.items():
+            target = root / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+
+    def fingerprint(self, folder: str) -> str:
+        """The key of ``folder``'s build: the folder and the name and content of every file it reads."""
+        if folder not in self._fingerprints:
+            digest = hashlib.sha256(folder.encode())
+            for name in sorted(self.inputs(folder)):
+                digest.update(b"\0" + name.encode() + b"\0" + self.files[name].encode())
+            self._fingerprints[folder] = digest.hexdigest()
+        return self._fingerprints[folder]
+
+    def prefetch(self, folders: Iterable[str]) -> None:
+        self.builder.prefetch((self, folder) for folder in folders if self.config(folder) is not None)
+
+    def _kustomize(self, folder: str, config: str) -> Build:
+        return Build(tuple(Item(doc) for doc in self.builder.get(self, folder)))

@@ -1,0 +1,139 @@
+"""Documents and object keys: what a synthesized tree holds, and how an object is told apart on a cluster.
+
+A tree is read as documents keyed by their path under dist/ (``platform/clusters/hub/infrastructure.yaml``),
+each path holding the documents of that file in order. Values that are not mappings (an empty document, a
+list) are skipped where objects are read but keep their place, so an object's index in its file is the
+index a reviewer counts. Synth hands its documents over without writing them (``LazyDocuments``), so a
+cluster's graph reads only the files that cluster needs, each when first asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from fluxplane.constructs.render import parse_documents
+
+Document = dict[str, Any]
+#: Documents by their path under dist/; values that are not mappings are skipped (they keep their index).
+Documents = Mapping[str, Sequence[Any]]
+
+FLUX_KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
+FLUX_HELM = "helm.toolkit.fluxcd.io"
+FLUX_SOURCE = "source.toolkit.fluxcd.io"
+#: The names kustomize reads a folder's build from, in the order it looks for them.
+KUSTOMIZE_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+#: Kinds kustomize's namespace field and Flux's targetNamespace leave alone.
+CLUSTER_SCOPED = frozenset(
+    {
+        "Namespace",
+        "CustomResourceDefinition",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CompositeResourceDefinition",
+        "Composition",
+        "Provider",
+        "Function",
+        "Configuration",
+        "DeploymentRuntimeConfig",
+        "ClusterIssuer",
+        "ClusterSecretStore",
+        "ClusterPolicy",
+        "GatewayClass",
+        "StorageClass",
+        "PriorityClass",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "NodePool",
+        "EC2NodeClass",
+        "ClusterProviderConfig",
+    }
+)
+
+
+class Key(NamedTuple):
+    """An object's identity on a cluster: its version may change, its group, kind, namespace and name not.
+
+    The namespace is "" for a cluster-scoped object (and for one that names none)."""
+
+    group: str
+    kind: str
+    namespace: str
+    name: str
+
+
+class Item(NamedTuple):
+    """One object as a kustomize build yields it: the document, the file and 1-based position in it that it was
+    read from (None and 0 when a build tool made it), and the namespace a kustomization's ``namespace`` field
+    gave it."""
+
+    doc: Document
+    path: str | None = None
+    position: int = 0
+    namespace: str | None = None
+
+
+def group_of(api_version: object) -> str:
+    """The API group of ``apiVersion`` ("" for the core group)."""
+    return api_version.rpartition("/")[0] if isinstance(api_version, str) and "/" in api_version else ""
+
+
+def metadata_of(doc: Mapping[str, Any]) -> dict[str, Any]:
+    metadata = doc.get("metadata")
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def spec_of(doc: Mapping[str, Any]) -> dict[str, Any]:
+    spec = doc.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def key_of(doc: Mapping[str, Any], namespace: str | None = None) -> Key:
+    """The key of ``doc``; ``namespace`` is where it lands, when known (else its own ``metadata.namespace``)."""
+    metadata = metadata_of(doc)
+    return Key(
+        group_of(doc.get("apiVersion")),
+        str(doc.get("kind") or ""),
+        str(metadata.get("namespace") or "") if namespace is None else namespace,
+        str(metadata.get("name") or ""),
+    )
+
+
+def is_flux_kustomization(doc: Mapping[str, Any]) -> bool:
+    return doc.get("kind") == "Kustomization" and group_of(doc.get("apiVersion")) == FLUX_KUSTOMIZE
+
+
+def _is_manifest(path: str) -> bool:
+    return path.endswith((".yaml", ".yml")) or path.rpartition("/")[2] == "Kustomization"
+
+
+class LazyDocuments(Mapping[str, Sequence[Document]]):
+    """Documents by path, made when first asked for: by ``makers`` (synth's manifests), else parsed from
+    ``texts`` (files that are not YAML, such as README.md, are left out)."""
+
+    def __init__(
+        self, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str] | None = None
+    ) -> None:
+        self._makers = makers
+        self._texts: Mapping[str, str] = {path: text for path, text in (texts or {}).items() if _is_manifest(path)}
+
+    def __getitem__(self, path: str) -> Sequence[Document]:
+        # Not kept: the folder reader keeps what it builds from a folder, and reads each file for one folder.
+        maker = self._makers.get(path)
+        if maker is not None:
+            return maker()
+        if path in self._texts:
+            return parse_documents(self._texts[path])
+        raise KeyError(path)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._makers or path in self._texts
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._makers
+        yield from (path for path in self._texts if path not in self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers) + sum(1 for path in self._texts if path not in self._makers)

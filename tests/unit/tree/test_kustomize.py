@@ -1,0 +1,231 @@
+"""Tests for fluxplane.tree.kustomize: a folder read the way kustomize builds it, and Flux when it has no
+kustomization file; what a build read; the kubectl backend."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.tree import Folders, KubectlBuilder, KubectlFolders, LazyDocuments
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+
+Docs = dict[str, list[Any]]
+
+
+def kustomization(*resources: str, **fields: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "resources": list(resources),
+            **fields,
+        }
+    ]
+
+
+def config_map(name: str, namespace: str | None = None) -> dict[str, Any]:
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata}
+
+
+def names(folders: Folders, folder: str) -> list[str]:
+    return [item.doc["metadata"]["name"] for item in folders.build(folder).items]
+
+
+DELETE_B = "$patch: delete\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"
+
+
+def test_resources_and_components_files_and_folders_in_order() -> None:
+    # GIVEN a folder listing a file, a folder, a component and a remote base
+    documents: Docs = {
+        "app/kustomization.yaml": kustomization(
+            "one.yaml", "base", "https://github.com/x/y//z", components=["../component"]
+        ),
+        "app/one.yaml": [config_map("one"), None, config_map("three")],
+        "app/base/kustomization.yml": kustomization("two.yaml"),
+        "app/base/two.yaml": [config_map("two")],
+        "component/Kustomization": [{"kind": "Component", "resources": ["c.yaml"]}],
+        "component/c.yaml": [config_map("c")],
+    }
+    folders = Folders(documents)
+    build = folders.build("app")
+    # THEN the objects come in the order listed, the remote base is not read, and each remembers where it came
+    # from: its file and its position there (an empty document keeps its place)
+    assert [(item.doc["metadata"]["name"], item.path, item.position) for item in build.items] == [
+        ("one", "app/one.yaml", 1),
+        ("three", "app/one.yaml", 3),
+        ("two", "app/base/two.yaml", 1),
+        ("c", "component/c.yaml", 1),
+    ]
+    # AND the build lists the kustomization files it read, and the folder every file a build reads
+    assert folders.inputs("app") == {
+        "app/kustomization.yaml",
+        "app/one.yaml",
+        "app/base/kustomization.yml",
+        "app/base/two.yaml",
+        "component/Kustomization",
+        "component/c.yaml",
+    }
+    assert [item.path for item in build.configs] == [
+        "app/kustomization.yaml",
+        "app/base/kustomization.yml",
+        "component/Kustomization",
+    ]
+
+
+def test_namespace_field_moves_what_it_builds_and_the_outer_one_wins() -> None:
+    documents: Docs = {
+        "outer/kustomization.yaml": kustomization("../inner", "own.yaml", namespace="outer"),
+        "outer/own.yaml": [config_map("own", "mine")],
+        "inner/kustomization.yaml": kustomization("inner.yaml", namespace="inner"),
+        "inner/inner.yaml": [config_map("deep")],
+    }
+    folders = Folders(documents)
+    assert [item.namespace for item in folders.build("inner").items] == ["inner"]
+    assert [(item.doc["metadata"]["name"], item.namespace) for item in folders.build("outer").items] == [
+        ("deep", "outer"),
+        ("own", "outer"),
+    ]
+
+
+def test_patch_delete_removes_the_object_it_names_inline_or_from_a_file() -> None:
+    documents: Docs = {
+        "base/kustomization.yaml": kustomization("objects.yaml"),
+        "base/objects.yaml": [config_map("a"), config_map("b"), config_map("c", "x"), config_map("c", "y")],
+        "inline/kustomization.yaml": kustomization("../base", patches=[{"patch": DELETE_B}]),
+        "file/kustomization.yaml": kustomization(
+            "../base", patches=[{"path": "delete.yaml", "target": {"kind": "ConfigMap"}}]
+        ),
+        "file/delete.yaml": [{"$patch": "delete", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "y"}}],
+        "other/kustomization.yaml": kustomization(
+            "../base", patches=[{"patch": "- op: replace\n  path: /data\n  value: {}\n", "target": {"name": "a"}}]
+        ),
+    }
+    folders = Folders(documents)
+    assert names(folders, "inline") == ["a", "c", "c"]
+    # a deletion that names a namespace removes that object only
+    assert [item.doc["metadata"].get("namespace") for item in folders.build("file").items] == [None, None, "x"]
+    assert "file/delete.yaml" in folders.inputs("file")
+    # a patch that deletes nothing adds and removes nothing
+    assert names(folders, "other") == ["a", "b", "c", "c"]
+
+
+def test_folder_without_kustomization_file_is_what_flux_generates() -> None:
+    # GIVEN a folder with files at two depths, a subfolder with a kustomization file that lists one of its two
+    # files, and a file that is not YAML
+    documents: Docs = {
+        "apps/b.yaml": [config_map("b")],
+        "apps/a/deep.yaml": [config_map("deep")],
+        "apps/k/kustomization.yaml": kustomization("listed.yaml"),
+        "apps/k/listed.yaml": [config_map("listed")],
+        "apps/k/unlisted.yaml": [config_map("unlisted")],
+    }
+    folders = Folders(LazyDocuments({}, {**{p: yaml.safe_dump_all(d) for p, d in documents.items()}, "apps/x.md": "#"}))
+    # THEN every YAML file below it, and each folder with a kustomization file as kustomize builds it, in path order
+    assert names(folders, "apps") == ["deep", "b", "listed"]
+    assert folders.inputs("apps") == {
+        "apps/a/deep.yaml",
+        "apps/b.yaml",
+        "apps/k/kustomization.yaml",
+        "apps/k/listed.yaml",
+    }
+    assert folders.is_folder("apps/a") and not folders.is_folder("apps/none") and not folders.is_folder("apps/b.yaml")
+    assert folders.listing("apps") == ["apps/a", "apps/b.yaml", "apps/k"]
+
+
+def test_inputs_follow_resources_and_patches_without_reading_the_resources() -> None:
+    documents: Docs = {
+        "app/base/kustomization.yaml": kustomization("app.yaml"),
+        "app/production/kustomization.yaml": kustomization("../base", patches=[{"path": "size.yaml"}]),
+        "app/production/size.yaml": [config_map("app")],
+    }
+    read: list[str] = []
+
+    class Watched(dict[str, list[Any]]):
+        def __getitem__(self, path: str) -> list[Any]:
+            read.append(path)
+            return super().__getitem__(path)
+
+    files = Watched(documents)
+    files["app/base/app.yaml"] = [config_map("app")]
+    read.clear()
+    assert Folders(files).inputs("app/production") == {
+        "app/base/app.yaml",
+        "app/base/kustomization.yaml",
+        "app/production/kustomization.yaml",
+        "app/production/size.yaml",
+    }
+    assert sorted(read) == ["app/base/kustomization.yaml", "app/production/kustomization.yaml"]
+
+
+def test_a_folder_that_includes_itself_adds_nothing_the_second_time() -> None:
+    documents: Docs = {"loop/kustomization.yaml": kustomization("a.yaml", "."), "loop/a.yaml": [config_map("a")]}
+    assert names(Folders(documents), "loop") == ["a"]
+
+
+def test_forget_drops_the_folders_built_below_a_folder_only() -> None:
+    # GIVEN two clusters' folders and a shared one, built, counting how often each file is made
+    made: list[str] = []
+
+    def maker(path: str, name: str) -> Any:
+        def make() -> list[dict[str, Any]]:
+            made.append(path)
+            return [config_map(name)]
+
+        return make
+
+    makers = {
+        "platform/clusters/a/kustomization.yaml": lambda: kustomization("a.yaml", "../../shared"),
+        "platform/clusters/a/a.yaml": maker("a", "a"),
+        "platform/clusters/ab/kustomization.yaml": lambda: kustomization("ab.yaml", "../../shared"),
+        "platform/clusters/ab/ab.yaml": maker("ab", "ab"),
+        "platform/shared/kustomization.yaml": lambda: kustomization("shared.yaml"),
+        "platform/shared/shared.yaml": maker("shared", "shared"),
+    }
+    folders = Folders(LazyDocuments(makers))
+    folders.build("platform/clusters/a")
+    folders.build("platform/clusters/ab")
+    # WHEN cluster a's folder is forgotten and everything is built again
+    folders.forget(["platform/clusters/a"])
+    folders.build("platform/clusters/a")
+    folders.build("platform/clusters/ab")
+    # THEN only a's own file is made again: not ab's (a longer name), nor the shared one
+    assert made == ["a", "shared", "ab", "a"]
+    folders.forget(["platform"])
+    folders.build("platform/clusters/ab")
+    assert made[-2:] == ["ab", "shared"]
+
+
+@needs_kubectl
+def test_kubectl_builds_the_folders_with_a_kustomization_file(tmp_path: Path) -> None:
+    # GIVEN an overlay that patches its base, and a folder without a kustomization file holding the overlay
+    files = {
+        "app/base/kustomization.yaml": yaml.safe_dump(kustomization("app.yaml")[0]),
+        "app/base/app.yaml": yaml.safe_dump({**config_map("app", "x"), "data": {"size": "1"}}),
+        "app/prod/kustomization.yaml": yaml.safe_dump(
+            kustomization(
+                "../base",
+                patches=[{"patch": "- op: replace\n  path: /data/size\n  value: '2'\n", "target": {"name": "app"}}],
+            )[0]
+        ),
+        "all/extra.yaml": yaml.safe_dump(config_map("extra")),
+    }
+    files["all/prod/kustomization.yaml"] = yaml.safe_dump(kustomization("../../app/prod")[0])
+    builder = KubectlBuilder()
+    folders = KubectlFolders(files, tmp_path, builder, "head")
+    # WHEN built THEN kubectl applied the patch, and the items have no file to point at
+    [item] = folders.build("app/prod").items
+    assert item.doc["data"] == {"size": "2"}
+    assert item.path is None
+    # AND a folder without one is generated around what kubectl builds of its subfolders
+    assert [item.doc["metadata"]["name"] for item in folders.build("all").items] == ["extra", "app"]
+    # AND a folder is built once per content: the same inputs in another tree are not built again
+    again = KubectlFolders(files, tmp_path / "again", builder, "base")
+    again.prefetch(["app/prod", "all/prod"])
+    assert builder.builds == 2
+    assert again.fingerprint("app/prod") == folders.fingerprint("app/prod")

@@ -1,0 +1,46 @@
+"""Tests for fluxplane.tree.objects: object keys, and documents made or parsed when first asked for."""
+
+from __future__ import annotations
+
+from fluxplane.tree import Key, LazyDocuments, group_of, key_of
+
+
+def test_key_is_group_kind_namespace_name() -> None:
+    # GIVEN documents of a custom group, the core group, and one without metadata
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "a", "namespace": "b"},
+    }
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    # THEN the key holds the group without its version, and "" for what the document does not name
+    assert key_of(release) == Key("helm.toolkit.fluxcd.io", "HelmRelease", "b", "a")
+    assert key_of(config) == ("", "ConfigMap", "", "c")
+    assert key_of({"kind": "X"}) == ("", "X", "", "")
+    # AND the namespace an object lands in replaces its own when given
+    assert key_of(release, "elsewhere").namespace == "elsewhere"
+    assert group_of("v1") == "" and group_of(None) == ""
+
+
+def test_lazy_documents_are_made_or_parsed_on_each_access() -> None:
+    # GIVEN a maker for one path and texts for others, one of them not YAML
+    calls: list[str] = []
+
+    def make() -> list[dict[str, str]]:
+        calls.append("made")
+        return [{"kind": "Made"}]
+
+    documents = LazyDocuments(
+        {"a/made.yaml": make},
+        {"a/made.yaml": "kind: Text\n", "a/text.yaml": "kind: One\n---\n---\nkind: Two\n", "README.md": "# no\n"},
+    )
+    # THEN the maker wins over a text of the same path, texts are parsed (empty documents dropped), and files that
+    # are not YAML are left out
+    assert documents["a/made.yaml"] == [{"kind": "Made"}]
+    assert documents["a/text.yaml"] == [{"kind": "One"}, {"kind": "Two"}]
+    assert "README.md" not in documents
+    assert sorted(documents) == ["a/made.yaml", "a/text.yaml"]
+    assert len(documents) == 2
+    # AND nothing is kept: each access makes the documents anew (the folder reader keeps what it builds)
+    documents["a/made.yaml"]
+    assert calls == ["made", "made"]
