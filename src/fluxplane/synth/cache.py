@@ -32,8 +32,10 @@ Trust. The cache lies in the project folder, where a pull request can put files.
 this user's, outside the project (``synth.key`` in ``$XDG_CACHE_HOME/fluxplane``, default
 ``~/.cache/fluxplane``, made on first use, mode 0600): an entry not written on this machine by this
 user never verifies, so nothing brought into the project changes what synth writes. A cache folder
-that is a symlink is neither read nor written, entries are opened without following symlinks, and
-pruning removes only entries and leftover temporary files. Without a usable key there is no cache.
+that is a symlink is neither read nor written, entries are opened without following symlinks (and
+only a regular file is read: a FIFO would block), a temporary file is always made anew (never written
+through a link left in its place), and pruning removes only entries and leftover temporary files.
+Without a usable key there is no cache.
 """
 
 from __future__ import annotations
@@ -46,15 +48,15 @@ import hmac
 import importlib.metadata
 import json
 import os
-import secrets
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISDIR
+from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
+from fluxplane.keys import user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
@@ -240,30 +242,6 @@ def _role_from_json(data: dict[str, Any]) -> AddonRole:
     )
 
 
-def user_key() -> bytes | None:
-    """This user's key for the cache's HMACs (see the module docstring), made on first use; None when
-    it can neither be read nor made."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "fluxplane")
-    path = os.path.join(folder, "synth.key")
-    with contextlib.suppress(OSError):
-        with open(path, "rb") as reader:
-            key = reader.read()
-        if len(key) >= 32:
-            return key
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        key = secrets.token_bytes(32)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(handle, "wb") as out:
-            out.write(key)
-        os.replace(temporary, path)
-    except OSError:
-        return None
-    return key
-
-
 def _real_folder(path: Path) -> bool | None:
     """True for a folder itself, None when nothing is there, False for anything else (a symlink too)."""
     try:
@@ -308,8 +286,11 @@ class SynthCache:
         if not self._usable:
             return None
         try:
-            handle = os.open(self._path(cluster), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            # not through a symlink, and not from a FIFO, whose read would wait for a writer forever
+            handle = os.open(self._path(cluster), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
             with os.fdopen(handle, "rb") as reader:
+                if not S_ISREG(os.fstat(handle).st_mode):
+                    return None
                 raw = reader.read()
         except OSError:
             return None
@@ -363,7 +344,10 @@ class SynthCache:
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            # a leftover of that name (a hard link to a file elsewhere, say) goes: the file is made anew
+            with contextlib.suppress(FileNotFoundError):
+                temporary.unlink()
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
             with os.fdopen(handle, "wb") as out:
                 out.write(self._mac(payload) + b"\n" + payload)
             os.replace(temporary, target)  # replaces a symlink there, never writes through it

@@ -2,11 +2,13 @@
 
 They catch what Flux would only report at run time, on the cluster: a dependsOn or sourceRef that
 names nothing, a dependency cycle (Flux would wait forever), a Flux path that is not in dist/, two
-objects with one identity in one kustomize build, two files at one path, and a plaintext Secret in Git.
+objects with one identity in one kustomize build, two files at one path, and plaintext in Git: a Secret
+with values, or a SealedSecret carrying values in clear beside its ciphertext.
 """
 
 from __future__ import annotations
 
+import base64
 import posixpath
 from collections import defaultdict
 from typing import Any
@@ -96,23 +98,125 @@ def check_files(files: list[tuple[Any, Manifest]]) -> list[str]:
                     f"by {identities[resource.ref]}"
                 )
             identities[resource.ref] = resource.node.path
-            if resource.kind == "Secret" and resource.api_version == "v1":
+            if resource.kind in _SECRET_KINDS or resource.kind.endswith("List"):
                 problems.extend(check_plaintext(resource.to_dict(), resource.node.path, path))
     return problems
 
 
+#: The kinds whose documents check_plaintext looks into (besides lists of objects).
+_SECRET_KINDS = frozenset({"Secret", "SealedSecret"})
+
+#: Per level of a bitnami.com SealedSecret: the fields its schema gives that level, and those among them
+#: (or pasted in from a Secret) that hold values in clear. ``spec.template.data`` is in the schema, but
+#: the controller writes its values out as they are. Any other field is refused too: nothing tells what
+#: it holds. The same rules as a sealed file of environments/secrets/ (fluxplane.config.secrets).
+_SEALED_LEVELS: tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...] = (
+    ((), ("apiVersion", "kind", "metadata", "spec", "status"), frozenset({"data", "stringData"})),
+    (("spec",), ("data", "encryptedData", "template"), frozenset({"stringData"})),
+    (("spec", "template"), ("immutable", "metadata", "type"), frozenset({"data", "stringData"})),
+)
+#: AES-GCM's tag: the least a sealed value carries after its RSA part.
+_GCM_TAG_BYTES = 16
+
+
 def check_plaintext(document: dict[str, Any], where: str, path: str) -> list[str]:
-    """A Secret with data in Git is a leaked secret: it must be sealed or fetched instead."""
-    if document.get("kind") != "Secret" or document.get("apiVersion") != "v1":
+    """Plaintext in Git is a leaked secret: a Secret with data, or values in clear in a SealedSecret.
+
+    One line per SealedSecret field, naming the object, ``path`` (its file in dist/) and the field;
+    never a value. The items of a list (``kind: List``) are checked as the documents they are.
+    """
+    kind, api_version = document.get("kind"), document.get("apiVersion")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(document.get("items"), list):
+        return [
+            problem
+            for item in document["items"]
+            if isinstance(item, dict)
+            for problem in check_plaintext(item, where, path)
+        ]
+    if kind == "SealedSecret" and isinstance(api_version, str) and api_version.startswith("bitnami.com/"):
+        return [
+            f"{where}: SealedSecret {_name_of(document)!r} in {path}: {problem}"
+            for problem in _sealed_problems(document)
+        ]
+    if kind != "Secret" or api_version != "v1":
         return []
     if not (document.get("data") or document.get("stringData")):
         return []
-    metadata = document.get("metadata") or {}
-    name = f"{metadata.get('namespace', '')}/{metadata.get('name', '')}".lstrip("/")
     return [
-        f"{where}: Secret {name!r} in {path} holds plaintext data or stringData; seal it with "
+        f"{where}: Secret {_name_of(document)!r} in {path} holds plaintext data or stringData; seal it with "
         "'fluxplane seal' (a SealedSecret) or fetch it with an ExternalSecret"
     ]
+
+
+def _name_of(document: dict[str, Any]) -> str:
+    metadata = document.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    return f"{metadata.get('namespace', '')}/{metadata.get('name', '')}".lstrip("/")
+
+
+def _sealed_problems(document: dict[str, Any]) -> list[str]:
+    """``field: problem`` for each field of a SealedSecret that holds (or may hold) values in clear."""
+    problems: list[str] = []
+    for level_path, allowed, plaintext in _SEALED_LEVELS:
+        level: Any = document
+        for part in level_path:
+            level = level.get(part) if isinstance(level, dict) else None
+        prefix = "".join(f"{part}." for part in level_path)
+        if level is not None and not isinstance(level, dict):
+            problems.append(f"{prefix.rstrip('.')}: expected a mapping ({', '.join(allowed)}), got {_type_of(level)}")
+            continue
+        for key, value in (level or {}).items():
+            if key in plaintext:
+                if value is not None and value != {}:
+                    problems.append(
+                        f"{prefix}{key}: holds plaintext, which must not be committed; seal the values with "
+                        "'fluxplane seal' (spec.encryptedData)"
+                    )
+            elif key not in allowed:
+                problems.append(
+                    f"{prefix}{key}: unknown field, which may hold plaintext; allowed: {', '.join(allowed)}"
+                )
+    spec = document.get("spec")
+    if isinstance(spec, dict):
+        encrypted = spec.get("encryptedData")
+        if isinstance(encrypted, dict):
+            problems.extend(
+                f"spec.encryptedData.{key}: not base64 ciphertext; seal the value with 'fluxplane seal'"
+                for key, value in encrypted.items()
+                if not _is_sealed(value)
+            )
+        elif encrypted is not None:
+            problems.append(
+                f"spec.encryptedData: expected a mapping of keys to sealed values, got {_type_of(encrypted)}"
+            )
+        if spec.get("data") is not None and not _is_sealed(spec["data"]):
+            problems.append("spec.data: not base64 ciphertext; seal the values with 'fluxplane seal'")
+    return problems
+
+
+def _is_sealed(value: Any) -> bool:
+    """Base64 of ``len(rsa) (2 bytes) || rsa || AES-GCM``, the Sealed Secrets layout, at least in shape."""
+    if not isinstance(value, str) or not value:
+        return False
+    try:
+        data = base64.b64decode(value, validate=True)
+    except ValueError:  # binascii.Error, or characters outside ASCII
+        return False
+    if len(data) < 2:
+        return False
+    rsa_length = int.from_bytes(data[:2], "big")
+    return rsa_length > 0 and len(data) >= 2 + rsa_length + _GCM_TAG_BYTES
+
+
+def _type_of(value: Any) -> str:
+    """What a value is, without showing it: it may be a secret."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else type(value).__name__
 
 
 def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any] | None = None) -> list[str]:

@@ -14,8 +14,11 @@ belong. For a one-cluster change in a fleet of 1,000 clusters that is a few file
 21,000 and deleting as many, which was half the time of such a synth. The manifest is removed before
 the spare is touched; a spare without one (interrupted mid-update, or the first tree synth replaced)
 is compared file by file instead. A file whose size or modification time differs from the manifest
-is rewritten (files added to the spare by
-hand are not looked for: it is fluxplane's). The price is a second copy of dist/ on disk.
+is rewritten. What the spare holds is listed on every run, never taken from the manifest alone: an
+entry the manifest does not name (added by hand, or brought by a pull request) is compared or
+removed, so it never passes into dist/. A file is rewritten as a new file, so a symlink, a hard link
+to a file elsewhere or a FIFO in the spare is replaced, never written through. The price is a second
+copy of dist/ on disk and a listing of it on every run (about 70 ms for 33,000 files on tmpfs).
 """
 
 from __future__ import annotations
@@ -120,14 +123,21 @@ _READ: dict[tuple[str, int, int], tuple[Signatures | None, Signatures]] = {}
 
 
 def _manifest_of(spare: Path) -> tuple[Signatures | None, Signatures]:
-    """The spare's manifest, parsed (read once per synth); ValueError and OSError as reading it raises them."""
+    """The spare's manifest, parsed (read once per synth); ValueError and OSError as reading it raises them.
+
+    Only a regular file is read: a symlink is not followed, and a FIFO would block the read forever.
+    """
     path = spare / MANIFEST
-    stat = os.stat(path)
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    found = _READ.get(key)
-    if found is None:
-        _READ.clear()
-        found = _READ[key] = _read_manifest(path.read_text(encoding="utf-8"))
+    handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(handle, "rb") as reader:
+        stat = os.fstat(handle)
+        if not S_ISREG(stat.st_mode):
+            raise ValueError(MANIFEST)
+        key = (str(path), stat.st_size, stat.st_mtime_ns)
+        found = _READ.get(key)
+        if found is None:
+            _READ.clear()
+            found = _READ[key] = _read_manifest(reader.read().decode("utf-8"))
     return found
 
 
@@ -196,12 +206,18 @@ def _remove(path: Path) -> None:
         os.unlink(path)
 
 
-def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]:
-    """Move the spare to ``new`` for updating: (its files, dist/'s files as its manifest records them).
+#: The signature of a file of the spare that its manifest does not record: its content is compared.
+_UNRECORDED = ("", -1, -1)
 
-    The manifest is removed first. A spare without a readable manifest (interrupted mid-update, or
-    the first tree a synth replaced) is listed instead, with an empty digest for each file: its
-    content is compared before it is kept. ({}, None) when there is no spare.
+
+def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]:
+    """Move the spare to ``new`` for updating: (what it holds, dist/'s files as its manifest records them).
+
+    The manifest is removed first (whatever it is: a folder too). The spare is listed: each entry that
+    is not a folder (a symlink is one, never followed) keeps its signature from the manifest, or gets
+    an empty digest when the manifest does not record it (a spare interrupted mid-update, the first
+    tree a synth replaced, or an entry added by hand): its content is then compared before it is kept,
+    and it is removed if synth does not write it. Empty folders go. ({}, None) when there is no spare.
     """
     spare = spare_path(outdir)
     if not _is_folder(spare):
@@ -211,24 +227,48 @@ def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]
     current: Signatures | None = None
     with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
         tree, current = _manifest_of(spare)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(spare / MANIFEST)
+    _remove(spare / MANIFEST)
     spare.rename(new)
-    if tree is None:
-        tree = {}
-        for folder, _, names in os.walk(new):
-            prefix = os.path.relpath(folder, new) + "/" if folder != str(new) else ""
-            for name in names:
-                tree[prefix + name] = ("", -1, -1)
-    return tree, current
+    entries, empty = _listing(str(new))
+    for folder in empty:
+        while folder:
+            try:
+                os.rmdir(f"{new}/{folder}")
+            except OSError:  # not empty: its parents are not empty either
+                break
+            folder = os.path.dirname(folder)
+    recorded = tree or {}
+    return {path: recorded.get(path, _UNRECORDED) for path in entries}, current
+
+
+def _listing(root: str) -> tuple[list[str], list[str]]:
+    """What the folder ``root`` holds, by path below it: every entry that is not a folder (symlinks to
+    folders included: no link is followed), and the folders that hold nothing."""
+    entries: list[str] = []
+    empty: list[str] = []
+    pending = [("", root)]
+    while pending:
+        prefix, folder = pending.pop()
+        held = False
+        with os.scandir(folder) as found:
+            for entry in found:
+                held = True
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((f"{prefix}{entry.name}/", entry.path))
+                else:
+                    entries.append(prefix + entry.name)
+        if prefix and not held:
+            empty.append(prefix[:-1])
+    return entries, empty
 
 
 def _keep_spare(outdir: Path, replaced: Path, tree: Signatures | None, current: Signatures) -> None:
     """Keep the tree a swap replaced as the spare, with its manifest: ``tree`` (its files, when
     known) and ``current`` (the files now in dist/)."""
     with contextlib.suppress(OSError):
-        with open(replaced / MANIFEST, "w", encoding="utf-8") as handle:
-            handle.write(_manifest(tree, current))
+        # dist/ may have held an entry of that name (a symlink to a file elsewhere, say): it goes first
+        _remove(replaced / MANIFEST)
+        _write(str(replaced / MANIFEST), _manifest(tree, current).encode("utf-8"))
         replaced.rename(spare_path(outdir))
         return
     shutil.rmtree(replaced, ignore_errors=True)
@@ -240,8 +280,7 @@ def _start_spare(outdir: Path, current: Signatures) -> None:
     spare = spare_path(outdir)
     with contextlib.suppress(OSError):
         spare.mkdir()
-        with open(spare / MANIFEST, "w", encoding="utf-8") as handle:
-            handle.write(_manifest({}, current))
+        _write(str(spare / MANIFEST), _manifest({}, current).encode("utf-8"))
 
 
 #: What to do about the OS errors a user can fix, by errno; anything else gets the generic advice.
@@ -303,8 +342,10 @@ def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
     """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs
     from ``known`` (its files as the manifest records them); the signatures of the result.
 
-    Nothing is written, read or removed through a symlink: a folder of the tree that is not a folder
-    raises _Linked (the spare is then not used), a file that is not a regular file is replaced.
+    ``known`` lists everything in ``new`` that is not a folder. Nothing is written, read or removed
+    through a symlink: a folder of the tree that is not a folder raises _Linked (the spare is then not
+    used); a file that differs is removed and written anew, so a symlink, a hard link or a FIFO there
+    is replaced, never written through.
     """
     guard = _Folders(new)
     folders: set[str] = set()
@@ -348,22 +389,23 @@ def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
         if folder not in made:
             os.makedirs(new + folder, exist_ok=True)
             made.add(folder)
+        if entry is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)  # a link goes, never what it points to; a hard link's other names keep their data
         written[relative] = (digest, *_write(path, data))
     return written
 
 
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _write(path: str, data: bytes) -> tuple[int, int]:
-    """Write ``data`` to the file ``path`` (replacing a symlink there, never writing through it);
-    its size and modification time."""
+    """Write ``data`` to a new file at ``path``: whatever stands there (a symlink, a hard link to a file
+    elsewhere, a FIFO) is removed first, never written through; its size and modification time."""
     try:
         handle = os.open(path, _WRITE_FLAGS, 0o666)
-    except OSError as exc:
-        if exc.errno != errno.ELOOP:
-            raise
-        os.unlink(path)  # the link goes; what it points to is not touched
+    except FileExistsError:
+        os.unlink(path)
         handle = os.open(path, _WRITE_FLAGS, 0o666)
     try:
         view = memoryview(data)

@@ -5,18 +5,21 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fluxplane.charts.addon_identities import AddonRole
+from fluxplane.keys import user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
-from fluxplane.synth.cache import CACHE_DIR, CachedCluster, FolderIndex, SynthCache, code_key, input_keys, user_key
+from fluxplane.synth.cache import CACHE_DIR, CachedCluster, FolderIndex, SynthCache, code_key, input_keys
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
-#: A user's key (see fluxplane.synth.cache.user_key).
+#: A user's key (see fluxplane.keys.user_key).
 KEY = b"k" * 32
 
 ROLE = AddonRole(
@@ -172,6 +175,30 @@ def test_an_entry_that_is_a_symlink_is_not_read(tmp_path: Path) -> None:
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "a.entry").symlink_to(tmp_path / "elsewhere" / "a.entry")
     assert SynthCache(tmp_path / "cache", KEY).load("a") is None
+
+
+def test_an_entry_that_is_a_fifo_is_not_read_and_blocks_nothing(tmp_path: Path) -> None:
+    # GIVEN an entry that is a FIFO (reading one waits for a writer)
+    os.mkfifo(tmp_path / "a.entry")
+    loaded: list[Any] = []
+    # WHEN it is loaded THEN there is none, at once
+    reader = threading.Thread(target=lambda: loaded.append(SynthCache(tmp_path, KEY).load("a")), daemon=True)
+    reader.start()
+    reader.join(20)
+    assert not reader.is_alive() and loaded == [None]
+
+
+def test_a_leftover_temporary_file_hard_linked_elsewhere_is_not_written_through(tmp_path: Path) -> None:
+    # GIVEN a leftover temporary file of this process's name, hard-linked to a file outside the cache
+    outside = tmp_path / "keep.txt"
+    outside.write_text("precious\n")
+    cache = SynthCache(tmp_path / "cache", KEY)
+    (tmp_path / "cache").mkdir()
+    os.link(outside, tmp_path / "cache" / f".a.entry.{os.getpid()}.tmp")
+    # WHEN an entry is stored THEN it is, and the file outside keeps its content
+    cache.store("a", ENTRY)
+    assert cache.load("a") == ENTRY
+    assert outside.read_text() == "precious\n"
 
 
 def test_the_users_key_is_made_once_outside_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

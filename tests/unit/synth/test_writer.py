@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import os
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -359,3 +360,114 @@ def test_check_counts_a_symlinked_file_as_changed(tmp_path: Path) -> None:
     (dist / "keep.txt").unlink()
     (dist / "keep.txt").symlink_to(outside / "keep.txt")
     assert compare_tree({"keep.txt": "precious\n"}, dist).changed == ["keep.txt"]
+
+
+def _finishes(action: Any, seconds: float = 20) -> None:
+    """Run ``action`` in a thread; fail if it is still blocked (on a FIFO, say) after ``seconds``."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            action()
+        except BaseException as exc:  # reported in the test's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still blocked after {seconds} s"
+    if failure:
+        raise failure[0]
+
+
+@pytest.mark.parametrize("replaced", ["dist", ".dist.old"])
+def test_a_manifest_symlink_in_the_replaced_tree_is_not_written_through(tmp_path: Path, replaced: str) -> None:
+    # GIVEN a dist/ (committed, so a pull request can bring it) or a tree moved aside by an interrupted
+    # swap, holding .fluxplane-tree as a symlink to a file outside the project
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    write_tree({"a.yaml": "1\n"}, dist)
+    if replaced != "dist":
+        dist.rename(dist.with_name(replaced))
+    (dist.with_name(replaced) / MANIFEST).symlink_to(outside / "keep.txt")
+    # WHEN synth replaces that tree, keeping it as the spare with a manifest
+    write_tree({"a.yaml": "2\n"}, dist)
+    # THEN the file outside is as it was, and the spare's manifest is a file of its own
+    assert _tree(outside) == {"keep.txt": "precious\n"}
+    assert _tree(dist) == {"a.yaml": "2\n"}
+    manifest = spare_path(dist) / MANIFEST
+    assert not manifest.is_symlink() and manifest.read_text().startswith("tree")
+
+
+@pytest.mark.parametrize("manifest", [True, False], ids=["with-manifest", "without-manifest"])
+def test_what_the_spare_holds_beyond_its_manifest_never_reaches_dist(
+    tmp_path: Path, manifest: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a spare (its manifest valid, or gone) holding entries synth did not leave: a file, a symlink to a
+    # folder outside, a dangling symlink, an empty folder, a folder where a file of the tree goes
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    for text in ("1\n", "2\n"):
+        write_tree({"p/a.yaml": text, "b.yaml": text}, dist)
+    spare = spare_path(dist)
+    (spare / "p" / "planted.yaml").write_text("theirs\n")
+    (spare / "p" / "elsewhere").symlink_to(outside, target_is_directory=True)
+    (spare / "dangling").symlink_to(tmp_path / "nothing")
+    (spare / "empty" / "deeper").mkdir(parents=True)
+    (spare / "b.yaml").unlink()
+    (spare / "b.yaml" / "inside").mkdir(parents=True)
+    if not manifest:
+        (spare / MANIFEST).unlink()
+    # WHEN synth writes the same tree (built in the spare) THEN dist/ holds exactly that tree, nothing else
+    write_tree({"p/a.yaml": "2\n", "b.yaml": "2\n"}, dist)
+    assert sorted(str(p.relative_to(dist)) for p in dist.rglob("*")) == ["b.yaml", "p", "p/a.yaml"]
+    assert _tree(dist) == {"p/a.yaml": "2\n", "b.yaml": "2\n"}
+    assert _tree(outside) == {"keep.txt": "precious\n"}
+
+
+def test_a_spare_whose_manifest_is_a_folder_or_names_a_folder_is_updated(tmp_path: Path) -> None:
+    # GIVEN a spare whose manifest names a folder of the tree as a file
+    dist = tmp_path / "dist"
+    for text in ("1\n", "2\n"):
+        write_tree({"p/a.yaml": text}, dist)
+    manifest = spare_path(dist) / MANIFEST
+    manifest.write_text(manifest.read_text().replace("tree\n", "tree\np\tx\t9\t1\n", 1))
+    # WHEN synth writes THEN it succeeds with exactly the new tree
+    write_tree({"p/a.yaml": "3\n"}, dist)
+    assert _tree(dist) == {"p/a.yaml": "3\n"}
+    # GIVEN a spare whose manifest is a folder WHEN synth writes THEN it succeeds too
+    manifest.unlink()
+    (manifest / "inside").mkdir(parents=True)
+    write_tree({"p/a.yaml": "4\n"}, dist)
+    assert _tree(dist) == {"p/a.yaml": "4\n"}
+
+
+def test_a_hard_link_in_the_spare_is_replaced_not_written_through(tmp_path: Path) -> None:
+    # GIVEN a spare whose file is a hard link to a file outside the project (a `cp -al` copy of it, say)
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    for text in ("1\n", "2\n"):
+        write_tree({"a.yaml": text}, dist)
+    (spare_path(dist) / "a.yaml").unlink()
+    os.link(outside / "keep.txt", spare_path(dist) / "a.yaml")
+    # WHEN synth writes a tree with that file THEN the file outside keeps its content
+    write_tree({"a.yaml": "3\n"}, dist)
+    assert _tree(outside) == {"keep.txt": "precious\n"}
+    assert _tree(dist) == {"a.yaml": "3\n"}
+
+
+def test_a_fifo_in_the_spare_or_as_its_manifest_blocks_nothing(tmp_path: Path) -> None:
+    # GIVEN a spare holding a FIFO where a file of the tree goes, and one as its manifest
+    dist = tmp_path / "dist"
+    for text in ("1\n", "2\n"):
+        write_tree({"a.yaml": text, "b.yaml": text}, dist)
+    spare = spare_path(dist)
+    (spare / "a.yaml").unlink()
+    os.mkfifo(spare / "a.yaml")
+    # WHEN synth writes THEN it neither waits for a reader nor writes into the FIFO
+    _finishes(lambda: write_tree({"a.yaml": "3\n", "b.yaml": "3\n"}, dist))
+    assert _tree(dist) == {"a.yaml": "3\n", "b.yaml": "3\n"}
+    (spare / MANIFEST).unlink()
+    os.mkfifo(spare / MANIFEST)
+    _finishes(lambda: write_tree({"a.yaml": "4\n", "b.yaml": "4\n"}, dist))
+    assert _tree(dist) == {"a.yaml": "4\n", "b.yaml": "4\n"}
