@@ -8,6 +8,7 @@ quoted, so ``2024-01-01`` unquoted is refused rather than silently turned into a
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -168,8 +169,13 @@ def _load(text: str) -> list[Any]:
 
 
 def read_yaml(path: Path, display: str) -> Any:
-    """Parse one YAML document from ``path``; errors name ``display`` (the path the user knows)."""
+    """Parse one YAML document from ``path``; errors name ``display`` (the path the user knows).
+
+    Only a regular file is read: a FIFO or a device (which a pull request can bring) would block or never end.
+    """
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise ConfigError(f"{display}: not a regular file; the definition is made of YAML files")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{display}: file not found") from None

@@ -7,6 +7,7 @@ else changed. ``synth --check`` reports the file stale like a file of dist/.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from fluxplane import transaction
@@ -31,6 +32,8 @@ def stale(root: Path, plan: FleetPlan) -> bool:
     if not plan.fleet.clusters and not target.exists():
         return False
     try:
+        if not stat.S_ISREG(target.stat().st_mode):  # a FIFO would block: replaced by the recorded file
+            return True
         return target.read_text(encoding="utf-8") != recorded_text(plan)
     except (OSError, UnicodeDecodeError):
         return True

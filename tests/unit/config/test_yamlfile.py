@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -358,3 +359,12 @@ def test_a_character_yaml_does_not_allow_is_one_line(write: Writer) -> None:
         f"{DISPLAY}: invalid YAML: unacceptable character #x0000: control characters are not allowed in "
         '"<unicode string>", position 16',
     )
+
+
+def test_a_fifo_in_the_definition_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    # GIVEN a FIFO where a YAML file of the definition goes (a pull request can bring one)
+    fifo = tmp_path / "staging.yaml"
+    os.mkfifo(fifo)
+    # WHEN read THEN it is refused at once, named, rather than waited on forever
+    with pytest.raises(ConfigError, match=r"^environments/staging.yaml: not a regular file"):
+        read_yaml(fifo, "environments/staging.yaml")
