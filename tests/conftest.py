@@ -20,11 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 CRDS = SHARED / "crds"
 VALIDATE_MANIFESTS = SHARED / "tools" / "validate-manifests"
-#: API versions of catalogue kinds whose upstream CRDs ../shared/crds does not hold (cert-manager,
-#: Gateway API, Envoy Gateway, Kyverno): validate-manifests can only report them as skipped.
-NOT_IN_CORPUS = frozenset(
-    {"cert-manager.io/v1", "gateway.networking.k8s.io/v1", "gateway.envoyproxy.io/v1alpha1", "kyverno.io/v1"}
-)
 
 
 def skipped_kinds(stdout: str) -> set[str]:

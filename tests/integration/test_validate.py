@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -26,15 +27,25 @@ def _summary(dist: Path, tail: str) -> str:
     return f"{dist}: {documents} documents in 149 files, 73 kustomizations: {tail}"
 
 
+#: What validate checked on the example beyond the schemas (the line before the summary).
+COVERAGE = re.compile(
+    r"checked: [1-9][0-9]* CEL rules evaluated \(0 not evaluated, [1-9][0-9]* transition rules skipped\), "
+    r"[1-9][0-9]* health expressions, 32 composite resources, 32 compositions rendered \(0 not rendered\), "
+    r"[1-9][0-9]* composed resources"
+)
+
+
 @needs_crds
 @needs_kubectl
 def test_example_dist_is_clean(dist: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # GIVEN the committed dist/ WHEN validated against ../shared/crds THEN it is valid, exit 0
     assert main(["validate", str(dist), "--crds", str(CRDS)]) == 0
     out, err = capsys.readouterr()
-    assert out == _summary(dist, "valid") + "\n"
-    # AND the corpus has a schema for every kind the example emits: nothing was skipped
-    assert "no schema" not in err
+    coverage, summary = out.splitlines()
+    assert COVERAGE.fullmatch(coverage), coverage
+    assert summary == _summary(dist, "valid")
+    # AND the corpus has a schema for every kind the example emits, and every rule and composition ran
+    assert err == ""
 
 
 @needs_crds
@@ -64,7 +75,8 @@ def test_one_fault_of_each_kind(dist: Path, capsys: pytest.CaptureFixture[str]) 
     assert out[2].startswith(f"platform/spokes/kustomization.yaml:1 Kustomization/spokes: {failed}")
     assert out[3].startswith(f"platform/spokes/staging-usw2/kustomization.yaml:1 Kustomization/staging-usw2: {failed}")
     assert "gone.yaml: no such file or directory" in out[3]
-    assert out[4:] == [_summary(dist, "4 findings")]
+    assert COVERAGE.fullmatch(out[4])
+    assert out[5:] == [_summary(dist, "4 findings")]
 
 
 @needs_crds
@@ -72,9 +84,9 @@ def test_yaml_error_is_a_finding_and_no_kustomize_skips_builds(dist: Path, capsy
     (dist / "platform/cloud/extra.yaml").write_text("a: [\n")
     assert main(["validate", str(dist), "--crds", str(CRDS), "--no-kustomize"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 2
+    assert len(out) == 3
     assert out[0].startswith("platform/cloud/extra.yaml:1 -/-: (root): cannot parse YAML: ")
-    assert out[1] == f"{dist}: 336 documents in 150 files, 73 kustomizations: 1 finding"
+    assert out[2] == f"{dist}: 336 documents in 150 files, 73 kustomizations: 1 finding"
 
 
 @needs_crds
@@ -100,7 +112,7 @@ def test_paths_and_sources_resolve_wherever_the_repository_keeps_its_content(
     # WHEN validated THEN each is a finding with its file, document, object and field
     assert main(["validate", str(dist), "--crds", str(CRDS), "--no-kustomize"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[:-1] == [
+    assert out[:-2] == [
         f"{HUB}:1 Kustomization/app-compositions: spec.path: folder './no/such/dir' does not exist in the tree: it "
         "lies outside what fluxplane writes in repository 'ssh://git@github.com/example-org/fleet.git' (./deploy, "
         "./workloads)",
@@ -168,3 +180,43 @@ def test_schemas_pull_to_dest(
     monkeypatch.setenv("PATH", str(bin_dir))
     assert main(["schemas", "pull", "--from-cluster", "--dest", str(tmp_path / "out")]) == 0
     assert capsys.readouterr().out == f"{tmp_path / 'out' / 'g.io' / 'xs.yaml'}\n{tmp_path / 'out'}: 1 CRDs\n"
+
+
+@needs_crds
+def test_what_only_the_controllers_would_refuse_is_found(dist: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN faults that pass every schema of dist/ as written but fail once the controllers act on them:
+    # a misspelled field in an EKSCluster (checked against its XRD), a Composition patch to a field the VPC
+    # does not have (found by rendering it), a health gate no healthy object passes, and an account id that
+    # YAML 1.2 reads as a number
+    cluster = dist / "platform/spokes/staging-usw2/cluster/cluster.yaml"
+    cluster.write_text(cluster.read_text().replace("  region: us-west-2", "  regoin: us-west-2", 1))
+    compositions = dist / "platform/infrastructure/configs/eks-compositions/base/eks-compositions.yaml"
+    text = compositions.read_text()
+    assert "toFieldPath: spec.forProvider.cidrBlock" in text
+    compositions.write_text(
+        text.replace("toFieldPath: spec.forProvider.cidrBlock", "toFieldPath: spec.forProvider.cidrBlok", 1)
+    )
+    bootstrap = dist / "platform/spokes/staging-usw2/bootstrap.yaml"
+    text = bootstrap.read_text()
+    gate = "current: status.?conditions.orValue([]).exists(c, c.type == 'Ready' && c.status == 'True')"
+    bootstrap.write_text(text.replace(gate, gate.replace("'True'", "'Yes'"), 1))
+    (dist / "platform/cloud/staging-usw2/account.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: account\n  namespace: staging-usw2\n"
+        "data:\n  id: 012345678912\n"
+    )
+    # WHEN validated
+    assert main(["validate", str(dist), "--crds", str(CRDS), "--no-kustomize"]) == 1
+    out = capsys.readouterr().out
+    # THEN each names its file, object and field
+    assert (
+        "platform/spokes/staging-usw2/cluster/cluster.yaml:1 EKSCluster/staging-usw2: spec.regoin: unknown field" in out
+    )
+    assert "eks-compositions.yaml:" in out and 'spec.forProvider.cidrBlok: unknown field "cidrBlok"' in out
+    assert (
+        "platform/spokes/staging-usw2/bootstrap.yaml:2 Kustomization/cluster: spec.healthCheckExprs[0].current: "
+        "never passes on a healthy EKSCluster"
+    ) in out
+    assert (
+        'platform/cloud/staging-usw2/account.yaml:1 ConfigMap/account: data.id: "012345678912" is a string here, '
+        "but kustomize, Flux and the API server (YAML 1.2) read it as an integer: quote it"
+    ) in out

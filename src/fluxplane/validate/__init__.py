@@ -1,28 +1,56 @@
 """``fluxplane validate`` and ``fluxplane schemas pull``: what a reviewer and CI need to trust dist/.
 
-validate checks a tree in three ways: every document strictly against its schema (schemas), every
-kustomization builds (kustomize), and the references Flux and Crossplane resolve only at run time
-(references). Findings print one per line on standard output; exit 1 when there is any, 0 when the
-tree is clean, 2 for bad input (no tree, no CRD schemas, no kubectl).
+validate checks a tree as the controllers will see it: every scalar typed as YAML 1.2 readers type it
+(yaml12), every document strictly against its schema (schemas) and the CEL rules of its CRD (cel),
+every composite resource against its XRD and every Composition rendered for it, the composed
+resources checked in turn (compose), every Flux health expression against healthy and failing objects
+of its kind (health), every kustomization builds (kustomize), and the references Flux and Crossplane
+resolve only at run time (references). Findings print one per line on standard output, then what was
+checked; exit 1 when there is any finding, 0 when the tree is clean, 2 for bad input (no tree, no CRD
+schemas, no kubectl).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxplane.progress import Progress
+from fluxplane.validate.cel import CelCounts, CelRules
+from fluxplane.validate.compose import render_compositions
 from fluxplane.validate.findings import Finding
+from fluxplane.validate.health import check_health, unchecked_lines
 from fluxplane.validate.kustomize import check_builds, find_kubectl
 from fluxplane.validate.references import check_references
 from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, check_documents, default_crd_dirs, defined_kinds
 from fluxplane.validate.schemas import warning_lines as schema_warnings
 from fluxplane.validate.tree import Tree, ValidateError, load_tree
 
-__all__ = ["Finding", "ValidateError", "command", "validate_tree"]
+__all__ = ["Coverage", "Finding", "ValidateError", "command", "validate_tree"]
 
 EXIT_FINDINGS = 1
+
+
+@dataclass
+class Coverage:
+    """How much of the tree validate checked beyond the schemas."""
+
+    cel: CelCounts = field(default_factory=CelCounts)
+    health_checks: int = 0
+    xrs: int = 0
+    compositions_rendered: int = 0
+    composed_resources: int = 0
+    not_rendered: int = 0
+
+    def line(self) -> str:
+        return (
+            f"checked: {self.cel.evaluated} CEL rules evaluated ({self.cel.not_evaluated} not evaluated, "
+            f"{self.cel.transition_skipped} transition rules skipped), {self.health_checks} health expressions, "
+            f"{self.xrs} composite resources, {self.compositions_rendered} compositions rendered "
+            f"({self.not_rendered} not rendered), {self.composed_resources} composed resources"
+        )
 
 
 def validate_tree(
@@ -31,10 +59,14 @@ def validate_tree(
     kustomize: bool = True,
     progress: Progress | None = None,
     warnings: list[str] | None = None,
+    coverage: Coverage | None = None,
 ) -> list[Finding]:
-    """Every finding in ``tree`` (see load_tree), sorted; lines about kinds without a schema are appended to
-    ``warnings``."""
+    """Every finding in ``tree`` (see load_tree), sorted; lines about what could not be checked (kinds without a
+    schema, CEL rules not evaluated, compositions not rendered) are appended to ``warnings``, counts of what was
+    checked set on ``coverage``."""
     progress = progress or Progress("validate", show="off")
+    coverage = coverage if coverage is not None else Coverage()
+    notes: list[str] = []
     with progress.stage("load") as stage:
         corpus = CrdCorpus.from_dirs(crd_dirs)
         kubectl = find_kubectl() if kustomize else None
@@ -44,8 +76,22 @@ def validate_tree(
         report = check_documents(tree.documents, corpus, CoreSchemas(), defined_kinds(tree.documents))
         findings.extend(report.findings)
         stage.note(f"{len(report.findings)} findings")
-    if warnings is not None:
-        warnings.extend(schema_warnings(report.uncovered))
+    notes.extend(schema_warnings(report.uncovered))
+    rules = CelRules.from_corpus(corpus, tree.documents)
+    with progress.stage("cel") as stage:
+        findings.extend(rules.check_all(tree.documents))
+        stage.note(f"{rules.counts.evaluated} rules evaluated")
+    with progress.stage("compositions") as stage:
+        composed = render_compositions(tree.documents, corpus, CoreSchemas(), extra=rules.check)
+        findings.extend(composed.findings)
+        notes.extend(composed.warning_lines())
+        stage.note(f"{composed.compositions_rendered} rendered")
+    notes.extend(rules.not_evaluated_lines())
+    with progress.stage("health") as stage:
+        health = check_health(tree.documents, corpus)
+        findings.extend(health.findings)
+        notes.extend(unchecked_lines(health.unchecked))
+        stage.note(f"{health.checked} expressions")
     if kubectl is not None:
         with progress.stage("kustomize", total=len(tree.kustomization_dirs)) as stage:
             built = check_builds(tree.root, tree.kustomization_dirs, kubectl, stage.advance)
@@ -55,6 +101,14 @@ def validate_tree(
         referenced = check_references(tree)
         findings.extend(referenced)
         stage.note(f"{len(referenced)} findings")
+    coverage.cel = rules.counts
+    coverage.health_checks = health.checked
+    coverage.xrs = composed.xrs_checked
+    coverage.compositions_rendered = composed.compositions_rendered
+    coverage.composed_resources = composed.composed_resources_checked
+    coverage.not_rendered = composed.not_rendered
+    if warnings is not None:
+        warnings.extend(notes)
     return sorted(set(findings))
 
 
@@ -62,12 +116,14 @@ def _validate(args: argparse.Namespace) -> int:
     dist: Path = args.dist if args.dist is not None else args.root / "dist"
     crd_dirs: list[Path] = list(args.crds) or default_crd_dirs()
     warnings: list[str] = []
+    coverage = Coverage()
     tree = load_tree(dist)
-    findings = validate_tree(tree, crd_dirs, not args.no_kustomize, Progress("validate"), warnings)
+    findings = validate_tree(tree, crd_dirs, not args.no_kustomize, Progress("validate"), warnings, coverage)
     for line in warnings:
         print(line, file=sys.stderr)
     for finding in findings:
         print(finding.line())
+    print(coverage.line())
     summary = (
         f"{dist}: {len(tree.documents)} documents in {len(tree.files)} files, "
         f"{len(tree.kustomization_dirs)} kustomizations"

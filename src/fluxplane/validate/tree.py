@@ -15,6 +15,7 @@ import yaml
 
 from fluxplane.errors import FluxplaneError
 from fluxplane.validate.findings import Finding
+from fluxplane.validate.yaml12 import check_node
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -79,21 +80,26 @@ class Tree:
 
 
 def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]:
-    """The documents of one file; a YAML error becomes a finding on the document it broke."""
+    """The documents of one file, and findings: a YAML error on the document it broke, and each plain scalar
+    that YAML 1.2 readers type otherwise (:mod:`fluxplane.validate.yaml12`)."""
     documents: list[Document] = []
+    typed: list[Finding] = []
     loader = ManifestLoader(text)
     index = 0
     try:
         while loader.check_node():
             index += 1
             node = loader.get_node()
-            documents.append(Document(file, index, loader.construct_document(node)))
+            document = Document(file, index, loader.construct_document(node))
+            documents.append(document)
+            if node is not None:
+                typed.extend(check_node(node, file, index, document.kind, document.name))
     except yaml.YAMLError as exc:
         message = " ".join(str(exc).split()).replace('in "<unicode string>", ', "at ")
-        return documents, [Finding(file, index or 1, "-", "-", "(root)", f"cannot parse YAML: {message}")]
+        return documents, [*typed, Finding(file, index or 1, "-", "-", "(root)", f"cannot parse YAML: {message}")]
     finally:
         loader.dispose()
-    return documents, []
+    return documents, typed
 
 
 def check_tree(root: Path) -> None:
