@@ -46,7 +46,7 @@ _GCM_TAG_BYTES = 16
 #: Per level of a SealedSecret: the fields bitnami.com/v1alpha1's schema gives it that hold no plaintext,
 #: and those that hold a Secret's values in clear. ``spec.template.data`` is in the schema, but its values
 #: are written out as they are; ``stringData`` and a top-level ``data`` are a Secret's fields, pasted in.
-_LEVELS: tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...] = (
+SEALED_LEVELS: tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...] = (
     ((), ("apiVersion", "kind", "metadata", "spec", "status"), frozenset({"data", "stringData"})),
     (("spec",), ("data", "encryptedData", "template"), frozenset({"stringData"})),
     (("spec", "template"), ("immutable", "metadata", "type"), frozenset({"data", "stringData"})),
@@ -54,7 +54,7 @@ _LEVELS: tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...] = (
 _PLAINTEXT_HELP = "holds plaintext, which must not be committed; delete it and seal the values with 'fluxplane seal'"
 
 
-def _is_sealed(value: Any) -> bool:
+def is_sealed(value: Any) -> bool:
     """Base64 of ``len(rsa) (2 bytes) || rsa || AES-GCM``, the Sealed Secrets layout, at least in shape."""
     if not isinstance(value, str) or not value:
         return False
@@ -68,7 +68,7 @@ def _is_sealed(value: Any) -> bool:
     return rsa_length > 0 and len(data) >= 2 + rsa_length + _GCM_TAG_BYTES
 
 
-def _kind(value: Any) -> str:
+def value_kind(value: Any) -> str:
     """What a value is, without showing it: the value may be a secret."""
     if isinstance(value, bool):
         return "a boolean"
@@ -76,7 +76,7 @@ def _kind(value: Any) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
-    return show(value)
+    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
 
 
 def _field_problems(document: dict[str, Any], display: str) -> list[str]:
@@ -84,7 +84,7 @@ def _field_problems(document: dict[str, Any], display: str) -> list[str]:
     problems: list[str] = []
     spec = document.get("spec")
     template = spec.get("template") if isinstance(spec, dict) else None
-    for path, allowed, plaintext in _LEVELS:
+    for path, allowed, plaintext in SEALED_LEVELS:
         level: Any = document
         for part in path:
             level = level.get(part) if isinstance(level, dict) else None
@@ -98,11 +98,11 @@ def _field_problems(document: dict[str, Any], display: str) -> list[str]:
             elif key not in allowed:
                 problems.append(f"{display}: {prefix}{key}: unknown field; allowed: {', '.join(allowed)}")
     # The controller's deprecated whole-Secret ciphertext, which it ignores beside encryptedData.
-    if isinstance(spec, dict) and spec.get("data") is not None and not _is_sealed(spec["data"]):
+    if isinstance(spec, dict) and spec.get("data") is not None and not is_sealed(spec["data"]):
         problems.append(f"{display}: spec.data: not base64 ciphertext")
     if template is not None and not isinstance(template, dict):
         problems.append(
-            f"{display}: spec.template: expected a mapping (metadata, type, immutable), got {_kind(template)}"
+            f"{display}: spec.template: expected a mapping (metadata, type, immutable), got {value_kind(template)}"
         )
     return problems
 
@@ -182,7 +182,7 @@ def _read(path: Path, display: str, cluster: str, namespace: str, name: str, pro
         problems.append(f"{display}: spec.encryptedData must map keys to sealed values")
         return None
     for key, value in encrypted.items():
-        if not _is_sealed(value):
+        if not is_sealed(value):
             problems.append(f"{display}: spec.encryptedData.{key}: not base64 ciphertext")
             return None
     if fields:

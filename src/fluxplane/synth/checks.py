@@ -8,11 +8,11 @@ with values, or a SealedSecret carrying values in clear beside its ciphertext.
 
 from __future__ import annotations
 
-import base64
 import posixpath
 from collections import defaultdict
 from typing import Any
 
+from fluxplane.config.secrets import SEALED_LEVELS, is_sealed, value_kind
 from fluxplane.constructs.base import node_of, resources_below
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
@@ -106,18 +106,6 @@ def check_files(files: list[tuple[Any, Manifest]]) -> list[str]:
 #: The kinds whose documents check_plaintext looks into (besides lists of objects).
 _SECRET_KINDS = frozenset({"Secret", "SealedSecret"})
 
-#: Per level of a bitnami.com SealedSecret: the fields its schema gives that level, and those among them
-#: (or pasted in from a Secret) that hold values in clear. ``spec.template.data`` is in the schema, but
-#: the controller writes its values out as they are. Any other field is refused too: nothing tells what
-#: it holds. The same rules as a sealed file of environments/secrets/ (fluxplane.config.secrets).
-_SEALED_LEVELS: tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...] = (
-    ((), ("apiVersion", "kind", "metadata", "spec", "status"), frozenset({"data", "stringData"})),
-    (("spec",), ("data", "encryptedData", "template"), frozenset({"stringData"})),
-    (("spec", "template"), ("immutable", "metadata", "type"), frozenset({"data", "stringData"})),
-)
-#: AES-GCM's tag: the least a sealed value carries after its RSA part.
-_GCM_TAG_BYTES = 16
-
 
 def check_plaintext(document: dict[str, Any], where: str, path: str) -> list[str]:
     """Plaintext in Git is a leaked secret: a Secret with data, or values in clear in a SealedSecret.
@@ -155,15 +143,16 @@ def _name_of(document: dict[str, Any]) -> str:
 
 
 def _sealed_problems(document: dict[str, Any]) -> list[str]:
-    """``field: problem`` for each field of a SealedSecret that holds (or may hold) values in clear."""
+    """``field: problem`` for each field of a SealedSecret that holds (or may hold) values in clear: the rules of
+    a sealed file of environments/secrets/ (fluxplane.config.secrets), any other field refused too."""
     problems: list[str] = []
-    for level_path, allowed, plaintext in _SEALED_LEVELS:
+    for level_path, allowed, plaintext in SEALED_LEVELS:
         level: Any = document
         for part in level_path:
             level = level.get(part) if isinstance(level, dict) else None
         prefix = "".join(f"{part}." for part in level_path)
         if level is not None and not isinstance(level, dict):
-            problems.append(f"{prefix.rstrip('.')}: expected a mapping ({', '.join(allowed)}), got {_type_of(level)}")
+            problems.append(f"{prefix.rstrip('.')}: expected a mapping ({', '.join(allowed)}), got {value_kind(level)}")
             continue
         for key, value in (level or {}).items():
             if key in plaintext:
@@ -183,40 +172,15 @@ def _sealed_problems(document: dict[str, Any]) -> list[str]:
             problems.extend(
                 f"spec.encryptedData.{key}: not base64 ciphertext; seal the value with 'fluxplane seal'"
                 for key, value in encrypted.items()
-                if not _is_sealed(value)
+                if not is_sealed(value)
             )
         elif encrypted is not None:
             problems.append(
-                f"spec.encryptedData: expected a mapping of keys to sealed values, got {_type_of(encrypted)}"
+                f"spec.encryptedData: expected a mapping of keys to sealed values, got {value_kind(encrypted)}"
             )
-        if spec.get("data") is not None and not _is_sealed(spec["data"]):
+        if spec.get("data") is not None and not is_sealed(spec["data"]):
             problems.append("spec.data: not base64 ciphertext; seal the values with 'fluxplane seal'")
     return problems
-
-
-def _is_sealed(value: Any) -> bool:
-    """Base64 of ``len(rsa) (2 bytes) || rsa || AES-GCM``, the Sealed Secrets layout, at least in shape."""
-    if not isinstance(value, str) or not value:
-        return False
-    try:
-        data = base64.b64decode(value, validate=True)
-    except ValueError:  # binascii.Error, or characters outside ASCII
-        return False
-    if len(data) < 2:
-        return False
-    rsa_length = int.from_bytes(data[:2], "big")
-    return rsa_length > 0 and len(data) >= 2 + rsa_length + _GCM_TAG_BYTES
-
-
-def _type_of(value: Any) -> str:
-    """What a value is, without showing it: it may be a secret."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else type(value).__name__
 
 
 def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any] | None = None) -> list[str]:
