@@ -107,6 +107,7 @@ class Fleet:
             found.extend([None] * (document.index - 1 - len(found)))
             found.append(document.body)
         walk = TreeFleet(by_file).walk()
+        self.source_keys: SourceKeys | None = None
         self.clusters = sorted(walk.fleet.clusters)
         self.applications: list[Application] = []
         self.placed: dict[tuple[str, str, int, str], Placed] = {}
@@ -329,31 +330,59 @@ def _check_definitions(application: Application, label: str) -> Iterator[Finding
             )
 
 
-def _source_keys(fleet: Fleet, cluster: str, kind: str, namespace: str, name: Any) -> set[str] | None:
-    """The keys the ConfigMap or Secret ``name`` defines in the tree; None when they cannot be known
-    (an ExternalSecret with ``dataFrom`` brings whatever its store holds)."""
-    keys: set[str] = set()
+#: (cluster, namespace, "ConfigMap" or "Secret", name) -> the keys it defines; None when they cannot be known.
+SourceKeys = dict[tuple[str, str, str, str], set[str] | None]
+
+
+def _source_index(fleet: Fleet) -> SourceKeys:
+    """The keys each ConfigMap and Secret defines in the tree, and those a SealedSecret or ExternalSecret
+    produces (None for an ExternalSecret with ``dataFrom``: it brings whatever its store holds)."""
+    index: SourceKeys = {}
+
+    def add(cluster: str, namespace: str, kind: str, name: Any, keys: set[str] | None) -> None:
+        key = (cluster, namespace, kind, str(name))
+        known = index.get(key, set())
+        index[key] = None if keys is None or known is None else known | keys
+
     for placed in fleet.placed.values():
-        if placed.cluster != cluster or placed.namespace != namespace:
-            continue
-        body, own = placed.body, placed.document.kind
-        if kind == "ConfigMap" and own == "ConfigMap" and placed.document.name == name:
-            keys |= set(body.get("data") or {}) | set(body.get("binaryData") or {})
-        elif kind == "Secret" and own == "Secret" and placed.document.name == name:
-            keys |= set(body.get("data") or {}) | set(body.get("stringData") or {})
-        elif kind == "Secret" and own == "SealedSecret":
-            if (_get(body, "spec", "template", "metadata", "name") or placed.document.name) == name:
-                keys |= set(_get(body, "spec", "encryptedData") or {})
-        elif (
-            kind == "Secret"
-            and own == "ExternalSecret"
-            and (_get(body, "spec", "target", "name") or placed.document.name) == name
-        ):
-            if _get(body, "spec", "dataFrom"):
-                return None
+        body, own, cluster, namespace = placed.body, placed.document.kind, placed.cluster, placed.namespace
+        if own == "ConfigMap":
+            add(
+                cluster,
+                namespace,
+                "ConfigMap",
+                placed.document.name,
+                {*(body.get("data") or {}), *(body.get("binaryData") or {})},
+            )
+        elif own == "Secret":
+            add(
+                cluster,
+                namespace,
+                "Secret",
+                placed.document.name,
+                {*(body.get("data") or {}), *(body.get("stringData") or {})},
+            )
+        elif own == "SealedSecret":
+            name = _get(body, "spec", "template", "metadata", "name") or placed.document.name
+            add(cluster, namespace, "Secret", name, set(_get(body, "spec", "encryptedData") or {}))
+        elif own == "ExternalSecret":
+            name = _get(body, "spec", "target", "name") or placed.document.name
             entries = _get(body, "spec", "data") or []
-            keys |= {str(e.get("secretKey")) for e in entries if isinstance(e, dict)}
-    return keys
+            keys = (
+                None
+                if _get(body, "spec", "dataFrom")
+                else {str(e.get("secretKey")) for e in entries if isinstance(e, dict)}
+            )
+            add(cluster, namespace, "Secret", name, keys)
+    return index
+
+
+def _source_keys(fleet: Fleet, cluster: str, kind: str, namespace: str, name: Any) -> set[str] | None:
+    """The keys the ConfigMap or Secret ``name`` defines in the tree (empty when nothing does); None when they
+    cannot be known."""
+    if fleet.source_keys is None:
+        fleet.source_keys = _source_index(fleet)
+    return fleet.source_keys.get((cluster, namespace, kind, str(name)), set())
 
 
 def _strings(value: Any, path: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
