@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
+import signal
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -256,6 +257,14 @@ class PendingRender:
             self._pool = None
 
 
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the command (the terminal sends it to the whole group) and ends at once on
+    SIGTERM, which ``Pool.terminate`` sends: the command's own handlers, inherited through fork, would raise
+    in the worker instead, and a worker that outlives its pool leaves the command waiting for it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def start_render(
     app: FleetApp,
     files: list[tuple[Any, Manifest]],
@@ -296,7 +305,7 @@ def start_render(
         texts=texts,
         readmes=readmes,
     )
-    pool = multiprocessing.get_context("fork").Pool(count)
+    pool = multiprocessing.get_context("fork").Pool(count, initializer=_worker_signals)
     _JOB = None  # the workers hold their copy; the parent keeps no extra reference
     rendering._start(pool, pool.map_async(_render_part, range(parts), chunksize=1), readmes)
     return rendering

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,23 @@ def test_a_problem_found_while_workers_render_stops_them(
     with pytest.raises(TreeError, match=r"^cluster-staging-usw2 \(cdk8s\): Secret 'leak' in "):
         render_app(app)
     assert multiprocessing.active_children() == []
+
+
+def _handlers(_: int) -> tuple[object, object]:
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+
+
+def test_render_workers_end_on_sigterm_whatever_handlers_the_command_installed() -> None:
+    # GIVEN the command's own SIGTERM handler (which raises in the main thread), inherited through fork
+    def raising(signum: int, frame: object) -> None:
+        raise SystemExit(143)
+
+    previous = signal.signal(signal.SIGTERM, raising)
+    try:
+        # WHEN a pool starts its workers as synth's does
+        with multiprocessing.get_context("fork").Pool(1, initializer=render._worker_signals) as pool:
+            handlers = pool.map(_handlers, [0])[0]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    # THEN a worker ignores Ctrl-C (the command handles it) and dies on the SIGTERM Pool.terminate sends
+    assert handlers == (signal.SIG_IGN, signal.SIG_DFL)
