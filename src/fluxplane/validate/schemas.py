@@ -444,6 +444,17 @@ def _json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+def unknown_field(key: str, known: list[str]) -> str:
+    """``unknown field "key"``, with the closest known name, or all of them when they are few."""
+    message = f'unknown field "{key}"'
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if close:
+        message += f' (did you mean "{close[0]}"?)'
+    elif known and len(known) <= 12:
+        message += f" (allowed: {', '.join(sorted(known))})"
+    return message
+
+
 def explain(error: Any) -> Iterator[tuple[list[str | int], str]]:
     """A jsonschema error as (field path, message) pairs a person can act on."""
     path: list[str | int] = list(error.absolute_path)
@@ -459,13 +470,7 @@ def explain(error: Any) -> Iterator[tuple[list[str | int], str]]:
         for key in instance:
             if key in known or any(re.search(pattern, key) for pattern in patterns):
                 continue
-            message = f'unknown field "{key}"'
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            if close:
-                message += f' (did you mean "{close[0]}"?)'
-            elif known and len(known) <= 12:
-                message += f" (allowed: {', '.join(sorted(known))})"
-            yield [*path, key], message
+            yield [*path, key], unknown_field(key, known)
         return
     if keyword == "required":
         match = re.match(r"^'(.*)' is a required property$", error.message)

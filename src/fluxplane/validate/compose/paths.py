@@ -14,28 +14,16 @@ the family of the referencing resource (``ec2`` from ``iam.aws.m.upbound.io`` is
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
 from fluxplane.validate.compose.fieldpath import WILDCARD, Segments
 from fluxplane.validate.findings import format_path
-from fluxplane.validate.schemas import object_meta_schema
+from fluxplane.validate.schemas import object_meta_schema, unknown_field
 
 _META: dict[str, Any] = object_meta_schema()
 _JUNCTORS = ("allOf", "anyOf", "oneOf")
 _SCALARS = ("string", "integer", "number", "boolean")
-
-
-def unknown_field(key: str, known: list[str]) -> str:
-    """The message schemas.explain gives an unknown field, with the same hint."""
-    message = f'unknown field "{key}"'
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    if close:
-        message += f' (did you mean "{close[0]}"?)'
-    elif known and len(known) <= 12:
-        message += f" (allowed: {', '.join(sorted(known))})"
-    return message
 
 
 def _branches(node: dict[str, Any]) -> list[dict[str, Any]]:
