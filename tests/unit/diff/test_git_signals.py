@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.diff.test_git import git
+from tests.unit.diff.conftest import git
 
 #: argv: project folder, signal name, "once" or "twice" (again while the worktree is being removed),
 #: and a file to record the base's project folder in.
@@ -48,18 +48,6 @@ fluxplane.diff.synthesize = synthesize
 git._git = second_signal_on_remove
 sys.exit(main(["--root", root, "diff"]))
 """
-
-
-@pytest.fixture
-def repository(tmp_path: Path) -> Path:
-    """A repository whose project lives in fleet/, with one commit."""
-    top = tmp_path / "repo"
-    (top / "fleet" / "environments").mkdir(parents=True)
-    (top / "fleet" / "environments" / "base.yaml").write_text("a: 1\n")
-    git(top, "init", "-q")
-    git(top, "add", ".")
-    git(top, "commit", "-qm", "first")
-    return top
 
 
 @pytest.mark.parametrize(("name", "code", "word"), [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
