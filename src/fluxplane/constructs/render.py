@@ -39,19 +39,14 @@ ManifestDumper.add_representer(str, _represent_str)
 # ``y`` and ``n``. The emitter quotes a string that resolves to another type, as it does YAML 1.1's
 # numbers, booleans and null; resolving is a step it takes for every scalar anyway, and it tries these
 # only on strings that start like one.
-ManifestDumper.add_implicit_resolver(
-    "tag:yaml.org,2002:int",
-    re.compile(r"^[-+]?(?:0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9_]+)\Z"),
-    list("-+0123456789"),
+GO_YAML_INT = re.compile(r"^[-+]?(?:0[bB][01_]+|0[oO][0-7_]+|0[xX][0-9a-fA-F_]+|[0-9_]+)\Z")
+GO_YAML_FLOAT = re.compile(
+    r"^(?:[-+]?(?:(?:[0-9_]+(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9_]+)?|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN))\Z"
 )
-ManifestDumper.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^(?:[-+]?(?:(?:[0-9_]+(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9_]+)?|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN))\Z"
-    ),
-    list("-+.0123456789"),
-)
-ManifestDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^[yYnN]\Z"), list("yYnN"))
+GO_YAML_Y_N = re.compile(r"^[yYnN]\Z")
+ManifestDumper.add_implicit_resolver("tag:yaml.org,2002:int", GO_YAML_INT, list("-+0123456789"))
+ManifestDumper.add_implicit_resolver("tag:yaml.org,2002:float", GO_YAML_FLOAT, list("-+.0123456789"))
+ManifestDumper.add_implicit_resolver("tag:yaml.org,2002:bool", GO_YAML_Y_N, list("yYnN"))
 
 _OPTIONS: dict[str, Any] = {
     "Dumper": ManifestDumper,

@@ -2,8 +2,8 @@
 
 fluxplane writes with PyYAML, a YAML 1.1 reader and writer; kustomize, Flux and the API server read
 with go-yaml, whose plain scalars follow YAML 1.2's core schema (``1e3`` and ``0o17`` are numbers there,
-``yes`` and ``on`` strings) plus go-yaml's own ``y``/``n`` booleans. A plain scalar that the two read as
-different types reaches the controllers as something else than was written: an AWS account id
+``yes`` and ``on`` strings) plus go-yaml's own readings (``y``/``n`` booleans, ``1_000`` a number).
+A plain scalar that the two read as different types reaches the controllers as something else than was written: an AWS account id
 ``012345678912`` as the number 12345678912. This check runs on the composed YAML nodes, so it sees
 each scalar as written: quoted scalars are strings for both, and only plain ones are compared.
 """
@@ -15,11 +15,10 @@ from collections.abc import Iterator
 
 import yaml
 
+from fluxplane.constructs.render import GO_YAML_FLOAT, GO_YAML_INT, GO_YAML_Y_N
 from fluxplane.validate.findings import Finding, format_path, short
 
-_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
-_BOOL = re.compile(r"true|True|TRUE|false|False|FALSE|[yYnN]")
+_BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")
 _NULL = re.compile(r"~|null|Null|NULL|")
 _TYPES = {
     "tag:yaml.org,2002:str": "a string",
@@ -31,14 +30,15 @@ _TYPES = {
 
 
 def tag_in_yaml_1_2(value: str) -> str:
-    """The tag go-yaml gives a plain scalar ``value``: YAML 1.2's core schema and its y/n booleans."""
+    """The tag go-yaml gives a plain scalar ``value``: YAML 1.2's core schema as go-yaml reads it (``_`` among
+    the digits, ``0b`` ints, ``y``/``n`` booleans), the same rules fluxplane's writer quotes by."""
     if _NULL.fullmatch(value):
         return "tag:yaml.org,2002:null"
-    if _BOOL.fullmatch(value):
+    if _BOOL.fullmatch(value) or GO_YAML_Y_N.match(value):
         return "tag:yaml.org,2002:bool"
-    if _INT.fullmatch(value):
+    if GO_YAML_INT.match(value):
         return "tag:yaml.org,2002:int"
-    if _FLOAT.fullmatch(value):
+    if GO_YAML_FLOAT.match(value):
         return "tag:yaml.org,2002:float"
     return "tag:yaml.org,2002:str"
 
