@@ -3,9 +3,10 @@
 fluxplane writes with PyYAML, a YAML 1.1 reader and writer; kustomize, Flux and the API server read
 with go-yaml, whose plain scalars follow YAML 1.2's core schema (``1e3`` and ``0o17`` are numbers there,
 ``yes`` and ``on`` strings) plus go-yaml's own readings (``y``/``n`` booleans, ``1_000`` a number).
-A plain scalar that the two read as different types reaches the controllers as something else than was written: an AWS account id
-``012345678912`` as the number 12345678912. This check runs on the composed YAML nodes, so it sees
-each scalar as written: quoted scalars are strings for both, and only plain ones are compared.
+A plain scalar that the two read as different types reaches the controllers as something else than
+was written: an AWS account id ``012345678912`` as the number 12345678912. This check runs on the
+composed YAML nodes, so it sees each scalar as written: quoted scalars are strings for both, and only
+plain ones are compared.
 """
 
 from __future__ import annotations
