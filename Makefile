@@ -10,7 +10,7 @@ NODE_BIN := $(CURDIR)/node_modules/.bin
 export PATH := $(NODE_BIN):$(BIN):$(PATH)
 export JSII_NODE := $(NODE_BIN)/node
 
-.PHONY: setup synth check test lint bench docs clean
+.PHONY: setup synth check test lint bench bench-validate docs clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -44,6 +44,9 @@ docs: setup
 
 bench: setup
 	$(BIN)/python benchmarks/synth_fleet.py
+
+bench-validate: setup
+	$(BIN)/python benchmarks/validate_fleet.py
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -192,7 +192,7 @@ def naive_cdk8s(per_file: list[list[dict[str, Any]]], limit: int, outdir: Path) 
     return count, time.perf_counter() - started
 
 
-def _change_one_cluster(root: Path) -> None:
+def change_one_cluster(root: Path) -> None:
     """The first cluster of the first environment gets another replica count."""
     path = root / "environments" / f"{ENVIRONMENTS[0]}.yaml"
     data = yaml.safe_load(path.read_text())
@@ -271,7 +271,7 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
         # in an edit-synth loop (the first synths after a clone write every file).
         with paused_gc():
             write_tree(render_plan(load_plan(root, packs), cache), root / "dist")
-        _change_one_cluster(root)
+        change_one_cluster(root)
         # Bytecode as an installed fluxplane has it (pip compiles on install; an interpreter run with
         # PYTHONDONTWRITEBYTECODE, as some CI machines are, would compile every module on every start).
         compileall.compile_dir(Path(fluxplane.__file__).parent, quiet=1)

@@ -142,6 +142,12 @@ def _review_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="a folder of CRD YAML (repeatable; default: $FLUXPLANE_CRDS, else the cache 'schemas pull' fills)",
     )
     validate.add_argument("--no-kustomize", action="store_true", help="do not run kubectl kustomize")
+    validate.add_argument(
+        "--changed",
+        metavar="BASE",
+        default=None,
+        help="check only what changed in DIST since the Git ref BASE (references still across the whole tree)",
+    )
     schemas = commands.add_parser("schemas", help="the CRD schemas validate checks against")
     schema_commands = schemas.add_subparsers(dest="schemas_command", required=True, metavar="SUBCOMMAND")
     pull = schema_commands.add_parser(

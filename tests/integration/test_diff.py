@@ -9,23 +9,17 @@ removal, its composite and its namespaces as risky.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from fluxplane.cli import main
+from tests.support.git import git
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed: diff builds with it"),
 ]
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, check=True, capture_output=True
-    )
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from fluxplane import git
 from fluxplane.errors import FluxplaneError
 
 
@@ -32,11 +33,11 @@ class Checkout:
     prefix: str
 
 
+_PURPOSE = "fluxplane diff reads the base definition from Git"
+
+
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    git = shutil.which("git")
-    if git is None:
-        raise DiffError("git is not installed: fluxplane diff reads the base definition from Git")
-    return subprocess.run([git, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    return git.run(args, cwd, purpose=_PURPOSE)
 
 
 def locate(root: Path) -> Checkout:
@@ -52,10 +53,10 @@ def locate(root: Path) -> Checkout:
 
 def resolve(checkout: Checkout, ref: str) -> str:
     """The commit ``ref`` names; ``--base: unknown Git ref`` when it names none."""
-    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], checkout.toplevel)
-    if ref.startswith("-") or found.returncode != 0:
+    found = git.commit_of(checkout.toplevel, ref, purpose=_PURPOSE)
+    if found is None:
         raise DiffError(f"--base: unknown Git ref {ref!r}")
-    return found.stdout.strip()
+    return found
 
 
 @contextmanager

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxplane.progress import Progress
+from fluxplane.tree.kustomize import Folders
 from fluxplane.validate.cel import CelCounts, CelRules
+from fluxplane.validate.changed import Change, changed_since, is_definition
 from fluxplane.validate.compose import render_compositions
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.health import check_health, unchecked_lines
@@ -26,7 +28,7 @@ from fluxplane.validate.kustomize import check_builds, find_kubectl
 from fluxplane.validate.references import check_references
 from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, check_documents, default_crd_dirs, defined_kinds
 from fluxplane.validate.schemas import warning_lines as schema_warnings
-from fluxplane.validate.tree import Tree, ValidateError, load_tree
+from fluxplane.validate.tree import Tree, ValidateError, check_tree, load_tree
 
 __all__ = ["Coverage", "Finding", "ValidateError", "command", "validate_tree"]
 
@@ -43,6 +45,8 @@ class Coverage:
     compositions_rendered: int = 0
     composed_resources: int = 0
     not_rendered: int = 0
+    #: What a ``--changed`` run narrowed the checks to ("" when it checked everything).
+    narrowed: str = ""
 
     def line(self) -> str:
         return (
@@ -60,43 +64,46 @@ def validate_tree(
     progress: Progress | None = None,
     warnings: list[str] | None = None,
     coverage: Coverage | None = None,
+    change: Change | None = None,
 ) -> list[Finding]:
     """Every finding in ``tree`` (see load_tree), sorted; lines about what could not be checked (kinds without a
     schema, CEL rules not evaluated, compositions not rendered) are appended to ``warnings``, counts of what was
-    checked set on ``coverage``."""
+    checked set on ``coverage``. With ``change``, only what the change touches is checked beyond the references
+    (:mod:`fluxplane.validate.changed`)."""
     progress = progress or Progress("validate", show="off")
     coverage = coverage if coverage is not None else Coverage()
     notes: list[str] = []
-    with progress.stage("load") as stage:
+    with progress.stage("crds") as stage:
         corpus = CrdCorpus.from_dirs(crd_dirs)
         kubectl = find_kubectl() if kustomize else None
-        stage.note(f"{len(tree.documents)} documents")
+        stage.note(f"{len(corpus.group_files)} API groups")
     findings = list(tree.parse_findings)
-    with progress.stage("schemas", total=len(tree.documents)) as stage:
-        report = check_documents(tree.documents, corpus, CoreSchemas(), defined_kinds(tree.documents))
+    scope = _Scope(tree, change)
+    with progress.stage("schemas", total=len(scope.documents)) as stage:
+        report = check_documents(scope.documents, corpus, CoreSchemas(), defined_kinds(tree.documents))
         findings.extend(report.findings)
         stage.note(f"{len(report.findings)} findings")
     notes.extend(schema_warnings(report.uncovered))
     rules = CelRules.from_corpus(corpus, tree.documents)
     with progress.stage("cel") as stage:
-        findings.extend(rules.check_all(tree.documents))
+        findings.extend(rules.check_all(scope.documents))
         stage.note(f"{rules.counts.evaluated} rules evaluated")
     with progress.stage("compositions") as stage:
-        composed = render_compositions(tree.documents, corpus, CoreSchemas(), extra=rules.check)
+        composed = render_compositions(scope.with_definitions, corpus, CoreSchemas(), extra=rules.check)
         findings.extend(composed.findings)
         notes.extend(composed.warning_lines())
         stage.note(f"{composed.compositions_rendered} rendered")
     notes.extend(rules.not_evaluated_lines())
     with progress.stage("health") as stage:
-        health = check_health(tree.documents, corpus)
+        health = check_health(scope.with_definitions, corpus)
         findings.extend(health.findings)
         notes.extend(unchecked_lines(health.unchecked))
         stage.note(f"{health.checked} expressions")
     if kubectl is not None:
-        with progress.stage("kustomize", total=len(tree.kustomization_dirs)) as stage:
-            built = check_builds(tree.root, tree.kustomization_dirs, kubectl, stage.advance)
+        with progress.stage("kustomize", total=len(scope.kustomization_dirs)) as stage:
+            built = check_builds(tree.root, scope.kustomization_dirs, kubectl, stage.advance)
             findings.extend(built)
-            stage.note(f"{len(tree.kustomization_dirs)} kustomizations")
+            stage.note(f"{len(scope.kustomization_dirs)} kustomizations")
     with progress.stage("references") as stage:
         referenced = check_references(tree)
         findings.extend(referenced)
@@ -107,9 +114,48 @@ def validate_tree(
     coverage.compositions_rendered = composed.compositions_rendered
     coverage.composed_resources = composed.composed_resources_checked
     coverage.not_rendered = composed.not_rendered
+    coverage.narrowed = scope.line(kubectl is not None)
     if warnings is not None:
         warnings.extend(notes)
     return sorted(set(findings))
+
+
+class _Scope:
+    """What a run checks beyond the references: everything, or what ``change`` touches."""
+
+    def __init__(self, tree: Tree, change: Change | None) -> None:
+        self.tree = tree
+        self.change = change
+        if change is None or change.definitions:
+            self.documents = tree.documents
+            self.with_definitions = tree.documents
+            self.kustomization_dirs = tree.kustomization_dirs
+            return
+        self.documents = [document for document in tree.documents if change.covers(document.file)]
+        definitions = [document for document in tree.documents if is_definition(document.body)]
+        self.with_definitions = definitions + self.documents
+        folders = Folders(tree.by_file())
+        self.kustomization_dirs = [
+            folder for folder in tree.kustomization_dirs if change.touches(folder, folders.inputs(folder))
+        ]
+
+    def line(self, kustomize: bool) -> str:
+        change = self.change
+        if change is None:
+            return ""
+        since = f"{len(change.files)} changed files since {change.base}"
+        if change.definitions:
+            shown = ", ".join(change.definitions[:3]) + (", ..." if len(change.definitions) > 3 else "")
+            return f"changed: {since}, definitions among them ({shown}): everything checked"
+        built = (
+            f", {len(self.kustomization_dirs)} of {len(self.tree.kustomization_dirs)} kustomizations"
+            if kustomize
+            else ""
+        )
+        return (
+            f"changed: {since}: {len(self.documents)} of {len(self.tree.documents)} documents{built} "
+            "checked, references across the whole tree"
+        )
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -117,12 +163,19 @@ def _validate(args: argparse.Namespace) -> int:
     crd_dirs: list[Path] = list(args.crds) or default_crd_dirs()
     warnings: list[str] = []
     coverage = Coverage()
-    tree = load_tree(dist)
-    findings = validate_tree(tree, crd_dirs, not args.no_kustomize, Progress("validate"), warnings, coverage)
+    check_tree(dist)
+    change = changed_since(dist, args.changed) if args.changed is not None else None
+    progress = Progress("validate")
+    with progress.stage("read") as stage:
+        tree = load_tree(dist, None if change is None or change.definitions else change.covers)
+        stage.note(f"{len(tree.documents)} documents")
+    findings = validate_tree(tree, crd_dirs, not args.no_kustomize, progress, warnings, coverage, change)
     for line in warnings:
         print(line, file=sys.stderr)
     for finding in findings:
         print(finding.line())
+    if coverage.narrowed:
+        print(coverage.narrowed)
     print(coverage.line())
     summary = (
         f"{dist}: {len(tree.documents)} documents in {len(tree.files)} files, "

@@ -101,12 +101,7 @@ class Fleet:
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
         self._documents = {(document.file, document.index): document for document in tree.documents}
-        by_file: dict[str, list[Any]] = {}
-        for document in tree.documents:
-            found = by_file.setdefault(document.file, [])
-            found.extend([None] * (document.index - 1 - len(found)))
-            found.append(document.body)
-        walk = TreeFleet(by_file).walk()
+        walk = TreeFleet(tree.by_file()).walk()
         self.source_keys: SourceKeys | None = None
         self.clusters = sorted(walk.fleet.clusters)
         self.applications: list[Application] = []

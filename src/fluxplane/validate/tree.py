@@ -7,6 +7,7 @@ not bad input: the rest of the tree is still checked.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,12 +79,21 @@ class Tree:
     kustomization_dirs: list[str]
     parse_findings: list[Finding]
 
+    def by_file(self) -> dict[str, list[Any]]:
+        """The documents' bodies by file, at their index (None where a document was empty)."""
+        found: dict[str, list[Any]] = {}
+        for document in self.documents:
+            bodies = found.setdefault(document.file, [])
+            bodies.extend([None] * (document.index - 1 - len(bodies)))
+            bodies.append(document.body)
+        return found
 
-def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]:
-    """The documents of one file, and findings: a YAML error on the document it broke, and each plain scalar
-    that YAML 1.2 readers type otherwise (:mod:`fluxplane.validate.yaml12`)."""
+
+def load_documents(text: str, file: str, typed: bool = True) -> tuple[list[Document], list[Finding]]:
+    """The documents of one file, and findings: a YAML error on the document it broke, and (when ``typed``)
+    each plain scalar that YAML 1.2 readers type otherwise (:mod:`fluxplane.validate.yaml12`)."""
     documents: list[Document] = []
-    typed: list[Finding] = []
+    retyped: list[Finding] = []
     loader = ManifestLoader(text)
     index = 0
     try:
@@ -92,14 +102,14 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Finding]]
             node = loader.get_node()
             document = Document(file, index, loader.construct_document(node))
             documents.append(document)
-            if node is not None:
-                typed.extend(check_node(node, file, index, document.kind, document.name))
+            if typed and node is not None:
+                retyped.extend(check_node(node, file, index, document.kind, document.name))
     except yaml.YAMLError as exc:
         message = " ".join(str(exc).split()).replace('in "<unicode string>", ', "at ")
-        return documents, [*typed, Finding(file, index or 1, "-", "-", "(root)", f"cannot parse YAML: {message}")]
+        return documents, [*retyped, Finding(file, index or 1, "-", "-", "(root)", f"cannot parse YAML: {message}")]
     finally:
         loader.dispose()
-    return documents, typed
+    return documents, retyped
 
 
 def check_tree(root: Path) -> None:
@@ -111,8 +121,9 @@ def check_tree(root: Path) -> None:
         raise ValidateError(f"{root}: not a fluxplane tree (expected platform/clusters/<cluster>/kustomization.yaml)")
 
 
-def load_tree(root: Path) -> Tree:
-    """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders skipped), sorted by path."""
+def load_tree(root: Path, typed: Callable[[str], bool] | None = None) -> Tree:
+    """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders skipped), sorted by path; the YAML 1.2
+    typing of the files ``typed`` accepts (all when None)."""
     check_tree(root)
     documents: list[Document] = []
     findings: list[Finding] = []
@@ -131,7 +142,7 @@ def load_tree(root: Path) -> Tree:
         except (OSError, UnicodeDecodeError) as exc:
             findings.append(Finding(relative, 1, "-", "-", "(root)", f"cannot read: {exc}"))
             continue
-        found, problems = load_documents(text, relative)
+        found, problems = load_documents(text, relative, typed is None or typed(relative))
         documents.extend(document for document in found if document.body is not None)
         findings.extend(problems)
     kustomization_dirs = sorted(

@@ -1,22 +1,12 @@
-"""What the tests of diff share: a Git repository holding a project, and running git in it."""
+"""What the tests of diff share: a Git repository holding a project."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
+from tests.support.git import git
 
 
 @pytest.fixture

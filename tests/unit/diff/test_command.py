@@ -9,12 +9,7 @@ import pytest
 
 from fluxplane.cli import main
 from tests.conftest import FleetWriter
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, check=True, capture_output=True
-    )
+from tests.support.git import git
 
 
 def test_a_folder_outside_git_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

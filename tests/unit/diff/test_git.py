@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.diff.git import Checkout, DiffError, locate, resolve, worktree
-from tests.unit.diff.conftest import git
+from tests.support.git import git
 
 
 def test_locate_finds_the_top_and_the_project_prefix(repository: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.diff.conftest import git
+from tests.support.git import git
 
 #: argv: project folder, signal name, "once" or "twice" (again while the worktree is being removed),
 #: and a file to record the base's project folder in.

@@ -1,0 +1,56 @@
+"""Running Git for the commands that compare with a ref (``diff --base``, ``validate --changed``).
+
+Git runs in the user's repository with its own configuration; fluxplane passes refs after
+``--end-of-options`` and reads paths NUL-separated, so no ref or file name is read as an option or split.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from fluxplane.errors import FluxplaneError
+
+
+class GitError(FluxplaneError):
+    """Git is not installed, the folder is not in a repository, or a ref names no commit."""
+
+
+def run(args: list[str], cwd: Path, *, purpose: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``git ARGS`` in ``cwd``, output captured; GitError naming ``purpose`` when Git is not installed."""
+    git = shutil.which("git")
+    if git is None:
+        raise GitError(f"git is not installed: {purpose}")
+    return subprocess.run([git, *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False)
+
+
+def commit_of(cwd: Path, ref: str, *, purpose: str) -> str | None:
+    """The commit ``ref`` names in the repository holding ``cwd``; None when it names none (or looks like an option)."""
+    if ref.startswith("-"):
+        return None
+    found = run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], cwd, purpose=purpose)
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def blobs(cwd: Path, commit: str, paths: list[str], *, purpose: str) -> list[bytes | None]:
+    """The content at ``commit`` of each of ``paths`` (relative to ``cwd``), in order; None where there is none."""
+    git = shutil.which("git")
+    if git is None:
+        raise GitError(f"git is not installed: {purpose}")
+    if not paths:
+        return []
+    request = b"".join(f"{commit}:./{path}\n".encode() for path in paths)
+    result = subprocess.run([git, "cat-file", "--batch"], cwd=cwd, input=request, capture_output=True, check=False)
+    found: list[bytes | None] = []
+    rest = result.stdout
+    while rest and len(found) < len(paths):
+        header, _, rest = rest.partition(b"\n")
+        parts = header.split(b" ")
+        if len(parts) == 3 and parts[1] == b"blob" and parts[2].isdigit():
+            size = int(parts[2])
+            found.append(rest[:size])
+            rest = rest[size + 1 :]
+        else:
+            found.append(None)
+    return found + [None] * (len(paths) - len(found))
