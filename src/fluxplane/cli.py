@@ -26,12 +26,24 @@ from typing import Any, TextIO, cast
 
 from fluxplane import transaction
 from fluxplane.errors import FluxplaneError
-from fluxplane.node import start_runtime, use_project_node
+from fluxplane.node import require_node, start_runtime
 from fluxplane.progress import Progress
 
 EXIT_STALE = 1
 EXIT_BAD_INPUT = 2
 EDIT_COMMANDS = ("new-cluster", "remove-cluster", "onboard-app", "offboard-app")
+
+
+def _version() -> str:
+    """The installed distribution's version (the package's own when it runs from a source tree)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("fluxplane")
+    except metadata.PackageNotFoundError:
+        from fluxplane import __version__
+
+        return __version__
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="on an error, show the full traceback (with the error's causes)"
     )
+    parser.add_argument("--version", action="version", version=f"fluxplane {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     synth = commands.add_parser("synth", help="write dist/ from the fleet definition")
     synth.add_argument(
@@ -372,6 +385,11 @@ def _packs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn(line: str | None) -> None:
+    if line:
+        print(line, file=sys.stderr)
+
+
 def _outdir(args: argparse.Namespace) -> Path:
     """Where synth writes: --outdir, else $CDK8S_OUTDIR (as ``cdk8s synth`` sets it), else dist/."""
     outdir: Path = args.outdir or (
@@ -393,7 +411,7 @@ def _synth(args: argparse.Namespace) -> int:
     synth.check_outdir(outdir, root)
     transaction.note(transaction.recover(root, write=not args.check))
     progress = Progress("synth")
-    use_project_node(root)
+    _warn(require_node(root))
     start_runtime()
     with progress.stage("load"), synth.paused_gc():
         plan = synth.load_plan(root)

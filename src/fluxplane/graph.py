@@ -522,7 +522,7 @@ def command(args: argparse.Namespace) -> int:
     """``fluxplane graph --cluster NAME``: the graph of the definition as synth would write it."""
     from fluxplane import synth
     from fluxplane.charts.layout import workloads_layout
-    from fluxplane.node import use_project_node
+    from fluxplane.node import require_node
     from fluxplane.progress import Progress
 
     root: Path = args.root
@@ -532,7 +532,9 @@ def command(args: argparse.Namespace) -> int:
     clusters = sorted(cluster.name for cluster in plan.clusters)
     if args.cluster not in clusters:
         raise GraphError(f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(clusters)})")
-    use_project_node(root)
+    warning = require_node(root)
+    if warning:
+        print(warning, file=sys.stderr)
     with progress.stage("render") as stage:
         files = synth.render_plan(plan)
         stage.note(f"{len(files)} files")

@@ -256,3 +256,12 @@ def test_pack_problems_are_reported_with_the_other_problems(
         'environments/staging.yaml: clusters[0].region: expected an AWS region such as us-west-2, got "nowhere"',
         f"environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr' (installed: {INSTALLED})",
     ]
+
+
+def test_version_names_the_installed_distribution(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"fluxplane {metadata.version('fluxplane')}\n"

@@ -24,7 +24,7 @@ from fluxplane.diff.objects import compare_clusters, compare_files
 from fluxplane.diff.report import HEAD_LABEL, Report, markdown, text
 from fluxplane.diff.risks import risks
 from fluxplane.errors import FluxplaneError
-from fluxplane.node import use_project_node
+from fluxplane.node import require_node
 from fluxplane.progress import Progress
 
 __all__ = ["DiffError", "command", "synthesize"]
@@ -83,7 +83,9 @@ def command(args: argparse.Namespace) -> int:
     checkout = git.locate(root)
     commit = git.resolve(checkout, ref)
     progress = Progress("diff")
-    use_project_node(root)
+    warning = require_node(root)
+    if warning:
+        print(warning, file=sys.stderr)
     with progress.stage("base") as stage:
         base = _base(checkout, ref, commit)
         stage.note(f"{len(base.files)} files")
