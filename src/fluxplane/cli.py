@@ -96,6 +96,14 @@ def _parser() -> argparse.ArgumentParser:
         help="allow this object to move to another Flux Kustomization, once the old one is suspended on the hub "
         "(repeatable)",
     )
+    init = commands.add_parser(
+        "init",
+        help="start a fleet repository: definition, tests, CI and README",
+        description="Write a new fleet repository into DIR (default: the current folder): pyproject.toml pinning "
+        "this fluxplane, cdk8s.yaml, a commented environments/ (a hub and one environment), the fleet's tests, "
+        ".gitignore, a CI workflow and a README. Refuses, writing nothing, when any of these files exists.",
+    )
+    init.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR")
     commands.add_parser("reference", help="print the fleet definition reference (Markdown)")
     seal = commands.add_parser(
         "seal",
@@ -686,6 +694,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     raise failure
 
 
+def _init(args: argparse.Namespace) -> int:
+    from fluxplane import scaffold
+
+    folder: Path = args.dir
+    written = scaffold.write(folder, scaffold.scaffold(folder, _version()))
+    for path in written:
+        print(f"wrote {folder / path}")
+    print(
+        f"next: cd {folder} && python -m venv .venv && .venv/bin/pip install -e '.[test]' && "
+        ".venv/bin/fluxplane synth && .venv/bin/pytest --snapshot-update (see README.md)"
+    )
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     """The command ``args`` names; FluxplaneError for bad input."""
     if args.command in ("synth", "seal", *EDIT_COMMANDS):
@@ -711,6 +733,8 @@ def _run(args: argparse.Namespace) -> int:
         from fluxplane.graph import command as graph_command
 
         return graph_command(args)
+    if args.command == "init":
+        return _init(args)
     if args.command == "reference":
         from fluxplane.config.reference import markdown
 

@@ -1,0 +1,88 @@
+"""Testing a fleet repository's own definition: snapshots of what it synthesizes, and the fleet's invariants.
+
+A fleet repository made by ``fluxplane init`` has ``tests/test_fleet.py``, which uses the pytest plugin
+fluxplane installs (:mod:`fluxplane.testing.pytest_plugin`). Its fixtures hand tests a
+:class:`FleetUnderTest`: the project's definition synthesized in memory once per test session.
+
+* ``fleet.files``: {path under dist/: text}, what ``fluxplane synth`` would write; one syrupy snapshot per
+  file makes every change of the output a reviewed change of the snapshots;
+* ``fleet.stale()``: the files of the committed dist/ that differ from it (``synth --check``);
+* ``fleet.reference_findings()``: what Flux and Crossplane would fail to resolve at run time (every
+  ``sourceRef``, ``dependsOn``, ``spec.path``, ``kubeConfig`` ...), and values a YAML 1.2 reader types
+  otherwise than fluxplane meant;
+* ``fleet.schema_findings(crds)``: everything ``fluxplane validate`` checks, against the CRD schemas in
+  ``crds`` (the kustomize builds when kubectl is installed).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["FleetUnderTest", "synthesize_fleet"]
+
+
+@dataclass(frozen=True)
+class FleetUnderTest:
+    """A project's fleet, synthesized in memory (nothing is written to the project)."""
+
+    root: Path
+    files: dict[str, str]
+
+    def stale(self) -> list[str]:
+        """One line per file of ``<root>/dist`` that synth would add, change or remove (empty: up to date)."""
+        from fluxplane.synth.writer import compare_tree
+
+        staleness = compare_tree(self.files, self.root / "dist")
+        return [
+            *(f"added: {path}" for path in staleness.added),
+            *(f"changed: {path}" for path in staleness.changed),
+            *(f"removed: {path}" for path in staleness.removed),
+        ]
+
+    @contextmanager
+    def _tree(self) -> Iterator[Path]:
+        holder = Path(tempfile.mkdtemp(prefix="fluxplane-test-"))
+        try:
+            for relative, text in self.files.items():
+                path = holder / "dist" / relative
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            yield holder / "dist"
+        finally:
+            shutil.rmtree(holder, ignore_errors=True)
+
+    def reference_findings(self) -> list[str]:
+        """Findings of validate's run-time reference check and YAML 1.2 typing, one line each."""
+        from fluxplane.validate.references import check_references
+        from fluxplane.validate.tree import load_tree
+
+        with self._tree() as dist:
+            tree = load_tree(dist)
+            findings = sorted({*tree.parse_findings, *check_references(tree)})
+        return [finding.line() for finding in findings]
+
+    def schema_findings(self, crds: Sequence[Path], kustomize: bool | None = None) -> list[str]:
+        """Every finding of ``fluxplane validate`` against the CRD folders ``crds``; kustomize builds run when
+        ``kustomize`` is True, or (None) when kubectl is installed."""
+        from fluxplane.validate import validate_tree
+        from fluxplane.validate.tree import load_tree
+
+        build = shutil.which("kubectl") is not None if kustomize is None else kustomize
+        with self._tree() as dist:
+            findings = validate_tree(load_tree(dist), list(crds), build)
+        return [finding.line() for finding in findings]
+
+
+def synthesize_fleet(root: Path) -> FleetUnderTest:
+    """The fleet defined under ``root`` (its environments/), synthesized in memory with the installed packs."""
+    from fluxplane import synth
+    from fluxplane.node import require_node
+
+    require_node(root)
+    plan = synth.load_plan(root)
+    return FleetUnderTest(root, synth.render_plan(plan))

@@ -1,0 +1,56 @@
+"""fluxplane's pytest plugin: fixtures for testing a fleet repository (see :mod:`fluxplane.testing`).
+
+* ``fleet`` (session): the project's :class:`~fluxplane.testing.FleetUnderTest`, synthesized once;
+* ``dist_file``: a test that takes it runs once per file the fleet synthesizes, its path as the test id;
+* ``crd_dirs``: the CRD folders validate reads (``$FLUXPLANE_CRDS``, else the cache ``fluxplane schemas
+  pull`` fills); the test is skipped, saying how to get them, when there are none.
+
+The project folder is pytest's rootdir, or the ``fluxplane_root`` ini option (relative to it). The plugin
+does nothing in a test session that uses none of these.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fluxplane.testing import FleetUnderTest, synthesize_fleet
+
+_FLEET = pytest.StashKey[FleetUnderTest]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("fluxplane_root", "the fleet project folder, relative to the rootdir (default: the rootdir)")
+
+
+def _fleet(config: pytest.Config) -> FleetUnderTest:
+    found = config.stash.get(_FLEET, None)
+    if found is None:
+        root = config.rootpath / str(config.getini("fluxplane_root") or ".")
+        found = config.stash[_FLEET] = synthesize_fleet(root)
+    return found
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "dist_file" in metafunc.fixturenames:
+        paths = sorted(_fleet(metafunc.config).files)
+        metafunc.parametrize("dist_file", paths, ids=paths)
+
+
+@pytest.fixture(scope="session")
+def fleet(pytestconfig: pytest.Config) -> FleetUnderTest:
+    """The project's fleet, synthesized in memory once per session."""
+    return _fleet(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def crd_dirs() -> list[Path]:
+    """The CRD folders validate reads; skips the test when there are none."""
+    from fluxplane.validate import ValidateError
+    from fluxplane.validate.schemas import default_crd_dirs
+
+    try:
+        return default_crd_dirs()
+    except ValidateError as exc:
+        pytest.skip(str(exc))

@@ -1,0 +1,81 @@
+"""A fleet repository of one's own, as a new user makes it: fluxplane built as a wheel and installed into a fresh
+venv, ``fluxplane init``, ``fluxplane synth``, then the new repository's own tests, with no network."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CRDS, ROOT
+
+pytestmark = pytest.mark.slow
+NODE = ROOT / "node_modules" / ".bin" / "node"
+
+
+def _run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv holding only fluxplane's wheel; its dependencies are read from this venv (there is no network)."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    pip = [sys.executable, "-m", "pip"]
+    _run(
+        [*pip, "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(work / "wheels"), str(source)],
+        work,
+        env,
+    )
+    [wheel] = (work / "wheels").glob("fluxplane-*.whl")
+    venv = work / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], work, env)
+    python = venv / "bin" / "python"
+    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], work, env).strip())
+    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    _run([*pip, "--python", str(python), "install", "--quiet", "--no-deps", str(wheel)], work, env)
+    return venv
+
+
+@pytest.mark.skipif(not NODE.exists(), reason=f"{NODE} is missing: `make setup` installs Node 22")
+def test_init_synth_and_the_new_repository_tests_pass_from_the_wheel(fresh: Path, tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "PYTEST", "FLUXPLANE"))}
+    env.update(JSII_NODE=str(NODE.resolve()), PIP_NO_INDEX="1")
+    if CRDS.is_dir():
+        env["FLUXPLANE_CRDS"] = str(CRDS)
+    python = str(fresh / "bin" / "python")
+    # the fluxplane that runs is the wheel's, not this source tree's
+    where = _run([python, "-c", "import fluxplane; print(fluxplane.__file__)"], tmp_path, env)
+    assert where.startswith(str(fresh)), where
+    repository = tmp_path / "fleet"
+    _run([str(fresh / "bin" / "fluxplane"), "init", str(repository)], tmp_path, env)
+    _run([str(fresh / "bin" / "fluxplane"), "synth"], repository, env)
+    assert (repository / "dist" / "platform" / "clusters" / "staging-usw2" / "kustomization.yaml").is_file()
+    # the repository's tests: snapshots written once, then everything passes against them
+    pytest_ = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    _run([*pytest_, "--snapshot-update"], repository, env)
+    out = _run(pytest_, repository, env)
+    files = sum(1 for path in (repository / "dist").rglob("*") if path.is_file())
+    skipped = 0 if CRDS.is_dir() else 1
+    assert f"{files + 3 - skipped} passed" in out, out
+    assert f"{files} snapshots passed" in out, out
+    # AND a change to the definition fails the snapshot and the up-to-date tests until synth and review
+    staging = repository / "environments" / "staging.yaml"
+    staging.write_text(staging.read_text() + "packs:\n  metrics-server:\n    replicas: 3\n")
+    done = subprocess.run(pytest_, cwd=repository, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "FAILED tests/test_fleet.py::test_dist_is_synthesized_from_environments" in done.stdout
+    assert "FAILED tests/test_fleet.py::test_every_synthesized_file_matches_its_snapshot[" in done.stdout
