@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import errno
 import os
+import posixpath
 import signal
 import sys
 import threading
@@ -428,8 +429,15 @@ def _synth(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with progress.stage("render") as stage:
         cache = None if args.no_cache else synth.SynthCache.for_root(root, read_only=args.check)
-        files = synth.render_plan(plan, cache)
+        files = synth.with_kept(plan, synth.render_plan(plan, cache), outdir)
         stage.note(f"{len(files)} files")
+    for folder in synth.kept_folders(plan):
+        if not any(path.startswith(folder) for path in files):
+            print(
+                f"note: {outdir / folder}/ is empty: `flux bootstrap` writes it (management.bootstrap: flux), "
+                f"with --path=<the repository's path to {outdir.name}>/{posixpath.dirname(folder.rstrip('/'))}",
+                file=sys.stderr,
+            )
     if args.check:
         with progress.stage("compare"):
             staleness = synth.compare_tree(files, outdir)

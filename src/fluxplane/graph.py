@@ -536,7 +536,8 @@ def command(args: argparse.Namespace) -> int:
     if warning:
         print(warning, file=sys.stderr)
     with progress.stage("render") as stage:
-        files = synth.render_plan(plan)
+        # with the files another tool owns in dist/ (flux bootstrap's sync objects), as Flux reads them
+        files = synth.with_kept(plan, synth.render_plan(plan), root / "dist")
         stage.note(f"{len(files)} files")
     repositories = plan.fleet.repositories
     platform = RepositoryLayout(PLATFORM, repositories.platform)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from typing import Any
+from typing import Any, Literal
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
@@ -27,6 +27,18 @@ from fluxplane.errors import ConstructError
 
 #: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).
 SYNC_SOURCE = "flux-system"
+#: The folder of a cluster's entry point that holds its Flux sync objects (``flux bootstrap`` writes the same).
+SYNC_FOLDER = "flux-system"
+#: Who writes a cluster's ``flux-system/`` folder (see ``ManagementCluster.bootstrap``).
+Bootstrap = Literal["fluxplane", "flux"]
+
+
+def sync_folder(repository: str, cluster: str) -> str:
+    """The folder (relative to dist/, with a final slash) of ``cluster``'s Flux sync objects in ``repository``
+    (a layout key: ``platform``)."""
+    return f"{repository}/{cluster_dir(cluster)}/{SYNC_FOLDER}/"
+
+
 #: Name of the GitRepository of the workloads repository, when it is not the platform repository.
 WORKLOADS_SOURCE = "workloads"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
@@ -62,13 +74,17 @@ class ClusterChart(FleetChart):
         cluster: str,
         variables: dict[str, str],
         flux: FluxSettings,
+        bootstrap: Bootstrap = "fluxplane",
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory=cluster_dir(cluster))
         self.cluster = cluster
         self.flux = flux
         repository = layout.repository
 
-        sync_dir = posixpath.join(self.directory, "flux-system")
+        #: The folders (relative to dist/) another tool writes. Their files are built all the same, for the
+        #: checks and the README graphs (the tool writes the same objects), but not written.
+        self.owned_elsewhere: tuple[str, ...] = () if bootstrap == "fluxplane" else (sync_folder(layout.key, cluster),)
+        sync_dir = posixpath.join(self.directory, SYNC_FOLDER)
         sync = self.add_manifest("sync", posixpath.join(sync_dir, "gotk-sync.yaml"))
         self.source = GitRepository(
             sync,
@@ -205,7 +221,7 @@ class ClusterChart(FleetChart):
     def finish(self, *, custom: bool = False) -> None:
         """Write ``kustomization.yaml`` listing the entry point's files (``custom.yaml`` when cdk8s made one)."""
         entry = self.add_kustomization_file("kustomization", self.directory).config
-        entry.add_resource("flux-system")
+        entry.add_resource(SYNC_FOLDER)
         entry.add_resource("cluster-vars.yaml")
         if self._secrets_dir is not None:
             entry.add_resource("secrets")

@@ -301,6 +301,12 @@ class ManagementCluster(ClusterBase):
         description="IAM role of the hub's kustomize-controller and helm-controller (IRSA or Pod Identity); "
         "required when a workload cluster uses `hubAccess: keyless`.",
     )
+    bootstrap: Literal["fluxplane", "flux"] = Field(
+        "fluxplane",
+        description="Who owns the hub's Flux sync objects (`clusters/<hub>/flux-system/`): `fluxplane` writes "
+        "them (`gotk-sync.yaml`, applied once with `kubectl apply -k`); `flux` leaves the folder to `flux "
+        "bootstrap --path <platform path>/clusters/<hub>`, whose files synth keeps as they are.",
+    )
     egress_cidrs: list[IPv4Network] = Field(
         default_factory=list,
         alias="egressCidrs",

@@ -17,7 +17,7 @@ from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan, plan_fleet
-from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, write_tree
+from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, write_tree
 
 
 @contextlib.contextmanager
@@ -62,6 +62,22 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
         return render_app(FleetApp(plan))
 
 
+def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
+    """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it."""
+    from fluxplane.charts.cluster import sync_folder
+    from fluxplane.charts.layout import PLATFORM
+
+    management = plan.fleet.management
+    if management.bootstrap != "flux":
+        return ()
+    return (sync_folder(PLATFORM, management.name),)
+
+
+def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str, str]:
+    """``files`` and, as they are in ``outdir``, the files of the folders another tool owns (kept_folders)."""
+    return {**files, **read_kept(outdir, kept_folders(plan))}
+
+
 @dataclass(frozen=True)
 class SynthResult:
     files: dict[str, str]
@@ -87,7 +103,7 @@ def synthesize(
     target = outdir or root / "dist"
     check_outdir(target, root)
     plan = load_plan(root, registry)
-    files = render_plan(plan, SynthCache.for_root(root) if use_cache else None)
+    files = with_kept(plan, render_plan(plan, SynthCache.for_root(root) if use_cache else None), target)
     refused = guard(files, target, hub=plan.fleet.management.name, replace=replace, delete=delete, move=move)
     if refused:
         raise ConfigError(refused)
@@ -99,7 +115,8 @@ def synthesize(
 def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None = None) -> Staleness:
     """What synth would change in dist/ (nothing written); the recorded allocations count as ``changed``."""
     plan = load_plan(root, registry)
-    staleness = compare_tree(render_plan(plan), outdir or root / "dist")
+    target = outdir or root / "dist"
+    staleness = compare_tree(with_kept(plan, render_plan(plan), target), target)
     if allocations.stale(root, plan):
         staleness.recorded.append(allocations.ALLOCATIONS)
     return staleness
@@ -113,9 +130,11 @@ __all__ = [
     "check",
     "check_outdir",
     "compare_tree",
+    "kept_folders",
     "load_plan",
     "paused_gc",
     "render_plan",
     "synthesize",
+    "with_kept",
     "write_tree",
 ]

@@ -177,6 +177,7 @@ class FleetApp(cdk8s.App):
         return self._environment_variants[key], env_config
 
     def _add_cluster(self, cluster: ClusterPlan) -> None:
+        management = self.plan.fleet.management
         chart = ClusterChart(
             self,
             f"cluster-{cluster.name}",
@@ -184,6 +185,7 @@ class FleetApp(cdk8s.App):
             cluster=cluster.name,
             variables=cluster.variables,
             flux=self.plan.fleet.flux,
+            bootstrap=management.bootstrap if cluster.name == management.name else "fluxplane",
         )
         self.clusters[cluster.name] = chart
         placements = [placement for placement in self.plan.apps if placement.cluster == cluster.name]

@@ -70,6 +70,9 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     )
     out.update(custom)
     out.update(readmes)
+    elsewhere = tuple(folder for chart in app.clusters.values() for folder in chart.owned_elsewhere)
+    if elsewhere:
+        out = {path: text for path, text in out.items() if not path.startswith(elsewhere)}
 
     owners = codeowners(app.plan.fleet.teams, app.plan.apps, app.layout, app.workloads)
     if owners is not None:

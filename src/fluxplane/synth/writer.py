@@ -538,3 +538,37 @@ def compare_tree(files: dict[str, str], outdir: Path) -> Staleness:
             result.changed.append(relative)
     result.removed = sorted(existing.keys() - files.keys())
     return result
+
+
+#: The largest file another tool may keep in dist/ (``flux bootstrap``'s gotk-components.yaml is about 1 MiB).
+_KEPT_LIMIT = 64 << 20
+
+
+def read_kept(outdir: Path, folders: tuple[str, ...]) -> dict[str, str]:
+    """The files another tool owns under ``folders`` of ``outdir`` (relative, each ending in "/"), as they are,
+    for synth to write back unchanged. Only regular UTF-8 files below real folders: a symbolic link, a special
+    file or a file over 64 MiB is refused (OutputError), since synth would otherwise copy what it points to."""
+    kept: dict[str, str] = {}
+    for folder in folders:
+        base = outdir / folder
+        for depth in range(len(Path(folder).parts)):
+            step = outdir.joinpath(*Path(folder).parts[: depth + 1])
+            if os.path.islink(step):
+                raise OutputError(f"{step}: a symbolic link where synth keeps another tool's files; remove it")
+        if not base.is_dir():
+            continue
+        for current, folders_below, names in os.walk(base):
+            for name in sorted([*folders_below, *names]):
+                path = Path(current) / name
+                mode = os.lstat(path).st_mode
+                if S_ISDIR(mode):
+                    continue
+                if not S_ISREG(mode) or os.lstat(path).st_size > _KEPT_LIMIT:
+                    why = "a symbolic link" if S_ISLNK(mode) else "not a regular file of at most 64 MiB"
+                    raise OutputError(f"{path}: {why}, in a folder synth keeps for another tool; remove it")
+                try:
+                    text = path.read_bytes().decode("utf-8")
+                except UnicodeDecodeError:
+                    raise OutputError(f"{path}: not UTF-8 text, in a folder synth keeps for another tool") from None
+                kept[path.relative_to(outdir).as_posix()] = text
+    return kept

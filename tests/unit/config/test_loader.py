@@ -530,7 +530,7 @@ def test_unknown_nested_keys_in_repositories_and_management(write_fleet: FleetWr
         "environments/base.yaml: repositories.platform.ref: unknown field; allowed: url, branch, secretRef, path",
         "environments/base.yaml: repositories.apps: unknown field; allowed: platform, workloads",
         "environments/base.yaml: management.nodeGroups: unknown field; "
-        "allowed: name, region, kubernetesVersion, packs, fluxRoleArn, egressCidrs",
+        "allowed: name, region, kubernetesVersion, packs, fluxRoleArn, bootstrap, egressCidrs",
     ]
 
 

@@ -471,3 +471,48 @@ def test_a_fifo_in_the_spare_or_as_its_manifest_blocks_nothing(tmp_path: Path) -
     os.mkfifo(spare / MANIFEST)
     _finishes(lambda: write_tree({"a.yaml": "4\n", "b.yaml": "4\n"}, dist))
     assert _tree(dist) == {"a.yaml": "4\n", "b.yaml": "4\n"}
+
+
+class TestReadKept:
+    """Files another tool owns in dist/ (flux bootstrap's flux-system/) are read back byte for byte, or refused."""
+
+    FOLDER = "platform/clusters/hub/flux-system/"
+
+    def test_files_are_kept_exactly_and_a_missing_folder_is_nothing(self, tmp_path: Path) -> None:
+        from fluxplane.synth.writer import read_kept
+
+        folder = tmp_path / self.FOLDER
+        (folder / "sub").mkdir(parents=True)
+        (folder / "gotk-sync.yaml").write_bytes(b"kind: GitRepository\r\nname: caf\xc3\xa9\r\n")
+        (folder / "sub" / "x.yaml").write_text("a: 1\n")
+        assert read_kept(tmp_path, (self.FOLDER,)) == {
+            f"{self.FOLDER}gotk-sync.yaml": "kind: GitRepository\r\nname: café\r\n",
+            f"{self.FOLDER}sub/x.yaml": "a: 1\n",
+        }
+        assert read_kept(tmp_path / "nothing", (self.FOLDER,)) == {}
+        assert read_kept(tmp_path, ()) == {}
+
+    @pytest.mark.parametrize("plant", ["link", "fifo", "binary", "linked-folder"])
+    def test_what_is_not_a_plain_text_file_is_refused(self, tmp_path: Path, plant: str) -> None:
+        from fluxplane.errors import OutputError
+        from fluxplane.synth.writer import read_kept
+
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        (outside / "secret.yaml").write_text("token: s3cr3t\n")
+        dist = tmp_path / "dist"
+        folder = dist / self.FOLDER
+        if plant == "linked-folder":
+            folder.parent.mkdir(parents=True)
+            folder.symlink_to(outside)
+        else:
+            folder.mkdir(parents=True)
+        if plant == "link":
+            (folder / "x.yaml").symlink_to(outside / "secret.yaml")
+        elif plant == "fifo":
+            os.mkfifo(folder / "x.yaml")
+        elif plant == "binary":
+            (folder / "x.yaml").write_bytes(b"\xff\xfe")
+        with pytest.raises(OutputError) as refused:
+            read_kept(dist, (self.FOLDER,))
+        assert "s3cr3t" not in str(refused.value)
