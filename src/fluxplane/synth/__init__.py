@@ -12,6 +12,7 @@ from typing import Any
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.merge import Origins
 from fluxplane.errors import ConfigError
+from fluxplane.packs.helm_charts import load_chart_packs
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
@@ -37,9 +38,20 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+def _relative(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
 def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
     """Load and validate the definition under ``root`` (no JavaScript runtime involved)."""
-    packs = registry or PackRegistry.from_entry_points()
+    installed = registry or PackRegistry.from_entry_points()
+    charts, problems = load_chart_packs(root, installed, lambda path: _relative(root, path))
+    if problems:
+        raise ConfigError(problems)
+    packs = PackRegistry([*installed, *charts]) if charts else installed
 
     def check_packs(sections: dict[str, Any], origins: Origins) -> list[str]:
         return packs.configure(sections, origins)[1]

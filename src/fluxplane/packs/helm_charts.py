@@ -1,0 +1,208 @@
+"""Helm charts of the definition's own: ``environments/charts/<name>.yaml``, each a pack called ``<name>``.
+
+Adding one chart, the most common change a platform team makes, needs no Python: a file names the chart,
+its version and namespace, and which packs it needs first; clusters then enable it like any pack
+(``packs: {<name>: {}}`` in base.yaml, an environment or a cluster), with per-environment and per-cluster
+``version`` and ``values`` overrides. Each file becomes a :class:`~fluxplane.packs.api.Pack` with the same
+Flux objects as the built-in chart packs: a HelmRepository (``https://``) or an OCIRepository
+(``oci://``), a HelmRelease into the chart's namespace, the Namespace, and a health gate on the release.
+
+A file is validated on its own, with its location in every message: the name (a DNS-1123 label that no
+installed pack has), the repository URL and its scheme, the chart (named for ``https://``, part of the URL
+for ``oci://``), a semver version, the layer, and ``requires`` naming installed packs or other charts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
+
+from fluxplane.config.merge import Layer as Source
+from fluxplane.config.merge import Origins
+from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
+from fluxplane.config.problems import ProblemList, read_mapping, show
+from fluxplane.constructs.kustomization import escaped
+from fluxplane.constructs.namespace import Namespace
+from fluxplane.packs.api import SEMVER, Layer, Pack, PackConfig, PackContext
+from fluxplane.packs.helm import chart_release, oci_chart_release
+from fluxplane.packs.registry import PackRegistry, find_cycle
+from fluxplane.packs.versions import Chart
+
+#: Where the definition's charts live, relative to the project.
+CHARTS_DIR = "environments/charts"
+#: A chart repository URL: https:// for a Helm repository, oci:// for an OCI registry (no spaces or quotes).
+_URL = r"(https|oci)://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%!$&'()*+,;=:@/-]*)?"
+#: A chart's name in its repository (Helm: lower-case letters, digits, '-', '_' and '.').
+_CHART = r"[a-z0-9]([a-z0-9._-]*[a-z0-9])?"
+
+
+class ChartSpec(Model):
+    """One ``environments/charts/<name>.yaml``: a Helm chart installed as the pack ``<name>``."""
+
+    repository: str = Field(
+        description="The chart repository: an https:// Helm repository URL (a HelmRepository), or the oci:// "
+        "URL of the chart itself in a registry (an OCIRepository), e.g. oci://ghcr.io/stefanprodan/charts/podinfo."
+    )
+    chart: str | None = Field(
+        None,
+        validate_default=True,
+        description="The chart's name in an https:// repository; not allowed with oci:// (the URL names it).",
+    )
+    version: str = Field(description="The chart version every cluster starts from (semver, e.g. 6.7.1).")
+    namespace: DnsLabel = Field(description="The namespace the chart installs into; the pack creates it.")
+    layer: Layer = Field(
+        "controllers",
+        description="Where it sits in each cluster's order: controllers, configs (after every controller) or apps.",
+    )
+    requires: list[DnsLabel] = Field(
+        default_factory=list, description="Packs (built-in, installed or other charts) installed first."
+    )
+    health: Literal["release", "none"] = Field(
+        "release",
+        description="What Flux waits for before the layers after it: the HelmRelease Ready (release), or nothing.",
+    )
+    values: dict[str, Any] = Field(default_factory=dict, description="Helm values for every cluster.")
+    description: str = Field("", max_length=200, description="One line for people: what the chart is for.")
+
+    @field_validator("repository")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if re.fullmatch(_URL, value) is None:
+            raise ValueError(f"expected an https:// Helm repository or the oci:// URL of the chart, got {show(value)}")
+        return value
+
+    @field_validator("version")
+    @classmethod
+    def _semver(cls, value: str) -> str:
+        if re.fullmatch(SEMVER, value) is None:
+            raise ValueError(f"expected a semver version such as 1.2.3 or v1.2.3, got {show(value)}")
+        return value
+
+    @field_validator("chart")
+    @classmethod
+    def _chart(cls, value: str | None, info: ValidationInfo) -> str | None:
+        repository = info.data.get("repository") or ""
+        if value is None and repository.startswith("https://"):
+            raise ValueError("required with an https:// repository (the chart's name in it)")
+        if value is not None and repository.startswith("oci://"):
+            raise ValueError("not allowed with an oci:// repository: its URL names the chart")
+        if value is not None and re.fullmatch(_CHART, value) is None:
+            raise ValueError(f"expected a chart name (lower-case letters, digits, '.', '_', '-'), got {show(value)}")
+        return value
+
+
+def _bind(name: str, spec: ChartSpec) -> Any:
+    def bind(ctx: PackContext, config: Any) -> None:
+        Namespace(ctx.scope, "namespace", {"name": spec.namespace})
+        if spec.chart is None:
+            release = oci_chart_release(
+                ctx.scope, name=name, url=spec.repository, version=config.version, target_namespace=spec.namespace
+            )
+        else:
+            release = chart_release(
+                ctx.scope,
+                name=name,
+                chart=Chart(spec.repository, spec.chart, spec.version),
+                version=config.version,
+                target_namespace=spec.namespace,
+            )
+        # the file's values, escaped for post-build substitution as the config's are, then the cluster's
+        release.add_values(escaped(spec.values))
+        release.add_values(config.values)
+        if spec.health == "release":
+            ctx.add_health_check(release)
+
+    return bind
+
+
+def chart_pack(name: str, spec: ChartSpec) -> Pack:
+    """The pack of the chart ``name``; its config holds the per-cluster ``version`` and ``values``."""
+    digest = hashlib.sha256(json.dumps(spec.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()
+    # The spec's digest in the schema: the synth cache's key covers every pack's schema.
+    base = type(
+        f"_HelmChartBase_{name.replace('-', '_')}",
+        (PackConfig,),
+        {
+            "__module__": __name__,
+            "model_config": ConfigDict(
+                extra="forbid", frozen=True, populate_by_name=False, json_schema_extra={"x-fluxplane-chart": digest}
+            ),
+        },
+    )
+    model: type[BaseModel] = create_model(
+        f"HelmChart_{name.replace('-', '_')}",
+        __base__=base,
+        __doc__=f"The Helm chart {name} ({CHARTS_DIR}/{name}.yaml).",
+        version=(str, Field(spec.version, description="Chart version (default: the chart file's).")),
+        values=(dict[str, Any], Field(default_factory=dict, description="Helm values, merged over the file's.")),
+    )
+    origin = f"Helm chart {spec.chart or spec.repository.rsplit('/', 1)[-1]} from {spec.repository}"
+    return Pack(
+        name=name,
+        version=spec.version,
+        description=spec.description or origin,
+        config=cast(type[PackConfig], model),
+        layer=spec.layer,
+        bind=_bind(name, spec),
+        requires=tuple(spec.requires),
+        namespaces=(spec.namespace,),
+    )
+
+
+def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple[list[Pack], list[str]]:
+    """The packs of ``<root>/environments/charts/*.yaml``, and the problems found, each with its file.
+
+    ``display`` turns a path into the name messages use; ``installed`` is what a chart may require and must
+    not be named after.
+    """
+    folder = root / CHARTS_DIR
+    if folder.is_symlink():
+        return [], [f"{display(folder)}: a symbolic link; the definition's folders are its own"]
+    if not folder.is_dir():
+        return [], []
+    problems = ProblemList()
+    specs: dict[str, tuple[ChartSpec, str]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        shown = display(path)
+        if path.is_dir() or path.suffix != ".yaml":
+            problems.lines.append(f"{shown}: not a chart file; {CHARTS_DIR}/ holds one <name>.yaml per chart")
+            continue
+        if not re.fullmatch(DNS_LABEL, path.stem) or len(path.stem) > 53:
+            problems.lines.append(
+                f"{shown}: chart pack name {show(path.stem)} must be a DNS-1123 label of at most 53 characters "
+                "(a Helm release name); rename the file"
+            )
+            continue
+        if path.stem in installed:
+            problems.lines.append(
+                f"{shown}: {show(path.stem)} is an installed pack's name; rename the file (installed: "
+                f"{', '.join(installed.names)})"
+            )
+            continue
+        raw = read_mapping(path, shown, problems)
+        if raw is None:
+            continue
+        spec = problems.validate(ChartSpec, raw, Origins([Source(shown, raw)]))
+        if spec is not None:
+            specs[path.stem] = (spec, shown)
+    known = set(installed.names) | set(specs)
+    for spec, shown in specs.values():
+        for index, required in enumerate(spec.requires):
+            if required not in known:
+                problems.lines.append(
+                    f"{shown}: requires[{index}]: {show(required)} is neither an installed pack nor a chart of "
+                    f"{CHARTS_DIR}/ (known: {', '.join(sorted(known))})"
+                )
+    cycle = find_cycle({name: tuple(spec.requires) for name, (spec, _) in specs.items()})
+    if cycle:
+        problems.lines.append(f"{CHARTS_DIR}/: charts require each other in a cycle: {' -> '.join(cycle)}")
+    if problems.lines:
+        return [], problems.lines
+    return [chart_pack(name, spec) for name, (spec, _) in sorted(specs.items())], []

@@ -1,0 +1,174 @@
+"""Helm charts of the definition's own (environments/charts/<name>.yaml): one file, no Python, any number of times."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.cli import main
+from tests.conftest import CRDS, MINIMAL_BASE, MINIMAL_ENV, VALIDATE_MANIFESTS, FleetWriter, load_documents
+
+CANARY = {
+    "description": "podinfo again, for canary checks",
+    "repository": "oci://ghcr.io/stefanprodan/charts/podinfo",
+    "version": "6.7.1",
+    "namespace": "podinfo-canary",
+    "layer": "apps",
+    "requires": ["metrics-server"],
+    "values": {"replicaCount": 2, "ui": {"message": "canary on ${cluster_name}"}},
+}
+GOLDILOCKS = {
+    "repository": "https://charts.fairwinds.com/stable",
+    "chart": "goldilocks",
+    "version": "9.0.2",
+    "namespace": "goldilocks",
+}
+
+
+def _fleet(write_fleet: FleetWriter, charts: dict[str, Any], packs: dict[str, Any] | None = None) -> Path:
+    base = copy.deepcopy(MINIMAL_BASE)
+    base["packs"] = {**base["packs"], **(packs if packs is not None else {name: {} for name in charts})}
+    env: dict[str, Any] = dict(MINIMAL_ENV)
+    if "podinfo-canary" in charts:
+        env["packs"] = {"podinfo-canary": {"version": "6.9.2", "values": {"replicaCount": 1}}}
+    root = write_fleet(base=base, envs={"staging": env})
+    (root / "environments" / "charts").mkdir()
+    for name, spec in charts.items():
+        text = spec if isinstance(spec, str) else yaml.safe_dump(spec, sort_keys=False)
+        (root / "environments" / "charts" / f"{name}.yaml").write_text(text)
+    return root
+
+
+def _by_kind(path: Path) -> dict[str, dict[str, Any]]:
+    return {doc["kind"]: doc for doc in load_documents(path)}
+
+
+def test_a_chart_file_becomes_a_pack_clusters_enable(write_fleet: FleetWriter) -> None:
+    # GIVEN an oci:// chart in the apps layer that needs metrics-server, and an https:// one in controllers
+    root = _fleet(write_fleet, {"podinfo-canary": CANARY, "goldilocks": GOLDILOCKS})
+    # WHEN synthesized
+    assert main(["--root", str(root), "synth"]) == 0
+    dist = root / "dist" / "platform"
+    # THEN each has its source, release and namespace in the catalogue
+    canary = _by_kind(dist / "apps/podinfo-canary/base/podinfo-canary.yaml")
+    assert canary["OCIRepository"]["spec"]["url"] == CANARY["repository"]
+    assert canary["OCIRepository"]["spec"]["ref"] == {"tag": "6.7.1"}
+    release = canary["HelmRelease"]["spec"]
+    assert release["chartRef"] == {"kind": "OCIRepository", "name": "podinfo-canary"}
+    assert release["targetNamespace"] == "podinfo-canary"
+    # (values reach the cluster as written: Flux's post-build substitution leaves them alone)
+    assert release["values"] == {"replicaCount": 2, "ui": {"message": "canary on $${cluster_name}"}}
+    assert canary["Namespace"]["metadata"]["name"] == "podinfo-canary"
+    goldilocks = _by_kind(dist / "infrastructure/controllers/goldilocks/base/goldilocks.yaml")
+    assert goldilocks["HelmRepository"]["spec"]["url"] == GOLDILOCKS["repository"]
+    assert goldilocks["HelmRelease"]["spec"]["chart"]["spec"]["chart"] == "goldilocks"
+    assert goldilocks["HelmRelease"]["spec"]["chart"]["spec"]["version"] == "9.0.2"
+    # AND the environment's version and values are an overlay over the catalogue
+    overlay = yaml.safe_load((dist / "apps/podinfo-canary/staging/kustomization.yaml").read_text())
+    patches = [yaml.safe_load(patch["patch"])[0] for patch in overlay["patches"]]
+    assert {"op": "replace", "path": "/spec/ref/tag", "value": "6.9.2"} in patches
+    assert {"op": "replace", "path": "/spec/values/replicaCount", "value": 1} in patches
+    # AND the cluster applies it after what it requires, gated on the release
+    kustomizations = {doc["metadata"]["name"]: doc for doc in load_documents(dist / "clusters/staging-1/apps.yaml")}
+    spec = kustomizations["podinfo-canary"]["spec"]
+    assert {"name": "metrics-server"} in spec["dependsOn"]
+    assert spec["healthChecks"] == [
+        {
+            "apiVersion": "helm.toolkit.fluxcd.io/v2",
+            "kind": "HelmRelease",
+            "name": "podinfo-canary",
+            "namespace": "flux-system",
+        }
+    ]
+    # AND everything validates against the upstream CRDs, and every folder builds
+    if VALIDATE_MANIFESTS.exists() and CRDS.is_dir():
+        checked = subprocess.run(
+            [sys.executable, str(VALIDATE_MANIFESTS), str(root / "dist")], capture_output=True, text=True, check=False
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    if shutil.which("kubectl"):
+        for folder in ("apps/podinfo-canary/staging", "infrastructure/controllers/goldilocks/base"):
+            built = subprocess.run(["kubectl", "kustomize", str(dist / folder)], capture_output=True, text=True)
+            assert built.returncode == 0, built.stderr
+
+
+def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) -> None:
+    root = _fleet(write_fleet, {"goldilocks": GOLDILOCKS}, packs={})
+    assert main(["--root", str(root), "synth"]) == 0
+    assert not (root / "dist" / "platform" / "infrastructure" / "controllers" / "goldilocks").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "spec", "message"),
+    [
+        (
+            "canary",
+            {**CANARY, "repository": "http://example.com/charts"},
+            "environments/charts/canary.yaml: repository: expected an https:// Helm repository or the oci:// URL "
+            'of the chart, got "http://example.com/charts"',
+        ),
+        (
+            "canary",
+            {**GOLDILOCKS, "chart": None},
+            "environments/charts/canary.yaml: chart: required with an https:// repository (the chart's name in it)",
+        ),
+        (
+            "canary",
+            {**CANARY, "chart": "podinfo"},
+            "environments/charts/canary.yaml: chart: not allowed with an oci:// repository: its URL names the chart",
+        ),
+        (
+            "canary",
+            {**CANARY, "version": ">=6.0.0"},
+            "environments/charts/canary.yaml: version: expected a semver version such as 1.2.3 or v1.2.3, "
+            'got ">=6.0.0"',
+        ),
+        (
+            "canary",
+            {**CANARY, "requires": ["nothing"]},
+            'environments/charts/canary.yaml: requires[0]: "nothing" is neither an installed pack nor a chart of '
+            "environments/charts/",
+        ),
+        (
+            "metrics-server",
+            GOLDILOCKS,
+            'environments/charts/metrics-server.yaml: "metrics-server" is an installed pack\'s name',
+        ),
+        ("Canary", GOLDILOCKS, 'environments/charts/Canary.yaml: chart pack name "Canary" must be a DNS-1123 label'),
+    ],
+)
+def test_a_bad_chart_file_is_one_line_with_its_location(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], name: str, spec: dict[str, Any], message: str
+) -> None:
+    root = _fleet(write_fleet, {name: spec}, packs={})
+    assert main(["--root", str(root), "synth"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message), err
+    assert not (root / "dist").exists()
+
+
+def test_charts_that_require_each_other_are_refused(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _fleet(
+        write_fleet, {"a": {**GOLDILOCKS, "requires": ["b"]}, "b": {**GOLDILOCKS, "requires": ["a"]}}, packs={}
+    )
+    assert main(["--root", str(root), "synth"]) == 2
+    assert "environments/charts/: charts require each other in a cycle: a -> b -> a" in capsys.readouterr().err
+
+
+def test_changing_a_chart_file_renders_again_with_the_cache(write_fleet: FleetWriter) -> None:
+    root = _fleet(write_fleet, {"goldilocks": GOLDILOCKS})
+    assert main(["--root", str(root), "synth"]) == 0
+    path = root / "environments" / "charts" / "goldilocks.yaml"
+    path.write_text(path.read_text().replace("namespace: goldilocks", "namespace: vpa-advice"))
+    assert main(["--root", str(root), "synth"]) == 0
+    built = _by_kind(root / "dist/platform/infrastructure/controllers/goldilocks/base/goldilocks.yaml")
+    assert built["HelmRelease"]["spec"]["targetNamespace"] == "vpa-advice"
