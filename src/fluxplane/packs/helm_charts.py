@@ -17,10 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
 
 from fluxplane.config.merge import Layer as Source
 from fluxplane.config.merge import Origins
@@ -41,10 +42,26 @@ _URL = r"(https|oci)://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%!$&'()*+,;=:@/-]*
 _CHART = r"[a-z0-9]([a-z0-9._-]*[a-z0-9])?"
 
 
+def _fullmatch(pattern: str, expected: str) -> Callable[[str], str]:
+    """A check that a string matches ``pattern`` whole, naming what was ``expected`` and what was found."""
+
+    def check(value: str) -> str:
+        if re.fullmatch(pattern, value) is None:
+            raise ValueError(f"expected {expected}, got {show(value)}")
+        return value
+
+    return check
+
+
+_URL_CHECK = _fullmatch(_URL, "an https:// Helm repository or the oci:// URL of the chart")
+_SEMVER_CHECK = _fullmatch(SEMVER, "a semver version such as 1.2.3 or v1.2.3")
+_CHART_NAME = _fullmatch(_CHART, "a chart name (lower-case letters, digits, '.', '_', '-')")
+
+
 class ChartSpec(Model):
     """One ``environments/charts/<name>.yaml``: a Helm chart installed as the pack ``<name>``."""
 
-    repository: str = Field(
+    repository: Annotated[str, AfterValidator(_URL_CHECK)] = Field(
         description="The chart repository: an https:// Helm repository URL (a HelmRepository), or the oci:// "
         "URL of the chart itself in a registry (an OCIRepository), e.g. oci://ghcr.io/stefanprodan/charts/podinfo."
     )
@@ -53,7 +70,9 @@ class ChartSpec(Model):
         validate_default=True,
         description="The chart's name in an https:// repository; not allowed with oci:// (the URL names it).",
     )
-    version: str = Field(description="The chart version every cluster starts from (semver, e.g. 6.7.1).")
+    version: Annotated[str, AfterValidator(_SEMVER_CHECK)] = Field(
+        description="The chart version every cluster starts from (semver, e.g. 6.7.1)."
+    )
     namespace: DnsLabel = Field(description="The namespace the chart installs into; the pack creates it.")
     layer: Layer = Field(
         "controllers",
@@ -69,20 +88,6 @@ class ChartSpec(Model):
     values: dict[str, Any] = Field(default_factory=dict, description="Helm values for every cluster.")
     description: str = Field("", max_length=200, description="One line for people: what the chart is for.")
 
-    @field_validator("repository")
-    @classmethod
-    def _url(cls, value: str) -> str:
-        if re.fullmatch(_URL, value) is None:
-            raise ValueError(f"expected an https:// Helm repository or the oci:// URL of the chart, got {show(value)}")
-        return value
-
-    @field_validator("version")
-    @classmethod
-    def _semver(cls, value: str) -> str:
-        if re.fullmatch(SEMVER, value) is None:
-            raise ValueError(f"expected a semver version such as 1.2.3 or v1.2.3, got {show(value)}")
-        return value
-
     @field_validator("chart")
     @classmethod
     def _chart(cls, value: str | None, info: ValidationInfo) -> str | None:
@@ -91,9 +96,7 @@ class ChartSpec(Model):
             raise ValueError("required with an https:// repository (the chart's name in it)")
         if value is not None and repository.startswith("oci://"):
             raise ValueError("not allowed with an oci:// repository: its URL names the chart")
-        if value is not None and re.fullmatch(_CHART, value) is None:
-            raise ValueError(f"expected a chart name (lower-case letters, digits, '.', '_', '-'), got {show(value)}")
-        return value
+        return value if value is None else _CHART_NAME(value)
 
 
 def _bind(name: str, spec: ChartSpec) -> Any:
