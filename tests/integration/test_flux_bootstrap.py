@@ -56,9 +56,7 @@ def bootstrapped(example_project: Path) -> Path:
 
 
 def test_synth_keeps_what_flux_bootstrap_wrote(bootstrapped: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # GIVEN a hub flux bootstrap wrote over: without saying so, synth --check finds dist/ stale
-    assert main(["--root", str(bootstrapped), "synth", "--check"]) == 1
-    capsys.readouterr()
+    # GIVEN a hub flux bootstrap wrote over
     # WHEN the definition says flux bootstrap owns the hub's sync THEN synth writes, and git sees no change
     _bootstrap(bootstrapped, "flux")
     assert main(["--root", str(bootstrapped), "synth"]) == 0
@@ -73,6 +71,23 @@ def test_synth_keeps_what_flux_bootstrap_wrote(bootstrapped: Path, capsys: pytes
         built = subprocess.run(["kubectl", "kustomize", str(bootstrapped / HUB)], capture_output=True, text=True)
         assert built.returncode == 0, built.stderr
         assert "app.kubernetes.io/part-of: flux" in built.stdout
+
+
+def test_without_the_setting_synth_refuses_to_delete_bootstraps_controllers(
+    bootstrapped: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a hub flux bootstrap wrote over, and a definition that does not say so
+    # WHEN synthesized, or checked THEN synth refuses (Flux would prune its own controllers), writing nothing
+    for args in (["synth"], ["synth", "--check"]):
+        assert main(["--root", str(bootstrapped), *args]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == (
+            f"{bootstrapped / HUB / 'flux-system' / 'gotk-components.yaml'}: a file fluxplane does not write (flux "
+            "bootstrap keeps the Flux controllers in this folder); synth would delete it and Flux would prune what "
+            "it holds: set management.bootstrap: flux in environments/base.yaml to keep the folder as it is, or "
+            "remove the file yourself"
+        )
+        assert git(bootstrapped, "status", "--porcelain", "--", "dist") == ""
 
 
 def test_a_link_in_bootstrap_folder_is_refused_and_dist_is_untouched(

@@ -18,7 +18,7 @@ from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan, plan_fleet
-from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, write_tree
+from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, regular_files, write_tree
 
 
 @contextlib.contextmanager
@@ -74,20 +74,40 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
         return render_app(FleetApp(plan))
 
 
-def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
-    """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it."""
+def _sync_folder(plan: FleetPlan) -> str:
     from fluxplane.charts.cluster import sync_folder
     from fluxplane.charts.layout import PLATFORM
 
-    management = plan.fleet.management
-    if management.bootstrap != "flux":
-        return ()
-    return (sync_folder(PLATFORM, management.name),)
+    return sync_folder(PLATFORM, plan.fleet.management.name)
+
+
+def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
+    """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it."""
+    return (_sync_folder(plan),) if plan.fleet.management.bootstrap == "flux" else ()
 
 
 def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str, str]:
-    """``files`` and, as they are in ``outdir``, the files of the folders another tool owns (kept_folders)."""
-    return {**files, **read_kept(outdir, kept_folders(plan))}
+    """``files`` and, as they are in ``outdir``, the files of the folders another tool owns (kept_folders).
+
+    Without ``management.bootstrap: flux``, a file in the hub's ``flux-system/`` that synth does not write
+    (``flux bootstrap``'s ``gotk-components.yaml``: the Flux controllers and CRDs) is refused, not deleted:
+    Flux would prune itself, and every custom resource with its CRDs.
+    """
+    folders = kept_folders(plan)
+    if folders:
+        return {**files, **read_kept(outdir, folders)}
+    foreign = [path for path in regular_files(outdir, _sync_folder(plan)) if path not in files]
+    if foreign:
+        raise ConfigError(
+            [
+                f"{outdir / path}: a file fluxplane does not write (flux bootstrap keeps the Flux controllers in "
+                "this folder); synth would delete it and Flux would prune what it holds: set management.bootstrap: "
+                "flux in environments/base.yaml to keep the folder as it is, or remove the file yourself"
+                for path in foreign
+            ]
+            + [f"{outdir}: nothing written"]
+        )
+    return files
 
 
 @dataclass(frozen=True)

@@ -572,3 +572,24 @@ def read_kept(outdir: Path, folders: tuple[str, ...]) -> dict[str, str]:
                     raise OutputError(f"{path}: not UTF-8 text, in a folder synth keeps for another tool") from None
                 kept[path.relative_to(outdir).as_posix()] = text
     return kept
+
+
+def regular_files(outdir: Path, folder: str) -> list[str]:
+    """The regular files below ``folder`` of ``outdir`` (relative to ``outdir``, sorted); links are not followed."""
+    base = outdir / folder
+    if (
+        os.path.islink(outdir)
+        or not base.is_dir()
+        or any(
+            os.path.islink(outdir.joinpath(*Path(folder).parts[: depth + 1]))
+            for depth in range(len(Path(folder).parts))
+        )
+    ):
+        return []
+    found = []
+    for current, _, names in os.walk(base):
+        for name in names:
+            path = Path(current) / name
+            if S_ISREG(os.lstat(path).st_mode):
+                found.append(path.relative_to(outdir).as_posix())
+    return sorted(found)

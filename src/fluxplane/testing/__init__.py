@@ -32,12 +32,15 @@ class FleetUnderTest:
 
     root: Path
     files: dict[str, str]
+    #: The folders of dist/ another tool owns (``flux bootstrap``'s), which synth keeps as they are.
+    kept: tuple[str, ...] = ()
 
     def stale(self) -> list[str]:
         """One line per file of ``<root>/dist`` that synth would add, change or remove (empty: up to date)."""
-        from fluxplane.synth.writer import compare_tree
+        from fluxplane.synth.writer import compare_tree, read_kept
 
-        staleness = compare_tree(self.files, self.root / "dist")
+        dist = self.root / "dist"
+        staleness = compare_tree({**self.files, **read_kept(dist, self.kept)}, dist)
         return [
             *(f"added: {path}" for path in staleness.added),
             *(f"changed: {path}" for path in staleness.changed),
@@ -85,4 +88,4 @@ def synthesize_fleet(root: Path) -> FleetUnderTest:
 
     require_node(root)
     plan = synth.load_plan(root)
-    return FleetUnderTest(root, synth.render_plan(plan))
+    return FleetUnderTest(root, synth.render_plan(plan), synth.kept_folders(plan))
