@@ -70,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
         help="where to write (default: $CDK8S_OUTDIR when cdk8s runs fluxplane, else <root>/dist)",
     )
     synth.add_argument(
+        "--cdk8s",
+        action="store_true",
+        help="run as cdk8s.yaml's app: $CDK8S_OUTDIR inside the project is cdk8s-cli's scratch folder (dist/ is "
+        "written, and a copy of it there for cdk8s-cli to list); outside it (cdk8s synth --stdout) only it is written",
+    )
+    synth.add_argument(
         "--no-cache",
         action="store_true",
         help="render every cluster, ignoring the cache of unchanged clusters in <root>/.fluxplane-cache",
@@ -399,12 +405,27 @@ def _warn(line: str | None) -> None:
         print(line, file=sys.stderr)
 
 
+def _cdk8s_folder(args: argparse.Namespace) -> tuple[Path | None, bool]:
+    """With ``--cdk8s``: the folder cdk8s-cli reads the manifests from ($CDK8S_OUTDIR), and whether it is the
+    only output (outside the project: ``cdk8s synth --stdout``'s temporary folder, or ``--output`` elsewhere)."""
+    value = os.environ.get("CDK8S_OUTDIR") if getattr(args, "cdk8s", False) else None
+    if not value:
+        return None, False
+    folder = Path(value) if Path(value).is_absolute() else Path.cwd() / value
+    project = Path(os.path.abspath(args.root))
+    inside = Path(os.path.abspath(folder)) == project or project in Path(os.path.abspath(folder)).parents
+    return folder, not inside
+
+
 def _outdir(args: argparse.Namespace) -> Path:
-    """Where synth writes: --outdir, else $CDK8S_OUTDIR (as ``cdk8s synth`` sets it), else dist/."""
-    outdir: Path = args.outdir or (
-        Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else args.root / "dist"
-    )
-    return outdir
+    """Where synth writes: --outdir, else $CDK8S_OUTDIR (as ``cdk8s synth`` sets it; with --cdk8s only when it
+    lies outside the project), else dist/."""
+    if args.outdir is not None:
+        return Path(args.outdir)
+    if getattr(args, "cdk8s", False):
+        folder, only = _cdk8s_folder(args)
+        return folder if folder is not None and only else args.root / "dist"
+    return Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else args.root / "dist"
 
 
 def _synth(args: argparse.Namespace) -> int:
@@ -467,10 +488,17 @@ def _synth(args: argparse.Namespace) -> int:
         )
     if refused:
         raise ConfigError([*refused, f"{outdir}: nothing written"])
+    scratch, only = _cdk8s_folder(args)
     with progress.stage("write"):
-        # The allocations first: a synth stopped in between writes the same ranges next time.
-        allocations.write(root, plan)
-        synth.write_tree(files, outdir)
+        if only:
+            # cdk8s synth --stdout: the manifests are printed, the project is left alone
+            synth.copy_tree(files, outdir)
+        else:
+            # The allocations first: a synth stopped in between writes the same ranges next time.
+            allocations.write(root, plan)
+            synth.write_tree(files, outdir)
+            if scratch is not None and os.path.abspath(scratch) != os.path.abspath(outdir):
+                synth.copy_tree(files, scratch)
     # The process ends next: spare the collector's final pass over everything synth built.
     gc.freeze()
     elapsed = time.perf_counter() - started

@@ -42,3 +42,35 @@ def test_cdk8s_synth_and_fluxplane_synth_write_identical_trees(tmp_path: Path) -
     cdk8s_tree = _tree(copies[0] / "dist")
     assert cdk8s_tree == _tree(copies[1] / "dist")
     assert cdk8s_tree == _tree(ROOT / "dist")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CDK8S.exists(), reason="cdk8s-cli is not installed (run `make setup`)")
+def test_cdk8s_synth_never_loses_dist(tmp_path: Path) -> None:
+    # GIVEN a project with its dist/ written, run through cdk8s.yaml
+    env = {**os.environ, "PATH": f"{CDK8S.parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("CDK8S_OUTDIR", None)
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "environments", project / "environments")
+    shutil.copy(ROOT / "cdk8s.yaml", project / "cdk8s.yaml")
+    (project / ".venv").symlink_to(Path(sys.prefix))
+    (project / "node_modules").symlink_to(ROOT / "node_modules")
+    subprocess.run([str(CDK8S), "synth"], cwd=project, env=env, check=True, capture_output=True)
+    written = _tree(project / "dist")
+    assert written == _tree(ROOT / "dist")
+    # (cdk8s-cli lists the manifests from its own folder, a copy)
+    assert _tree(project / ".cdk8s.out") == written
+    # WHEN `cdk8s synth --stdout` runs THEN it prints the manifests and dist/ is as it was
+    printed = subprocess.run(
+        [str(CDK8S), "synth", "--stdout"], cwd=project, env=env, check=True, capture_output=True, text=True
+    )
+    assert "kind: Kustomization" in printed.stdout
+    assert "name: staging-usw2" in printed.stdout
+    assert _tree(project / "dist") == written
+    # WHEN a broken definition is synthesized through cdk8s-cli THEN it fails and dist/ is still there, whole
+    staging = project / "environments" / "staging.yaml"
+    staging.write_text(staging.read_text() + "bad: [\n")
+    failed = subprocess.run([str(CDK8S), "synth"], cwd=project, env=env, capture_output=True, text=True)
+    assert failed.returncode != 0
+    assert "environments/staging.yaml" in failed.stderr + failed.stdout
+    assert _tree(project / "dist") == written

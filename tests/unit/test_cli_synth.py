@@ -88,6 +88,28 @@ def test_synth_into_cdk8s_outdir(write_fleet: FleetWriter, monkeypatch: pytest.M
     assert not (root / "dist").exists()
 
 
+def test_synth_for_cdk8s_cli_writes_dist_and_a_copy_or_only_the_folder_outside(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    root = write_fleet()
+    # GIVEN cdk8s-cli's scratch folder inside the project (cdk8s.yaml's output)
+    monkeypatch.setenv("CDK8S_OUTDIR", str(root / ".cdk8s.out"))
+    assert main(["--root", str(root), "synth", "--cdk8s"]) == 0
+    # THEN dist/ is the tree, and the scratch folder a copy of it
+    assert _tree(root / "dist") == _tree(root / ".cdk8s.out")
+    assert "platform/clusters/hub/kustomization.yaml" in _tree(root / "dist")
+    # GIVEN a folder outside the project (cdk8s synth --stdout) THEN only it is written
+    dist = _tree(root / "dist")
+    (root / "environments" / "base.yaml").write_text(
+        (root / "environments" / "base.yaml").read_text().replace("metrics-server: {}", "metrics-server: {replicas: 2}")
+    )
+    monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path / "printed"))
+    assert main(["--root", str(root), "synth", "--cdk8s"]) == 0
+    assert _tree(root / "dist") == dist
+    assert _tree(tmp_path / "printed") != dist
+    assert "platform/clusters/hub/kustomization.yaml" in _tree(tmp_path / "printed")
+
+
 def test_a_requirement_cycle_between_packs_is_bad_input(
     write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -169,7 +169,15 @@ def _load(text: str) -> list[Any]:
 
 
 def read_yaml(path: Path, display: str) -> Any:
-    """Parse one YAML document from ``path``; errors name ``display`` (the path the user knows).
+    """Parse one YAML document from ``path``; errors name ``display`` (the path the user knows)."""
+    documents = read_yaml_documents(path, display)
+    if len(documents) > 1:
+        raise ConfigError(f"{display}: expected one YAML document, found {len(documents)}")
+    return documents[0] if documents else None
+
+
+def read_yaml_documents(path: Path, display: str) -> list[Any]:
+    """Parse every YAML document of ``path`` (empty ones are None); errors name ``display``.
 
     Only a regular file is read: a FIFO or a device (which a pull request can bring) would block or never end.
     """
@@ -190,6 +198,4 @@ def read_yaml(path: Path, display: str) -> Any:
         raise ConfigError(f"{display}{where}: invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:  # a character YAML does not allow: its message spans lines
         raise ConfigError(f"{display}: invalid YAML: {' '.join(str(exc).split())}") from None
-    if len(documents) > 1:
-        raise ConfigError(f"{display}: expected one YAML document, found {len(documents)}")
-    return documents[0] if documents else None
+    return documents

@@ -18,7 +18,15 @@ from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan, plan_fleet
-from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, regular_files, write_tree
+from fluxplane.synth.writer import (
+    Staleness,
+    check_outdir,
+    compare_tree,
+    copy_tree,
+    read_kept,
+    regular_files,
+    write_tree,
+)
 
 
 @contextlib.contextmanager
@@ -162,6 +170,7 @@ __all__ = [
     "check",
     "check_outdir",
     "compare_tree",
+    "copy_tree",
     "kept_folders",
     "load_plan",
     "paused_gc",

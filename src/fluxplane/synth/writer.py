@@ -29,6 +29,7 @@ import ctypes.util
 import errno
 import hashlib
 import os
+import posixpath
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -593,3 +594,30 @@ def regular_files(outdir: Path, folder: str) -> list[str]:
             if S_ISREG(os.lstat(path).st_mode):
                 found.append(path.relative_to(outdir).as_posix())
     return sorted(found)
+
+
+def copy_tree(files: dict[str, str], folder: Path) -> None:
+    """Write ``files`` into ``folder``: cdk8s-cli's folder, which it empties before every run (its scratch
+    folder, or ``--stdout``'s temporary one). ``folder`` must be missing or an empty folder of its own, not a
+    link; every folder below is made here and every file created anew, so nothing is written through a link."""
+    if os.path.islink(folder) or (folder.exists() and (not folder.is_dir() or any(folder.iterdir()))):
+        raise OutputError(
+            f"{folder}: not an empty folder; cdk8s-cli empties its output folder before it runs the app, so "
+            "this is not its folder: run `cdk8s synth` (or pass --outdir)"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        made = {""}
+        for relative, text in sorted(files.items()):
+            parent = posixpath.dirname(relative)
+            parts = parent.split("/") if parent else []
+            for depth in range(1, len(parts) + 1):
+                below = "/".join(parts[:depth])
+                if below not in made:
+                    os.mkdir(folder / below)
+                    made.add(below)
+            descriptor = os.open(folder / relative, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(descriptor, "wb") as out:
+                out.write(text.encode("utf-8"))
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot write the manifests for cdk8s-cli: {exc.strerror or exc}") from None

@@ -516,3 +516,38 @@ class TestReadKept:
         with pytest.raises(OutputError) as refused:
             read_kept(dist, (self.FOLDER,))
         assert "s3cr3t" not in str(refused.value)
+
+
+class TestCopyTree:
+    """The copy for cdk8s-cli is made in a folder of its own, never through a link or over other files."""
+
+    def test_copies_every_file(self, tmp_path: Path) -> None:
+        from fluxplane.synth.writer import copy_tree
+
+        copy_tree({"a/b/c.yaml": "x: 1\n", "a/d.yaml": "é\n", "e.yaml": ""}, tmp_path / "out")
+        assert {
+            p.relative_to(tmp_path / "out").as_posix(): p.read_bytes() for p in (tmp_path / "out").rglob("*.yaml")
+        } == {
+            "a/b/c.yaml": b"x: 1\n",
+            "a/d.yaml": "é\n".encode(),
+            "e.yaml": b"",
+        }
+
+    @pytest.mark.parametrize("plant", ["link", "files"])
+    def test_refuses_a_link_or_a_folder_holding_files(self, tmp_path: Path, plant: str) -> None:
+        from fluxplane.errors import OutputError
+        from fluxplane.synth.writer import copy_tree
+
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        out = tmp_path / "out"
+        if plant == "link":
+            out.symlink_to(elsewhere)
+        else:
+            out.mkdir()
+            (out / "mine.txt").write_text("keep\n")
+        with pytest.raises(OutputError, match="not an empty folder"):
+            copy_tree({"a.yaml": "x: 1\n"}, out)
+        assert list(elsewhere.iterdir()) == []
+        if plant == "files":
+            assert [p.name for p in out.iterdir()] == ["mine.txt"]
