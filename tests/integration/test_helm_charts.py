@@ -141,6 +141,11 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
             GOLDILOCKS,
             'environments/charts/metrics-server.yaml: "metrics-server" is an installed pack\'s name',
         ),
+        (
+            "manifests-apps",
+            GOLDILOCKS,
+            'environments/charts/manifests-apps.yaml: "manifests-apps" is the name of a cluster\'s plain manifests',
+        ),
         ("Canary", GOLDILOCKS, 'environments/charts/Canary.yaml: chart pack name "Canary" must be a DNS-1123 label'),
     ],
 )

@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
+from fluxplane.config.manifests import PLAIN_MANIFESTS, ManifestFile
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
 from fluxplane.constructs.base import Construct, node_of
@@ -180,6 +182,20 @@ class ClusterChart(FleetChart):
         kustomization = Kustomization(self._layer_file(layer), pack, props)
         self.pack_kustomizations[pack] = kustomization
         return kustomization
+
+    def add_plain_manifests(self, layer: str, files: Sequence[ManifestFile]) -> Kustomization:
+        """``manifests/<layer>/``: the plain manifests of environments/manifests/ for this cluster's ``layer``
+        (``environment/`` and ``cluster/`` files as given), applied by the Flux Kustomization ``manifests-<layer>``,
+        which waits for everything it applies. Cluster variables are substituted in them, as in every layer."""
+        directory = posixpath.join(self.directory, "manifests", layer)
+        listing = self.add_kustomization_file(f"manifests-{layer}-kustomization", directory).config
+        for index, item in enumerate(files):
+            relative = posixpath.join(item.scope, item.name)
+            manifest = self.add_manifest(f"manifests-{layer}-{index}", posixpath.join(directory, relative))
+            for number, document in enumerate(item.documents):
+                RawObject(manifest, f"object-{number}", document)
+            listing.add_resource(relative)
+        return self.add_pack(f"{PLAIN_MANIFESTS}-{layer}", layer, directory, wait=True)
 
     def add_tenants(self, workloads: RepositoryLayout) -> Kustomization:
         """``tenants.yaml``: the Flux Kustomization that applies this cluster's tenants from the workloads repository.

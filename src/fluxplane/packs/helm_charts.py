@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
 
+from fluxplane.config.manifests import MANIFEST_LAYERS, MANIFESTS_DIR, PLAIN_MANIFESTS
 from fluxplane.config.merge import Layer as Source
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
@@ -181,6 +182,12 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
             problems.lines.append(
                 f"{shown}: chart pack name {show(path.stem)} must be a DNS-1123 label of at most 53 characters "
                 "(a Helm release name); rename the file"
+            )
+            continue
+        if path.stem in {f"{PLAIN_MANIFESTS}-{layer}" for layer in MANIFEST_LAYERS}:
+            problems.lines.append(
+                f"{shown}: {show(path.stem)} is the name of a cluster's plain manifests ({MANIFESTS_DIR}/); "
+                "rename the file"
             )
             continue
         if path.stem in installed:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from fluxplane.config.loader import load_fleet
+from fluxplane.config.manifests import read_manifests
 from fluxplane.config.merge import Origins
 from fluxplane.errors import ConfigError
 from fluxplane.packs.helm_charts import load_chart_packs
@@ -64,7 +65,13 @@ def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
     def check_packs(sections: dict[str, Any], origins: Origins) -> list[str]:
         return packs.configure(sections, origins)[1]
 
-    return plan_fleet(load_fleet(root, check_packs), packs)
+    plan = plan_fleet(load_fleet(root, check_packs), packs)
+    environments = {item.name: [cluster.name for cluster in item.clusters] for item in plan.fleet.environments}
+    manifests = read_manifests(root, environments, lambda path: _relative(root, path))
+    if not manifests:
+        return plan
+    clusters = tuple(replace(cluster, manifests=tuple(manifests.get(cluster.name, ()))) for cluster in plan.clusters)
+    return replace(plan, clusters=clusters)
 
 
 def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, str]:

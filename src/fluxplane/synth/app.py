@@ -207,6 +207,10 @@ class FleetApp(cdk8s.App):
                     self._builder = (pack, config)
                     continue
                 self._add_pack(chart, cluster, pack, config, by_layer)
+        for layer in LAYERS:
+            files = [item for item in cluster.manifests if item.layer == layer]
+            if files:
+                by_layer[layer].append(chart.add_plain_manifests(layer, files).name)
         lower: list[str] = []
         for layer in LAYERS:
             for name in by_layer[layer]:

@@ -178,6 +178,9 @@ def _cluster_plan(cluster: ClusterPlan) -> str:
                 name: [type(config).__qualname__, config.model_dump_json()] for name, config in cluster.packs.items()
             },
             "sealed": [[item.namespace, item.name, _json(item.document)] for item in cluster.sealed_secrets],
+            "manifests": [
+                [item.layer, item.scope, item.name, _json(list(item.documents))] for item in cluster.manifests
+            ],
         }
     )
 

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from fluxplane.config.apps import Placement, app_path
 from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace
 from fluxplane.config.loader import LoadedFleet
+from fluxplane.config.manifests import ManifestFile
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import Fleet
 from fluxplane.config.problems import describe_validation_error
@@ -38,6 +39,8 @@ class ClusterPlan:
     variables: dict[str, str]
     packs: dict[str, PackConfig]
     sealed_secrets: tuple[SealedFile, ...] = ()
+    #: Plain manifests of environments/manifests/ for this cluster, its environment's first.
+    manifests: tuple[ManifestFile, ...] = ()
 
 
 @dataclass(frozen=True)
