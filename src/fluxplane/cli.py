@@ -390,9 +390,9 @@ def _edit(args: argparse.Namespace) -> int:
 
 def _packs(args: argparse.Namespace) -> int:
     from fluxplane.packs.describe import list_packs, show_pack
-    from fluxplane.packs.registry import PackRegistry
+    from fluxplane.synth import project_registry
 
-    registry = PackRegistry.from_entry_points()
+    registry = project_registry(args.root)
     if args.packs_command == "list":
         print(list_packs(registry), end="")
     else:

@@ -177,3 +177,16 @@ def test_changing_a_chart_file_renders_again_with_the_cache(write_fleet: FleetWr
     assert main(["--root", str(root), "synth"]) == 0
     built = _by_kind(root / "dist/platform/infrastructure/controllers/goldilocks/base/goldilocks.yaml")
     assert built["HelmRelease"]["spec"]["targetNamespace"] == "vpa-advice"
+
+
+def test_packs_list_and_show_include_the_projects_charts(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _fleet(write_fleet, {"podinfo-canary": CANARY})
+    assert main(["--root", str(root), "packs", "list"]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("podinfo-canary ")]
+    assert len(listed) == 1 and "apps" in listed[0] and "metrics-server" in listed[0]
+    assert main(["--root", str(root), "packs", "show", "podinfo-canary"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("podinfo-canary 6.7.1: podinfo again, for canary checks\n")
+    assert 'version  string   "6.7.1"' in shown

@@ -54,13 +54,19 @@ def _relative(root: Path, path: Path) -> str:
         return path.as_posix()
 
 
-def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
-    """Load and validate the definition under ``root`` (no JavaScript runtime involved)."""
+def project_registry(root: Path, registry: PackRegistry | None = None) -> PackRegistry:
+    """The packs a project can use: ``registry`` (default: the installed ones) and the Helm charts of its
+    environments/charts/ (fluxplane.packs.helm_charts); ConfigError for a chart file that is wrong."""
     installed = registry or PackRegistry.from_entry_points()
     charts, problems = load_chart_packs(root, installed, lambda path: _relative(root, path))
     if problems:
         raise ConfigError(problems)
-    packs = PackRegistry([*installed, *charts]) if charts else installed
+    return PackRegistry([*installed, *charts]) if charts else installed
+
+
+def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
+    """Load and validate the definition under ``root`` (no JavaScript runtime involved)."""
+    packs = project_registry(root, registry)
 
     def check_packs(sections: dict[str, Any], origins: Origins) -> list[str]:
         return packs.configure(sections, origins)[1]
@@ -181,6 +187,7 @@ __all__ = [
     "kept_folders",
     "load_plan",
     "paused_gc",
+    "project_registry",
     "render_plan",
     "synthesize",
     "with_kept",
