@@ -70,6 +70,31 @@ class Node:
         return node
 
 
+class _ScopeNode(Node):
+    """The node of a jsii construct (a cdk8s App, Chart or a user's Construct) used as a scope.
+
+    cdk8s synthesizes only what its own tree holds: the first fluxplane construct put under such a scope
+    hands the scope to :mod:`fluxplane.constructs.cdk8s_bridge`, which gives cdk8s the scope's fluxplane
+    objects in one crossing when the app is synthesized, or refuses a scope where they would be written
+    nowhere (directly under an App, outside any Chart).
+    """
+
+    __slots__ = ("adopted",)
+
+    def __init__(self, construct: Any, scope: Any, construct_id: str, path: str) -> None:
+        super().__init__(construct, scope, construct_id, path)
+        self.adopted = False
+
+    def add(self, construct_id: str, child: Any) -> Node:
+        if not self.adopted:
+            # cdk8s is loaded already: the scope is one of its objects
+            from fluxplane.constructs.cdk8s_bridge import adopt
+
+            adopt(self.construct, self.path)
+            self.adopted = True
+        return super().add(construct_id, child)
+
+
 def node_of(scope: Any) -> Node:
     """The fluxplane node of ``scope``: a fluxplane construct, or any cdk8s/constructs Construct."""
     node = getattr(scope, _NODE_ATTR, None)
@@ -78,7 +103,7 @@ def node_of(scope: Any) -> Node:
         if jsii_node is None:
             raise ConstructError(f"scope {scope!r} is not a construct")
         # A jsii construct (App, Chart or a user's Construct) used as a scope: one bridge call, once.
-        node = Node(scope, None, jsii_node.id, jsii_node.path)
+        node = _ScopeNode(scope, None, jsii_node.id, jsii_node.path)
         setattr(scope, _NODE_ATTR, node)
     return node
 

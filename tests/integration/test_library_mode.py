@@ -1,0 +1,70 @@
+"""fluxplane constructs in an ordinary cdk8s app: app.synth() writes them, and one written nowhere is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+cdk8s = pytest.importorskip("cdk8s")
+
+from fluxplane.constructs.helm_release import HelmRelease  # noqa: E402
+from fluxplane.constructs.helm_repository import HelmRepository  # noqa: E402
+from fluxplane.constructs.kustomization import Kustomization  # noqa: E402
+from fluxplane.errors import ConstructError  # noqa: E402
+
+
+def test_fluxplane_constructs_in_a_plain_chart_are_in_its_output(tmp_path: Path) -> None:
+    # GIVEN a plain cdk8s app whose chart holds fluxplane constructs, one inside a construct of the user's,
+    # beside a cdk8s ApiObject
+    app = cdk8s.App(outdir=str(tmp_path))
+    chart = cdk8s.Chart(app, "platform")
+    repository = HelmRepository(chart, "repo", {"name": "podinfo", "url": "https://stefanprodan.github.io/podinfo"})
+    group = cdk8s.Chart(chart, "group")
+    HelmRelease(
+        group,
+        "release",
+        {
+            "name": "podinfo",
+            "targetNamespace": "podinfo",
+            "chart": {
+                "spec": {
+                    "chart": "podinfo",
+                    "version": "6.7.1",
+                    "sourceRef": {"kind": "HelmRepository", "name": repository.name},
+                }
+            },
+            "values": {"account": "012345678912"},
+        },
+    )
+    Kustomization(
+        chart,
+        "apps",
+        {"name": "apps", "path": "./apps", "sourceRef": {"kind": "GitRepository", "name": "flux-system"}},
+    )
+    cdk8s.ApiObject(chart, "cm", api_version="v1", kind="ConfigMap", metadata={"name": "plain"})
+    # WHEN synthesized by cdk8s
+    app.synth()
+    # THEN every object is in the output, fluxplane's as fluxplane renders them
+    documents = [doc for path in sorted(tmp_path.glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text())]
+    kinds = sorted((doc["kind"], doc["metadata"]["name"]) for doc in documents)
+    assert kinds == [
+        ("ConfigMap", "plain"),
+        ("HelmRelease", "podinfo"),
+        ("HelmRepository", "podinfo"),
+        ("Kustomization", "apps"),
+    ]
+    release = next(doc for doc in documents if doc["kind"] == "HelmRelease")
+    assert release["spec"]["chart"]["spec"]["sourceRef"] == {"kind": "HelmRepository", "name": "podinfo"}
+    assert release["spec"]["values"]["account"] == "012345678912"
+    # AND synthesizing again gives the same output
+    before = {path.name: path.read_text() for path in tmp_path.glob("*.yaml")}
+    app.synth()
+    assert {path.name: path.read_text() for path in tmp_path.glob("*.yaml")} == before
+
+
+def test_a_construct_no_chart_would_write_is_refused(tmp_path: Path) -> None:
+    app = cdk8s.App(outdir=str(tmp_path))
+    with pytest.raises(ConstructError, match=r"directly under the app would be written nowhere"):
+        HelmRepository(app, "repo", {"name": "podinfo", "url": "https://stefanprodan.github.io/podinfo"})
