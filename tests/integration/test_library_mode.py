@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -68,3 +69,22 @@ def test_a_construct_no_chart_would_write_is_refused(tmp_path: Path) -> None:
     app = cdk8s.App(outdir=str(tmp_path))
     with pytest.raises(ConstructError, match=r"directly under the app would be written nowhere"):
         HelmRepository(app, "repo", {"name": "podinfo", "url": "https://stefanprodan.github.io/podinfo"})
+
+
+def test_a_construct_outside_a_fleet_charts_files_is_refused(write_fleet: Any) -> None:
+    from fluxplane.errors import TreeError
+    from fluxplane.synth import load_plan
+    from fluxplane.synth.app import FleetApp
+    from fluxplane.synth.render import render_app
+
+    # GIVEN a FleetApp, and a fluxplane object put directly in a cluster's chart, in none of its files
+    app = FleetApp(load_plan(write_fleet()))
+    HelmRepository(app.clusters["hub"], "stray", {"name": "stray", "url": "https://example.com/charts"})
+    # WHEN rendered THEN it is refused with its path, not dropped
+    with pytest.raises(TreeError, match=r"cluster-hub/stray: not in any of the chart's files, so it would be written"):
+        render_app(app)
+    # AND one directly under the FleetApp is refused when it is created
+    with pytest.raises(ConstructError, match=r"directly under the app would be written nowhere"):
+        Kustomization(
+            app, "loose", {"name": "loose", "path": "./x", "sourceRef": {"kind": "GitRepository", "name": "a"}}
+        )

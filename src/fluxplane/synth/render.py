@@ -24,6 +24,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.charts.cluster import ClusterChart
+from fluxplane.constructs.base import Resource, node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.render import dump_documents
 from fluxplane.errors import TreeError
@@ -98,6 +99,19 @@ def _folder_of(path: str, depth: int) -> str:
     return "/".join(parts[:depth]) + "/" if len(parts) > depth else ""
 
 
+def _unwritten(chart: Any) -> Iterator[Resource]:
+    """The fluxplane objects under ``chart`` outside its files (Manifests), which no file would hold."""
+    stack = list(reversed(node_of(chart).children))
+    while stack:
+        construct = stack.pop()
+        if isinstance(construct, Manifest):
+            continue
+        if isinstance(construct, Resource):
+            yield construct
+            continue
+        stack.extend(reversed(node_of(construct).children))
+
+
 def _check(
     app: FleetApp,
     files: list[tuple[Any, Manifest]],
@@ -109,6 +123,12 @@ def _check(
     """Check the finished tree (TreeError on problems); returns the YAML of the cdk8s constructs of
     ``custom_charts``, by path."""
     problems = check_files(files)
+    for chart in dict.fromkeys(chart for chart, _ in files):
+        problems.extend(
+            f"{resource.node.path}: not in any of the chart's files, so it would be written nowhere: create it in "
+            "one (chart.add_manifest(...))"
+            for resource in _unwritten(chart)
+        )
     for cluster_chart in app.clusters.values():
         problems.extend(check_cluster(cluster_chart))
     hub = app.clusters[app.plan.fleet.management.name]
