@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import copy
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +10,8 @@ import pytest
 import yaml
 
 from fluxplane.cli import main
-from tests.conftest import CRDS, MINIMAL_BASE, MINIMAL_ENV, VALIDATE_MANIFESTS, FleetWriter, load_documents
+from tests.conftest import MINIMAL_BASE, MINIMAL_ENV, FleetWriter, load_documents
+from tests.support.manifests import assert_valid_and_built
 
 CANARY = {
     "description": "podinfo again, for canary checks",
@@ -88,15 +86,9 @@ def test_a_chart_file_becomes_a_pack_clusters_enable(write_fleet: FleetWriter) -
         }
     ]
     # AND everything validates against the upstream CRDs, and every folder builds
-    if VALIDATE_MANIFESTS.exists() and CRDS.is_dir():
-        checked = subprocess.run(
-            [sys.executable, str(VALIDATE_MANIFESTS), str(root / "dist")], capture_output=True, text=True, check=False
-        )
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-    if shutil.which("kubectl"):
-        for folder in ("apps/podinfo-canary/staging", "infrastructure/controllers/goldilocks/base"):
-            built = subprocess.run(["kubectl", "kustomize", str(dist / folder)], capture_output=True, text=True)
-            assert built.returncode == 0, built.stderr
+    assert_valid_and_built(
+        root / "dist", [dist / "apps/podinfo-canary/staging", dist / "infrastructure/controllers/goldilocks/base"]
+    )
 
 
 def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +9,8 @@ import pytest
 import yaml
 
 from fluxplane.cli import main
-from tests.conftest import CRDS, VALIDATE_MANIFESTS, FleetWriter, load_documents
+from tests.conftest import FleetWriter, load_documents
+from tests.support.manifests import assert_valid_and_built
 
 QUOTAS = """apiVersion: v1
 kind: Namespace
@@ -79,15 +77,7 @@ def test_an_environments_and_a_clusters_manifests_land_in_their_layers(write_fle
     # AND the hub gets none of it
     assert not (root / "dist" / "platform" / "clusters" / "hub" / "manifests").exists()
     # AND everything validates and builds
-    if VALIDATE_MANIFESTS.exists() and CRDS.is_dir():
-        checked = subprocess.run(
-            [sys.executable, str(VALIDATE_MANIFESTS), str(root / "dist")], capture_output=True, text=True, check=False
-        )
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-    if shutil.which("kubectl"):
-        for layer in ("configs", "apps"):
-            built = subprocess.run(["kubectl", "kustomize", str(cluster / "manifests" / layer)], capture_output=True)
-            assert built.returncode == 0, built.stderr
+    assert_valid_and_built(root / "dist", [cluster / "manifests" / layer for layer in ("configs", "apps")])
 
 
 def test_a_changed_manifest_is_rendered_again_with_the_cache(write_fleet: FleetWriter) -> None:
