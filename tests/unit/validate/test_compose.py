@@ -47,6 +47,11 @@ def dist(tmp_path: Path) -> Path:
     return Path(shutil.copytree(ROOT / "dist", tmp_path / "dist"))
 
 
+def composition_finding(path: str, message: str) -> Finding:
+    """A finding on the Composition eks-3-zones-1-node-group (document EKS_COMPOSITION of EKS)."""
+    return Finding(EKS, EKS_COMPOSITION, "Composition", "eks-3-zones-1-node-group", path, message)
+
+
 def edit(dist: Path, file: str, index: int, change: Callable[[dict[str, Any]], None]) -> None:
     """Change document ``index`` (1-based) of ``file`` in place."""
     path = dist / file
@@ -158,11 +163,7 @@ def test_patch_to_a_misspelled_field_of_the_managed_resource(dist: Path, corpus:
         lambda d: resource(d, "vpc")["patches"][1].__setitem__("toFieldPath", "spec.forProvider.cidrBlok"),
     )
     assert check(dist, corpus).findings == [
-        Finding(
-            EKS,
-            EKS_COMPOSITION,
-            "Composition",
-            "eks-3-zones-1-node-group",
+        composition_finding(
             f"{RESOURCES}[{vpc}].patches[1]",
             'resource "vpc" patch 1 (ec2.aws.m.upbound.io/v1beta1 VPC) rendered for EKSCluster '
             "production-usw2/production-usw2, EKSCluster staging-usw2/staging-usw2: "
@@ -179,11 +180,7 @@ def test_patch_path_is_checked_when_no_xr_sets_its_source(dist: Path, corpus: Cr
     patch = {"fromFieldPath": "spec.hubAccess.principalArn", "toFieldPath": "spec.forProvider.cidrBlok"}
     edit(dist, EKS, EKS_COMPOSITION, lambda d: resource(d, "vpc")["patches"].append(patch))
     assert check(dist, corpus).findings == [
-        Finding(
-            EKS,
-            EKS_COMPOSITION,
-            "Composition",
-            "eks-3-zones-1-node-group",
+        composition_finding(
             f"{RESOURCES}[{vpc}].patches[5].toFieldPath",
             'resource "vpc" patch 5: toFieldPath of VPC (ec2.aws.m.upbound.io/v1beta1): '
             'spec.forProvider.cidrBlok: unknown field "cidrBlok" (did you mean "cidrBlock"?)',
@@ -201,11 +198,7 @@ def test_from_field_path_is_checked_against_the_xrd(dist: Path) -> None:
         lambda d: resource(d, "cluster")["patches"][2].__setitem__("fromFieldPath", "spec.kubernetesVersoin"),
     )
     assert check(dist).findings == [
-        Finding(
-            EKS,
-            EKS_COMPOSITION,
-            "Composition",
-            "eks-3-zones-1-node-group",
+        composition_finding(
             f"{RESOURCES}[{cluster}].patches[2].fromFieldPath",
             'resource "cluster" patch 2: fromFieldPath of EKSCluster (platform.fluxplane.io): spec.kubernetesVersoin: '
             'unknown field "kubernetesVersoin" (did you mean "kubernetesVersion"?)',
@@ -226,11 +219,7 @@ def test_selector_that_matches_nothing(dist: Path) -> None:
         ].__setitem__("platform.fluxplane.io/route-table", "privat-0"),
     )
     assert check(dist).findings == [
-        Finding(
-            EKS,
-            EKS_COMPOSITION,
-            "Composition",
-            "eks-3-zones-1-node-group",
+        composition_finding(
             f"{RESOURCES}[{route}].base.spec.forProvider.routeTableIdSelector",
             'resource "route-private-0-nat" (ec2.aws.m.upbound.io/v1beta1 Route) rendered for EKSCluster '
             "production-usw2/production-usw2, EKSCluster staging-usw2/staging-usw2: "
