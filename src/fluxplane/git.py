@@ -17,12 +17,16 @@ class GitError(FluxplaneError):
     """Git is not installed, the folder is not in a repository, or a ref names no commit."""
 
 
+def _git(purpose: str) -> str:
+    found = shutil.which("git")
+    if found is None:
+        raise GitError(f"git is not installed: {purpose}")
+    return found
+
+
 def run(args: list[str], cwd: Path, *, purpose: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` in ``cwd``, output captured; GitError naming ``purpose`` when Git is not installed."""
-    git = shutil.which("git")
-    if git is None:
-        raise GitError(f"git is not installed: {purpose}")
-    return subprocess.run([git, *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False)
+    return subprocess.run([_git(purpose), *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False)
 
 
 def commit_of(cwd: Path, ref: str, *, purpose: str) -> str | None:
@@ -35,13 +39,12 @@ def commit_of(cwd: Path, ref: str, *, purpose: str) -> str | None:
 
 def blobs(cwd: Path, commit: str, paths: list[str], *, purpose: str) -> list[bytes | None]:
     """The content at ``commit`` of each of ``paths`` (relative to ``cwd``), in order; None where there is none."""
-    git = shutil.which("git")
-    if git is None:
-        raise GitError(f"git is not installed: {purpose}")
     if not paths:
         return []
     request = b"".join(f"{commit}:./{path}\n".encode() for path in paths)
-    result = subprocess.run([git, "cat-file", "--batch"], cwd=cwd, input=request, capture_output=True, check=False)
+    result = subprocess.run(
+        [_git(purpose), "cat-file", "--batch"], cwd=cwd, input=request, capture_output=True, check=False
+    )
     found: list[bytes | None] = []
     rest = result.stdout
     while rest and len(found) < len(paths):

@@ -39,8 +39,13 @@ def _fleet(write_fleet: FleetWriter, charts: dict[str, Any], packs: dict[str, An
     root = write_fleet(base=base, envs={"staging": env})
     (root / "environments" / "charts").mkdir()
     for name, spec in charts.items():
-        text = spec if isinstance(spec, str) else yaml.safe_dump(spec, sort_keys=False)
-        (root / "environments" / "charts" / f"{name}.yaml").write_text(text)
+        path = root / "environments" / "charts" / f"{name}.yaml"
+        if spec == "link":  # a valid chart file, outside the project, linked in
+            outside = root.parent / "outside.yaml"
+            outside.write_text(yaml.safe_dump(GOLDILOCKS, sort_keys=False))
+            path.symlink_to(outside)
+            continue
+        path.write_text(spec if isinstance(spec, str) else yaml.safe_dump(spec, sort_keys=False))
     return root
 
 
@@ -119,8 +124,8 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
         (
             "canary",
             {**CANARY, "version": ">=6.0.0"},
-            "environments/charts/canary.yaml: version: expected a semver version such as 1.2.3 or v1.2.3, "
-            'got ">=6.0.0"',
+            "environments/charts/canary.yaml: version: expected a semver version such as 1.2.3 or v1.2.3 "
+            '(MAJOR.MINOR.PATCH, optionally -prerelease and +build), got ">=6.0.0"',
         ),
         (
             "canary",
@@ -137,6 +142,12 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
             "manifests-apps",
             GOLDILOCKS,
             'environments/charts/manifests-apps.yaml: "manifests-apps" is the name of a cluster\'s plain manifests',
+        ),
+        (
+            "linked",
+            "link",
+            "environments/charts/linked.yaml: not a chart file; environments/charts/ holds one <name>.yaml file per "
+            "chart, not links",
         ),
         ("Canary", GOLDILOCKS, 'environments/charts/Canary.yaml: chart pack name "Canary" must be a DNS-1123 label'),
     ],

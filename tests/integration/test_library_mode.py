@@ -14,6 +14,7 @@ from fluxplane.constructs.helm_release import HelmRelease  # noqa: E402
 from fluxplane.constructs.helm_repository import HelmRepository  # noqa: E402
 from fluxplane.constructs.kustomization import Kustomization  # noqa: E402
 from fluxplane.errors import ConstructError  # noqa: E402
+from fluxplane.validate.tree import load_documents  # noqa: E402
 
 
 def test_fluxplane_constructs_in_a_plain_chart_are_in_its_output(tmp_path: Path) -> None:
@@ -59,6 +60,9 @@ def test_fluxplane_constructs_in_a_plain_chart_are_in_its_output(tmp_path: Path)
     release = next(doc for doc in documents if doc["kind"] == "HelmRelease")
     assert release["spec"]["chart"]["spec"]["sourceRef"] == {"kind": "HelmRepository", "name": "podinfo"}
     assert release["spec"]["values"]["account"] == "012345678912"
+    # (and so does a reader of YAML 1.2, as the controllers are)
+    for path in tmp_path.glob("*.yaml"):
+        assert load_documents(path.read_text(), path.name)[1] == []
     # AND synthesizing again gives the same output
     before = {path.name: path.read_text() for path in tmp_path.glob("*.yaml")}
     app.synth()

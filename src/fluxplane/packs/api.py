@@ -50,6 +50,18 @@ SEMVER = (
 )
 
 
+def exact_version(value: Any) -> Any:
+    """``value`` when it is a semver version; a chart or package version must be exact, not a range: the
+    fields say "chart version", and a pinned fleet is reviewable. Anything else (a range, a newline followed
+    by more YAML) would reach Flux as written."""
+    if isinstance(value, str) and re.fullmatch(SEMVER, value) is None:
+        raise ValueError(
+            f"expected a semver version such as 1.2.3 or v1.2.3 (MAJOR.MINOR.PATCH, optionally -prerelease "
+            f"and +build), got {quoted(value, 80)}"
+        )
+    return value
+
+
 class PackConfig(BaseModel):
     """Base of every pack's config model: one section of ``packs:`` in the definition.
 
@@ -71,14 +83,7 @@ class PackConfig(BaseModel):
     @field_validator("version", check_fields=False)
     @classmethod
     def _semver(cls, value: Any) -> Any:
-        """An exact version, not a range: the fields say "chart version", and a pinned fleet is reviewable.
-        Anything else (a range, a newline followed by more YAML) would reach Flux as written."""
-        if isinstance(value, str) and re.fullmatch(SEMVER, value) is None:
-            raise ValueError(
-                f"expected a semver version such as 1.2.3 or v1.2.3 (MAJOR.MINOR.PATCH, optionally -prerelease "
-                f"and +build), got {quoted(value, 80)}"
-            )
-        return value
+        return exact_version(value)
 
 
 @dataclass(frozen=True)

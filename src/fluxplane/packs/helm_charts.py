@@ -30,7 +30,7 @@ from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.namespace import Namespace
-from fluxplane.packs.api import SEMVER, Layer, Pack, PackConfig, PackContext
+from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext, exact_version
 from fluxplane.packs.helm import chart_release, oci_chart_release
 from fluxplane.packs.registry import PackRegistry, find_cycle
 from fluxplane.packs.versions import Chart
@@ -55,7 +55,6 @@ def _fullmatch(pattern: str, expected: str) -> Callable[[str], str]:
 
 
 _URL_CHECK = _fullmatch(_URL, "an https:// Helm repository or the oci:// URL of the chart")
-_SEMVER_CHECK = _fullmatch(SEMVER, "a semver version such as 1.2.3 or v1.2.3")
 _CHART_NAME = _fullmatch(_CHART, "a chart name (lower-case letters, digits, '.', '_', '-')")
 
 
@@ -71,7 +70,7 @@ class ChartSpec(Model):
         validate_default=True,
         description="The chart's name in an https:// repository; not allowed with oci:// (the URL names it).",
     )
-    version: Annotated[str, AfterValidator(_SEMVER_CHECK)] = Field(
+    version: Annotated[str, AfterValidator(exact_version)] = Field(
         description="The chart version every cluster starts from (semver, e.g. 6.7.1)."
     )
     namespace: DnsLabel = Field(description="The namespace the chart installs into; the pack creates it.")
@@ -175,8 +174,10 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
         if path.name.startswith("."):
             continue
         shown = display(path)
-        if path.is_dir() or path.suffix != ".yaml":
-            problems.lines.append(f"{shown}: not a chart file; {CHARTS_DIR}/ holds one <name>.yaml per chart")
+        if path.is_symlink() or path.is_dir() or path.suffix != ".yaml":
+            problems.lines.append(
+                f"{shown}: not a chart file; {CHARTS_DIR}/ holds one <name>.yaml file per chart, not links"
+            )
             continue
         if not re.fullmatch(DNS_LABEL, path.stem) or len(path.stem) > 53:
             problems.lines.append(
