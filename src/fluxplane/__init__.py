@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from fluxplane.packs.api import Pack, PackConfig, PackContext
     from fluxplane.packs.registry import PackRegistry
     from fluxplane.synth import check, load_plan, render_plan, synthesize
+    from fluxplane.synth.cdk8s_charts import ClusterInfo
 
 # Nothing here imports cdk8s. Before anything does, pick the project's pinned Node for its JavaScript
 # side (node_modules/.bin/node, when present).
@@ -24,6 +25,7 @@ use_project_node()
 __version__ = "0.1.0"
 
 _HOMES = {
+    "ClusterInfo": "fluxplane.synth.cdk8s_charts",
     "ConfigError": "fluxplane.errors",
     "ConstructError": "fluxplane.errors",
     "FluxplaneError": "fluxplane.errors",
@@ -41,6 +43,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "ClusterInfo",
     "ConfigError",
     "ConstructError",
     "FluxplaneError",

@@ -63,7 +63,10 @@ def test_init_synth_and_the_new_repository_tests_pass_from_the_wheel(fresh: Path
     repository = tmp_path / "fleet"
     _run([str(fresh / "bin" / "fluxplane"), "init", str(repository)], tmp_path, env)
     _run([str(fresh / "bin" / "fluxplane"), "synth"], repository, env)
-    assert (repository / "dist" / "platform" / "clusters" / "staging-usw2" / "kustomization.yaml").is_file()
+    cluster = repository / "dist" / "platform" / "clusters" / "staging-usw2"
+    assert (cluster / "kustomization.yaml").is_file()
+    # the repository's own cdk8s chart ran in the wheel's cdk8s, for the cluster that names it
+    assert "cluster: staging-usw2" in (cluster / "manifests" / "configs" / "charts" / "fleet-info.yaml").read_text()
     # the repository's tests: snapshots written once, then everything passes against them
     pytest_ = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     _run([*pytest_, "--snapshot-update"], repository, env)

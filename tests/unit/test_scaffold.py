@@ -15,6 +15,7 @@ EXPECTED = [
     ".gitignore",
     "README.md",
     "cdk8s.yaml",
+    "charts/fleet_info.py",
     "environments/base.yaml",
     "environments/staging.yaml",
     "pyproject.toml",
@@ -74,7 +75,7 @@ def test_the_definition_it_writes_is_valid_as_written(tmp_path: Path) -> None:
     from fluxplane.synth import load_plan
 
     files = scaffold(tmp_path / "fleet", "1.2.3").files
-    for path in ("environments/base.yaml", "environments/staging.yaml"):
+    for path in ("environments/base.yaml", "environments/staging.yaml", "charts/fleet_info.py"):
         target = tmp_path / "fleet" / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(files[path])

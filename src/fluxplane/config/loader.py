@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from fluxplane.config import awsdata, models
 from fluxplane.config.apps import Placement, place_apps, read_app_files
+from fluxplane.config.cdk8s_charts import CDK8S_CHARTS_DIR, find_cdk8s_charts
 from fluxplane.config.hub import RELEASE_STEPS
 from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
 from fluxplane.config.network import ALLOCATIONS_FILE, Claim, allocate, read_allocations
@@ -45,6 +46,8 @@ class LoadedFleet:
     sealed_secrets: dict[str, tuple[SealedFile, ...]] = field(default_factory=dict)
     #: Every app on every cluster it runs on (environments/apps/), by app name, then cluster order.
     apps: tuple[Placement, ...] = ()
+    #: The project's cdk8s charts (charts/<module>.py) by chart name.
+    cdk8s_charts: dict[str, Path] = field(default_factory=dict)
 
 
 def _display(root: Path, path: Path) -> str:
@@ -148,6 +151,9 @@ class _Loader:
         self.aws: awsdata.AwsFacts = awsdata.shipped()
         #: The management cluster, once the base file validates: the hub whose reach endpoints must allow.
         self.management: models.ManagementCluster | None = None
+        #: The project's cdk8s charts (charts/), which clusters name in cdk8sCharts.
+        self.cdk8s_charts, found = find_cdk8s_charts(root, lambda path: _display(root, path))
+        self.problems.lines.extend(found)
 
     def load(self) -> LoadedFleet:
         root, problems = self.root, self.problems
@@ -235,6 +241,7 @@ class _Loader:
             environment_pack_origins=self.env_pack_origins,
             sealed_secrets=sealed,
             apps=apps,
+            cdk8s_charts=self.cdk8s_charts,
         )
 
     def _management(self, base: models.BaseFile) -> None:
@@ -291,6 +298,17 @@ class _Loader:
         endpoint = _valid(_ENDPOINT, merged.get("endpoint", {}))
         if endpoint is not None:
             found.extend(self._reach_problems(endpoint))
+        charts = merged.get("cdk8sCharts")
+        for chart_index, chart in enumerate(charts if isinstance(charts, list) else []):
+            if isinstance(chart, str) and chart not in self.cdk8s_charts:
+                known = ", ".join(sorted(self.cdk8s_charts)) or "none"
+                found.append(
+                    (
+                        ("cdk8sCharts", chart_index),
+                        f"{show(chart)} is not a chart of {CDK8S_CHARTS_DIR}/ (a {CDK8S_CHARTS_DIR}/<name>.py with "
+                        f"'_' for '-'; charts: {known})",
+                    )
+                )
         self._report(origins, found)
 
     def _reach_problems(self, endpoint: models.Endpoint) -> list[tuple[Loc, str | None]]:

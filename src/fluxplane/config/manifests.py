@@ -43,7 +43,8 @@ class ManifestFile:
     documents: tuple[dict[str, Any], ...]
 
 
-def _object_problems(document: Any, where: str) -> list[str]:
+def object_problems(document: Any, where: str) -> list[str]:
+    """Why Flux could not apply ``document`` as one of a cluster's plain manifests (none: an empty list)."""
     if not isinstance(document, dict):
         return [f"{where}: expected a Kubernetes object (a mapping), got {type(document).__name__}"]
     problems = []
@@ -83,7 +84,7 @@ def _read_folder(
         for index, document in enumerate(documents, start=1):
             if document is None:
                 continue
-            found_problems = _object_problems(document, f"{shown}:{index}")
+            found_problems = object_problems(document, f"{shown}:{index}")
             problems.extend(found_problems)
             if not found_problems:
                 objects.append(document)
@@ -149,13 +150,13 @@ def read_manifests(
             files = sorted([*shared, *own.get(cluster, [])], key=lambda item: MANIFEST_LAYERS.index(item.layer))
             if files:
                 per_cluster[cluster] = files
-                problems.extend(_repeated(cluster, files))
+                problems.extend(repeated_objects(cluster, files))
     if problems:
         raise ConfigError(problems)
     return per_cluster
 
 
-def _repeated(cluster: str, files: list[ManifestFile]) -> list[str]:
+def repeated_objects(cluster: str, files: list[ManifestFile]) -> list[str]:
     """An object given twice for one cluster's layer (kustomize refuses the build)."""
     seen: dict[tuple[str, str, str, str, str], str] = {}
     problems = []

@@ -433,6 +433,12 @@ class WorkloadCluster(ClusterBase):
         alias="nodeGroups",
         description="Managed node groups; names unique within the cluster.",
     )
+    cdk8s_charts: list[DnsLabel] = Field(
+        default_factory=list,
+        alias="cdk8sCharts",
+        description="The project's own cdk8s charts (charts/<name>.py, '_' in the file name as '-') synthesized "
+        "for this cluster, each in the layer it names (see Your own cdk8s charts).",
+    )
 
     @field_validator("name")
     @classmethod
@@ -473,6 +479,14 @@ class WorkloadCluster(ClusterBase):
                 f"{', '.join(map(repr, taken))}: the composition sets Name and the karpenter.sh/, kubernetes.io/ "
                 "tags that controllers find the cluster's resources by, and AWS reserves aws:"
             )
+        return value
+
+    @field_validator("cdk8s_charts")
+    @classmethod
+    def _unique_charts(cls, value: list[str]) -> list[str]:
+        repeated = sorted({name for name in value if value.count(name) > 1})
+        if repeated:
+            raise ValueError(f"each chart once, {', '.join(map(repr, repeated))} repeated")
         return value
 
     @field_validator("node_groups")

@@ -1,7 +1,8 @@
 """``fluxplane init [DIR]``: a fleet repository that works at once.
 
 It writes the fluxplane version that runs it pinned in ``pyproject.toml``, ``cdk8s.yaml``, a commented
-definition (``environments/``: a hub and one environment with one workload cluster), the fleet's own tests
+definition (``environments/``: a hub and one environment with one workload cluster), a cdk8s chart of the
+fleet's own (``charts/``), the fleet's own tests
 (``tests/test_fleet.py``, through fluxplane's pytest plugin), a ``.gitignore`` for fluxplane's working
 state, a CI workflow and a README. The templates are package data (``scaffold/template``).
 
@@ -23,6 +24,7 @@ from fluxplane.errors import FluxplaneError
 _RENAMED = {
     "gitignore": ".gitignore",
     "github/workflows/fluxplane.yaml": ".github/workflows/fluxplane.yaml",
+    "charts/fleet_info.py.in": "charts/fleet_info.py",
     "pyproject.toml.in": "pyproject.toml",
     "tests/test_fleet.py.in": "tests/test_fleet.py",
 }

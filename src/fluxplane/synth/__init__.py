@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -10,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from fluxplane.config.loader import load_fleet
-from fluxplane.config.manifests import read_manifests
+from fluxplane.config.manifests import MANIFEST_LAYERS, read_manifests, repeated_objects
 from fluxplane.config.merge import Origins
 from fluxplane.errors import ConfigError
 from fluxplane.packs.helm_charts import load_chart_packs
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
+from fluxplane.synth.cdk8s_charts import cdk8s_chart_files
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.writer import (
@@ -65,19 +67,33 @@ def project_registry(root: Path, registry: PackRegistry | None = None) -> PackRe
 
 
 def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
-    """Load and validate the definition under ``root`` (no JavaScript runtime involved)."""
+    """Load and validate the definition under ``root``, and run the project's cdk8s charts for the clusters
+    that name them (the JavaScript runtime starts only then, after the definition is known to be valid)."""
     packs = project_registry(root, registry)
 
     def check_packs(sections: dict[str, Any], origins: Origins) -> list[str]:
         return packs.configure(sections, origins)[1]
 
-    plan = plan_fleet(load_fleet(root, check_packs), packs)
+    loaded = load_fleet(root, check_packs)
+    plan = plan_fleet(loaded, packs)
     environments = {item.name: [cluster.name for cluster in item.clusters] for item in plan.fleet.environments}
-    manifests = read_manifests(root, environments, lambda path: _relative(root, path))
-    if not manifests:
+    display = functools.partial(_relative, root)
+    manifests = read_manifests(root, environments, display)
+    charts = cdk8s_chart_files(root, plan.fleet, loaded.cdk8s_charts, display)
+    if not manifests and not charts:
         return plan
-    clusters = tuple(replace(cluster, manifests=tuple(manifests.get(cluster.name, ()))) for cluster in plan.clusters)
-    return replace(plan, clusters=clusters)
+    clusters, problems = [], []
+    for cluster in plan.clusters:
+        files = sorted(
+            [*manifests.get(cluster.name, ()), *charts.get(cluster.name, ())],
+            key=lambda item: MANIFEST_LAYERS.index(item.layer),
+        )
+        if cluster.name in charts:
+            problems.extend(repeated_objects(cluster.name, files))
+        clusters.append(replace(cluster, manifests=tuple(files)))
+    if problems:
+        raise ConfigError(problems)
+    return replace(plan, clusters=tuple(clusters))
 
 
 def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, str]:

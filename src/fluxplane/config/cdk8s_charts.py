@@ -1,0 +1,62 @@
+"""The project's own cdk8s charts: ``charts/<module>.py``, each attached to clusters by name.
+
+A chart module is plain cdk8s code: a function ``chart(scope, cluster)`` that adds constructs to ``scope``
+(a ``cdk8s.Chart`` synth makes for each cluster that names it in ``cdk8sCharts``), optionally a ``LAYER``
+(``controllers``, ``configs`` or ``apps``, the default) and a ``DESCRIPTION``. The chart's name is the
+module's with ``_`` as ``-`` (``team_quotas.py`` is ``team-quotas``). Modules whose name starts with ``_``
+are the charts' own helpers (``from charts._common import ...``), not charts.
+
+This module only finds the charts (a listing, no import): the definition names them before any code runs.
+Running them is synth's (fluxplane.synth.cdk8s_charts).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from fluxplane.config.problems import show
+
+#: Where the project's cdk8s charts live, relative to the project.
+CDK8S_CHARTS_DIR = "charts"
+#: A chart module's name: a Python module name that, with ``_`` as ``-``, is a DNS-1123 label.
+_MODULE = r"[a-z0-9]+(_[a-z0-9]+)*"
+
+
+def chart_name(module: str) -> str:
+    """The chart name of the module ``module`` (``team_quotas`` is ``team-quotas``)."""
+    return module.replace("_", "-")
+
+
+def find_cdk8s_charts(root: Path, display: Callable[[Path], str]) -> tuple[dict[str, Path], list[str]]:
+    """The charts of ``<root>/charts/`` by name, and the problems found, each with its file.
+
+    Refused: the folder or a module being a symbolic link (the definition's files are its own), and a
+    module name that gives no chart name.
+    """
+    folder = root / CDK8S_CHARTS_DIR
+    if folder.is_symlink():
+        return {}, [f"{display(folder)}: a symbolic link; the project's charts are its own files"]
+    if not folder.is_dir():
+        return {}, []
+    found: dict[str, Path] = {}
+    problems = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix != ".py" or path.name.startswith(("_", ".")):
+            continue
+        if path.is_symlink() or not path.is_file():
+            problems.append(
+                f"{display(path)}: not a chart module; {CDK8S_CHARTS_DIR}/ holds <name>.py files, not links"
+            )
+            continue
+        name = chart_name(path.stem)
+        if re.fullmatch(_MODULE, path.stem) is None or len(name) > 63:
+            problems.append(
+                f"{display(path)}: chart module name {show(path.stem)} must be lower-case letters and digits in "
+                "words joined by '_' (the chart's name, with '-' for '_', is a DNS-1123 label of at most 63 "
+                "characters); rename the file, or start it with '_' for a helper module"
+            )
+            continue
+        found[name] = path
+    return found, problems
