@@ -42,60 +42,100 @@ MANAGED_POLICY = r"^arn:aws[a-z-]*:iam::aws:policy/[A-Za-z0-9+=,.@_/-]+$"
 
 
 class _Composite(Props):
+    """Fields every app composite has: its metadata, its AWS region and tags."""
+
     name: Name = Field(pattern=DNS_LABEL)
+    """``metadata.name`` of the composite, a DNS-1123 label."""
     namespace: Label
+    """Namespace of the composite: the hub namespace of the workload cluster the app runs on."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     annotations: dict[str, str] | None = None
+    """``metadata.annotations``. Default: none."""
     region: str = Field(pattern=REGION)
+    """AWS region the composite's resources are created in."""
     tags: dict[str, str] = Field(default_factory=dict)
+    """AWS tags on the AWS resources the composite creates. Default: none."""
 
 
 class AppIdentityProps(_Composite):
+    """An app's IAM role, assumable through EKS Pod Identity by one service account of one cluster."""
+
     cluster_name: str = Field(min_length=1, max_length=100)
+    """Name of the EKS cluster the app runs on."""
     service_account_namespace: Label
+    """Namespace of the app's service account on that cluster."""
     service_account: Label
+    """Name of the app's service account: the only one that may assume the role."""
 
 
 class InlinePolicy(Props):
+    """An inline IAM policy of an add-on's role."""
+
     name: str = Field(pattern=r"^[A-Za-z0-9+=,.@_-]{1,128}$")
-    #: The policy document, JSON.
+    """Name of the policy within the role."""
     policy: str = Field(min_length=2, max_length=10240)
+    """The policy document, JSON."""
 
 
 class AddonIdentityProps(AppIdentityProps):
     """An add-on's role: AWS managed policies and inline policies, for one service account."""
 
     managed_policy_arns: tuple[Annotated[str, Field(pattern=MANAGED_POLICY)], ...] = ()
+    """ARNs of AWS managed policies attached to the role. Default: none."""
     inline_policies: tuple[InlinePolicy, ...] = ()
+    """Inline policies of the role. Default: none."""
 
 
 class _AppResource(_Composite):
-    #: The app whose role gets access (its AppIdentity's name, in the same namespace).
+    """Fields of the composites that give an app's role access to one AWS resource."""
+
     app: Label
+    """The app whose role gets access (its AppIdentity's name, in the same namespace)."""
 
 
 class Attribute(Props):
+    """A DynamoDB key attribute: its name and type."""
+
     name: str = Field(min_length=1, max_length=255)
+    """Name of the attribute."""
     type: Literal["S", "N", "B"]
+    """Type of the attribute: ``S`` (string), ``N`` (number) or ``B`` (binary)."""
 
 
 class AppTableProps(_AppResource):
+    """A DynamoDB table, and an inline policy on the app's role that grants access to it."""
+
     table_name: str = Field(pattern=r"^[A-Za-z0-9_.-]{3,255}$")
+    """Name of the DynamoDB table."""
     hash_key: str = Field(min_length=1, max_length=255)
+    """Name of the partition (hash) key attribute."""
     range_key: str | None = Field(None, min_length=1, max_length=255)
+    """Name of the sort (range) key attribute. Default: not set (the key is the partition key alone)."""
     attributes: tuple[Attribute, ...] = Field(min_length=1, max_length=2)
+    """The key attributes and their types: the partition key's, and the sort key's if any."""
 
 
 class AppQueueProps(_AppResource):
+    """An SQS queue, and an inline policy on the app's role that grants access to it."""
+
     queue_name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$", max_length=80)
+    """Name of the SQS queue; a FIFO queue's name ends in ``.fifo``."""
     fifo: bool = False
+    """Whether the queue is a FIFO queue (ordered, exactly-once delivery). Default: ``False``."""
     visibility_timeout_seconds: int = Field(30, ge=0, le=43200)
+    """Seconds a received message stays hidden from other consumers. Default: ``30``."""
     message_retention_seconds: int = Field(345600, ge=60, le=1209600)
+    """Seconds SQS keeps a message that nobody deletes. Default: ``345600`` (4 days)."""
 
 
 class AppBucketProps(_AppResource):
+    """An S3 bucket, and an inline policy on the app's role that grants access to it."""
+
     bucket_name: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+    """Name of the S3 bucket, unique in all of AWS."""
     versioning: Literal["Enabled", "Disabled"] = "Disabled"
+    """Whether S3 keeps every version of an object: ``Enabled`` or ``Disabled``. Default: ``"Disabled"``."""
 
 
 class AppIdentity(TypedResource[AppIdentityProps]):

@@ -14,13 +14,21 @@ from fluxplane.constructs.props import Name, Props
 
 
 class AwsCredentials(Props):
+    """Where the AWS providers get their credentials."""
+
     source: Literal["IRSA", "PodIdentity"]
+    """Source of the credentials: ``IRSA`` (IAM roles for service accounts) or ``PodIdentity`` (EKS Pod Identity)."""
 
 
 class AwsClusterProviderConfigProps(Props):
+    """Props of an AWS ClusterProviderConfig."""
+
     name: Name
+    """``metadata.name`` of the config (cluster-scoped); managed resources name it in ``providerConfigRef``."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     credentials: AwsCredentials
+    """How the AWS providers authenticate."""
 
 
 class AwsClusterProviderConfig(TypedResource[AwsClusterProviderConfigProps]):

@@ -15,23 +15,42 @@ from fluxplane.constructs.props import DNS_LABEL, LocalObjectReference, Name, Pr
 
 
 class TypeReference(Props):
+    """The composite resource type a Composition composes."""
+
     api_version: str
+    """API version of the composite resource type (the XRD's group and referenceable version)."""
     kind: str
+    """Kind of the composite resource type."""
 
 
 class PipelineStep(Props):
+    """A ``pipeline`` entry: one step, calling a composition function."""
+
     step: str = Field(pattern=DNS_LABEL)
+    """Name of the step, unique within the pipeline."""
     function_ref: LocalObjectReference
+    """The Function (package) the step calls, by name."""
     input: dict[str, Any] | None = None
+    """Input passed to the function: a Kubernetes-style object with ``apiVersion`` and ``kind``. Default: not set (no
+    input)."""
 
 
 class CompositionProps(Props):
+    """Props of a Composition in Pipeline mode."""
+
     name: Name
+    """``metadata.name`` of the Composition (cluster-scoped)."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     annotations: dict[str, str] | None = None
+    """``metadata.annotations``. Default: none."""
     composite_type_ref: TypeReference
+    """The composite resource type the Composition composes."""
     mode: Literal["Pipeline"] = "Pipeline"
+    """Composition mode; ``Pipeline`` (a pipeline of functions) is the only mode Crossplane v2 has. Default:
+    ``"Pipeline"``."""
     pipeline: tuple[PipelineStep, ...] = Field(min_length=1)
+    """The function steps Crossplane runs, in order, each time it composes a composite resource."""
 
     @field_validator("pipeline")
     @classmethod

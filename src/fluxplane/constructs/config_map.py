@@ -9,11 +9,18 @@ from fluxplane.constructs.props import Label, Name, Props
 
 
 class ConfigMapProps(Props):
+    """Props of a ConfigMap."""
+
     name: Name
+    """``metadata.name`` of the ConfigMap."""
     namespace: Label
+    """Namespace of the ConfigMap."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     annotations: dict[str, str] | None = None
+    """``metadata.annotations``. Default: none."""
     data: dict[str, str] | None = None
+    """The configuration data, string keys to string values; written sorted by key. Default: not set (no data)."""
 
 
 class ConfigMap(TypedResource[ConfigMapProps]):

@@ -30,23 +30,39 @@ TAINT_EFFECTS = ("NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE")
 
 
 class CompositionReference(Props):
+    """A reference to a Composition by name."""
+
     name: Name
+    """Name of the Composition."""
 
 
 class CrossplaneSpec(Props):
+    """The composite's ``crossplane`` section: the fields Crossplane itself reads."""
+
     composition_ref: CompositionReference
+    """The Composition that composes the cluster (one per cluster shape)."""
 
 
 class Zone(Props):
+    """An availability zone of the VPC and its two subnets."""
+
     name: str = Field(pattern=ZONE)
+    """Availability zone, e.g. ``us-west-2a``."""
     public_subnet_cidr: IPv4Network
+    """CIDR of the zone's public subnet (load balancers, NAT gateways)."""
     private_subnet_cidr: IPv4Network
+    """CIDR of the zone's private subnet (nodes and pods)."""
 
 
 class NetworkSpec(Props):
+    """The cluster's VPC and subnets."""
+
     vpc_cidr: IPv4Network
+    """CIDR of the VPC; every subnet lies inside it."""
     nat_gateways: Literal["OnePerZone", "Single"] = "OnePerZone"
+    """A NAT gateway per zone (``OnePerZone``) or a single one (``Single``). Default: ``"OnePerZone"``."""
     zones: tuple[Zone, ...] = Field(min_length=MIN_ZONES, max_length=MAX_ZONES)
+    """Availability zones and their subnets; the Composition fixes their count."""
 
     @model_validator(mode="after")
     def _subnets_inside(self) -> NetworkSpec:
@@ -58,9 +74,14 @@ class NetworkSpec(Props):
 
 
 class EndpointSpec(Props):
+    """Who can reach the cluster's Kubernetes API endpoint."""
+
     private_access: bool = True
+    """Whether the endpoint is reachable from inside the VPC. Default: ``True``."""
     public_access: bool = True
+    """Whether the endpoint is reachable from the internet. Default: ``True``."""
     public_access_cidrs: tuple[IPv4Network, ...] = ()
+    """Source ranges allowed to reach the public endpoint. Default: none (EKS allows ``0.0.0.0/0``)."""
 
     @model_validator(mode="after")
     def _reachable(self) -> EndpointSpec:
@@ -70,21 +91,37 @@ class EndpointSpec(Props):
 
 
 class TaintSpec(Props):
+    """A Kubernetes taint on the nodes of a node group."""
+
     key: str
+    """Key of the taint."""
     value: str = ""
+    """Value of the taint. Default: ``""``."""
     effect: Literal["NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE"]
+    """Effect of the taint, as the EKS API spells it: ``NO_SCHEDULE``, ``NO_EXECUTE`` or ``PREFER_NO_SCHEDULE``."""
 
 
 class NodeGroupSpec(Props):
+    """An EKS managed node group."""
+
     name: Label
+    """Name of the node group, unique within the cluster."""
     instance_types: tuple[Annotated[str, StringConstraints(min_length=1)], ...] = Field(min_length=1)
+    """EC2 instance types of the nodes."""
     capacity_type: Literal["ON_DEMAND", "SPOT"] = "ON_DEMAND"
+    """On-demand (``ON_DEMAND``) or Spot (``SPOT``) capacity. Default: ``"ON_DEMAND"``."""
     min_size: int = Field(ge=0, le=1000)
+    """Fewest nodes."""
     max_size: int = Field(ge=1, le=1000)
+    """Most nodes."""
     desired_size: int = Field(ge=0, le=1000)
+    """Nodes at creation; autoscalers own the size afterwards."""
     disk_size: int = Field(ge=20, le=16384)
+    """Size of each node's disk, in GiB."""
     labels: dict[str, str] = Field(default_factory=dict)
+    """Kubernetes labels on the nodes. Default: none."""
     taints: tuple[TaintSpec, ...] = ()
+    """Kubernetes taints on the nodes. Default: none."""
 
     @model_validator(mode="after")
     def _sizes_in_order(self) -> NodeGroupSpec:
@@ -94,26 +131,48 @@ class NodeGroupSpec(Props):
 
 
 class HubAccessSpec(Props):
+    """Keyless access to the cluster for the hub's Flux."""
+
     principal_arn: str = Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")
+    """ARN of the IAM role of the hub's Flux controllers, which gets an EKS access entry."""
     config_map_name: Name
+    """ConfigMap in the composite's namespace that receives the data of Flux's ``kubeConfig.configMapRef``."""
 
 
 class EKSClusterProps(Props):
+    """Props of an EKSCluster composite: one workload cluster on AWS."""
+
     name: Name = Field(pattern=DNS_LABEL)
+    """``metadata.name`` of the composite, a DNS-1123 label; the EKS cluster has the same name."""
     namespace: Label
+    """Namespace of the composite on the hub."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     crossplane: CrossplaneSpec
+    """Crossplane's fields: the Composition that composes the cluster."""
     region: str = Field(pattern=REGION)
+    """AWS region of the cluster."""
     kubernetes_version: str = Field(pattern=KUBERNETES_VERSION)
+    """EKS Kubernetes minor version, e.g. ``"1.33"``."""
     network: NetworkSpec
+    """The VPC and its subnets."""
     endpoint: EndpointSpec
+    """Who can reach the Kubernetes API endpoint."""
     logging: tuple[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"], ...] = ()
+    """Control plane log types sent to CloudWatch. Default: none."""
     node_groups: tuple[NodeGroupSpec, ...] = Field(min_length=1)
+    """The managed node groups, at least one."""
     tags: dict[str, str] = Field(default_factory=dict)
+    """AWS tags on the AWS resources the composite creates. Default: none."""
     sealing_key_secret: str = Field(pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$")
+    """Secrets Manager secret with the Sealed Secrets key pair, readable by the cluster's External Secrets."""
     kubeconfig_secret_name: Name
+    """Secret in the composite's namespace that receives the kubeconfig, under the key ``value``."""
     bootstrap_config_map_name: Name
+    """ConfigMap in the composite's namespace that receives what the spoke bootstrap needs (role ARNs)."""
     hub_access: HubAccessSpec | None = None
+    """Keyless access for the hub's Flux: an EKS access entry and a kubeConfig ConfigMap. Default: not set (no access
+    entry)."""
 
 
 class EKSCluster(TypedResource[EKSClusterProps]):

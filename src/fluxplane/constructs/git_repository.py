@@ -22,10 +22,17 @@ class GitRepositoryRef(Props):
     """Which revision to check out: one of branch, tag, semver or name (commit may pin a branch)."""
 
     branch: str | None = None
+    """Branch to check out. Default: not set (``master``, when no other field is set)."""
     tag: str | None = None
+    """Tag to check out; takes precedence over ``branch``. Default: not set."""
     semver: str | None = None
+    """SemVer range of tags, the highest matching one checked out; takes precedence over ``tag``. Default: not set."""
     name: str | None = None
+    """Git reference to check out, e.g. ``refs/heads/main`` or ``refs/pull/420/head``; takes precedence over
+    ``branch``, ``tag`` and ``semver``. Default: not set."""
     commit: str | None = None
+    """Commit SHA to check out, taking precedence over every other field; with ``branch``, that branch is cloned
+    shallowly and must contain the commit. Default: not set."""
 
     @model_validator(mode="after")
     def _one_kind(self) -> GitRepositoryRef:
@@ -35,15 +42,29 @@ class GitRepositoryRef(Props):
 
 
 class GitRepositoryProps(Props):
+    """Props of a GitRepository."""
+
     name: Name
+    """``metadata.name`` of the GitRepository."""
     namespace: Label = FLUX_NAMESPACE
+    """Namespace of the GitRepository. Default: ``"flux-system"``."""
     interval: Duration = "10m"
+    """How often source-controller checks the repository for new commits. Default: ``"10m"``."""
     url: Annotated[str, StringConstraints(pattern=r"^(http|https|ssh)://.*$")]
+    """URL of the repository: ``http``, ``https`` or ``ssh``."""
     ref: GitRepositoryRef | None = None
+    """The revision to check out. Default: not set (the ``master`` branch)."""
     secret_ref: LocalObjectReference | None = None
+    """Secret with credentials: ``username`` and ``password`` or ``bearerToken`` for HTTPS, ``identity`` and
+    ``known_hosts`` for SSH. Default: not set (no credentials)."""
     timeout: SourceTimeout | None = None
+    """Timeout of Git operations such as cloning. Default: not set (Flux's default, ``60s``)."""
     provider: Literal["generic", "aws", "azure", "github"] | None = None
+    """Provider of the credentials: ``generic`` (the Secret), ``aws``, ``azure`` or ``github``. Default: not set
+    (Flux's default, ``generic``)."""
     ignore: str | None = None
+    """Patterns, in ``.gitignore`` format, of files to leave out of the artifact, in place of Flux's default
+    patterns. Default: not set (Flux's default patterns)."""
 
 
 class GitRepository(TypedResource[GitRepositoryProps]):

@@ -27,87 +27,180 @@ class HelmChartSourceReference(Props):
     """``chart.spec.sourceRef``: where helm-controller fetches the chart from."""
 
     kind: Literal["HelmRepository", "GitRepository", "Bucket"]
+    """Kind of the source: ``HelmRepository``, ``GitRepository`` or ``Bucket``."""
     name: Name
+    """Name of the source."""
     namespace: Label | None = None
+    """Namespace of the source. Default: not set (the HelmRelease's namespace)."""
     api_version: str | None = None
+    """API version of the source. Default: not set (Flux finds the source by kind and name)."""
 
 
 class HelmChartTemplateSpec(Props):
+    """``chart.spec``: the chart, its version and its source, for the HelmChart Flux creates."""
+
     chart: str
+    """Name of the chart in a HelmRepository, or its path in a GitRepository or Bucket."""
     version: str | None = None
+    """SemVer range of chart versions, of which the latest is used; ignored for GitRepository and Bucket sources.
+    Default: not set (``"*"``, the latest version)."""
     source_ref: HelmChartSourceReference
+    """The source the chart comes from."""
     interval: Duration | None = None
+    """How often Flux checks the source for a new chart. Default: not set (the HelmRelease's ``interval``)."""
     reconcile_strategy: Literal["ChartVersion", "Revision"] | None = None
+    """What makes a new chart artifact: a new chart version (``ChartVersion``) or a new source revision
+    (``Revision``). Default: not set (Flux's default, ``ChartVersion``)."""
     values_files: tuple[str, ...] | None = None
+    """Values files in the source, merged in order (the last wins), used in place of the chart's ``values.yaml``.
+    Default: not set (the chart's ``values.yaml``)."""
 
 
 class HelmChartTemplate(Props):
+    """A HelmRelease's ``chart``: the template of the HelmChart Flux creates for it."""
+
     spec: HelmChartTemplateSpec
+    """The chart, its version and its source."""
 
 
 class ChartReference(Props):
+    """A HelmRelease's ``chartRef``: a source object that holds the chart artifact."""
+
     kind: Literal["OCIRepository", "HelmChart", "ExternalArtifact"]
+    """Kind of the source: ``OCIRepository``, ``HelmChart`` or ``ExternalArtifact``."""
     name: Name
+    """Name of the source."""
     namespace: Label | None = None
+    """Namespace of the source. Default: not set (the HelmRelease's namespace)."""
     api_version: str | None = None
+    """API version of the source. Default: not set (Flux finds the source by kind and name)."""
 
 
 class ValuesReference(Props):
+    """A ``valuesFrom`` entry: Helm values from a ConfigMap or Secret."""
+
     kind: Literal["Secret", "ConfigMap"]
+    """Kind of the object: ``Secret`` or ``ConfigMap``."""
     name: Name
+    """Name of the object, in the HelmRelease's namespace."""
     values_key: str | None = None
+    """Data key that holds the values file (or, with ``targetPath``, the single value). Default: not set
+    (``values.yaml``)."""
     target_path: str | None = None
+    """YAML dot-notation path the value is merged at; the key then holds one flat value. Default: not set (the values
+    are merged at the root)."""
     optional: bool | None = None
+    """Whether a missing object is ignored (any other error still fails). Default: not set (Flux's default,
+    ``false``)."""
 
 
 class Remediation(Props):
+    """What helm-controller does when a Helm install (or, as UpgradeRemediation, an upgrade) fails."""
+
     retries: int | None = None
+    """How many times a failed action is retried, with remediation between attempts (an uninstall after an install,
+    ``strategy`` after an upgrade); negative means no limit. Default: not set (0)."""
     remediate_last_failure: bool | None = None
+    """Whether the last failure is remediated too, once no retries remain. Default: not set (``false``; for an
+    upgrade, ``true`` when ``retries`` is above 0)."""
 
 
 class UpgradeRemediation(Remediation):
+    """What helm-controller does when a Helm upgrade fails."""
+
     strategy: Literal["rollback", "uninstall"] | None = None
+    """How a failed upgrade is remediated: ``rollback`` or ``uninstall``. Default: not set (Flux's default,
+    ``rollback``)."""
 
 
 class Install(Props):
+    """A HelmRelease's ``install``: how Helm installs the release."""
+
     crds: Literal["Skip", "Create", "CreateReplace"] | None = None
+    """What happens to the CRDs in the chart's ``crds/`` directory: ``Skip``, ``Create`` (new CRDs only) or
+    ``CreateReplace`` (existing ones updated too). Default: not set (Flux's default, ``Create``)."""
     create_namespace: bool | None = None
+    """Whether Helm creates the target namespace if it is missing (it is never deleted). Default: not set
+    (``false``)."""
     remediation: Remediation | None = None
+    """What to do when the install fails. Default: not set (no remediation)."""
     timeout: Duration | None = None
+    """Time to wait for each Kubernetes operation of the install, such as a hook's Job. Default: the HelmRelease's
+    ``timeout``."""
 
 
 class Upgrade(Props):
+    """A HelmRelease's ``upgrade``: how Helm upgrades the release."""
+
     crds: Literal["Skip", "Create", "CreateReplace"] | None = None
+    """What happens to the CRDs in the chart's ``crds/`` directory: ``Skip``, ``Create`` (new CRDs only) or
+    ``CreateReplace`` (existing ones updated too). Default: not set (Flux's default, ``Skip``)."""
     remediation: UpgradeRemediation | None = None
+    """What to do when the upgrade fails. Default: not set (no remediation)."""
     cleanup_on_fail: bool | None = None
+    """Whether resources a failed upgrade created are deleted. Default: not set (``false``)."""
     timeout: Duration | None = None
+    """Time to wait for each Kubernetes operation of the upgrade, such as a hook's Job. Default: the HelmRelease's
+    ``timeout``."""
 
 
 class DriftDetection(Props):
+    """A HelmRelease's ``driftDetection``: what Flux does when the cluster differs from the release."""
+
     mode: Literal["enabled", "warn", "disabled"] = "enabled"
+    """``enabled`` corrects differences between the Helm manifest and the cluster, ``warn`` reports them,
+    ``disabled`` ignores them. Default: ``"enabled"`` (Flux's own default is ``disabled``)."""
 
 
 class HelmReleaseProps(Props):
+    """Props of a HelmRelease: the chart, where it goes, and how helm-controller reconciles it."""
+
     name: Name
+    """``metadata.name`` of the HelmRelease."""
     namespace: Label = FLUX_NAMESPACE
+    """Namespace of the HelmRelease. Default: ``"flux-system"``."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     annotations: dict[str, str] | None = None
+    """``metadata.annotations``. Default: none."""
     interval: Duration = "30m"
+    """How often helm-controller reconciles the release. Default: ``"30m"``."""
     chart: HelmChartTemplate | None = None
+    """Template of the HelmChart Flux creates from a HelmRepository, GitRepository or Bucket; set this or
+    ``chart_ref``. Default: not set."""
     chart_ref: ChartReference | None = None
+    """Source object that holds the chart artifact, such as an OCIRepository; set this or ``chart``. Default: not
+    set."""
     release_name: Annotated[str, StringConstraints(min_length=1, max_length=53)] | None = None
+    """Name of the Helm release, at most 53 characters. Default: not set (``<targetNamespace>-<name>``, or ``<name>``
+    without a target namespace)."""
     target_namespace: Label | None = None
+    """Namespace the release installs into. Default: not set (the HelmRelease's namespace)."""
     storage_namespace: Label | None = None
+    """Namespace of Helm's storage of the release. Default: not set (the HelmRelease's namespace)."""
     kube_config: KubeConfigReference | None = None
-    #: A ServiceAccount's name: a DNS-1123 subdomain, as Kubernetes has it (longer than a label may be).
+    """Kubeconfig of a remote cluster to install on. Default: not set (the cluster helm-controller runs in)."""
     service_account_name: Name | None = None
+    """The ServiceAccount helm-controller impersonates for the release; a ServiceAccount's name is a DNS-1123
+    subdomain, as Kubernetes has it (longer than a label may be). Default: not set (the controller's own account, or
+    its ``--default-service-account``)."""
     depends_on: tuple[DependsOn, ...] | None = None
+    """HelmReleases that must be ready before this one is reconciled; ``depends_on()`` adds more. Default: not set
+    (none)."""
     timeout: Duration | None = None
+    """Time to wait for each Kubernetes operation of a Helm action, such as a hook's Job. Default: not set (Flux's
+    default, ``5m``)."""
     install: Install | None = None
+    """How Helm installs the release. Default: not set (Flux's defaults)."""
     upgrade: Upgrade | None = None
+    """How Helm upgrades the release. Default: not set (Flux's defaults)."""
     drift_detection: DriftDetection | None = None
+    """What Flux does when the cluster differs from the release. Default: not set (Flux's default, ``disabled``)."""
     values_from: tuple[ValuesReference, ...] | None = None
+    """ConfigMaps and Secrets with values, merged in order; ``values`` is merged over them. Default: not set (none)."""
     values: dict[str, Any] | None = None
+    """Helm values of the release, merged over ``values_from``; ``add_values()`` deep-merges more. Default: not set
+    (none)."""
 
     @model_validator(mode="after")
     def _one_chart(self) -> HelmReleaseProps:

@@ -19,14 +19,27 @@ from fluxplane.constructs.props import (
 
 
 class HelmRepositoryProps(Props):
+    """Props of a HelmRepository."""
+
     name: Name
+    """``metadata.name`` of the HelmRepository."""
     namespace: Label = FLUX_NAMESPACE
+    """Namespace of the HelmRepository. Default: ``"flux-system"``."""
     type: Literal["default", "oci"] | None = None
+    """Type of repository: ``default`` (an HTTP/S index) or ``oci`` (an ``oci://`` URL). Default: not set
+    (``default``)."""
     interval: Duration | None = "1h"
+    """How often source-controller checks the repository for updates. Default: ``"1h"``."""
     url: Annotated[str, StringConstraints(pattern=r"^(http|https|oci)://.*$")]
+    """URL of the repository: ``http``, ``https`` or ``oci``."""
     provider: Literal["generic", "aws", "azure", "gcp"] | None = None
+    """Provider of the credentials for an ``oci`` repository: ``generic`` (the Secret), ``aws``, ``azure`` or
+    ``gcp``; ignored otherwise. Default: not set (Flux's default, ``generic``)."""
     secret_ref: LocalObjectReference | None = None
+    """Secret with ``username`` and ``password`` for basic auth. Default: not set (no credentials)."""
     timeout: SourceTimeout | None = None
+    """Timeout of fetching the index of an HTTP/S repository, and of remote OCI operations such as pulling a chart.
+    Default: not set (Flux's default, ``60s``)."""
 
     @model_validator(mode="after")
     def _type_matches_url(self) -> HelmRepositoryProps:

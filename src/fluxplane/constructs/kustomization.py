@@ -98,34 +98,70 @@ def _escaped_fields(model: type[BaseModel]) -> tuple[str, ...]:
 
 
 class PostBuild(Props):
+    """A Kustomization's ``postBuild``: the variables Flux substitutes in what it applies."""
+
     substitute: dict[str, str] | None = None
+    """Variables and their values, substituted for ``${var}`` in the built manifests. Default: not set."""
     substitute_from: tuple[SubstituteReference, ...] | None = None
+    """ConfigMaps and Secrets whose data are more variables: each key a name, each value its value. Default: not set."""
 
 
 class KustomizationProps(Props):
+    """Props of a Flux Kustomization: which path of which source to apply, and how."""
+
     name: Name
+    """``metadata.name`` of the Kustomization."""
     namespace: Label = FLUX_NAMESPACE
+    """Namespace of the Kustomization. Default: ``"flux-system"``."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     annotations: dict[str, str] | None = None
+    """``metadata.annotations``. Default: none."""
     interval: Duration = "10m"
+    """How often Flux applies the path again, correcting drift. Default: ``"10m"``."""
     retry_interval: Duration | None = None
+    """How soon Flux retries after a failed reconciliation. Default: ``interval``."""
     timeout: Duration | None = None
+    """How long Flux waits for apply and health checks before it reports failure. Default: ``interval``."""
     path: Annotated[str, StringConstraints(pattern=r"^\./[^\s]*$")]
+    """Path in the source of the directory to apply, with or without a ``kustomization.yaml``; starts with ``./``."""
     source_ref: CrossNamespaceSourceReference
+    """The source (GitRepository, OCIRepository, ...) whose artifact holds ``path``."""
     prune: bool = True
+    """Whether Flux deletes the objects it applied earlier that are no longer in ``path``. Default: ``True``."""
     wait: bool | None = None
+    """Whether Flux waits for every object it applied to become ready (``healthChecks`` is then ignored). Default:
+    not set (Flux's default, ``false``)."""
     force: bool | None = None
+    """Whether Flux recreates an object when patching fails on a change to an immutable field. Default: not set
+    (``false``)."""
     depends_on: tuple[DependsOn, ...] | None = None
+    """Kustomizations that must be ready before this one is applied; ``depends_on()`` adds more. Default: not set
+    (none)."""
     health_checks: tuple[NamespacedObjectKindReference, ...] | None = None
+    """Objects that must become ready for the Kustomization to be ready; ``add_health_check()`` adds more. Default:
+    not set (none)."""
     health_check_exprs: tuple[CustomHealthCheck, ...] | None = None
+    """CEL health checks for custom resource kinds, used with ``wait`` or ``healthChecks``;
+    ``add_health_check_expr()`` adds more. Default: not set (kstatus alone)."""
     post_build: PostBuild | None = None
+    """Variable substitution over the built manifests. Default: not set (no substitution)."""
     patches: tuple[Patch, ...] | None = None
+    """Strategic-merge and JSON6902 patches applied to the built manifests. Default: not set (none)."""
     components: tuple[str, ...] | None = None
+    """Relative paths of kustomize Components to include in the build. Default: not set (none)."""
     kube_config: KubeConfigReference | None = None
-    #: A ServiceAccount's name: a DNS-1123 subdomain, as Kubernetes has it (longer than a label may be).
+    """Kubeconfig of a remote cluster to apply to. Default: not set (the cluster kustomize-controller runs in)."""
     service_account_name: Name | None = None
+    """The ServiceAccount kustomize-controller impersonates to apply; a ServiceAccount's name is a DNS-1123
+    subdomain, as Kubernetes has it (longer than a label may be). Default: not set (the controller's own account, or
+    its ``--default-service-account``)."""
     target_namespace: Label | None = None
+    """Namespace set on every namespaced object applied, overriding the manifests'. Default: not set (the manifests'
+    namespaces)."""
     deletion_policy: Literal["MirrorPrune", "Delete", "WaitForTermination", "Orphan"] | None = None
+    """What happens to the applied objects when the Kustomization is deleted: ``MirrorPrune`` (deleted if ``prune``),
+    ``Delete``, ``WaitForTermination`` or ``Orphan``. Default: not set (Flux's default, ``MirrorPrune``)."""
 
 
 class Kustomization(TypedResource[KustomizationProps]):

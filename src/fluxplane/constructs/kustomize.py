@@ -15,10 +15,17 @@ from fluxplane.constructs.props import Patch, Props
 
 
 class KustomizeConfigProps(Props):
+    """Props of a directory's ``kustomization.yaml``."""
+
     resources: tuple[str, ...] = ()
+    """Files and directories, relative to this one, that the build includes; ``add_resource()`` lists more. Default:
+    none."""
     components: tuple[str, ...] = ()
+    """Paths of kustomize Components, relative to this directory, the build includes. Default: none."""
     namespace: str | None = None
+    """Namespace set on every namespaced object of the build. Default: not set (objects keep theirs)."""
     patches: tuple[Patch, ...] = ()
+    """Patches applied to the resources; ``add_patch()`` adds more. Default: none."""
 
 
 class KustomizeConfig(Resource):

@@ -7,9 +7,14 @@ from fluxplane.constructs.props import Label, Props
 
 
 class NamespaceProps(Props):
+    """Props of a Namespace."""
+
     name: Label
+    """``metadata.name`` of the Namespace, a DNS-1123 label."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     annotations: dict[str, str] | None = None
+    """``metadata.annotations``. Default: none."""
 
 
 class Namespace(TypedResource[NamespaceProps]):

@@ -36,7 +36,10 @@ TENANT_LABEL = "fluxplane.io/tenant"
 
 
 class Props(BaseModel):
-    """Base of every props model: frozen, strict about unknown fields, upstream names as aliases."""
+    """Base of every props model: frozen, strict about unknown fields, upstream names as aliases.
+
+    Each field is documented by the docstring under it (its meaning and default), which IDEs show.
+    """
 
     model_config = ConfigDict(
         extra="forbid", frozen=True, populate_by_name=True, alias_generator=to_camel, validate_default=False
@@ -48,78 +51,126 @@ class Props(BaseModel):
 
 
 class LocalObjectReference(Props):
+    """A reference to an object by name alone (``secretRef``, ``functionRef``, ...)."""
+
     name: Name
+    """Name of the referenced object."""
 
 
 class SecretKeyReference(Props):
+    """A reference to a Secret, and optionally one of its keys (Flux ``kubeConfig.secretRef``)."""
+
     name: Name
+    """Name of the Secret, in the referring object's namespace."""
     key: str | None = None
+    """Key in the Secret that holds the value. Default: not set (the reader's default key; ``value`` for Flux's
+    kubeConfig)."""
 
 
 class CrossNamespaceSourceReference(Props):
     """A Flux Kustomization's ``sourceRef``."""
 
     kind: Literal["GitRepository", "OCIRepository", "Bucket", "ExternalArtifact"]
+    """Kind of the source: ``GitRepository``, ``OCIRepository``, ``Bucket`` or ``ExternalArtifact``."""
     name: Name
+    """Name of the source."""
     namespace: Label | None = None
+    """Namespace of the source. Default: not set (the Kustomization's own namespace)."""
     api_version: str | None = None
+    """API version of the source. Default: not set (Flux finds the source by kind and name)."""
 
 
 class DependsOn(Props):
     """A Flux ``dependsOn`` entry: the named object must be Ready first (or satisfy readyExpr)."""
 
     name: Name
+    """Name of the object that must be ready first."""
     namespace: Label | None = None
+    """Namespace of that object. Default: not set (the dependent object's own namespace)."""
     ready_expr: str | None = None
+    """CEL expression that decides the dependency's readiness, in place of Flux's built-in Ready check (in addition
+    to it with the ``AdditiveCELDependencyCheck`` feature gate). Default: not set (the built-in check)."""
 
 
 class NamespacedObjectKindReference(Props):
     """A Flux ``healthChecks`` entry."""
 
     api_version: str | None = None
+    """API version of the object. Default: not set (the kind's preferred version in the cluster)."""
     kind: str
+    """Kind of the object."""
     name: Name
+    """Name of the object."""
     namespace: Label | None = None
+    """Namespace of the object; leave it unset for a cluster-scoped object. Default: not set."""
 
 
 class CustomHealthCheck(Props):
     """A Flux ``healthCheckExprs`` entry: CEL expressions over objects of one kind."""
 
     api_version: str
+    """API version of the custom resources the expressions evaluate."""
     kind: str
+    """Kind of those custom resources."""
     current: str
+    """CEL expression that is true once a resource has reached its desired state (healthy)."""
     in_progress: str | None = None
+    """CEL expression that is true while a resource has not yet reached its desired state; evaluated first. Default:
+    not set (in progress until ``failed`` or ``current`` holds)."""
     failed: str | None = None
+    """CEL expression that is true when a resource has failed to reach its desired state, so Flux reports the failure
+    at once. Default: not set (Flux waits for ``current`` until its timeout)."""
 
 
 class KubeConfigReference(Props):
     """Flux ``kubeConfig``: apply to a remote cluster through a kubeconfig Secret or a ConfigMap."""
 
     secret_ref: SecretKeyReference | None = None
+    """Secret holding a kubeconfig for the remote cluster, under the key ``value`` by default; excludes
+    ``configMapRef``. Default: not set."""
     config_map_ref: LocalObjectReference | None = None
+    """ConfigMap that describes the remote cluster (``provider``, ``cluster``, ``address``, ...) for secret-less
+    access through workload identity; excludes ``secretRef``. Default: not set."""
 
 
 class SubstituteReference(Props):
+    """A Flux ``postBuild.substituteFrom`` entry: a ConfigMap or Secret whose keys are variables."""
+
     kind: Literal["ConfigMap", "Secret"]
+    """Kind of the object holding the variables: ``ConfigMap`` or ``Secret``."""
     name: Name
+    """Name of that object, in the Kustomization's namespace."""
     optional: bool | None = None
+    """Whether a missing object is tolerated, as if it were present but empty. Default: not set (Flux's default,
+    ``false``: the object must exist)."""
 
 
 class PatchSelector(Props):
+    """The objects a ``patches`` entry applies to: those that match every field set."""
+
     group: str | None = None
+    """API group of the objects. Default: not set (any group)."""
     version: str | None = None
+    """API version of the objects. Default: not set (any version)."""
     kind: str | None = None
+    """Kind of the objects. Default: not set (any kind)."""
     name: str | None = None
+    """Name of the objects. Default: not set (any name)."""
     namespace: str | None = None
+    """Namespace of the objects. Default: not set (any namespace)."""
     label_selector: str | None = None
+    """Label selector the objects' labels must match. Default: not set (any labels)."""
     annotation_selector: str | None = None
+    """Selector, in label-selector syntax, the objects' annotations must match. Default: not set (any annotations)."""
 
 
 class Patch(Props):
     """A kustomize/Flux ``patches`` entry: a strategic-merge or JSON6902 patch and its target."""
 
     patch: str
+    """The patch, as YAML text: a strategic-merge patch, or a JSON6902 patch (a list of operations)."""
     target: PatchSelector | None = None
+    """The objects to patch. Default: not set (a strategic-merge patch applies to the object its own header names)."""
 
 
 def plain_copy(value: Any) -> Any:

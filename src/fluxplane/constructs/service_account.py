@@ -9,11 +9,19 @@ from fluxplane.constructs.props import Label, Name, Props
 
 
 class ServiceAccountProps(Props):
+    """Props of a ServiceAccount."""
+
     name: Name
+    """``metadata.name`` of the ServiceAccount."""
     namespace: Label
+    """Namespace of the ServiceAccount."""
     labels: dict[str, str] | None = None
+    """``metadata.labels``. Default: none."""
     annotations: dict[str, str] | None = None
+    """``metadata.annotations``, such as IRSA's ``eks.amazonaws.com/role-arn``. Default: none."""
     automount_service_account_token: bool | None = None
+    """Whether pods running as the account get an API token mounted; a pod can override it. Default: not set
+    (Kubernetes mounts one)."""
 
 
 class ServiceAccount(TypedResource[ServiceAccountProps]):
