@@ -177,7 +177,9 @@ def test_changing_a_chart_file_renders_again_with_the_cache(write_fleet: FleetWr
     assert main(["--root", str(root), "synth"]) == 0
     path = root / "environments" / "charts" / "goldilocks.yaml"
     path.write_text(path.read_text().replace("namespace: goldilocks", "namespace: vpa-advice"))
-    assert main(["--root", str(root), "synth"]) == 0
+    # another namespace reinstalls the release: the guard asks for it to be named
+    assert main(["--root", str(root), "synth"]) == 2
+    assert main(["--root", str(root), "synth", "--replace", "HelmRelease/flux-system/goldilocks"]) == 0
     built = _by_kind(root / "dist/platform/infrastructure/controllers/goldilocks/base/goldilocks.yaml")
     assert built["HelmRelease"]["spec"]["targetNamespace"] == "vpa-advice"
 

@@ -2,8 +2,8 @@
 
 Each rule reads one object's before and after (None when absent) and returns messages. The rules:
 a cluster or its workload-cluster composite removed, a Namespace deleted, RBAC widened, an immutable
-field changed, Flux pruning turned off, and a Crossplane deletion or management policy that now
-orphans or deletes the cloud resource.
+field changed, a Helm release reinstalled (its name or namespaces changed), Flux pruning turned off, and
+a Crossplane deletion or management policy that now orphans or deletes the cloud resource.
 """
 
 from __future__ import annotations
@@ -14,7 +14,15 @@ from typing import Any
 
 from fluxplane.diff.fleet import Document
 from fluxplane.diff.objects import ClusterDiff, ObjectChange
-from fluxplane.synth.guard import EXTERNAL_NAME, IMMUTABLE, applier, field, immutable_fields
+from fluxplane.synth.guard import (
+    EXTERNAL_NAME,
+    HELM_RELEASE,
+    IMMUTABLE,
+    applier,
+    field,
+    immutable_fields,
+    release_target,
+)
 
 __all__ = ["EXTERNAL_NAME", "IMMUTABLE", "Risk", "immutable_fields", "object_risks", "risks"]
 
@@ -59,6 +67,18 @@ def immutable_changes(change: ObjectChange) -> list[str]:
                 f"immutable field {'.'.join(path)} changed: the update is refused or the resource is replaced"
             )
     return messages
+
+
+def release_reinstalled(change: ObjectChange) -> list[str]:
+    if change.before is None or change.after is None or _ident(change) != HELM_RELEASE:
+        return []
+    old, new = release_target(change.before), release_target(change.after)
+    if old == new:
+        return []
+    return [
+        f"Helm release {old[2]} in {old[1]} becomes {new[2]} in {new[1]}: helm-controller uninstalls the release, "
+        "deleting what it installed, then installs the new one"
+    ]
 
 
 def _permissions(rules: Any) -> set[tuple[str, str, str, str]]:
@@ -175,7 +195,7 @@ def moves(change: ObjectChange) -> list[str]:
     return [f"moves from Kustomization {old} to {new}: suspend {old} on the hub first, or Flux deletes it"]
 
 
-RULES = (removals, rbac_widening, immutable_changes, prune_disabled, deletion_policy, moves)
+RULES = (removals, rbac_widening, immutable_changes, release_reinstalled, prune_disabled, deletion_policy, moves)
 
 
 def object_risks(change: ObjectChange) -> list[str]:

@@ -6,6 +6,10 @@ and refuses, one line each, two kinds of change to an object that exists in both
 * **a replacement**: a field the API server, a CRD or the cloud API treats as immutable changes (a
   VPC or subnet CIDR, a cluster's region, a table's key schema; the table below). Flux's apply then
   fails, or the cloud resource is deleted and created anew. ``--replace PATTERN`` allows it.
+* **a reinstallation**: a HelmRelease's release target changes (its release name, the namespace it installs
+  into or the one Helm keeps its records in): helm-controller uninstalls the release, deleting what it
+  installed (a spoke's Flux, with its CRDs and every object of theirs), then installs the new one.
+  ``--replace PATTERN`` allows it.
 * **a deletion** of a cloud resource that holds a cluster or data (an EKSCluster, an app's table, queue or
   bucket): Crossplane deletes it in AWS. Renaming a cluster or an app is such a deletion (and a new
   resource). ``--delete PATTERN`` allows it.
@@ -144,8 +148,11 @@ DELETES = {
     ("platform.fluxplane.io", "AppBucket"): "the S3 bucket and its objects",
 }
 
+#: A HelmRelease: a change of its release target reinstalls the release (release_target).
+HELM_RELEASE = ("helm.toolkit.fluxcd.io", "HelmRelease")
+
 #: Kinds whose changes the guard looks at; a file holding none of them is not parsed.
-_KINDS = frozenset(kind for _, kind in IMMUTABLE if kind != "*")
+_KINDS = frozenset({*(kind for _, kind in IMMUTABLE if kind != "*"), HELM_RELEASE[1]})
 _TOP_KIND = re.compile(r"(?m)^kind: (\S+)$")
 _AWS_API = re.compile(r"(?m)^apiVersion: \S+\.aws(\.m)?\.upbound\.io/")
 
@@ -198,12 +205,32 @@ def allowed(key: Key, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(label(key), pattern) for pattern in patterns)
 
 
+def release_target(document: Mapping[str, Any]) -> tuple[str, str, str]:
+    """A HelmRelease's release as helm-controller names it: (storage namespace, release namespace, release name).
+
+    A change of any of them uninstalls the release before the new one is installed (helm-controller's
+    ``ReleaseTargetChanged``); unset fields take their defaults: the HelmRelease's namespace, and
+    ``[targetNamespace-]name``.
+    """
+    namespace = str(field(document, ("metadata", "namespace")) or "")
+    target = field(document, ("spec", "targetNamespace"))
+    name = field(document, ("spec", "releaseName")) or (
+        f"{target}-{field(document, ('metadata', 'name'))}" if target else field(document, ("metadata", "name"))
+    )
+    return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), str(name)
+
+
 def _change(old: Any, new: Any) -> str:
     """`` from A to B`` for scalar values; nothing for structures, which the diff of dist/ shows."""
     scalars = (str, int, float, bool)
     if isinstance(old, scalars) and (new is None or isinstance(new, scalars)):
         return f" from {old} to {new if new is not None else 'nothing'}"
     return ""
+
+
+def _release_text(target: tuple[str, str, str]) -> str:
+    storage, namespace, name = target
+    return f"{name} in {namespace}" + (f" (stored in {storage})" if storage != namespace else "")
 
 
 def _worth_parsing(text: str) -> bool:
@@ -403,6 +430,14 @@ def guard(
                 problems.append(
                     f"{where}: {'.'.join(path)} changes{_change(old_value, new_value)}, which "
                     f"{effect}; to do it on purpose, run synth with --replace '{label(key)}'"
+                )
+        if key[:2] == HELM_RELEASE and not allowed(key, replace):
+            old_target, new_target = release_target(was.document), release_target(now.document)
+            if old_target != new_target:
+                problems.append(
+                    f"{where}: the release changes from {_release_text(old_target)} to {_release_text(new_target)}, "
+                    "so helm-controller uninstalls it, deleting what it installed, before it installs the new one; to "
+                    f"do it on purpose, run synth with --replace '{label(key)}'"
                 )
         new_applier = applier(now.document)
         if new_applier is None or allowed(key, move):

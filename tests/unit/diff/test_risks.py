@@ -204,3 +204,40 @@ def test_a_hub_object_that_changes_kustomization_is_flagged() -> None:
     assert object_risks(moved) == [
         "moves from Kustomization x/old to a/cluster: suspend x/old on the hub first, or Flux deletes it"
     ]
+
+
+def _release(**spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "flux", "namespace": "staging-1"},
+        "spec": spec,
+    }
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "flagged"),
+    [
+        (
+            {"releaseName": "flux2", "targetNamespace": "flux-system"},
+            {"releaseName": "flux-operator", "targetNamespace": "flux-system"},
+            True,
+        ),
+        ({"targetNamespace": "a"}, {"targetNamespace": "b"}, True),
+        ({}, {"storageNamespace": "elsewhere"}, True),
+        # the same release, spelled out: helm-controller's defaults are [targetNamespace-]name and the namespace
+        (
+            {"targetNamespace": "a"},
+            {"targetNamespace": "a", "releaseName": "a-flux", "storageNamespace": "staging-1"},
+            False,
+        ),
+        ({"releaseName": "x", "values": {"a": 1}}, {"releaseName": "x", "values": {"a": 2}}, False),
+    ],
+)
+def test_a_helm_release_whose_target_changes_is_reinstalled(
+    before: dict[str, Any], after: dict[str, Any], flagged: bool
+) -> None:
+    found = [
+        message for message in object_risks(change(_release(**before), _release(**after))) if "uninstalls" in message
+    ]
+    assert bool(found) is flagged, found
