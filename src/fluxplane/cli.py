@@ -454,11 +454,13 @@ def _synth(args: argparse.Namespace) -> int:
         stage.note(f"{len(files)} files")
     for folder in synth.kept_folders(plan):
         if not any(path.startswith(folder) for path in files):
-            print(
-                f"note: {outdir / folder}/ is empty: `flux bootstrap` writes it (management.bootstrap: flux), "
-                f"with --path=<the repository's path to {outdir.name}>/{posixpath.dirname(folder.rstrip('/'))}",
-                file=sys.stderr,
+            path = f"<the repository's path to {outdir.name}>/{posixpath.dirname(folder.rstrip('/'))}"
+            writer = (
+                f"`flux bootstrap` writes it (management.bootstrap: flux), with --path={path}"
+                if plan.fleet.management.bootstrap == "flux"
+                else f"your FluxInstance goes there (management.bootstrap: flux-operator), with sync.path: {path}"
             )
+            print(f"note: {outdir / folder}/ is empty: {writer}", file=sys.stderr)
     if args.check:
         with progress.stage("compare"):
             staleness = synth.compare_tree(files, outdir)

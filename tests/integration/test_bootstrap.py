@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from fluxplane.charts.spokes import SEALING_KEY_SECRET, STEPS
+from fluxplane.charts.spokes import SEALING_KEY_SECRET, chain_steps
 from fluxplane.config.hub import (
     EXTERNAL_SECRETS_ROLE_ARN_KEY,
     bootstrap_values,
@@ -18,6 +18,9 @@ from fluxplane.config.hub import (
 )
 from fluxplane.synth import load_plan
 from tests.conftest import ROOT
+
+#: The bootstrap steps of a cluster of the example (the flux2 chart, sealed Git credentials).
+STEPS = chain_steps("flux2-chart", git_credentials=True)
 
 DIST = ROOT / "dist"
 PLATFORM = DIST / "platform"

@@ -84,8 +84,8 @@ def test_without_the_setting_synth_refuses_to_delete_bootstraps_controllers(
         assert err[0] == (
             f"{bootstrapped / HUB / 'flux-system' / 'gotk-components.yaml'}: a file fluxplane does not write (flux "
             "bootstrap keeps the Flux controllers in this folder); synth would delete it and Flux would prune what "
-            "it holds: set management.bootstrap: flux in environments/base.yaml to keep the folder as it is, or "
-            "remove the file yourself"
+            "it holds: set management.bootstrap: flux (or flux-operator, for a FluxInstance of yours) in "
+            "environments/base.yaml to keep the folder as it is, or remove the file yourself"
         )
         assert git(bootstrapped, "status", "--porcelain", "--", "dist") == ""
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.charts.spokes import STEPS
+from fluxplane.charts.spokes import chain_steps
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.graph import (
     Edge,
@@ -28,6 +28,9 @@ from fluxplane.graph import (
 from fluxplane.synth import load_plan, render_plan
 from fluxplane.tree import LazyDocuments, Repository
 from tests.conftest import ROOT
+
+#: The bootstrap steps of a cluster of the example (the flux2 chart, sealed Git credentials).
+STEPS = chain_steps("flux2-chart", git_credentials=True)
 
 Docs = dict[str, list[dict[str, Any]]]
 

@@ -32,7 +32,7 @@ SYNC_SOURCE = "flux-system"
 #: The folder of a cluster's entry point that holds its Flux sync objects (``flux bootstrap`` writes the same).
 SYNC_FOLDER = "flux-system"
 #: Who writes a cluster's ``flux-system/`` folder (see ``ManagementCluster.bootstrap``).
-Bootstrap = Literal["fluxplane", "flux"]
+Bootstrap = Literal["fluxplane", "flux", "flux-operator"]
 
 
 def sync_folder(repository: str, cluster: str) -> str:

@@ -17,7 +17,9 @@ what it applied; the first ones wait only for the hub's shared platform (the Com
 5. ``sealing-key``: an ExternalSecret that materializes the fleet's Sealed Secrets key pair as the
    ``kubernetes.io/tls`` Secret the controller picks up (label ``sealed-secrets-key: active``);
 6. ``sealed-secrets``: the Sealed Secrets controller (key renewal off: the key pair is the fleet's);
-7. ``flux``: Flux itself, from the flux2 Helm chart;
+7. ``flux``: Flux itself, from the flux2 Helm chart, or, for a cluster with ``fluxInstaller:
+   flux-operator``, the Flux Operator's chart, then ``flux-instance``: the FluxInstance the operator installs
+   Flux from (the same lockdown; its ``sync`` left to the next steps, so the hand-over is the same);
 8. ``git-credentials``: the spoke's sealed Git credentials (environments/secrets/<cluster>/);
 9. ``flux-sync``: the spoke's GitRepository and root Kustomization (clusters/<cluster>/flux-system),
    after which the spoke reconciles itself.
@@ -57,7 +59,9 @@ from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
 from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
+from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
 
 SYNC_SOURCE = "flux-system"
@@ -71,8 +75,34 @@ SEALING_KEY_SECRET = "sealed-secrets-key"
 FLUX_LOCKDOWN: dict[str, Any] = {
     "multitenancy": {"enabled": True, "defaultServiceAccount": "default", "privileged": True}
 }
+#: The same lockdown for a FluxInstance (Flux Operator): no cross-namespace references, tenants' objects run
+#: as their namespace's ``default`` account; kustomize-controller keeps its own rights for the platform's.
+FLUX_INSTANCE_LOCKDOWN: dict[str, Any] = {"multitenant": True, "tenantDefaultServiceAccount": "default"}
+#: The Flux controllers a FluxInstance installs: those fluxplane's objects need.
+FLUX_COMPONENTS = ("source-controller", "kustomize-controller", "helm-controller", "notification-controller")
 #: The bootstrap steps of every spoke's chain, in order (after the cluster, its roles and resources).
-STEPS = ("external-secrets", "secret-store", "sealing-key", "sealed-secrets", "flux", "git-credentials", "flux-sync")
+STEPS = (
+    "external-secrets",
+    "secret-store",
+    "sealing-key",
+    "sealed-secrets",
+    "flux",
+    "flux-instance",
+    "git-credentials",
+    "flux-sync",
+)
+
+
+def chain_steps(installer: str, git_credentials: bool) -> tuple[str, ...]:
+    """The bootstrap steps of a cluster's chain, in order: ``flux-instance`` for a cluster whose Flux the
+    Flux Operator installs, ``git-credentials`` when the platform repository needs credentials."""
+    return tuple(
+        step
+        for step in STEPS
+        if (step != "git-credentials" or git_credentials) and (step != "flux-instance" or installer == "flux-operator")
+    )
+
+
 #: The step after which a spoke reconciles itself.
 LAST_STEP = "flux-sync"
 
@@ -174,6 +204,18 @@ class SpokesChart(FleetChart):
         sources = self.add_manifest("sources", posixpath.join(self.directory, "sources.yaml"))
         for chart in (versions.EXTERNAL_SECRETS, versions.SEALED_SECRETS, versions.FLUX2):
             HelmRepository(sources, chart.chart, {"name": chart.chart, "url": chart.repository})
+        if any(cluster.flux_installer == "flux-operator" for cluster in self.fleet.clusters):
+            chart = versions.FLUX_OPERATOR
+            OCIRepository(
+                sources,
+                chart.chart,
+                {
+                    "name": chart.chart,
+                    "url": chart.repository,
+                    "ref": {"tag": chart.version},
+                    "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
+                },
+            )
 
     def _folder(self, construct_id: str, directory: str, file_name: str, scope: Any = None) -> Manifest:
         manifest = self.add_manifest(construct_id, posixpath.join(directory, file_name), scope)
@@ -247,13 +289,19 @@ class SpokesChart(FleetChart):
             "targetNamespace": target,
             "storageNamespace": target,
             "kubeConfig": self._access[cluster],
-            "chart": {
-                "spec": {
-                    "chart": chart.chart,
-                    "version": chart.version,
-                    "sourceRef": {"kind": "HelmRepository", "name": chart.chart, "namespace": FLUX_NAMESPACE},
+            **(
+                {"chartRef": {"kind": "OCIRepository", "name": chart.chart, "namespace": FLUX_NAMESPACE}}
+                if chart.repository.startswith("oci://")
+                else {
+                    "chart": {
+                        "spec": {
+                            "chart": chart.chart,
+                            "version": chart.version,
+                            "sourceRef": {"kind": "HelmRepository", "name": chart.chart, "namespace": FLUX_NAMESPACE},
+                        }
+                    }
                 }
-            },
+            ),
             "install": DEFAULT_INSTALL.model_copy(update={"create_namespace": True}),
             "upgrade": DEFAULT_UPGRADE,
             "values": values,
@@ -269,6 +317,27 @@ class SpokesChart(FleetChart):
                 }
             ]
         return directory, HelmRelease(manifest, "release", props)
+
+    def _flux_instance(self, cluster: str) -> str:
+        """``<cluster>/flux-instance/``: the FluxInstance the operator installs the cluster's Flux from."""
+        directory = posixpath.join(self.directory, cluster, "flux-instance")
+        manifest = self._folder(f"{cluster}-flux-instance", directory, "flux-instance.yaml")
+        RawObject(
+            manifest,
+            "instance",
+            {
+                "apiVersion": "fluxcd.controlplane.io/v1",
+                "kind": "FluxInstance",
+                # The operator accepts one FluxInstance, named flux, in its own namespace.
+                "metadata": {"name": "flux", "namespace": FLUX_NAMESPACE},
+                "spec": {
+                    "distribution": {"version": versions.FLUX_DISTRIBUTION, "registry": versions.FLUX_REGISTRY},
+                    "components": list(FLUX_COMPONENTS),
+                    "cluster": {"type": "aws", **FLUX_INSTANCE_LOCKDOWN},
+                },
+            },
+        )
+        return directory
 
     def _step(self, file: Manifest, cluster: str, name: str, directory: str, **props: Any) -> Kustomization:
         """A Kustomization of ``cluster``'s chain that applies ``directory`` in the cluster's hub namespace."""
@@ -384,7 +453,11 @@ class SpokesChart(FleetChart):
             # Multi-tenancy lockdown: no cross-namespace references, and a Kustomization or HelmRelease
             # that names no account runs as its namespace's `default` account, which holds no rights.
             # The platform's own objects name kustomize-controller or helm-controller; tenants name theirs.
-            "flux": self._release(name, "flux", versions.FLUX2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN),
+            "flux": (
+                self._release(name, "flux", versions.FLUX2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN)
+                if cluster.flux_installer == "flux2-chart"
+                else self._release(name, "flux", versions.FLUX_OPERATOR, FLUX_NAMESPACE, "flux-operator", {})
+            ),
         }
         folders = {
             **{step: folder for step, (folder, _) in releases.items()},
@@ -393,7 +466,9 @@ class SpokesChart(FleetChart):
             "git-credentials": posixpath.join(cluster_dir(name), "secrets"),
             "flux-sync": posixpath.join(cluster_dir(name), "flux-system"),
         }
-        steps = [step for step in STEPS if step != "git-credentials" or repository.secret_ref is not None]
+        if cluster.flux_installer == "flux-operator":
+            folders["flux-instance"] = self._flux_instance(name)
+        steps = chain_steps(cluster.flux_installer, git_credentials=repository.secret_ref is not None)
         # The bootstrap starts once the cluster is Ready and its add-ons' roles exist.
         previous: list[str] = [step for step in (BUILD_STEP, IDENTITIES_STEP) if step in chain]
         for step in steps:

@@ -301,11 +301,12 @@ class ManagementCluster(ClusterBase):
         description="IAM role of the hub's kustomize-controller and helm-controller (IRSA or Pod Identity); "
         "required when a workload cluster uses `hubAccess: keyless`.",
     )
-    bootstrap: Literal["fluxplane", "flux"] = Field(
+    bootstrap: Literal["fluxplane", "flux", "flux-operator"] = Field(
         "fluxplane",
         description="Who owns the hub's Flux sync objects (`clusters/<hub>/flux-system/`): `fluxplane` writes "
         "them (`gotk-sync.yaml`, applied once with `kubectl apply -k`); `flux` leaves the folder to `flux "
-        "bootstrap --path <platform path>/clusters/<hub>`, whose files synth keeps as they are.",
+        "bootstrap --path <platform path>/clusters/<hub>`, `flux-operator` to your FluxInstance (its `sync`), "
+        "and synth keeps the folder's files as they are.",
     )
     egress_cidrs: list[IPv4Network] = Field(
         default_factory=list,
@@ -432,6 +433,13 @@ class WorkloadCluster(ClusterBase):
         default_factory=lambda: [NodeGroup(name="default")],
         alias="nodeGroups",
         description="Managed node groups; names unique within the cluster.",
+    )
+    flux_installer: Literal["flux2-chart", "flux-operator"] = Field(
+        "flux2-chart",
+        alias="fluxInstaller",
+        description="How the hub installs Flux on the cluster: the flux2 Helm chart, or the Flux Operator's chart "
+        "and a FluxInstance (see Spoke bootstrap). Changing it on an existing cluster replaces its Flux: synth "
+        "refuses unless `--replace` names the HelmRelease.",
     )
     cdk8s_charts: list[DnsLabel] = Field(
         default_factory=list,

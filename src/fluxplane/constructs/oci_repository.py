@@ -17,6 +17,9 @@ from fluxplane.constructs.props import (
     SourceTimeout,
 )
 
+#: The media type of a Helm chart's layer in an OCI artifact (``layerSelector`` of a chart's OCIRepository).
+HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+
 
 class OCIRepositoryRef(Props):
     """Which artifact to pull: a tag, a SemVer range of tags, or a digest."""

@@ -6,12 +6,9 @@ from typing import Any
 
 from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
 from fluxplane.constructs.helm_repository import HelmRepository
-from fluxplane.constructs.oci_repository import OCIRepository
+from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
 from fluxplane.constructs.props import HELM_CONTROLLER
 from fluxplane.packs.versions import Chart
-
-#: The media type of a Helm chart's layer in an OCI artifact, which Flux extracts for helm-controller.
-HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
 
 def _release(scope: Any, name: str, target_namespace: str, chart: dict[str, Any]) -> HelmRelease:

@@ -21,6 +21,11 @@ PODINFO = Chart("oci://ghcr.io/stefanprodan/charts/podinfo", "podinfo", "6.7.1")
 EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.9.0")
 SEALED_SECRETS = Chart("https://bitnami-labs.github.io/sealed-secrets", "sealed-secrets", "2.18.5")
 FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0")
+#: For clusters with ``fluxInstaller: flux-operator``: the Flux Operator's chart, and the Flux its FluxInstance
+#: asks for (a semver range: the operator applies Flux's patch releases of that minor as they come).
+FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts/flux-operator", "flux-operator", "0.58.1")
+FLUX_DISTRIBUTION = "2.9.x"
+FLUX_REGISTRY = "ghcr.io/fluxcd"
 
 CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
 

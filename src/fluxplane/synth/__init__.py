@@ -119,8 +119,9 @@ def _sync_folder(plan: FleetPlan) -> str:
 
 
 def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
-    """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it."""
-    return (_sync_folder(plan),) if plan.fleet.management.bootstrap == "flux" else ()
+    """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it, or
+    the FluxInstance of the Flux Operator syncs the hub (``management.bootstrap: flux`` or ``flux-operator``)."""
+    return (_sync_folder(plan),) if plan.fleet.management.bootstrap != "fluxplane" else ()
 
 
 def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str, str]:
@@ -139,7 +140,8 @@ def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str,
             [
                 f"{outdir / path}: a file fluxplane does not write (flux bootstrap keeps the Flux controllers in "
                 "this folder); synth would delete it and Flux would prune what it holds: set management.bootstrap: "
-                "flux in environments/base.yaml to keep the folder as it is, or remove the file yourself"
+                "flux (or flux-operator, for a FluxInstance of yours) in environments/base.yaml to keep the folder as "
+                "it is, or remove the file yourself"
                 for path in foreign
             ]
             + [f"{outdir}: nothing written"]

@@ -5,7 +5,8 @@ the CRD snapshot the tests validate against: the Flux v2.9 controllers (source v
 v1.9.4, helm v1.6.3, notification v1.9.3), Crossplane v2.3.4, the crossplane-contrib AWS family
 ``PROVIDER_AWS`` and provider-kubernetes ``PROVIDER_KUBERNETES``, External Secrets 2.9.0, Sealed Secrets
 v0.36.6 (chart 2.18.5), Karpenter 1.14.3, cert-manager v1.19.4, Gateway API v1.4.0 with Envoy Gateway
-v1.6.0, and Kyverno v1.16.1 (chart 3.6.1). Upgrading a pack's version is a change here too.
+v1.6.0, Kyverno v1.16.1 (chart 3.6.1), and the Flux Operator's FluxInstance (chart 0.58.1). Upgrading a
+pack's version is a change here too.
 """
 
 from __future__ import annotations
@@ -103,4 +104,6 @@ URLS: tuple[str, ...] = (
     "gateway.envoyproxy.io_envoyproxies.yaml",
     f"{_RAW}/kyverno/kyverno/v1.16.1/config/crds/kyverno/kyverno.io_clusterpolicies.yaml",
     f"{_RAW}/kyverno/kyverno/v1.16.1/config/crds/kyverno/kyverno.io_policies.yaml",
+    f"{_RAW}/controlplaneio-fluxcd/flux-operator/v{versions.FLUX_OPERATOR.version}/config/crd/bases/"
+    "fluxcd.controlplane.io_fluxinstances.yaml",
 )
