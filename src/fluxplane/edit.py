@@ -479,14 +479,15 @@ def _diff(root: Path, edit: Edit) -> str:
 
 def validate(edit: Edit) -> list[str]:
     """Check the definition as ``edit`` leaves it, on a copy; return the sealed secrets it still needs."""
-    from fluxplane.packs.registry import PackRegistry
+    from fluxplane.synth import project_registry
     from fluxplane.synth.plan import missing_secrets, plan_fleet
 
     check_links(edit.root)
     problems = transaction.check_targets(edit.root, list(edit.files))
     if problems:
         raise ConfigError(problems)
-    registry = PackRegistry.from_entry_points()
+    # the installed packs and the project's own Helm charts (environments/charts/), as synth has them
+    registry = project_registry(edit.root)
 
     def check_packs(sections: dict[str, Any], origins: Any) -> list[str]:
         return registry.configure(sections, origins)[1]
@@ -498,7 +499,7 @@ def validate(edit: Edit) -> list[str]:
             _apply_to_copy(copy, edit.files)
         except OSError as exc:
             raise ConfigError(_cannot_write(exc, copy)) from None
-        loaded = load_fleet(copy, check_packs)
+        loaded = load_fleet(copy, check_packs, project=edit.root)
         plan = plan_fleet(loaded, registry, require_secrets=False)
         return missing_secrets(loaded, plan.clusters[0], registry)
 

@@ -59,6 +59,27 @@ def test_new_cluster_then_remove_cluster_gives_back_the_file_byte_for_byte(
     assert tree(example_project) == before
 
 
+def test_new_cluster_in_a_fleet_with_its_own_charts(example_project: Path) -> None:
+    # GIVEN a definition that enables a Helm chart file of its own and names a cdk8s chart of the project
+    charts = example_project / "environments" / "charts"
+    charts.mkdir()
+    (charts / "podinfo-canary.yaml").write_text(
+        "repository: oci://ghcr.io/stefanprodan/charts/podinfo\nversion: 6.7.1\nnamespace: podinfo-canary\n"
+    )
+    (example_project / "charts").mkdir()
+    (example_project / "charts" / "fleet_info.py").write_text("def chart(scope, cluster):\n    pass\n")
+    staging = example_project / "environments" / "staging.yaml"
+    staging.write_text(
+        staging.read_text().replace(
+            "packs:\n", "clusterDefaults:\n  cdk8sCharts: [fleet-info]\npacks:\n  podinfo-canary: {}\n", 1
+        )
+    )
+    assert load_plan(example_project).clusters
+    # WHEN a cluster is added THEN the copy the edit is checked on knows the project's charts of both kinds
+    assert run(example_project, "new-cluster", "fresh-1", "--env", "staging") == 0
+    assert "fresh-1" in clusters_of(example_project)
+
+
 def test_new_cluster_fields_reach_the_definition(example_project: Path) -> None:
     options = ["--region", "eu-west-1", "--kubernetes-version", "1.32", "--hub-access", "keyless"]
     options += ["--cidr", "10.250.0.0/16", "--availability-zones", "2"]

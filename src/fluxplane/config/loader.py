@@ -117,20 +117,21 @@ def check_links(root: Path) -> None:
 PackCheck = Callable[[dict[str, Any], Origins], list[str]]
 
 
-def load_fleet(root: Path, check_packs: PackCheck | None = None) -> LoadedFleet:
+def load_fleet(root: Path, check_packs: PackCheck | None = None, *, project: Path | None = None) -> LoadedFleet:
     """Read and validate ``<root>/environments``; raise ConfigError listing every problem.
 
     ``check_packs`` is run over every cluster's packs when other problems were found, so that one run
     reports pack problems (an unknown pack, a bad value) together with the rest; without other
-    problems, synth validates the packs itself.
+    problems, synth validates the packs itself. ``project`` is the project whose ``charts/`` the
+    definition names (default ``root``; an edit checks a copy of the definition against its project's).
     """
-    return _Loader(root, check_packs).load()
+    return _Loader(root, check_packs, project or root).load()
 
 
 class _Loader:
     """One load of environments/: the problems found so far and what later checks need."""
 
-    def __init__(self, root: Path, check_packs: PackCheck | None) -> None:
+    def __init__(self, root: Path, check_packs: PackCheck | None, project: Path) -> None:
         self.root = root
         self.check_packs = check_packs
         self.problems = ProblemList()
@@ -152,7 +153,7 @@ class _Loader:
         #: The management cluster, once the base file validates: the hub whose reach endpoints must allow.
         self.management: models.ManagementCluster | None = None
         #: The project's cdk8s charts (charts/), which clusters name in cdk8sCharts.
-        self.cdk8s_charts, found = find_cdk8s_charts(root, lambda path: _display(root, path))
+        self.cdk8s_charts, found = find_cdk8s_charts(project, lambda path: _display(project, path))
         self.problems.lines.extend(found)
 
     def load(self) -> LoadedFleet:
