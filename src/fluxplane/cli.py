@@ -198,6 +198,15 @@ def _review_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     diff.add_argument(
         "--format", choices=("text", "markdown"), default="text", help="text, or Markdown for a pull-request comment"
     )
+    versions = commands.add_parser(
+        "versions",
+        help="which version of every pack runs on which cluster, and what blocks each cluster's next upgrade",
+        description="Per cluster: its Kubernetes version and EKS support, its packs' versions, the API versions its "
+        "objects use, and whether it can move to the next Kubernetes minor version (and what blocks it).",
+    )
+    versions.add_argument(
+        "--format", choices=("text", "markdown"), default="text", help="text, or Markdown for a pull request or wiki"
+    )
     graph = commands.add_parser(
         "graph",
         help="a cluster's Flux dependency graph (Kustomizations and HelmReleases, health gates marked)",
@@ -430,8 +439,10 @@ def _outdir(args: argparse.Namespace) -> Path:
 
 def _synth(args: argparse.Namespace) -> int:
     import gc
+    from datetime import UTC, datetime
 
     from fluxplane import synth
+    from fluxplane.config.awsdata import fleet_support_warnings
     from fluxplane.errors import ConfigError
     from fluxplane.synth import allocations
     from fluxplane.synth.guard import guard
@@ -447,6 +458,8 @@ def _synth(args: argparse.Namespace) -> int:
         plan = synth.load_plan(root)
     for note in plan.notes:
         print(f"note: {note}", file=sys.stderr)
+    # said once synth has done its work: after any refusal, never before it
+    support = [f"warning: {line}" for line in fleet_support_warnings(plan.fleet, datetime.now(UTC).date())]
     started = time.perf_counter()
     with progress.stage("render") as stage:
         cache = None if args.no_cache else synth.SynthCache.for_root(root, read_only=args.check)
@@ -462,6 +475,8 @@ def _synth(args: argparse.Namespace) -> int:
             )
             print(f"note: {outdir / folder}/ is empty: {writer}", file=sys.stderr)
     if args.check:
+        for line in support:
+            print(line, file=sys.stderr)
         with progress.stage("compare"):
             staleness = synth.compare_tree(files, outdir)
             recorded_stale = allocations.stale(root, plan)
@@ -501,6 +516,8 @@ def _synth(args: argparse.Namespace) -> int:
             synth.write_tree(files, outdir)
             if scratch is not None and os.path.abspath(scratch) != os.path.abspath(outdir):
                 synth.copy_tree(files, scratch)
+    for line in support:
+        print(line, file=sys.stderr)
     # The process ends next: spare the collector's final pass over everything synth built.
     gc.freeze()
     elapsed = time.perf_counter() - started
@@ -669,7 +686,7 @@ def _stopped_line(args: argparse.Namespace | None, signum: int) -> str:
         # synth.write_tree swaps the finished tree in at once and puts the old one back on any exception
         return f"{word}; {_outdir(args)} holds a whole tree: the one it held, or the new one if writing had finished"
     writes = args.command == "schemas" or (args.command == "graph" and args.output is not None)
-    if args.command in ("synth", "reference", "packs", "validate", "diff", "graph") and not writes:
+    if args.command in ("synth", "reference", "packs", "validate", "diff", "graph", "versions") and not writes:
         return f"{word}; nothing written"
     return word
 
@@ -771,6 +788,10 @@ def _run(args: argparse.Namespace) -> int:
         from fluxplane.graph import command as graph_command
 
         return graph_command(args)
+    if args.command == "versions":
+        from fluxplane.upgrades import command as versions_command
+
+        return versions_command(args)
     if args.command == "init":
         return _init(args)
     if args.command == "reference":

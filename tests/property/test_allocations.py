@@ -53,7 +53,7 @@ def _load(root: Path, clusters: dict[str, str | None]) -> dict[str, tuple[IPv4Ne
     except ConfigError as exc:
         return exc
     ranges = {cluster.name: cluster.network.cidr for cluster in fleet.clusters if cluster.network.cidr}
-    (env_dir / ALLOCATIONS_FILE).write_text(allocations_text(ranges))
+    (env_dir / ALLOCATIONS_FILE).write_text(allocations_text(ranges, {}))
     return {
         name: (cidr, subnet_plan(cidr, ("us-west-2a", "us-west-2b", "us-west-2c"))) for name, cidr in ranges.items()
     }

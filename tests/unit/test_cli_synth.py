@@ -49,14 +49,14 @@ def test_synth_records_every_clusters_range_and_check_reports_the_record_stale(
     assert main(["--root", str(root), "synth"]) == 0
     # THEN environments/allocations.yaml records its range, the block its name hashes to
     recorded = root / "environments/allocations.yaml"
-    assert recorded.read_text().endswith("clusters:\n  staging-1: 10.100.0.0/16\n")
+    assert "clusters:\n  staging-1: 10.100.0.0/16\n" in recorded.read_text()
     # WHEN the record is lost THEN --check says so, and synth writes it again, the same
     recorded.unlink()
     capsys.readouterr()
     assert main(["--root", str(root), "synth", "--check"]) == EXIT_STALE
     assert capsys.readouterr().out.splitlines() == [f"changed: {recorded}"]
     assert main(["--root", str(root), "synth"]) == 0
-    assert recorded.read_text().endswith("clusters:\n  staging-1: 10.100.0.0/16\n")
+    assert "clusters:\n  staging-1: 10.100.0.0/16\n" in recorded.read_text()
 
 
 def test_a_new_cluster_whose_name_hashes_to_a_taken_block_moves_no_existing_cluster(
@@ -77,7 +77,9 @@ def test_a_new_cluster_whose_name_hashes_to_a_taken_block_moves_no_existing_clus
     assert main(["--root", str(example_project), "synth"]) == 0, capsys.readouterr().err
     # THEN every existing cluster keeps its range and the newcomer probes past the taken block
     after = (example_project / "environments/allocations.yaml").read_text()
-    assert after == recorded.replace("clusters:\n", "clusters:\n  ml-afc: 10.199.0.0/16\n")
+    assert after == recorded.replace("clusters:\n", "clusters:\n  ml-afc: 10.199.0.0/16\n").replace(
+        '  hub: "1.34"\n', '  hub: "1.34"\n  ml-afc: "1.34"\n'
+    )
 
 
 def test_synth_into_cdk8s_outdir(write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -275,3 +277,18 @@ def test_a_foreign_outdir_is_left_as_it_was(
     assert "none of which synth writes" in capsys.readouterr().err
     assert _tree(foreign) == {"thesis.txt": b"years of work\n"}
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []
+
+
+def test_synth_warns_about_clusters_past_eks_standard_support(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a cluster held on a version whose standard support ended on 2026-07-29
+    root = write_fleet(
+        envs={"staging": {"clusters": [{"name": "staging-1", "region": "us-west-2", "kubernetesVersion": "1.33"}]}}
+    )
+    # WHEN synthesized (on any day after that) THEN synth writes, and says what it costs and what to do
+    assert main(["--root", str(root), "synth"]) == 0
+    assert (
+        "warning: Kubernetes 1.33 left EKS standard support on 2026-07-29: staging-1 runs on paid extended support "
+        "until 2027-07-29, when EKS upgrades it; upgrade to 1.34 (kubernetesVersion)"
+    ) in capsys.readouterr().err.splitlines()

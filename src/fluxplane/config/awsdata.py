@@ -144,6 +144,49 @@ class AwsFacts:
         )
 
 
+#: How long before the end of a version's standard support its clusters are warned about.
+SUPPORT_WARNING_DAYS = 90
+
+
+def support_warnings(versions: Mapping[str, str], releases: Mapping[str, Release], today: date) -> list[str]:
+    """One line per Kubernetes version whose EKS standard support has ended by ``today`` or ends within
+    SUPPORT_WARNING_DAYS, naming its clusters (``versions``: cluster name to version), oldest version first.
+
+    Past standard support a cluster runs on EKS extended support, billed per cluster hour, until EKS upgrades it
+    at the end of that. A version the calendar does not hold (added in awsData) is not judged.
+    """
+    by_version: dict[str, list[str]] = {}
+    for cluster, version in versions.items():
+        by_version.setdefault(version, []).append(cluster)
+    lines = []
+    for version in sorted(by_version, key=minor):
+        release = releases.get(version)
+        if release is None:
+            continue
+        clusters = sorted(by_version[version])
+        named = ", ".join(clusters[:5]) + (f" and {len(clusters) - 5} more" if len(clusters) > 5 else "")
+        upgrade = f"upgrade to 1.{minor(version) + 1} (kubernetesVersion)"
+        ended, extended = release.end_of_standard_support, release.end_of_extended_support.isoformat()
+        if ended <= today:
+            lines.append(
+                f"Kubernetes {version} left EKS standard support on {ended.isoformat()}: {named} "
+                f"{'runs' if len(clusters) == 1 else 'run'} on paid extended support until {extended}, when EKS "
+                f"upgrades {'it' if len(clusters) == 1 else 'them'}; {upgrade}"
+            )
+        elif (ended - today).days <= SUPPORT_WARNING_DAYS:
+            lines.append(
+                f"Kubernetes {version} leaves EKS standard support on {ended.isoformat()}, in {(ended - today).days} "
+                f"days: {named}; {upgrade}"
+            )
+    return lines
+
+
+def fleet_support_warnings(fleet: models.Fleet, today: date) -> list[str]:
+    """support_warnings for every cluster of ``fleet``, the hub's included."""
+    versions = {cluster.name: cluster.kubernetes_version for cluster in (fleet.management, *fleet.clusters)}
+    return support_warnings(versions, shipped().releases, today)
+
+
 def _quote(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 

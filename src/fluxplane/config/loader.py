@@ -22,7 +22,7 @@ from fluxplane.config.apps import Placement, place_apps, read_app_files
 from fluxplane.config.cdk8s_charts import CDK8S_CHARTS_DIR, find_cdk8s_charts
 from fluxplane.config.hub import RELEASE_STEPS
 from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
-from fluxplane.config.network import ALLOCATIONS_FILE, Claim, allocate, read_allocations
+from fluxplane.config.network import ALLOCATIONS_FILE, Claim, Recorded, allocate, read_allocations
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets
 from fluxplane.errors import ConfigError
@@ -152,6 +152,8 @@ class _Loader:
         self.aws: awsdata.AwsFacts = awsdata.shipped()
         #: The management cluster, once the base file validates: the hub whose reach endpoints must allow.
         self.management: models.ManagementCluster | None = None
+        #: environments/allocations.yaml: the recorded VPC ranges and Kubernetes versions.
+        self.recorded = Recorded({})
         #: The project's cdk8s charts (charts/), which clusters name in cdk8sCharts.
         self.cdk8s_charts, found = find_cdk8s_charts(project, lambda path: _display(project, path))
         self.problems.lines.extend(found)
@@ -175,6 +177,10 @@ class _Loader:
             problems.lines.append(
                 f"{_display(root, env_dir)}: no environment files; add one per environment, e.g. staging.yaml"
             )
+        allocations = env_dir / ALLOCATIONS_FILE
+        self.recorded = read_allocations(allocations, _display(root, allocations), problems)
+        self.aws = awsdata.facts(_lenient_aws_data(base_raw))
+        base_raw = self._with_recorded_hub_version(base_raw)
         base_model: models.BaseFile | None = None
         base_origins = Origins([Layer(self.base_display, base_raw)])
         if base_raw is not None:
@@ -207,12 +213,10 @@ class _Loader:
             # With an environment missing, its clusters would look unknown: report that once fixed.
             problems.lines.extend(found_placements)
 
-        allocations_display = _display(root, env_dir / ALLOCATIONS_FILE)
-        recorded = read_allocations(env_dir / ALLOCATIONS_FILE, allocations_display, problems)
         if base_model is not None and not problems.lines:
             pool = f"{self.base_display}: clusterNetwork.pool"
             reserved = f"{self.base_display}: clusterNetwork.reserved"
-            cidrs, found = allocate(self.claims, base_model.cluster_network, pool, recorded, reserved)
+            cidrs, found = allocate(self.claims, base_model.cluster_network, pool, self.recorded, reserved)
             problems.lines.extend(found)
             if not found:
                 environments = [_with_cidrs(environment, cidrs) for environment in environments]
@@ -244,6 +248,64 @@ class _Loader:
             apps=apps,
             cdk8s_charts=self.cdk8s_charts,
         )
+
+    def _recorded_version(self, cluster: str, *, hub: bool = False) -> str | None:
+        """The version recorded for ``cluster`` (fluxplane.config.network.Recorded.version_of), if EKS still runs
+        it; one whose extended support has ended is reported, at the record, and not used."""
+        version = self.recorded.version_of(cluster, models.LEGACY_KUBERNETES_VERSION, hub=hub)
+        if version is None:
+            return None
+        problem = self.aws.version_problem(version)
+        if problem is not None:
+            self.problems.lines.append(
+                f"{self.recorded.version_where(cluster)}: {problem}; the cluster runs it: set its kubernetesVersion "
+                "to the next minor version to upgrade it"
+            )
+            return None
+        return version
+
+    def _with_recorded_hub_version(self, base_raw: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``base_raw`` with the hub's recorded version when it names none, so a newer default never moves it."""
+        management = base_raw.get("management") if base_raw is not None else None
+        if base_raw is None or not isinstance(management, dict) or "kubernetesVersion" in management:
+            return base_raw
+        name = management.get("name", models.ManagementCluster.model_fields["name"].default)
+        version = self._recorded_version(name, hub=True) if isinstance(name, str) else None
+        if version is None:
+            return base_raw
+        return {**base_raw, "management": {**management, "kubernetesVersion": version}}
+
+    def _versioned(self, merged: dict[str, Any], origins: Origins) -> dict[str, Any]:
+        """A workload cluster's merged entry with its recorded version when it names none; with one it names, the
+        upgrade from the recorded version checked: EKS moves a cluster one minor version up at a time."""
+        name = merged.get("name")
+        if not isinstance(name, str):
+            return merged
+        if "kubernetesVersion" not in merged:
+            version = self._recorded_version(name)
+            return merged if version is None else {**merged, "kubernetesVersion": version}
+        wanted = _valid(_VERSION, merged["kubernetesVersion"])
+        running = self.recorded.version_of(name, models.LEGACY_KUBERNETES_VERSION)
+        if wanted is None or running is None or wanted == running:
+            return merged
+        step = awsdata.minor(wanted) - awsdata.minor(running)
+        if step < 0 or step > 1:
+            how = "EKS cannot downgrade a cluster" if step < 0 else "EKS upgrades a cluster one minor version at a time"
+            self._report(
+                origins,
+                [
+                    (
+                        ("kubernetesVersion",),
+                        f"{how}: the cluster runs {running} ({self.recorded.version_where(name)}), got "
+                        f'"{wanted}"; set "1.{awsdata.minor(running) + 1}", synthesize, merge, and move on once '
+                        "the upgrade is done"
+                        if step > 1
+                        else f"{how}: the cluster runs {running} ({self.recorded.version_where(name)}), got "
+                        f'"{wanted}"; replace the cluster instead (a new name) if it must run an older version',
+                    )
+                ],
+            )
+        return merged
 
     def _management(self, base: models.BaseFile) -> None:
         self.management = base.management
@@ -284,7 +346,7 @@ class _Loader:
         region = _valid(_REGION, merged.get("region"))
         if region is not None:
             found.append((("region",), aws.region_problem(region)))
-        version = _valid(_VERSION, merged.get("kubernetesVersion", _DEFAULT_VERSION))
+        version = _valid(_VERSION, merged.get("kubernetesVersion", models.DEFAULT_KUBERNETES_VERSION))
         if version is not None:
             found.append((("kubernetesVersion",), aws.version_problem(version)))
         network = _valid(_NETWORK, merged.get("network", {}))
@@ -432,6 +494,7 @@ class _Loader:
                 Layer(self.base_display, base.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
             ]
         )
+        merged = self._versioned(merged, origins)
         # Duplicates are checked on the name as written, so a cluster with other problems still claims it.
         raw_name = merged.get("name")
         where = f"{env_display}: clusters[{index}].name"
@@ -473,7 +536,6 @@ def chain_name_clashes(clusters: dict[str, str]) -> list[str]:
 
 _REGION: TypeAdapter[str] = TypeAdapter(models.AwsRegion)
 _VERSION: TypeAdapter[str] = TypeAdapter(models.KubernetesVersion)
-_DEFAULT_VERSION = models.WorkloadCluster.model_fields["kubernetes_version"].default
 _INSTANCE_TYPES: TypeAdapter[list[str]] = TypeAdapter(list[models.InstanceType])
 _NETWORK: TypeAdapter[models.Network] = TypeAdapter(models.Network)
 _ENDPOINT: TypeAdapter[models.Endpoint] = TypeAdapter(models.Endpoint)

@@ -271,14 +271,24 @@ def quoted_version(value: Any) -> Any:
     return value
 
 
+#: The Kubernetes version of a new cluster whose definition names none: the newest EKS offers (the release
+#: calendar in config/data; a test keeps the two equal).
+DEFAULT_KUBERNETES_VERSION = "1.37"
+#: The default of the fluxplane releases that did not record each cluster's version: a cluster of an
+#: allocations file from then was built with it, and keeps it.
+LEGACY_KUBERNETES_VERSION = "1.33"
+
+
 class ClusterBase(Model):
     name: DnsLabel = Field(description="Cluster name: a DNS-1123 label, unique across the fleet.")
     region: AwsRegion = Field(description="AWS region, e.g. us-west-2; one AWS has (see AWS data).")
     kubernetes_version: KubernetesVersion = Field(
-        "1.33",
+        DEFAULT_KUBERNETES_VERSION,
         alias="kubernetesVersion",
-        description='EKS Kubernetes minor version, e.g. "1.33" (quoted); one whose EKS extended support has '
-        "not ended (see AWS data).",
+        description='EKS Kubernetes minor version, e.g. "1.37" (quoted); one whose EKS extended support has not '
+        "ended (see AWS data). Unset: the version recorded for the cluster in environments/allocations.yaml, so a "
+        "newer default never upgrades it; a new cluster gets the newest EKS version. An upgrade moves one minor "
+        "version at a time.",
     )
     packs: dict[str, Any] = Field(
         default_factory=dict,

@@ -27,7 +27,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, StringConstraints
 
 from fluxplane.config.merge import Layer, Origins
-from fluxplane.config.models import DNS_LABEL, ClusterNetwork, Model
+from fluxplane.config.models import DNS_LABEL, ClusterNetwork, KubernetesVersion, Model
 from fluxplane.config.problems import ProblemList, read_mapping
 
 #: The recorded allocations, in environments/ beside the definition they belong to.
@@ -38,6 +38,11 @@ ALLOCATIONS_HEADER = """\
 # never moves another (a changed range replaces a cluster's VPC). Commit it with dist/; synth adds
 # new clusters and drops removed ones. To move a cluster on purpose, set its network.cidr.
 """
+VERSIONS_HEADER = """\
+# The Kubernetes version of every cluster, kept so that a new default never upgrades a cluster: one
+# without kubernetesVersion stays on its version here. To upgrade it, set kubernetesVersion (one minor
+# version at a time, as EKS upgrades).
+"""
 
 
 def _vpc_sized(value: IPv4Network) -> IPv4Network:
@@ -46,24 +51,44 @@ def _vpc_sized(value: IPv4Network) -> IPv4Network:
     return value
 
 
-class Allocations(Model):
-    """``environments/allocations.yaml``: each workload cluster's VPC range, as synth allocated it."""
+_ClusterName = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
 
-    clusters: dict[
-        Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)],
-        Annotated[IPv4Network, AfterValidator(_vpc_sized)],
-    ] = Field(default_factory=dict, description="VPC CIDR per workload cluster.")
+
+class Allocations(Model):
+    """``environments/allocations.yaml``: each workload cluster's VPC range, as synth allocated it, and
+    each cluster's Kubernetes version."""
+
+    clusters: dict[_ClusterName, Annotated[IPv4Network, AfterValidator(_vpc_sized)]] = Field(
+        default_factory=dict, description="VPC CIDR per workload cluster."
+    )
+    kubernetes_versions: dict[_ClusterName, KubernetesVersion] | None = Field(
+        None, alias="kubernetesVersions", description="Kubernetes version per cluster, the hub's included."
+    )
 
 
 @dataclass(frozen=True)
 class Recorded:
-    """The allocations read from the recorded file, and how messages name an entry of it."""
+    """The allocations read from the recorded file, and how messages name an entry of it.
+
+    ``versions`` is None for a file written before versions were recorded (or no file).
+    """
 
     cidrs: Mapping[str, IPv4Network]
     display: str = f"environments/{ALLOCATIONS_FILE}"
+    versions: Mapping[str, str] | None = None
 
     def where(self, cluster: str) -> str:
         return f"{self.display}: clusters.{cluster}"
+
+    def version_where(self, cluster: str) -> str:
+        return f"{self.display}: kubernetesVersions.{cluster}"
+
+    def version_of(self, cluster: str, legacy: str, *, hub: bool = False) -> str | None:
+        """The version recorded for ``cluster``; for a file from before versions were recorded, ``legacy`` (the
+        default it was built with) when the file lists the cluster's range, or, for the ``hub``, any range."""
+        if self.versions is not None:
+            return self.versions.get(cluster)
+        return legacy if (self.cidrs if hub else cluster in self.cidrs) else None
 
 
 def read_allocations(path: Path, display: str, problems: ProblemList) -> Recorded:
@@ -74,15 +99,20 @@ def read_allocations(path: Path, display: str, problems: ProblemList) -> Recorde
     if raw is None:
         return Recorded({}, display)
     found = problems.validate(Allocations, raw, Origins([Layer(display, raw)]))
-    return Recorded(found.clusters if found is not None else {}, display)
+    if found is None:
+        return Recorded({}, display)
+    return Recorded(found.clusters, display, found.kubernetes_versions)
 
 
-def allocations_text(cidrs: Mapping[str, IPv4Network]) -> str:
-    """The recorded file for ``cidrs``: the header, then one line per cluster, by name."""
-    if not cidrs:
-        return ALLOCATIONS_HEADER + "clusters: {}\n"
-    lines = "".join(f"  {name}: {cidrs[name]}\n" for name in sorted(cidrs))
-    return f"{ALLOCATIONS_HEADER}clusters:\n{lines}"
+def allocations_text(cidrs: Mapping[str, IPv4Network], versions: Mapping[str, str]) -> str:
+    """The recorded file for ``cidrs`` and ``versions``: each section's header, then one line per cluster, by
+    name (versions quoted: a YAML 1.2 reader takes 1.30 for a number)."""
+    ranges = "".join(f"  {name}: {cidrs[name]}\n" for name in sorted(cidrs))
+    text = f"{ALLOCATIONS_HEADER}clusters:\n{ranges}" if cidrs else f"{ALLOCATIONS_HEADER}clusters: {{}}\n"
+    if versions:
+        lines = "".join(f'  {name}: "{versions[name]}"\n' for name in sorted(versions))
+        text += f"\n{VERSIONS_HEADER}kubernetesVersions:\n{lines}"
+    return text
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fluxplane.charts.layout import PLATFORM
+from fluxplane.config.awsdata import fleet_support_warnings
 from fluxplane.diff import git
 from fluxplane.diff.fleet import Builder, Tree, receive, repositories_of_plan
 from fluxplane.diff.git import DiffError
@@ -38,7 +40,8 @@ def synthesize(root: Path, label: str) -> Tree:
         return Tree(label, {})
     with synth.paused_gc():
         plan = synth.load_plan(root)
-    return Tree(label, synth.render_plan(plan), repositories_of_plan(plan))
+    support = tuple(fleet_support_warnings(plan.fleet, datetime.now(UTC).date()))
+    return Tree(label, synth.render_plan(plan), repositories_of_plan(plan), support)
 
 
 def _base(checkout: git.Checkout, ref: str, commit: str) -> Tree:
@@ -67,6 +70,7 @@ def compare(base: Tree, head: Tree, ref: str, commit: str, progress: Progress) -
             files=files,
             risks=risks(sections, entries),
             notes=sorted(set(before.notes) | set(after.notes)),
+            support=list(head.support),
         )
         stage.note(f"{len(sections)} cluster sections, {len(report.risks)} risky changes")
     return report

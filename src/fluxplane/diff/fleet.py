@@ -49,6 +49,8 @@ class Tree:
     label: str
     files: Mapping[str, str]
     repositories: tuple[Repository, ...] = ()
+    #: Clusters on a Kubernetes version past or near the end of EKS standard support (awsdata.support_warnings).
+    support: tuple[str, ...] = ()
 
 
 def repositories_of_plan(plan: Any) -> tuple[Repository, ...]:

@@ -30,6 +30,8 @@ class Report:
     files: list[FileChange] = field(default_factory=list)
     risks: list[Risk] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Clusters of the working tree on a Kubernetes version past or near the end of EKS standard support.
+    support: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -57,6 +59,7 @@ def text(report: Report) -> str:
     """The report for a terminal: risks, a summary table, then every change with its diff."""
     lines = _intro(report)
     lines += [f"note: {note}" for note in report.notes]
+    lines += [f"warning: {line}" for line in report.support]
     if not report.changed:
         lines.append(f"no changes: the working tree synthesizes the same dist/ as {report.ref}")
         return "\n".join(lines) + "\n"
@@ -169,6 +172,8 @@ def _markdown_head(report: Report) -> list[str]:
             lines.append(f"- ... and {len(report.risks) - LIST_LIMIT} more (run `fluxplane diff` to see all)")
     else:
         lines.append("None.")
+    if report.support:
+        lines += ["", "### Kubernetes versions", "", *(f"- :warning: {line}" for line in report.support)]
     lines += ["", "### Summary", "", "| Repository | Cluster | Added | Changed | Removed |", "|---|---|--:|--:|--:|"]
     for section in report.sections:
         cluster = section.cluster + (f" ({section.status})" if section.status else "")

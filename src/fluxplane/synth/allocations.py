@@ -1,4 +1,5 @@
-"""Keep ``environments/allocations.yaml``: the VPC range of every workload cluster, recorded in Git.
+"""Keep ``environments/allocations.yaml``: the VPC range of every workload cluster and the Kubernetes version
+of every cluster, recorded in Git.
 
 The loader allocates (fluxplane.config.network); synth records what it allocated beside the
 definition, so the next run, on any machine, gives every existing cluster the same range whatever
@@ -20,9 +21,12 @@ ALLOCATIONS = f"environments/{ALLOCATIONS_FILE}"
 
 
 def recorded_text(plan: FleetPlan) -> str:
-    """What the recorded file holds for ``plan``: every workload cluster's VPC range."""
+    """What the recorded file holds for ``plan``: every workload cluster's VPC range, and every cluster's
+    Kubernetes version (the hub's included)."""
+    fleet = plan.fleet
     return allocations_text(
-        {cluster.name: cluster.network.cidr for cluster in plan.fleet.clusters if cluster.network.cidr}
+        {cluster.name: cluster.network.cidr for cluster in fleet.clusters if cluster.network.cidr},
+        {cluster.name: cluster.kubernetes_version for cluster in (fleet.management, *fleet.clusters)},
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.config import awsdata, models
-from fluxplane.config.awsdata import AwsFacts, shipped
+from fluxplane.config.awsdata import AwsFacts, shipped, support_warnings
 
 DATA = Path(awsdata.__file__).parent / "data"
 OVERRIDE_HINT = "add it to awsData.{} in environments/base.yaml"
@@ -222,3 +222,23 @@ def test_an_override_cannot_bring_back_a_version_past_its_extended_support() -> 
     )
     assert aws.added_version_problem("1.38") is None
     assert aws.version_problem("1.30") is not None
+
+
+def test_clusters_past_or_near_the_end_of_standard_support_are_named_once_per_version() -> None:
+    releases = shipped().releases
+    versions = {"hub": "1.34", "a": "1.33", "b": "1.34", "c": "1.37", **{f"old-{n}": "1.32" for n in range(7)}}
+    # WHEN judged on the day 1.34 has 8 days of standard support left
+    lines = support_warnings(versions, releases, date(2026, 11, 24))
+    # THEN the versions past it and the one near it are named, oldest first, each with its clusters
+    assert lines == [
+        "Kubernetes 1.32 left EKS standard support on 2026-03-23: old-0, old-1, old-2, old-3, old-4 and 2 more run on "
+        "paid extended support until 2027-03-23, when EKS upgrades them; upgrade to 1.33 (kubernetesVersion)",
+        "Kubernetes 1.33 left EKS standard support on 2026-07-29: a runs on paid extended support until 2027-07-29, "
+        "when EKS upgrades it; upgrade to 1.34 (kubernetesVersion)",
+        "Kubernetes 1.34 leaves EKS standard support on 2026-12-02, in 8 days: b, hub; upgrade to 1.35 "
+        "(kubernetesVersion)",
+    ]
+    # AND a version far from its end, or one the calendar does not hold, is not judged
+    assert support_warnings({"c": "1.37", "d": "1.40"}, releases, date(2026, 11, 24)) == []
+    assert support_warnings({"b": "1.34"}, releases, date(2026, 9, 2)) == []
+    assert len(support_warnings({"b": "1.34"}, releases, date(2026, 9, 3))) == 1

@@ -142,7 +142,7 @@ def test_the_minimal_fleet_uses_model_defaults(write_fleet: FleetWriter) -> None
     # THEN defaults fill what the files leave out
     (only,) = fleet.clusters
     assert only.name == "staging-1"
-    assert only.kubernetes_version == "1.33"
+    assert only.kubernetes_version == models.DEFAULT_KUBERNETES_VERSION
     assert only.node_groups == [models.NodeGroup(name="default")]
     assert only.packs == {"metrics-server": {}}
     assert fleet.repositories.platform.branch == "main"

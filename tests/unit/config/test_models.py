@@ -180,7 +180,7 @@ def test_node_group_taints_are_checked() -> None:
 def test_workload_cluster_defaults_to_one_default_node_group() -> None:
     # GIVEN a name and a region only WHEN validated THEN version, packs and node groups are defaulted
     cluster = models.WorkloadCluster.model_validate({"name": "a", "region": "us-west-2"})
-    assert cluster.kubernetes_version == "1.33"
+    assert cluster.kubernetes_version == models.DEFAULT_KUBERNETES_VERSION
     assert cluster.packs == {}
     assert cluster.node_groups == [models.NodeGroup(name="default")]
 

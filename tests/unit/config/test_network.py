@@ -12,7 +12,7 @@ import pytest
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.merge import Layer, Origins
 from fluxplane.config.models import ClusterNetwork
-from fluxplane.config.network import ALLOCATIONS_HEADER, Claim, Recorded, allocate, allocations_text
+from fluxplane.config.network import ALLOCATIONS_HEADER, VERSIONS_HEADER, Claim, Recorded, allocate, allocations_text
 from fluxplane.errors import ConfigError
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
@@ -109,9 +109,11 @@ def test_two_clusters_recorded_in_one_range_are_refused_at_the_recorded_file() -
 
 
 def test_the_recorded_file_lists_every_cluster_by_name_under_its_header() -> None:
-    text = allocations_text({"b": IPv4Network("10.2.0.0/16"), "a": IPv4Network("10.1.0.0/16")})
+    text = allocations_text({"b": IPv4Network("10.2.0.0/16"), "a": IPv4Network("10.1.0.0/16")}, {})
     assert text == ALLOCATIONS_HEADER + "clusters:\n  a: 10.1.0.0/16\n  b: 10.2.0.0/16\n"
-    assert allocations_text({}) == ALLOCATIONS_HEADER + "clusters: {}\n"
+    assert allocations_text({}, {}) == ALLOCATIONS_HEADER + "clusters: {}\n"
+    versions = allocations_text({}, {"hub": "1.37", "a": "1.30"})
+    assert versions.endswith(f'\n{VERSIONS_HEADER}kubernetesVersions:\n  a: "1.30"\n  hub: "1.37"\n')
 
 
 def test_given_cidrs_are_kept_and_never_handed_out_again() -> None:
@@ -256,7 +258,10 @@ def test_loaded_fleets_keep_the_recorded_ranges(write_fleet: FleetWriter) -> Non
             "clusters:\n  s1: 10.0.0.0/8\n",
             "environments/allocations.yaml: clusters.s1: a VPC CIDR must be /16 to /22, got 10.0.0.0/8",
         ),
-        ("cluster: {}\n", "environments/allocations.yaml: cluster: unknown field; allowed: clusters"),
+        (
+            "cluster: {}\n",
+            "environments/allocations.yaml: cluster: unknown field; allowed: clusters, kubernetesVersions",
+        ),
         ("clusters: [a]\n", "environments/allocations.yaml: clusters: expected a mapping, got a list"),
     ],
     ids=["host-bits", "too-large", "unknown-key", "not-a-mapping"],

@@ -124,3 +124,13 @@ def test_markdown_stays_under_the_limit_and_says_how_to_see_everything() -> None
     assert "more lines" in out
     assert "_Diffs cut to fit a pull-request comment: run `fluxplane diff --base main` locally to see them all._" in out
     assert len(markdown(big)) <= 65_536
+
+
+def test_clusters_leaving_eks_standard_support_are_warned_about_in_both_formats() -> None:
+    line = "Kubernetes 1.33 left EKS standard support on 2026-07-29: a runs on paid extended support until ..."
+    change = ObjectChange("platform", "a", ("", "ConfigMap", "x", "y"), None, {"kind": "ConfigMap"})
+    report = Report(ref="main", commit="0" * 40, sections=[ClusterDiff("platform", "a", [change])], support=[line])
+    assert f"warning: {line}\n" in text(report)
+    shown = markdown(report)
+    assert f"### Kubernetes versions\n\n- :warning: {line}\n\n### Summary" in shown
+    assert shown.index("### Risky changes") < shown.index("### Kubernetes versions")

@@ -25,7 +25,7 @@ import yaml
 
 from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
-from fluxplane.config.models import AwsData, Fleet, WorkloadCluster
+from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION, AwsData, Fleet, WorkloadCluster
 from fluxplane.constructs import Manifest, Root
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.packs import eks
@@ -641,7 +641,7 @@ def test_a_second_node_group_and_keyless_access_render_from_the_composite() -> N
         "tags": {"team": "data", "cost-center": "42"},
         "taint": [{"key": "spot", "value": "true", "effect": "NO_SCHEDULE"}],
         "updateConfig": {"maxUnavailable": 1},
-        "version": "1.33",
+        "version": DEFAULT_KUBERNETES_VERSION,
     }
     # AND the endpoint and logging follow the definition
     vpc_config = objects["cluster"]["spec"]["forProvider"]["vpcConfig"]
@@ -757,7 +757,7 @@ def test_composite_props_of_a_small_cluster_exactly() -> None:
         "namespace": "a",
         "crossplane": {"compositionRef": {"name": "eks-2-zones-1-node-group-single-nat"}},
         "region": "eu-central-1",
-        "kubernetesVersion": "1.33",
+        "kubernetesVersion": DEFAULT_KUBERNETES_VERSION,
         "network": {
             "vpcCidr": IPv4Network("10.20.0.0/22"),
             "natGateways": "Single",

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
+from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION
 from fluxplane.errors import TreeError
 from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
@@ -147,7 +148,7 @@ def test_cluster_entry_point_and_sync(write_fleet: FleetWriter) -> None:
         "cluster_name": "s1",
         "cluster_region": "eu-west-1",
         "environment": "staging",
-        "kubernetes_version": "1.33",
+        "kubernetes_version": DEFAULT_KUBERNETES_VERSION,
     }
     assert _kustomization(files, "s1", "ctrl")["spec"]["postBuild"] == {
         "substituteFrom": [{"kind": "ConfigMap", "name": "cluster-vars"}]

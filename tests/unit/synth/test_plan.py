@@ -84,7 +84,7 @@ def test_example_fleet_variables(example_project: Path, registry: PackRegistry) 
         "cluster_name": "hub",
         "cluster_region": "us-west-2",
         "environment": "management",
-        "kubernetes_version": "1.33",
+        "kubernetes_version": "1.34",
     }
     assert clusters["production-use1"].variables == {
         "cluster_name": "production-use1",
@@ -96,7 +96,7 @@ def test_example_fleet_variables(example_project: Path, registry: PackRegistry) 
         "cluster_name": "staging-usw2",
         "cluster_region": "us-west-2",
         "environment": "staging",
-        "kubernetes_version": "1.33",
+        "kubernetes_version": "1.34",
     }
     assert MANAGEMENT_ENVIRONMENT == "management"
 

@@ -1,0 +1,273 @@
+"""``fluxplane versions``: which version runs where, and what blocks each cluster's next upgrade.
+
+For every cluster: its Kubernetes version and where it stands in EKS support, the version of every pack
+enabled on it, the API versions its objects use (what its controllers must serve), and a readiness verdict
+for its next Kubernetes minor version. An upgrade is blocked by:
+
+* a version EKS does not offer (fluxplane's calendar and ``awsData``);
+* an add-on whose project publishes the Kubernetes versions it supports (config/data/
+  kubernetes-compatibility.yaml) and whose version on the cluster does not support the next one;
+* an object the cluster's Flux applies in an API version Kubernetes stops serving by then (the Kubernetes
+  deprecated API migration guide, below).
+
+Everything is read from the definition and what synth renders from it, so the report is the same on every
+machine; only the EKS support column reads today's date.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from fluxplane.config import awsdata
+from fluxplane.synth.plan import FleetPlan
+from fluxplane.tree import Fleet, LazyDocuments
+
+#: Core API versions Kubernetes stopped serving, by (apiVersion, kind): the release that removed it, and what
+#: replaces it (kubernetes.io, "Deprecated API Migration Guide": v1.25 to v1.32, the last with removals).
+REMOVED_APIS: dict[tuple[str, str], tuple[str, str]] = {
+    ("batch/v1beta1", "CronJob"): ("1.25", "batch/v1"),
+    ("discovery.k8s.io/v1beta1", "EndpointSlice"): ("1.25", "discovery.k8s.io/v1"),
+    ("events.k8s.io/v1beta1", "Event"): ("1.25", "events.k8s.io/v1"),
+    ("autoscaling/v2beta1", "HorizontalPodAutoscaler"): ("1.25", "autoscaling/v2"),
+    ("policy/v1beta1", "PodDisruptionBudget"): ("1.25", "policy/v1"),
+    ("policy/v1beta1", "PodSecurityPolicy"): ("1.25", "Pod Security admission"),
+    ("node.k8s.io/v1beta1", "RuntimeClass"): ("1.25", "node.k8s.io/v1"),
+    ("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema"): ("1.26", "flowcontrol.apiserver.k8s.io/v1"),
+    ("flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration"): ("1.26", "flowcontrol.apiserver.k8s.io/v1"),
+    ("autoscaling/v2beta2", "HorizontalPodAutoscaler"): ("1.26", "autoscaling/v2"),
+    ("storage.k8s.io/v1beta1", "CSIStorageCapacity"): ("1.27", "storage.k8s.io/v1"),
+    ("flowcontrol.apiserver.k8s.io/v1beta2", "FlowSchema"): ("1.29", "flowcontrol.apiserver.k8s.io/v1"),
+    ("flowcontrol.apiserver.k8s.io/v1beta2", "PriorityLevelConfiguration"): ("1.29", "flowcontrol.apiserver.k8s.io/v1"),
+    ("flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema"): ("1.32", "flowcontrol.apiserver.k8s.io/v1"),
+    ("flowcontrol.apiserver.k8s.io/v1beta3", "PriorityLevelConfiguration"): ("1.32", "flowcontrol.apiserver.k8s.io/v1"),
+}
+
+
+@dataclass(frozen=True)
+class Compatibility:
+    """The Kubernetes versions one add-on supports, as its project publishes them."""
+
+    source: str
+    #: Add-on minor version to (lowest, highest or None) Kubernetes minor number.
+    rows: Mapping[str, tuple[int, int | None]]
+    #: Chart minor version to the add-on minor version it installs, where the two differ.
+    app: Mapping[str, str]
+
+    def supported(self, version: str) -> tuple[int, int | None] | None:
+        """The Kubernetes minor numbers ``version`` (the pack's, a chart version) supports; None: not published."""
+        minor = ".".join(version.lstrip("v").split(".")[:2])
+        return self.rows.get(self.app.get(minor, minor))
+
+
+@functools.cache
+def compatibility() -> dict[str, Compatibility]:
+    """The published compatibility tables, by pack name."""
+    text = (resources.files("fluxplane.config") / "data" / "kubernetes-compatibility.yaml").read_text("utf-8")
+    data: dict[str, Any] = yaml.safe_load(text)
+    tables = {}
+    for pack, entry in data["packs"].items():
+        rows = {}
+        for addon, span in entry["rows"].items():
+            low, _, high = span.partition("-")
+            rows[addon] = (awsdata.minor(low), awsdata.minor(high) if high else None)
+        tables[pack] = Compatibility(entry["source"], rows, dict(entry.get("app") or {}))
+    return tables
+
+
+@dataclass(frozen=True)
+class ClusterVersions:
+    """One cluster: what it runs, and whether it can move to the next Kubernetes minor version."""
+
+    name: str
+    environment: str
+    kubernetes: str
+    #: Where its version stands in EKS support today (standard, extended, or ended).
+    support: str
+    #: Pack name to the version enabled on this cluster.
+    packs: Mapping[str, str]
+    #: The API versions (``group/version``) of what the cluster's Flux applies to it, sorted.
+    apis: tuple[str, ...]
+    #: The next Kubernetes minor version, and what blocks the upgrade to it (nothing: ready).
+    next: str
+    blockers: tuple[str, ...]
+    #: Add-ons that already run outside the Kubernetes versions their project supports.
+    outside: tuple[str, ...] = ()
+
+
+def _support(version: str, facts: awsdata.AwsFacts, today: date) -> str:
+    release = facts.releases.get(version)
+    if release is None:
+        return "not in the EKS calendar"
+    if today < release.end_of_standard_support:
+        return f"standard until {release.end_of_standard_support.isoformat()}"
+    if today < release.end_of_extended_support:
+        return f"extended (paid) until {release.end_of_extended_support.isoformat()}"
+    return f"ended {release.end_of_extended_support.isoformat()}"
+
+
+def _pack_versions(plan: FleetPlan, packs: Mapping[str, Any]) -> dict[str, str]:
+    found = {}
+    for name, config in packs.items():
+        version = getattr(config, "version", None)
+        found[name] = str(version) if version is not None else plan.registry.get(name).version
+    return dict(sorted(found.items()))
+
+
+def unsupported(kubernetes: str, packs: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(pack, what it supports) for each pack whose published table leaves out Kubernetes ``kubernetes``."""
+    wanted = awsdata.minor(kubernetes)
+    found = []
+    for pack, version in packs.items():
+        table = compatibility().get(pack)
+        span = table.supported(version) if table is not None else None
+        if table is None or span is None:
+            continue
+        low, high = span
+        if wanted < low or (high is not None and wanted > high):
+            shown = f"1.{low} to 1.{high}" if high is not None else f"1.{low} and later"
+            found.append((pack, f"{pack} {version} supports Kubernetes {shown} ({table.source})"))
+    return found
+
+
+def _blockers(
+    target: str, facts: awsdata.AwsFacts, packs: Mapping[str, str], objects: Iterable[tuple[str, str]]
+) -> list[str]:
+    found = []
+    if facts.version_problem(target) is not None:
+        found.append(f"EKS does not offer Kubernetes {target} (fluxplane's calendar, or awsData.kubernetesVersions)")
+    wanted = awsdata.minor(target)
+    found += [f"{supports}: upgrade {pack} first" for pack, supports in unsupported(target, packs)]
+    counts: dict[tuple[str, str], int] = {}
+    for api_version, kind in objects:
+        removed = REMOVED_APIS.get((api_version, kind))
+        if removed is not None and awsdata.minor(removed[0]) <= wanted:
+            counts[(api_version, kind)] = counts.get((api_version, kind), 0) + 1
+    for (api_version, kind), count in sorted(counts.items()):
+        since, replacement = REMOVED_APIS[(api_version, kind)]
+        found.append(
+            f"{count} {kind} in {api_version}, which Kubernetes stopped serving in {since}: move to {replacement}"
+        )
+    return found
+
+
+def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[ClusterVersions]:
+    """Every cluster of ``plan`` (the hub first) as ``files`` (synth's rendering of it) has it."""
+    fleet = plan.fleet
+    facts = awsdata.facts(fleet.aws_data)
+    tree = Fleet(LazyDocuments({}, files))
+    environments = {cluster.name: env.name for env in fleet.environments for cluster in env.clusters}
+    versions = {cluster.name: cluster.kubernetes_version for cluster in (fleet.management, *fleet.clusters)}
+    found = []
+    for planned in plan.clusters:
+        objects = [
+            (str(placed.doc.get("apiVersion")), str(placed.doc.get("kind"))) for _, placed in tree.applied(planned.name)
+        ]
+        version = versions[planned.name]
+        target = f"1.{awsdata.minor(version) + 1}"
+        packs = _pack_versions(plan, planned.packs)
+        found.append(
+            ClusterVersions(
+                name=planned.name,
+                environment=environments.get(planned.name, "management"),
+                kubernetes=version,
+                support=_support(version, facts, today),
+                packs=packs,
+                apis=tuple(sorted({api for api, _ in objects})),
+                next=target,
+                blockers=tuple(_blockers(target, facts, packs, objects)),
+                outside=tuple(f"{text}, and the cluster runs {version}" for _, text in unsupported(version, packs)),
+            )
+        )
+    return found
+
+
+def _pack_rows(clusters: Sequence[ClusterVersions]) -> list[tuple[str, str, str]]:
+    """(pack, version, clusters) for each version of each pack in use, by pack then version."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for cluster in clusters:
+        for pack, version in cluster.packs.items():
+            where.setdefault((pack, version), []).append(cluster.name)
+    return [(pack, version, ", ".join(names)) for (pack, version), names in sorted(where.items())]
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+
+
+def text(clusters: Sequence[ClusterVersions]) -> str:
+    """The report for a terminal."""
+    lines = ["clusters:"]
+    rows = [("CLUSTER", "ENVIRONMENT", "KUBERNETES", "EKS SUPPORT", "NEXT", "READY")]
+    rows += [
+        (c.name, c.environment, c.kubernetes, c.support, c.next, "yes" if not c.blockers else "no") for c in clusters
+    ]
+    lines += ["  " + line for line in _table(rows)]
+    lines += ["", "packs:"]
+    lines += ["  " + line for line in _table([("PACK", "VERSION", "CLUSTERS"), *_pack_rows(clusters)])]
+    lines += ["", "APIs the clusters' objects use:"]
+    lines += [f"  {c.name}: {', '.join(c.apis) or 'none'}" for c in clusters]
+    lines += ["", "upgrade readiness:"]
+    for cluster in clusters:
+        head = f"  {cluster.name} {cluster.kubernetes} -> {cluster.next}:"
+        lines.append(f"{head} ready" if not cluster.blockers else f"{head} blocked")
+        lines += [f"    - {blocker}" for blocker in cluster.blockers]
+        lines += [f"    ! now: {outside}" for outside in cluster.outside]
+    return "\n".join(lines) + "\n"
+
+
+def markdown(clusters: Sequence[ClusterVersions]) -> str:
+    """The report as Markdown, for a pull request or a wiki page."""
+
+    def table(rows: Sequence[Sequence[str]]) -> list[str]:
+        return [
+            "| " + " | ".join(rows[0]) + " |",
+            "|" + "---|" * len(rows[0]),
+            *("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows[1:]),
+        ]
+
+    lines = ["## Clusters", ""]
+    lines += table(
+        [("cluster", "environment", "Kubernetes", "EKS support", "next", "ready")]
+        + [
+            (c.name, c.environment, c.kubernetes, c.support, c.next, "yes" if not c.blockers else "**no**")
+            for c in clusters
+        ]
+    )
+    lines += ["", "## Packs", ""]
+    lines += table([("pack", "version", "clusters"), *_pack_rows(clusters)])
+    lines += ["", "## APIs the clusters' objects use", ""]
+    lines += [f"- **{c.name}**: {', '.join(f'`{api}`' for api in c.apis) or 'none'}" for c in clusters]
+    lines += ["", "## Upgrade readiness", ""]
+    for cluster in clusters:
+        verdict = "ready" if not cluster.blockers else "blocked"
+        lines.append(f"- **{cluster.name}** {cluster.kubernetes} → {cluster.next}: {verdict}")
+        lines += [f"  - {blocker}" for blocker in cluster.blockers]
+        lines += [f"  - :warning: now: {outside}" for outside in cluster.outside]
+    return "\n".join(lines) + "\n"
+
+
+def command(args: Any) -> int:
+    """``fluxplane versions [--format text|markdown]``: the report for the definition under ``args.root``."""
+    import sys
+    from datetime import UTC, datetime
+
+    from fluxplane import synth
+    from fluxplane.node import require_node
+
+    warning = require_node(args.root)
+    if warning:
+        print(warning, file=sys.stderr)
+    with synth.paused_gc():
+        plan = synth.load_plan(args.root)
+        files = synth.render_plan(plan)
+    clusters = collect(plan, files, datetime.now(UTC).date())
+    sys.stdout.write(markdown(clusters) if args.format == "markdown" else text(clusters))
+    return 0
