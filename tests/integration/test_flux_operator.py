@@ -59,7 +59,7 @@ def test_a_spoke_can_get_its_flux_from_the_flux_operator(write_fleet: FleetWrite
     assert release["spec"]["chartRef"] == {"kind": "OCIRepository", "name": "flux-operator", "namespace": "flux-system"}
     sources = {doc["metadata"]["name"]: doc for doc in load_documents(spokes / "sources.yaml")}
     assert sources["flux-operator"]["kind"] == "OCIRepository"
-    assert sources["flux-operator"]["spec"]["url"] == versions.FLUX_OPERATOR.repository
+    assert sources["flux-operator"]["spec"]["url"] == "oci://ghcr.io/controlplaneio-fluxcd/charts/flux-operator"
     assert sources["flux-operator"]["spec"]["ref"] == {"tag": versions.FLUX_OPERATOR.version}
     # AND then the FluxInstance, locked down for tenants as the chart's Flux is (the operator accepts only the
     # name flux, in its namespace; distribution's registry and version are required)

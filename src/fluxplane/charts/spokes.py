@@ -211,7 +211,7 @@ class SpokesChart(FleetChart):
                 chart.chart,
                 {
                     "name": chart.chart,
-                    "url": chart.repository,
+                    "url": chart.url,
                     "ref": {"tag": chart.version},
                     "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
                 },

@@ -55,7 +55,7 @@ VpcName = Annotated[str, AfterValidator(_vpc_name)]
 VpcId = Annotated[str, AfterValidator(_vpc_id)]
 
 #: The controller's IAM policy as its project publishes it (docs/install/iam_policy.json of
-#: kubernetes-sigs/aws-load-balancer-controller, v2.14), kept verbatim so that an upgrade is a
+#: kubernetes-sigs/aws-load-balancer-controller, unchanged from v2.14 to v3.5.0), kept verbatim so that an upgrade is a
 #: paste of the new release's file and its review a plain diff.
 IAM_POLICY_JSON = """\
 {
@@ -393,6 +393,9 @@ def chart_values(config: AwsLoadBalancerControllerConfig) -> dict[str, Any]:
         # Keep the webhook's certificate across upgrades: with a new one per upgrade, the API server
         # distrusts the webhooks, and refuses what they check, until the pods load the new one.
         "keepTLSSecret": True,
+        # From v3 the controller runs its own Gateway API controllers whenever the Gateway API CRDs exist
+        # (envoy-gateway installs them); off, as in v2, unless the values turn them on.
+        "controllerConfig": {"featureGates": {"ALBGatewayAPI": False, "NLBGatewayAPI": False}},
     }
     if config.replicas > 1:
         values["podDisruptionBudget"] = {"maxUnavailable": 1}

@@ -198,7 +198,7 @@ def bind(ctx: PackContext, config: EnvoyGatewayConfig) -> None:
     release = oci_chart_release(
         ctx.scope,
         name="envoy-gateway",
-        url=f"{chart.repository}/{chart.chart}",
+        url=chart.url,
         version=config.version,
         target_namespace=NAMESPACE,
     )

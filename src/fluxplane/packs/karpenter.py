@@ -408,7 +408,7 @@ def bind(ctx: PackContext, config: KarpenterConfig) -> None:
     release = oci_chart_release(
         ctx.scope,
         name="karpenter",
-        url=f"{chart.repository}/{chart.chart}",
+        url=chart.url,
         version=config.version,
         target_namespace=NAMESPACE,
     )

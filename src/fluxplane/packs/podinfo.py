@@ -30,7 +30,7 @@ def bind(ctx: PackContext, config: PodinfoConfig) -> None:
     release = oci_chart_release(
         ctx.scope,
         name="podinfo",
-        url=versions.PODINFO.repository,
+        url=versions.PODINFO.url,
         version=config.version,
         target_namespace=config.namespace,
     )

@@ -9,13 +9,21 @@ from typing import NamedTuple
 
 
 class Chart(NamedTuple):
+    """A Helm chart: its repository (an https:// Helm repository, or the oci:// registry path that holds it),
+    its name there, and its version. renovate.json bumps ``version`` in the lines below."""
+
     repository: str
     chart: str
     version: str
 
+    @property
+    def url(self) -> str:
+        """Where Flux fetches it: the Helm repository, or the chart's own oci:// URL (repository/chart)."""
+        return f"{self.repository}/{self.chart}" if self.repository.startswith("oci://") else self.repository
 
-METRICS_SERVER = Chart("https://kubernetes-sigs.github.io/metrics-server/", "metrics-server", "3.12.2")
-PODINFO = Chart("oci://ghcr.io/stefanprodan/charts/podinfo", "podinfo", "6.7.1")
+
+METRICS_SERVER = Chart("https://kubernetes-sigs.github.io/metrics-server/", "metrics-server", "3.13.1")
+PODINFO = Chart("oci://ghcr.io/stefanprodan/charts", "podinfo", "6.14.1")
 
 #: Installed on every workload cluster by the hub's bootstrap chain (fluxplane.charts.spokes).
 EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.9.0")
@@ -23,7 +31,7 @@ SEALED_SECRETS = Chart("https://bitnami-labs.github.io/sealed-secrets", "sealed-
 FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0")
 #: For clusters with ``fluxInstaller: flux-operator``: the Flux Operator's chart, and the Flux its FluxInstance
 #: asks for (a semver range: the operator applies Flux's patch releases of that minor as they come).
-FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts/flux-operator", "flux-operator", "0.58.1")
+FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts", "flux-operator", "0.58.1")
 FLUX_DISTRIBUTION = "2.9.x"
 FLUX_REGISTRY = "ghcr.io/fluxcd"
 
@@ -32,18 +40,19 @@ CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
 #: Crossplane packages, pinned. The AWS providers are the provider-upjet-aws family, published by
 #: crossplane-contrib; every AWS provider of one fleet must share the family's version.
 CROSSPLANE_REGISTRY = "xpkg.crossplane.io/crossplane-contrib"
-PROVIDER_AWS = "v2.6.0"
-PROVIDER_KUBERNETES = "v1.2.1"
-FUNCTION_PATCH_AND_TRANSFORM = "v0.10.10"
-FUNCTION_AUTO_READY = "v0.7.0"
+#: Each line names its package (renovate.json reads it from the comment).
+PROVIDER_AWS = "v2.6.0"  # xpkg.crossplane.io/crossplane-contrib/provider-family-aws
+PROVIDER_KUBERNETES = "v1.2.1"  # xpkg.crossplane.io/crossplane-contrib/provider-kubernetes
+FUNCTION_PATCH_AND_TRANSFORM = "v0.10.10"  # xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform
+FUNCTION_AUTO_READY = "v0.7.0"  # xpkg.crossplane.io/crossplane-contrib/function-auto-ready
 
 #: The add-on catalogue (one pack each; see the README's catalogue table).
 KARPENTER = Chart("oci://public.ecr.aws/karpenter", "karpenter", "1.14.3")
-AWS_LOAD_BALANCER_CONTROLLER = Chart("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "1.17.1")
+AWS_LOAD_BALANCER_CONTROLLER = Chart("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "3.5.0")
 EXTERNAL_DNS = Chart("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.23.0")
-CERT_MANAGER = Chart("https://charts.jetstack.io", "cert-manager", "v1.19.4")
-AWS_EBS_CSI_DRIVER = Chart("https://kubernetes-sigs.github.io/aws-ebs-csi-driver", "aws-ebs-csi-driver", "2.62.0")
+CERT_MANAGER = Chart("https://charts.jetstack.io", "cert-manager", "v1.21.1")
+AWS_EBS_CSI_DRIVER = Chart("https://kubernetes-sigs.github.io/aws-ebs-csi-driver", "aws-ebs-csi-driver", "2.64.0")
 KUBE_PROMETHEUS_STACK = Chart("https://prometheus-community.github.io/helm-charts", "kube-prometheus-stack", "91.5.0")
-ENVOY_GATEWAY = Chart("oci://docker.io/envoyproxy", "gateway-helm", "v1.6.0")
-KYVERNO = Chart("https://kyverno.github.io/kyverno/", "kyverno", "3.6.1")
-FLUENT_BIT = Chart("https://fluent.github.io/helm-charts", "fluent-bit", "0.57.9")
+ENVOY_GATEWAY = Chart("oci://docker.io/envoyproxy", "gateway-helm", "v1.9.0")
+KYVERNO = Chart("https://kyverno.github.io/kyverno/", "kyverno", "3.9.0")
+FLUENT_BIT = Chart("https://fluent.github.io/helm-charts", "fluent-bit", "0.58.1")

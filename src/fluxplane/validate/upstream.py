@@ -4,8 +4,8 @@ One table, one URL per upstream file, at the versions fluxplane pins (fluxplane.
 the CRD snapshot the tests validate against: the Flux v2.9 controllers (source v1.9.4, kustomize
 v1.9.4, helm v1.6.3, notification v1.9.3), Crossplane v2.3.4, the crossplane-contrib AWS family
 ``PROVIDER_AWS`` and provider-kubernetes ``PROVIDER_KUBERNETES``, External Secrets 2.9.0, Sealed Secrets
-v0.36.6 (chart 2.18.5), Karpenter 1.14.3, cert-manager v1.19.4, Gateway API v1.4.0 with Envoy Gateway
-v1.6.0, Kyverno v1.16.1 (chart 3.6.1), and the Flux Operator's FluxInstance (chart 0.58.1). Upgrading a
+v0.36.6 (chart 2.18.5), Karpenter 1.14.3, cert-manager v1.21.1, Gateway API v1.6.1 with Envoy Gateway
+v1.9.0, Kyverno v1.19.0 (chart 3.9.0), and the Flux Operator's FluxInstance (chart 0.58.1). Upgrading a
 pack's version is a change here too.
 """
 
@@ -99,11 +99,11 @@ URLS: tuple[str, ...] = (
     f"{_KARPENTER}/karpenter.sh_nodeclaims.yaml",
     f"{_KARPENTER}/karpenter.k8s.aws_ec2nodeclasses.yaml",
     f"{_GITHUB}/cert-manager/cert-manager/releases/download/{versions.CERT_MANAGER.version}/cert-manager.crds.yaml",
-    f"{_GITHUB}/kubernetes-sigs/gateway-api/releases/download/v1.4.0/standard-install.yaml",
-    f"{_RAW}/envoyproxy/gateway/{versions.ENVOY_GATEWAY.version}/charts/gateway-helm/crds/generated/"
+    f"{_GITHUB}/kubernetes-sigs/gateway-api/releases/download/v1.6.1/standard-install.yaml",
+    f"{_RAW}/envoyproxy/gateway/{versions.ENVOY_GATEWAY.version}/charts/gateway-helm/charts/crds/crds/generated/"
     "gateway.envoyproxy.io_envoyproxies.yaml",
-    f"{_RAW}/kyverno/kyverno/v1.16.1/config/crds/kyverno/kyverno.io_clusterpolicies.yaml",
-    f"{_RAW}/kyverno/kyverno/v1.16.1/config/crds/kyverno/kyverno.io_policies.yaml",
+    f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/kyverno/kyverno.io_clusterpolicies.yaml",
+    f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/kyverno/kyverno.io_policies.yaml",
     f"{_RAW}/controlplaneio-fluxcd/flux-operator/v{versions.FLUX_OPERATOR.version}/config/crd/bases/"
     "fluxcd.controlplane.io_fluxinstances.yaml",
 )

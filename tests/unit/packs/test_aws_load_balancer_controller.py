@@ -37,11 +37,12 @@ DEFAULT_VALUES: dict[str, Any] = {
     "enableServiceMutatorWebhook": True,
     "defaultTargetType": "instance",
     "keepTLSSecret": True,
+    "controllerConfig": {"featureGates": {"ALBGatewayAPI": False, "NLBGatewayAPI": False}},
     "podDisruptionBudget": {"maxUnavailable": 1},
 }
 
 
-def _release(values: dict[str, Any], version: str = "1.17.1") -> dict[str, Any]:
+def _release(values: dict[str, Any], version: str = versions.AWS_LOAD_BALANCER_CONTROLLER.version) -> dict[str, Any]:
     return {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",
@@ -111,10 +112,9 @@ def test_config_defaults() -> None:
             "values": {},
         }
     )
-    assert versions.AWS_LOAD_BALANCER_CONTROLLER == (
+    assert versions.AWS_LOAD_BALANCER_CONTROLLER[:2] == (
         "https://aws.github.io/eks-charts",
         "aws-load-balancer-controller",
-        "1.17.1",
     )
 
 

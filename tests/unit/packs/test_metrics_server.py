@@ -20,7 +20,7 @@ REPOSITORY = {
 }
 
 
-def _release(values: dict[str, Any], version: str = "3.12.2") -> dict[str, Any]:
+def _release(values: dict[str, Any], version: str = versions.METRICS_SERVER.version) -> dict[str, Any]:
     return {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",
@@ -68,7 +68,6 @@ def test_config_defaults() -> None:
     assert PACK.config() == MetricsServerConfig(
         enabled=True, replicas=1, version=versions.METRICS_SERVER.version, values={}
     )
-    assert versions.METRICS_SERVER.version == "3.12.2"
 
 
 @pytest.mark.parametrize(("replicas", "kind"), [(0, "greater_than_equal"), (11, "less_than_equal"), ("2", "int_type")])
