@@ -29,6 +29,10 @@ def bind(ctx: PackContext, config: CrossplaneConfig) -> None:
         target_namespace=NAMESPACE,
         repository="crossplane-stable",
     )
+    # No catch-all activation: a new hub activates only the managed resources crossplane-providers' policy
+    # names. (On a hub installed before, the "default" policy Crossplane made stays, and so does what it
+    # activated: activation is one-way; `kubectl delete mrap default` limits what comes next.)
+    release.add_values({"provider": {"defaultActivations": []}})
     release.add_values(config.values)
     ctx.add_health_check(release)
 

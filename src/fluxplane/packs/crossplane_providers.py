@@ -15,12 +15,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
+from fluxplane.constructs.activation_policy import ACTIVATION, ManagedResourceActivationPolicy
 from fluxplane.constructs.crossplane_package import Function, Provider
 from fluxplane.constructs.deployment_runtime_config import DeploymentRuntimeConfig
 from fluxplane.constructs.health import package_health
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.crossplane import NAMESPACE as CROSSPLANE_NAMESPACE
+from fluxplane.packs.managed_resources import KUBERNETES_ACTIVATIONS, aws_activations
 
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
 FUNCTIONS = (
@@ -46,6 +48,11 @@ class CrossplaneProvidersConfig(PackConfig):
     kubernetes: bool = Field(
         True,
         description="Install provider-kubernetes, which reaches each workload cluster through its kubeconfig Secret.",
+    )
+    activate: list[Annotated[str, StringConstraints(pattern=ACTIVATION)]] = Field(
+        default_factory=list,
+        description="More managed resources to activate, for compositions of your own: MRD names "
+        "(`<plural>.<group>`, e.g. instances.rds.aws.m.upbound.io) or a wildcard prefix (`*.rds.aws.m.upbound.io`).",
     )
 
     @model_validator(mode="after")
@@ -92,6 +99,12 @@ def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
                 },
             )
         )
+    # Only what the compositions build (and what the definition adds) gets a CRD and a controller; with the
+    # crossplane pack's defaultActivations off, the rest of the family stays inactive.
+    activations = [*aws_activations(config.services), *(KUBERNETES_ACTIVATIONS if config.kubernetes else ())]
+    ManagedResourceActivationPolicy(
+        ctx.scope, "activations", {"name": "fluxplane", "activate": [*activations, *config.activate]}
+    )
     for name, version in FUNCTIONS:
         ctx.add_health_check(Function(ctx.scope, name, {"name": name, "package": f"{registry}/{name}:{version}"}))
     for kind in ("Provider", "Function"):

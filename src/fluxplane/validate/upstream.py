@@ -12,6 +12,7 @@ pack's version is a change here too.
 from __future__ import annotations
 
 from fluxplane.packs import versions
+from fluxplane.packs.managed_resources import AWS_MANAGED_RESOURCES
 
 _GITHUB = "https://github.com"
 _RAW = "https://raw.githubusercontent.com"
@@ -21,43 +22,8 @@ _AWS = f"{_RAW}/crossplane-contrib/provider-upjet-aws/{versions.PROVIDER_AWS}/pa
 _KUBERNETES = f"{_RAW}/crossplane-contrib/provider-kubernetes/{versions.PROVIDER_KUBERNETES}/package/crds"
 _KARPENTER = f"{_RAW}/aws/karpenter-provider-aws/v{versions.KARPENTER.version}/pkg/apis/crds"
 
-#: Upbound AWS family kinds fluxplane composes, as ``<group>_<plural>`` in both the cluster-scoped
-#: and the namespaced (``.m.``) group.
-_AWS_KINDS = (
-    "aws_providerconfigs",
-    "aws_clusterproviderconfigs",
-    "ec2_vpcs",
-    "ec2_subnets",
-    "ec2_internetgateways",
-    "ec2_natgateways",
-    "ec2_eips",
-    "ec2_routetables",
-    "ec2_routes",
-    "ec2_routetableassociations",
-    "ec2_securitygroups",
-    "ec2_securitygrouprules",
-    "ec2_launchtemplates",
-    "eks_clusters",
-    "eks_nodegroups",
-    "eks_addons",
-    "eks_clusterauths",
-    "eks_accessentries",
-    "eks_accesspolicyassociations",
-    "eks_podidentityassociations",
-    "iam_roles",
-    "iam_rolepolicies",
-    "iam_rolepolicyattachments",
-    "iam_openidconnectproviders",
-    "dynamodb_tables",
-    "sqs_queues",
-    "sqs_queuepolicies",
-    "s3_buckets",
-    "s3_bucketpolicies",
-    "s3_bucketpublicaccessblocks",
-    "s3_bucketserversideencryptionconfigurations",
-    "s3_bucketversionings",
-    "s3_bucketownershipcontrols",
-)
+#: The provider configs, and every managed resource fluxplane composes (fluxplane.packs.managed_resources).
+_AWS_KINDS = ("aws_providerconfigs", "aws_clusterproviderconfigs", *AWS_MANAGED_RESOURCES)
 
 
 def _aws(kind: str) -> str:

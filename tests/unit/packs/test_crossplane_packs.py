@@ -85,6 +85,7 @@ def test_pod_identity_needs_no_role_annotation() -> None:
         ({"roleArn": "arn:aws:iam::1:role/x"}, "String should match pattern"),
         ({"roleArn": ROLE, "services": ["ec2", "ec2"]}, "services must not repeat"),
         ({"roleArn": ROLE, "services": []}, "at least 1 item"),
+        ({"roleArn": ROLE, "activate": ["rds instances"]}, "String should match pattern"),
     ],
 )
 def test_provider_values_are_checked(values: dict[str, Any], message: str) -> None:
@@ -113,3 +114,40 @@ def test_the_hub_chain_is_declared_by_requires_and_layers() -> None:
         "configs",
         ("crossplane-providers",),
     )
+
+
+def test_crossplane_activates_nothing_by_itself() -> None:
+    documents, _ = _bind(crossplane.PACK, {})
+    assert documents[2]["spec"]["values"]["provider"] == {"defaultActivations": []}
+    # what the definition's values say still wins
+    documents, _ = _bind(crossplane.PACK, {"values": {"provider": {"defaultActivations": ["*"]}}})
+    assert documents[2]["spec"]["values"]["provider"] == {"defaultActivations": ["*"]}
+
+
+def test_the_activation_policy_names_what_the_installed_providers_compose_and_what_the_definition_adds() -> None:
+    documents, _ = _bind(
+        crossplane_providers.PACK,
+        {"roleArn": ROLE, "services": ["iam", "sqs"], "activate": ["*.rds.aws.m.upbound.io"]},
+    )
+    (policy,) = [d for d in documents if d["kind"] == "ManagedResourceActivationPolicy"]
+    assert policy == {
+        "apiVersion": "apiextensions.crossplane.io/v1alpha1",
+        "kind": "ManagedResourceActivationPolicy",
+        "metadata": {"name": "fluxplane"},
+        "spec": {
+            "activate": [
+                "roles.iam.aws.m.upbound.io",
+                "rolepolicies.iam.aws.m.upbound.io",
+                "rolepolicyattachments.iam.aws.m.upbound.io",
+                "openidconnectproviders.iam.aws.m.upbound.io",
+                "queues.sqs.aws.m.upbound.io",
+                "queuepolicies.sqs.aws.m.upbound.io",
+                "*.kubernetes.m.crossplane.io",
+                "*.kubernetes.crossplane.io",
+                "*.rds.aws.m.upbound.io",
+            ]
+        },
+    }
+    documents, _ = _bind(crossplane_providers.PACK, {"roleArn": ROLE, "services": ["iam"], "kubernetes": False})
+    (policy,) = [d for d in documents if d["kind"] == "ManagedResourceActivationPolicy"]
+    assert not any("kubernetes" in name for name in policy["spec"]["activate"])
