@@ -10,7 +10,7 @@ NODE_BIN := $(CURDIR)/node_modules/.bin
 export PATH := $(NODE_BIN):$(BIN):$(PATH)
 export JSII_NODE := $(NODE_BIN)/node
 
-.PHONY: setup synth check test lint bench bench-validate docs clean
+.PHONY: setup synth check test lint bench bench-validate bench-fetch docs clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -47,6 +47,9 @@ bench: setup
 
 bench-validate: setup
 	$(BIN)/python benchmarks/validate_fleet.py
+
+bench-fetch: setup
+	$(BIN)/python benchmarks/fetch_fleet.py
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

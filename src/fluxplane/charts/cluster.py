@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.charts.layout import RepositoryLayout, cluster_dir
+from fluxplane.charts.layout import LAYER_DIRS, RepositoryLayout, cluster_dir
 from fluxplane.config.manifests import PLAIN_MANIFESTS, ManifestFile
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
-from fluxplane.constructs.base import Construct, node_of
+from fluxplane.constructs.base import Construct, node_of, resources_below
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
@@ -43,6 +43,8 @@ def sync_folder(repository: str, cluster: str) -> str:
 
 #: Name of the GitRepository of the workloads repository, when it is not the platform repository.
 WORKLOADS_SOURCE = "workloads"
+#: The label of a pack's Kustomization that names its layer.
+LAYER_LABEL = "fluxplane.io/layer"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
 CLUSTER_VARS = "cluster-vars"
 
@@ -124,6 +126,7 @@ class ClusterChart(FleetChart):
         self._tenants: Manifest | None = None
         self._secrets_dir: str | None = None
         self.pack_kustomizations: dict[str, Kustomization] = {}
+        self._workloads: RepositoryLayout | None = None
 
     @property
     def secrets_dir(self) -> str:
@@ -173,7 +176,7 @@ class ClusterChart(FleetChart):
         props = _pack_template(self.flux).model_copy(
             update={
                 "name": pack,
-                "labels": {"fluxplane.io/layer": layer},
+                "labels": {LAYER_LABEL: layer},
                 "path": self.layout.flux_path(directory),
                 "wait": wait or None,
                 **({"timeout": timeout} if timeout else {}),
@@ -219,6 +222,7 @@ class ClusterChart(FleetChart):
                     "secretRef": {"name": repository.secret_ref} if repository.secret_ref else None,
                 },
             )
+        self._workloads = workloads
         return Kustomization(
             self._tenants,
             "tenants",
@@ -234,8 +238,14 @@ class ClusterChart(FleetChart):
             },
         )
 
-    def finish(self, *, custom: bool = False) -> None:
-        """Write ``kustomization.yaml`` listing the entry point's files (``custom.yaml`` when cdk8s made one)."""
+    def finish(self, *, custom: bool = False, sparse: bool = False) -> None:
+        """Write ``kustomization.yaml`` listing the entry point's files (``custom.yaml`` when cdk8s made one).
+
+        With ``sparse``, each GitRepository of the cluster checks out only what its Kustomizations read
+        (check_out_sources), unless cdk8s objects of the user's, which fluxplane cannot read, are in the chart.
+        """
+        if sparse and not custom:
+            self.check_out_sources()
         entry = self.add_kustomization_file("kustomization", self.directory).config
         entry.add_resource(SYNC_FOLDER)
         entry.add_resource("cluster-vars.yaml")
@@ -246,3 +256,56 @@ class ClusterChart(FleetChart):
                 entry.add_resource(posixpath.basename(manifest.path))
         if custom:
             entry.add_resource(posixpath.basename(self.custom_path))
+
+    def check_out_sources(self) -> None:
+        """Give the cluster's GitRepositories a sparse checkout: the folders its Flux Kustomizations read.
+
+        Per repository, a Kustomization's path under ``clusters/<name>/`` needs that cluster folder; any other
+        path needs the top folder it lies in (``infrastructure/``, ``apps/``); a pack's overlay in the cluster
+        folder also reads its layer's catalogue folder (``../../../../apps/<pack>/...``). A Kustomization whose
+        path lies outside its repository's folder leaves that repository whole. The cluster folders of the other
+        clusters, and the hub's own folders, are what a cluster no longer fetches.
+        """
+        prefixes: dict[str, list[str]] = {SYNC_SOURCE: [self.layout.prefix]}
+        if self._workloads is not None:
+            shared = (self._workloads.repository.url, self._workloads.repository.branch) == (
+                self.layout.repository.url,
+                self.layout.repository.branch,
+            )
+            prefixes.setdefault(SYNC_SOURCE if shared else WORKLOADS_SOURCE, []).append(self._workloads.prefix)
+        sources = {
+            resource.name: resource
+            for resource in resources_below(self)
+            if isinstance(resource, GitRepository) and resource.name in prefixes
+        }
+        needed: dict[str, set[str]] = {name: set() for name in sources}
+        whole: set[str] = set()
+        for resource in resources_below(self):
+            if not isinstance(resource, Kustomization):
+                continue
+            ref = resource.props.source_ref
+            name = ref.name if ref.kind == "GitRepository" and ref.namespace in (None, FLUX_NAMESPACE) else None
+            if name not in sources:
+                continue
+            assert name is not None
+            path = posixpath.normpath(resource.props.path.removeprefix("./"))
+            # the repository folder the path lies in: the longest that holds it
+            folders = sorted((posixpath.normpath(prefix) for prefix in prefixes[name]), key=len, reverse=True)
+            prefix = next((f for f in folders if f == "." or path.startswith(f + "/")), None)
+            if prefix is None:
+                whole.add(name)
+                continue
+            parts = (path if prefix == "." else path[len(prefix) + 1 :]).split("/")
+            top = parts[:2] if parts[0] == "clusters" else parts[:1]
+            needed[name].add(_in_repository(prefix, *top))
+            layer = (resource.props.labels or {}).get(LAYER_LABEL)
+            if parts[0] == "clusters" and layer in LAYER_DIRS and not resource.name.startswith(f"{PLAIN_MANIFESTS}-"):
+                needed[name].add(_in_repository(prefix, LAYER_DIRS[layer].split("/")[0]))
+        for name, source in sources.items():
+            if name not in whole and needed[name]:
+                source.check_out_only(*sorted(needed[name]))
+
+
+def _in_repository(prefix: str, *parts: str) -> str:
+    """``parts`` below the repository folder ``prefix`` (``.`` for the repository's root), as Git names it."""
+    return posixpath.join(*parts) if prefix == "." else posixpath.join(prefix, *parts)

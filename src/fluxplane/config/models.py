@@ -129,6 +129,12 @@ class FluxSettings(Model):
         "2.9",
         description='Flux minor version on the hub, e.g. "2.9" (quoted); keyless `hubAccess` needs 2.7 or newer.',
     )
+    sparse_checkout: bool = Field(
+        True,
+        alias="sparseCheckout",
+        description="Each workload cluster's GitRepository checks out only the folders its Kustomizations read "
+        "(its own cluster folder and the shared catalogue), not every other cluster's.",
+    )
 
 
 # -- node labels and taints: Kubernetes' syntax, and EKS's stricter rules for managed node groups -----

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import StringConstraints, model_validator
 
@@ -15,7 +15,9 @@ from fluxplane.constructs.props import (
     Name,
     Props,
     SourceTimeout,
+    ordered,
 )
+from fluxplane.errors import ConstructError
 
 
 class GitRepositoryRef(Props):
@@ -65,11 +67,39 @@ class GitRepositoryProps(Props):
     ignore: str | None = None
     """Patterns, in ``.gitignore`` format, of files to leave out of the artifact, in place of Flux's default
     patterns. Default: not set (Flux's default patterns)."""
+    sparse_checkout: tuple[Annotated[str, StringConstraints(pattern=r"^[^\s./][^\s]*$")], ...] | None = None
+    """Directories of the repository (``dist/platform/clusters/a``, no leading ``./``) that alone are checked out
+    and archived; each must exist, or the source fails. ``check_out_only()`` adds more. Default: not set (the
+    whole repository)."""
 
 
 class GitRepository(TypedResource[GitRepositoryProps]):
-    """A Git source Flux clones."""
+    """A Git source Flux clones. ``check_out_only`` adds directories to its sparse checkout."""
 
     api_version = "source.toolkit.fluxcd.io/v1"
     kind = "GitRepository"
     props_class = GitRepositoryProps
+
+    def __init__(self, scope: Any, construct_id: str, props: GitRepositoryProps | dict[str, Any]) -> None:
+        super().__init__(scope, construct_id, props)
+        self._sparse: dict[str, None] = dict.fromkeys(self.props.sparse_checkout or ())
+
+    @property
+    def sparse_checkout(self) -> tuple[str, ...]:
+        return tuple(sorted(self._sparse))
+
+    def check_out_only(self, *directories: str) -> None:
+        """Check out ``directories`` (repository paths without ``./``) and, with the others added, nothing else."""
+        for directory in directories:
+            directory = directory.removeprefix("./").rstrip("/")
+            if not directory or directory.startswith(("/", ".")):
+                raise ConstructError(
+                    f"{self.node.path}: a sparse checkout directory is a path in the repository, got {directory!r}"
+                )
+            self._sparse[directory] = None
+
+    def spec_dict(self) -> dict[str, Any]:
+        spec = super().spec_dict() or {}
+        if self._sparse:
+            spec["sparseCheckout"] = list(self.sparse_checkout)
+        return ordered(spec, GitRepositoryProps)

@@ -440,8 +440,9 @@ class FleetApp(cdk8s.App):
             return
         self._finished = True
         with_custom = jsii_children_by_chart(self)
-        for chart in self.clusters.values():
-            chart.finish(custom=chart in with_custom)
+        hub, sparse = self.plan.fleet.management.name, self.plan.fleet.flux.sparse_checkout
+        for name, chart in self.clusters.items():
+            chart.finish(custom=chart in with_custom, sparse=sparse and name != hub)
         misplaced = [
             c.node.path for owner, found in with_custom.items() if not isinstance(owner, ClusterChart) for c in found
         ]

@@ -28,7 +28,9 @@ applies; every ``kubeConfig`` ``secretRef``/``configMapRef`` and every ``substit
 (not ``$${VAR}``, and not ``${VAR:=default}``) is defined by ``substitute`` or a ``substituteFrom``
 source in the tree (objects annotated ``kustomize.toolkit.fluxcd.io/substitute: disabled`` are
 skipped); and no Kustomization applies a CRD or XRD together with custom resources of its kinds
-(the server-side dry run of the resources fails before the definition exists).
+(the server-side dry run of the resources fails before the definition exists); a Kustomization whose
+GitRepository has a ``sparseCheckout`` has its ``spec.path`` inside one of its directories (the artifact
+holds nothing else).
 """
 
 from __future__ import annotations
@@ -117,6 +119,12 @@ class Fleet:
                 self.placed.setdefault((each.cluster, each.document.file, each.document.index, each.namespace), each)
                 self.exists.setdefault(each.cluster, set()).add(each.key)
         self._produce()
+        #: Every source placed in a cluster, by (cluster, group, kind, namespace, name): the first placed, the
+        #: cluster's own before what a Kustomization of it applies again.
+        self.sources: dict[tuple[str, str, str, str, str], Placed] = {}
+        for each in self.placed.values():
+            if each.key[0] == FLUX_SOURCE:
+                self.sources.setdefault((each.cluster, *each.key), each)
         self.problems: list[Finding] = []
         for problem in walk.problems:
             where = self._placed(problem.placed)
@@ -304,8 +312,28 @@ def _check_application(fleet: Fleet, application: Application) -> Iterator[Findi
                 f"{key[1]} {where!r} is not among the objects this Kustomization applies",
             )
     yield from _check_definitions(application, label)
+    yield from _check_checkout(fleet, owner, spec)
     if isinstance(spec.get("postBuild"), dict):
         yield from _check_variables(fleet, application, spec["postBuild"], label)
+
+
+def _check_checkout(fleet: Fleet, owner: Placed, spec: dict[str, Any]) -> Iterator[Finding]:
+    """A path outside its GitRepository's sparse checkout: the artifact does not hold it, the build fails."""
+    ref, path = spec.get("sourceRef"), spec.get("path")
+    if not isinstance(ref, dict) or ref.get("kind") != "GitRepository" or not isinstance(path, str):
+        return
+    key = (FLUX_SOURCE, "GitRepository", str(ref.get("namespace") or owner.namespace), str(ref.get("name")))
+    source = fleet.sources.get((owner.cluster, *key))
+    directories = _get(source.body, "spec", "sparseCheckout") if source is not None else None
+    if not isinstance(directories, list) or not directories:
+        return
+    wanted = path.removeprefix("./").rstrip("/") + "/"
+    if not any(wanted.startswith(str(directory).removeprefix("./").rstrip("/") + "/") for directory in directories):
+        yield owner.document.finding(
+            "spec.path",
+            f"{path!r} is outside the sparse checkout of GitRepository {key[2]}/{key[3]} "
+            f"({', '.join(map(str, directories))}): its artifact does not hold it",
+        )
 
 
 def _check_definitions(application: Application, label: str) -> Iterator[Finding]:
