@@ -1,10 +1,12 @@
 """kyverno: admission policies, starting with the Kubernetes Pod Security Standards.
 
-One ClusterPolicy applies a whole Pod Security Standards level through Kyverno's ``podSecurity``
-validate rule (the "latest" version of the standard), with the namespaces of the platform's own
-privileged components left out. The failure action is set per rule (``validate.failureAction``): the
-policy-wide ``validationFailureAction`` is deprecated since Kyverno 1.13. Kyverno's chart installs its
-CRDs, so the ClusterPolicy is applied in ``kyverno-configs``, once the release is Ready.
+One policy applies a whole Pod Security Standards level (the "latest" version of the standard), with the
+namespaces of the platform's own privileged components left out. By default it is a ClusterPolicy with
+Kyverno's ``podSecurity`` validate rule, its failure action set per rule (``validate.failureAction``: the
+policy-wide ``validationFailureAction`` is deprecated since Kyverno 1.13). ``policyKind: ValidatingPolicy``
+writes it as Kyverno's CEL policy kind instead (fluxplane.packs.pod_security), which Kyverno now prefers to
+the deprecated ClusterPolicy. Kyverno's chart installs its CRDs, so the policy is applied in
+``kyverno-configs``, once the release is Ready.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.fluent_bit import NAMESPACE as LOGGING
 from fluxplane.packs.helm import chart_release
+from fluxplane.packs.pod_security import validating_policy
 from fluxplane.packs.prometheus import NAMESPACE as MONITORING
 
 NAMESPACE = "kyverno"
@@ -44,6 +47,13 @@ class KyvernoConfig(PackConfig):
         default_factory=lambda: list(EXCLUDED_NAMESPACES),
         alias="excludedNamespaces",
         description="Namespaces the policy does not check (add those of node agents that need host access).",
+    )
+    policy_kind: Literal["ClusterPolicy", "ValidatingPolicy"] = Field(
+        "ClusterPolicy",
+        alias="policyKind",
+        description="How the policy is written: a ClusterPolicy with Kyverno's podSecurity rule (kyverno.io/v1, "
+        "deprecated by Kyverno), or a ValidatingPolicy with one CEL check per control (policies.kyverno.io/v1). "
+        "Switch with failureAction Audit first, and compare the reports.",
     )
     replicas: int = Field(
         3,
@@ -94,17 +104,22 @@ def bind(ctx: PackContext, config: KyvernoConfig) -> None:
     )
     release.add_values({"admissionController": {"replicas": config.replicas}})
     release.add_values(config.values)
-    RawObject(ctx.scope, "pod-security", pod_security_policy(config))
+    policy = (
+        pod_security_policy(config)
+        if config.policy_kind == "ClusterPolicy"
+        else validating_policy(config.level, config.failure_action, config.excluded_namespaces)
+    )
+    RawObject(ctx.scope, "pod-security", policy)
     ctx.add_health_check(release)
 
 
 PACK = Pack(
     name="kyverno",
     version="1.0.0",
-    description="Kyverno policy engine with the Pod Security Standards as a ClusterPolicy",
+    description="Kyverno policy engine with the Pod Security Standards as a ClusterPolicy or a ValidatingPolicy",
     config=KyvernoConfig,
     layer="controllers",
     bind=bind,
-    crd_groups=("kyverno.io",),
+    crd_groups=("kyverno.io", "policies.kyverno.io"),
     namespaces=(NAMESPACE,),
 )

@@ -63,7 +63,7 @@ def test_pack_metadata() -> None:
         "controllers",
         (),
         KyvernoConfig,
-        ("kyverno.io",),
+        ("kyverno.io", "policies.kyverno.io"),
     )
 
 
