@@ -18,7 +18,7 @@ from pydantic import AfterValidator, Field, StringConstraints, ValidationInfo, f
 
 from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 from fluxplane.config.merge import Layer, Loc, Origins
-from fluxplane.config.models import DNS_LABEL, GIT_REF, GIT_URL, OWNER, RELATIVE_PATH, DnsLabel, Model
+from fluxplane.config.models import DNS_LABEL, GIT_REF, GIT_URL, OWNER, RELATIVE_PATH, DnsLabel, Model, repeated
 from fluxplane.config.problems import ProblemList, read_mapping, show
 
 APPS_DIR = "apps"
@@ -144,10 +144,9 @@ class Bucket(Model):
 
 
 def _unique_names(kind: str, items: list[Any]) -> list[Any]:
-    names = [item.name for item in items]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise ValueError(f"{kind} names must be unique within the app, {', '.join(map(repr, repeated))} repeated")
+    twice = repeated([item.name for item in items])
+    if twice:
+        raise ValueError(f"{kind} names must be unique within the app, {', '.join(map(repr, twice))} repeated")
     return items
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Sequence
 from ipaddress import IPv4Network
 from typing import Annotated, Any, Literal
 
@@ -508,16 +510,16 @@ class WorkloadCluster(ClusterBase):
     @field_validator("cdk8s_charts")
     @classmethod
     def _unique_charts(cls, value: list[str]) -> list[str]:
-        repeated = sorted({name for name in value if value.count(name) > 1})
-        if repeated:
-            raise ValueError(f"each chart once, {', '.join(map(repr, repeated))} repeated")
+        twice = repeated(value)
+        if twice:
+            raise ValueError(f"each chart once, {', '.join(map(repr, twice))} repeated")
         return value
 
     @field_validator("node_groups")
     @classmethod
     def _unique_node_groups(cls, value: list[NodeGroup]) -> list[NodeGroup]:
         names = [group.name for group in value]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
+        duplicates = repeated(names)
         if duplicates:
             raise ValueError(f"node group names must be unique, {', '.join(map(repr, duplicates))} repeated")
         return value
@@ -689,6 +691,12 @@ class Fleet(Model):
     def clusters(self) -> tuple[WorkloadCluster, ...]:
         """Every workload cluster, environment by environment, in definition order."""
         return tuple(cluster for env in self.environments for cluster in env.clusters)
+
+
+def repeated(values: Sequence[str]) -> list[str]:
+    """The values given more than once in ``values``, sorted, each once."""
+    counts = Counter(values)
+    return sorted(value for value, count in counts.items() if count > 1)
 
 
 def is_dns_label(value: str) -> bool:

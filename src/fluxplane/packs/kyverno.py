@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from fluxplane.config.models import DnsLabel
+from fluxplane.config.models import DnsLabel, repeated
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
@@ -74,9 +74,9 @@ class KyvernoConfig(PackConfig):
     @field_validator("excluded_namespaces")
     @classmethod
     def _unique(cls, namespaces: list[str]) -> list[str]:
-        repeated = sorted({name for name in namespaces if namespaces.count(name) > 1})
-        if repeated:
-            raise ValueError(f"namespaces must not repeat, got {', '.join(repr(name) for name in repeated)} twice")
+        twice = repeated(namespaces)
+        if twice:
+            raise ValueError(f"namespaces must not repeat, got {', '.join(repr(name) for name in twice)} twice")
         return namespaces
 
 
