@@ -10,6 +10,8 @@ for its next Kubernetes minor version. An upgrade is blocked by:
 * an object the cluster's Flux applies in an API version Kubernetes stops serving by then (the Kubernetes
   deprecated API migration guide, below).
 
+Objects in API versions their project deprecates (a Kyverno ClusterPolicy) are listed beside, blocking nothing.
+
 Everything is read from the definition and what synth renders from it, so the report is the same on every
 machine; only the EKS support column reads today's date.
 """
@@ -47,6 +49,15 @@ REMOVED_APIS: dict[tuple[str, str], tuple[str, str]] = {
     ("flowcontrol.apiserver.k8s.io/v1beta2", "PriorityLevelConfiguration"): ("1.29", "flowcontrol.apiserver.k8s.io/v1"),
     ("flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema"): ("1.32", "flowcontrol.apiserver.k8s.io/v1"),
     ("flowcontrol.apiserver.k8s.io/v1beta3", "PriorityLevelConfiguration"): ("1.32", "flowcontrol.apiserver.k8s.io/v1"),
+}
+
+
+#: API versions still served but deprecated by their project, by (apiVersion, kind): what replaces them. They
+#: block nothing yet; a later release of the add-on removes them.
+DEPRECATED_APIS: dict[tuple[str, str], str] = {
+    ("kyverno.io/v1", "ClusterPolicy"): "policies.kyverno.io/v1 ValidatingPolicy (the kyverno pack's policyKind)",
+    ("kyverno.io/v1", "Policy"): "policies.kyverno.io/v1 NamespacedValidatingPolicy",
+    ("apiextensions.crossplane.io/v1", "CompositeResourceDefinition"): "apiextensions.crossplane.io/v2",
 }
 
 
@@ -99,6 +110,8 @@ class ClusterVersions:
     blockers: tuple[str, ...]
     #: Add-ons that already run outside the Kubernetes versions their project supports.
     outside: tuple[str, ...] = ()
+    #: Objects in API versions their project deprecates (DEPRECATED_APIS), with what replaces them.
+    deprecated: tuple[str, ...] = ()
 
 
 def _support(version: str, facts: awsdata.AwsFacts, today: date) -> str:
@@ -157,6 +170,17 @@ def _blockers(
     return found
 
 
+def _deprecated(objects: Iterable[tuple[str, str]]) -> list[str]:
+    counts: dict[tuple[str, str], int] = {}
+    for key in objects:
+        if key in DEPRECATED_APIS:
+            counts[key] = counts.get(key, 0) + 1
+    return [
+        f"{count} {kind} in {api_version}, deprecated: move to {DEPRECATED_APIS[(api_version, kind)]}"
+        for (api_version, kind), count in sorted(counts.items())
+    ]
+
+
 def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[ClusterVersions]:
     """Every cluster of ``plan`` (the hub first) as ``files`` (synth's rendering of it) has it."""
     fleet = plan.fleet
@@ -183,6 +207,7 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[Clus
                 next=target,
                 blockers=tuple(_blockers(target, facts, packs, objects)),
                 outside=tuple(f"{text}, and the cluster runs {version}" for _, text in unsupported(version, packs)),
+                deprecated=tuple(_deprecated(objects)),
             )
         )
     return found
@@ -220,6 +245,7 @@ def text(clusters: Sequence[ClusterVersions]) -> str:
         lines.append(f"{head} ready" if not cluster.blockers else f"{head} blocked")
         lines += [f"    - {blocker}" for blocker in cluster.blockers]
         lines += [f"    ! now: {outside}" for outside in cluster.outside]
+        lines += [f"    ~ {deprecated}" for deprecated in cluster.deprecated]
     return "\n".join(lines) + "\n"
 
 
@@ -251,6 +277,7 @@ def markdown(clusters: Sequence[ClusterVersions]) -> str:
         lines.append(f"- **{cluster.name}** {cluster.kubernetes} → {cluster.next}: {verdict}")
         lines += [f"  - {blocker}" for blocker in cluster.blockers]
         lines += [f"  - :warning: now: {outside}" for outside in cluster.outside]
+        lines += [f"  - deprecated: {deprecated}" for deprecated in cluster.deprecated]
     return "\n".join(lines) + "\n"
 
 

@@ -115,3 +115,19 @@ def test_both_formats_hold_every_section(write_fleet: FleetWriter, capsys: pytes
     out = capsys.readouterr().out
     assert out == markdown(collect(load_plan(root), render_plan(load_plan(root)), datetime.now(UTC).date()))
     assert out.count("## ") == 4
+
+
+def test_objects_in_deprecated_api_versions_are_listed_and_block_nothing(write_fleet: FleetWriter) -> None:
+    # GIVEN the example, whose kyverno pack writes the deprecated ClusterPolicy
+    clusters = _report(ROOT)
+    # THEN every cluster with kyverno lists it, and stays ready
+    for item in clusters.values():
+        assert item.deprecated == (
+            "1 ClusterPolicy in kyverno.io/v1, deprecated: move to policies.kyverno.io/v1 ValidatingPolicy (the "
+            "kyverno pack's policyKind)",
+        ), item.name
+    assert clusters["production-use1"].blockers == ()
+    assert "    ~ 1 ClusterPolicy in kyverno.io/v1, deprecated" in text(list(clusters.values()))
+    # AND the policy written as a ValidatingPolicy is not listed
+    base = {**MINIMAL_BASE, "packs": {"kyverno": {"policyKind": "ValidatingPolicy"}}}
+    assert _report(write_fleet(base=base))["staging-1"].deprecated == ()
