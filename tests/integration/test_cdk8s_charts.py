@@ -210,7 +210,7 @@ def test_a_chart_object_also_in_the_plain_manifests_is_refused(
     )
 
 
-def test_a_linked_chart_module_is_refused(
+def test_a_linked_chart_module_or_helper_is_refused(
     write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     root = write_fleet(envs={"staging": {**MINIMAL_ENV, "clusterDefaults": {"cdk8sCharts": ["quota"]}}})
@@ -218,6 +218,19 @@ def test_a_linked_chart_module_is_refused(
     outside.write_text(QUOTA)
     (root / "charts").mkdir()
     os.symlink(outside, root / "charts" / "quota.py")
+    os.symlink(outside, root / "charts" / "_helper.py")
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
-    assert "charts/quota.py: not a chart module; charts/ holds <name>.py files, not links" in err
+    assert "charts/quota.py: a symbolic link; charts/ holds the project's own files" in err
+    assert "charts/_helper.py: a symbolic link; charts/ holds the project's own files" in err
+
+
+def test_a_module_at_the_projects_root_stands_in_for_no_library(write_fleet: FleetWriter) -> None:
+    # GIVEN a file named like a library at the project's root, beside a chart that imports the library
+    root = write_fleet(envs={"staging": {**MINIMAL_ENV, "clusterDefaults": {"cdk8sCharts": ["quota"]}}})
+    _charts(root, {"quota.py": "import colorsys\n" + QUOTA})
+    (root / "colorsys.py").write_text("raise ImportError('the project root was on sys.path')\n")
+    sys.modules.pop("colorsys", None)
+    # WHEN synthesized THEN the chart gets the real library
+    assert main(["--root", str(root), "synth"]) == 0
+    assert (root / "dist/platform/clusters/staging-1/manifests/apps/charts/quota.yaml").is_file()

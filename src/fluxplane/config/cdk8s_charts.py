@@ -32,8 +32,8 @@ def chart_name(module: str) -> str:
 def find_cdk8s_charts(root: Path, display: Callable[[Path], str]) -> tuple[dict[str, Path], list[str]]:
     """The charts of ``<root>/charts/`` by name, and the problems found, each with its file.
 
-    Refused: the folder or a module being a symbolic link (the definition's files are its own), and a
-    module name that gives no chart name.
+    Refused: the folder or anything in it being a symbolic link (helpers are imported too; the project's files
+    are its own), and a module name that gives no chart name.
     """
     folder = root / CDK8S_CHARTS_DIR
     if folder.is_symlink():
@@ -43,12 +43,14 @@ def find_cdk8s_charts(root: Path, display: Callable[[Path], str]) -> tuple[dict[
     found: dict[str, Path] = {}
     problems = []
     for path in sorted(folder.iterdir()):
+        if path.is_symlink():
+            # a helper module or folder is imported too: none of them may lead out of the project
+            problems.append(f"{display(path)}: a symbolic link; {CDK8S_CHARTS_DIR}/ holds the project's own files")
+            continue
         if path.suffix != ".py" or path.name.startswith(("_", ".")):
             continue
-        if path.is_symlink() or not path.is_file():
-            problems.append(
-                f"{display(path)}: not a chart module; {CDK8S_CHARTS_DIR}/ holds <name>.py files, not links"
-            )
+        if not path.is_file():
+            problems.append(f"{display(path)}: not a chart module; {CDK8S_CHARTS_DIR}/ holds <name>.py files")
             continue
         name = chart_name(path.stem)
         if re.fullmatch(_MODULE, path.stem) is None or len(name) > 63:

@@ -105,11 +105,14 @@ def _project_modules(root: Path) -> Iterator[None]:
     saved = {name: module for name, module in sys.modules.items() if _ours(name)}
     for name in saved:
         del sys.modules[name]
-    sys.path.insert(0, str(root))
+    # A package of the charts folder alone: the project's root never joins sys.path, so a file there (a
+    # yaml.py in a pull request) cannot stand in for a library the charts or fluxplane import.
+    package = ModuleType(CDK8S_CHARTS_DIR)
+    package.__path__ = [str(root / CDK8S_CHARTS_DIR)]
+    sys.modules[CDK8S_CHARTS_DIR] = package
     try:
         yield
     finally:
-        sys.path.remove(str(root))
         for name in [name for name in sys.modules if _ours(name)]:
             del sys.modules[name]
         sys.modules.update(saved)
