@@ -289,22 +289,16 @@ class _Loader:
         if wanted is None or running is None or wanted == running:
             return merged
         step = awsdata.minor(wanted) - awsdata.minor(running)
-        if step < 0 or step > 1:
-            how = "EKS cannot downgrade a cluster" if step < 0 else "EKS upgrades a cluster one minor version at a time"
-            self._report(
-                origins,
-                [
-                    (
-                        ("kubernetesVersion",),
-                        f"{how}: the cluster runs {running} ({self.recorded.version_where(name)}), got "
-                        f'"{wanted}"; set "1.{awsdata.minor(running) + 1}", synthesize, merge, and move on once '
-                        "the upgrade is done"
-                        if step > 1
-                        else f"{how}: the cluster runs {running} ({self.recorded.version_where(name)}), got "
-                        f'"{wanted}"; replace the cluster instead (a new name) if it must run an older version',
-                    )
-                ],
-            )
+        if step in (0, 1):
+            return merged
+        if step < 0:
+            how = "EKS cannot downgrade a cluster"
+            then = "replace the cluster instead (a new name) if it must run an older version"
+        else:
+            how = "EKS upgrades a cluster one minor version at a time"
+            then = f'set "1.{awsdata.minor(running) + 1}", synthesize, merge, and move on once the upgrade is done'
+        runs = f"the cluster runs {running} ({self.recorded.version_where(name)})"
+        self._report(origins, [(("kubernetesVersion",), f'{how}: {runs}, got "{wanted}"; {then}')])
         return merged
 
     def _management(self, base: models.BaseFile) -> None:
