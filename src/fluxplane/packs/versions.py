@@ -43,13 +43,13 @@ CROSSPLANE_REGISTRY = "xpkg.crossplane.io/crossplane-contrib"
 #: Each line names its package (renovate.json reads it from the comment).
 PROVIDER_AWS = "v2.6.0"  # xpkg.crossplane.io/crossplane-contrib/provider-family-aws
 PROVIDER_KUBERNETES = "v1.2.1"  # xpkg.crossplane.io/crossplane-contrib/provider-kubernetes
-FUNCTION_PATCH_AND_TRANSFORM = "v0.10.10"  # xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform
+FUNCTION_PATCH_AND_TRANSFORM = "v0.10.8"  # xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform
 FUNCTION_AUTO_READY = "v0.7.0"  # xpkg.crossplane.io/crossplane-contrib/function-auto-ready
 
 #: The add-on catalogue (one pack each; see the README's catalogue table).
-KARPENTER = Chart("oci://public.ecr.aws/karpenter", "karpenter", "1.14.3")
+KARPENTER = Chart("oci://public.ecr.aws/karpenter", "karpenter", "1.14.1")
 AWS_LOAD_BALANCER_CONTROLLER = Chart("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "3.5.0")
-EXTERNAL_DNS = Chart("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.23.0")
+EXTERNAL_DNS = Chart("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.21.1")
 CERT_MANAGER = Chart("https://charts.jetstack.io", "cert-manager", "v1.21.1")
 AWS_EBS_CSI_DRIVER = Chart("https://kubernetes-sigs.github.io/aws-ebs-csi-driver", "aws-ebs-csi-driver", "2.64.0")
 KUBE_PROMETHEUS_STACK = Chart("https://prometheus-community.github.io/helm-charts", "kube-prometheus-stack", "91.5.0")

@@ -39,7 +39,7 @@ LIST_ANYWHERE = {
 }
 
 
-def _release(values: dict[str, Any], version: str = "1.23.0") -> dict[str, Any]:
+def _release(values: dict[str, Any], version: str = "1.21.1") -> dict[str, Any]:
     return {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",
@@ -117,7 +117,7 @@ def test_config_defaults() -> None:
             "values": {},
         }
     )
-    assert versions.EXTERNAL_DNS == ("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.23.0")
+    assert versions.EXTERNAL_DNS == ("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.21.1")
 
 
 @pytest.mark.parametrize(
@@ -258,8 +258,8 @@ def test_zone_ids_narrow_the_flags_and_the_role() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the release asks for that version
-    ctx = _bind(_config(version="1.23.0"))
-    assert ctx.manifest.documents()[-1] == _release(DEFAULT_VALUES, version="1.23.0")
+    ctx = _bind(_config(version="1.21.1"))
+    assert ctx.manifest.documents()[-1] == _release(DEFAULT_VALUES, version="1.21.1")
 
 
 def test_values_are_merged_last() -> None:

@@ -260,8 +260,8 @@ def test_every_typed_field_reaches_the_node_pool_and_node_class() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the OCIRepository asks for that tag
-    documents = _by_kind(_bind(KarpenterConfig(version="1.14.3")))
-    assert documents["OCIRepository"]["spec"]["ref"] == {"tag": "1.14.3"}
+    documents = _by_kind(_bind(KarpenterConfig(version="1.14.1")))
+    assert documents["OCIRepository"]["spec"]["ref"] == {"tag": "1.14.1"}
 
 
 def test_values_are_merged_last() -> None:

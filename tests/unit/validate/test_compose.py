@@ -495,7 +495,7 @@ def test_functions_are_known_by_their_package() -> None:
         "apiVersion": "pkg.crossplane.io/v1",
         "kind": "Function",
         "metadata": {"name": "pt"},
-        "spec": {"package": "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.10"},
+        "spec": {"package": "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8"},
     }
     built = composition("one", config_map())
     built["spec"]["pipeline"][0]["functionRef"]["name"] = "pt"
