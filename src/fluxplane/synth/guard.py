@@ -1,7 +1,7 @@
 """The replacement guard: synth never replaces or moves live infrastructure unless asked to.
 
 Before writing, synth compares what it would write with the tree it replaces (the committed dist/)
-and refuses, one line each, two kinds of change to an object that exists in both:
+and refuses, one line each, these changes to an object that exists in both:
 
 * **a replacement**: a field the API server, a CRD or the cloud API treats as immutable changes (a
   VPC or subnet CIDR, a cluster's region, a table's key schema; the table below). Flux's apply then
@@ -17,6 +17,9 @@ and refuses, one line each, two kinds of change to an object that exists in both
   deletes something live carry it, fluxplane.config.hub.APPLIED_BY). When the old Kustomization stops
   applying the object it deletes it, before the new one adopts it, unless the old one is suspended
   first. ``--move PATTERN`` allows it, once the old Kustomization is suspended on the hub.
+* **a Kubernetes version EKS refuses**: an EKSCluster's version going down, or up by more than one minor
+  version, from the one in the old tree. The definition is checked against the versions recorded in
+  environments/allocations.yaml; this check holds when that file says otherwise. No flag allows it.
 
 A pattern is ``Kind/namespace/name`` (``Kind/name`` for cluster-scoped objects), with shell wildcards.
 
@@ -39,6 +42,7 @@ from typing import Any
 
 import yaml
 
+from fluxplane.config.awsdata import minor
 from fluxplane.config.hub import APPLIED_BY
 from fluxplane.constructs.render import parse_documents
 from fluxplane.synth import writer
@@ -150,6 +154,8 @@ DELETES = {
 
 #: A HelmRelease: a change of its release target reinstalls the release (release_target).
 HELM_RELEASE = ("helm.toolkit.fluxcd.io", "HelmRelease")
+#: A workload cluster: EKS moves its Kubernetes version one minor version up at a time and never down.
+EKS_CLUSTER = ("platform.fluxplane.io", "EKSCluster")
 
 #: Kinds whose changes the guard looks at; a file holding none of them is not parsed.
 _KINDS = frozenset({*(kind for _, kind in IMMUTABLE if kind != "*"), HELM_RELEASE[1]})
@@ -218,6 +224,23 @@ def release_target(document: Mapping[str, Any]) -> tuple[str, str, str]:
         f"{target}-{field(document, ('metadata', 'name'))}" if target else field(document, ("metadata", "name"))
     )
     return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), str(name)
+
+
+def version_step(old: Any, new: Any) -> str | None:
+    """Why EKS refuses moving a cluster from Kubernetes ``old`` to ``new``, or None when it does not.
+
+    The old tree is the truth here: the recorded versions in environments/allocations.yaml are only a file of the
+    repository, and a version EKS refuses leaves the cluster where it is with its composite failing."""
+    if not (isinstance(old, str) and isinstance(new, str)) or old == new:
+        return None
+    try:
+        step = minor(new) - minor(old)
+    except (IndexError, ValueError):
+        return None
+    if step == 1:
+        return None
+    how = "EKS cannot downgrade a cluster" if step < 0 else "EKS upgrades a cluster one minor version at a time"
+    return f"spec.kubernetesVersion changes from {old} to {new}, which {how}"
 
 
 def _change(old: Any, new: Any) -> str:
@@ -438,6 +461,15 @@ def guard(
                     f"{where}: the release changes from {_release_text(old_target)} to {_release_text(new_target)}, "
                     "so helm-controller uninstalls it, deleting what it installed, before it installs the new one; to "
                     f"do it on purpose, run synth with --replace '{label(key)}'"
+                )
+        if key[:2] == EKS_CLUSTER:
+            refused = version_step(
+                field(was.document, ("spec", "kubernetesVersion")), field(now.document, ("spec", "kubernetesVersion"))
+            )
+            if refused is not None:
+                problems.append(
+                    f"{where}: {refused}; set kubernetesVersion to the next minor version of the one in dist/ (the "
+                    "versions recorded in environments/allocations.yaml disagree with it)"
                 )
         new_applier = applier(now.document)
         if new_applier is None or allowed(key, move):

@@ -237,3 +237,59 @@ def test_removing_a_cluster_with_the_command_needs_the_word_at_synth(
     assert "EKSCluster production-usw2/production-usw2: removed, so Crossplane deletes the EKS cluster" in err
     assert "AppTable production-usw2/orders-table-orders: removed" in err
     assert main(["--root", str(example_project), "synth", "--delete", "*/production-usw2/*"]) == 0
+
+
+def versioned(version: str) -> dict[str, Any]:
+    document = cluster()
+    document["spec"]["kubernetesVersion"] = version
+    return document
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "refused"),
+    [
+        ("1.34", "1.35", None),
+        ("1.34", "1.34", None),
+        ("1.9", "1.10", None),
+        ("1.34", "1.36", "EKS upgrades a cluster one minor version at a time"),
+        ("1.35", "1.34", "EKS cannot downgrade a cluster"),
+    ],
+)
+def test_a_kubernetes_version_eks_refuses_is_refused_whatever_the_recorded_versions_say(
+    tmp_path: Path, old: str, new: str, refused: str | None
+) -> None:
+    dist = write(tmp_path / "dist", {FILE: [versioned(old)]})
+    problems = guard(texts({FILE: [versioned(new)]}), dist, hub="hub", replace=["*"])
+    if refused is None:
+        assert problems == []
+    else:
+        assert problems == [
+            f"{FILE}: EKSCluster a/a: spec.kubernetesVersion changes from {old} to {new}, which {refused}; set "
+            "kubernetesVersion to the next minor version of the one in dist/ (the versions recorded in "
+            "environments/allocations.yaml disagree with it)"
+        ]
+
+
+def test_a_tampered_recorded_version_cannot_skip_a_clusters_upgrade(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the record claims staging-usw2 runs 1.35 while dist/ has it on 1.34, and the definition asks for 1.36
+    allocations = example_project / "environments" / "allocations.yaml"
+    text = allocations.read_text()
+    assert 'staging-usw2: "1.34"' in text
+    allocations.write_text(text.replace('staging-usw2: "1.34"', 'staging-usw2: "1.35"'))
+    staging = example_project / "environments" / "staging.yaml"
+    staging.write_text(
+        staging.read_text().replace(
+            "  - name: staging-usw2\n", '  - name: staging-usw2\n    kubernetesVersion: "1.36"\n'
+        )
+    )
+    written = example_project / "dist" / "platform" / "spokes" / "staging-usw2" / "cluster" / "cluster.yaml"
+    before = written.read_bytes()
+    capsys.readouterr()
+    # WHEN synthesized, even with --replace THEN exit 2 with the reason, and dist/ is untouched
+    assert main(["--root", str(example_project), "synth", "--replace", "*"]) == EXIT_BAD_INPUT
+    assert "spec.kubernetesVersion changes from 1.34 to 1.36, which EKS upgrades a cluster one minor version" in (
+        capsys.readouterr().err
+    )
+    assert written.read_bytes() == before
