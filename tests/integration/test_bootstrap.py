@@ -211,6 +211,8 @@ def test_secrets_come_first_and_the_sealing_key_is_the_one_the_controller_reads(
         }
         (key,) = applied(steps["sealing-key"]["spec"])
         assert key["kind"] == "ExternalSecret"
+        # the store serves the key's namespace alone: a tenant's ExternalSecret naming it is refused
+        assert store["spec"]["conditions"] == [{"namespaces": [key["metadata"]["namespace"]]}]
         assert key["spec"]["secretStoreRef"] == {"kind": "ClusterSecretStore", "name": store["metadata"]["name"]}
         assert key["spec"]["target"]["template"] == {
             "type": "kubernetes.io/tls",

@@ -13,7 +13,8 @@ what it applied; the first ones wait only for the hub's shared platform (the Com
 3. ``external-secrets``: External Secrets Operator on the spoke (a HelmRelease through the kubeconfig),
    its service account bound by IRSA to the role the composition made for it, after ``cluster`` and
    the add-on roles, so the add-ons' pods start with their credentials;
-4. ``secret-store``: a ClusterSecretStore for AWS Secrets Manager that authenticates as that account;
+4. ``secret-store``: a ClusterSecretStore for AWS Secrets Manager that authenticates as that account and
+   serves the sealing key's namespace alone (tenants may write ExternalSecrets in theirs);
 5. ``sealing-key``: an ExternalSecret that materializes the fleet's Sealed Secrets key pair as the
    ``kubernetes.io/tls`` Secret the controller picks up (label ``sealed-secrets-key: active``);
 6. ``sealed-secrets``: the Sealed Secrets controller (key renewal off: the key pair is the fleet's);
@@ -241,6 +242,8 @@ class SpokesChart(FleetChart):
                         "auth": {"jwt": {"serviceAccountRef": {"name": account, "namespace": account}}},
                     }
                 },
+                # The sealing key's namespace only: tenants may write ExternalSecrets in theirs.
+                "conditions": [{"namespaces": [SEALED_SECRETS_NAMESPACE]}],
             },
         )
         return directory

@@ -61,8 +61,15 @@ class SecretStoreProvider(Props):
     """AWS Secrets Manager or Parameter Store."""
 
 
+class StoreCondition(Props):
+    """Namespaces whose ExternalSecrets a ClusterSecretStore serves."""
+
+    namespaces: tuple[Label, ...] = Field(min_length=1)
+    """The namespaces, by name."""
+
+
 class ClusterSecretStoreProps(Props):
-    """Props of a ClusterSecretStore: a store the ExternalSecrets of every namespace may use."""
+    """Props of a ClusterSecretStore: a store the ExternalSecrets of the namespaces it names may use."""
 
     name: Name
     """``metadata.name`` of the store (cluster-scoped); ExternalSecrets name it in ``secretStoreRef``."""
@@ -70,6 +77,9 @@ class ClusterSecretStoreProps(Props):
     """``metadata.labels``. Default: none."""
     provider: SecretStoreProvider
     """Where the secrets come from, and how to authenticate there."""
+    conditions: tuple[StoreCondition, ...] = Field(min_length=1)
+    """The namespaces the store serves; ExternalSecrets elsewhere are refused. Required: a store that serves every
+    namespace hands whatever its identity can read to anyone who may write an ExternalSecret, a tenant included."""
 
 
 class ClusterSecretStore(TypedResource[ClusterSecretStoreProps]):

@@ -30,7 +30,9 @@ source in the tree (objects annotated ``kustomize.toolkit.fluxcd.io/substitute: 
 skipped); and no Kustomization applies a CRD or XRD together with custom resources of its kinds
 (the server-side dry run of the resources fails before the definition exists); a Kustomization whose
 GitRepository has a ``sparseCheckout`` has its ``spec.path`` inside one of its directories (the artifact
-holds nothing else).
+holds nothing else); and every ClusterSecretStore names the namespaces it serves (``spec.conditions``): tenants
+may write ExternalSecrets in their namespaces, so a store serving all of them hands a tenant whatever its identity
+reads (the fleet's sealing key among it).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from fluxplane.validate.tree import Document, Tree
 FLUX_KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 FLUX_HELM = "helm.toolkit.fluxcd.io"
 FLUX_SOURCE = "source.toolkit.fluxcd.io"
+EXTERNAL_SECRETS = "external-secrets.io"
 SUBSTITUTE_ANNOTATION = "kustomize.toolkit.fluxcd.io/substitute"
 #: ``${VAR}`` not preceded by another ``$``; group 2 is the default operator when there is one.
 VARIABLE = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=][^}]*)?\}")
@@ -278,6 +281,12 @@ def _check_object(fleet: Fleet, placed: Placed) -> Iterator[Finding]:
             yield from _check_ref(fleet, placed, ["spec", "dependsOn", index], entry, "HelmRelease", own)
     elif group == FLUX_SOURCE and kind == "HelmChart":
         yield from _check_ref(fleet, placed, ["spec", "sourceRef"], spec.get("sourceRef"), "", SOURCE_GROUPS)
+    elif group == EXTERNAL_SECRETS and kind == "ClusterSecretStore" and not spec.get("conditions"):
+        yield placed.document.finding(
+            "spec.conditions",
+            "the store serves every namespace, so a tenant's ExternalSecret can read whatever the store's identity "
+            "reads; name the namespaces it serves (conditions: [{namespaces: [...]}])",
+        )
     if group in (FLUX_KUSTOMIZE, FLUX_HELM) and isinstance(spec.get("kubeConfig"), dict):
         kube_config = spec["kubeConfig"]
         if isinstance(kube_config.get("secretRef"), dict):

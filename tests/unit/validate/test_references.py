@@ -220,3 +220,18 @@ def test_flux_path_into_the_deploy_folder_must_exist(deploy_dist: Path) -> None:
     assert lines(deploy_dist) == [
         f"{HUB}:1 Kustomization/app-compositions: spec.path: folder './deploy/nowhere' does not exist in the tree"
     ]
+
+
+def test_a_cluster_secret_store_must_name_the_namespaces_it_serves(dist: Path) -> None:
+    # GIVEN the spokes' store without its conditions (a tenant could then read the sealing key with it)
+    file = "platform/spokes/steps/secret-store/secret-store.yaml"
+    edit(dist, file, 1, lambda d: d["spec"].pop("conditions"))
+    found = lines(dist)
+    # THEN every cluster it is applied to reports it, once per placement
+    assert found and all(
+        line
+        == f"{file}:1 ClusterSecretStore/fleet-secrets-manager: spec.conditions: the store serves every namespace, so "
+        "a tenant's ExternalSecret can read whatever the store's identity reads; name the namespaces it serves "
+        "(conditions: [{namespaces: [...]}])"
+        for line in found
+    )
