@@ -62,6 +62,8 @@ class ClusterIdentities:
     applier: tuple[str, str]
     #: The management cluster's hub namespace is not made by a cluster's chain: this file makes it.
     own_namespace: bool = False
+    #: The account the cluster is in (its provider config), or None for the hub's own.
+    account: str | None = None
 
 
 #: In a pack's policy: the escape ``$$``, or ``${name}``.
@@ -133,6 +135,7 @@ class AddonIdentitiesChart(FleetChart):
                         "labels": {PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
                         "annotations": annotations,
                         "region": item.region,
+                        "providerConfigName": item.account,
                         "tags": escaped(dict(item.tags)),
                         "clusterName": item.cluster,
                         "serviceAccountNamespace": identity.namespace,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
@@ -67,9 +67,12 @@ class CloudChart(FleetChart):
         tags: dict[str, dict[str, str]],
         flux: FluxSettings,
         sealed: Iterable[SealedFile] = (),
+        accounts: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory=CLOUD_DIR)
         self.flux = flux
+        #: Per cluster in an account of its own: that account's name, its provider config.
+        self._accounts = dict(accounts or {})
         #: Per cluster with apps that need AWS: its folder, and its composites (for its Kustomization's
         #: health checks).
         self.folders: dict[str, str] = {}
@@ -113,6 +116,7 @@ class CloudChart(FleetChart):
             "namespace": namespace,
             "labels": labels,
             "region": placement.region,
+            "providerConfigName": self._accounts.get(cluster),
             "tags": {**cluster_tags, "app": app.name},
         }
         self.composites.setdefault(cluster, []).append(

@@ -41,6 +41,7 @@ from typing import Any
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.hub import (
+    ACCOUNT_LABEL,
     BUILD_STEP,
     EXTERNAL_SECRETS_NAMESPACE,
     IDENTITIES_STEP,
@@ -423,7 +424,11 @@ class SpokesChart(FleetChart):
             "namespace",
             {
                 "name": namespace,
-                "labels": {"fluxplane.io/cluster": name, "fluxplane.io/environment": environment},
+                "labels": {
+                    "fluxplane.io/cluster": name,
+                    "fluxplane.io/environment": environment,
+                    **({ACCOUNT_LABEL: cluster.account} if cluster.account else {}),
+                },
                 "annotations": applied_by(FLUX_NAMESPACE, PARENT),
             },
         )

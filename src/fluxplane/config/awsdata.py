@@ -42,6 +42,15 @@ class Release:
     end_of_extended_support: date
 
 
+def partition(region: str) -> str:
+    """The ARN partition of ``region``: ``aws-cn`` for China, ``aws-us-gov`` for GovCloud (US), else ``aws``."""
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
 def minor(version: str) -> int:
     """The minor number of a ``1.NN`` version, for ordering (1.9 sorts before 1.10)."""
     return int(version.split(".")[1])

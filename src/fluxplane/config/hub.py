@@ -94,6 +94,8 @@ def kubeconfig_reference(cluster: str, access: str) -> dict[str, dict[str, str]]
 #: what a Kustomization or HelmRelease installed): the Flux Kustomization that applies it, as
 #: ``namespace/name``. When that changes, Flux prunes the object from the old Kustomization, possibly
 #: before the new one adopts it; synth refuses such a move unless it is allowed (fluxplane.synth.guard).
+#: On a workload cluster's hub namespace: the account it is in (its provider config), when not the hub's own.
+ACCOUNT_LABEL = "fluxplane.io/account"
 APPLIED_BY = "fluxplane.io/applied-by"
 
 

@@ -150,6 +150,8 @@ class _Loader:
         self.workload_clusters: dict[str, str] = {}
         #: The AWS facts clusters are checked against: fluxplane's data and the base file's awsData.
         self.aws: awsdata.AwsFacts = awsdata.shipped()
+        #: The names of the base file's accounts, as far as it gives them: what a cluster's ``account`` may name.
+        self.accounts: list[str] = []
         #: The management cluster, once the base file validates: the hub whose reach endpoints must allow.
         self.management: models.ManagementCluster | None = None
         #: environments/allocations.yaml: the recorded VPC ranges and Kubernetes versions.
@@ -180,6 +182,8 @@ class _Loader:
         allocations = env_dir / ALLOCATIONS_FILE
         self.recorded = read_allocations(allocations, _display(root, allocations), problems)
         self.aws = awsdata.facts(_lenient_aws_data(base_raw))
+        accounts = base_raw.get("accounts") if base_raw is not None else None
+        self.accounts = sorted(name for name in accounts if isinstance(name, str)) if isinstance(accounts, dict) else []
         base_raw = self._with_recorded_hub_version(base_raw)
         base_model: models.BaseFile | None = None
         base_origins = Origins([Layer(self.base_display, base_raw)])
@@ -238,6 +242,7 @@ class _Loader:
             environments=tuple(environments),
             sealing_key=base_model.sealing_key,
             teams=base_model.teams,
+            accounts=base_model.accounts,
             aws_data=base_model.aws_data,
         )
         return LoadedFleet(
@@ -355,6 +360,16 @@ class _Loader:
         endpoint = _valid(_ENDPOINT, merged.get("endpoint", {}))
         if endpoint is not None:
             found.extend(self._reach_problems(endpoint))
+        account = merged.get("account")
+        if isinstance(account, str) and account not in self.accounts:
+            known = ", ".join(self.accounts) or "none"
+            found.append(
+                (
+                    ("account",),
+                    f"{show(account)} is not an account of {self.base_display} (accounts: {known}); add it under "
+                    "accounts with its id, so the hub's Crossplane has a provider config to reach it",
+                )
+            )
         charts = merged.get("cdk8sCharts")
         for chart_index, chart in enumerate(charts if isinstance(charts, list) else []):
             if isinstance(chart, str) and chart not in self.cdk8s_charts:

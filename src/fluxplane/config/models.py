@@ -30,6 +30,10 @@ INSTANCE_TYPE = r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$"
 #: An availability zone's name: its region's name and a letter.
 AVAILABILITY_ZONE = r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9][a-z]$"
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
+ACCOUNT_ID = r"^[0-9]{12}$"
+ROLE_NAME = r"^[A-Za-z0-9+=,.@_-]{1,64}$"
+#: The ClusterProviderConfig of the hub's own account: every AWS resource's unless its cluster names an account.
+HUB_PROVIDER_CONFIG = "default"
 #: A CODEOWNERS owner: a GitHub or GitLab @user or @org/team, or an e-mail address.
 OWNER = r"^(@[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^@\s]+\.[A-Za-z]{2,})$"
 #: Characters a Git ref name may hold (git check-ref-format); the rules on sequences are in config.apps.
@@ -459,6 +463,11 @@ class WorkloadCluster(ClusterBase):
         "and a FluxInstance (see Spoke bootstrap). Changing it on an existing cluster replaces its Flux: synth "
         "refuses unless `--replace` names the HelmRelease.",
     )
+    account: DnsLabel | None = Field(
+        None,
+        description="The AWS account the cluster, its add-ons' identities and its apps' resources are made in: a name "
+        "under `accounts` in base.yaml. Default: the hub's account (see Accounts).",
+    )
     cdk8s_charts: list[DnsLabel] = Field(
         default_factory=list,
         alias="cdk8sCharts",
@@ -554,6 +563,33 @@ class SealingKey(Model):
     )
 
 
+class Account(Model):
+    """An AWS account workload clusters live in, which the hub's Crossplane reaches by assuming a role there."""
+
+    id: Annotated[str, StringConstraints(pattern=ACCOUNT_ID)] = Field(
+        description='The 12-digit account id, quoted ("012345678912"): unquoted, YAML reads a number.'
+    )
+    role_name: Annotated[str, StringConstraints(pattern=ROLE_NAME)] = Field(
+        "fluxplane-crossplane",
+        alias="roleName",
+        description="The IAM role in that account the hub's AWS providers assume; it trusts the providers' role "
+        "(see Accounts).",
+    )
+    external_id: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+=,.@:/_-]{2,1224}$")] | None = Field(
+        None, alias="externalId", description="The external ID the role's trust policy asks for, if any."
+    )
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _quoted_id(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            raise ValueError(
+                f"an account id is a string of 12 digits in quotes; unquoted, YAML reads the number {value} (an id "
+                "starting with 0 loses it, or is even read as an octal number)"
+            )
+        return value
+
+
 class Teams(Model):
     """Who reviews what: the owners CODEOWNERS (dist/CODEOWNERS) names for the fleet's folders."""
 
@@ -641,12 +677,28 @@ class BaseFile(Model):
         description="The Sealed Secrets key pair every workload cluster fetches at bootstrap.",
     )
     teams: Teams = Field(default_factory=Teams, description="Code owners of the fleet's folders (dist/CODEOWNERS).")
+    accounts: dict[DnsLabel, Account] = Field(
+        default_factory=dict,
+        description="AWS accounts besides the hub's, by name, that clusters name in `account` (see Accounts).",
+    )
     aws_data: AwsData = Field(
         default_factory=AwsData,
         alias="awsData",
         description="AWS facts newer than fluxplane's data: instance types, regions and their zones, Kubernetes "
         "versions (see AWS data).",
     )
+
+    @field_validator("accounts")
+    @classmethod
+    def _accounts(cls, value: dict[str, Account]) -> dict[str, Account]:
+        if HUB_PROVIDER_CONFIG in value:
+            raise ValueError(
+                f"{HUB_PROVIDER_CONFIG!r} is the hub's own account's provider config; name the account otherwise"
+            )
+        twice = repeated([account.id for account in value.values()])
+        if twice:
+            raise ValueError(f"each account once, id {', '.join(map(repr, twice))} named twice")
+        return value
 
 
 class EnvironmentFile(Model):
@@ -685,6 +737,7 @@ class Fleet(Model):
     environments: tuple[Environment, ...]
     sealing_key: SealingKey = Field(default_factory=SealingKey)
     teams: Teams = Field(default_factory=Teams)
+    accounts: dict[str, Account] = Field(default_factory=dict)
     aws_data: AwsData = Field(default_factory=AwsData)
 
     @property

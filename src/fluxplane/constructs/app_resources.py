@@ -54,6 +54,9 @@ class _Composite(Props):
     """``metadata.annotations``. Default: none."""
     region: str = Field(pattern=REGION)
     """AWS region the composite's resources are created in."""
+    provider_config_name: Name | None = None
+    """The ClusterProviderConfig of the AWS account the composite's resources are made in: its cluster's. Default:
+    not set (the hub's own account, ``default``)."""
     tags: dict[str, str] = Field(default_factory=dict)
     """AWS tags on the AWS resources the composite creates. Default: none."""
 

@@ -164,6 +164,9 @@ class EKSClusterProps(Props):
     """The managed node groups, at least one."""
     tags: dict[str, str] = Field(default_factory=dict)
     """AWS tags on the AWS resources the composite creates. Default: none."""
+    provider_config_name: Name | None = None
+    """The ClusterProviderConfig of the AWS account the cluster is made in. Default: not set (the hub's own account,
+    ``default``)."""
     sealing_key_secret: str = Field(pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$")
     """Secrets Manager secret with the Sealed Secrets key pair, readable by the cluster's External Secrets."""
     kubeconfig_secret_name: Name

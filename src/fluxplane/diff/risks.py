@@ -20,6 +20,7 @@ from fluxplane.synth.guard import (
     IMMUTABLE,
     applier,
     field,
+    immutable_change,
     immutable_fields,
     release_target,
 )
@@ -61,8 +62,7 @@ def immutable_changes(change: ObjectChange) -> list[str]:
         return []
     messages = []
     for path in immutable_fields(*_ident(change)):
-        old, new = field(change.before, path), field(change.after, path)
-        if old is not None and old != new:
+        if immutable_change(change.before, change.after, path) is not None:
             messages.append(
                 f"immutable field {'.'.join(path)} changed: the update is refused or the resource is replaced"
             )

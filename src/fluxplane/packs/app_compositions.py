@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fluxplane.config.hub import ACCOUNT_LABEL
+from fluxplane.config.models import HUB_PROVIDER_CONFIG
 from fluxplane.constructs import app_resources as xr
 from fluxplane.constructs.admission_policy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
@@ -30,12 +32,14 @@ from fluxplane.packs.eks import (
     LABEL,
     PATCH_AND_TRANSFORM,
     PATCH_SETS,
+    PROVIDER_CONFIG_FIELD,
     _managed,
     _patch,
     _resource,
     _selector,
     _status,
     _use,
+    provider_config_property,
 )
 
 #: Label of an app's IAM role, whose value is the app's name: how resource policies find the role.
@@ -282,6 +286,7 @@ def _string(description: str, **extra: Any) -> dict[str, Any]:
 
 _COMMON = {
     "region": _string("AWS region.", pattern=xr.REGION),
+    PROVIDER_CONFIG_FIELD: provider_config_property(),
     "tags": {"type": "object", "additionalProperties": {"type": "string"}},
 }
 _APP = {"app": _string("The app whose role gets access: its AppIdentity in this namespace.")}
@@ -396,7 +401,8 @@ def policy_props() -> dict[str, Any]:
 
     The account ``<app>-cloud`` of a cluster's hub namespace applies what the app's repository asks
     for; RBAC lets it manage the requestable kinds in that namespace, and this policy narrows it to
-    objects whose ``spec.app`` is the app, named ``<app>-...``, and never another app's object.
+    objects whose ``spec.app`` is the app, named ``<app>-...``, and never another app's object, made in
+    the cluster's own AWS account (the hub namespace's ACCOUNT_LABEL, else the hub's).
     """
     account = (
         f"'system:serviceaccount:' + object.metadata.namespace + ':' + object.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"
@@ -435,6 +441,14 @@ def policy_props() -> dict[str, Any]:
             {
                 "expression": "request.operation != 'UPDATE' || oldObject.spec.app == object.spec.app",
                 "message": "spec.app of an existing resource does not change",
+                "reason": "Forbidden",
+            },
+            {
+                "expression": f"(has(object.spec.{PROVIDER_CONFIG_FIELD}) ? object.spec.{PROVIDER_CONFIG_FIELD} : "
+                f"'{HUB_PROVIDER_CONFIG}') == (has(namespaceObject.metadata.labels) && '{ACCOUNT_LABEL}' in "
+                f"namespaceObject.metadata.labels ? namespaceObject.metadata.labels['{ACCOUNT_LABEL}'] : "
+                f"'{HUB_PROVIDER_CONFIG}')",
+                "message": f"spec.{PROVIDER_CONFIG_FIELD} is the account of the cluster the app runs on",
                 "reason": "Forbidden",
             },
         ],

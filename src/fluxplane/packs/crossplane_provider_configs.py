@@ -1,4 +1,8 @@
-"""crossplane-provider-configs: the ClusterProviderConfig the AWS managed resources use.
+"""crossplane-provider-configs: the ClusterProviderConfigs the AWS managed resources use.
+
+``default`` authenticates as the providers' own identity, in the hub's account. Each account of the
+definition (``accounts`` in base.yaml) gets one of its name that then assumes the account's role (its
+``roleName``, with its ``externalId``): the clusters that name the account are built through it.
 
 A separate pack (and so a separate Flux Kustomization) from crossplane-providers: its kind is
 defined by a CRD the providers install, and a CRD and its custom resources never share a build.
@@ -10,11 +14,13 @@ from typing import Literal
 
 from pydantic import Field
 
+from fluxplane.config.awsdata import partition
+from fluxplane.config.models import HUB_PROVIDER_CONFIG
 from fluxplane.constructs.aws_provider_config import AwsClusterProviderConfig
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 
-#: The ClusterProviderConfig every composed AWS resource names.
-AWS_PROVIDER_CONFIG = "default"
+#: The ClusterProviderConfig every composed AWS resource names unless its cluster names an account.
+AWS_PROVIDER_CONFIG = HUB_PROVIDER_CONFIG
 
 
 class CrossplaneProviderConfigsConfig(PackConfig):
@@ -24,12 +30,22 @@ class CrossplaneProviderConfigsConfig(PackConfig):
 def bind(ctx: PackContext, config: CrossplaneProviderConfigsConfig) -> None:
     source = "IRSA" if config.identity == "irsa" else "PodIdentity"
     AwsClusterProviderConfig(ctx.scope, "aws", {"name": AWS_PROVIDER_CONFIG, "credentials": {"source": source}})
+    if ctx.fleet is None:
+        return
+    arn = partition(ctx.fleet.management.region)
+    for name, account in sorted(ctx.fleet.accounts.items()):
+        role = {"roleARN": f"arn:{arn}:iam::{account.id}:role/{account.role_name}", "externalID": account.external_id}
+        AwsClusterProviderConfig(
+            ctx.scope,
+            f"account-{name}",
+            {"name": name, "credentials": {"source": source}, "assumeRoleChain": [role]},
+        )
 
 
 PACK = Pack(
     name="crossplane-provider-configs",
     version="1.0.0",
-    description="AWS ClusterProviderConfig 'default' using the providers' pod identity",
+    description="AWS ClusterProviderConfig 'default' using the providers' pod identity, and one per account",
     config=CrossplaneProviderConfigsConfig,
     layer="configs",
     bind=bind,

@@ -34,11 +34,26 @@ from fluxplane.config.hub import (
     hub_access_config_map,
     kubeconfig_secret,
 )
-from fluxplane.config.models import SealingKey, WorkloadCluster
+from fluxplane.config.models import HUB_PROVIDER_CONFIG, SealingKey, WorkloadCluster
 from fluxplane.config.network import subnet_plan
 from fluxplane.constructs import eks_cluster as xr
 
-PROVIDER_CONFIG = {"kind": "ClusterProviderConfig", "name": "default"}
+PROVIDER_CONFIG = {"kind": "ClusterProviderConfig", "name": HUB_PROVIDER_CONFIG}
+#: The composite field naming the ClusterProviderConfig of the account its AWS resources are made in.
+PROVIDER_CONFIG_FIELD = "providerConfigName"
+
+
+def provider_config_property() -> dict[str, Any]:
+    """The XRD property of PROVIDER_CONFIG_FIELD: the hub's own account unless a cluster names another."""
+    return _string(
+        "The ClusterProviderConfig of the AWS account the resources are made in (an account's name); changing it "
+        "makes them anew in the other account.",
+        pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        maxLength=63,
+        default=HUB_PROVIDER_CONFIG,
+    )
+
+
 #: Label keys composed resources are selected by, within one composite resource.
 LABEL = "platform.fluxplane.io"
 PATCH_AND_TRANSFORM = "function-patch-and-transform"
@@ -144,6 +159,7 @@ def composite_props(
         ],
         "tags": cluster.tags,
         "sealingKeySecret": sealing_key.secret_name,
+        **({"providerConfigName": cluster.account} if cluster.account else {}),
         "kubeconfigSecretName": secret.name,
         "bootstrapConfigMapName": bootstrap_values(cluster.name).name,
         "hubAccess": _hub_access(cluster, hub_flux_role),
@@ -265,6 +281,7 @@ def xrd_schema() -> dict[str, Any]:
             },
             "nodeGroups": {"type": "array", "minItems": 1, "items": node_group},
             "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+            PROVIDER_CONFIG_FIELD: provider_config_property(),
             "sealingKeySecret": _string(
                 "Secrets Manager secret with the Sealed Secrets key pair, readable by the cluster's External Secrets.",
                 pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$",
@@ -366,6 +383,7 @@ def _use(patch_set: str) -> dict[str, Any]:
 
 PATCH_SETS = [
     {"name": "region", "patches": [_patch("spec.region", "spec.forProvider.region")]},
+    {"name": "account", "patches": [_patch(f"spec.{PROVIDER_CONFIG_FIELD}", "spec.providerConfigRef.name")]},
     {
         "name": "tags",
         "patches": [
@@ -398,6 +416,9 @@ def _selector(**labels: str) -> dict[str, Any]:
 
 
 def _resource(name: str, base: dict[str, Any], patches: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A composed resource; an AWS managed resource is made in the composite's account (PROVIDER_CONFIG_FIELD)."""
+    if str(base.get("apiVersion", "")).endswith(".aws.m.upbound.io/v1beta1"):
+        patches = [*patches, _use("account")]
     return {"name": name, "base": base, "patches": patches, **extra}
 
 

@@ -68,6 +68,8 @@ class FleetApp(cdk8s.App):
         self.plan = plan
         management = plan.fleet.management.name
         self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != management}
+        #: Per workload cluster in an account of its own: the account's name, which its provider config has.
+        self._accounts = {cluster.name: cluster.account for cluster in plan.fleet.clusters if cluster.account}
         self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
         self.workloads = workloads_layout(plan.fleet.repositories)
         self.clusters: dict[str, ClusterChart] = {}
@@ -405,6 +407,7 @@ class FleetApp(cdk8s.App):
                     if cluster.name == management
                     else (cluster_namespace(cluster.name), IDENTITIES_STEP),
                     own_namespace=cluster.name == management,
+                    account=self._accounts.get(cluster.name),
                 )
                 for cluster in self.plan.clusters
                 if cluster.name not in self.reused
@@ -430,6 +433,7 @@ class FleetApp(cdk8s.App):
             tags=tags,
             flux=self.plan.fleet.flux,
             sealed=self.plan.clusters[0].sealed_secrets,
+            accounts=self._accounts,
         )
 
     # -- synthesis ------------------------------------------------------------------------------

@@ -51,6 +51,11 @@ FieldPath = tuple[str, ...]
 
 #: The annotation Crossplane keeps a managed resource's cloud name in.
 EXTERNAL_NAME: FieldPath = ("metadata", "annotations", "crossplane.io/external-name")
+PROVIDER_CONFIG_REF: FieldPath = ("spec", "providerConfigRef", "name")
+PROVIDER_CONFIG_NAME: FieldPath = ("spec", "providerConfigName")
+#: What an absent field means, for the fields whose absence is a value: the provider config ``default`` (the hub's
+#: account), so that naming another account on an existing cluster is a change.
+ABSENT: dict[FieldPath, str] = {PROVIDER_CONFIG_REF: "default", PROVIDER_CONFIG_NAME: "default"}
 
 IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
     # Kubernetes: the API server refuses these updates, so Flux's apply fails until the object is recreated.
@@ -95,8 +100,9 @@ IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
     ),
     # Upbound AWS managed resources. Their CRDs carry no immutability rules; these are the fields AWS
     # cannot update in place (Terraform's ForceNew): a change replaces the resource or fails.
-    ("*.aws.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
-    ("*.aws.m.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME),
+    # The provider config names the AWS account: another one makes the resource anew there.
+    ("*.aws.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME, PROVIDER_CONFIG_REF),
+    ("*.aws.m.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME, PROVIDER_CONFIG_REF),
     ("ec2.aws*", "VPC"): (("spec", "forProvider", "cidrBlock"),),
     ("ec2.aws*", "Subnet"): (
         ("spec", "forProvider", "cidrBlock"),
@@ -118,19 +124,26 @@ IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
     # fluxplane's composites: these fields feed the managed resources' immutable fields above.
     ("platform.fluxplane.io", "EKSCluster"): (
         ("spec", "region"),
+        PROVIDER_CONFIG_NAME,
         ("spec", "network", "vpcCidr"),
         ("spec", "network", "zones"),
     ),
     ("platform.fluxplane.io", "AppTable"): (
         ("spec", "region"),
+        PROVIDER_CONFIG_NAME,
         ("spec", "tableName"),
         ("spec", "hashKey"),
         ("spec", "rangeKey"),
     ),
-    ("platform.fluxplane.io", "AppQueue"): (("spec", "region"), ("spec", "queueName"), ("spec", "fifo")),
-    ("platform.fluxplane.io", "AppBucket"): (("spec", "region"), ("spec", "bucketName")),
-    ("platform.fluxplane.io", "AppIdentity"): (("spec", "region"), ("spec", "clusterName")),
-    ("platform.fluxplane.io", "AddonIdentity"): (("spec", "region"), ("spec", "clusterName")),
+    ("platform.fluxplane.io", "AppQueue"): (
+        ("spec", "region"),
+        PROVIDER_CONFIG_NAME,
+        ("spec", "queueName"),
+        ("spec", "fifo"),
+    ),
+    ("platform.fluxplane.io", "AppBucket"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "bucketName")),
+    ("platform.fluxplane.io", "AppIdentity"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "clusterName")),
+    ("platform.fluxplane.io", "AddonIdentity"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "clusterName")),
 }
 """Fields the API server, a CRD's validation or the cloud API treat as immutable, by (API group, kind).
 
@@ -209,6 +222,18 @@ def label(key: Key) -> str:
 
 def allowed(key: Key, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(label(key), pattern) for pattern in patterns)
+
+
+def immutable_change(before: Mapping[str, Any], after: Mapping[str, Any], path: FieldPath) -> tuple[Any, Any] | None:
+    """The old and new value of the immutable field ``path`` when it changes; None when it keeps its value or had
+    none (a field set for the first time replaces nothing, save those whose absence is a value, ABSENT)."""
+    old, new = field(before, path), field(after, path)
+    if path in ABSENT:
+        old = ABSENT[path] if old is None else old
+        new = ABSENT[path] if new is None else new
+    if old is None or old == new:
+        return None
+    return old, new
 
 
 def release_target(document: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -441,15 +466,17 @@ def guard(
         where = f"{now.path}: {key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
         if not allowed(key, replace):
             for path in immutable_fields(key[0], key[1]):
-                old_value, new_value = field(was.document, path), field(now.document, path)
-                if old_value is None or old_value == new_value:
+                values = immutable_change(was.document, now.document, path)
+                if values is None:
                     continue
+                old_value, new_value = values
                 cloud = any(fnmatch.fnmatchcase(key[0], group) for group in CLOUD_GROUPS)
-                effect = (
-                    "replaces the cloud resource (deleted and made anew)"
-                    if cloud
-                    else "is refused by the API server: the object has to be made anew"
-                )
+                if path in ABSENT:
+                    effect = "makes the cloud resources anew in the other AWS account, leaving the old ones unmanaged"
+                elif cloud:
+                    effect = "replaces the cloud resource (deleted and made anew)"
+                else:
+                    effect = "is refused by the API server: the object has to be made anew"
                 problems.append(
                     f"{where}: {'.'.join(path)} changes{_change(old_value, new_value)}, which "
                     f"{effect}; to do it on purpose, run synth with --replace '{label(key)}'"

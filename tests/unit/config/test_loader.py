@@ -18,12 +18,13 @@ from tests.conftest import MINIMAL_BASE, FleetWriter
 
 DNS_HELP = "expected a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)"
 BASE_ALLOWED = (
-    "allowed: repositories, flux, management, clusterNetwork, clusterDefaults, packs, sealingKey, teams, awsData"
+    "allowed: repositories, flux, management, clusterNetwork, clusterDefaults, packs, sealingKey, teams, accounts, "
+    "awsData"
 )
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = (
     "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups, "
-    "fluxInstaller, cdk8sCharts"
+    "fluxInstaller, account, cdk8sCharts"
 )
 REGION_HELP = "expected an AWS region such as us-west-2"
 VERSION_HELP = 'expected a Kubernetes minor version such as "1.33" (quoted)'

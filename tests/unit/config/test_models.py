@@ -401,6 +401,7 @@ def test_the_file_keys_are_the_documented_ones() -> None:
         "packs",
         "sealingKey",
         "teams",
+        "accounts",
         "awsData",
     )
     assert environment_keys == ("clusterDefaults", "packs", "clusters")

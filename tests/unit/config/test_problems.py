@@ -66,6 +66,7 @@ def test_allowed_keys_of_a_model_are_its_yaml_keys_in_order() -> None:
         "packs",
         "sealingKey",
         "teams",
+        "accounts",
         "awsData",
     ]
 

@@ -127,6 +127,7 @@ def test_the_immutable_table_matches_groups_by_pattern() -> None:
     assert immutable_fields("ec2.aws.upbound.io", "Subnet") == [
         ("spec", "forProvider", "region"),
         ("metadata", "annotations", "crossplane.io/external-name"),
+        ("spec", "providerConfigRef", "name"),
         ("spec", "forProvider", "cidrBlock"),
         ("spec", "forProvider", "availabilityZone"),
         ("spec", "forProvider", "vpcId"),

@@ -207,16 +207,26 @@ def test_xrd_schemas_require_what_the_compositions_need() -> None:
 # -- the admission policy on apps' own requests, evaluated with a CEL interpreter ----------------------
 
 
-def admitted(operation: str, username: str, obj: dict[str, Any], old: dict[str, Any] | None = None) -> bool | None:
+def admitted(
+    operation: str,
+    username: str,
+    obj: dict[str, Any],
+    old: dict[str, Any] | None = None,
+    namespace_labels: dict[str, str] | None = None,
+) -> bool | None:
     """True or False as the policy decides; None when the policy does not apply to the request."""
     import celpy
 
     policy = pack.policy_props()
     env = celpy.Environment()
+    namespace: dict[str, Any] = {"name": obj["metadata"]["namespace"]}
+    if namespace_labels is not None:
+        namespace["labels"] = namespace_labels
     activation = {
         "request": celpy.json_to_cel({"operation": operation, "userInfo": {"username": username}}),
         "object": celpy.json_to_cel(obj),
         "oldObject": celpy.json_to_cel(old) if old is not None else celpy.json_to_cel(None),
+        "namespaceObject": celpy.json_to_cel({"metadata": namespace}),
     }
     for condition in policy["matchConditions"]:
         if not env.program(env.compile(condition["expression"])).evaluate(activation):
@@ -226,8 +236,9 @@ def admitted(operation: str, username: str, obj: dict[str, Any], old: dict[str, 
     )
 
 
-def table(name: str, app: str) -> dict[str, Any]:
-    return {"metadata": {"name": name, "namespace": "prod-1"}, "spec": {"app": app}}
+def table(name: str, app: str, account: str | None = None) -> dict[str, Any]:
+    spec = {"app": app} if account is None else {"app": app, "providerConfigName": account}
+    return {"metadata": {"name": name, "namespace": "prod-1"}, "spec": spec}
 
 
 def test_an_app_may_request_its_own_resources() -> None:
@@ -267,3 +278,24 @@ def test_the_policy_covers_the_requestable_kinds_on_create_and_update() -> None:
     (rule,) = pack.policy_props()["matchConstraints"]["resourceRules"]
     assert rule["resources"] == ["apptables", "appqueues", "appbuckets"]
     assert rule["operations"] == ["CREATE", "UPDATE"]
+
+
+@pytest.mark.parametrize(
+    ("account", "labels", "allowed"),
+    [
+        # the hub's own account, named or left to the XRD's default, in a cluster of the hub's account
+        ("default", {"fluxplane.io/cluster": "prod-1"}, True),
+        (None, None, True),
+        # the cluster's account
+        ("production", {"fluxplane.io/account": "production"}, True),
+        # another account than the cluster's, or an account from a cluster of the hub's
+        ("default", {"fluxplane.io/account": "production"}, False),
+        ("staging", {"fluxplane.io/account": "production"}, False),
+        ("production", {"fluxplane.io/cluster": "prod-1"}, False),
+    ],
+)
+def test_an_app_requests_resources_in_its_clusters_account_only(
+    account: str | None, labels: dict[str, str] | None, allowed: bool
+) -> None:
+    request = table("shop-audit", "shop", account)
+    assert admitted("CREATE", "system:serviceaccount:prod-1:shop-cloud", request, namespace_labels=labels) is allowed

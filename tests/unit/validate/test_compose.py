@@ -181,8 +181,8 @@ def test_patch_path_is_checked_when_no_xr_sets_its_source(dist: Path, corpus: Cr
     edit(dist, EKS, EKS_COMPOSITION, lambda d: resource(d, "vpc")["patches"].append(patch))
     assert check(dist, corpus).findings == [
         composition_finding(
-            f"{RESOURCES}[{vpc}].patches[5].toFieldPath",
-            'resource "vpc" patch 5: toFieldPath of VPC (ec2.aws.m.upbound.io/v1beta1): '
+            f"{RESOURCES}[{vpc}].patches[6].toFieldPath",
+            'resource "vpc" patch 6: toFieldPath of VPC (ec2.aws.m.upbound.io/v1beta1): '
             'spec.forProvider.cidrBlok: unknown field "cidrBlok" (did you mean "cidrBlock"?)',
         )
     ]
