@@ -56,6 +56,14 @@ def minor(version: str) -> int:
     return int(version.split(".")[1])
 
 
+def upgrade_refusal(running: str, wanted: str) -> str | None:
+    """Why EKS refuses moving a cluster from Kubernetes ``running`` to ``wanted``; None when it does not."""
+    step = minor(wanted) - minor(running)
+    if step in (0, 1):
+        return None
+    return "EKS cannot downgrade a cluster" if step < 0 else "EKS upgrades a cluster one minor version at a time"
+
+
 @dataclass(frozen=True)
 class AwsFacts:
     """What fluxplane accepts: the shipped data, plus a definition's ``awsData``."""

@@ -293,14 +293,12 @@ class _Loader:
         running = self.recorded.version_of(name, models.LEGACY_KUBERNETES_VERSION)
         if wanted is None or running is None or wanted == running:
             return merged
-        step = awsdata.minor(wanted) - awsdata.minor(running)
-        if step in (0, 1):
+        how = awsdata.upgrade_refusal(running, wanted)
+        if how is None:
             return merged
-        if step < 0:
-            how = "EKS cannot downgrade a cluster"
+        if awsdata.minor(wanted) < awsdata.minor(running):
             then = "replace the cluster instead (a new name) if it must run an older version"
         else:
-            how = "EKS upgrades a cluster one minor version at a time"
             then = f'set "1.{awsdata.minor(running) + 1}", synthesize, merge, and move on once the upgrade is done'
         runs = f"the cluster runs {running} ({self.recorded.version_where(name)})"
         self._report(origins, [(("kubernetesVersion",), f'{how}: {runs}, got "{wanted}"; {then}')])

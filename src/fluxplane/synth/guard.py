@@ -42,7 +42,7 @@ from typing import Any
 
 import yaml
 
-from fluxplane.config.awsdata import minor
+from fluxplane.config.awsdata import upgrade_refusal
 from fluxplane.config.hub import APPLIED_BY
 from fluxplane.constructs.render import parse_documents
 from fluxplane.synth import writer
@@ -256,16 +256,13 @@ def version_step(old: Any, new: Any) -> str | None:
 
     The old tree is the truth here: the recorded versions in environments/allocations.yaml are only a file of the
     repository, and a version EKS refuses leaves the cluster where it is with its composite failing."""
-    if not (isinstance(old, str) and isinstance(new, str)) or old == new:
+    if not (isinstance(old, str) and isinstance(new, str)):
         return None
     try:
-        step = minor(new) - minor(old)
+        how = upgrade_refusal(old, new)
     except (IndexError, ValueError):
         return None
-    if step == 1:
-        return None
-    how = "EKS cannot downgrade a cluster" if step < 0 else "EKS upgrades a cluster one minor version at a time"
-    return f"spec.kubernetesVersion changes from {old} to {new}, which {how}"
+    return None if how is None else f"spec.kubernetesVersion changes from {old} to {new}, which {how}"
 
 
 def _change(old: Any, new: Any) -> str:
