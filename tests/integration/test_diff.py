@@ -61,31 +61,31 @@ def test_text_report_counts_each_cluster_and_flags_the_removal(
     assert table == [
         "REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED",
         # the removed cluster's chain goes, and nothing the hub shares with the other clusters changes
-        "platform    hub                            0        0       25",
+        "platform    hub                            0        0       27",
         "platform    production-use1                0        1        0",
-        "platform    production-usw2 (removed)      0        0       59",
-        "workloads   production-usw2 (removed)      0        0        8",
+        "platform    production-usw2 (removed)      0        0       87",
+        "workloads   production-usw2 (removed)      0        0        9",
         "files       (no cluster)                   0        1        1",
     ]
     # AND the remaining production cluster gets the new value as a diff of its HelmRelease
     use1 = out[out.index("platform / production-use1: 0 added, 1 changed, 0 removed") :]
     assert use1.splitlines()[1] == "  ~ helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/metrics-server"
     assert "      -    replicas: 2\n      +    replicas: 3\n" in use1
-    # AND the risks come first: the cluster, its composite, its AWS table and every namespace it loses
-    risks = lines[lines.index("risky changes (12):") + 1 : lines.index("risky changes (12):") + 13]
-    assert risks[:4] == [
+    # AND the risks come first: the cluster, its composite, its AWS table (made on the cluster itself) and every
+    # namespace it loses
+    risks = lines[lines.index("risky changes (13):") + 1 : lines.index("risky changes (13):") + 14]
+    assert risks[:3] == [
         "  ! platform / production-usw2: cluster: cluster removed: dist/platform/clusters/production-usw2/ is gone",
-        "  ! platform / hub: platform.fluxplane.io/v1alpha1 AppTable production-usw2/orders-table-orders: "
-        "AppTable removed: Crossplane deletes the cloud resource and its data",
         "  ! platform / hub: platform.fluxplane.io/v1alpha1 EKSCluster production-usw2/production-usw2: "
         "workload cluster removed: Crossplane deletes the EKS cluster and its network",
         "  ! platform / hub: v1 Namespace production-usw2: Namespace deleted: everything in it is deleted",
     ]
-    assert (
-        risks[-1]
-        == "  ! workloads / production-usw2: v1 Namespace orders: Namespace deleted: everything in it is deleted"
-    )
-    assert sum("Namespace deleted" in line for line in risks) == 9
+    assert risks[-2:] == [
+        "  ! workloads / production-usw2: platform.fluxplane.io/v1alpha1 AppTable orders/orders-table-orders: "
+        "AppTable removed: Crossplane deletes the cloud resource and its data",
+        "  ! workloads / production-usw2: v1 Namespace orders: Namespace deleted: everything in it is deleted",
+    ]
+    assert sum("Namespace deleted" in line for line in risks) == 10
 
 
 def test_markdown_report_is_a_pull_request_comment(changed_fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,7 +98,7 @@ def test_markdown_report_is_a_pull_request_comment(changed_fleet: Path, capsys: 
         "- :warning: **platform / production-usw2** `cluster`: cluster removed: "
         "dist/platform/clusters/production-usw2/ is gone",
     ]
-    assert lines.index("### Summary") < lines.index("| platform | production-usw2 (removed) | 0 | 0 | 59 |")
+    assert lines.index("### Summary") < lines.index("| platform | production-usw2 (removed) | 0 | 0 | 87 |")
     assert out.count("<details>") == out.count("</details>") == 5
     assert "<summary><b>platform / production-use1</b>: 0 added, 1 changed, 0 removed</summary>" in lines
     assert "```diff" in lines

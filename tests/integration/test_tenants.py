@@ -138,7 +138,11 @@ def test_every_spoke_applies_its_tenants_from_the_workloads_folder() -> None:
     for cluster in {cluster for cluster, _, _ in placements()}:
         entry = load(PLATFORM / "clusters" / cluster / "kustomization.yaml")[0]
         assert "tenants.yaml" in entry["resources"]
-        (tenants,) = load(PLATFORM / "clusters" / cluster / "tenants.yaml")
+        tenants, *resources = load(PLATFORM / "clusters" / cluster / "tenants.yaml")
+        # and, on a cluster that makes its apps' resources, the Kustomization of those the apps' files name
+        assert [item["metadata"]["name"] for item in resources] == (
+            ["app-resources"] if cluster == "production-usw2" else []
+        )
         assert tenants["spec"]["path"] == f"./dist/workloads/clusters/{cluster}"
         assert tenants["spec"]["serviceAccountName"] == "kustomize-controller"
         listed = load(WORKLOADS / "clusters" / cluster / "kustomization.yaml")[0]["resources"]

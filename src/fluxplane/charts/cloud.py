@@ -9,6 +9,11 @@ Per app on a workload cluster that needs AWS, in the cluster's hub namespace: an
 ``AppTable``, ``AppQueue`` or ``AppBucket`` per resource the app asks for, each granting that role
 access to that resource only.
 
+A cluster that makes its apps' resources itself (``appResources: spoke``) gets only the identities here,
+made with the composition that lets each role use the resources named after its app
+(fluxplane.packs.app_compositions); :func:`resource_composites` then go to the app's namespace on the
+cluster (fluxplane.charts.tenants).
+
 An app whose ``aws.path`` names a folder of its repository also gets, in the same namespace, a Flux
 Kustomization that applies that folder as the service account ``<app>-cloud``, which may manage only
 AppTable, AppQueue and AppBucket objects; the ``app-compositions`` pack's admission policy lets that
@@ -35,6 +40,7 @@ from fluxplane.constructs.app_resources import (
     GROUP,
     REQUEST_ACCOUNT_SUFFIX,
     REQUESTABLE,
+    SPOKE_IDENTITY_COMPOSITION,
     AppBucket,
     AppIdentity,
     AppQueue,
@@ -68,9 +74,13 @@ class CloudChart(FleetChart):
         flux: FluxSettings,
         sealed: Iterable[SealedFile] = (),
         accounts: Mapping[str, str] | None = None,
+        spokes: Iterable[str] = (),
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory=CLOUD_DIR)
         self.flux = flux
+        #: The clusters that make their apps' resources themselves (``appResources: spoke``): the hub makes the
+        #: apps' identities alone, and applies none of the apps' own requests.
+        self._spokes = frozenset(spokes)
         #: Per cluster in an account of its own: that account's name, its provider config.
         self._accounts = dict(accounts or {})
         #: Per cluster with apps that need AWS: its folder, and its composites (for its Kustomization's
@@ -93,7 +103,8 @@ class CloudChart(FleetChart):
             listing = listings[cluster]
             path = f"{placement.app.name}.yaml"
             secret = placement.app.repository.secret_ref
-            if placement.app.aws.path is not None and secret is not None:
+            requests = placement.app.aws.path is not None and cluster not in self._spokes
+            if requests and secret is not None:
                 # Listed before the app's file, so the GitRepository finds its credentials.
                 credentials = f"{secret}.yaml"
                 if credentials not in listing.resources:
@@ -103,18 +114,17 @@ class CloudChart(FleetChart):
                     listing.add_resource(credentials)
             manifest = self.add_manifest(f"{cluster}.{placement.app.name}", posixpath.join(folder, path))
             self._app(manifest, placement, escaped(tags.get(cluster, {})))
-            if placement.app.aws.path is not None:
+            if requests:
                 self._requests(manifest, placement)
             annotate(manifest, applied_by(cluster_namespace(cluster), RESOURCES_STEP))
             listing.add_resource(path)
 
     def _app(self, scope: Any, placement: Placement, cluster_tags: dict[str, str]) -> None:
         app, cluster = placement.app, placement.cluster
-        namespace = cluster_namespace(cluster)
-        labels = {APP_LABEL: app.name, CLUSTER_LABEL: cluster}
+        spoke = cluster in self._spokes
         common = {
-            "namespace": namespace,
-            "labels": labels,
+            "namespace": cluster_namespace(cluster),
+            "labels": {APP_LABEL: app.name, CLUSTER_LABEL: cluster},
             "region": placement.region,
             "providerConfigName": self._accounts.get(cluster),
             "tags": {**cluster_tags, "app": app.name},
@@ -129,58 +139,13 @@ class CloudChart(FleetChart):
                     "clusterName": cluster,
                     "serviceAccountNamespace": app.target_namespace,
                     "serviceAccount": app.name,
+                    # The cluster makes the app's resources; the role may use those named after the app.
+                    "crossplane": {"compositionRef": {"name": SPOKE_IDENTITY_COMPOSITION}} if spoke else None,
                 },
             )
         )
-        for table in app.aws.tables:
-            keys = [(table.hash_key, table.hash_key_type)]
-            if table.range_key is not None:
-                keys.append((table.range_key, table.range_key_type))
-            self.composites.setdefault(cluster, []).append(
-                AppTable(
-                    scope,
-                    f"table-{table.name}",
-                    {
-                        **common,
-                        "name": composite_name(app.name, "table", table.name),
-                        "app": app.name,
-                        "tableName": physical_name(cluster, app.name, table.name),
-                        "hashKey": table.hash_key,
-                        "rangeKey": table.range_key,
-                        "attributes": [{"name": name, "type": kind} for name, kind in keys],
-                    },
-                )
-            )
-        for queue in app.aws.queues:
-            self.composites.setdefault(cluster, []).append(
-                AppQueue(
-                    scope,
-                    f"queue-{queue.name}",
-                    {
-                        **common,
-                        "name": composite_name(app.name, "queue", queue.name),
-                        "app": app.name,
-                        "queueName": queue_name(cluster, app.name, queue),
-                        "fifo": queue.fifo,
-                        "visibilityTimeoutSeconds": queue.visibility_timeout_seconds,
-                        "messageRetentionSeconds": queue.message_retention_seconds,
-                    },
-                )
-            )
-        for bucket in app.aws.buckets:
-            self.composites.setdefault(cluster, []).append(
-                AppBucket(
-                    scope,
-                    f"bucket-{bucket.name}",
-                    {
-                        **common,
-                        "name": composite_name(app.name, "bucket", bucket.name),
-                        "app": app.name,
-                        "bucketName": physical_name(cluster, app.name, bucket.name),
-                        "versioning": "Enabled" if bucket.versioning else "Disabled",
-                    },
-                )
-            )
+        if not spoke:
+            self.composites[cluster].extend(resource_composites(scope, placement, common))
 
     def _requests(self, scope: Any, placement: Placement) -> None:
         """Apply the app's own requests (``aws.path`` of its repository) as the app's hub account."""
@@ -254,3 +219,60 @@ class CloudChart(FleetChart):
 def request_account(app: str) -> str:
     """The hub service account an app's own requests are applied as (the admission policy knows the suffix)."""
     return f"{app}{REQUEST_ACCOUNT_SUFFIX}"
+
+
+def resource_composites(scope: Any, placement: Placement, common: Mapping[str, Any]) -> list[TypedResource[Any]]:
+    """The table, queue and bucket composites of the app of ``placement`` (``common``: their shared fields): in the
+    cluster's hub namespace, or in the app's namespace on a cluster that makes them itself."""
+    app, cluster = placement.app, placement.cluster
+    made: list[TypedResource[Any]] = []
+    for table in app.aws.tables:
+        keys = [(table.hash_key, table.hash_key_type)]
+        if table.range_key is not None:
+            keys.append((table.range_key, table.range_key_type))
+        made.append(
+            AppTable(
+                scope,
+                f"table-{table.name}",
+                {
+                    **common,
+                    "name": composite_name(app.name, "table", table.name),
+                    "app": app.name,
+                    "tableName": physical_name(cluster, app.name, table.name),
+                    "hashKey": table.hash_key,
+                    "rangeKey": table.range_key,
+                    "attributes": [{"name": name, "type": kind} for name, kind in keys],
+                },
+            )
+        )
+    for queue in app.aws.queues:
+        made.append(
+            AppQueue(
+                scope,
+                f"queue-{queue.name}",
+                {
+                    **common,
+                    "name": composite_name(app.name, "queue", queue.name),
+                    "app": app.name,
+                    "queueName": queue_name(cluster, app.name, queue),
+                    "fifo": queue.fifo,
+                    "visibilityTimeoutSeconds": queue.visibility_timeout_seconds,
+                    "messageRetentionSeconds": queue.message_retention_seconds,
+                },
+            )
+        )
+    for bucket in app.aws.buckets:
+        made.append(
+            AppBucket(
+                scope,
+                f"bucket-{bucket.name}",
+                {
+                    **common,
+                    "name": composite_name(app.name, "bucket", bucket.name),
+                    "app": app.name,
+                    "bucketName": physical_name(cluster, app.name, bucket.name),
+                    "versioning": "Enabled" if bucket.versioning else "Disabled",
+                },
+            )
+        )
+    return made

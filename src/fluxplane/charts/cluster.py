@@ -43,6 +43,8 @@ def sync_folder(repository: str, cluster: str) -> str:
 
 #: Name of the GitRepository of the workloads repository, when it is not the platform repository.
 WORKLOADS_SOURCE = "workloads"
+#: The Kustomization of a cluster that makes its apps' resources: those the apps' definitions name.
+APP_RESOURCES = "app-resources"
 #: The label of a pack's Kustomization that names its layer.
 LAYER_LABEL = "fluxplane.io/layer"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
@@ -127,6 +129,7 @@ class ClusterChart(FleetChart):
         self._secrets_dir: str | None = None
         self.pack_kustomizations: dict[str, Kustomization] = {}
         self._workloads: RepositoryLayout | None = None
+        self._tenants_source = SYNC_SOURCE
 
     @property
     def secrets_dir(self) -> str:
@@ -223,6 +226,7 @@ class ClusterChart(FleetChart):
                 },
             )
         self._workloads = workloads
+        self._tenants_source = source
         return Kustomization(
             self._tenants,
             "tenants",
@@ -234,6 +238,28 @@ class ClusterChart(FleetChart):
                 "path": workloads.flux_path(cluster_dir(self.cluster)),
                 "sourceRef": {"kind": "GitRepository", "name": source},
                 "prune": True,
+                "serviceAccountName": KUSTOMIZE_CONTROLLER,
+            },
+        )
+
+    def add_app_resources(self, directory: str, *, timeout: str) -> Kustomization:
+        """The Flux Kustomization ``app-resources`` (in ``tenants.yaml``): the resources the apps' definitions name,
+        in their namespaces, on a cluster that makes them itself. It runs as kustomize-controller, like the tenants,
+        and the app-compositions pack's admission policy holds each object to its namespace's app."""
+        if self._workloads is None:
+            raise ConstructError(f"cluster {self.cluster!r}: add the tenants before their resources")
+        return Kustomization(
+            self._tenants,
+            APP_RESOURCES,
+            {
+                "name": APP_RESOURCES,
+                "interval": self.flux.interval,
+                "retryInterval": self.flux.retry_interval,
+                "timeout": timeout,
+                "path": self._workloads.flux_path(directory),
+                "sourceRef": {"kind": "GitRepository", "name": self._tenants_source},
+                "prune": True,
+                "wait": True,
                 "serviceAccountName": KUSTOMIZE_CONTROLLER,
             },
         )

@@ -17,6 +17,13 @@ Pod Identity) and no Role, so a compromised pod can neither read the namespace's
 RBAC. Both names fit: a ServiceAccount's name is a DNS-1123 subdomain (up to 253 characters) and an app's
 name at most 63, and no label carries the deployer's name.
 
+On a cluster that makes its apps' resources itself (``appResources: spoke``), a tenant's Role also manages
+the app kinds AppTable, AppQueue and AppBucket in its namespace (the ``app-compositions`` pack's admission
+policy keeps them to the app's own names); the resources the app's definition names are written under
+``clusters/<cluster>/app-resources/``, in the app's namespace, for the cluster's Kustomization
+``app-resources``; and an app with ``aws.path`` gets a second Kustomization, ``<app>-cloud``, that applies
+that folder of its repository as the deployer.
+
 Flux on the spoke runs locked down (no cross-namespace references, impersonation of the namespace's
 ``default`` account when a Kustomization names none), so an app can only ever act as its own deployer.
 """
@@ -24,15 +31,17 @@ Flux on the spoke runs locked down (no cross-namespace references, impersonation
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
+from fluxplane.charts.cloud import APP_LABEL, CLUSTER_LABEL, resource_composites
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
-from fluxplane.config.apps import Placement
+from fluxplane.config.apps import Placement, requests_name
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
-from fluxplane.constructs.base import Construct
+from fluxplane.constructs.app_resources import GROUP, REQUESTABLE
+from fluxplane.constructs.base import Construct, TypedResource
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.namespace import Namespace
@@ -95,6 +104,16 @@ TENANT_RULES: tuple[dict[str, Any], ...] = (
 )
 
 
+#: What a tenant may also manage on a cluster that makes its apps' resources: the requestable app kinds.
+APP_RESOURCE_RULE: dict[str, Any] = {
+    "apiGroups": [GROUP],
+    "resources": list(REQUESTABLE.values()),
+    "verbs": list(MANAGE),
+}
+#: The folder of a cluster's folder in the workloads repository with the apps' resources (appResources: spoke).
+APP_RESOURCES_DIR = "app-resources"
+
+
 class TenantsChart(FleetChart):
     """The tenants of one workload cluster, under ``clusters/<cluster>/`` of the workloads repository."""
 
@@ -109,10 +128,18 @@ class TenantsChart(FleetChart):
         flux: FluxSettings,
         sealed: Iterable[SealedFile] = (),
         infrastructure: Iterable[Kustomization] = (),
+        app_resources: bool = False,
+        tags: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory=cluster_dir(cluster))
         self.cluster = cluster
         self.flux = flux
+        #: Whether the cluster makes its apps' resources itself (appResources: spoke), and its AWS tags.
+        self._app_resources = app_resources
+        self._tags = dict(tags or {})
+        #: With app_resources: the folder of the apps' resources, and the composites in it (for health checks).
+        self.resources_directory: str | None = None
+        self.composites: list[TypedResource[Any]] = []
         self._infrastructure = tuple(infrastructure)
         self._sealed = {(item.namespace, item.name): item for item in sealed}
         #: Per app: its Flux Kustomization on this cluster.
@@ -125,6 +152,31 @@ class TenantsChart(FleetChart):
         for placement in sorted(placements, key=lambda placement: placement.app.name):
             self._tenant(placement)
             listing.add_resource(placement.app.name)
+        if app_resources:
+            self._resources(sorted(placements, key=lambda placement: placement.app.name))
+
+    def _resources(self, placements: list[Placement]) -> None:
+        """The resources the apps' definitions name, one file per app, in their namespaces."""
+        directory = posixpath.join(self.directory, APP_RESOURCES_DIR)
+        scope = Construct(self, APP_RESOURCES_DIR)
+        listing: Any = None
+        for placement in placements:
+            app = placement.app
+            if not (app.aws.tables or app.aws.queues or app.aws.buckets):
+                continue
+            common = {
+                "namespace": app.target_namespace,
+                "labels": {APP_LABEL: app.name, CLUSTER_LABEL: self.cluster},
+                "region": placement.region,
+                "tags": {**self._tags, "app": app.name},
+            }
+            manifest = self.add_manifest(f"resources-{app.name}", posixpath.join(directory, f"{app.name}.yaml"), scope)
+            made = resource_composites(manifest, placement, common)
+            if listing is None:
+                listing = self.add_kustomization_file("resources-kustomization", directory, scope=scope).config
+                self.resources_directory = directory
+            listing.add_resource(f"{app.name}.yaml")
+            self.composites.extend(made)
 
     def _tenant(self, placement: Placement) -> None:
         app, namespace = placement.app, placement.app.target_namespace
@@ -150,7 +202,8 @@ class TenantsChart(FleetChart):
                 "automount_service_account_token": False,
             },
         )
-        Role(tenant, "role", {"name": app.name, "namespace": namespace, "labels": labels, "rules": TENANT_RULES})
+        rules = [*TENANT_RULES, APP_RESOURCE_RULE] if self._app_resources else list(TENANT_RULES)
+        Role(tenant, "role", {"name": app.name, "namespace": namespace, "labels": labels, "rules": rules})
         RoleBinding(
             tenant,
             "role-binding",
@@ -208,5 +261,40 @@ class TenantsChart(FleetChart):
         )
         for dependency in self._infrastructure:
             kustomization.depends_on(dependency)
+        if self._app_resources and app.aws.path is not None:
+            self._requests(sync, placement, deployer.name)
         listing.add_resource("sync.yaml")
         self.syncs[app.name] = kustomization
+
+    def _requests(self, scope: Any, placement: Placement, deployer: str) -> None:
+        """The app's own requests (``aws.path`` of its repository), applied as its deployer once the kinds are
+        served."""
+        app = placement.app
+        requests = Kustomization(
+            scope,
+            "requests",
+            {
+                "name": requests_name(app.name),
+                "namespace": app.target_namespace,
+                "labels": {TENANT_LABEL: app.name},
+                "interval": self.flux.interval,
+                "retryInterval": self.flux.retry_interval,
+                "timeout": self.flux.timeout,
+                "path": "./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
+                "sourceRef": {"kind": "GitRepository", "name": app.name},
+                "prune": True,
+                "wait": True,
+                "serviceAccountName": deployer,
+                "targetNamespace": app.target_namespace,
+                "postBuild": {
+                    "substitute": {
+                        "app": app.name,
+                        "app_namespace": app.target_namespace,
+                        "cluster_name": self.cluster,
+                        "cluster_region": placement.region,
+                    }
+                },
+            },
+        )
+        for dependency in self._infrastructure:
+            requests.depends_on(dependency)

@@ -533,12 +533,54 @@ def read_app_files(root: Path, display: Any) -> tuple[list[AppFile], list[str]]:
     return found, problems.lines
 
 
+def prefix_overlaps(
+    files: list[AppFile], placements: tuple[Placement, ...], spokes: frozenset[str] = frozenset()
+) -> list[str]:
+    """Apps whose resources are theirs by name alone, and whose names would take in another's.
+
+    An app that asks for resources from its own repository (``aws.path``), or runs on a cluster that makes its
+    apps' resources (``appResources: spoke``, where its role may use every resource named after it), owns the
+    AWS names that begin ``<cluster>-<app>-``. Names join parts with '-', which the parts may hold: app ``a`` on
+    ``c`` owns ``c-a-b-...``, the names of app ``a-b`` on ``c`` (and of app ``b`` on a cluster ``c-a``). So no
+    other app's names may begin with an owner's prefix. A cluster that makes its apps' resources owns every name
+    ``<cluster>-...`` through its Crossplane's roles, so no other cluster's name may begin ``<cluster>-``.
+    """
+    located = {item.app.name: item for item in files}
+    problems: list[str] = []
+    clusters = sorted({placement.cluster for placement in placements} | spokes)
+    for spoke in sorted(spokes):
+        for cluster in clusters:
+            if cluster.startswith(f"{spoke}-"):
+                problems.append(
+                    f"cluster {cluster!r}: its AWS names begin {spoke + '-'!r}, which cluster {spoke!r} owns "
+                    f"(appResources: spoke: its Crossplane may manage every resource named {spoke}-...); rename "
+                    f"cluster {cluster!r}"
+                )
+    named = sorted(
+        ((f"{p.cluster}-{p.app.name}-", p) for p in placements if not p.app.aws.empty),
+        key=lambda pair: (pair[0], pair[1].app.name),
+    )
+    for prefix, owner in named:
+        if owner.app.aws.path is None and owner.cluster not in spokes:
+            continue
+        for other_prefix, other in named:
+            if other_prefix != prefix and other_prefix.startswith(prefix):
+                problems.append(
+                    f"{located[other.app.name].display}: on cluster {other.cluster!r} the AWS names of app "
+                    f"{other.app.name!r} begin {other_prefix!r}, inside those app {owner.app.name!r} owns on cluster "
+                    f"{owner.cluster!r} ({prefix}..., {located[owner.app.name].display}), which could then take or "
+                    f"use them; rename one of the two apps"
+                )
+    return problems
+
+
 def place_apps(
-    files: list[AppFile], environments: dict[str, list[tuple[str, str]]]
+    files: list[AppFile], environments: dict[str, list[tuple[str, str]]], spokes: frozenset[str] = frozenset()
 ) -> tuple[tuple[Placement, ...], list[str]]:
     """Resolve each app's clusters and environments against the fleet; report what does not resolve.
 
-    ``environments`` maps each environment to its clusters as (name, region), in definition order.
+    ``environments`` maps each environment to its clusters as (name, region), in definition order; ``spokes`` are
+    the clusters that make their apps' resources themselves.
     """
     problems: list[str] = []
     region_of = {name: (env, region) for env, clusters in environments.items() for name, region in clusters}
@@ -582,4 +624,5 @@ def place_apps(
                     )
             placements.append(Placement(app=app, cluster=cluster, environment=environment, region=region))
     problems.extend(name_collisions(files, tuple(placements)))
+    problems.extend(prefix_overlaps(files, tuple(placements), spokes))
     return tuple(placements), list(dict.fromkeys(problems))

@@ -8,6 +8,7 @@ files are collected and raised together.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -212,6 +213,9 @@ class _Loader:
         apps, found_placements = place_apps(
             app_files,
             {env.name: [(cluster.name, cluster.region) for cluster in env.clusters] for env in environments},
+            frozenset(
+                cluster.name for env in environments for cluster in env.clusters if cluster.app_resources == "spoke"
+            ),
         )
         if len(environments) == len(env_paths):
             # With an environment missing, its clusters would look unknown: report that once fixed.
@@ -474,10 +478,17 @@ class _Loader:
             cluster = self._cluster(env_display, index, entry, defaults, env_file, base)
             if cluster is None:
                 continue
-            clusters.append(cluster.model_copy(update={"packs": deep_merge(env_packs, cluster.packs)}))
+            packs = deep_merge(env_packs, cluster.packs)
+            preset: list[Layer] = []
+            if cluster.app_resources == "spoke":
+                # Under the definition's own sections, so a cluster can still set a version or more services.
+                packs = deep_merge(copy.deepcopy(models.SPOKE_APP_PACKS), packs)
+                preset.append(Layer(env_display, models.SPOKE_APP_PACKS, prefix=("clusters", index, "appResources")))
+            clusters.append(cluster.model_copy(update={"packs": packs}))
             self.pack_origins[cluster.name] = (
                 Origins([Layer(env_display, entry.get("packs", {}), prefix=("clusters", index, "packs"))])
                 + env_pack_origins
+                + Origins(preset)
             )
             self.pack_sections.append((clusters[-1].packs, self.pack_origins[cluster.name]))
         if len(problems.lines) > start:

@@ -34,6 +34,22 @@ ACCOUNT_ID = r"^[0-9]{12}$"
 ROLE_NAME = r"^[A-Za-z0-9+=,.@_-]{1,64}$"
 #: The ClusterProviderConfig of the hub's own account: every AWS resource's unless its cluster names an account.
 HUB_PROVIDER_CONFIG = "default"
+#: The AWS provider family members a cluster with ``appResources: spoke`` runs: those of the app kinds its tenants ask.
+SPOKE_APP_SERVICES = ("dynamodb", "s3", "sqs")
+#: The packs a workload cluster with ``appResources: spoke`` runs, under the definition's own sections for it:
+#: Crossplane, the providers of the app kinds (their IAM roles made by the hub, allowed the cluster's own resources
+#: only), their provider config in the cluster's own account, and the app kinds for its tenants.
+SPOKE_APP_PACKS: dict[str, dict[str, Any]] = {
+    "crossplane": {},
+    "crossplane-providers": {
+        "identity": "pod-identity",
+        "hubRoles": True,
+        "services": list(SPOKE_APP_SERVICES),
+        "kubernetes": False,
+    },
+    "crossplane-provider-configs": {"identity": "pod-identity", "accounts": False},
+    "app-compositions": {"mode": "spoke"},
+}
 #: A CODEOWNERS owner: a GitHub or GitLab @user or @org/team, or an e-mail address.
 OWNER = r"^(@[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?|[^@\s]+@[^@\s]+\.[A-Za-z]{2,})$"
 #: Characters a Git ref name may hold (git check-ref-format); the rules on sequences are in config.apps.
@@ -467,6 +483,13 @@ class WorkloadCluster(ClusterBase):
         None,
         description="The AWS account the cluster, its add-ons' identities and its apps' resources are made in: a name "
         "under `accounts` in base.yaml. Default: the hub's account (see Accounts).",
+    )
+    app_resources: Literal["hub", "spoke"] = Field(
+        "hub",
+        alias="appResources",
+        description="Where its apps' DynamoDB tables, SQS queues and S3 buckets are made: by the hub's Crossplane "
+        "(`hub`), or by a Crossplane of the cluster's own, which its tenants ask in their namespaces (`spoke`; the "
+        "hub still makes the apps' IAM roles). See App resources on the cluster itself.",
     )
     cdk8s_charts: list[DnsLabel] = Field(
         default_factory=list,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -51,6 +51,9 @@ class ResourceRule(Props):
 class MatchResources(Props):
     """A policy's ``matchConstraints``: the requests it applies to."""
 
+    namespace_selector: dict[str, Any] | None = None
+    """A label selector (``matchLabels``, ``matchExpressions``) the namespace of a namespaced object must match.
+    Default: not set (every namespace)."""
     resource_rules: tuple[ResourceRule, ...] = Field(min_length=1)
     """Operations on resources the policy applies to; a request must match one of them."""
 

@@ -37,6 +37,8 @@ KINDS = {
 REQUEST_ACCOUNT_SUFFIX = "-cloud"
 #: The kinds an app may request from its own repository (its identity is the platform's), kind -> plural.
 REQUESTABLE = {kind: plural for kind, plural in KINDS.items() if kind not in ("AppIdentity", "AddonIdentity")}
+#: The Composition of the AppIdentity of an app whose cluster makes its resources (``appResources: spoke``).
+SPOKE_IDENTITY_COMPOSITION = "appidentity-spoke"
 #: An AWS managed policy (the only ARNs an add-on's role may attach).
 MANAGED_POLICY = r"^arn:aws[a-z-]*:iam::aws:policy/[A-Za-z0-9+=,.@_/-]+$"
 
@@ -61,9 +63,26 @@ class _Composite(Props):
     """AWS tags on the AWS resources the composite creates. Default: none."""
 
 
+class CompositionRef(Props):
+    """A Composition, by name."""
+
+    name: Name
+    """Name of the Composition."""
+
+
+class CompositeMachinery(Props):
+    """``spec.crossplane`` of a Crossplane v2 composite: how Crossplane composes it."""
+
+    composition_ref: CompositionRef | None = None
+    """The Composition to use. Default: not set (the XRD's ``defaultCompositionRef``)."""
+
+
 class AppIdentityProps(_Composite):
     """An app's IAM role, assumable through EKS Pod Identity by one service account of one cluster."""
 
+    crossplane: CompositeMachinery | None = None
+    """How Crossplane composes it: ``compositionRef`` SPOKE_IDENTITY_COMPOSITION for an app whose cluster makes its
+    resources. Default: not set (the role gets access through each resource's composite)."""
     cluster_name: str = Field(min_length=1, max_length=100)
     """Name of the EKS cluster the app runs on."""
     service_account_namespace: Label

@@ -12,12 +12,21 @@ Compositions (function-patch-and-transform) compose:
 
 Synth writes one AppIdentity per app and cluster, and one resource composite per table, queue and
 bucket of the app (fluxplane.charts.cloud), in the workload cluster's hub namespace.
+
+A workload cluster that makes its apps' resources itself (``appResources: spoke``) runs this pack in
+``mode: spoke``: the resource kinds only, for its tenants' namespaces, composed without IAM (its
+Crossplane's roles may touch nothing but the cluster's own resources), and an admission policy that
+keeps each tenant to its own app's names. The hub still makes those apps' identities, with the
+composition ``appidentity-spoke``: the role may use the resources named ``<cluster>-<app>-...``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import Field
 
 from fluxplane.config.hub import ACCOUNT_LABEL
 from fluxplane.config.models import HUB_PROVIDER_CONFIG
@@ -26,6 +35,7 @@ from fluxplane.constructs.admission_policy import ValidatingAdmissionPolicy, Val
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
+from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.eks import (
     AUTO_READY,
@@ -183,7 +193,29 @@ def _addon_identity() -> list[dict[str, Any]]:
     return _identity("addon")
 
 
-def _table() -> list[dict[str, Any]]:
+#: The composition of the identity of an app whose resources its cluster makes (``appResources: spoke``).
+SPOKE_IDENTITY = xr.SPOKE_IDENTITY_COMPOSITION
+#: Where an app's own resources are, by name: ``%s`` are the region, then the cluster and the app, in ARN order.
+_OWN_RESOURCES = _policy(
+    (TABLE_ACTIONS, ("arn:aws:dynamodb:%s:*:table/%s-%s-*",)),
+    (QUEUE_ACTIONS, ("arn:aws:sqs:%s:*:%s-%s-*",)),
+    (BUCKET_ACTIONS, ("arn:aws:s3:::%s-%s-*",)),
+    (OBJECT_ACTIONS, ("arn:aws:s3:::%s-%s-*/*",)),
+)
+
+
+def _spoke_identity() -> list[dict[str, Any]]:
+    """The app's role on a cluster whose Crossplane makes the app's resources: it may use the resources named
+    ``<cluster>-<app>-...`` of the cluster's region, which the cluster's admission policy keeps to that app."""
+    role, association = _identity()
+    own = ("spec.region", "spec.clusterName", "metadata.name")
+    grant = _combine((*own, *own, *own[1:], *own[1:]), _OWN_RESOURCES, "spec.forProvider.inlinePolicy[0].policy")
+    role["base"]["spec"]["forProvider"]["inlinePolicy"] = [{"name": "app-resources"}]
+    role["patches"].insert(1, grant)
+    return [role, association]
+
+
+def _table(access: bool = True) -> list[dict[str, Any]]:
     return [
         _resource(
             "table",
@@ -198,11 +230,11 @@ def _table() -> list[dict[str, Any]]:
                 _status("status.atProvider.arn", "status.arn"),
             ],
         ),
-        _access(_policy((TABLE_ACTIONS, ("%s", "%s/index/*"))), 2),
+        *([_access(_policy((TABLE_ACTIONS, ("%s", "%s/index/*"))), 2)] if access else []),
     ]
 
 
-def _queue() -> list[dict[str, Any]]:
+def _queue(access: bool = True) -> list[dict[str, Any]]:
     return [
         _resource(
             "queue",
@@ -218,11 +250,11 @@ def _queue() -> list[dict[str, Any]]:
                 _status("status.atProvider.url", "status.url"),
             ],
         ),
-        _access(_policy((QUEUE_ACTIONS, ("%s",))), 1),
+        *([_access(_policy((QUEUE_ACTIONS, ("%s",))), 1)] if access else []),
     ]
 
 
-def _bucket() -> list[dict[str, Any]]:
+def _bucket(access: bool = True) -> list[dict[str, Any]]:
     return [
         _resource(
             "bucket",
@@ -239,26 +271,45 @@ def _bucket() -> list[dict[str, Any]]:
             _managed("s3", "BucketVersioning", {"bucketSelector": _selector(), "versioningConfiguration": {}}),
             [_use("region"), _patch("spec.versioning", "spec.forProvider.versioningConfiguration.status")],
         ),
-        _access(_policy((BUCKET_ACTIONS, ("%s",)), (OBJECT_ACTIONS, ("%s/*",))), 2),
+        *([_access(_policy((BUCKET_ACTIONS, ("%s",)), (OBJECT_ACTIONS, ("%s/*",))), 2)] if access else []),
     ]
 
 
-COMPOSED = {
+COMPOSED: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "AppIdentity": _identity,
     "AppTable": _table,
     "AppQueue": _queue,
     "AppBucket": _bucket,
     "AddonIdentity": _addon_identity,
 }
+#: On a workload cluster (mode spoke): the resource kinds, without the access policy on the app's role (the hub
+#: grants it by name, SPOKE_IDENTITY), since the cluster's Crossplane may not touch IAM.
+SPOKE_COMPOSED: dict[str, Callable[[], list[dict[str, Any]]]] = {
+    "AppTable": lambda: _table(access=False),
+    "AppQueue": lambda: _queue(access=False),
+    "AppBucket": lambda: _bucket(access=False),
+}
+#: The field of each requestable kind that holds its AWS name, which starts with ``<cluster>-<app>-``.
+PHYSICAL_NAME = {"AppTable": "tableName", "AppQueue": "queueName", "AppBucket": "bucketName"}
 
 
 def composition_name(kind: str) -> str:
     return kind.lower()
 
 
-def composition_props(kind: str) -> dict[str, Any]:
+def composition_props(kind: str, *, spoke: bool = False) -> dict[str, Any]:
+    resources = SPOKE_COMPOSED[kind] if spoke else COMPOSED[kind]
+    return _composition(composition_name(kind), kind, resources())
+
+
+def spoke_identity_props() -> dict[str, Any]:
+    """The hub's composition of the identity of an app whose cluster makes its resources."""
+    return _composition(SPOKE_IDENTITY, "AppIdentity", _spoke_identity())
+
+
+def _composition(name: str, kind: str, resources: list[dict[str, Any]]) -> dict[str, Any]:
     return {
-        "name": composition_name(kind),
+        "name": name,
         "compositeTypeRef": {"apiVersion": f"{xr.GROUP}/{xr.VERSION}", "kind": kind},
         "mode": "Pipeline",
         "pipeline": [
@@ -269,7 +320,7 @@ def composition_props(kind: str) -> dict[str, Any]:
                     "apiVersion": "pt.fn.crossplane.io/v1beta1",
                     "kind": "Resources",
                     "patchSets": PATCH_SETS,
-                    "resources": COMPOSED[kind](),
+                    "resources": resources,
                 },
             },
             {"step": "detect-readiness", "functionRef": {"name": AUTO_READY}},
@@ -443,6 +494,8 @@ def policy_props() -> dict[str, Any]:
                 "message": "spec.app of an existing resource does not change",
                 "reason": "Forbidden",
             },
+            # The hub namespace is the cluster's name (fluxplane.config.hub.cluster_namespace).
+            _physical_name("object.metadata.namespace + '-'"),
             {
                 "expression": f"(has(object.spec.{PROVIDER_CONFIG_FIELD}) ? object.spec.{PROVIDER_CONFIG_FIELD} : "
                 f"'{HUB_PROVIDER_CONFIG}') == (has(namespaceObject.metadata.labels) && '{ACCOUNT_LABEL}' in "
@@ -455,17 +508,98 @@ def policy_props() -> dict[str, Any]:
     }
 
 
+def _physical_name(cluster: str) -> dict[str, Any]:
+    """The AWS name of a requested resource starts with ``<cluster>-<app>-`` (``cluster``: a CEL string), so no
+    request can name (and so adopt) a resource of another app or cluster, and an app's role reaches its own only."""
+    *others, (_, last) = PHYSICAL_NAME.items()
+    choice = "".join(f"object.kind == '{kind}' ? object.spec.{field} : " for kind, field in others)
+    choice += f"object.spec.{last}"
+    prefix = f"{cluster} + object.spec.app + '-'"
+    return {
+        "expression": f"({choice}).startsWith({prefix})",
+        "messageExpression": f"'the AWS name of a resource of app ' + object.spec.app + ' starts with ' + {prefix}",
+        "reason": "Invalid",
+    }
+
+
+#: The policy that keeps a workload cluster's tenants to their own app's resources (mode spoke).
+TENANT_POLICY = "fluxplane-tenant-app-resources"
+
+
+def tenant_policy_props() -> dict[str, Any]:
+    """On a workload cluster that makes its apps' resources: in a tenant's namespace (TENANT_LABEL, the app's
+    name), resources belong to that app, are named after it and the cluster, in the cluster's region and account.
+
+    The tenant's Role grants the requestable kinds in its namespace only; this policy narrows each object to the
+    namespace's app. ``${cluster_name}`` and ``${cluster_region}`` are the cluster's (Flux's substitution).
+    """
+    app = f"namespaceObject.metadata.labels['{TENANT_LABEL}']"
+    return {
+        "name": TENANT_POLICY,
+        "failurePolicy": "Fail",
+        "matchConstraints": {
+            "namespaceSelector": {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]},
+            "resourceRules": [
+                {
+                    "apiGroups": [xr.GROUP],
+                    "apiVersions": ["*"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": list(xr.REQUESTABLE.values()),
+                }
+            ],
+        },
+        "validations": [
+            {
+                "expression": f"object.spec.app == {app}",
+                "messageExpression": f"'resources in namespace ' + object.metadata.namespace + ' belong to app ' + "
+                f"{app}",
+                "reason": "Forbidden",
+            },
+            {
+                "expression": "object.metadata.name.startsWith(object.spec.app + '-')",
+                "messageExpression": "'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
+                "reason": "Invalid",
+            },
+            _physical_name("'${cluster_name}-'"),
+            {
+                "expression": "object.spec.region == '${cluster_region}'",
+                "message": "spec.region is the cluster's region, ${cluster_region}",
+                "reason": "Forbidden",
+            },
+            {
+                "expression": f"!has(object.spec.{PROVIDER_CONFIG_FIELD}) || "
+                f"object.spec.{PROVIDER_CONFIG_FIELD} == '{HUB_PROVIDER_CONFIG}'",
+                "message": f"spec.{PROVIDER_CONFIG_FIELD} is '{HUB_PROVIDER_CONFIG}', the cluster's own account",
+                "reason": "Forbidden",
+            },
+        ],
+    }
+
+
 class AppCompositionsConfig(PackConfig):
-    pass
+    mode: Literal["hub", "spoke"] = Field(
+        "hub",
+        description="`hub`: every app kind, for the workload clusters' hub namespaces. `spoke`: on a workload cluster "
+        "that makes its apps' resources itself, the table, queue and bucket kinds for its tenants, composed without "
+        "IAM (the hub makes the apps' roles). Set by `appResources: spoke`.",
+    )
 
 
 def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
-    for kind in xr.KINDS:
+    spoke = config.mode == "spoke"
+    for kind in xr.REQUESTABLE if spoke else xr.KINDS:
         definition = CompositeResourceDefinition(ctx.scope, f"xrd-{kind.lower()}", xrd_props(kind))
         ctx.add_health_check(definition)
-        Composition(ctx.scope, composition_name(kind), composition_props(kind))
-    ValidatingAdmissionPolicy(ctx.scope, "requests-policy", policy_props())
-    ValidatingAdmissionPolicyBinding(ctx.scope, "requests-policy-binding", {"name": POLICY, "policyName": POLICY})
+        Composition(ctx.scope, composition_name(kind), composition_props(kind, spoke=spoke))
+    if spoke:
+        ValidatingAdmissionPolicy(ctx.scope, "tenant-policy", tenant_policy_props())
+        ValidatingAdmissionPolicyBinding(
+            ctx.scope, "tenant-policy-binding", {"name": TENANT_POLICY, "policyName": TENANT_POLICY}
+        )
+    else:
+        Composition(ctx.scope, SPOKE_IDENTITY, spoke_identity_props())
+        ValidatingAdmissionPolicy(ctx.scope, "requests-policy", policy_props())
+        ValidatingAdmissionPolicyBinding(ctx.scope, "requests-policy-binding", {"name": POLICY, "policyName": POLICY})
     ctx.add_health_check_expr(
         definition_health(CompositeResourceDefinition.api_version, CompositeResourceDefinition.kind)
     )
@@ -479,7 +613,6 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("crossplane-provider-configs",),
-    # Cluster-scoped kinds only; the composites live in the workload clusters' hub namespaces.
+    # Cluster-scoped kinds only; the composites live in the workload clusters' hub namespaces, or in the tenants'.
     namespaces=(),
-    runs_on="management",
 )

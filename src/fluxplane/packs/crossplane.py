@@ -1,4 +1,5 @@
-"""crossplane: Crossplane v2 core on the management cluster, from its Helm chart."""
+"""crossplane: Crossplane v2 core, from its Helm chart: on the hub, and on a workload cluster that makes its apps'
+resources itself (``appResources: spoke``)."""
 
 from __future__ import annotations
 
@@ -45,5 +46,5 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     namespaces=(NAMESPACE,),
-    runs_on="management",
+    runs_on="any",
 )

@@ -25,12 +25,17 @@ AWS_PROVIDER_CONFIG = HUB_PROVIDER_CONFIG
 
 class CrossplaneProviderConfigsConfig(PackConfig):
     identity: Literal["irsa", "pod-identity"] = Field("irsa", description="Must match crossplane-providers' identity.")
+    accounts: bool = Field(
+        True,
+        description="Also a provider config per account of the definition (`accounts` in base.yaml), for the hub; "
+        "a workload cluster making its own apps' resources uses its own account's, `default`.",
+    )
 
 
 def bind(ctx: PackContext, config: CrossplaneProviderConfigsConfig) -> None:
     source = "IRSA" if config.identity == "irsa" else "PodIdentity"
     AwsClusterProviderConfig(ctx.scope, "aws", {"name": AWS_PROVIDER_CONFIG, "credentials": {"source": source}})
-    if ctx.fleet is None:
+    if ctx.fleet is None or not config.accounts:
         return
     arn = partition(ctx.fleet.management.region)
     for name, account in sorted(ctx.fleet.accounts.items()):
@@ -52,5 +57,5 @@ PACK = Pack(
     requires=("crossplane-providers",),
     # A ClusterProviderConfig: cluster-scoped.
     namespaces=(),
-    runs_on="management",
+    runs_on="any",
 )

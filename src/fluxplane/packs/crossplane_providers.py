@@ -7,11 +7,16 @@ Each AWS provider runs with its own DeploymentRuntimeConfig, which fixes its ser
 (``provider-aws-<service>`` in crossplane-system) so an IAM role can trust exactly those accounts:
 through IRSA (the role ARN annotation) or EKS Pod Identity (an association per account, made with
 the management cluster). No static credentials anywhere.
+
+On a workload cluster that makes its apps' resources itself (``appResources: spoke``), ``hubRoles`` has
+the hub make each provider's role, as it does an add-on's (an AddonIdentity through EKS Pod Identity),
+allowed only the resources named after the cluster (``<cluster>-...``) in its region: a cluster's
+Crossplane can never touch another cluster's tables, queues or buckets, nor IAM.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -25,6 +30,51 @@ from fluxplane.packs.crossplane import NAMESPACE as CROSSPLANE_NAMESPACE
 from fluxplane.packs.managed_resources import KUBERNETES_ACTIVATIONS, aws_activations
 
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
+#: What each provider may do with ``hubRoles``: everything on the cluster's own resources, named ``<cluster>-...``
+#: (``${cluster_name}`` and ``${cluster_region}`` are the cluster's), and the account-wide reads it starts with.
+SCOPED_POLICIES: dict[str, dict[str, Any]] = {
+    "dynamodb": {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "OwnTables",
+                "Effect": "Allow",
+                "Action": ["dynamodb:*"],
+                "Resource": ["arn:aws:dynamodb:${cluster_region}:*:table/${cluster_name}-*"],
+            },
+            {
+                "Sid": "List",
+                "Effect": "Allow",
+                "Action": ["dynamodb:DescribeLimits", "dynamodb:ListTables"],
+                "Resource": ["*"],
+            },
+        ],
+    },
+    "sqs": {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "OwnQueues",
+                "Effect": "Allow",
+                "Action": ["sqs:*"],
+                "Resource": ["arn:aws:sqs:${cluster_region}:*:${cluster_name}-*"],
+            },
+            {"Sid": "List", "Effect": "Allow", "Action": ["sqs:ListQueues"], "Resource": ["*"]},
+        ],
+    },
+    "s3": {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "OwnBuckets",
+                "Effect": "Allow",
+                "Action": ["s3:*"],
+                "Resource": ["arn:aws:s3:::${cluster_name}-*"],
+            },
+            {"Sid": "List", "Effect": "Allow", "Action": ["s3:ListAllMyBuckets"], "Resource": ["*"]},
+        ],
+    },
+}
 FUNCTIONS = (
     ("function-patch-and-transform", versions.FUNCTION_PATCH_AND_TRANSFORM),
     ("function-auto-ready", versions.FUNCTION_AUTO_READY),
@@ -49,6 +99,13 @@ class CrossplaneProvidersConfig(PackConfig):
         True,
         description="Install provider-kubernetes, which reaches each workload cluster through its kubeconfig Secret.",
     )
+    hub_roles: bool = Field(
+        False,
+        alias="hubRoles",
+        description="With identity pod-identity on a workload cluster: the hub makes each provider's IAM role, "
+        "allowed only the cluster's own resources (named `<cluster>-...`, in its region); services "
+        f"{', '.join(sorted(SCOPED_POLICIES))}. Set by `appResources: spoke`.",
+    )
     activate: list[Annotated[str, StringConstraints(pattern=ACTIVATION)]] = Field(
         default_factory=list,
         description="More managed resources to activate, for compositions of your own: MRD names "
@@ -61,6 +118,17 @@ class CrossplaneProvidersConfig(PackConfig):
             raise ValueError("roleArn is required when identity is 'irsa'")
         if len(set(self.services)) != len(self.services):
             raise ValueError("services must not repeat")
+        if self.hub_roles:
+            if self.identity != "pod-identity":
+                raise ValueError(
+                    "hubRoles needs identity 'pod-identity': the hub binds the roles through EKS Pod Identity"
+                )
+            unscoped = sorted(set(self.services) - set(SCOPED_POLICIES))
+            if unscoped:
+                raise ValueError(
+                    f"with hubRoles, services may be {', '.join(sorted(SCOPED_POLICIES))}: the hub has no role limited "
+                    f"to the cluster's own resources for {', '.join(unscoped)}"
+                )
         return self
 
 
@@ -83,6 +151,11 @@ def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
             },
         )
         ctx.add_health_check(provider)
+        service = name.removeprefix("provider-aws-")
+        if config.hub_roles and service in SCOPED_POLICIES:
+            ctx.add_pod_identity(
+                service, namespace=CROSSPLANE_NAMESPACE, service_account=name, policy=SCOPED_POLICIES[service]
+            )
     if config.kubernetes:
         name = "provider-kubernetes"
         runtime = DeploymentRuntimeConfig(
@@ -121,5 +194,5 @@ PACK = Pack(
     requires=("crossplane",),
     # Crossplane runs the providers' and functions' pods, and their service accounts, in its own namespace.
     namespaces=(CROSSPLANE_NAMESPACE,),
-    runs_on="management",
+    runs_on="any",
 )

@@ -70,6 +70,8 @@ class FleetApp(cdk8s.App):
         self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != management}
         #: Per workload cluster in an account of its own: the account's name, which its provider config has.
         self._accounts = {cluster.name: cluster.account for cluster in plan.fleet.clusters if cluster.account}
+        #: The clusters that make their apps' resources themselves (appResources: spoke).
+        self._spoke_resources = frozenset(c.name for c in plan.fleet.clusters if c.app_resources == "spoke")
         self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
         self.workloads = workloads_layout(plan.fleet.repositories)
         self.clusters: dict[str, ClusterChart] = {}
@@ -197,7 +199,9 @@ class FleetApp(cdk8s.App):
         moved = tenant_namespaces
         if cluster.name == self.plan.fleet.management.name:
             moved = {
-                cluster_namespace(p.cluster) for p in self.plan.apps if p.app.aws.path and p.app.repository.secret_ref
+                cluster_namespace(p.cluster)
+                for p in self.plan.apps
+                if p.app.aws.path and p.app.repository.secret_ref and p.cluster not in self._spoke_resources
             }
         chart.add_sealed_secrets(tuple(item for item in cluster.sealed_secrets if item.namespace not in moved))
         registry = self.plan.registry
@@ -231,8 +235,19 @@ class FleetApp(cdk8s.App):
                 flux=self.plan.fleet.flux,
                 sealed=[item for item in cluster.sealed_secrets if item.namespace in tenant_namespaces],
                 infrastructure=[chart.pack_kustomizations[name] for name in infrastructure],
+                app_resources=cluster.name in self._spoke_resources,
+                tags=next((c.tags for c in self.plan.fleet.clusters if c.name == cluster.name), {}),
             )
-            chart.add_tenants(self.workloads)
+            tenants = chart.add_tenants(self.workloads)
+            made = self.tenants[cluster.name]
+            if made.resources_directory is not None:
+                resources = chart.add_app_resources(made.resources_directory, timeout=APP_RESOURCES_TIMEOUT)
+                resources.depends_on(tenants)
+                resources.depends_on(chart.pack_kustomizations[APP_COMPOSITIONS])
+                for composite in made.composites:
+                    resources.add_health_check(composite)
+                for kind in sorted({composite.kind for composite in made.composites}):
+                    resources.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", kind))
 
     def _add_reused(self, cluster: ClusterPlan) -> None:
         """A cluster whose own files are reused: the catalogue variants it starts from, and its roles."""
@@ -434,6 +449,7 @@ class FleetApp(cdk8s.App):
             flux=self.plan.fleet.flux,
             sealed=self.plan.clusters[0].sealed_secrets,
             accounts=self._accounts,
+            spokes=self._spoke_resources,
         )
 
     # -- synthesis ------------------------------------------------------------------------------

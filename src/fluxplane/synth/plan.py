@@ -6,6 +6,7 @@ reported together, so bad input never starts the JavaScript runtime.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,12 +114,14 @@ def _missing_app_credentials(loaded: LoadedFleet) -> list[str]:
     problems = []
     hub = loaded.fleet.management.name
     hub_sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(hub, ())}
+    spokes = spoke_resources(loaded)
     for placement in loaded.apps:
         app, secret = placement.app, placement.app.repository.secret_ref
         if secret is None:
             continue
         hub_namespace = cluster_namespace(placement.cluster)
-        if app.aws.path is not None and (hub_namespace, secret) not in hub_sealed:
+        hub_reads = app.aws.path is not None and placement.cluster not in spokes
+        if hub_reads and (hub_namespace, secret) not in hub_sealed:
             problems.append(
                 f"{secret_path(Path(), hub, hub_namespace, secret).as_posix()}: missing; the hub reads the requests "
                 f"of app {app.name!r} (aws.path) for cluster {placement.cluster!r} with it: fluxplane seal "
@@ -183,6 +186,45 @@ def _builder_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegis
     ]
 
 
+def spoke_resources(loaded: LoadedFleet) -> frozenset[str]:
+    """The workload clusters that make their apps' resources themselves (``appResources: spoke``)."""
+    return frozenset(cluster.name for cluster in loaded.fleet.clusters if cluster.app_resources == "spoke")
+
+
+def _kinds(placements: Iterable[Placement]) -> set[str]:
+    """The resource kinds the apps of ``placements`` ask for in their definition."""
+    kinds: set[str] = set()
+    for placement in placements:
+        aws = placement.app.aws
+        kinds |= {
+            kind
+            for kind, items in (("AppTable", aws.tables), ("AppQueue", aws.queues), ("AppBucket", aws.buckets))
+            if items
+        }
+    return kinds
+
+
+def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) -> list[str]:
+    """A cluster that makes its apps' resources needs the provider family members their kinds use."""
+    from fluxplane.packs.app_compositions import SERVICES
+
+    problems = []
+    for cluster in clusters:
+        if cluster.name not in spoke_resources(loaded):
+            continue
+        kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name)
+        needed = sorted({service for kind in kinds for service in SERVICES[kind] if service != "iam"})
+        have = set(getattr(cluster.packs.get(PROVIDERS), "services", ()))
+        missing = [service for service in needed if service not in have]
+        if missing:
+            where = loaded.pack_origins[cluster.name].describe((PROVIDERS, "services"))
+            problems.append(
+                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which need the "
+                f"provider family members {', '.join(missing)}; add them"
+            )
+    return problems
+
+
 def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
     """Apps that need AWS need the hub to offer the app kinds, and the providers those kinds use."""
     from fluxplane.packs.app_compositions import SERVICES
@@ -199,14 +241,8 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
             f"{base}: apps {names} need AWS resources, which the hub builds in each cluster's hub namespace; "
             f"enable {' and '.join(repr(name) for name in missing_packs)} on the management cluster ({enable})"
         ]
-    kinds = {"AppIdentity"}
-    for placement in needing:
-        aws = placement.app.aws
-        kinds |= {
-            kind
-            for kind, items in (("AppTable", aws.tables), ("AppQueue", aws.queues), ("AppBucket", aws.buckets))
-            if items
-        }
+    spokes = spoke_resources(loaded)
+    kinds = {"AppIdentity"} | _kinds(p for p in needing if p.cluster not in spokes)
     needed = sorted({service for kind in kinds for service in SERVICES[kind]})
     providers = hub.packs.get(PROVIDERS)
     have = set(getattr(providers, "services", ()))
@@ -404,6 +440,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
     problems.extend(_add_on_namespace_problems(loaded, registry))
     problems.extend(_tenant_file_clashes(loaded))
     problems.extend(_app_cloud_problems(loaded, clusters[0]))
+    problems.extend(_spoke_cloud_problems(loaded, clusters))
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(

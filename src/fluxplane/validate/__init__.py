@@ -22,6 +22,7 @@ from fluxplane.tree.kustomize import Folders
 from fluxplane.validate.cel import CelCounts, CelRules
 from fluxplane.validate.changed import Change, changed_since, is_definition
 from fluxplane.validate.compose import render_compositions
+from fluxplane.validate.compose.overlays import overlay_definitions
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.health import check_health, unchecked_lines
 from fluxplane.validate.kustomize import check_builds, find_kubectl
@@ -89,7 +90,10 @@ def validate_tree(
         findings.extend(rules.check_all(scope.documents))
         stage.note(f"{rules.counts.evaluated} rules evaluated")
     with progress.stage("compositions") as stage:
-        composed = render_compositions(scope.with_definitions, corpus, CoreSchemas(), extra=rules.check)
+        overlays = list(overlay_definitions(tree.documents))
+        composed = render_compositions(
+            scope.with_definitions, corpus, CoreSchemas(), extra=rules.check, overlays=overlays
+        )
         findings.extend(composed.findings)
         notes.extend(composed.warning_lines())
         stage.note(f"{composed.compositions_rendered} rendered")

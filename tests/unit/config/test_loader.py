@@ -24,7 +24,7 @@ BASE_ALLOWED = (
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = (
     "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups, "
-    "fluxInstaller, account, cdk8sCharts"
+    "fluxInstaller, account, appResources, cdk8sCharts"
 )
 REGION_HELP = "expected an AWS region such as us-west-2"
 VERSION_HELP = 'expected a Kubernetes minor version such as "1.33" (quoted)'
@@ -100,7 +100,9 @@ def test_example_fleet_clusters_merge_base_environment_and_entry(example_project
         {"failureAction": "Enforce"},
         {"failureAction": "Audit"},
     )
+    # (production-usw2 makes its apps' resources: the packs for it come first, under the definition's)
     assert list(usw2.packs) == [
+        *("crossplane", "crossplane-providers", "crossplane-provider-configs", "app-compositions"),
         *("metrics-server", "cert-manager", "kyverno", "fluent-bit", "prometheus", "podinfo"),
         *("aws-load-balancer-controller", "external-dns", "envoy-gateway", "karpenter", "aws-ebs-csi-driver"),
     ]

@@ -45,7 +45,8 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
     kinds = Counter(doc["kind"] for doc in manifest.documents())
     assert kinds == {
         "CompositeResourceDefinition": 5,
-        "Composition": 5,
+        # one per kind, and the identity of apps whose clusters make their resources
+        "Composition": 6,
         "ValidatingAdmissionPolicy": 1,
         "ValidatingAdmissionPolicyBinding": 1,
     }
@@ -236,9 +237,11 @@ def admitted(
     )
 
 
-def table(name: str, app: str, account: str | None = None) -> dict[str, Any]:
-    spec = {"app": app} if account is None else {"app": app, "providerConfigName": account}
-    return {"metadata": {"name": name, "namespace": "prod-1"}, "spec": spec}
+def table(name: str, app: str, account: str | None = None, table_name: str | None = None) -> dict[str, Any]:
+    spec = {"app": app, "tableName": table_name or f"prod-1-{name}"}
+    if account is not None:
+        spec["providerConfigName"] = account
+    return {"kind": "AppTable", "metadata": {"name": name, "namespace": "prod-1"}, "spec": spec}
 
 
 def test_an_app_may_request_its_own_resources() -> None:
@@ -254,6 +257,9 @@ def test_an_app_may_request_its_own_resources() -> None:
         ("system:serviceaccount:prod-2:shop-cloud", table("shop-audit", "shop"), None),
         # under a name that is not the app's
         ("system:serviceaccount:prod-1:shop-cloud", table("audit", "shop"), None),
+        # adopting a resource of another app, or of another cluster, by its AWS name
+        ("system:serviceaccount:prod-1:shop-cloud", table("shop-audit", "shop", table_name="prod-1-cart-audit"), None),
+        ("system:serviceaccount:prod-1:shop-cloud", table("shop-audit", "shop", table_name="prod-2-shop-audit"), None),
         # taking over another app's resource whose name happens to start alike
         (
             "system:serviceaccount:prod-1:shop-cloud",

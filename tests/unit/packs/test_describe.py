@@ -112,5 +112,7 @@ def test_the_packs_that_follow_the_fleet_are_shown_without_one(name: str, capsys
 def test_show_says_where_a_pack_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["packs", "show", "karpenter"]) == 0
     assert "runs on:  workload clusters only (needs fluxplane-network)\n" in capsys.readouterr().out
-    assert main(["packs", "show", "crossplane"]) == 0
+    assert main(["packs", "show", "eks-compositions"]) == 0
     assert "runs on:  the management cluster only\n" in capsys.readouterr().out
+    assert main(["packs", "show", "crossplane"]) == 0
+    assert "runs on:  any cluster\n" in capsys.readouterr().out

@@ -127,7 +127,10 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
     workload = {"podinfo", "prometheus", "aws-load-balancer-controller", "external-dns", "envoy-gateway"}
     workload |= {"karpenter", "aws-ebs-csi-driver"}
     assert shared <= set(clusters["hub"].packs) and not workload & set(clusters["hub"].packs)
-    for name in ("production-usw2", "production-use1", "staging-usw2"):
+    # production-usw2 makes its apps' resources: Crossplane, its providers and the app kinds run there too
+    spoke = {"crossplane", "crossplane-providers", "crossplane-provider-configs", "app-compositions"}
+    assert set(clusters["production-usw2"].packs) == shared | workload | spoke
+    for name in ("production-use1", "staging-usw2"):
         assert set(clusters[name].packs) == shared | workload, name
     usw2, use1, staging = (clusters[name].packs for name in ("production-usw2", "production-use1", "staging-usw2"))
     assert usw2["metrics-server"] == MetricsServerConfig(replicas=2)
@@ -606,29 +609,30 @@ def test_a_workload_only_pack_enabled_on_the_hub_is_refused(write_fleet: FleetWr
 @pytest.mark.parametrize(
     ("where", "located"),
     [
-        ("base", "environments/base.yaml: packs.crossplane"),
-        ("cluster", "environments/staging.yaml: clusters[0].packs.crossplane"),
+        ("base", "environments/base.yaml: packs.eks-compositions"),
+        ("cluster", "environments/staging.yaml: clusters[0].packs.eks-compositions"),
     ],
 )
 def test_the_hubs_machinery_on_a_workload_cluster_is_refused(
     write_fleet: FleetWriter, registry: PackRegistry, where: str, located: str
 ) -> None:
-    # GIVEN crossplane enabled for workload clusters (in base.yaml's packs, or in a cluster's entry)
-    base = {**MINIMAL_BASE, "packs": {"crossplane": {}}} if where == "base" else MINIMAL_BASE
-    packs = {} if where == "base" else {"crossplane": {}}
-    env = {"clusters": [cluster("a", packs=packs)]}
+    # GIVEN the cluster shapes' compositions enabled for workload clusters (in base.yaml's packs, or in a cluster's
+    # entry); Crossplane itself may run there, for a cluster that makes its apps' resources
+    base = {**MINIMAL_BASE, "packs": {"eks-compositions": {}}} if where == "base" else MINIMAL_BASE
+    packs = {} if where == "base" else {"eks-compositions": {}}
+    # (on a cluster that runs Crossplane, which the compositions require)
+    env = {"clusters": [cluster("a", packs=packs, appResources="spoke")]}
     # WHEN planned THEN it is refused once, where it was enabled, saying where it belongs
-    assert problems_of(write_fleet(base=base, envs={"staging": env}), registry) == [
-        f"{located}: pack 'crossplane' cannot work on workload clusters: it runs on the management cluster only; "
+    assert (
+        f"{located}: pack 'eks-compositions' cannot work on workload clusters: it runs on the management cluster only; "
         "enable it under management.packs in environments/base.yaml"
-    ]
+    ) in problems_of(write_fleet(base=base, envs={"staging": env}), registry)
 
 
 def test_every_built_in_pack_says_where_it_runs(registry: PackRegistry) -> None:
     # GIVEN the installed packs THEN the hub's machinery runs on the hub, what needs fluxplane's network on
     # workload clusters, the rest anywhere
-    hub_only = {"app-compositions", "crossplane", "crossplane-provider-configs", "crossplane-providers"}
-    hub_only |= {"eks-compositions", "workload-clusters"}
+    hub_only = {"eks-compositions", "workload-clusters"}
     assert {pack.name for pack in registry if pack.placement() == "the management cluster only"} == hub_only
     assert {pack.name for pack in registry if not pack.can_run_on("management")} - hub_only == {
         "aws-load-balancer-controller",

@@ -34,6 +34,7 @@ from fluxplane.validate.compose.composition import CompositionModel, read_compos
 from fluxplane.validate.compose.engine import Composed, Render, render
 from fluxplane.validate.compose.fastcheck import Check, compile_schema
 from fluxplane.validate.compose.fieldpath import Unknown, copy_json
+from fluxplane.validate.compose.overlays import cluster_of, overlay_definitions
 from fluxplane.validate.compose.ptinput import Location, Patch
 from fluxplane.validate.compose.selectors import Placed, selector_problems
 from fluxplane.validate.compose.xr import (
@@ -175,6 +176,8 @@ class _Checker:
         self.applied: set[tuple[Location, Location]] = set()
         self.placed: list[Placed] = []
         self.xrds: dict[tuple[str, str], XRD] = {}
+        #: The XRDs a cluster's own overlay defines (fluxplane.validate.compose.overlays), by (cluster, group, kind).
+        self.cluster_xrds: dict[tuple[str | None, str, str], XRD] = {}
         self.compositions: list[Document] = []
         self.functions: dict[str, str] = {}
         self.crd_scopes: dict[tuple[str, str], str] = {}
@@ -187,7 +190,10 @@ class _Checker:
             group = split_api(document.body.get("apiVersion"))[0]
             if document.kind == "CompositeResourceDefinition" and group == XRD_GROUP:
                 xrd = read_xrd(document, corpus)
-                self.xrds.setdefault((xrd.group, xrd.kind), xrd)
+                owner = cluster_of(document.file)
+                if owner is None:
+                    self.xrds.setdefault((xrd.group, xrd.kind), xrd)
+                self.cluster_xrds.setdefault((owner, xrd.group, xrd.kind), xrd)
             elif document.kind == "Composition" and group == XRD_GROUP:
                 self.compositions.append(document)
             elif document.kind == "CustomResourceDefinition" and group == "apiextensions.k8s.io":
@@ -292,7 +298,11 @@ class _Checker:
             self.model(document)
         for document in self.documents:
             group, version = split_api(document.body.get("apiVersion"))
-            xrd = self.xrds.get((group, document.kind))
+            xrd = self.cluster_xrds.get((cluster_of(document.file), group, document.kind)) or self.xrds.get(
+                (group, document.kind)
+            )
+            if xrd is None and self.cluster_xrds:
+                xrd = next((x for (_, g, k), x in self.cluster_xrds.items() if (g, k) == (group, document.kind)), None)
             if xrd is not None:
                 self._xr(document, xrd, version)
         self._selectors()
@@ -322,7 +332,7 @@ class _Checker:
         if problems:
             self.findings.update(problems)
             return
-        selection = select_compositions(xrd, body, self.compositions)
+        selection = select_compositions(xrd, body, same_cluster(document, self.compositions))
         if selection.problem is not None:
             self.add(document.finding(*selection.problem))
             return
@@ -491,13 +501,35 @@ class _Checker:
         return self.report
 
 
+def same_cluster(document: Document, compositions: list[Document]) -> list[Document]:
+    """The Compositions an XR of ``document`` can meet: where clusters define Compositions of one name differently
+    (the hub's and a cluster's own, which makes its apps' resources), those of the XR's cluster, or else the ones
+    no cluster's path claims (the catalogue's, which the hub applies)."""
+    cluster = cluster_of(document.file)
+    by_name: dict[str, list[Document]] = {}
+    for composition in compositions:
+        by_name.setdefault(composition.name, []).append(composition)
+    kept: list[Document] = []
+    for named in by_name.values():
+        if len(named) == 1:
+            kept.extend(named)
+            continue
+        own = [c for c in named if cluster_of(c.file) == cluster]
+        kept.extend(own or [c for c in named if cluster_of(c.file) is None] or named)
+    return kept
+
+
 def render_compositions(
     documents: list[Document],
     corpus: CrdCorpus | None,
     core: CoreSchemas | None = None,
     extra: Extra | None = None,
+    overlays: list[Document] | None = None,
 ) -> ComposeReport:
     """Check the XRs of ``documents`` against their XRDs, render their Compositions, check what they compose.
+
+    ``overlays`` are the definitions clusters' own overlays make (fluxplane.validate.compose.overlays), read from
+    ``documents`` when not given; a cluster's composites are rendered with its own.
 
     ``corpus`` holds the provider CRDs (None: composed managed resources are not checked against a
     schema, everything else is); ``core`` checks composed core kinds (ConfigMap, Secret) when given;
@@ -511,7 +543,9 @@ def render_compositions(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _Checker(documents, corpus, core, extra).run()
+        if overlays is None:
+            overlays = list(overlay_definitions(documents))
+        return _Checker([*documents, *overlays], corpus, core, extra).run()
     finally:
         if collecting:
             gc.enable()
