@@ -191,29 +191,39 @@ class CloudChart(FleetChart):
         Kustomization(
             scope,
             "requests",
-            {
-                "name": account,
-                "namespace": namespace,
-                "labels": labels,
-                "interval": self.flux.interval,
-                "retryInterval": self.flux.retry_interval,
-                "timeout": self.flux.timeout,
-                "path": "./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
-                "sourceRef": {"kind": "GitRepository", "name": app.name},
-                "prune": True,
-                "wait": True,
-                "serviceAccountName": account,
-                "targetNamespace": namespace,
-                "postBuild": {
-                    "substitute": {
-                        "app": app.name,
-                        "app_namespace": app.target_namespace,
-                        "cluster_name": cluster,
-                        "cluster_region": placement.region,
-                    }
-                },
-            },
+            requests_props(placement, self.flux, name=account, namespace=namespace, labels=labels, account=account),
         )
+
+
+def requests_props(
+    placement: Placement, flux: FluxSettings, *, name: str, namespace: str, labels: Mapping[str, str], account: str
+) -> dict[str, Any]:
+    """The Flux Kustomization that applies an app's own requests (``aws.path`` of its repository) in ``namespace`` as
+    ``account``, with the app's and cluster's variables: the hub's in the cluster's hub namespace, or a cluster's own
+    in the app's namespace (fluxplane.charts.tenants)."""
+    app = placement.app
+    return {
+        "name": name,
+        "namespace": namespace,
+        "labels": dict(labels),
+        "interval": flux.interval,
+        "retryInterval": flux.retry_interval,
+        "timeout": flux.timeout,
+        "path": "./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
+        "sourceRef": {"kind": "GitRepository", "name": app.name},
+        "prune": True,
+        "wait": True,
+        "serviceAccountName": account,
+        "targetNamespace": namespace,
+        "postBuild": {
+            "substitute": {
+                "app": app.name,
+                "app_namespace": app.target_namespace,
+                "cluster_name": placement.cluster,
+                "cluster_region": placement.region,
+            }
+        },
+    }
 
 
 def request_account(app: str) -> str:

@@ -35,9 +35,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.charts.cloud import APP_LABEL, CLUSTER_LABEL, resource_composites
+from fluxplane.charts.cloud import APP_LABEL, CLUSTER_LABEL, requests_props, resource_composites
 from fluxplane.charts.layout import RepositoryLayout, cluster_dir
-from fluxplane.config.apps import Placement, requests_name
+from fluxplane.config.apps import SPOKE_RESOURCES_DIR, Placement, requests_name
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
 from fluxplane.constructs.app_resources import GROUP, REQUESTABLE
@@ -111,7 +111,7 @@ APP_RESOURCE_RULE: dict[str, Any] = {
     "verbs": list(MANAGE),
 }
 #: The folder of a cluster's folder in the workloads repository with the apps' resources (appResources: spoke).
-APP_RESOURCES_DIR = "app-resources"
+APP_RESOURCES_DIR = SPOKE_RESOURCES_DIR
 
 
 class TenantsChart(FleetChart):
@@ -270,31 +270,14 @@ class TenantsChart(FleetChart):
         """The app's own requests (``aws.path`` of its repository), applied as its deployer once the kinds are
         served."""
         app = placement.app
-        requests = Kustomization(
-            scope,
-            "requests",
-            {
-                "name": requests_name(app.name),
-                "namespace": app.target_namespace,
-                "labels": {TENANT_LABEL: app.name},
-                "interval": self.flux.interval,
-                "retryInterval": self.flux.retry_interval,
-                "timeout": self.flux.timeout,
-                "path": "./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
-                "sourceRef": {"kind": "GitRepository", "name": app.name},
-                "prune": True,
-                "wait": True,
-                "serviceAccountName": deployer,
-                "targetNamespace": app.target_namespace,
-                "postBuild": {
-                    "substitute": {
-                        "app": app.name,
-                        "app_namespace": app.target_namespace,
-                        "cluster_name": self.cluster,
-                        "cluster_region": placement.region,
-                    }
-                },
-            },
+        props = requests_props(
+            placement,
+            self.flux,
+            name=requests_name(app.name),
+            namespace=app.target_namespace,
+            labels={TENANT_LABEL: app.name},
+            account=deployer,
         )
+        requests = Kustomization(scope, "requests", props)
         for dependency in self._infrastructure:
             requests.depends_on(dependency)

@@ -8,6 +8,7 @@ reviews it (CODEOWNERS), and synth turns it into a tenant on every cluster it na
 
 from __future__ import annotations
 
+import bisect
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -533,6 +534,11 @@ def read_app_files(root: Path, display: Any) -> tuple[list[AppFile], list[str]]:
     return found, problems.lines
 
 
+#: The folder of a workloads repository's cluster folder with the resources its apps' files name, on a cluster
+#: that makes them itself (``appResources: spoke``), next to the tenants' folders: no app there may take its name.
+SPOKE_RESOURCES_DIR = "app-resources"
+
+
 def prefix_overlaps(
     files: list[AppFile], placements: tuple[Placement, ...], spokes: frozenset[str] = frozenset()
 ) -> list[str]:
@@ -560,11 +566,14 @@ def prefix_overlaps(
         ((f"{p.cluster}-{p.app.name}-", p) for p in placements if not p.app.aws.empty),
         key=lambda pair: (pair[0], pair[1].app.name),
     )
+    prefixes = [prefix for prefix, _ in named]
     for prefix, owner in named:
         if owner.app.aws.path is None and owner.cluster not in spokes:
             continue
-        for other_prefix, other in named:
-            if other_prefix != prefix and other_prefix.startswith(prefix):
+        # The prefixes that begin with this one sit right after it in sorted order.
+        start = bisect.bisect_right(prefixes, prefix)
+        for other_prefix, other in named[start : bisect.bisect_left(prefixes, prefix + "\U0010ffff", start)]:
+            if other_prefix != prefix:
                 problems.append(
                     f"{located[other.app.name].display}: on cluster {other.cluster!r} the AWS names of app "
                     f"{other.app.name!r} begin {other_prefix!r}, inside those app {owner.app.name!r} owns on cluster "
@@ -615,6 +624,13 @@ def place_apps(
                 )
                 continue
             claimed[key] = app.name
+            if cluster in spokes and app.name == SPOKE_RESOURCES_DIR:
+                problems.append(
+                    f"{shown}: app {app.name!r} on cluster {cluster!r}: its tenant folder would be the folder of the "
+                    f"cluster's own app resources (appResources: spoke, clusters/{cluster}/{SPOKE_RESOURCES_DIR}/); "
+                    "rename the app"
+                )
+                continue
             for kind, index, aws_name in aws_names(cluster, app):
                 rule = _aws_name_problems(kind, aws_name)
                 if rule is not None:

@@ -484,11 +484,7 @@ def policy_props() -> dict[str, Any]:
                 "messageExpression": "request.userInfo.username + ' may only request resources of its own app'",
                 "reason": "Forbidden",
             },
-            {
-                "expression": "object.metadata.name.startsWith(object.spec.app + '-')",
-                "messageExpression": "'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
-                "reason": "Invalid",
-            },
+            _NAMED_AFTER_APP,
             {
                 "expression": "request.operation != 'UPDATE' || oldObject.spec.app == object.spec.app",
                 "message": "spec.app of an existing resource does not change",
@@ -506,6 +502,14 @@ def policy_props() -> dict[str, Any]:
             },
         ],
     }
+
+
+#: A requested resource's name starts with its app's.
+_NAMED_AFTER_APP = {
+    "expression": "object.metadata.name.startsWith(object.spec.app + '-')",
+    "messageExpression": "'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
+    "reason": "Invalid",
+}
 
 
 def _physical_name(cluster: str) -> dict[str, Any]:
@@ -555,11 +559,7 @@ def tenant_policy_props() -> dict[str, Any]:
                 f"{app}",
                 "reason": "Forbidden",
             },
-            {
-                "expression": "object.metadata.name.startsWith(object.spec.app + '-')",
-                "messageExpression": "'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
-                "reason": "Invalid",
-            },
+            _NAMED_AFTER_APP,
             _physical_name("'${cluster_name}-'"),
             {
                 "expression": "object.spec.region == '${cluster_region}'",

@@ -209,9 +209,16 @@ def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) 
     from fluxplane.packs.app_compositions import SERVICES
 
     problems = []
+    spokes = spoke_resources(loaded)
     for cluster in clusters:
-        if cluster.name not in spoke_resources(loaded):
+        if cluster.name not in spokes:
             continue
+        if APP_COMPOSITIONS not in cluster.packs:
+            where = loaded.pack_origins[cluster.name].describe((APP_COMPOSITIONS,))
+            problems.append(
+                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which needs the "
+                f"{APP_COMPOSITIONS!r} pack; do not disable it there, or set appResources: hub"
+            )
         kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name)
         needed = sorted({service for kind in kinds for service in SERVICES[kind] if service != "iam"})
         have = set(getattr(cluster.packs.get(PROVIDERS), "services", ()))

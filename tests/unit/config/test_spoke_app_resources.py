@@ -322,3 +322,21 @@ def test_json_patches_of_an_overlay_apply_to_its_definitions() -> None:
     _apply(doc, {"op": "add", "path": "/spec/list/-", "value": 3})
     _apply(doc, {"op": "replace", "path": "/spec/missing/x", "value": 4})
     assert doc == {"spec": {"pipeline": [2], "list": [1, 2, 3]}}
+
+
+def test_no_app_may_take_the_folder_of_the_clusters_app_resources(spoke: Path) -> None:
+    write_app(spoke, "app-resources")
+    with pytest.raises(ConfigError) as exc:
+        load_fleet(spoke)
+    assert any(
+        "app 'app-resources' on cluster 'staging-1': its tenant folder would be the folder" in line
+        for line in exc.value.problems
+    ), exc.value.problems
+
+
+def test_a_spoke_without_the_app_kinds_is_refused(write_fleet: FleetWriter) -> None:
+    root = write_fleet(base=base(), envs={"staging": env(packs={"app-compositions": {"enabled": False}})})
+    write_app(root, "shop")
+    with pytest.raises(ConfigError) as exc:
+        load_plan(root)
+    assert any("which needs the 'app-compositions' pack" in line for line in exc.value.problems), exc.value.problems
