@@ -61,7 +61,7 @@ def test_text_report_counts_each_cluster_and_flags_the_removal(
     assert table == [
         "REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED",
         # the removed cluster's chain goes, and nothing the hub shares with the other clusters changes
-        "platform    hub                            0        0       27",
+        "platform    hub                            0        0       28",
         "platform    production-use1                0        1        0",
         "platform    production-usw2 (removed)      0        0       87",
         "workloads   production-usw2 (removed)      0        0        9",
@@ -71,11 +71,13 @@ def test_text_report_counts_each_cluster_and_flags_the_removal(
     use1 = out[out.index("platform / production-use1: 0 added, 1 changed, 0 removed") :]
     assert use1.splitlines()[1] == "  ~ helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/metrics-server"
     assert "      -    replicas: 2\n      +    replicas: 3\n" in use1
-    # AND the risks come first: the cluster, its composite, its AWS table (made on the cluster itself) and every
-    # namespace it loses
-    risks = lines[lines.index("risky changes (13):") + 1 : lines.index("risky changes (13):") + 14]
-    assert risks[:3] == [
+    # AND the risks come first: the cluster, its app's database (made by the hub), its composite, its AWS table
+    # (made on the cluster itself) and every namespace it loses
+    risks = lines[lines.index("risky changes (14):") + 1 : lines.index("risky changes (14):") + 15]
+    assert risks[:4] == [
         "  ! platform / production-usw2: cluster: cluster removed: dist/platform/clusters/production-usw2/ is gone",
+        "  ! platform / hub: platform.fluxplane.io/v1alpha1 AppDatabase production-usw2/orders-database-main: "
+        "AppDatabase removed: Crossplane deletes the cloud resource and its data",
         "  ! platform / hub: platform.fluxplane.io/v1alpha1 EKSCluster production-usw2/production-usw2: "
         "workload cluster removed: Crossplane deletes the EKS cluster and its network",
         "  ! platform / hub: v1 Namespace production-usw2: Namespace deleted: everything in it is deleted",

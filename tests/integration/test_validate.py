@@ -23,14 +23,14 @@ def dist(tmp_path: Path) -> Path:
 
 
 def _summary(dist: Path, tail: str) -> str:
-    documents = 353
+    documents = 359
     return f"{dist}: {documents} documents in 155 files, 77 kustomizations: {tail}"
 
 
 #: What validate checked on the example beyond the schemas (the line before the summary).
 COVERAGE = re.compile(
     r"checked: [1-9][0-9]* CEL rules evaluated \(0 not evaluated, [1-9][0-9]* transition rules skipped\), "
-    r"[1-9][0-9]* health expressions, 35 composite resources, 35 compositions rendered \(0 not rendered\), "
+    r"[1-9][0-9]* health expressions, 37 composite resources, 37 compositions rendered \(0 not rendered\), "
     r"[1-9][0-9]* composed resources"
 )
 
@@ -86,7 +86,7 @@ def test_yaml_error_is_a_finding_and_no_kustomize_skips_builds(dist: Path, capsy
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 3
     assert out[0].startswith("platform/cloud/extra.yaml:1 -/-: (root): cannot parse YAML: ")
-    assert out[2] == f"{dist}: 353 documents in 156 files, 77 kustomizations: 1 finding"
+    assert out[2] == f"{dist}: 359 documents in 156 files, 77 kustomizations: 1 finding"
 
 
 @needs_crds

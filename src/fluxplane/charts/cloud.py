@@ -9,10 +9,13 @@ Per app on a workload cluster that needs AWS, in the cluster's hub namespace: an
 ``AppTable``, ``AppQueue`` or ``AppBucket`` per resource the app asks for, each granting that role
 access to that resource only.
 
-A cluster that makes its apps' resources itself (``appResources: spoke``) gets only the identities here,
-made with the composition that lets each role use the resources named after its app
-(fluxplane.packs.app_compositions); :func:`resource_composites` then go to the app's namespace on the
-cluster (fluxplane.charts.tenants).
+An ``AppDatabase`` per database of the app joins them in either mode: it lives in the cluster's VPC, which
+the hub's EKSCluster owns, and delivers its credentials to the app's namespace on the cluster.
+
+A cluster that makes its apps' resources itself (``appResources: spoke``) gets only the identities and
+databases here, the identities made with the composition that lets each role use the resources named after
+its app (fluxplane.packs.app_compositions); :func:`resource_composites` then go to the app's namespace on
+the cluster (fluxplane.charts.tenants).
 
 An app whose ``aws.path`` names a folder of its repository also gets, in the same namespace, a Flux
 Kustomization that applies that folder as the service account ``<app>-cloud``, which may manage only
@@ -42,6 +45,7 @@ from fluxplane.constructs.app_resources import (
     REQUESTABLE,
     SPOKE_IDENTITY_COMPOSITION,
     AppBucket,
+    AppDatabase,
     AppIdentity,
     AppQueue,
     AppTable,
@@ -75,9 +79,12 @@ class CloudChart(FleetChart):
         sealed: Iterable[SealedFile] = (),
         accounts: Mapping[str, str] | None = None,
         spokes: Iterable[str] = (),
+        networks: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(scope, construct_id, layout=layout, directory=CLOUD_DIR)
         self.flux = flux
+        #: Per cluster: its VPC's CIDR, which its apps' databases admit.
+        self._networks = dict(networks or {})
         #: The clusters that make their apps' resources themselves (``appResources: spoke``): the hub makes the
         #: apps' identities alone, and applies none of the apps' own requests.
         self._spokes = frozenset(spokes)
@@ -146,6 +153,32 @@ class CloudChart(FleetChart):
         )
         if not spoke:
             self.composites[cluster].extend(resource_composites(scope, placement, common))
+        self.composites[cluster].extend(
+            AppDatabase(
+                scope,
+                f"database-{database.name}",
+                {
+                    **common,
+                    "name": composite_name(app.name, "database", database.name),
+                    "app": app.name,
+                    "appNamespace": app.target_namespace,
+                    "clusterName": cluster,
+                    "vpcCidr": self._networks[cluster],
+                    "identifier": physical_name(cluster, app.name, database.name),
+                    "engine": database.engine,
+                    "engineVersion": database.engine_version,
+                    "instanceClass": database.instance_class,
+                    "allocatedStorage": database.allocated_storage,
+                    "maxAllocatedStorage": database.max_allocated_storage,
+                    "multiAz": database.multi_az,
+                    "databaseName": database.db_name,
+                    "username": database.username,
+                    "backupRetentionDays": database.backup_retention_days,
+                    "deletionProtection": database.deletion_protection,
+                },
+            )
+            for database in app.aws.databases
+        )
 
     def _requests(self, scope: Any, placement: Placement) -> None:
         """Apply the app's own requests (``aws.path`` of its repository) as the app's hub account."""

@@ -144,6 +144,95 @@ class Bucket(Model):
     versioning: bool = Field(False, description="Keep every version of every object.")
 
 
+#: What RDS and both engines accept (fluxplane.constructs.app_resources holds the same rules for the kind).
+DB_ENGINE_VERSION = r"^[0-9]+(\.[0-9]+){0,2}$"
+DB_INSTANCE_CLASS = r"^db\.[a-z0-9]+\.[a-z0-9]+$"
+DATABASE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
+DB_USERNAME = r"^[a-z][a-z0-9_]{0,15}$"
+DB_IDENTIFIER = r"^[a-z](-?[a-z0-9])*$"
+DB_IDENTIFIER_MAX_LENGTH = 63
+#: Master user names RDS keeps for itself.
+RESERVED_DB_USERS = ("rdsadmin", "rdsrepladmin", "rds_superuser", "rdsproxyadmin")
+
+
+class Database(Model):
+    """An RDS database in the cluster's VPC; the app's namespace gets its credentials as a Secret."""
+
+    name: Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)] = Field(
+        description="Name within the app; the RDS identifier is <cluster>-<app>-<name>, the Secret in the app's "
+        "namespace <app>-database-<name>."
+    )
+    engine: Literal["postgres", "mysql"] = Field(description="postgres (port 5432) or mysql (port 3306).")
+    engine_version: Annotated[str, StringConstraints(pattern=DB_ENGINE_VERSION)] = Field(
+        alias="engineVersion",
+        description='Engine version, quoted: best a major version ("17", "8.4"), whose minor versions RDS then '
+        "applies in the maintenance window.",
+    )
+    instance_class: Annotated[str, StringConstraints(pattern=DB_INSTANCE_CLASS)] = Field(
+        "db.t4g.micro", alias="instanceClass", description="DB instance class."
+    )
+    allocated_storage: int = Field(
+        20, ge=20, le=65536, alias="allocatedStorage", description="Storage in GiB (gp3, encrypted), 20 to 65536."
+    )
+    max_allocated_storage: int | None = Field(
+        None,
+        ge=22,
+        le=65536,
+        alias="maxAllocatedStorage",
+        description="Storage autoscaling up to this many GiB, at least 10% above allocatedStorage; null for none.",
+    )
+    multi_az: bool = Field(False, alias="multiAz", description="A standby in a second availability zone.")
+    database_name: Annotated[str, StringConstraints(pattern=DATABASE_NAME)] | None = Field(
+        None,
+        alias="databaseName",
+        description="The database made with the instance; default the name with '-' as '_'.",
+    )
+    username: Annotated[str, StringConstraints(pattern=DB_USERNAME)] = Field(
+        "dbadmin", description="Master user; RDS keeps its password in Secrets Manager and rotates it."
+    )
+    backup_retention_days: int = Field(
+        7, ge=0, le=35, alias="backupRetentionDays", description="Days of automated backups, 0 to 35."
+    )
+    deletion_protection: bool = Field(
+        True,
+        alias="deletionProtection",
+        description="RDS refuses to delete the instance; set false (and let it reach AWS) before removing it.",
+    )
+
+    @field_validator("engine_version", mode="before")
+    @classmethod
+    def _quoted(cls, value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            raise ValueError(f'expected the version as a quoted string such as "17" or "8.4", got the number {value}')
+        return value
+
+    @field_validator("username")
+    @classmethod
+    def _not_reserved(cls, value: str) -> str:
+        if value in RESERVED_DB_USERS:
+            raise ValueError(f"{value!r} is a user RDS keeps for itself ({', '.join(RESERVED_DB_USERS)})")
+        return value
+
+    @model_validator(mode="after")
+    def _fits(self) -> Database:
+        if self.max_allocated_storage is not None and self.max_allocated_storage * 10 < self.allocated_storage * 11:
+            raise ValueError(
+                f"maxAllocatedStorage must be at least 10% above allocatedStorage ({self.allocated_storage}), got "
+                f"{self.max_allocated_storage}: RDS refuses less"
+            )
+        if self.database_name is None and not re.fullmatch(DATABASE_NAME, self.db_name):
+            raise ValueError(
+                f"the database would be named {self.db_name!r} after the entry, which the engines refuse (a letter, "
+                "then letters, digits or '_'); set databaseName"
+            )
+        return self
+
+    @property
+    def db_name(self) -> str:
+        """The database made with the instance."""
+        return self.database_name or self.name.replace("-", "_")
+
+
 def _unique_names(kind: str, items: list[Any]) -> list[Any]:
     twice = repeated([item.name for item in items])
     if twice:
@@ -157,13 +246,16 @@ class AwsNeeds(Model):
     tables: list[Table] = Field(default_factory=list, description="DynamoDB tables.")
     queues: list[Queue] = Field(default_factory=list, description="SQS queues.")
     buckets: list[Bucket] = Field(default_factory=list, description="S3 buckets.")
+    databases: list[Database] = Field(
+        default_factory=list, description="RDS databases, made by the hub in the cluster's VPC (see AWS needs)."
+    )
     path: Annotated[str, StringConstraints(pattern=RELATIVE_PATH)] | None = Field(
         None,
         description="A folder of the app's repository with more AppTable, AppQueue and AppBucket objects, which the "
         "hub applies for each of the app's clusters as the app (see Apps and tenants).",
     )
 
-    @field_validator("tables", "queues", "buckets")
+    @field_validator("tables", "queues", "buckets", "databases")
     @classmethod
     def _unique(cls, value: list[Any]) -> list[Any]:
         return _unique_names("resource", value)
@@ -178,7 +270,7 @@ class AwsNeeds(Model):
     @property
     def empty(self) -> bool:
         """True when the app needs nothing from AWS (and gets no IAM role)."""
-        return not (self.tables or self.queues or self.buckets or self.path)
+        return not (self.tables or self.queues or self.buckets or self.databases or self.path)
 
 
 class App(Model):
@@ -277,6 +369,14 @@ def physical_name(cluster: str, app: str, name: str) -> str:
 
 
 def _aws_name_problems(kind: str, aws_name: str) -> str | None:
+    """What AWS refuses in ``aws_name``, a resource of ``kind`` (a field of ``aws``), and what to do."""
+    rule = _aws_name_rule(kind, aws_name)
+    if rule is None:
+        return None
+    return rule if ":" in rule else f"{rule}: shorten the name"
+
+
+def _aws_name_rule(kind: str, aws_name: str) -> str | None:
     if kind == "tables":
         if not 3 <= len(aws_name) <= 255 or not re.fullmatch(r"[A-Za-z0-9_.-]+", aws_name):
             return "a DynamoDB table name has 3 to 255 letters, digits, '_', '-' and '.'"
@@ -294,6 +394,14 @@ def _aws_name_problems(kind: str, aws_name: str) -> str | None:
             return "an S3 bucket name must not look like an IP address"
         if aws_name.startswith(("xn--", "sthree-")) or aws_name.endswith(("-s3alias", "--ol-s3", ".mrap", "--x-s3")):
             return "an S3 bucket name must not use AWS's reserved prefixes and suffixes"
+    elif kind == "databases":
+        if len(aws_name) > DB_IDENTIFIER_MAX_LENGTH:
+            return f"an RDS DB instance identifier has at most {DB_IDENTIFIER_MAX_LENGTH} characters"
+        if not re.fullmatch(DB_IDENTIFIER, aws_name):
+            return (
+                "an RDS DB instance identifier starts with a letter and has no two hyphens in a row: rename the "
+                "database, or the app"
+            )
     return None
 
 
@@ -311,13 +419,22 @@ def aws_names(cluster: str, app: App) -> list[tuple[str, int, str]]:
         ("buckets", index, physical_name(cluster, app.name, bucket.name))
         for index, bucket in enumerate(app.aws.buckets)
     ]
+    names += [
+        ("databases", index, physical_name(cluster, app.name, database.name))
+        for index, database in enumerate(app.aws.databases)
+    ]
     return names
 
 
 # -- the names the hub gives an app's objects ----------------------------------------------------
 
 #: An app's AWS resources: its ``aws`` field, the kind of their composites, the word their names hold.
-RESOURCE_KINDS = (("tables", "AppTable", "table"), ("queues", "AppQueue", "queue"), ("buckets", "AppBucket", "bucket"))
+RESOURCE_KINDS = (
+    ("tables", "AppTable", "table"),
+    ("queues", "AppQueue", "queue"),
+    ("buckets", "AppBucket", "bucket"),
+    ("databases", "AppDatabase", "database"),
+)
 #: Label values hold at most 63 characters, and some names end up in one: Crossplane labels a composite and
 #: what it composes with the composite's name (crossplane.io/composite), and Flux labels what a Kustomization
 #: applies with the Kustomization's name (kustomize.toolkit.fluxcd.io/name).
@@ -383,6 +500,7 @@ _AWS_SCOPES = {
     "tables": ("DynamoDB table", "DynamoDB table names are unique per account and region"),
     "queues": ("SQS queue", "SQS queue names are unique per account and region"),
     "buckets": ("S3 bucket", "S3 bucket names are unique across AWS"),
+    "databases": ("RDS DB instance", "RDS DB instance identifiers are unique per account and region"),
 }
 
 
@@ -636,7 +754,7 @@ def place_apps(
                 if rule is not None:
                     problems.append(
                         f"{shown}: aws.{kind}[{index}].name: on cluster {cluster!r} the AWS name would be "
-                        f"{show(aws_name)}; {rule}: shorten the name"
+                        f"{show(aws_name)}; {rule}"
                     )
             placements.append(Placement(app=app, cluster=cluster, environment=environment, region=region))
     problems.extend(name_collisions(files, tuple(placements)))

@@ -7,7 +7,9 @@ runs on, next to that cluster's ``EKSCluster``:
 - ``AppIdentity``: the app's IAM role, assumable through EKS Pod Identity by exactly one service
   account of one namespace of one cluster, and the Pod Identity association that binds them;
 - ``AppTable``, ``AppQueue``, ``AppBucket``: a DynamoDB table, an SQS queue, an S3 bucket, each with an
-  inline policy on the app's role that grants access to exactly that resource.
+  inline policy on the app's role that grants access to exactly that resource;
+- ``AppDatabase``: an RDS PostgreSQL or MySQL instance in the cluster's VPC, its credentials readable by the
+  app's role and delivered to the app's namespace on the cluster as a Secret (fluxplane.packs.app_database).
 
 These props mirror the XRDs' schemas, so an object that passes them passes the API server too.
 """
@@ -31,16 +33,33 @@ KINDS = {
     "AppTable": "apptables",
     "AppQueue": "appqueues",
     "AppBucket": "appbuckets",
+    "AppDatabase": "appdatabases",
     "AddonIdentity": "addonidentities",
 }
 #: Suffix of the hub service accounts that apply an app's own requests (``<app>-cloud``).
 REQUEST_ACCOUNT_SUFFIX = "-cloud"
-#: The kinds an app may request from its own repository (its identity is the platform's), kind -> plural.
-REQUESTABLE = {kind: plural for kind, plural in KINDS.items() if kind not in ("AppIdentity", "AddonIdentity")}
+#: The kinds an app may request from its own repository, kind -> plural: not its identity, which is the platform's,
+#: nor a database, which delivers its credentials to a namespace on the cluster that the request would choose.
+REQUESTABLE = {
+    kind: plural for kind, plural in KINDS.items() if kind not in ("AppIdentity", "AddonIdentity", "AppDatabase")
+}
 #: The Composition of the AppIdentity of an app whose cluster makes its resources (``appResources: spoke``).
 SPOKE_IDENTITY_COMPOSITION = "appidentity-spoke"
 #: An AWS managed policy (the only ARNs an add-on's role may attach).
 MANAGED_POLICY = r"^arn:aws[a-z-]*:iam::aws:policy/[A-Za-z0-9+=,.@_/-]+$"
+#: An RDS DB instance identifier: 1 to 63 letters, digits or hyphens, starting with a letter, no two hyphens in a
+#: row, not ending with one; lower case, as RDS keeps it.
+DB_IDENTIFIER = r"^[a-z](-?[a-z0-9])*$"
+DB_IDENTIFIER_MAX_LENGTH = 63
+#: A database name both engines accept: a letter, then letters, digits or underscores (PostgreSQL allows 63).
+DATABASE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
+#: An RDS master user name: a letter, then up to 15 letters, digits or underscores.
+DB_USERNAME = r"^[a-z][a-z0-9_]{0,15}$"
+DB_INSTANCE_CLASS = r"^db\.[a-z0-9]+\.[a-z0-9]+$"
+#: A major version ("17", "8.4") or a full one ("17.4", "8.4.5").
+DB_ENGINE_VERSION = r"^[0-9]+(\.[0-9]+){0,2}$"
+#: The database engines, and the port each listens on.
+DB_ENGINE_PORTS = {"postgres": 5432, "mysql": 3306}
 
 
 class _Composite(Props):
@@ -160,6 +179,40 @@ class AppBucketProps(_AppResource):
     """Whether S3 keeps every version of an object: ``Enabled`` or ``Disabled``. Default: ``"Disabled"``."""
 
 
+class AppDatabaseProps(_AppResource):
+    """An RDS database in the cluster's VPC; its credentials readable by the app's role and delivered to the app's
+    namespace on the cluster as a Secret named like the composite."""
+
+    app_namespace: Label
+    """The app's namespace on the workload cluster: it receives the Secret."""
+    cluster_name: Label
+    """The workload cluster (its EKSCluster in the same namespace) whose VPC's private subnets hold the database."""
+    vpc_cidr: str = Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$")
+    """The cluster VPC's IPv4 CIDR: the only addresses the database's port is open to."""
+    identifier: str = Field(pattern=DB_IDENTIFIER, max_length=DB_IDENTIFIER_MAX_LENGTH)
+    """The RDS DB instance identifier, ``<cluster>-<app>-<name>``; changing it makes a new database."""
+    engine: Literal["postgres", "mysql"]
+    """The engine: ``postgres`` or ``mysql``."""
+    engine_version: str = Field(pattern=DB_ENGINE_VERSION)
+    """The engine version: a major version (``"17"``, ``"8.4"``) lets RDS apply minor versions."""
+    instance_class: str = Field("db.t4g.micro", pattern=DB_INSTANCE_CLASS)
+    """The DB instance class. Default: ``"db.t4g.micro"``."""
+    allocated_storage: int = Field(20, ge=20, le=65536)
+    """Storage in GiB. Default: ``20``."""
+    max_allocated_storage: int | None = Field(None, ge=22, le=65536)
+    """The most GiB storage autoscaling may grow to. Default: not set (no autoscaling)."""
+    multi_az: bool = False
+    """A standby in a second availability zone. Default: ``False``."""
+    database_name: str = Field(pattern=DATABASE_NAME)
+    """The database made with the instance."""
+    username: str = Field("dbadmin", pattern=DB_USERNAME)
+    """The master user, whose password RDS keeps in Secrets Manager. Default: ``"dbadmin"``."""
+    backup_retention_days: int = Field(7, ge=0, le=35)
+    """Days of automated backups. Default: ``7``."""
+    deletion_protection: bool = True
+    """RDS refuses to delete the instance while set. Default: ``True``."""
+
+
 class AppIdentity(TypedResource[AppIdentityProps]):
     api_version = f"{GROUP}/{VERSION}"
     kind = "AppIdentity"
@@ -182,6 +235,12 @@ class AppBucket(TypedResource[AppBucketProps]):
     api_version = f"{GROUP}/{VERSION}"
     kind = "AppBucket"
     props_class = AppBucketProps
+
+
+class AppDatabase(TypedResource[AppDatabaseProps]):
+    api_version = f"{GROUP}/{VERSION}"
+    kind = "AppDatabase"
+    props_class = AppDatabaseProps
 
 
 class AddonIdentity(TypedResource[AddonIdentityProps]):

@@ -29,12 +29,13 @@ __all__ = ["EXTERNAL_NAME", "IMMUTABLE", "Risk", "immutable_fields", "object_ris
 
 #: The composite kind of a workload cluster (eks-compositions): removing it makes Crossplane delete the cluster.
 CLUSTER_COMPOSITES = frozenset({("platform.fluxplane.io", "EKSCluster")})
-#: Composites of cloud resources that hold data; removing one deletes the table, queue or bucket.
+#: Composites of cloud resources that hold data; removing one deletes the table, queue, bucket or database.
 DATA_COMPOSITES = frozenset(
     {
         ("platform.fluxplane.io", "AppTable"),
         ("platform.fluxplane.io", "AppQueue"),
         ("platform.fluxplane.io", "AppBucket"),
+        ("platform.fluxplane.io", "AppDatabase"),
     }
 )
 PRUNE_ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"

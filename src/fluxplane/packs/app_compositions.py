@@ -8,16 +8,19 @@ Compositions (function-patch-and-transform) compose:
   ``PodIdentityAssociation`` that binds that account to the role;
 - ``AppTable``, ``AppQueue``, ``AppBucket``: the resource, and an inline ``RolePolicy`` on the app's
   role (selected by label in the same namespace) granting the app's actions on that resource's
-  ARN only.
+  ARN only;
+- ``AppDatabase``: an RDS instance in the cluster's VPC, and its credentials in the app's namespace on
+  the cluster (fluxplane.packs.app_database).
 
-Synth writes one AppIdentity per app and cluster, and one resource composite per table, queue and
-bucket of the app (fluxplane.charts.cloud), in the workload cluster's hub namespace.
+Synth writes one AppIdentity per app and cluster, and one resource composite per table, queue,
+bucket and database of the app (fluxplane.charts.cloud), in the workload cluster's hub namespace.
 
 A workload cluster that makes its apps' resources itself (``appResources: spoke``) runs this pack in
 ``mode: spoke``: the resource kinds only, for its tenants' namespaces, composed without IAM (its
 Crossplane's roles may touch nothing but the cluster's own resources), and an admission policy that
 keeps each tenant to its own app's names. The hub still makes those apps' identities, with the
-composition ``appidentity-spoke``: the role may use the resources named ``<cluster>-<app>-...``.
+composition ``appidentity-spoke``: the role may use the resources named ``<cluster>-<app>-...``. Their
+databases stay with the hub in either mode: they live in the cluster's VPC, which the hub's EKSCluster owns.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from fluxplane.constructs.composite_resource_definition import CompositeResource
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
 from fluxplane.constructs.props import TENANT_LABEL
+from fluxplane.packs import app_database
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.eks import (
     AUTO_READY,
@@ -43,6 +47,7 @@ from fluxplane.packs.eks import (
     PATCH_AND_TRANSFORM,
     PATCH_SETS,
     PROVIDER_CONFIG_FIELD,
+    _combine,
     _managed,
     _patch,
     _resource,
@@ -60,6 +65,7 @@ SERVICES = {
     "AppTable": ("dynamodb", "iam"),
     "AppQueue": ("sqs", "iam"),
     "AppBucket": ("s3", "iam"),
+    app_database.KIND: app_database.SERVICES,
     "AddonIdentity": ("iam", "eks"),
 }
 
@@ -119,19 +125,6 @@ def trust_policy() -> str:
         ],
     }
     return json.dumps(document, indent=2) + "\n"
-
-
-def _combine(paths: tuple[str, ...], fmt: str, target: str) -> dict[str, Any]:
-    return {
-        "type": "CombineFromComposite",
-        "combine": {
-            "variables": [{"fromFieldPath": path} for path in paths],
-            "strategy": "string",
-            "string": {"fmt": fmt},
-        },
-        "toFieldPath": target,
-        "policy": {"fromFieldPath": "Required"},
-    }
 
 
 def _access(actions_fmt: str, arn_uses: int) -> dict[str, Any]:
@@ -206,13 +199,17 @@ _OWN_RESOURCES = _policy(
 
 def _spoke_identity() -> list[dict[str, Any]]:
     """The app's role on a cluster whose Crossplane makes the app's resources: it may use the resources named
-    ``<cluster>-<app>-...`` of the cluster's region, which the cluster's admission policy keeps to that app."""
-    role, association = _identity()
+    ``<cluster>-<app>-...`` of the cluster's region, which the cluster's admission policy keeps to that app.
+
+    The grant is a RolePolicy of its own, not the role's ``inlinePolicy``: a role that lists its inline policies
+    owns all of them, and would remove those other composites put on it (an AppDatabase's access)."""
     own = ("spec.region", "spec.clusterName", "metadata.name")
-    grant = _combine((*own, *own, *own[1:], *own[1:]), _OWN_RESOURCES, "spec.forProvider.inlinePolicy[0].policy")
-    role["base"]["spec"]["forProvider"]["inlinePolicy"] = [{"name": "app-resources"}]
-    role["patches"].insert(1, grant)
-    return [role, association]
+    grant = _resource(
+        "app-resources",
+        _managed("iam", "RolePolicy", {"roleSelector": _selector(role="app")}),
+        [_combine((*own, *own, *own[1:], *own[1:]), _OWN_RESOURCES, "spec.forProvider.policy")],
+    )
+    return [*_identity(), grant]
 
 
 def _table(access: bool = True) -> list[dict[str, Any]]:
@@ -280,6 +277,7 @@ COMPOSED: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "AppTable": _table,
     "AppQueue": _queue,
     "AppBucket": _bucket,
+    app_database.KIND: app_database.composed,
     "AddonIdentity": _addon_identity,
 }
 #: On a workload cluster (mode spoke): the resource kinds, without the access policy on the app's role (the hub
@@ -417,6 +415,7 @@ SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
         ["region", "app", "bucketName"],
         {"arn": {"type": "string"}},
     ),
+    app_database.KIND: app_database.SPEC,
 }
 
 
@@ -608,7 +607,8 @@ def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
 PACK = Pack(
     name="app-compositions",
     version="1.0.0",
-    description="App and add-on identities (EKS Pod Identity) and the DynamoDB, SQS and S3 resources apps may request",
+    description="App and add-on identities (EKS Pod Identity), the DynamoDB, SQS and S3 resources apps may request, "
+    "and their RDS databases",
     config=AppCompositionsConfig,
     layer="configs",
     bind=bind,

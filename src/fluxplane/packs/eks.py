@@ -362,6 +362,20 @@ def _status(source: str, target: str) -> dict[str, Any]:
     return {"type": "ToCompositeFieldPath", "fromFieldPath": source, "toFieldPath": target}
 
 
+def _combine(paths: tuple[str, ...], fmt: str, target: str) -> dict[str, Any]:
+    """``fmt`` over the composite's ``paths``, all required."""
+    return {
+        "type": "CombineFromComposite",
+        "combine": {
+            "variables": [{"fromFieldPath": path} for path in paths],
+            "strategy": "string",
+            "string": {"fmt": fmt},
+        },
+        "toFieldPath": target,
+        "policy": {"fromFieldPath": "Required"},
+    }
+
+
 def _name_tag(fmt: str, *variables: str) -> dict[str, Any]:
     """The AWS console's Name tag: ``fmt`` over the composite's name and ``variables``."""
     if not variables:

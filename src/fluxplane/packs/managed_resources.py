@@ -22,6 +22,7 @@ AWS_MANAGED_RESOURCES = (
     "ec2_routetableassociations",
     "ec2_securitygroups",
     "ec2_securitygrouprules",
+    "ec2_securitygroupingressrules",
     "ec2_launchtemplates",
     "eks_clusters",
     "eks_nodegroups",
@@ -43,6 +44,8 @@ AWS_MANAGED_RESOURCES = (
     "s3_bucketserversideencryptionconfigurations",
     "s3_bucketversionings",
     "s3_bucketownershipcontrols",
+    "rds_instances",
+    "rds_subnetgroups",
 )
 #: The namespaced (Crossplane v2) group of each family member: ``<service>.aws.m.upbound.io``.
 NAMESPACED_GROUP = "aws.m.upbound.io"

@@ -26,7 +26,7 @@ from fluxplane.charts.spokes import PARENT, Built, ChainFolder, ChainInputs, Clu
 from fluxplane.charts.tenants import TenantsChart
 from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace
 from fluxplane.config.models import WorkloadCluster
-from fluxplane.constructs.app_resources import GROUP, VERSION
+from fluxplane.constructs.app_resources import GROUP, VERSION, AppDatabase
 from fluxplane.constructs.base import TypedResource, node_of
 from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kustomization import escaped
@@ -40,6 +40,9 @@ from fluxplane.synth.plan import ClusterPlan, FleetPlan
 APP_COMPOSITIONS = "app-compositions"
 #: How long a cluster's chain waits for its add-ons' roles and its apps' resources.
 APP_RESOURCES_TIMEOUT = "20m"
+#: ... and when they include a database: RDS takes 10 to 40 minutes to make one (longer with a standby), and the
+#: database is Ready only once its credentials are on the cluster.
+DATABASE_TIMEOUT = "45m"
 #: The hub's Kustomization that makes the management cluster's own add-on roles (fluxplane.charts.addon_identities).
 ADDON_IDENTITIES = "addon-identities"
 
@@ -394,7 +397,7 @@ class FleetApp(cdk8s.App):
             checks=tuple(composites),
             exprs=tuple(composite_health(f"{GROUP}/{VERSION}", name) for name in kinds),
             requires=(APP_COMPOSITIONS,),
-            timeout=APP_RESOURCES_TIMEOUT,
+            timeout=DATABASE_TIMEOUT if AppDatabase.kind in kinds else APP_RESOURCES_TIMEOUT,
         )
 
     def _add_addon_identities(self, hub: ClusterChart) -> None:
@@ -450,6 +453,7 @@ class FleetApp(cdk8s.App):
             sealed=self.plan.clusters[0].sealed_secrets,
             accounts=self._accounts,
             spokes=self._spoke_resources,
+            networks={c.name: str(c.network.cidr) for c in self.plan.fleet.clusters if c.network.cidr is not None},
         )
 
     # -- synthesis ------------------------------------------------------------------------------

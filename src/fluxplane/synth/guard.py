@@ -121,6 +121,12 @@ IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
     ),
     ("dynamodb.aws*", "Table"): (("spec", "forProvider", "hashKey"), ("spec", "forProvider", "rangeKey")),
     ("sqs.aws*", "Queue"): (("spec", "forProvider", "fifoQueue"),),
+    ("rds.aws*", "Instance"): (
+        ("spec", "forProvider", "engine"),
+        ("spec", "forProvider", "dbName"),
+        ("spec", "forProvider", "username"),
+        ("spec", "forProvider", "storageEncrypted"),
+    ),
     # fluxplane's composites: these fields feed the managed resources' immutable fields above.
     ("platform.fluxplane.io", "EKSCluster"): (
         ("spec", "region"),
@@ -142,6 +148,15 @@ IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
         ("spec", "fifo"),
     ),
     ("platform.fluxplane.io", "AppBucket"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "bucketName")),
+    ("platform.fluxplane.io", "AppDatabase"): (
+        ("spec", "region"),
+        PROVIDER_CONFIG_NAME,
+        ("spec", "identifier"),
+        ("spec", "clusterName"),
+        ("spec", "engine"),
+        ("spec", "databaseName"),
+        ("spec", "username"),
+    ),
     ("platform.fluxplane.io", "AppIdentity"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "clusterName")),
     ("platform.fluxplane.io", "AddonIdentity"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "clusterName")),
 }
@@ -163,6 +178,10 @@ DELETES = {
     ("platform.fluxplane.io", "AppTable"): "the DynamoDB table and its data",
     ("platform.fluxplane.io", "AppQueue"): "the SQS queue and its messages",
     ("platform.fluxplane.io", "AppBucket"): "the S3 bucket and its objects",
+    (
+        "platform.fluxplane.io",
+        "AppDatabase",
+    ): "the RDS database, once its deletionProtection is off (RDS keeps a final snapshot)",
 }
 
 #: A HelmRelease: a change of its release target reinstalls the release (release_target).

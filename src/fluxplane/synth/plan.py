@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fluxplane.config.apps import Placement, app_path
+from fluxplane.config.apps import RESOURCE_KINDS, Placement, app_path
 from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.manifests import ManifestFile
@@ -191,17 +191,13 @@ def spoke_resources(loaded: LoadedFleet) -> frozenset[str]:
     return frozenset(cluster.name for cluster in loaded.fleet.clusters if cluster.app_resources == "spoke")
 
 
+#: The kinds the hub makes for every cluster, also for one that makes its apps' resources (fluxplane.charts.cloud).
+_HUB_KINDS = frozenset({"AppDatabase"})
+
+
 def _kinds(placements: Iterable[Placement]) -> set[str]:
     """The resource kinds the apps of ``placements`` ask for in their definition."""
-    kinds: set[str] = set()
-    for placement in placements:
-        aws = placement.app.aws
-        kinds |= {
-            kind
-            for kind, items in (("AppTable", aws.tables), ("AppQueue", aws.queues), ("AppBucket", aws.buckets))
-            if items
-        }
-    return kinds
+    return {kind for placement in placements for field, kind, _ in RESOURCE_KINDS if getattr(placement.app.aws, field)}
 
 
 def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) -> list[str]:
@@ -219,7 +215,7 @@ def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) 
                 f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which needs the "
                 f"{APP_COMPOSITIONS!r} pack; do not disable it there, or set appResources: hub"
             )
-        kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name)
+        kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name) - _HUB_KINDS
         needed = sorted({service for kind in kinds for service in SERVICES[kind] if service != "iam"})
         have = set(getattr(cluster.packs.get(PROVIDERS), "services", ()))
         missing = [service for service in needed if service not in have]
@@ -249,7 +245,7 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
             f"enable {' and '.join(repr(name) for name in missing_packs)} on the management cluster ({enable})"
         ]
     spokes = spoke_resources(loaded)
-    kinds = {"AppIdentity"} | _kinds(p for p in needing if p.cluster not in spokes)
+    kinds = {"AppIdentity"} | _kinds(needing) & _HUB_KINDS | _kinds(p for p in needing if p.cluster not in spokes)
     needed = sorted({service for kind in kinds for service in SERVICES[kind]})
     providers = hub.packs.get(PROVIDERS)
     have = set(getattr(providers, "services", ()))
@@ -258,6 +254,12 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
         return [
             f"{base}.{PROVIDERS}.services: the apps' AWS resources need the provider family members "
             f"{', '.join(missing)}; add them (services: [{', '.join(sorted(have | set(missing)))}])"
+        ]
+    if "AppDatabase" in kinds and not getattr(providers, "kubernetes", False):
+        names = ", ".join(sorted({p.app.name for p in needing if p.app.aws.databases}))
+        return [
+            f"{base}.{PROVIDERS}.kubernetes: apps {names} have databases, whose credentials the hub writes to the "
+            "apps' namespaces with provider-kubernetes; set kubernetes: true"
         ]
     return []
 

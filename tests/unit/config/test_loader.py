@@ -129,7 +129,7 @@ def test_example_fleet_environment_packs_and_management_packs(example_project: P
         "crossplane": {},
         "crossplane-providers": {
             "roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers",
-            "services": ["ec2", "eks", "iam", "dynamodb", "sqs", "s3"],
+            "services": ["ec2", "eks", "iam", "dynamodb", "sqs", "s3", "rds"],
         },
         "crossplane-provider-configs": {},
         "eks-compositions": {},

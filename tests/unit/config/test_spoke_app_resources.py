@@ -286,12 +286,14 @@ def test_the_spoke_compositions_compose_no_iam() -> None:
 
 
 def test_the_spoke_identity_grants_the_apps_named_resources() -> None:
-    (role, _) = app_compositions.spoke_identity_props()["pipeline"][0]["input"]["resources"]
-    grant = next(
-        patch
-        for patch in role["patches"]
-        if patch["type"] == "CombineFromComposite" and "inlinePolicy" in patch["toFieldPath"]
-    )
+    (role, _, policy_resource) = app_compositions.spoke_identity_props()["pipeline"][0]["input"]["resources"]
+    # THEN the grant is a RolePolicy on the composed role, not the role's own inlinePolicy: a role that lists its
+    # inline policies owns them all, and would remove the one an AppDatabase puts on it
+    assert "inlinePolicy" not in role["base"]["spec"]["forProvider"]
+    assert policy_resource["base"]["kind"] == "RolePolicy"
+    assert policy_resource["base"]["spec"]["forProvider"]["roleSelector"]["matchControllerRef"] is True
+    (grant,) = [patch for patch in policy_resource["patches"] if patch["type"] == "CombineFromComposite"]
+    assert grant["toFieldPath"] == "spec.forProvider.policy"
     variables = [item["fromFieldPath"] for item in grant["combine"]["variables"]]
     policy = grant["combine"]["string"]["fmt"] % tuple(
         {"spec.region": "r", "spec.clusterName": "c", "metadata.name": "a"}[v] for v in variables

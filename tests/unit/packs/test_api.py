@@ -117,6 +117,9 @@ def test_a_built_in_pack_uses_only_the_namespaces_it_declares(pack: Pack, exampl
     # WHEN the namespaces its objects make, live in, install into or name are collected, with its pods' accounts'
     used: set[str] = {identity.namespace for identity in context.pod_identities}
     for document in context.manifest.documents():
+        if document["kind"] == "Composition":
+            # its templates are made beside each composite (a hub namespace) or on the workload cluster it addresses
+            continue
         found = _namespaces(document)
         if document["kind"] == "Namespace":
             found.add(document["metadata"]["name"])

@@ -44,9 +44,9 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
     pack.bind(ctx, pack.AppCompositionsConfig())
     kinds = Counter(doc["kind"] for doc in manifest.documents())
     assert kinds == {
-        "CompositeResourceDefinition": 5,
+        "CompositeResourceDefinition": 6,
         # one per kind, and the identity of apps whose clusters make their resources
-        "Composition": 6,
+        "Composition": 7,
         "ValidatingAdmissionPolicy": 1,
         "ValidatingAdmissionPolicyBinding": 1,
     }
@@ -66,6 +66,10 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
         ("AppQueue", {"Queue", "RolePolicy"}),
         ("AppBucket", {"Bucket", "BucketVersioning", "RolePolicy"}),
         ("AddonIdentity", {"Role", "PodIdentityAssociation"}),
+        (
+            "AppDatabase",
+            {"SubnetGroup", "SecurityGroup", "SecurityGroupIngressRule", "Instance", "RolePolicy", "Role", "Object"},
+        ),
     ],
 )
 def test_each_kind_composes_its_resource_and_nothing_else(kind: str, composed: set[str]) -> None:

@@ -114,7 +114,7 @@ def test_example_fleet_pack_configs(example_project: Path, registry: PackRegistr
         "crossplane-providers": CrossplaneProvidersConfig.model_validate(
             {
                 "roleArn": "arn:aws:iam::111122223333:role/fleet-crossplane-providers",
-                "services": ["ec2", "eks", "iam", "dynamodb", "sqs", "s3"],
+                "services": ["ec2", "eks", "iam", "dynamodb", "sqs", "s3", "rds"],
             }
         ),
         "crossplane-provider-configs": CrossplaneProviderConfigsConfig(),

@@ -85,8 +85,8 @@ def test_example_dist_is_clean(dist: Path, corpus: CrdCorpus, core: CoreSchemas)
     report = check(dist, corpus, core)
     assert report.findings == []
     # THEN every XR was checked and rendered, every composed resource checked against a schema
-    assert report.xrs_checked == 35
-    assert report.compositions_rendered == 35
+    assert report.xrs_checked == 37
+    assert report.compositions_rendered == 37
     assert report.composed_resources_checked > 100
     assert report.not_rendered == 0
     assert report.unchecked == {}
@@ -97,7 +97,7 @@ def test_example_dist_without_crds_checks_xrs_and_selectors(dist: Path) -> None:
     # GIVEN no CRD corpus WHEN checked THEN XRs, renders and selectors are still checked, composed kinds counted
     report = check(dist)
     assert report.findings == []
-    assert report.xrs_checked == 35 and report.compositions_rendered == 35
+    assert report.xrs_checked == 37 and report.compositions_rendered == 37
     assert report.composed_resources_checked == 0
     assert report.unchecked[("ec2.aws.m.upbound.io/v1beta1", "Subnet")] == 18
 
@@ -123,7 +123,7 @@ def test_renamed_xr_field_is_unknown_and_missing(dist: Path) -> None:
         ("spec", 'missing required field "region"'),
         ("spec.regoin", 'unknown field "regoin" (did you mean "region"?)'),
     ]
-    assert report.compositions_rendered == 34
+    assert report.compositions_rendered == 36
 
 
 def test_xr_defaults_are_applied_before_validation(dist: Path) -> None:
@@ -260,7 +260,7 @@ def test_selector_across_xrs_in_the_namespace(dist: Path) -> None:
             'with labels platform.fluxplane.io/app-role=billing: "role" of AppIdentity production-use1/orders has '
             'platform.fluxplane.io/app-role=orders; "role" of AddonIdentity '
             'production-use1/aws-ebs-csi-driver-controller has none of these labels; "role" of AddonIdentity '
-            "production-use1/aws-load-balancer-controller-controller has none of these labels; and 8 more",
+            "production-use1/aws-load-balancer-controller-controller has none of these labels; and 9 more",
         )
     ]
 

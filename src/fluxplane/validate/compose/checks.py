@@ -175,6 +175,8 @@ class _Checker:
         self.static: dict[tuple[Location, Location], list[Finding]] = {}
         self.applied: set[tuple[Location, Location]] = set()
         self.placed: list[Placed] = []
+        #: Namespaces where a composite's render failed: selectors across composites there are not judged.
+        self.incomplete: set[str] = set()
         self.xrds: dict[tuple[str, str], XRD] = {}
         #: The XRDs a cluster's own overlay defines (fluxplane.validate.compose.overlays), by (cluster, group, kind).
         self.cluster_xrds: dict[tuple[str | None, str, str], XRD] = {}
@@ -346,6 +348,7 @@ class _Checker:
                 self.report.skipped.append(NotRendered(composition.name, xr, model.reason))
                 continue
             if model.fatal or model.pipeline is None:
+                self.incomplete.add(namespace)
                 continue
             observed = self._observed_xr(body, xrd, composition, schema)
             result = render(model.pipeline, observed)
@@ -370,6 +373,7 @@ class _Checker:
     def _check_render(self, model: CompositionModel, result: Render, xr: str, namespace: str, xrd: XRD) -> None:
         if result.failure is not None:
             self.rendered_problem(model, result.failure.location, "", result.failure.message, xr)
+            self.incomplete.add(namespace)
             return
         if not result.converged:
             self.report.unsettled.append(f"Composition {model.document.name!r} for {xr}")
@@ -477,7 +481,9 @@ class _Checker:
 
     # -- selectors -------------------------------------------------------------------------------------
     def _selectors(self) -> None:
-        for problem in selector_problems(self.placed, self.documents, self.raw_schema, self.scope):
+        for problem in selector_problems(
+            self.placed, self.documents, self.raw_schema, self.scope, frozenset(self.incomplete)
+        ):
             placed = problem.placed
             location, patch = self._attribute(placed.model, placed.composed, problem.parts)
             shown = f" {patch.where}" if patch is not None else ""

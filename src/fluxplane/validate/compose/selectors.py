@@ -83,8 +83,16 @@ def find_selectors(value: Any, parts: list[str | int]) -> list[tuple[list[str | 
 
 
 class _Selectors:
-    def __init__(self, placed: list[Placed], documents: list[Document], schema_of: SchemaOf, scope_of: ScopeOf) -> None:
+    def __init__(
+        self,
+        placed: list[Placed],
+        documents: list[Document],
+        schema_of: SchemaOf,
+        scope_of: ScopeOf,
+        incomplete: frozenset[str] = frozenset(),
+    ) -> None:
         self.placed = placed
+        self.incomplete = incomplete
         self.schema_of = schema_of
         self.scope_of = scope_of
         self.index: dict[tuple[str, str, int | str], list[Placed]] = defaultdict(list)
@@ -133,6 +141,9 @@ class _Selectors:
                 if not namespaced or other.namespace == namespace
             ]
         elif namespaced:
+            if namespace in self.incomplete:
+                # a render there failed (reported on its own): what it would compose is unknown
+                return None
             candidates = list(self.index.get((*target, namespace), []))
         else:
             candidates = [
@@ -165,7 +176,12 @@ class _Selectors:
 
 
 def selector_problems(
-    placed: list[Placed], documents: list[Document], schema_of: SchemaOf, scope_of: ScopeOf
+    placed: list[Placed],
+    documents: list[Document],
+    schema_of: SchemaOf,
+    scope_of: ScopeOf,
+    incomplete: frozenset[str] = frozenset(),
 ) -> list[SelectorProblem]:
-    """Every selector of ``placed`` that selects nothing, with what there is instead."""
-    return _Selectors(placed, documents, schema_of, scope_of).run()
+    """Every selector of ``placed`` that selects nothing, with what there is instead; a selector across composites
+    of a namespace in ``incomplete``, where a render failed, is not judged."""
+    return _Selectors(placed, documents, schema_of, scope_of, incomplete).run()

@@ -1,0 +1,455 @@
+"""AppDatabase: an RDS PostgreSQL or MySQL database for one app on one workload cluster, made by the hub.
+
+The composite lives in the workload cluster's hub namespace, next to its ``EKSCluster`` and the app's
+``AppIdentity``, and composes (function-patch-and-transform, Upbound AWS family, namespaced):
+
+- a DB subnet group over the cluster's private subnets and a security group in the cluster's VPC, both
+  found by label among the managed resources the cluster's ``EKSCluster`` composed in the same
+  namespace: Crossplane labels every composed resource ``crossplane.io/composite: <composite name>``,
+  the ``EKSCluster`` is named like the cluster, and its private subnets carry ``platform.fluxplane.io/tier:
+  private`` (fluxplane.packs.eks); the security group admits the engine's port from the VPC's CIDR only;
+- the DB instance: private, encrypted, backed up, a final snapshot on delete, and a master password
+  that RDS generates, keeps in Secrets Manager and rotates (``manageMasterUserPassword``), so it is in
+  neither Git nor etcd;
+- read access to that secret for the app's own role (its ``AppIdentity``, found by label as the other
+  app kinds find it), so the app may read the current password from Secrets Manager itself;
+- the credentials as a Secret in the app's namespace on the workload cluster, through External Secrets:
+  an IAM role that may read that one secret and that only the cluster's External Secrets controller may
+  assume, and, written there by provider-kubernetes (the ProviderConfig ``spoke`` of the hub namespace),
+  a ``SecretStore`` that assumes it and an ``ExternalSecret`` that fills the Secret. A tenant may write
+  ExternalSecrets in its namespace but no store, and the only store there reads its own database's
+  secret: one app cannot read another's.
+
+The controller's role is the one the cluster's composition made for it (IRSA); its name is generated,
+so the composition reads its ARN from the annotation of the controller's service account on the
+cluster (an observe-only ``Object``), and the role's trust admits it only from the database's own
+account. The XRD (SPEC, in the form of fluxplane.packs.app_compositions.SPECS), the Composition
+(``composed``), the provider family members (SERVICES) and the managed resources to activate
+(MANAGED_RESOURCES) are what registering the kind needs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fluxplane.config.hub import EXTERNAL_SECRETS_SERVICE_ACCOUNT
+from fluxplane.constructs import app_resources as xr
+from fluxplane.packs.eks import (
+    LABEL,
+    _cidr,
+    _combine,
+    _managed,
+    _patch,
+    _resource,
+    _selector,
+    _status,
+    _string,
+    _use,
+)
+from fluxplane.packs.workload_clusters import SPOKE_PROVIDER_CONFIG
+
+KIND = "AppDatabase"
+PLURAL = xr.KINDS[KIND]
+#: The field that holds the database's AWS name, which starts with ``<cluster>-<app>-``.
+PHYSICAL_NAME = "identifier"
+#: The AWS provider family members the composition uses.
+SERVICES = ("rds", "ec2", "iam")
+#: The managed resources it composes, as ``<service>_<plural>`` (fluxplane.packs.managed_resources).
+MANAGED_RESOURCES = (
+    "rds_instances",
+    "rds_subnetgroups",
+    "ec2_securitygroups",
+    "ec2_securitygroupingressrules",
+    "iam_roles",
+    "iam_rolepolicies",
+)
+#: The port each engine listens on: the instance's, and the one the security group opens.
+ENGINE_PORTS = xr.DB_ENGINE_PORTS
+IDENTIFIER = xr.DB_IDENTIFIER
+IDENTIFIER_MAX_LENGTH = xr.DB_IDENTIFIER_MAX_LENGTH
+DATABASE_NAME = xr.DATABASE_NAME
+USERNAME = xr.DB_USERNAME
+INSTANCE_CLASS = xr.DB_INSTANCE_CLASS
+ENGINE_VERSION = xr.DB_ENGINE_VERSION
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+#: Label key Crossplane gives every composed resource, valued with its composite's name.
+COMPOSITE_LABEL = "crossplane.io/composite"
+#: The label of the private subnets of a cluster's EKSCluster (fluxplane.packs.eks).
+PRIVATE_SUBNETS = {f"{LABEL}/tier": "private"}
+#: Label of an app's IAM role, whose value is the app's name: fluxplane.packs.app_compositions.APP_ROLE_LABEL, not
+#: imported from there because registering the kind makes that module import this one.
+APP_ROLE_LABEL = f"{LABEL}/app-role"
+#: The annotation by which IRSA names a service account's role.
+IRSA_ROLE_ANNOTATION = "eks.amazonaws.com/role-arn"
+#: How often External Secrets reads the secret again: RDS rotates the password every seven days.
+REFRESH_INTERVAL = "15m"
+#: The keys of the Secret on the workload cluster.
+SECRET_KEYS = ("engine", "host", "port", "dbname", "username", "password")
+
+SECRET_ACTIONS = ("secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue")
+
+
+def _policy(resource: str) -> str:
+    """Read access to one Secrets Manager secret (a P&T format string when ``resource`` is ``%s``)."""
+    statement = {"Effect": "Allow", "Action": list(SECRET_ACTIONS), "Resource": [resource]}
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]}, indent=2) + "\n"
+
+
+def reader_trust_policy() -> str:
+    """The reader role's trust: the cluster's External Secrets role (first ``%s``), of the database's account."""
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"AWS": "%s"},
+        "Action": ["sts:AssumeRole", "sts:TagSession"],
+        "Condition": {"StringEquals": {"aws:PrincipalAccount": "%s"}},
+    }
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]}, indent=2) + "\n"
+
+
+def _engine_port(target: str) -> dict[str, Any]:
+    patch = _patch("spec.engine", target, required=True)
+    patch["transforms"] = [{"type": "map", "map": dict(ENGINE_PORTS)}]
+    return patch
+
+
+#: The account id of an RDS ARN (``arn:<partition>:rds:<region>:<account>:db:<identifier>``).
+_ACCOUNT_OF_ARN = {
+    "type": "string",
+    "string": {"type": "Regexp", "regexp": {"match": r"^arn:[^:]+:rds:[^:]*:([0-9]{12}):", "group": 1}},
+}
+
+
+def _network() -> list[dict[str, Any]]:
+    regional = [_use("region")]
+    cluster = f"[{COMPOSITE_LABEL}]"
+    return [
+        _resource(
+            "subnet-group",
+            _managed(
+                "rds",
+                "SubnetGroup",
+                {
+                    "description": "The private subnets of the app's cluster",
+                    "subnetIdSelector": {"matchLabels": dict(PRIVATE_SUBNETS)},
+                },
+            ),
+            [
+                *regional,
+                _patch("spec.identifier", "metadata.annotations[crossplane.io/external-name]", required=True),
+                _patch("spec.clusterName", f"spec.forProvider.subnetIdSelector.matchLabels{cluster}", required=True),
+                _use("tags"),
+            ],
+        ),
+        _resource(
+            "security-group",
+            _managed(
+                "ec2",
+                "SecurityGroup",
+                {"description": "The database of an app, reachable from its cluster's VPC"},
+            ),
+            [
+                *regional,
+                _patch("spec.identifier", "spec.forProvider.name", required=True),
+                _patch("spec.clusterName", f"spec.forProvider.vpcIdSelector.matchLabels{cluster}", required=True),
+                _patch("spec.identifier", "spec.forProvider.tags.Name"),
+                _use("tags"),
+            ],
+        ),
+        _resource(
+            "ingress",
+            _managed(
+                "ec2",
+                "SecurityGroupIngressRule",
+                {
+                    "description": "The database's port, from the cluster's VPC",
+                    "ipProtocol": "tcp",
+                    "securityGroupIdSelector": _selector(),
+                },
+            ),
+            [
+                *regional,
+                _patch("spec.vpcCidr", "spec.forProvider.cidrIpv4", required=True),
+                _engine_port("spec.forProvider.fromPort"),
+                _engine_port("spec.forProvider.toPort"),
+                _use("tags"),
+            ],
+        ),
+    ]
+
+
+def _instance() -> dict[str, Any]:
+    return _resource(
+        "instance",
+        _managed(
+            "rds",
+            "Instance",
+            {
+                "applyImmediately": False,
+                "autoMinorVersionUpgrade": True,
+                "copyTagsToSnapshot": True,
+                "dbSubnetGroupNameSelector": _selector(),
+                "manageMasterUserPassword": True,
+                "publiclyAccessible": False,
+                "skipFinalSnapshot": False,
+                "storageEncrypted": True,
+                "storageType": "gp3",
+                "vpcSecurityGroupIdSelector": _selector(),
+            },
+        ),
+        [
+            _use("region"),
+            # The provider knows an instance by its resource id (db-...), which it writes as the external
+            # name once the instance exists; the identifier is a parameter.
+            _patch("spec.identifier", "spec.forProvider.identifier", required=True),
+            _patch("spec.identifier", "spec.forProvider.finalSnapshotIdentifier", fmt="%s-final", required=True),
+            _patch("spec.engine", "spec.forProvider.engine", required=True),
+            _engine_port("spec.forProvider.port"),
+            _patch("spec.engineVersion", "spec.forProvider.engineVersion", required=True),
+            _patch("spec.instanceClass", "spec.forProvider.instanceClass", required=True),
+            _patch("spec.allocatedStorage", "spec.forProvider.allocatedStorage"),
+            _patch("spec.maxAllocatedStorage", "spec.forProvider.maxAllocatedStorage"),
+            _patch("spec.multiAz", "spec.forProvider.multiAz"),
+            _patch("spec.databaseName", "spec.forProvider.dbName", required=True),
+            _patch("spec.username", "spec.forProvider.username", required=True),
+            _patch("spec.backupRetentionDays", "spec.forProvider.backupRetentionPeriod"),
+            _patch("spec.deletionProtection", "spec.forProvider.deletionProtection"),
+            _use("tags"),
+            _status("status.atProvider.address", "status.address"),
+            _status("status.atProvider.port", "status.port"),
+            _status("status.atProvider.arn", "status.arn"),
+            {**_status("status.atProvider.arn", "status.accountId"), "transforms": [_ACCOUNT_OF_ARN]},
+            _status("status.atProvider.masterUserSecret[0].secretArn", "status.secretArn"),
+        ],
+    )
+
+
+def _app_access() -> dict[str, Any]:
+    """The inline policy on the app's role (its AppIdentity's) that lets it read the secret."""
+    return _resource(
+        "access",
+        _managed("iam", "RolePolicy", {"roleSelector": {"matchLabels": {APP_ROLE_LABEL: "app"}}}),
+        [
+            _patch("spec.app", f"spec.forProvider.roleSelector.matchLabels[{APP_ROLE_LABEL}]", required=True),
+            _patch("status.secretArn", "spec.forProvider.policy", fmt=_policy("%s"), required=True),
+        ],
+    )
+
+
+def _object(name: str, manifest: dict[str, Any], patches: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
+    """A provider-kubernetes Object on the workload cluster, through the hub namespace's ProviderConfig."""
+    base = {
+        "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+        "kind": "Object",
+        "spec": {
+            **spec,
+            "forProvider": {"manifest": manifest},
+            "providerConfigRef": {"kind": "ProviderConfig", "name": SPOKE_PROVIDER_CONFIG},
+        },
+    }
+    return _resource(name, base, patches)
+
+
+_MANIFEST = "spec.forProvider.manifest"
+
+
+def _delivery() -> list[dict[str, Any]]:
+    """The credentials as a Secret in the app's namespace on the workload cluster, through External Secrets."""
+    namespace, account = EXTERNAL_SECRETS_SERVICE_ACCOUNT.split(":")
+    named = [
+        _patch("metadata.name", f"{_MANIFEST}.metadata.name"),
+        _patch("spec.appNamespace", f"{_MANIFEST}.metadata.namespace", required=True),
+    ]
+    template = f"{_MANIFEST}.spec.target.template.data"
+    port = _patch("status.port", f"{template}.port", required=True)
+    port["transforms"] = [{"type": "convert", "convert": {"toType": "string"}}]
+    return [
+        _object(
+            "external-secrets-account",
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account, "namespace": namespace}},
+            [
+                _status(
+                    f"status.atProvider.manifest.metadata.annotations[{IRSA_ROLE_ANNOTATION}]",
+                    "status.externalSecretsRoleArn",
+                )
+            ],
+            managementPolicies=["Observe"],
+        ),
+        _resource(
+            "secret-reader",
+            _managed("iam", "Role", {}, labels={"role": "secret-reader"}),
+            [
+                _combine(
+                    ("status.externalSecretsRoleArn", "status.accountId"),
+                    reader_trust_policy(),
+                    "spec.forProvider.assumeRolePolicy",
+                ),
+                _use("tags"),
+                _status("status.atProvider.arn", "status.readerRoleArn"),
+            ],
+        ),
+        _resource(
+            "secret-reader-policy",
+            _managed("iam", "RolePolicy", {"roleSelector": _selector(role="secret-reader")}),
+            [_patch("status.secretArn", "spec.forProvider.policy", fmt=_policy("%s"), required=True)],
+        ),
+        _object(
+            "secret-store",
+            {
+                "apiVersion": "external-secrets.io/v1",
+                "kind": "SecretStore",
+                "spec": {"provider": {"aws": {"service": "SecretsManager"}}},
+            },
+            [
+                *named,
+                _patch("spec.region", f"{_MANIFEST}.spec.provider.aws.region", required=True),
+                _patch("status.readerRoleArn", f"{_MANIFEST}.spec.provider.aws.role", required=True),
+            ],
+        ),
+        _object(
+            "external-secret",
+            {
+                "apiVersion": "external-secrets.io/v1",
+                "kind": "ExternalSecret",
+                "spec": {
+                    "refreshInterval": REFRESH_INTERVAL,
+                    "secretStoreRef": {"kind": "SecretStore"},
+                    "target": {
+                        "creationPolicy": "Owner",
+                        "template": {
+                            "engineVersion": "v2",
+                            "type": "Opaque",
+                            "data": {"username": "{{ .username }}", "password": "{{ .password }}"},
+                        },
+                    },
+                    "data": [{"secretKey": key, "remoteRef": {"property": key}} for key in ("username", "password")],
+                },
+            },
+            [
+                *named,
+                _patch("metadata.name", f"{_MANIFEST}.spec.secretStoreRef.name"),
+                _patch("metadata.name", f"{_MANIFEST}.spec.target.name"),
+                _patch("status.secretArn", f"{_MANIFEST}.spec.data[0].remoteRef.key", required=True),
+                _patch("status.secretArn", f"{_MANIFEST}.spec.data[1].remoteRef.key", required=True),
+                _patch("spec.engine", f"{template}.engine"),
+                _patch("status.address", f"{template}.host", required=True),
+                port,
+                _patch("spec.databaseName", f"{template}.dbname"),
+            ],
+            # Ready once External Secrets has written the Secret: the app can connect.
+            readiness={"policy": "DeriveFromObject"},
+        ),
+    ]
+
+
+def composed() -> list[dict[str, Any]]:
+    """The P&T resource templates of an AppDatabase, in dependency order."""
+    return [*_network(), _instance(), _app_access(), *_delivery()]
+
+
+# -- the XRD ---------------------------------------------------------------------------------------
+
+_PROPERTIES: dict[str, Any] = {
+    "app": _string(
+        "The app the database is for: its role (its AppIdentity in this namespace) may read the credentials, and "
+        "its namespace on the cluster receives them."
+    ),
+    "appNamespace": _string(
+        "The app's namespace on the workload cluster: it receives the Secret named like this AppDatabase, with "
+        f"the keys {', '.join(SECRET_KEYS)}.",
+        pattern=DNS_LABEL,
+        maxLength=63,
+    ),
+    "clusterName": _string(
+        "The workload cluster (its EKSCluster in this namespace): the database is made in its VPC's private "
+        "subnets, reachable from its VPC.",
+        pattern=DNS_LABEL,
+        maxLength=63,
+    ),
+    "vpcCidr": _cidr("The cluster VPC's IPv4 CIDR: the security group admits the engine's port from it alone."),
+    PHYSICAL_NAME: _string(
+        "The RDS DB instance identifier, <cluster>-<app>-<name>: 1 to 63 lower-case letters, digits or hyphens, "
+        "starting with a letter, without two hyphens in a row or a hyphen at the end. It also names the subnet "
+        "group, the security group and the final snapshot (<identifier>-final). Changing it makes a new "
+        "database.",
+        pattern=IDENTIFIER,
+        maxLength=IDENTIFIER_MAX_LENGTH,
+    ),
+    "engine": _string("The database engine; it sets the port (postgres 5432, mysql 3306).", enum=list(ENGINE_PORTS)),
+    "engineVersion": _string(
+        'The engine version, best a major version such as "17" (PostgreSQL) or "8.4" (MySQL): RDS then picks '
+        "that major version's default minor version at creation, and applies newer minor versions in the "
+        "maintenance window (autoMinorVersionUpgrade). A full version pins the start; raising the major "
+        "version is an upgrade that RDS applies in the maintenance window.",
+        pattern=ENGINE_VERSION,
+    ),
+    "instanceClass": _string(
+        "The DB instance class, e.g. db.t4g.micro or db.m7g.large.", pattern=INSTANCE_CLASS, default="db.t4g.micro"
+    ),
+    "allocatedStorage": {
+        "type": "integer",
+        "description": "Storage in GiB (gp3, encrypted).",
+        "minimum": 20,
+        "maximum": 65536,
+        "default": 20,
+    },
+    "maxAllocatedStorage": {
+        "type": "integer",
+        "description": "Storage autoscaling: the most GiB RDS may grow the storage to, at least 10% above "
+        "allocatedStorage (RDS refuses less). Default: no autoscaling.",
+        "minimum": 22,
+        "maximum": 65536,
+    },
+    "multiAz": {"type": "boolean", "description": "A standby in a second zone.", "default": False},
+    "databaseName": _string(
+        "The database made with the instance: a lower-case letter, then up to 62 lower-case letters, digits or "
+        "underscores, and no word the engine reserves.",
+        pattern=DATABASE_NAME,
+    ),
+    "username": _string(
+        "The master user, whose password RDS keeps in Secrets Manager and rotates: a lower-case letter, then up "
+        "to 15 lower-case letters, digits or underscores; RDS refuses its own (rdsadmin) and the engine's "
+        "reserved words.",
+        pattern=USERNAME,
+        default="dbadmin",
+    ),
+    "backupRetentionDays": {
+        "type": "integer",
+        "description": "Days RDS keeps automated backups (point-in-time recovery); 0 turns backups off.",
+        "minimum": 0,
+        "maximum": 35,
+        "default": 7,
+    },
+    "deletionProtection": {
+        "type": "boolean",
+        "description": "RDS refuses to delete the instance; turn it off before deleting the AppDatabase.",
+        "default": True,
+    },
+}
+
+#: The AppDatabase entry of fluxplane.packs.app_compositions.SPECS: (properties, required, status); that module
+#: adds region, providerConfigName and tags.
+SPEC: tuple[dict[str, Any], list[str], dict[str, Any]] = (
+    _PROPERTIES,
+    [
+        "region",
+        "app",
+        "appNamespace",
+        "clusterName",
+        "vpcCidr",
+        PHYSICAL_NAME,
+        "engine",
+        "engineVersion",
+        "databaseName",
+    ],
+    {
+        "address": _string("The instance's DNS name."),
+        "port": {"type": "integer", "description": "The port it listens on."},
+        "arn": _string("The instance's ARN."),
+        "secretArn": _string("The Secrets Manager secret RDS keeps the master user's credentials in."),
+        "accountId": _string("The AWS account the instance is in."),
+        "externalSecretsRoleArn": _string("The role of the cluster's External Secrets controller."),
+        "readerRoleArn": _string("The role that may read the secret, which the cluster's SecretStore assumes."),
+    },
+)
