@@ -38,6 +38,7 @@ lint: setup
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy examples/fluxplane-pack-reloader/src
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 docs: setup
 	$(BIN)/python -c "import pathlib; from fluxplane.config.reference import replace_in; p = pathlib.Path('README.md'); p.write_text(replace_in(p.read_text()))"

@@ -26,6 +26,7 @@ from types import FrameType
 from typing import Any, TextIO, cast
 
 from fluxplane import transaction
+from fluxplane.commands import graph as graph_command
 from fluxplane.errors import FluxplaneError
 from fluxplane.node import require_node, start_runtime
 from fluxplane.progress import Progress
@@ -207,17 +208,7 @@ def _review_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     versions.add_argument(
         "--format", choices=("text", "markdown"), default="text", help="text, or Markdown for a pull request or wiki"
     )
-    graph = commands.add_parser(
-        "graph",
-        help="a cluster's Flux dependency graph (Kustomizations and HelmReleases, health gates marked)",
-    )
-    graph.add_argument("--cluster", required=True, metavar="NAME", help="the cluster")
-    graph.add_argument(
-        "--format", choices=("mermaid", "dot", "svg"), default="mermaid", help="mermaid (default), dot, or svg"
-    )
-    graph.add_argument(
-        "--output", "-o", type=Path, default=None, metavar="FILE", help="write here instead of standard output"
-    )
+    graph_command.register(commands)
 
 
 def _edit_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -785,9 +776,7 @@ def _run(args: argparse.Namespace) -> int:
 
         return diff_command(args)
     if args.command == "graph":
-        from fluxplane.graph import command as graph_command
-
-        return graph_command(args)
+        return graph_command.run(args)
     if args.command == "versions":
         from fluxplane.upgrades import command as versions_command
 

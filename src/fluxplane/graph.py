@@ -1,4 +1,5 @@
-"""``fluxplane graph`` and the dependency graph synth draws in each cluster folder's README.md.
+"""The dependency graph of a cluster's Flux objects: what ``fluxplane graph`` draws, and synth in each cluster
+folder's README.md (fluxplane.synth.readmes).
 
 A cluster's graph holds its Flux Kustomizations and HelmReleases. Edges are ``dependsOn`` (an arrow
 leads from what must be ready to what waits for it); a HelmRelease, or a Kustomization applied by
@@ -17,28 +18,19 @@ draw every cluster from the objects it holds in memory; only the files a cluster
 
 from __future__ import annotations
 
-import argparse
-import posixpath
 import re
 import shutil
 import subprocess
-import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from fluxplane.charts.layout import PLATFORM, RepositoryLayout
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import FluxplaneError
-from fluxplane.tree import Documents, Fleet, LazyDocuments, Placed, Repository, Walk, repositories_of
+from fluxplane.tree import Documents, Fleet, Placed, Repository, Walk
 from fluxplane.tree.objects import group_of, metadata_of, spec_of
-
-if TYPE_CHECKING:
-    from fluxplane.constructs.manifest import Manifest
-    from fluxplane.synth.app import FleetApp
 
 Document = dict[str, Any]
 
@@ -486,80 +478,6 @@ def readme(graph: Graph) -> str:
     )
 
 
-def fleet_tree(
-    app: FleetApp, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str]
-) -> FluxTree:
-    """The FluxTree of ``app``'s fleet: ``makers`` make the documents of synth's manifests by path, ``texts``
-    supplies the files that are not manifests (cdk8s output, files reused from the synth cache)."""
-    return FluxTree(
-        LazyDocuments(makers, texts),
-        repositories=repositories_of([app.layout, app.workloads]),
-        hub=app.plan.fleet.management.name,
-    )
-
-
-def cluster_readme(app: FleetApp, tree: FluxTree, cluster: str) -> tuple[str, str]:
-    """The path and text of ``cluster``'s README.md, drawn from ``tree`` (see ``fleet_tree``); what was built
-    from the cluster's own folders is dropped afterwards, so clusters may be drawn in any order and grouping."""
-    chart = app.clusters[cluster]
-    text = readme(tree.graph(cluster))
-    tree.forget(cluster)
-    return posixpath.join(chart.layout.key, chart.directory, README), text
-
-
-def cluster_readmes(app: FleetApp, files: Iterable[tuple[Any, Manifest]], texts: Mapping[str, str]) -> dict[str, str]:
-    """Per cluster of ``app``: its folder's README.md, drawn from the manifests synth holds (not listed in
-    kustomization.yaml). ``texts`` supplies the files that are not manifests (cdk8s output)."""
-    makers = {posixpath.join(chart.layout.key, manifest.path): manifest.documents for chart, manifest in files}
-    tree = fleet_tree(app, makers, texts)
-    return dict(cluster_readme(app, tree, name) for name in sorted(app.clusters))
-
-
-# -- the command ------------------------------------------------------------------------------------
-
-
-def command(args: argparse.Namespace) -> int:
-    """``fluxplane graph --cluster NAME``: the graph of the definition as synth would write it."""
-    from fluxplane import synth
-    from fluxplane.charts.layout import workloads_layout
-    from fluxplane.node import require_node
-    from fluxplane.progress import Progress
-
-    root: Path = args.root
-    progress = Progress("graph")
-    with progress.stage("load"):
-        plan = synth.load_plan(root)
-    clusters = sorted(cluster.name for cluster in plan.clusters)
-    if args.cluster not in clusters:
-        raise GraphError(f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(clusters)})")
-    warning = require_node(root)
-    if warning:
-        print(warning, file=sys.stderr)
-    with progress.stage("render") as stage:
-        # with the files another tool owns in dist/ (flux bootstrap's sync objects), as Flux reads them
-        files = synth.with_kept(plan, synth.render_plan(plan), root / "dist")
-        stage.note(f"{len(files)} files")
-    repositories = plan.fleet.repositories
-    platform = RepositoryLayout(PLATFORM, repositories.platform)
-    tree = FluxTree(
-        LazyDocuments({}, files),
-        repositories=repositories_of([platform, workloads_layout(repositories)]),
-        hub=plan.fleet.management.name,
-    )
-    graph = tree.graph(args.cluster)
-    draw: Callable[[Graph], str] = {"mermaid": mermaid, "dot": dot, "svg": svg}[args.format or "mermaid"]
-    text = draw(graph)
-    output: Path | None = args.output
-    if output is None:
-        sys.stdout.write(text)
-        return 0
-    try:
-        output.write_text(text)
-    except OSError as exc:
-        raise GraphError(f"{output}: cannot write the graph: {exc.strerror or exc}") from exc
-    return 0
-
-
 __all__ = [
     "Edge",
     "FluxTree",
@@ -567,11 +485,7 @@ __all__ = [
     "GraphError",
     "Node",
     "cluster_graph",
-    "cluster_readme",
-    "cluster_readmes",
-    "command",
     "dot",
-    "fleet_tree",
     "mermaid",
     "readme",
     "svg",

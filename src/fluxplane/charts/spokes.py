@@ -57,14 +57,13 @@ from fluxplane.constructs.base import Construct, Resource, annotate
 from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSecret
 from fluxplane.constructs.health import conditions_health, ready_health
 from fluxplane.constructs.helm_release import DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
-from fluxplane.constructs.helm_repository import HelmRepository
+from fluxplane.constructs.helm_repository import Chart, HelmRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
 from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
 from fluxplane.constructs.raw import RawObject
-from fluxplane.packs import versions
 
 SYNC_SOURCE = "flux-system"
 DIRECTORY = "spokes"
@@ -151,6 +150,20 @@ class ChainFolder:
 
 
 @dataclass(frozen=True)
+class BootstrapCharts:
+    """The pinned charts a cluster's bootstrap installs, and the Flux the operator asks for (synth passes the
+    pins of fluxplane.packs.versions)."""
+
+    external_secrets: Chart
+    sealed_secrets: Chart
+    flux2: Chart
+    flux_operator: Chart
+    #: The Flux a FluxInstance asks for (a semver range), and the registry it comes from.
+    flux_distribution: str
+    flux_registry: str
+
+
+@dataclass(frozen=True)
 class ChainInputs:
     """What a cluster's chain applies besides its bootstrap: its add-ons' roles and its apps' resources.
 
@@ -174,6 +187,7 @@ class SpokesChart(FleetChart):
         layout: RepositoryLayout,
         fleet: Fleet,
         builder: ClusterBuilder,
+        charts: BootstrapCharts,
         inputs: ChainInputs | None = None,
         reused: frozenset[str] = frozenset(),
     ) -> None:
@@ -182,6 +196,7 @@ class SpokesChart(FleetChart):
         super().__init__(scope, construct_id, layout=layout, directory=DIRECTORY)
         self.fleet = fleet
         self.builder = builder
+        self.charts = charts
         self.inputs = inputs or ChainInputs()
         #: Per cluster: the chain's Kustomizations by step name.
         self.chains: dict[str, dict[str, Kustomization]] = {}
@@ -204,10 +219,10 @@ class SpokesChart(FleetChart):
 
     def _sources(self) -> None:
         sources = self.add_manifest("sources", posixpath.join(self.directory, "sources.yaml"))
-        for chart in (versions.EXTERNAL_SECRETS, versions.SEALED_SECRETS, versions.FLUX2):
+        for chart in (self.charts.external_secrets, self.charts.sealed_secrets, self.charts.flux2):
             HelmRepository(sources, chart.chart, {"name": chart.chart, "url": chart.repository})
         if any(cluster.flux_installer == "flux-operator" for cluster in self.fleet.clusters):
-            chart = versions.FLUX_OPERATOR
+            chart = self.charts.flux_operator
             OCIRepository(
                 sources,
                 chart.chart,
@@ -281,7 +296,7 @@ class SpokesChart(FleetChart):
     # -- per cluster ----------------------------------------------------------------------------
 
     def _release(
-        self, cluster: str, step: str, chart: versions.Chart, target: str, release: str, values: dict[str, Any]
+        self, cluster: str, step: str, chart: Chart, target: str, release: str, values: dict[str, Any]
     ) -> tuple[str, HelmRelease]:
         directory = posixpath.join(self.directory, cluster, step)
         manifest = self._folder(f"{cluster}-{step}", directory, f"{step}.yaml")
@@ -335,7 +350,7 @@ class SpokesChart(FleetChart):
                 # The operator accepts one FluxInstance, named flux, in its own namespace.
                 "metadata": {"name": "flux", "namespace": FLUX_NAMESPACE},
                 "spec": {
-                    "distribution": {"version": versions.FLUX_DISTRIBUTION, "registry": versions.FLUX_REGISTRY},
+                    "distribution": {"version": self.charts.flux_distribution, "registry": self.charts.flux_registry},
                     "components": list(FLUX_COMPONENTS),
                     "cluster": {"type": "aws", **FLUX_INSTANCE_LOCKDOWN},
                 },
@@ -443,7 +458,7 @@ class SpokesChart(FleetChart):
             "external-secrets": self._release(
                 name,
                 "external-secrets",
-                versions.EXTERNAL_SECRETS,
+                self.charts.external_secrets,
                 EXTERNAL_SECRETS_NAMESPACE,
                 "external-secrets",
                 {"installCRDs": True, "serviceAccount": {"name": EXTERNAL_SECRETS_NAMESPACE}},
@@ -451,7 +466,7 @@ class SpokesChart(FleetChart):
             "sealed-secrets": self._release(
                 name,
                 "sealed-secrets",
-                versions.SEALED_SECRETS,
+                self.charts.sealed_secrets,
                 SEALED_SECRETS_NAMESPACE,
                 SEALED_SECRETS_CONTROLLER,
                 # The key pair is the fleet's, fetched from Secrets Manager: the controller must not
@@ -462,9 +477,9 @@ class SpokesChart(FleetChart):
             # that names no account runs as its namespace's `default` account, which holds no rights.
             # The platform's own objects name kustomize-controller or helm-controller; tenants name theirs.
             "flux": (
-                self._release(name, "flux", versions.FLUX2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN)
+                self._release(name, "flux", self.charts.flux2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN)
                 if cluster.flux_installer == "flux2-chart"
-                else self._release(name, "flux", versions.FLUX_OPERATOR, FLUX_NAMESPACE, "flux-operator", {})
+                else self._release(name, "flux", self.charts.flux_operator, FLUX_NAMESPACE, "flux-operator", {})
             ),
         }
         folders = {

@@ -1,8 +1,8 @@
-"""Flux HelmRepository (``source.toolkit.fluxcd.io/v1``), https or oci."""
+"""Flux HelmRepository (``source.toolkit.fluxcd.io/v1``), https or oci, and the pinned chart one serves."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import StringConstraints, model_validator
 
@@ -16,6 +16,20 @@ from fluxplane.constructs.props import (
     Props,
     SourceTimeout,
 )
+
+
+class Chart(NamedTuple):
+    """A Helm chart: its repository (an https:// Helm repository, or the oci:// registry path that holds it),
+    its name there, and its version. fluxplane.packs.versions pins them."""
+
+    repository: str
+    chart: str
+    version: str
+
+    @property
+    def url(self) -> str:
+        """Where Flux fetches it: the Helm repository, or the chart's own oci:// URL (repository/chart)."""
+        return f"{self.repository}/{self.chart}" if self.repository.startswith("oci://") else self.repository
 
 
 class HelmRepositoryProps(Props):

@@ -5,22 +5,8 @@ Upgrading an add-on fleet-wide is a one-line change here, reviewed as a diff of 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-
-class Chart(NamedTuple):
-    """A Helm chart: its repository (an https:// Helm repository, or the oci:// registry path that holds it),
-    its name there, and its version. renovate.json bumps ``version`` in the lines below."""
-
-    repository: str
-    chart: str
-    version: str
-
-    @property
-    def url(self) -> str:
-        """Where Flux fetches it: the Helm repository, or the chart's own oci:// URL (repository/chart)."""
-        return f"{self.repository}/{self.chart}" if self.repository.startswith("oci://") else self.repository
-
+# Where pinned charts are typed; named here too, for the packs that pin their own.
+from fluxplane.constructs.helm_repository import Chart as Chart
 
 METRICS_SERVER = Chart("https://kubernetes-sigs.github.io/metrics-server/", "metrics-server", "3.13.1")
 PODINFO = Chart("oci://ghcr.io/stefanprodan/charts", "podinfo", "6.14.1")

@@ -22,7 +22,15 @@ from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.spokes import DIRECTORY as SPOKES_DIR
-from fluxplane.charts.spokes import PARENT, Built, ChainFolder, ChainInputs, ClusterBuilder, SpokesChart
+from fluxplane.charts.spokes import (
+    PARENT,
+    BootstrapCharts,
+    Built,
+    ChainFolder,
+    ChainInputs,
+    ClusterBuilder,
+    SpokesChart,
+)
 from fluxplane.charts.tenants import TenantsChart
 from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace
 from fluxplane.config.models import WorkloadCluster
@@ -33,9 +41,19 @@ from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError, TreeError
+from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
+#: What every workload cluster's bootstrap installs: the pins of fluxplane.packs.versions.
+BOOTSTRAP_CHARTS = BootstrapCharts(
+    external_secrets=versions.EXTERNAL_SECRETS,
+    sealed_secrets=versions.SEALED_SECRETS,
+    flux2=versions.FLUX2,
+    flux_operator=versions.FLUX_OPERATOR,
+    flux_distribution=versions.FLUX_DISTRIBUTION,
+    flux_registry=versions.FLUX_REGISTRY,
+)
 #: The hub pack whose kinds apps' AWS resources and add-ons' IAM roles are.
 APP_COMPOSITIONS = "app-compositions"
 #: How long a cluster's chain waits for its add-ons' roles and its apps' resources.
@@ -382,6 +400,7 @@ class FleetApp(cdk8s.App):
             layout=self.layout,
             fleet=fleet,
             builder=ClusterBuilder(pack=pack.name, requires=pack.requires, bind=build),
+            charts=BOOTSTRAP_CHARTS,
             inputs=inputs,
             reused=frozenset(self.reused),
         )

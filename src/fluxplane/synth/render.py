@@ -28,14 +28,15 @@ from fluxplane.constructs.base import Resource, node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.render import dump_documents
 from fluxplane.errors import TreeError
+from fluxplane.graph import FluxTree
 from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_plaintext, flux_sources
 from fluxplane.synth.codeowners import codeowners
+from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
 
 #: Where synth writes the code owners of the fleet repository, under dist/.
 CODEOWNERS = "CODEOWNERS"
 
 if TYPE_CHECKING:
-    from fluxplane.graph import FluxTree
     from fluxplane.synth.app import FleetApp
 
 
@@ -211,8 +212,6 @@ class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
 
 def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str]]:
     """Part ``part`` of the work: (positions in the file list, their YAML texts, README.md texts by path)."""
-    from fluxplane.graph import cluster_readme, fleet_tree
-
     job = _JOB
     assert job is not None  # set before the fork
     clusters, others = job.parts[part]
@@ -261,8 +260,6 @@ class PendingRender:
 
     def result(self, texts: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
         """``texts`` supplies the files that are not manifests, for the graphs this process draws."""
-        from fluxplane.graph import cluster_readmes
-
         readmes = {} if self._readmes else cluster_readmes(self._app, self._files, texts)
         if self._pool is None:
             return [dump_documents(manifest.documents()) for _, manifest in self._files], readmes

@@ -1,0 +1,67 @@
+"""``fluxplane graph --cluster NAME``: a cluster's Flux dependency graph, of the definition as synth would write it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from fluxplane.graph import FORMATS, FluxTree, Graph, GraphError, dot, mermaid, svg
+from fluxplane.node import require_node
+from fluxplane.progress import Progress
+from fluxplane.tree import LazyDocuments, repositories_of
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``graph`` and its options to the CLI."""
+    graph = commands.add_parser(
+        "graph",
+        help="a cluster's Flux dependency graph (Kustomizations and HelmReleases, health gates marked)",
+    )
+    graph.add_argument("--cluster", required=True, metavar="NAME", help="the cluster")
+    graph.add_argument("--format", choices=FORMATS, default="mermaid", help="mermaid (default), dot, or svg")
+    graph.add_argument(
+        "--output", "-o", type=Path, default=None, metavar="FILE", help="write here instead of standard output"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """``fluxplane graph --cluster NAME``: the graph of the definition as synth would write it."""
+    # Imported when the command runs, not when the CLI parses: they start cdk8s's JavaScript runtime.
+    from fluxplane import synth
+    from fluxplane.charts.layout import PLATFORM, RepositoryLayout, workloads_layout
+
+    root: Path = args.root
+    progress = Progress("graph")
+    with progress.stage("load"):
+        plan = synth.load_plan(root)
+    clusters = sorted(cluster.name for cluster in plan.clusters)
+    if args.cluster not in clusters:
+        raise GraphError(f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(clusters)})")
+    warning = require_node(root)
+    if warning:
+        print(warning, file=sys.stderr)
+    with progress.stage("render") as stage:
+        # with the files another tool owns in dist/ (flux bootstrap's sync objects), as Flux reads them
+        files = synth.with_kept(plan, synth.render_plan(plan), root / "dist")
+        stage.note(f"{len(files)} files")
+    repositories = plan.fleet.repositories
+    platform = RepositoryLayout(PLATFORM, repositories.platform)
+    tree = FluxTree(
+        LazyDocuments({}, files),
+        repositories=repositories_of([platform, workloads_layout(repositories)]),
+        hub=plan.fleet.management.name,
+    )
+    graph = tree.graph(args.cluster)
+    draw: Callable[[Graph], str] = {"mermaid": mermaid, "dot": dot, "svg": svg}[args.format or "mermaid"]
+    text = draw(graph)
+    output: Path | None = args.output
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        output.write_text(text)
+    except OSError as exc:
+        raise GraphError(f"{output}: cannot write the graph: {exc.strerror or exc}") from exc
+    return 0

@@ -1,0 +1,46 @@
+"""Each cluster folder's README.md: its Flux dependency graph (fluxplane.graph), drawn from the manifests synth
+holds in memory, so no file is read back from dist/."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from fluxplane.constructs.manifest import Manifest
+from fluxplane.graph import README, FluxTree, readme
+from fluxplane.tree import LazyDocuments, repositories_of
+
+if TYPE_CHECKING:
+    from fluxplane.synth.app import FleetApp
+
+Document = dict[str, Any]
+
+
+def fleet_tree(
+    app: FleetApp, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str]
+) -> FluxTree:
+    """The FluxTree of ``app``'s fleet: ``makers`` make the documents of synth's manifests by path, ``texts``
+    supplies the files that are not manifests (cdk8s output, files reused from the synth cache)."""
+    return FluxTree(
+        LazyDocuments(makers, texts),
+        repositories=repositories_of([app.layout, app.workloads]),
+        hub=app.plan.fleet.management.name,
+    )
+
+
+def cluster_readme(app: FleetApp, tree: FluxTree, cluster: str) -> tuple[str, str]:
+    """The path and text of ``cluster``'s README.md, drawn from ``tree`` (see ``fleet_tree``); what was built
+    from the cluster's own folders is dropped afterwards, so clusters may be drawn in any order and grouping."""
+    chart = app.clusters[cluster]
+    text = readme(tree.graph(cluster))
+    tree.forget(cluster)
+    return posixpath.join(chart.layout.key, chart.directory, README), text
+
+
+def cluster_readmes(app: FleetApp, files: Iterable[tuple[Any, Manifest]], texts: Mapping[str, str]) -> dict[str, str]:
+    """Per cluster of ``app``: its folder's README.md, drawn from the manifests synth holds (not listed in
+    kustomization.yaml). ``texts`` supplies the files that are not manifests (cdk8s output)."""
+    makers = {posixpath.join(chart.layout.key, manifest.path): manifest.documents for chart, manifest in files}
+    tree = fleet_tree(app, makers, texts)
+    return dict(cluster_readme(app, tree, name) for name in sorted(app.clusters))
