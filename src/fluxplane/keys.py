@@ -12,6 +12,8 @@ import contextlib
 import os
 import secrets
 
+from fluxplane.files import write_atomic
+
 
 def user_key() -> bytes | None:
     """This user's key, made on first use; None when it can neither be read nor made."""
@@ -26,11 +28,7 @@ def user_key() -> bytes | None:
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         key = secrets.token_bytes(32)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(handle, "wb") as out:
-            out.write(key)
-        os.replace(temporary, path)
+        write_atomic(path, key, mode=0o600)
     except OSError:
         return None
     return key

@@ -17,7 +17,6 @@ test a guessed value; a sealer without the cache entry (another machine) simply 
 from __future__ import annotations
 
 import base64
-import contextlib
 import datetime
 import hashlib
 import hmac
@@ -37,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from fluxplane.errors import FluxplaneError
+from fluxplane.files import write_atomic
 
 Scope = Literal["strict", "namespace-wide", "cluster-wide"]
 SCOPES: tuple[Scope, ...] = ("strict", "namespace-wide", "cluster-wide")
@@ -198,16 +198,11 @@ class SealCache:
     def save(self) -> None:
         if self._digests is None:
             return
-        target = self.directory / "digests.json"
-        temporary = target.with_suffix(".tmp")
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(self._digests, out, sort_keys=True)
-            os.replace(temporary, target)
+            write_atomic(
+                self.directory / "digests.json", json.dumps(self._digests, sort_keys=True).encode("utf-8"), mode=0o600
+            )
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
             raise self._unusable(exc) from None
 
 

@@ -56,6 +56,7 @@ from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
+from fluxplane.files import write_atomic
 from fluxplane.keys import user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
@@ -343,20 +344,9 @@ class SynthCache:
         if self.read_only or not self._usable:
             return
         payload = "\n".join((head, "".join(entry.files.values()))).encode("utf-8")
-        target = self._path(cluster)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        try:
+        with contextlib.suppress(OSError):
             self.folder.mkdir(parents=True, exist_ok=True)
-            # a leftover of that name (a hard link to a file elsewhere, say) goes: the file is made anew
-            with contextlib.suppress(FileNotFoundError):
-                temporary.unlink()
-            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-            with os.fdopen(handle, "wb") as out:
-                out.write(self._mac(payload) + b"\n" + payload)
-            os.replace(temporary, target)  # replaces a symlink there, never writes through it
-        except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+            write_atomic(self._path(cluster), self._mac(payload) + b"\n" + payload)
 
     def prune(self, clusters: Iterable[str]) -> None:
         """Remove the entries of clusters that are no longer in the fleet, and leftover temporary files;

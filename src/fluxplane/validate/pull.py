@@ -8,7 +8,6 @@ fails is bad input naming the URL; nothing is half-written.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import urllib.error
 import urllib.request
@@ -18,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from fluxplane.files import write_atomic
 from fluxplane.validate.kustomize import find_kubectl
 from fluxplane.validate.schemas import cache_dir
 from fluxplane.validate.tree import ManifestLoader, ValidateError
@@ -61,9 +61,7 @@ def write_crds(crds: Iterable[tuple[str, dict[str, Any]]], dest: Path) -> list[P
     for relative, crd in crds:
         target = dest / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_text(yaml.safe_dump(crd, sort_keys=False))
-        os.replace(temporary, target)
+        write_atomic(target, yaml.safe_dump(crd, sort_keys=False).encode("utf-8"))
         written.append(target)
     return written
 

@@ -1,0 +1,37 @@
+"""Writing one file so that a reader sees the old content or the new, never a part, and never through a link.
+
+Files in the project (the synth cache, the sealing records, the CRD cache) may come from someone else's pull
+request: a symlink or hard link left where a temporary file goes must not redirect the write. The temporary
+file is made anew (``O_EXCL``, ``O_NOFOLLOW``) beside the target and renamed over it, which replaces a link
+there instead of writing through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+
+def write_atomic(path: Path | str, data: bytes, *, mode: int = 0o666, sync: bool = False) -> None:
+    """Replace ``path`` with ``data`` in one step (``mode`` before the umask; ``sync`` flushes it to disk first).
+
+    Raises OSError, with no temporary file left behind, when it cannot.
+    """
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        # a leftover of that name (a link to a file elsewhere, say) goes: the file is made anew
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            if sync:
+                out.flush()
+                os.fsync(out.fileno())
+        os.replace(temporary, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise

@@ -1,0 +1,51 @@
+"""fluxplane.files.write_atomic: the old content or the new, never through a link, nothing left behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from fluxplane.files import write_atomic
+
+
+def test_it_writes_and_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "entry"
+    write_atomic(target, b"one")
+    write_atomic(target, b"two", mode=0o600)
+    assert target.read_bytes() == b"two"
+    assert os.listdir(tmp_path) == ["entry"]
+
+
+def test_a_link_at_the_target_is_replaced_not_written_through(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b"keep")
+    target = tmp_path / "entry"
+    target.symlink_to(elsewhere)
+    write_atomic(target, b"new")
+    assert not target.is_symlink() and target.read_bytes() == b"new"
+    assert elsewhere.read_bytes() == b"keep"
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_link_left_at_the_temporary_name_does_not_redirect_the_write(tmp_path: Path, link: str) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b"keep")
+    target = tmp_path / "entry"
+    temporary = tmp_path / f".entry.{os.getpid()}.tmp"
+    if link == "symlink":
+        temporary.symlink_to(elsewhere)
+    else:
+        os.link(elsewhere, temporary)
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new" and elsewhere.read_bytes() == b"keep"
+
+
+def test_a_failure_raises_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "entry"
+    target.mkdir()  # a folder cannot be replaced by a file
+    (target / "inside").write_bytes(b"x")
+    with pytest.raises(OSError):
+        write_atomic(target, b"new")
+    assert sorted(os.listdir(tmp_path)) == ["entry"]
