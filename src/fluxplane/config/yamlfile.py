@@ -195,6 +195,10 @@ def read_yaml_documents(path: Path, display: str) -> list[Any]:
         mark = exc.problem_mark or exc.context_mark
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         problem = exc.problem or exc.context or "invalid YAML"
+        if "maximum nesting depth" in problem:
+            # libyaml's own limit (PyYAML 6.0.4 on), which its scanner can meet before the parser hands over the
+            # event past MAX_DEPTH: the same fault, said the same way
+            problem = f"nested deeper than {MAX_DEPTH} levels"
         raise ConfigError(f"{display}{where}: invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:  # a character YAML does not allow: its message spans lines
         raise ConfigError(f"{display}: invalid YAML: {' '.join(str(exc).split())}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -349,8 +350,10 @@ def test_nesting_a_million_levels_deep_is_an_error_not_a_crash(tmp_path: Path) -
         "except ConfigError as exc: print(exc)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
-    # THEN it ends normally with the error line
-    assert (done.returncode, done.stdout) == (0, f"{DISPLAY}:1:103: invalid YAML: nested deeper than 100 levels\n")
+    # THEN it ends normally with the error line, at the level past the limit or where libyaml's own limit (PyYAML
+    # 6.0.4 on) stopped its scanner ahead of it
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(rf"{DISPLAY}:1:(103|1003): invalid YAML: nested deeper than 100 levels\n", done.stdout)
 
 
 def test_a_character_yaml_does_not_allow_is_one_line(write: Writer) -> None:
