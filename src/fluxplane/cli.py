@@ -28,6 +28,7 @@ from typing import Any, TextIO, cast
 from fluxplane import transaction
 from fluxplane.commands import graph as graph_command
 from fluxplane.errors import FluxplaneError
+from fluxplane.files import CDK8S_OUTDIR, output_dir
 from fluxplane.node import require_node, start_runtime
 from fluxplane.progress import Progress
 
@@ -408,7 +409,7 @@ def _warn(line: str | None) -> None:
 def _cdk8s_folder(args: argparse.Namespace) -> tuple[Path | None, bool]:
     """With ``--cdk8s``: the folder cdk8s-cli reads the manifests from ($CDK8S_OUTDIR), and whether it is the
     only output (outside the project: ``cdk8s synth --stdout``'s temporary folder, or ``--output`` elsewhere)."""
-    value = os.environ.get("CDK8S_OUTDIR") if getattr(args, "cdk8s", False) else None
+    value = os.environ.get(CDK8S_OUTDIR) if getattr(args, "cdk8s", False) else None
     if not value:
         return None, False
     folder = Path(value) if Path(value).is_absolute() else Path.cwd() / value
@@ -420,12 +421,10 @@ def _cdk8s_folder(args: argparse.Namespace) -> tuple[Path | None, bool]:
 def _outdir(args: argparse.Namespace) -> Path:
     """Where synth writes: --outdir, else $CDK8S_OUTDIR (as ``cdk8s synth`` sets it; with --cdk8s only when it
     lies outside the project), else dist/."""
-    if args.outdir is not None:
-        return Path(args.outdir)
-    if getattr(args, "cdk8s", False):
+    if args.outdir is None and getattr(args, "cdk8s", False):
         folder, only = _cdk8s_folder(args)
         return folder if folder is not None and only else args.root / "dist"
-    return Path(os.environ["CDK8S_OUTDIR"]) if os.environ.get("CDK8S_OUTDIR") else args.root / "dist"
+    return output_dir(args.root, args.outdir)
 
 
 def _synth(args: argparse.Namespace) -> int:

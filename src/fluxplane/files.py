@@ -1,4 +1,5 @@
-"""Writing one file so that a reader sees the old content or the new, never a part, and never through a link.
+"""Where synth writes (one rule for the CLI, the library and cdk8s's app), and writing one file so that a reader
+sees the old content or the new, never a part, and never through a link.
 
 Files in the project (the synth cache, the sealing records, the CRD cache) may come from someone else's pull
 request: a symlink or hard link left where a temporary file goes must not redirect the write. The temporary
@@ -11,6 +12,18 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+
+#: The folder cdk8s-cli asks an app to write to (``cdk8s synth``, cdk8s.yaml's ``output``).
+CDK8S_OUTDIR = "CDK8S_OUTDIR"
+
+
+def output_dir(root: Path, outdir: str | os.PathLike[str] | None = None) -> Path:
+    """Where synth writes: ``outdir`` when given, else ``$CDK8S_OUTDIR`` (as ``cdk8s synth`` sets it), else
+    ``<root>/dist``."""
+    if outdir is not None:
+        return Path(outdir)
+    value = os.environ.get(CDK8S_OUTDIR)
+    return Path(value) if value else root / "dist"
 
 
 def write_atomic(path: Path | str, data: bytes, *, mode: int = 0o666, sync: bool = False) -> None:

@@ -1,4 +1,5 @@
-"""fluxplane.files.write_atomic: the old content or the new, never through a link, nothing left behind."""
+"""fluxplane.files: where synth writes, one rule for all; and write_atomic, the old content or the new, never
+through a link, nothing left behind."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.files import write_atomic
+from fluxplane.files import output_dir, write_atomic
+from fluxplane.synth import load_plan, synthesize
+from fluxplane.synth.app import FleetApp
+from tests.conftest import FleetWriter
 
 
 def test_it_writes_and_replaces(tmp_path: Path) -> None:
@@ -49,3 +53,26 @@ def test_a_failure_raises_and_leaves_no_temporary_file(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         write_atomic(target, b"new")
     assert sorted(os.listdir(tmp_path)) == ["entry"]
+
+
+def test_synth_writes_where_asked_else_where_cdk8s_asks_else_to_dist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CDK8S_OUTDIR", raising=False)
+    assert output_dir(tmp_path) == tmp_path / "dist"
+    monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path / "out"))
+    assert output_dir(tmp_path) == tmp_path / "out"
+    assert output_dir(tmp_path, tmp_path / "mine") == tmp_path / "mine"
+
+
+def test_the_library_the_command_and_the_cdk8s_app_follow_the_one_rule(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_fleet()
+    out = root / "elsewhere"
+    monkeypatch.setenv("CDK8S_OUTDIR", str(out))
+    assert synthesize(root).outdir == out and (out / "platform" / "clusters" / "hub" / "README.md").is_file()
+    assert FleetApp(load_plan(root)).outdir == str(out)
+    monkeypatch.delenv("CDK8S_OUTDIR")
+    monkeypatch.chdir(root)
+    assert FleetApp(load_plan(root)).outdir == "dist"

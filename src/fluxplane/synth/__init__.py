@@ -14,6 +14,7 @@ from fluxplane.config.loader import load_fleet
 from fluxplane.config.manifests import MANIFEST_LAYERS, read_manifests, repeated_objects
 from fluxplane.config.merge import Origins
 from fluxplane.errors import ConfigError
+from fluxplane.files import output_dir
 from fluxplane.packs.helm_charts import load_chart_packs
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import allocations
@@ -165,13 +166,13 @@ def synthesize(
     delete: Sequence[str] = (),
     move: Sequence[str] = (),
 ) -> SynthResult:
-    """Synthesize the fleet under ``root`` into ``outdir`` (default ``root/dist``), atomically.
+    """Synthesize the fleet under ``root`` into ``outdir`` (default: fluxplane.files.output_dir), atomically.
 
     ``use_cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache).
     A change that replaces, deletes or moves a live object of the tree it replaces is refused
     (ConfigError) unless ``replace``, ``delete`` or ``move`` names it (fluxplane.synth.guard).
     """
-    target = outdir or root / "dist"
+    target = output_dir(root, outdir)
     check_outdir(target, root)
     plan = load_plan(root, registry)
     files = with_kept(plan, render_plan(plan, SynthCache.for_root(root) if use_cache else None), target)
@@ -186,7 +187,7 @@ def synthesize(
 def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None = None) -> Staleness:
     """What synth would change in dist/ (nothing written); the recorded allocations count as ``changed``."""
     plan = load_plan(root, registry)
-    target = outdir or root / "dist"
+    target = output_dir(root, outdir)
     staleness = compare_tree(with_kept(plan, render_plan(plan), target), target)
     if allocations.stale(root, plan):
         staleness.recorded.append(allocations.ALLOCATIONS)

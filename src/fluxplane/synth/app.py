@@ -41,6 +41,7 @@ from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError, TreeError
+from fluxplane.files import output_dir
 from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
@@ -85,7 +86,8 @@ class FleetApp(cdk8s.App):
         outdir: str | os.PathLike[str] | None = None,
         reused: Mapping[str, Sequence[AddonRole]] | None = None,
     ) -> None:
-        super().__init__(outdir=str(outdir or os.environ.get("CDK8S_OUTDIR") or "dist"))
+        # cdk8s's App writes relative to where it runs, the project's root
+        super().__init__(outdir=str(output_dir(Path(), outdir)))
         self.plan = plan
         management = plan.fleet.management.name
         self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != management}
