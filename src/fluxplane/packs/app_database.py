@@ -35,6 +35,7 @@ from typing import Any
 
 from fluxplane.config.hub import EXTERNAL_SECRETS_SERVICE_ACCOUNT
 from fluxplane.constructs import app_resources as xr
+from fluxplane.constructs.props import DNS_LABEL
 from fluxplane.packs.eks import (
     LABEL,
     _cidr,
@@ -66,13 +67,6 @@ MANAGED_RESOURCES = (
 )
 #: The port each engine listens on: the instance's, and the one the security group opens.
 ENGINE_PORTS = xr.DB_ENGINE_PORTS
-IDENTIFIER = xr.DB_IDENTIFIER
-IDENTIFIER_MAX_LENGTH = xr.DB_IDENTIFIER_MAX_LENGTH
-DATABASE_NAME = xr.DATABASE_NAME
-USERNAME = xr.DB_USERNAME
-INSTANCE_CLASS = xr.DB_INSTANCE_CLASS
-ENGINE_VERSION = xr.DB_ENGINE_VERSION
-DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 #: Label key Crossplane gives every composed resource, valued with its composite's name.
 COMPOSITE_LABEL = "crossplane.io/composite"
@@ -373,8 +367,8 @@ _PROPERTIES: dict[str, Any] = {
         "starting with a letter, without two hyphens in a row or a hyphen at the end. It also names the subnet "
         "group, the security group and the final snapshot (<identifier>-final). Changing it makes a new "
         "database.",
-        pattern=IDENTIFIER,
-        maxLength=IDENTIFIER_MAX_LENGTH,
+        pattern=xr.DB_IDENTIFIER,
+        maxLength=xr.DB_IDENTIFIER_MAX_LENGTH,
     ),
     "engine": _string("The database engine; it sets the port (postgres 5432, mysql 3306).", enum=list(ENGINE_PORTS)),
     "engineVersion": _string(
@@ -382,10 +376,12 @@ _PROPERTIES: dict[str, Any] = {
         "that major version's default minor version at creation, and applies newer minor versions in the "
         "maintenance window (autoMinorVersionUpgrade). A full version pins the start; raising the major "
         "version is an upgrade that RDS applies in the maintenance window.",
-        pattern=ENGINE_VERSION,
+        pattern=xr.DB_ENGINE_VERSION,
     ),
     "instanceClass": _string(
-        "The DB instance class, e.g. db.t4g.micro or db.m7g.large.", pattern=INSTANCE_CLASS, default="db.t4g.micro"
+        "The DB instance class, e.g. db.t4g.micro or db.m7g.large.",
+        pattern=xr.DB_INSTANCE_CLASS,
+        default="db.t4g.micro",
     ),
     "allocatedStorage": {
         "type": "integer",
@@ -405,13 +401,13 @@ _PROPERTIES: dict[str, Any] = {
     "databaseName": _string(
         "The database made with the instance: a lower-case letter, then up to 62 lower-case letters, digits or "
         "underscores, and no word the engine reserves.",
-        pattern=DATABASE_NAME,
+        pattern=xr.DATABASE_NAME,
     ),
     "username": _string(
         "The master user, whose password RDS keeps in Secrets Manager and rotates: a lower-case letter, then up "
         "to 15 lower-case letters, digits or underscores; RDS refuses its own (rdsadmin) and the engine's "
         "reserved words.",
-        pattern=USERNAME,
+        pattern=xr.DB_USERNAME,
         default="dbadmin",
     ),
     "backupRetentionDays": {

@@ -23,6 +23,7 @@ from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import CAPABILITIES, OFFERS, ClusterKind, PackConfig
+from fluxplane.packs.app_compositions import SERVICES
 from fluxplane.packs.registry import PackRegistry
 
 #: The environment name the management cluster's variables carry.
@@ -202,8 +203,6 @@ def _kinds(placements: Iterable[Placement]) -> set[str]:
 
 def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) -> list[str]:
     """A cluster that makes its apps' resources needs the provider family members their kinds use."""
-    from fluxplane.packs.app_compositions import SERVICES
-
     problems = []
     spokes = spoke_resources(loaded)
     for cluster in clusters:
@@ -230,8 +229,6 @@ def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) 
 
 def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
     """Apps that need AWS need the hub to offer the app kinds, and the providers those kinds use."""
-    from fluxplane.packs.app_compositions import SERVICES
-
     needing = [p for p in loaded.apps if not p.app.aws.empty]
     if not needing:
         return []

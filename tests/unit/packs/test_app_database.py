@@ -240,7 +240,7 @@ def test_the_instance_is_named_by_its_identifier_not_its_external_name() -> None
     assert snapshot["fromFieldPath"] == "spec.identifier"
     final = resolve_all(snapshot["transforms"], IDENTIFIER)
     assert final == f"{IDENTIFIER}-final"
-    assert jsonschema.Draft7Validator({"pattern": db.IDENTIFIER}).is_valid(final)
+    assert jsonschema.Draft7Validator({"pattern": xr.DB_IDENTIFIER}).is_valid(final)
 
 
 def test_the_instance_reports_its_endpoint_arn_and_secret() -> None:
@@ -423,9 +423,9 @@ def test_the_kinds_props_hold_the_xrds_patterns() -> None:
         assert props[field]["pattern"] == properties[field]["pattern"], field
     assert props["identifier"]["maxLength"] == properties["identifier"]["maxLength"]
     # AND the definition's loader checks by the same rules
-    assert (apps.DB_IDENTIFIER, apps.DB_IDENTIFIER_MAX_LENGTH) == (db.IDENTIFIER, db.IDENTIFIER_MAX_LENGTH)
-    assert (apps.DATABASE_NAME, apps.DB_USERNAME) == (db.DATABASE_NAME, db.USERNAME)
-    assert (apps.DB_INSTANCE_CLASS, apps.DB_ENGINE_VERSION) == (db.INSTANCE_CLASS, db.ENGINE_VERSION)
+    assert (apps.DB_IDENTIFIER, apps.DB_IDENTIFIER_MAX_LENGTH) == (xr.DB_IDENTIFIER, xr.DB_IDENTIFIER_MAX_LENGTH)
+    assert (apps.DATABASE_NAME, apps.DB_USERNAME) == (xr.DATABASE_NAME, xr.DB_USERNAME)
+    assert (apps.DB_INSTANCE_CLASS, apps.DB_ENGINE_VERSION) == (xr.DB_INSTANCE_CLASS, xr.DB_ENGINE_VERSION)
     assert set(typing.get_args(apps.Database.model_fields["engine"].annotation)) == set(db.ENGINE_PORTS)
 
 
