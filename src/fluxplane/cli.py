@@ -280,7 +280,7 @@ def _seal(args: argparse.Namespace) -> int:
     from fluxplane.config.loader import load_fleet
     from fluxplane.config.secrets import secret_path
     from fluxplane.config.yamlfile import read_yaml
-    from fluxplane.constructs.render import dump_documents
+    from fluxplane.core.codec import dump_documents
 
     root: Path = args.root
     transaction.note(transaction.recover(root, write=not args.stdout))

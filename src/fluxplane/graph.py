@@ -4,12 +4,12 @@ folder's README.md (fluxplane.synth.readmes).
 A cluster's graph holds its Flux Kustomizations and HelmReleases. Edges are ``dependsOn`` (an arrow
 leads from what must be ready to what waits for it); a HelmRelease, or a Kustomization applied by
 another one than the cluster's root, sits in a box with the Kustomization that applies it. What lands
-on the cluster, and what applies it, is fluxplane.tree's walk from the cluster's entry folder (the
+on the cluster, and what applies it, is fluxplane.core.tree's walk from the cluster's entry folder (the
 first Kustomization to apply an object is the box it sits in).
 
 A workload cluster's graph also shows, in a box of its own, the hub's chain that builds and
 bootstraps it: the hub's Kustomizations (and their HelmReleases) that reach the cluster through
-``kubeConfig`` (fluxplane.tree's rule for the cluster a kubeConfig reaches), and the others in the hub
+``kubeConfig`` (fluxplane.core.tree's rule for the cluster a kubeConfig reaches), and the others in the hub
 namespace they live in.
 
 The functions here take documents already parsed, keyed by their path under dist/, so synth can
@@ -28,9 +28,9 @@ from functools import lru_cache
 from typing import Any
 
 from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.core.tree import Documents, Fleet, Placed, Repository, Walk
+from fluxplane.core.tree.objects import group_of, metadata_of, spec_of
 from fluxplane.errors import FluxplaneError
-from fluxplane.tree import Documents, Fleet, Placed, Repository, Walk
-from fluxplane.tree.objects import group_of, metadata_of, spec_of
 
 Document = dict[str, Any]
 
@@ -119,7 +119,7 @@ def waits(spec: Mapping[str, Any]) -> str | None:
     )
 
 
-# -- the tree as fluxplane.tree walks it -----------------------------------------------------------
+# -- the tree as fluxplane.core.tree walks it -----------------------------------------------------------
 
 
 @dataclass
@@ -136,7 +136,7 @@ class _Entry:
 
 
 class FluxTree:
-    """Builds cluster graphs from the documents of a dist/ tree (or a fluxplane.tree Fleet over them).
+    """Builds cluster graphs from the documents of a dist/ tree (or a fluxplane.core.tree Fleet over them).
 
     ``repositories`` are where the repositories fluxplane writes live (read from the tree when not given);
     ``hub`` names the cluster whose chains bootstrap the others.

@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 
 from fluxplane.config import awsdata
+from fluxplane.core.tree import Fleet, LazyDocuments
 from fluxplane.synth.plan import FleetPlan
-from fluxplane.tree import Fleet, LazyDocuments
 
 #: Core API versions Kubernetes stopped serving, by (apiVersion, kind): the release that removed it, and what
 #: replaces it (kubernetes.io, "Deprecated API Migration Guide": v1.25 to v1.32, the last with removals).

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.constructs.render import parse_documents
+from fluxplane.core.codec import parse_documents
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import CRDS, ROOT
 

@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from fluxplane.cli import main
-from fluxplane.constructs.render import parse_documents
+from fluxplane.core.codec import parse_documents
+from fluxplane.core.tree import Fleet, Folders, LazyDocuments
 from fluxplane.synth import load_plan, render_plan
-from fluxplane.tree import Fleet, Folders, LazyDocuments
 from tests.conftest import MINIMAL_BASE, ROOT, FleetWriter, load_documents
 
 APP = {

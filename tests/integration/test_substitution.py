@@ -15,10 +15,10 @@ import yaml
 
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.namespace import Namespace
+from fluxplane.core.tree import substitute_text
 from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan, render_plan
-from fluxplane.tree import substitute_text
 
 #: What Flux on the hub substitutes for staging-usw2 (its chain's postBuild.substitute), and what the
 #: cluster's own Flux does (its cluster-vars).

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from fluxplane.constructs.render import dump_documents, dump_value, parse_documents
+from fluxplane.core.codec import dump_documents, dump_value, parse_documents
 
 YAML_1_2 = YAML(typ="safe", pure=True)
 

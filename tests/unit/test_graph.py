@@ -14,6 +14,7 @@ import yaml
 
 from fluxplane.charts.spokes import chain_steps
 from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.core.tree import LazyDocuments, Repository
 from fluxplane.graph import (
     Edge,
     FluxTree,
@@ -26,7 +27,6 @@ from fluxplane.graph import (
     waits,
 )
 from fluxplane.synth import load_plan, render_plan
-from fluxplane.tree import LazyDocuments, Repository
 from tests.conftest import ROOT
 
 #: The bootstrap steps of a cluster of the example (the flux2 chart, sealed Git credentials).

@@ -13,10 +13,10 @@ from typing import Any
 
 import cdk8s
 
-from fluxplane.charts.layout import RepositoryLayout
 from fluxplane.constructs.base import Node, node_of
 from fluxplane.constructs.kustomize import KustomizationFile, KustomizeConfigProps
 from fluxplane.constructs.manifest import Manifest
+from fluxplane.core.layout import RepositoryLayout
 
 
 class FleetChart(cdk8s.Chart):

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.charts.layout import RepositoryLayout, catalogue_dir, relative
 from fluxplane.charts.overlay import OverlayPlan, plan_overlay
 from fluxplane.constructs.base import Construct
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.raw import RawObject
-from fluxplane.constructs.render import dump_value
+from fluxplane.core.codec import dump_value
+from fluxplane.core.layout import RepositoryLayout, catalogue_dir, relative
 
 #: Renders an add-on into a manifest; returns what the add-on declared about itself (health gates).
 Binder = Callable[[Manifest], Any]

@@ -34,7 +34,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.charts.layout import RepositoryLayout
 from fluxplane.config.apps import Placement, composite_name, physical_name, queue_name
 from fluxplane.config.hub import RESOURCES_STEP, applied_by, cluster_namespace
 from fluxplane.config.models import FluxSettings
@@ -56,6 +55,7 @@ from fluxplane.constructs.kustomization import Kustomization, escaped
 from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import Role, RoleBinding
 from fluxplane.constructs.service_account import ServiceAccount
+from fluxplane.core.layout import RepositoryLayout
 
 #: The folder of the platform repository holding the apps' composites: their IAM roles and AWS resources.
 CLOUD_DIR = "cloud"

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.charts.layout import LAYER_DIRS, RepositoryLayout, cluster_dir
 from fluxplane.config.manifests import PLAIN_MANIFESTS, ManifestFile
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
@@ -25,6 +24,7 @@ from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE, KUSTOMIZE_CONTROLLER
 from fluxplane.constructs.raw import RawObject
+from fluxplane.core.layout import LAYER_DIRS, RepositoryLayout, cluster_dir
 from fluxplane.errors import ConstructError
 
 #: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).

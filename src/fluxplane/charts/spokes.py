@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.hub import (
     ACCOUNT_LABEL,
     BUILD_STEP,
@@ -64,6 +63,7 @@ from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
 from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
 from fluxplane.constructs.raw import RawObject
+from fluxplane.core.layout import RepositoryLayout, cluster_dir
 
 SYNC_SOURCE = "flux-system"
 DIRECTORY = "spokes"

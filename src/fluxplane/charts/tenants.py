@@ -36,7 +36,6 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.cloud import APP_LABEL, CLUSTER_LABEL, requests_props, resource_composites
-from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.config.apps import SPOKE_RESOURCES_DIR, Placement, requests_name
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
@@ -49,6 +48,7 @@ from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import Role, RoleBinding
 from fluxplane.constructs.service_account import ServiceAccount
+from fluxplane.core.layout import RepositoryLayout, cluster_dir
 
 #: The annotation naming the team that owns a tenant (its CODEOWNERS entry).
 TEAM_ANNOTATION = "fluxplane.io/team"

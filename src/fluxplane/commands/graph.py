@@ -7,10 +7,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from fluxplane.core.tree import LazyDocuments, repositories_of
 from fluxplane.graph import FORMATS, FluxTree, Graph, GraphError, dot, mermaid, svg
 from fluxplane.node import require_node
 from fluxplane.progress import Progress
-from fluxplane.tree import LazyDocuments, repositories_of
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     """``fluxplane graph --cluster NAME``: the graph of the definition as synth would write it."""
     # Imported when the command runs, not when the CLI parses: they start cdk8s's JavaScript runtime.
     from fluxplane import synth
-    from fluxplane.charts.layout import PLATFORM, RepositoryLayout, workloads_layout
+    from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 
     root: Path = args.root
     progress = Progress("graph")

@@ -22,7 +22,7 @@ from fluxplane.errors import ConfigError
 
 #: Where the definition's plain manifests live, relative to the project.
 MANIFESTS_DIR = "environments/manifests"
-#: The layers of a cluster's order, as folders (the layers of fluxplane.charts.layout).
+#: The layers of a cluster's order, as folders (the layers of fluxplane.core.layout).
 MANIFEST_LAYERS = ("controllers", "configs", "apps")
 #: A cluster's plain manifests are applied by the Flux Kustomizations ``manifests-<layer>``; no pack may take
 #: one of these names.

@@ -22,7 +22,7 @@ import constructs
 import jsii
 
 from fluxplane.constructs.base import resources_below
-from fluxplane.constructs.render import dump_documents
+from fluxplane.core.codec import dump_documents
 from fluxplane.errors import ConstructError
 
 #: The id of the construct that holds a scope's fluxplane objects in cdk8s's tree.

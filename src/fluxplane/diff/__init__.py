@@ -2,7 +2,7 @@
 
 The definition at the base ref (read from a temporary Git worktree) and the working tree's are both
 synthesized in this process, with the installed fluxplane, so the difference is the definition's
-alone. Each tree is then followed as Flux applies it (fluxplane.diff.fleet: fluxplane.tree's walk): per
+alone. Each tree is then followed as Flux applies it (fluxplane.diff.fleet: fluxplane.core.tree's walk): per
 cluster, the objects its entry folder and its Kustomizations' paths build to, with their variables
 substituted. The report lists, per repository and cluster, what is added, changed and removed, with
 the YAML diff of each changed object, and flags risky changes first (fluxplane.diff.risks). Nothing is
@@ -17,8 +17,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fluxplane.charts.layout import PLATFORM
 from fluxplane.config.awsdata import fleet_support_warnings
+from fluxplane.core.layout import PLATFORM
 from fluxplane.diff import git
 from fluxplane.diff.fleet import Builder, Tree, receive, repositories_of_plan
 from fluxplane.diff.git import DiffError

@@ -1,8 +1,8 @@
 """What each cluster receives from a synthesized dist/ tree, as Flux applies it.
 
-This is fluxplane.tree's walk (the one graph and validate use: from every cluster's entry folder, through
+This is fluxplane.core.tree's walk (the one graph and validate use: from every cluster's entry folder, through
 each Flux Kustomization's ``spec.path`` and ``kubeConfig``), with two choices of its own: folders are built
-with ``kubectl kustomize`` (fluxplane.tree.kustomize's kubectl backend), so an object is what kustomize
+with ``kubectl kustomize`` (fluxplane.core.tree.kustomize's kubectl backend), so an object is what kustomize
 makes of it, patches applied; and each Kustomization's ``postBuild`` variables are substituted. It
 collects, per cluster, the objects that land there and the dist/ repository folder each came from, the
 files any build read, and notes on what could not be followed.
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxplane.charts.layout import PLATFORM, RepositoryLayout, workloads_layout
-from fluxplane.tree import Fleet, KubectlBuilder, KubectlFolders, MissingPath, Repository, repositories_of
-from fluxplane.tree.objects import Document, key_of
+from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
+from fluxplane.core.tree import Fleet, KubectlBuilder, KubectlFolders, MissingPath, Repository, repositories_of
+from fluxplane.core.tree.objects import Document, key_of
 
 #: (API group, kind, namespace, name): an object's identity on a cluster; its version may change.
 ObjectKey = tuple[str, str, str, str]

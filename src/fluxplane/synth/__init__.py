@@ -114,7 +114,7 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
 
 def _sync_folder(plan: FleetPlan) -> str:
     from fluxplane.charts.cluster import sync_folder
-    from fluxplane.charts.layout import PLATFORM
+    from fluxplane.core.layout import PLATFORM
 
     return sync_folder(PLATFORM, plan.fleet.management.name)
 

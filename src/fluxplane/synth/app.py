@@ -19,7 +19,6 @@ from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, C
 from fluxplane.charts.catalogue import CatalogueChart, Variant
 from fluxplane.charts.cloud import CLOUD_DIR, CloudChart
 from fluxplane.charts.cluster import ClusterChart
-from fluxplane.charts.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.spokes import DIRECTORY as SPOKES_DIR
 from fluxplane.charts.spokes import (
@@ -40,6 +39,7 @@ from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.core.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.errors import ConfigError, TreeError
 from fluxplane.files import output_dir
 from fluxplane.packs import versions

@@ -16,11 +16,11 @@ file, but never decides it, and no line could require governance and a team toge
 from __future__ import annotations
 
 from fluxplane.charts.cloud import CLOUD_DIR
-from fluxplane.charts.layout import RepositoryLayout, cluster_dir
 from fluxplane.charts.tenants import TENANT_FILE
 from fluxplane.config.apps import APPS_DIR, Placement
 from fluxplane.config.models import Teams
 from fluxplane.config.secrets import SECRETS_DIR
+from fluxplane.core.layout import RepositoryLayout, cluster_dir
 
 HEADER = """\
 # Code owners of the fleet repository, written by `fluxplane synth` from environments/ (teams in

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.constructs.manifest import Manifest
+from fluxplane.core.tree import LazyDocuments, repositories_of
 from fluxplane.graph import README, FluxTree, readme
-from fluxplane.tree import LazyDocuments, repositories_of
 
 if TYPE_CHECKING:
     from fluxplane.synth.app import FleetApp

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.constructs.base import Resource, node_of
 from fluxplane.constructs.manifest import Manifest
-from fluxplane.constructs.render import dump_documents
+from fluxplane.core.codec import dump_documents
 from fluxplane.errors import TreeError
 from fluxplane.graph import FluxTree
 from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_plaintext, flux_sources

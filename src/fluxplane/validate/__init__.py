@@ -17,8 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fluxplane.core.tree.kustomize import Folders
 from fluxplane.progress import Progress
-from fluxplane.tree.kustomize import Folders
 from fluxplane.validate.cel import CelCounts, CelRules
 from fluxplane.validate.changed import Change, changed_since, is_definition
 from fluxplane.validate.compose import render_compositions

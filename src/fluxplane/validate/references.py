@@ -1,6 +1,6 @@
 """The references Flux and Crossplane resolve only at run time, checked over the whole tree.
 
-**How objects reach a cluster** is fluxplane.tree's walk, the one graph and diff use: from every
+**How objects reach a cluster** is fluxplane.core.tree's walk, the one graph and diff use: from every
 ``platform/clusters/<cluster>/`` entry folder, each Flux Kustomization applying the folder its
 ``spec.path`` resolves to in a repository fluxplane writes (wherever that repository's content lies:
 where each entry folder's Flux bootstrap finds it), on its own cluster or on the one its
@@ -42,9 +42,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fluxplane.tree import Fleet as TreeFleet
-from fluxplane.tree import MissingSource
-from fluxplane.tree import Placed as TreePlaced
+from fluxplane.core.tree import Fleet as TreeFleet
+from fluxplane.core.tree import MissingSource
+from fluxplane.core.tree import Placed as TreePlaced
 from fluxplane.validate.findings import Finding, format_path
 from fluxplane.validate.tree import Document, Tree
 
@@ -101,7 +101,7 @@ class Application:
 
 
 class Fleet:
-    """Where every document of the tree ends up (fluxplane.tree's walk), and what exists in each cluster."""
+    """Where every document of the tree ends up (fluxplane.core.tree's walk), and what exists in each cluster."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import yaml
 
-from fluxplane.constructs.render import GO_YAML_FLOAT, GO_YAML_INT, GO_YAML_Y_N
+from fluxplane.core.codec import GO_YAML_FLOAT, GO_YAML_INT, GO_YAML_Y_N
 from fluxplane.validate.findings import Finding, format_path, short
 
 _BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")

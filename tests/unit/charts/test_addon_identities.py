@@ -8,8 +8,8 @@ import cdk8s
 import pytest
 
 from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, ClusterIdentities, policy_text
-from fluxplane.charts.layout import PLATFORM, RepositoryLayout
 from fluxplane.config.models import Repository
+from fluxplane.core.layout import PLATFORM, RepositoryLayout
 from fluxplane.errors import ConfigError
 
 LAYOUT = RepositoryLayout(PLATFORM, Repository.model_validate({"url": "ssh://git@example.com/org/fleet.git"}))

@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 
 from fluxplane.charts.overlay import json_patch_ops, object_key, plan_overlay
-from fluxplane.constructs.render import dump_value
+from fluxplane.core.codec import dump_value
 
 
 def _release(values: dict[str, Any], name: str = "app") -> dict[str, Any]:

@@ -36,7 +36,7 @@ from fluxplane.constructs import (
 )
 from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE
 from fluxplane.constructs.raw import RawObject
-from fluxplane.constructs.render import dump_documents
+from fluxplane.core.codec import dump_documents
 
 SHARED = Path(__file__).resolve().parents[4] / "shared"
 CRDS = SHARED / "crds"

@@ -21,9 +21,9 @@ from fluxplane.constructs import (
     conditions_health,
 )
 from fluxplane.constructs.kustomization import SUBSTITUTED, escape_variables, escaped
-from fluxplane.constructs.render import dump_documents
+from fluxplane.core.codec import dump_documents
+from fluxplane.core.tree import substitute_text
 from fluxplane.errors import ConstructError
-from fluxplane.tree import substitute_text
 
 SOURCE = {"kind": "GitRepository", "name": "flux-system"}
 

@@ -13,7 +13,7 @@ from fluxplane.constructs import (
     PatchSelector,
     Root,
 )
-from fluxplane.constructs.render import dump_documents
+from fluxplane.core.codec import dump_documents
 from fluxplane.errors import ConstructError
 
 

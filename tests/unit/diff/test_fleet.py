@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
+from fluxplane.core.tree import Repository
 from fluxplane.diff.fleet import Builder, Tree, receive
-from fluxplane.tree import Repository
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 URL = "ssh://git@example.com/org/fleet.git"

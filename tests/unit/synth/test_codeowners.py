@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from fluxplane.charts.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.config.apps import App, Placement
 from fluxplane.config.models import Repositories, Teams
+from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.synth.codeowners import codeowners
 
 REPOSITORIES = Repositories.model_validate({"platform": {"url": "ssh://git@example.com/org/fleet.git"}})

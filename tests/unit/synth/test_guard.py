@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
-from fluxplane.constructs.render import dump_documents
+from fluxplane.core.codec import dump_documents
 from fluxplane.synth.guard import guard, immutable_fields, read_tree
 from tests.conftest import FleetWriter
 

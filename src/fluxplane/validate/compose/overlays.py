@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from fluxplane.tree.kustomize import Folders
+from fluxplane.core.tree.kustomize import Folders
 from fluxplane.validate.changed import is_definition
 from fluxplane.validate.tree import Document
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fluxplane.charts.layout import RepositoryLayout, catalogue_dir, cluster_dir, relative
 from fluxplane.config.models import Repository
+from fluxplane.core.layout import RepositoryLayout, catalogue_dir, cluster_dir, relative
 
 
 def test_flux_path_defaults_to_dist_folder_of_the_fleet_repository() -> None:

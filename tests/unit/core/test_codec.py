@@ -8,7 +8,7 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from fluxplane.constructs.render import dump_documents, dump_value, parse_documents
+from fluxplane.core.codec import dump_documents, dump_value, parse_documents
 
 #: A YAML 1.2 reader, as the controllers, kustomize and Flux read dist/ (go-yaml).
 YAML_1_2 = YAML(typ="safe", pure=True)

@@ -1,4 +1,4 @@
-"""Tests for fluxplane.tree.walk: which objects land on which cluster and what applied each, kubeConfig,
+"""Tests for fluxplane.core.tree.walk: which objects land on which cluster and what applied each, kubeConfig,
 sources, the problems found on the way, and where the repositories' content lives."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from fluxplane.tree import Fleet, Key, MissingPath, MissingSource, Repository, Walk
+from fluxplane.core.tree import Fleet, Key, MissingPath, MissingSource, Repository, Walk
 
 FLEET = "ssh://git@example.com/org/fleet.git"
 SHOP = "https://github.com/org/shop.git"
@@ -322,8 +322,8 @@ def test_applied_pairs_each_object_with_its_kustomization() -> None:
 
 
 def test_the_package_imports_only_the_core_layer() -> None:
-    # fluxplane.tree reads documents and knows dist/'s layout, nothing above it (graph, validate, diff, synth)
-    allowed = {"fluxplane.errors", "fluxplane.constructs.render", "fluxplane.charts.layout"}
+    # fluxplane.core.tree reads documents and knows dist/'s layout, nothing above it (graph, validate, diff, synth)
+    allowed = {"fluxplane.errors", "fluxplane.core.codec", "fluxplane.core.layout"}
     package = Path(__file__).resolve().parents[3] / "src" / "fluxplane" / "tree"
     imported: set[str] = set()
     for module in package.glob("*.py"):
@@ -332,5 +332,5 @@ def test_the_package_imports_only_the_core_layer() -> None:
                 imported.add(node.module)
             elif isinstance(node, ast.Import):
                 imported.update(alias.name for alias in node.names)
-    ours = {name for name in imported if name.startswith("fluxplane") and not name.startswith("fluxplane.tree")}
+    ours = {name for name in imported if name.startswith("fluxplane") and not name.startswith("fluxplane.core.tree")}
     assert ours <= allowed

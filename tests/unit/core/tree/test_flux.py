@@ -1,12 +1,12 @@
-"""Tests for fluxplane.tree.flux: sources stand for repositories, paths resolve where a repository's content
+"""Tests for fluxplane.core.tree.flux: sources stand for repositories, paths resolve where a repository's content
 lives in the tree, and postBuild substitution as Flux does it."""
 
 from __future__ import annotations
 
-from fluxplane.charts.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.config.models import Repositories
-from fluxplane.tree import Location, Repository, repositories_of, substitute, substitute_text
-from fluxplane.tree.flux import access, locate, origin, values_of
+from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
+from fluxplane.core.tree import Location, Repository, repositories_of, substitute, substitute_text
+from fluxplane.core.tree.flux import access, locate, origin, values_of
 
 FLEET = "ssh://git@example.com/org/fleet.git"
 PLATFORM_REPOSITORY = Repository("platform", FLEET, "dist/platform", "main")

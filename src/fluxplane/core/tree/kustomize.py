@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxplane.constructs.render import parse_documents
+from fluxplane.core.codec import parse_documents
+from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Document, Documents, Item, LazyDocuments, metadata_of
 from fluxplane.errors import FluxplaneError
-from fluxplane.tree.objects import KUSTOMIZE_FILES, Document, Documents, Item, LazyDocuments, metadata_of
 
 #: The fields of a kustomization file whose entries are objects of the build.
 RESOURCE_FIELDS = ("resources", "bases", "components")

@@ -1,8 +1,8 @@
-"""Tests for fluxplane.tree.objects: object keys, and documents made or parsed when first asked for."""
+"""Tests for fluxplane.core.tree.objects: object keys, and documents made or parsed when first asked for."""
 
 from __future__ import annotations
 
-from fluxplane.tree import Key, LazyDocuments, group_of, key_of
+from fluxplane.core.tree import Key, LazyDocuments, group_of, key_of
 
 
 def test_key_is_group_kind_namespace_name() -> None:

@@ -1,10 +1,10 @@
 """The walk: which objects land on which cluster, and which Flux Kustomization applied each.
 
 **Entry folders.** Every folder ``platform/clusters/<cluster>/`` is a cluster's entry folder: Flux's
-bootstrap applies it. What a folder applies is what kustomize builds from it (fluxplane.tree.kustomize).
+bootstrap applies it. What a folder applies is what kustomize builds from it (fluxplane.core.tree.kustomize).
 
 **Kustomizations.** Every Flux Kustomization among the objects placed on a cluster applies the folder its
-``spec.path`` resolves to (fluxplane.tree.flux) on the same cluster, with ``spec.targetNamespace`` moving
+``spec.path`` resolves to (fluxplane.core.tree.flux) on the same cluster, with ``spec.targetNamespace`` moving
 what it applies into that namespace; cluster-scoped kinds have none. Its source must be an object on its
 own cluster; a Kustomization whose source shows up later in the walk waits for it.
 
@@ -35,8 +35,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from fluxplane.charts.layout import PLATFORM, cluster_dir
-from fluxplane.tree.flux import (
+from fluxplane.core.layout import PLATFORM, cluster_dir
+from fluxplane.core.tree.flux import (
     Location,
     Repository,
     access,
@@ -47,8 +47,8 @@ from fluxplane.tree.flux import (
     substitute,
     values_of,
 )
-from fluxplane.tree.kustomize import Build, Folders
-from fluxplane.tree.objects import (
+from fluxplane.core.tree.kustomize import Build, Folders
+from fluxplane.core.tree.objects import (
     CLUSTER_SCOPED,
     FLUX_KUSTOMIZE,
     FLUX_SOURCE,

@@ -1,4 +1,4 @@
-"""Tests for fluxplane.tree.kustomize: a folder read the way kustomize builds it, and Flux when it has no
+"""Tests for fluxplane.core.tree.kustomize: a folder read the way kustomize builds it, and Flux when it has no
 kustomization file; what a build read; the kubectl backend."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.tree import Folders, KubectlBuilder, KubectlFolders, LazyDocuments
+from fluxplane.core.tree import Folders, KubectlBuilder, KubectlFolders, LazyDocuments
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from fluxplane.constructs.render import parse_documents
+from fluxplane.core.codec import parse_documents
 
 Document = dict[str, Any]
 #: Documents by their path under dist/; values that are not mappings are skipped (they keep their index).

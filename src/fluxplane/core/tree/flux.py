@@ -31,8 +31,8 @@ from typing import Any
 
 import yaml
 
-from fluxplane.charts.layout import RepositoryLayout
-from fluxplane.tree.objects import Document, metadata_of, spec_of
+from fluxplane.core.layout import RepositoryLayout
+from fluxplane.core.tree.objects import Document, metadata_of, spec_of
 
 #: The Flux source kinds a Kustomization's sourceRef may name that stand for a repository fluxplane can write.
 REPOSITORY_SOURCES = ("GitRepository", "OCIRepository")
