@@ -58,7 +58,7 @@ class Repository:
 
 
 def repositories_of(layouts: Iterable[RepositoryLayout]) -> tuple[Repository, ...]:
-    """The repositories synth writes, from their layouts (charts.layout: the platform's and the workloads')."""
+    """The repositories synth writes, from their layouts (fluxplane.core.layout: the platform's and the workloads')."""
     return tuple(
         Repository(layout.key, layout.repository.url, normal(layout.prefix), layout.repository.branch)
         for layout in layouts
