@@ -20,11 +20,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.packs.api import FLUXPLANE_NETWORK, SUBSTITUTED, Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release, keep_service_account
+from fluxplane.sdk import (
+    FLUXPLANE_NETWORK,
+    SUBSTITUTED,
+    DnsLabel,
+    Pack,
+    PackConfig,
+    PackContext,
+    chart_release,
+    keep_service_account,
+)
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
 #: binds the IAM role to exactly this pair.

@@ -17,13 +17,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from fluxplane.config.models import DnsLabel, Model
+from fluxplane.config.models import Model
 from fluxplane.config.problems import show
-from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.sdk import DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, chart_release
 
 NAMESPACE = "cert-manager"
 #: The controller's service account: the chart's default name for release "cert-manager", set

@@ -28,13 +28,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
-from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
-from fluxplane.packs.api import FLUXPLANE_NETWORK, Pack, PackConfig, PackContext
 from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
-from fluxplane.packs.helm import keep_service_account, oci_chart_release
+from fluxplane.sdk import (
+    FLUXPLANE_NETWORK,
+    DnsLabel,
+    Pack,
+    PackConfig,
+    PackContext,
+    RawObject,
+    keep_service_account,
+    oci_chart_release,
+)
 
 #: Where the controller runs, and the fixed name of its service account: the Pod Identity association
 #: binds the controller's IAM role to exactly this pair.
