@@ -1,8 +1,8 @@
 """Everything a pack author imports, from one module: ``from fluxplane.sdk import Pack, PackConfig, ...``.
 
 A pack (see fluxplane.packs.api) is a config model, a ``bind`` that adds constructs, and a declaration.
-What those need lives in several of fluxplane's layers: the pack API and the Helm release helpers in
-fluxplane.packs, the constructs and their health checks in fluxplane.constructs, the DNS label type in
+What those need lives in several of fluxplane's layers: the pack API and the Helm release helpers and the IAM policy
+loader in fluxplane.packs, the constructs and their health checks in fluxplane.constructs, the DNS label type in
 fluxplane.config. This module gathers the part of them that is meant for packs, so that a pack in a
 distribution of its own depends on one stable import and not on where fluxplane keeps each piece; the
 built-in packs import it too, which keeps it complete. Its tests are ``fluxplane.testing``'s
@@ -54,6 +54,7 @@ from fluxplane.packs.api import (
     RunsOn,
 )
 from fluxplane.packs.helm import chart_release, keep_service_account, oci_chart_release
+from fluxplane.packs.policies import load_policy
 
 __all__ = [
     "FLUXPLANE_NETWORK",
@@ -103,6 +104,7 @@ __all__ = [
     "definition_health",
     "escaped",
     "keep_service_account",
+    "load_policy",
     "oci_chart_release",
     "package_health",
     "patch_and_transform",

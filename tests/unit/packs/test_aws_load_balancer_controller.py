@@ -13,7 +13,6 @@ from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import eks, versions
 from fluxplane.packs.api import PodIdentity
 from fluxplane.packs.aws_load_balancer_controller import (
-    IAM_POLICY_JSON,
     PACK,
     AwsLoadBalancerControllerConfig,
     iam_policy,
@@ -259,7 +258,7 @@ def test_pod_identity_is_the_chart_service_account_with_the_controller_policy() 
             namespace="kube-system",
             service_account="aws-load-balancer-controller",
             managed_policies=(),
-            policy=json.loads(IAM_POLICY_JSON),
+            policy=iam_policy(),
         )
     ]
     release = ctx.objects[-1]
