@@ -1,12 +1,12 @@
 """Everything a pack author imports, from one module: ``from fluxplane.sdk import Pack, PackConfig, ...``.
 
 A pack (see fluxplane.packs.api) is a config model, a ``bind`` that adds constructs, and a declaration.
-What those need lives in several of fluxplane's layers: the pack API and the Helm release helpers and the IAM policy
-loader in fluxplane.packs, the constructs and their health checks in fluxplane.constructs, the DNS label type in
-fluxplane.config. This module gathers the part of them that is meant for packs, so that a pack in a
-distribution of its own depends on one stable import and not on where fluxplane keeps each piece; the
-built-in packs import it too, which keeps it complete. Its tests are ``fluxplane.testing``'s
-``bind_pack`` and ``check_pack``.
+What those need lives in several of fluxplane's layers: the pack API, the Helm release helpers and the
+IAM policy loader in fluxplane.packs; the constructs, their health checks and the patch-and-transform
+builders in fluxplane.constructs; the DNS label type in fluxplane.config. This module gathers the part of
+them that is meant for packs, so that a pack in a distribution of its own depends on one stable import
+and not on where fluxplane keeps each piece; the built-in packs import it too, which keeps it complete.
+Its tests are ``fluxplane.testing``'s ``bind_pack`` and ``check_pack``.
 
 It sits in the packs layer, beside fluxplane.packs (the import contract in pyproject.toml): it exports
 the packs' own API, and the built-in packs may import it.
