@@ -82,3 +82,17 @@ def test_init_synth_and_the_new_repository_tests_pass_from_the_wheel(fresh: Path
     assert done.returncode == 1
     assert "FAILED tests/test_fleet.py::test_dist_is_synthesized_from_environments" in done.stdout
     assert "FAILED tests/test_fleet.py::test_every_synthesized_file_matches_its_snapshot[" in done.stdout
+
+
+def test_the_wheel_ships_the_packs_iam_policies(fresh: Path, tmp_path: Path) -> None:
+    # GIVEN fluxplane installed from its wheel WHEN its packs' IAM policies (package data) are listed and loaded
+    code = (
+        "from importlib.resources import files; from fluxplane.packs.policies import load_policy; "
+        "names = sorted(p.name for p in files('fluxplane.packs.policies').iterdir() if p.name.endswith('.json')); "
+        "[load_policy(name.removesuffix('.json')) for name in names]; print(names)"
+    )
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "PYTEST", "FLUXPLANE"))}
+    shipped = _run([str(fresh / "bin" / "python"), "-c", code], tmp_path, env).strip()
+    # THEN every policy of the source tree is there, and each reads as JSON
+    source = sorted(path.name for path in (ROOT / "src" / "fluxplane" / "packs" / "policies").glob("*.json"))
+    assert shipped == repr(source)

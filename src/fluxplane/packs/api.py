@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Generic, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing_extensions import TypeVar
 
 from fluxplane.config.merge import quoted
 from fluxplane.config.models import Fleet, WorkloadCluster
@@ -172,16 +173,27 @@ class PackContext:
         return identity
 
 
+#: A pack's config model. Covariant, so that ``Pack[KarpenterConfig]`` is a ``Pack`` (``Pack[PackConfig]``, the
+#: default) and one registry holds packs of every config: ``bind`` is only ever called with an instance of
+#: the pack's own ``config``, which is what validates its section (PackRegistry.configure). The default
+#: (typing_extensions' TypeVar, PEP 696, for Python 3.11) keeps a bare ``Pack`` meaning any pack.
+C = TypeVar("C", bound=PackConfig, default=PackConfig, covariant=True)
+
+
 @dataclass(frozen=True)
-class Pack:
-    """An add-on: what it is, how it is configured, where it sits and what it needs first."""
+class Pack(Generic[C]):
+    """An add-on: what it is, how it is configured, where it sits and what it needs first.
+
+    Generic in its config model: ``bind`` takes the pack's own ``config`` class, so a pack's code reads
+    its fields typed, without a cast.
+    """
 
     name: str
     version: str
     description: str
-    config: type[PackConfig]
+    config: type[C]
     layer: Layer
-    bind: Callable[[PackContext, Any], None]
+    bind: Callable[[PackContext, C], None]
     requires: tuple[str, ...] = ()
     #: API groups whose CRDs the pack's controllers install. Objects of these groups that ``bind``
     #: emits (a Karpenter NodePool, a cert-manager ClusterIssuer) cannot be applied with the

@@ -34,31 +34,18 @@ from pydantic import Field
 from fluxplane.config.hub import ACCOUNT_LABEL
 from fluxplane.config.models import HUB_PROVIDER_CONFIG
 from fluxplane.constructs import app_resources as xr
+from fluxplane.constructs import patch_and_transform as pt
 from fluxplane.constructs.admission_policy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
+from fluxplane.constructs.patch_and_transform import PATCH_SETS, PROVIDER_CONFIG_FIELD
 from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.packs import app_database
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.eks import (
-    AUTO_READY,
-    LABEL,
-    PATCH_AND_TRANSFORM,
-    PATCH_SETS,
-    PROVIDER_CONFIG_FIELD,
-    _combine,
-    _managed,
-    _patch,
-    _resource,
-    _selector,
-    _status,
-    _use,
-    provider_config_property,
-)
 
 #: Label of an app's IAM role, whose value is the app's name: how resource policies find the role.
-APP_ROLE_LABEL = f"{LABEL}/app-role"
+APP_ROLE_LABEL = f"{pt.LABEL}/app-role"
 #: The AWS provider family members the app kinds compose with.
 SERVICES = {
     "AppIdentity": ("iam", "eks"),
@@ -129,54 +116,54 @@ def trust_policy() -> str:
 
 def _access(actions_fmt: str, arn_uses: int) -> dict[str, Any]:
     """The inline policy on the app's role that grants access to the composed resource's ARN."""
-    return _resource(
+    return pt.resource(
         "access",
-        _managed("iam", "RolePolicy", {"roleSelector": {"matchLabels": {APP_ROLE_LABEL: "app"}}}),
+        pt.managed("iam", "RolePolicy", {"roleSelector": {"matchLabels": {APP_ROLE_LABEL: "app"}}}),
         [
-            _patch("spec.app", f"spec.forProvider.roleSelector.matchLabels[{APP_ROLE_LABEL}]", required=True),
-            _combine(("status.arn",) * arn_uses, actions_fmt, "spec.forProvider.policy"),
+            pt.patch("spec.app", f"spec.forProvider.roleSelector.matchLabels[{APP_ROLE_LABEL}]", required=True),
+            pt.combine(("status.arn",) * arn_uses, actions_fmt, "spec.forProvider.policy"),
         ],
     )
 
 
 def _external_name(source: str) -> dict[str, Any]:
-    return _patch(source, "metadata.annotations[crossplane.io/external-name]", required=True)
+    return pt.patch(source, "metadata.annotations[crossplane.io/external-name]", required=True)
 
 
 def _identity(role: str = "app") -> list[dict[str, Any]]:
     """The role Pod Identity lets one service account assume, and the association; an add-on's carries policies."""
     policies = (
         [
-            _patch("spec.managedPolicyArns", "spec.forProvider.managedPolicyArns"),
-            _patch("spec.inlinePolicies", "spec.forProvider.inlinePolicy"),
+            pt.patch("spec.managedPolicyArns", "spec.forProvider.managedPolicyArns"),
+            pt.patch("spec.inlinePolicies", "spec.forProvider.inlinePolicy"),
         ]
         if role == "addon"
-        else [_patch("metadata.name", f"metadata.labels[{APP_ROLE_LABEL}]")]
+        else [pt.patch("metadata.name", f"metadata.labels[{APP_ROLE_LABEL}]")]
     )
     return [
-        _resource(
+        pt.resource(
             "role",
-            _managed("iam", "Role", {}, labels={"role": role}),
+            pt.managed("iam", "Role", {}, labels={"role": role}),
             [
                 *policies,
-                _combine(
+                pt.combine(
                     ("spec.clusterName", "spec.serviceAccountNamespace", "spec.serviceAccount"),
                     trust_policy(),
                     "spec.forProvider.assumeRolePolicy",
                 ),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.roleArn"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.roleArn"),
             ],
         ),
-        _resource(
+        pt.resource(
             "pod-identity-association",
-            _managed("eks", "PodIdentityAssociation", {"roleArnSelector": _selector(role=role)}),
+            pt.managed("eks", "PodIdentityAssociation", {"roleArnSelector": pt.selector(role=role)}),
             [
-                _use("region"),
-                _patch("spec.clusterName", "spec.forProvider.clusterName", required=True),
-                _patch("spec.serviceAccountNamespace", "spec.forProvider.namespace", required=True),
-                _patch("spec.serviceAccount", "spec.forProvider.serviceAccount", required=True),
-                _use("tags"),
+                pt.use("region"),
+                pt.patch("spec.clusterName", "spec.forProvider.clusterName", required=True),
+                pt.patch("spec.serviceAccountNamespace", "spec.forProvider.namespace", required=True),
+                pt.patch("spec.serviceAccount", "spec.forProvider.serviceAccount", required=True),
+                pt.use("tags"),
             ],
         ),
     ]
@@ -204,27 +191,29 @@ def _spoke_identity() -> list[dict[str, Any]]:
     The grant is a RolePolicy of its own, not the role's ``inlinePolicy``: a role that lists its inline policies
     owns all of them, and would remove those other composites put on it (an AppDatabase's access)."""
     own = ("spec.region", "spec.clusterName", "metadata.name")
-    grant = _resource(
+    grant = pt.resource(
         "app-resources",
-        _managed("iam", "RolePolicy", {"roleSelector": _selector(role="app")}),
-        [_combine((*own, *own, *own[1:], *own[1:]), _OWN_RESOURCES, "spec.forProvider.policy")],
+        pt.managed("iam", "RolePolicy", {"roleSelector": pt.selector(role="app")}),
+        [pt.combine((*own, *own, *own[1:], *own[1:]), _OWN_RESOURCES, "spec.forProvider.policy")],
     )
     return [*_identity(), grant]
 
 
 def _table(access: bool = True) -> list[dict[str, Any]]:
     return [
-        _resource(
+        pt.resource(
             "table",
-            _managed("dynamodb", "Table", {"billingMode": "PAY_PER_REQUEST", "pointInTimeRecovery": {"enabled": True}}),
+            pt.managed(
+                "dynamodb", "Table", {"billingMode": "PAY_PER_REQUEST", "pointInTimeRecovery": {"enabled": True}}
+            ),
             [
-                _use("region"),
+                pt.use("region"),
                 _external_name("spec.tableName"),
-                _patch("spec.hashKey", "spec.forProvider.hashKey", required=True),
-                _patch("spec.rangeKey", "spec.forProvider.rangeKey"),
-                _patch("spec.attributes", "spec.forProvider.attribute", required=True),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.arn"),
+                pt.patch("spec.hashKey", "spec.forProvider.hashKey", required=True),
+                pt.patch("spec.rangeKey", "spec.forProvider.rangeKey"),
+                pt.patch("spec.attributes", "spec.forProvider.attribute", required=True),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.arn"),
             ],
         ),
         *([_access(_policy((TABLE_ACTIONS, ("%s", "%s/index/*"))), 2)] if access else []),
@@ -233,18 +222,18 @@ def _table(access: bool = True) -> list[dict[str, Any]]:
 
 def _queue(access: bool = True) -> list[dict[str, Any]]:
     return [
-        _resource(
+        pt.resource(
             "queue",
-            _managed("sqs", "Queue", {"sqsManagedSseEnabled": True}),
+            pt.managed("sqs", "Queue", {"sqsManagedSseEnabled": True}),
             [
-                _use("region"),
-                _patch("spec.queueName", "spec.forProvider.name", required=True),
-                _patch("spec.fifo", "spec.forProvider.fifoQueue"),
-                _patch("spec.visibilityTimeoutSeconds", "spec.forProvider.visibilityTimeoutSeconds"),
-                _patch("spec.messageRetentionSeconds", "spec.forProvider.messageRetentionSeconds"),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.arn"),
-                _status("status.atProvider.url", "status.url"),
+                pt.use("region"),
+                pt.patch("spec.queueName", "spec.forProvider.name", required=True),
+                pt.patch("spec.fifo", "spec.forProvider.fifoQueue"),
+                pt.patch("spec.visibilityTimeoutSeconds", "spec.forProvider.visibilityTimeoutSeconds"),
+                pt.patch("spec.messageRetentionSeconds", "spec.forProvider.messageRetentionSeconds"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.arn"),
+                pt.status("status.atProvider.url", "status.url"),
             ],
         ),
         *([_access(_policy((QUEUE_ACTIONS, ("%s",))), 1)] if access else []),
@@ -253,20 +242,20 @@ def _queue(access: bool = True) -> list[dict[str, Any]]:
 
 def _bucket(access: bool = True) -> list[dict[str, Any]]:
     return [
-        _resource(
+        pt.resource(
             "bucket",
-            _managed("s3", "Bucket", {}),
+            pt.managed("s3", "Bucket", {}),
             [
-                _use("region"),
+                pt.use("region"),
                 _external_name("spec.bucketName"),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.arn"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.arn"),
             ],
         ),
-        _resource(
+        pt.resource(
             "versioning",
-            _managed("s3", "BucketVersioning", {"bucketSelector": _selector(), "versioningConfiguration": {}}),
-            [_use("region"), _patch("spec.versioning", "spec.forProvider.versioningConfiguration.status")],
+            pt.managed("s3", "BucketVersioning", {"bucketSelector": pt.selector(), "versioningConfiguration": {}}),
+            [pt.use("region"), pt.patch("spec.versioning", "spec.forProvider.versioningConfiguration.status")],
         ),
         *([_access(_policy((BUCKET_ACTIONS, ("%s",)), (OBJECT_ACTIONS, ("%s/*",))), 2)] if access else []),
     ]
@@ -313,7 +302,7 @@ def _composition(name: str, kind: str, resources: list[dict[str, Any]]) -> dict[
         "pipeline": [
             {
                 "step": "compose",
-                "functionRef": {"name": PATCH_AND_TRANSFORM},
+                "functionRef": {"name": pt.PATCH_AND_TRANSFORM},
                 "input": {
                     "apiVersion": "pt.fn.crossplane.io/v1beta1",
                     "kind": "Resources",
@@ -321,7 +310,7 @@ def _composition(name: str, kind: str, resources: list[dict[str, Any]]) -> dict[
                     "resources": resources,
                 },
             },
-            {"step": "detect-readiness", "functionRef": {"name": AUTO_READY}},
+            {"step": "detect-readiness", "functionRef": {"name": pt.AUTO_READY}},
         ],
     }
 
@@ -329,36 +318,32 @@ def _composition(name: str, kind: str, resources: list[dict[str, Any]]) -> dict[
 # -- the XRDs ---------------------------------------------------------------------------------------
 
 
-def _string(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "string", "description": description, **extra}
-
-
 _COMMON = {
-    "region": _string("AWS region.", pattern=xr.REGION),
-    PROVIDER_CONFIG_FIELD: provider_config_property(),
+    "region": pt.string_property("AWS region.", pattern=xr.REGION),
+    PROVIDER_CONFIG_FIELD: pt.provider_config_property(),
     "tags": {"type": "object", "additionalProperties": {"type": "string"}},
 }
-_APP = {"app": _string("The app whose role gets access: its AppIdentity in this namespace.")}
+_APP = {"app": pt.string_property("The app whose role gets access: its AppIdentity in this namespace.")}
 
 SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
     "AppIdentity": (
         {
-            "clusterName": _string("EKS cluster the app runs on."),
-            "serviceAccountNamespace": _string("Namespace of the app's service account on that cluster."),
-            "serviceAccount": _string("The app's service account."),
+            "clusterName": pt.string_property("EKS cluster the app runs on."),
+            "serviceAccountNamespace": pt.string_property("Namespace of the app's service account on that cluster."),
+            "serviceAccount": pt.string_property("The app's service account."),
         },
         ["region", "clusterName", "serviceAccountNamespace", "serviceAccount"],
         {"roleArn": {"type": "string"}},
     ),
     "AddonIdentity": (
         {
-            "clusterName": _string("EKS cluster the add-on runs on."),
-            "serviceAccountNamespace": _string("Namespace of the add-on's service account on that cluster."),
-            "serviceAccount": _string("The add-on's service account."),
+            "clusterName": pt.string_property("EKS cluster the add-on runs on."),
+            "serviceAccountNamespace": pt.string_property("Namespace of the add-on's service account on that cluster."),
+            "serviceAccount": pt.string_property("The add-on's service account."),
             "managedPolicyArns": {
                 "type": "array",
                 "description": "AWS managed policies attached to the role.",
-                "items": _string("An AWS managed policy ARN.", pattern=xr.MANAGED_POLICY),
+                "items": pt.string_property("An AWS managed policy ARN.", pattern=xr.MANAGED_POLICY),
             },
             "inlinePolicies": {
                 "type": "array",
@@ -366,7 +351,10 @@ SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
                 "items": {
                     "type": "object",
                     "required": ["name", "policy"],
-                    "properties": {"name": _string("Policy name."), "policy": _string("Policy document (JSON).")},
+                    "properties": {
+                        "name": pt.string_property("Policy name."),
+                        "policy": pt.string_property("Policy document (JSON)."),
+                    },
                 },
             },
         },
@@ -376,9 +364,9 @@ SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
     "AppTable": (
         {
             **_APP,
-            "tableName": _string("DynamoDB table name.", pattern=r"^[A-Za-z0-9_.-]{3,255}$"),
-            "hashKey": _string("Partition key attribute."),
-            "rangeKey": _string("Sort key attribute."),
+            "tableName": pt.string_property("DynamoDB table name.", pattern=r"^[A-Za-z0-9_.-]{3,255}$"),
+            "hashKey": pt.string_property("Partition key attribute."),
+            "rangeKey": pt.string_property("Sort key attribute."),
             "attributes": {
                 "type": "array",
                 "minItems": 1,
@@ -396,7 +384,7 @@ SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
     "AppQueue": (
         {
             **_APP,
-            "queueName": _string("SQS queue name (with .fifo for a FIFO queue).", maxLength=80),
+            "queueName": pt.string_property("SQS queue name (with .fifo for a FIFO queue).", maxLength=80),
             "fifo": {"type": "boolean", "default": False},
             "visibilityTimeoutSeconds": {"type": "integer", "minimum": 0, "maximum": 43200, "default": 30},
             "messageRetentionSeconds": {"type": "integer", "minimum": 60, "maximum": 1209600, "default": 345600},
@@ -407,10 +395,10 @@ SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
     "AppBucket": (
         {
             **_APP,
-            "bucketName": _string(
+            "bucketName": pt.string_property(
                 "S3 bucket name, unique in all of AWS.", pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
             ),
-            "versioning": _string("Keep object versions.", enum=["Enabled", "Disabled"], default="Disabled"),
+            "versioning": pt.string_property("Keep object versions.", enum=["Enabled", "Disabled"], default="Disabled"),
         },
         ["region", "app", "bucketName"],
         {"arn": {"type": "string"}},

@@ -35,19 +35,8 @@ from typing import Any
 
 from fluxplane.config.hub import EXTERNAL_SECRETS_SERVICE_ACCOUNT
 from fluxplane.constructs import app_resources as xr
+from fluxplane.constructs import patch_and_transform as pt
 from fluxplane.constructs.props import DNS_LABEL
-from fluxplane.packs.eks import (
-    LABEL,
-    _cidr,
-    _combine,
-    _managed,
-    _patch,
-    _resource,
-    _selector,
-    _status,
-    _string,
-    _use,
-)
 from fluxplane.packs.workload_clusters import SPOKE_PROVIDER_CONFIG
 
 KIND = "AppDatabase"
@@ -71,10 +60,10 @@ ENGINE_PORTS = xr.DB_ENGINE_PORTS
 #: Label key Crossplane gives every composed resource, valued with its composite's name.
 COMPOSITE_LABEL = "crossplane.io/composite"
 #: The label of the private subnets of a cluster's EKSCluster (fluxplane.packs.eks).
-PRIVATE_SUBNETS = {f"{LABEL}/tier": "private"}
+PRIVATE_SUBNETS = {f"{pt.LABEL}/tier": "private"}
 #: Label of an app's IAM role, whose value is the app's name: fluxplane.packs.app_compositions.APP_ROLE_LABEL, not
 #: imported from there because registering the kind makes that module import this one.
-APP_ROLE_LABEL = f"{LABEL}/app-role"
+APP_ROLE_LABEL = f"{pt.LABEL}/app-role"
 #: The annotation by which IRSA names a service account's role.
 IRSA_ROLE_ANNOTATION = "eks.amazonaws.com/role-arn"
 #: How often External Secrets reads the secret again: RDS rotates the password every seven days.
@@ -103,7 +92,7 @@ def reader_trust_policy() -> str:
 
 
 def _engine_port(target: str) -> dict[str, Any]:
-    patch = _patch("spec.engine", target, required=True)
+    patch = pt.patch("spec.engine", target, required=True)
     patch["transforms"] = [{"type": "map", "map": dict(ENGINE_PORTS)}]
     return patch
 
@@ -116,12 +105,12 @@ _ACCOUNT_OF_ARN = {
 
 
 def _network() -> list[dict[str, Any]]:
-    regional = [_use("region")]
+    regional = [pt.use("region")]
     cluster = f"[{COMPOSITE_LABEL}]"
     return [
-        _resource(
+        pt.resource(
             "subnet-group",
-            _managed(
+            pt.managed(
                 "rds",
                 "SubnetGroup",
                 {
@@ -131,102 +120,102 @@ def _network() -> list[dict[str, Any]]:
             ),
             [
                 *regional,
-                _patch("spec.identifier", "metadata.annotations[crossplane.io/external-name]", required=True),
-                _patch("spec.clusterName", f"spec.forProvider.subnetIdSelector.matchLabels{cluster}", required=True),
-                _use("tags"),
+                pt.patch("spec.identifier", "metadata.annotations[crossplane.io/external-name]", required=True),
+                pt.patch("spec.clusterName", f"spec.forProvider.subnetIdSelector.matchLabels{cluster}", required=True),
+                pt.use("tags"),
             ],
         ),
-        _resource(
+        pt.resource(
             "security-group",
-            _managed(
+            pt.managed(
                 "ec2",
                 "SecurityGroup",
                 {"description": "The database of an app, reachable from its cluster's VPC"},
             ),
             [
                 *regional,
-                _patch("spec.identifier", "spec.forProvider.name", required=True),
-                _patch("spec.clusterName", f"spec.forProvider.vpcIdSelector.matchLabels{cluster}", required=True),
-                _patch("spec.identifier", "spec.forProvider.tags.Name"),
-                _use("tags"),
+                pt.patch("spec.identifier", "spec.forProvider.name", required=True),
+                pt.patch("spec.clusterName", f"spec.forProvider.vpcIdSelector.matchLabels{cluster}", required=True),
+                pt.patch("spec.identifier", "spec.forProvider.tags.Name"),
+                pt.use("tags"),
             ],
         ),
-        _resource(
+        pt.resource(
             "ingress",
-            _managed(
+            pt.managed(
                 "ec2",
                 "SecurityGroupIngressRule",
                 {
                     "description": "The database's port, from the cluster's VPC",
                     "ipProtocol": "tcp",
-                    "securityGroupIdSelector": _selector(),
+                    "securityGroupIdSelector": pt.selector(),
                 },
             ),
             [
                 *regional,
-                _patch("spec.vpcCidr", "spec.forProvider.cidrIpv4", required=True),
+                pt.patch("spec.vpcCidr", "spec.forProvider.cidrIpv4", required=True),
                 _engine_port("spec.forProvider.fromPort"),
                 _engine_port("spec.forProvider.toPort"),
-                _use("tags"),
+                pt.use("tags"),
             ],
         ),
     ]
 
 
 def _instance() -> dict[str, Any]:
-    return _resource(
+    return pt.resource(
         "instance",
-        _managed(
+        pt.managed(
             "rds",
             "Instance",
             {
                 "applyImmediately": False,
                 "autoMinorVersionUpgrade": True,
                 "copyTagsToSnapshot": True,
-                "dbSubnetGroupNameSelector": _selector(),
+                "dbSubnetGroupNameSelector": pt.selector(),
                 "manageMasterUserPassword": True,
                 "publiclyAccessible": False,
                 "skipFinalSnapshot": False,
                 "storageEncrypted": True,
                 "storageType": "gp3",
-                "vpcSecurityGroupIdSelector": _selector(),
+                "vpcSecurityGroupIdSelector": pt.selector(),
             },
         ),
         [
-            _use("region"),
+            pt.use("region"),
             # The provider knows an instance by its resource id (db-...), which it writes as the external
             # name once the instance exists; the identifier is a parameter.
-            _patch("spec.identifier", "spec.forProvider.identifier", required=True),
-            _patch("spec.identifier", "spec.forProvider.finalSnapshotIdentifier", fmt="%s-final", required=True),
-            _patch("spec.engine", "spec.forProvider.engine", required=True),
+            pt.patch("spec.identifier", "spec.forProvider.identifier", required=True),
+            pt.patch("spec.identifier", "spec.forProvider.finalSnapshotIdentifier", fmt="%s-final", required=True),
+            pt.patch("spec.engine", "spec.forProvider.engine", required=True),
             _engine_port("spec.forProvider.port"),
-            _patch("spec.engineVersion", "spec.forProvider.engineVersion", required=True),
-            _patch("spec.instanceClass", "spec.forProvider.instanceClass", required=True),
-            _patch("spec.allocatedStorage", "spec.forProvider.allocatedStorage"),
-            _patch("spec.maxAllocatedStorage", "spec.forProvider.maxAllocatedStorage"),
-            _patch("spec.multiAz", "spec.forProvider.multiAz"),
-            _patch("spec.databaseName", "spec.forProvider.dbName", required=True),
-            _patch("spec.username", "spec.forProvider.username", required=True),
-            _patch("spec.backupRetentionDays", "spec.forProvider.backupRetentionPeriod"),
-            _patch("spec.deletionProtection", "spec.forProvider.deletionProtection"),
-            _use("tags"),
-            _status("status.atProvider.address", "status.address"),
-            _status("status.atProvider.port", "status.port"),
-            _status("status.atProvider.arn", "status.arn"),
-            {**_status("status.atProvider.arn", "status.accountId"), "transforms": [_ACCOUNT_OF_ARN]},
-            _status("status.atProvider.masterUserSecret[0].secretArn", "status.secretArn"),
+            pt.patch("spec.engineVersion", "spec.forProvider.engineVersion", required=True),
+            pt.patch("spec.instanceClass", "spec.forProvider.instanceClass", required=True),
+            pt.patch("spec.allocatedStorage", "spec.forProvider.allocatedStorage"),
+            pt.patch("spec.maxAllocatedStorage", "spec.forProvider.maxAllocatedStorage"),
+            pt.patch("spec.multiAz", "spec.forProvider.multiAz"),
+            pt.patch("spec.databaseName", "spec.forProvider.dbName", required=True),
+            pt.patch("spec.username", "spec.forProvider.username", required=True),
+            pt.patch("spec.backupRetentionDays", "spec.forProvider.backupRetentionPeriod"),
+            pt.patch("spec.deletionProtection", "spec.forProvider.deletionProtection"),
+            pt.use("tags"),
+            pt.status("status.atProvider.address", "status.address"),
+            pt.status("status.atProvider.port", "status.port"),
+            pt.status("status.atProvider.arn", "status.arn"),
+            {**pt.status("status.atProvider.arn", "status.accountId"), "transforms": [_ACCOUNT_OF_ARN]},
+            pt.status("status.atProvider.masterUserSecret[0].secretArn", "status.secretArn"),
         ],
     )
 
 
 def _app_access() -> dict[str, Any]:
     """The inline policy on the app's role (its AppIdentity's) that lets it read the secret."""
-    return _resource(
+    return pt.resource(
         "access",
-        _managed("iam", "RolePolicy", {"roleSelector": {"matchLabels": {APP_ROLE_LABEL: "app"}}}),
+        pt.managed("iam", "RolePolicy", {"roleSelector": {"matchLabels": {APP_ROLE_LABEL: "app"}}}),
         [
-            _patch("spec.app", f"spec.forProvider.roleSelector.matchLabels[{APP_ROLE_LABEL}]", required=True),
-            _patch("status.secretArn", "spec.forProvider.policy", fmt=_policy("%s"), required=True),
+            pt.patch("spec.app", f"spec.forProvider.roleSelector.matchLabels[{APP_ROLE_LABEL}]", required=True),
+            pt.patch("status.secretArn", "spec.forProvider.policy", fmt=_policy("%s"), required=True),
         ],
     )
 
@@ -242,7 +231,7 @@ def _object(name: str, manifest: dict[str, Any], patches: list[dict[str, Any]], 
             "providerConfigRef": {"kind": "ProviderConfig", "name": SPOKE_PROVIDER_CONFIG},
         },
     }
-    return _resource(name, base, patches)
+    return pt.resource(name, base, patches)
 
 
 _MANIFEST = "spec.forProvider.manifest"
@@ -252,41 +241,41 @@ def _delivery() -> list[dict[str, Any]]:
     """The credentials as a Secret in the app's namespace on the workload cluster, through External Secrets."""
     namespace, account = EXTERNAL_SECRETS_SERVICE_ACCOUNT.split(":")
     named = [
-        _patch("metadata.name", f"{_MANIFEST}.metadata.name"),
-        _patch("spec.appNamespace", f"{_MANIFEST}.metadata.namespace", required=True),
+        pt.patch("metadata.name", f"{_MANIFEST}.metadata.name"),
+        pt.patch("spec.appNamespace", f"{_MANIFEST}.metadata.namespace", required=True),
     ]
     template = f"{_MANIFEST}.spec.target.template.data"
-    port = _patch("status.port", f"{template}.port", required=True)
+    port = pt.patch("status.port", f"{template}.port", required=True)
     port["transforms"] = [{"type": "convert", "convert": {"toType": "string"}}]
     return [
         _object(
             "external-secrets-account",
             {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account, "namespace": namespace}},
             [
-                _status(
+                pt.status(
                     f"status.atProvider.manifest.metadata.annotations[{IRSA_ROLE_ANNOTATION}]",
                     "status.externalSecretsRoleArn",
                 )
             ],
             managementPolicies=["Observe"],
         ),
-        _resource(
+        pt.resource(
             "secret-reader",
-            _managed("iam", "Role", {}, labels={"role": "secret-reader"}),
+            pt.managed("iam", "Role", {}, labels={"role": "secret-reader"}),
             [
-                _combine(
+                pt.combine(
                     ("status.externalSecretsRoleArn", "status.accountId"),
                     reader_trust_policy(),
                     "spec.forProvider.assumeRolePolicy",
                 ),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.readerRoleArn"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.readerRoleArn"),
             ],
         ),
-        _resource(
+        pt.resource(
             "secret-reader-policy",
-            _managed("iam", "RolePolicy", {"roleSelector": _selector(role="secret-reader")}),
-            [_patch("status.secretArn", "spec.forProvider.policy", fmt=_policy("%s"), required=True)],
+            pt.managed("iam", "RolePolicy", {"roleSelector": pt.selector(role="secret-reader")}),
+            [pt.patch("status.secretArn", "spec.forProvider.policy", fmt=_policy("%s"), required=True)],
         ),
         _object(
             "secret-store",
@@ -297,8 +286,8 @@ def _delivery() -> list[dict[str, Any]]:
             },
             [
                 *named,
-                _patch("spec.region", f"{_MANIFEST}.spec.provider.aws.region", required=True),
-                _patch("status.readerRoleArn", f"{_MANIFEST}.spec.provider.aws.role", required=True),
+                pt.patch("spec.region", f"{_MANIFEST}.spec.provider.aws.region", required=True),
+                pt.patch("status.readerRoleArn", f"{_MANIFEST}.spec.provider.aws.role", required=True),
             ],
         ),
         _object(
@@ -322,14 +311,14 @@ def _delivery() -> list[dict[str, Any]]:
             },
             [
                 *named,
-                _patch("metadata.name", f"{_MANIFEST}.spec.secretStoreRef.name"),
-                _patch("metadata.name", f"{_MANIFEST}.spec.target.name"),
-                _patch("status.secretArn", f"{_MANIFEST}.spec.data[0].remoteRef.key", required=True),
-                _patch("status.secretArn", f"{_MANIFEST}.spec.data[1].remoteRef.key", required=True),
-                _patch("spec.engine", f"{template}.engine"),
-                _patch("status.address", f"{template}.host", required=True),
+                pt.patch("metadata.name", f"{_MANIFEST}.spec.secretStoreRef.name"),
+                pt.patch("metadata.name", f"{_MANIFEST}.spec.target.name"),
+                pt.patch("status.secretArn", f"{_MANIFEST}.spec.data[0].remoteRef.key", required=True),
+                pt.patch("status.secretArn", f"{_MANIFEST}.spec.data[1].remoteRef.key", required=True),
+                pt.patch("spec.engine", f"{template}.engine"),
+                pt.patch("status.address", f"{template}.host", required=True),
                 port,
-                _patch("spec.databaseName", f"{template}.dbname"),
+                pt.patch("spec.databaseName", f"{template}.dbname"),
             ],
             # Ready once External Secrets has written the Secret: the app can connect.
             readiness={"policy": "DeriveFromObject"},
@@ -345,24 +334,26 @@ def composed() -> list[dict[str, Any]]:
 # -- the XRD ---------------------------------------------------------------------------------------
 
 _PROPERTIES: dict[str, Any] = {
-    "app": _string(
+    "app": pt.string_property(
         "The app the database is for: its role (its AppIdentity in this namespace) may read the credentials, and "
         "its namespace on the cluster receives them."
     ),
-    "appNamespace": _string(
+    "appNamespace": pt.string_property(
         "The app's namespace on the workload cluster: it receives the Secret named like this AppDatabase, with "
         f"the keys {', '.join(SECRET_KEYS)}.",
         pattern=DNS_LABEL,
         maxLength=63,
     ),
-    "clusterName": _string(
+    "clusterName": pt.string_property(
         "The workload cluster (its EKSCluster in this namespace): the database is made in its VPC's private "
         "subnets, reachable from its VPC.",
         pattern=DNS_LABEL,
         maxLength=63,
     ),
-    "vpcCidr": _cidr("The cluster VPC's IPv4 CIDR: the security group admits the engine's port from it alone."),
-    PHYSICAL_NAME: _string(
+    "vpcCidr": pt.cidr_property(
+        "The cluster VPC's IPv4 CIDR: the security group admits the engine's port from it alone."
+    ),
+    PHYSICAL_NAME: pt.string_property(
         "The RDS DB instance identifier, <cluster>-<app>-<name>: 1 to 63 lower-case letters, digits or hyphens, "
         "starting with a letter, without two hyphens in a row or a hyphen at the end. It also names the subnet "
         "group, the security group and the final snapshot (<identifier>-final). Changing it makes a new "
@@ -370,15 +361,17 @@ _PROPERTIES: dict[str, Any] = {
         pattern=xr.DB_IDENTIFIER,
         maxLength=xr.DB_IDENTIFIER_MAX_LENGTH,
     ),
-    "engine": _string("The database engine; it sets the port (postgres 5432, mysql 3306).", enum=list(ENGINE_PORTS)),
-    "engineVersion": _string(
+    "engine": pt.string_property(
+        "The database engine; it sets the port (postgres 5432, mysql 3306).", enum=list(ENGINE_PORTS)
+    ),
+    "engineVersion": pt.string_property(
         'The engine version, best a major version such as "17" (PostgreSQL) or "8.4" (MySQL): RDS then picks '
         "that major version's default minor version at creation, and applies newer minor versions in the "
         "maintenance window (autoMinorVersionUpgrade). A full version pins the start; raising the major "
         "version is an upgrade that RDS applies in the maintenance window.",
         pattern=xr.DB_ENGINE_VERSION,
     ),
-    "instanceClass": _string(
+    "instanceClass": pt.string_property(
         "The DB instance class, e.g. db.t4g.micro or db.m7g.large.",
         pattern=xr.DB_INSTANCE_CLASS,
         default="db.t4g.micro",
@@ -398,12 +391,12 @@ _PROPERTIES: dict[str, Any] = {
         "maximum": 65536,
     },
     "multiAz": {"type": "boolean", "description": "A standby in a second zone.", "default": False},
-    "databaseName": _string(
+    "databaseName": pt.string_property(
         "The database made with the instance: a lower-case letter, then up to 62 lower-case letters, digits or "
         "underscores, and no word the engine reserves.",
         pattern=xr.DATABASE_NAME,
     ),
-    "username": _string(
+    "username": pt.string_property(
         "The master user, whose password RDS keeps in Secrets Manager and rotates: a lower-case letter, then up "
         "to 15 lower-case letters, digits or underscores; RDS refuses its own (rdsadmin) and the engine's "
         "reserved words.",
@@ -440,12 +433,14 @@ SPEC: tuple[dict[str, Any], list[str], dict[str, Any]] = (
         "databaseName",
     ],
     {
-        "address": _string("The instance's DNS name."),
+        "address": pt.string_property("The instance's DNS name."),
         "port": {"type": "integer", "description": "The port it listens on."},
-        "arn": _string("The instance's ARN."),
-        "secretArn": _string("The Secrets Manager secret RDS keeps the master user's credentials in."),
-        "accountId": _string("The AWS account the instance is in."),
-        "externalSecretsRoleArn": _string("The role of the cluster's External Secrets controller."),
-        "readerRoleArn": _string("The role that may read the secret, which the cluster's SecretStore assumes."),
+        "arn": pt.string_property("The instance's ARN."),
+        "secretArn": pt.string_property("The Secrets Manager secret RDS keeps the master user's credentials in."),
+        "accountId": pt.string_property("The AWS account the instance is in."),
+        "externalSecretsRoleArn": pt.string_property("The role of the cluster's External Secrets controller."),
+        "readerRoleArn": pt.string_property(
+            "The role that may read the secret, which the cluster's SecretStore assumes."
+        ),
     },
 )

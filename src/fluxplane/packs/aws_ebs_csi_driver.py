@@ -18,11 +18,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from fluxplane.config.models import DnsLabel, Model
-from fluxplane.constructs.raw import RawObject
+from fluxplane.config.models import Model
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release, keep_service_account
+from fluxplane.sdk import DnsLabel, Pack, PackConfig, PackContext, RawObject, chart_release, keep_service_account
 
 #: Where the driver runs, and the fixed name of its controller's service account: the Pod Identity
 #: association binds the IAM role to exactly this pair.

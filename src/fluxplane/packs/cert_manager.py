@@ -17,13 +17,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from fluxplane.config.models import DnsLabel, Model
+from fluxplane.config.models import Model
 from fluxplane.config.problems import show
-from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.packs.policies import load_policy
+from fluxplane.sdk import DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, chart_release
 
 NAMESPACE = "cert-manager"
 #: The controller's service account: the chart's default name for release "cert-manager", set
@@ -100,20 +98,15 @@ def route53_policy(hosted_zone_id: str | None) -> dict[str, Any]:
     """cert-manager's Route 53 policy (its Route53 docs): TXT records only, in one zone when it is known.
 
     Without a hosted zone ID cert-manager looks the zone up by name, which needs ListHostedZonesByName.
+
+    The template (fluxplane/packs/policies/cert-manager-route53.json) is the policy for any zone; a known
+    zone narrows the record changes to it and drops the lookup, its last statement.
     """
-    zone = f"arn:aws:route53:::hostedzone/{hosted_zone_id or '*'}"
-    statements: list[dict[str, Any]] = [
-        {"Effect": "Allow", "Action": "route53:GetChange", "Resource": "arn:aws:route53:::change/*"},
-        {
-            "Effect": "Allow",
-            "Action": ["route53:ChangeResourceRecordSets", "route53:ListResourceRecordSets"],
-            "Resource": zone,
-            "Condition": {"ForAllValues:StringEquals": {"route53:ChangeResourceRecordSetsRecordTypes": ["TXT"]}},
-        },
-    ]
-    if hosted_zone_id is None:
-        statements.append({"Effect": "Allow", "Action": "route53:ListHostedZonesByName", "Resource": "*"})
-    return {"Version": "2012-10-17", "Statement": statements}
+    policy = load_policy("cert-manager-route53")
+    if hosted_zone_id is not None:
+        change, records, _lookup = policy["Statement"]
+        policy["Statement"] = [change, {**records, "Resource": f"arn:aws:route53:::hostedzone/{hosted_zone_id}"}]
+    return policy
 
 
 def _solver(issuer: LetsEncryptIssuer) -> dict[str, Any]:

@@ -7,10 +7,8 @@ from typing import Any
 
 from pydantic import Field
 
-from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.sdk import Namespace, Pack, PackConfig, PackContext, chart_release
 
 NAMESPACE = "crossplane-system"
 

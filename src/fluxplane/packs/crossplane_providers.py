@@ -16,7 +16,7 @@ Crossplane can never touch another cluster's tables, queues or buckets, nor IAM.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -28,53 +28,14 @@ from fluxplane.packs import versions
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.crossplane import NAMESPACE as CROSSPLANE_NAMESPACE
 from fluxplane.packs.managed_resources import KUBERNETES_ACTIVATIONS, aws_activations
+from fluxplane.packs.policies import load_policy
 
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
-#: What each provider may do with ``hubRoles``: everything on the cluster's own resources, named ``<cluster>-...``
-#: (``${cluster_name}`` and ``${cluster_region}`` are the cluster's), and the account-wide reads it starts with.
-SCOPED_POLICIES: dict[str, dict[str, Any]] = {
-    "dynamodb": {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "OwnTables",
-                "Effect": "Allow",
-                "Action": ["dynamodb:*"],
-                "Resource": ["arn:aws:dynamodb:${cluster_region}:*:table/${cluster_name}-*"],
-            },
-            {
-                "Sid": "List",
-                "Effect": "Allow",
-                "Action": ["dynamodb:DescribeLimits", "dynamodb:ListTables"],
-                "Resource": ["*"],
-            },
-        ],
-    },
-    "sqs": {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "OwnQueues",
-                "Effect": "Allow",
-                "Action": ["sqs:*"],
-                "Resource": ["arn:aws:sqs:${cluster_region}:*:${cluster_name}-*"],
-            },
-            {"Sid": "List", "Effect": "Allow", "Action": ["sqs:ListQueues"], "Resource": ["*"]},
-        ],
-    },
-    "s3": {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "OwnBuckets",
-                "Effect": "Allow",
-                "Action": ["s3:*"],
-                "Resource": ["arn:aws:s3:::${cluster_name}-*"],
-            },
-            {"Sid": "List", "Effect": "Allow", "Action": ["s3:ListAllMyBuckets"], "Resource": ["*"]},
-        ],
-    },
-}
+#: The providers that may run with ``hubRoles``; what each may do is its policy
+#: (fluxplane/packs/policies/crossplane-providers-<service>.json): everything on the cluster's own resources,
+#: named ``<cluster>-...`` (``${cluster_name}`` and ``${cluster_region}`` are the cluster's), and the
+#: account-wide reads it starts with.
+SCOPED_SERVICES = ("dynamodb", "s3", "sqs")
 FUNCTIONS = (
     ("function-patch-and-transform", versions.FUNCTION_PATCH_AND_TRANSFORM),
     ("function-auto-ready", versions.FUNCTION_AUTO_READY),
@@ -104,7 +65,7 @@ class CrossplaneProvidersConfig(PackConfig):
         alias="hubRoles",
         description="With identity pod-identity on a workload cluster: the hub makes each provider's IAM role, "
         "allowed only the cluster's own resources (named `<cluster>-...`, in its region); services "
-        f"{', '.join(sorted(SCOPED_POLICIES))}. Set by `appResources: spoke`.",
+        f"{', '.join(sorted(SCOPED_SERVICES))}. Set by `appResources: spoke`.",
     )
     activate: list[Annotated[str, StringConstraints(pattern=ACTIVATION)]] = Field(
         default_factory=list,
@@ -123,10 +84,10 @@ class CrossplaneProvidersConfig(PackConfig):
                 raise ValueError(
                     "hubRoles needs identity 'pod-identity': the hub binds the roles through EKS Pod Identity"
                 )
-            unscoped = sorted(set(self.services) - set(SCOPED_POLICIES))
+            unscoped = sorted(set(self.services) - set(SCOPED_SERVICES))
             if unscoped:
                 raise ValueError(
-                    f"with hubRoles, services may be {', '.join(sorted(SCOPED_POLICIES))}: the hub has no role limited "
+                    f"with hubRoles, services may be {', '.join(sorted(SCOPED_SERVICES))}: the hub has no role limited "
                     f"to the cluster's own resources for {', '.join(unscoped)}"
                 )
         return self
@@ -152,9 +113,12 @@ def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
         )
         ctx.add_health_check(provider)
         service = name.removeprefix("provider-aws-")
-        if config.hub_roles and service in SCOPED_POLICIES:
+        if config.hub_roles and service in SCOPED_SERVICES:
             ctx.add_pod_identity(
-                service, namespace=CROSSPLANE_NAMESPACE, service_account=name, policy=SCOPED_POLICIES[service]
+                service,
+                namespace=CROSSPLANE_NAMESPACE,
+                service_account=name,
+                policy=load_policy(f"crossplane-providers-{service}"),
             )
     if config.kubernetes:
         name = "provider-kubernetes"

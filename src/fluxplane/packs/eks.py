@@ -34,30 +34,12 @@ from fluxplane.config.hub import (
     hub_access_config_map,
     kubeconfig_secret,
 )
-from fluxplane.config.models import HUB_PROVIDER_CONFIG, SealingKey, WorkloadCluster
+from fluxplane.config.models import SealingKey, WorkloadCluster
 from fluxplane.config.network import subnet_plan
 from fluxplane.constructs import eks_cluster as xr
+from fluxplane.constructs import patch_and_transform as pt
+from fluxplane.constructs.patch_and_transform import PATCH_SETS
 
-PROVIDER_CONFIG = {"kind": "ClusterProviderConfig", "name": HUB_PROVIDER_CONFIG}
-#: The composite field naming the ClusterProviderConfig of the account its AWS resources are made in.
-PROVIDER_CONFIG_FIELD = "providerConfigName"
-
-
-def provider_config_property() -> dict[str, Any]:
-    """The XRD property of PROVIDER_CONFIG_FIELD: the hub's own account unless a cluster names another."""
-    return _string(
-        "The ClusterProviderConfig of the AWS account the resources are made in (an account's name); changing it "
-        "makes them anew in the other account.",
-        pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-        maxLength=63,
-        default=HUB_PROVIDER_CONFIG,
-    )
-
-
-#: Label keys composed resources are selected by, within one composite resource.
-LABEL = "platform.fluxplane.io"
-PATCH_AND_TRANSFORM = "function-patch-and-transform"
-AUTO_READY = "function-auto-ready"
 #: Key of the cluster's kubeconfig in ClusterAuth's connection secret.
 CLUSTER_AUTH_KEY = "kubeconfig"
 
@@ -88,10 +70,10 @@ class Shape:
     @property
     def labels(self) -> dict[str, str]:
         return {
-            f"{LABEL}/availability-zones": str(self.zones),
-            f"{LABEL}/hub-access": "keyless" if self.keyless else "kubeconfig",
-            f"{LABEL}/nat-gateways": self.nat_gateways,
-            f"{LABEL}/node-groups": str(self.node_groups),
+            f"{pt.LABEL}/availability-zones": str(self.zones),
+            f"{pt.LABEL}/hub-access": "keyless" if self.keyless else "kubeconfig",
+            f"{pt.LABEL}/nat-gateways": self.nat_gateways,
+            f"{pt.LABEL}/node-groups": str(self.node_groups),
         }
 
 
@@ -180,14 +162,6 @@ _EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "P
 # -- the XRD ---------------------------------------------------------------------------------------
 
 
-def _string(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "string", "description": description, **extra}
-
-
-def _cidr(description: str) -> dict[str, Any]:
-    return _string(description, pattern=r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$")
-
-
 def xrd_schema() -> dict[str, Any]:
     """openAPIV3Schema of EKSCluster: the small typed surface; the rest is fixed in the Composition."""
     size = {"type": "integer", "minimum": 0, "maximum": 1000}
@@ -195,9 +169,13 @@ def xrd_schema() -> dict[str, Any]:
         "type": "object",
         "required": ["name", "instanceTypes", "minSize", "maxSize", "desiredSize"],
         "properties": {
-            "name": _string("Node group name, unique within the cluster.", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"),
+            "name": pt.string_property(
+                "Node group name, unique within the cluster.", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+            ),
             "instanceTypes": {"type": "array", "minItems": 1, "items": {"type": "string"}},
-            "capacityType": _string("On-demand or Spot capacity.", enum=["ON_DEMAND", "SPOT"], default="ON_DEMAND"),
+            "capacityType": pt.string_property(
+                "On-demand or Spot capacity.", enum=["ON_DEMAND", "SPOT"], default="ON_DEMAND"
+            ),
             "minSize": {**size, "description": "Fewest nodes."},
             "maxSize": {**size, "minimum": 1, "description": "Most nodes."},
             "desiredSize": {**size, "description": "Nodes at creation (autoscalers own it afterwards)."},
@@ -236,14 +214,16 @@ def xrd_schema() -> dict[str, Any]:
             "bootstrapConfigMapName",
         ],
         "properties": {
-            "region": _string("AWS region.", pattern=xr.REGION),
-            "kubernetesVersion": _string('EKS Kubernetes minor version, e.g. "1.33".', pattern=xr.KUBERNETES_VERSION),
+            "region": pt.string_property("AWS region.", pattern=xr.REGION),
+            "kubernetesVersion": pt.string_property(
+                'EKS Kubernetes minor version, e.g. "1.33".', pattern=xr.KUBERNETES_VERSION
+            ),
             "network": {
                 "type": "object",
                 "required": ["vpcCidr", "zones"],
                 "properties": {
-                    "vpcCidr": _cidr("VPC CIDR."),
-                    "natGateways": _string(
+                    "vpcCidr": pt.cidr_property("VPC CIDR."),
+                    "natGateways": pt.string_property(
                         "A NAT gateway per zone, or a single one.", enum=["OnePerZone", "Single"], default="OnePerZone"
                     ),
                     "zones": {
@@ -255,9 +235,9 @@ def xrd_schema() -> dict[str, Any]:
                             "type": "object",
                             "required": ["name", "publicSubnetCidr", "privateSubnetCidr"],
                             "properties": {
-                                "name": _string("Availability zone, e.g. us-west-2a.", pattern=xr.ZONE),
-                                "publicSubnetCidr": _cidr("Public subnet (load balancers, NAT)."),
-                                "privateSubnetCidr": _cidr("Private subnet (nodes and pods)."),
+                                "name": pt.string_property("Availability zone, e.g. us-west-2a.", pattern=xr.ZONE),
+                                "publicSubnetCidr": pt.cidr_property("Public subnet (load balancers, NAT)."),
+                                "privateSubnetCidr": pt.cidr_property("Private subnet (nodes and pods)."),
                             },
                         },
                     },
@@ -268,7 +248,7 @@ def xrd_schema() -> dict[str, Any]:
                 "properties": {
                     "privateAccess": {"type": "boolean", "default": True},
                     "publicAccess": {"type": "boolean", "default": True},
-                    "publicAccessCidrs": {"type": "array", "items": _cidr("Allowed source range.")},
+                    "publicAccessCidrs": {"type": "array", "items": pt.cidr_property("Allowed source range.")},
                 },
                 "x-kubernetes-validations": [
                     {"rule": "self.privateAccess || self.publicAccess", "message": "enable private or public access"}
@@ -281,15 +261,15 @@ def xrd_schema() -> dict[str, Any]:
             },
             "nodeGroups": {"type": "array", "minItems": 1, "items": node_group},
             "tags": {"type": "object", "additionalProperties": {"type": "string"}},
-            PROVIDER_CONFIG_FIELD: provider_config_property(),
-            "sealingKeySecret": _string(
+            pt.PROVIDER_CONFIG_FIELD: pt.provider_config_property(),
+            "sealingKeySecret": pt.string_property(
                 "Secrets Manager secret with the Sealed Secrets key pair, readable by the cluster's External Secrets.",
                 pattern=r"^[A-Za-z0-9/_+=.@-]{1,512}$",
             ),
-            "kubeconfigSecretName": _string(
+            "kubeconfigSecretName": pt.string_property(
                 "Secret in this namespace that receives the kubeconfig, under the key `value`."
             ),
-            "bootstrapConfigMapName": _string(
+            "bootstrapConfigMapName": pt.string_property(
                 "ConfigMap in this namespace that receives what the spoke bootstrap needs (role ARNs)."
             ),
             "hubAccess": {
@@ -297,10 +277,12 @@ def xrd_schema() -> dict[str, Any]:
                 "description": "Keyless access for the hub's Flux: an EKS access entry, a kubeConfig ConfigMap.",
                 "required": ["principalArn", "configMapName"],
                 "properties": {
-                    "principalArn": _string(
+                    "principalArn": pt.string_property(
                         "IAM role of the hub's Flux controllers.", pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$"
                     ),
-                    "configMapName": _string("ConfigMap in this namespace for Flux's kubeConfig.configMapRef."),
+                    "configMapName": pt.string_property(
+                        "ConfigMap in this namespace for Flux's kubeConfig.configMapRef."
+                    ),
                 },
             },
         },
@@ -345,120 +327,29 @@ def xrd_props() -> dict[str, Any]:
 # -- the Compositions ------------------------------------------------------------------------------
 
 
-def _fmt(fmt: str) -> dict[str, Any]:
-    return {"type": "string", "string": {"type": "Format", "fmt": fmt}}
-
-
-def _patch(source: str, target: str, *, fmt: str | None = None, required: bool = False) -> dict[str, Any]:
-    patch: dict[str, Any] = {"type": "FromCompositeFieldPath", "fromFieldPath": source, "toFieldPath": target}
-    if fmt is not None:
-        patch["transforms"] = [_fmt(fmt)]
-    if required:
-        patch["policy"] = {"fromFieldPath": "Required"}
-    return patch
-
-
-def _status(source: str, target: str) -> dict[str, Any]:
-    return {"type": "ToCompositeFieldPath", "fromFieldPath": source, "toFieldPath": target}
-
-
-def _combine(paths: tuple[str, ...], fmt: str, target: str) -> dict[str, Any]:
-    """``fmt`` over the composite's ``paths``, all required."""
-    return {
-        "type": "CombineFromComposite",
-        "combine": {
-            "variables": [{"fromFieldPath": path} for path in paths],
-            "strategy": "string",
-            "string": {"fmt": fmt},
-        },
-        "toFieldPath": target,
-        "policy": {"fromFieldPath": "Required"},
-    }
-
-
-def _name_tag(fmt: str, *variables: str) -> dict[str, Any]:
-    """The AWS console's Name tag: ``fmt`` over the composite's name and ``variables``."""
-    if not variables:
-        return _patch("metadata.name", "spec.forProvider.tags.Name", fmt=fmt)
-    return {
-        "type": "CombineFromComposite",
-        "combine": {
-            "variables": [{"fromFieldPath": "metadata.name"}, *({"fromFieldPath": path} for path in variables)],
-            "strategy": "string",
-            "string": {"fmt": fmt},
-        },
-        "toFieldPath": "spec.forProvider.tags.Name",
-    }
-
-
-def _use(patch_set: str) -> dict[str, Any]:
-    return {"type": "PatchSet", "patchSetName": patch_set}
-
-
-PATCH_SETS = [
-    {"name": "region", "patches": [_patch("spec.region", "spec.forProvider.region")]},
-    {"name": "account", "patches": [_patch(f"spec.{PROVIDER_CONFIG_FIELD}", "spec.providerConfigRef.name")]},
-    {
-        "name": "tags",
-        "patches": [
-            {
-                "type": "FromCompositeFieldPath",
-                "fromFieldPath": "spec.tags",
-                "toFieldPath": "spec.forProvider.tags",
-                "policy": {"toFieldPath": "MergeObjects"},
-            }
-        ],
-    },
-]
-
-
-def _managed(api_group: str, kind: str, for_provider: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"apiVersion": f"{api_group}.aws.m.upbound.io/v1beta1", "kind": kind}
-    labels = extra.pop("labels", None)
-    if labels:
-        base["metadata"] = {"labels": {f"{LABEL}/{key}": value for key, value in labels.items()}}
-    base["spec"] = {"forProvider": for_provider, **extra, "providerConfigRef": dict(PROVIDER_CONFIG)}
-    return base
-
-
-def _selector(**labels: str) -> dict[str, Any]:
-    """Select a composed resource of the same composite resource, by fluxplane labels."""
-    selector: dict[str, Any] = {"matchControllerRef": True}
-    if labels:
-        selector["matchLabels"] = {f"{LABEL}/{key.replace('_', '-')}": value for key, value in labels.items()}
-    return selector
-
-
-def _resource(name: str, base: dict[str, Any], patches: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    """A composed resource; an AWS managed resource is made in the composite's account (PROVIDER_CONFIG_FIELD)."""
-    if str(base.get("apiVersion", "")).endswith(".aws.m.upbound.io/v1beta1"):
-        patches = [*patches, _use("account")]
-    return {"name": name, "base": base, "patches": patches, **extra}
-
-
 def _trust_policy(service: str, actions: tuple[str, ...]) -> str:
     statement = {"Effect": "Allow", "Principal": {"Service": service}, "Action": list(actions)}
     return json.dumps({"Version": "2012-10-17", "Statement": [statement]}, indent=2) + "\n"
 
 
 def _network(shape: Shape) -> list[dict[str, Any]]:
-    regional = [_use("region")]
+    regional = [pt.use("region")]
     resources = [
-        _resource(
+        pt.resource(
             "vpc",
-            _managed("ec2", "VPC", {"enableDnsHostnames": True, "enableDnsSupport": True}),
+            pt.managed("ec2", "VPC", {"enableDnsHostnames": True, "enableDnsSupport": True}),
             [
                 *regional,
-                _patch("spec.network.vpcCidr", "spec.forProvider.cidrBlock", required=True),
-                _name_tag("%s"),
-                _use("tags"),
-                _status("status.atProvider.id", "status.vpcId"),
+                pt.patch("spec.network.vpcCidr", "spec.forProvider.cidrBlock", required=True),
+                pt.name_tag("%s"),
+                pt.use("tags"),
+                pt.status("status.atProvider.id", "status.vpcId"),
             ],
         ),
-        _resource(
+        pt.resource(
             "internet-gateway",
-            _managed("ec2", "InternetGateway", {"vpcIdSelector": _selector()}),
-            [*regional, _name_tag("%s"), _use("tags")],
+            pt.managed("ec2", "InternetGateway", {"vpcIdSelector": pt.selector()}),
+            [*regional, pt.name_tag("%s"), pt.use("tags")],
         ),
     ]
     for index in range(shape.zones):
@@ -466,61 +357,65 @@ def _network(shape: Shape) -> list[dict[str, Any]]:
         for tier, public in (("public", True), ("private", False)):
             role_tag = "kubernetes.io/role/elb" if public else "kubernetes.io/role/internal-elb"
             resources.append(
-                _resource(
+                pt.resource(
                     f"subnet-{tier}-{index}",
-                    _managed(
+                    pt.managed(
                         "ec2",
                         "Subnet",
-                        {"mapPublicIpOnLaunch": public, "tags": {role_tag: "1"}, "vpcIdSelector": _selector()},
+                        {"mapPublicIpOnLaunch": public, "tags": {role_tag: "1"}, "vpcIdSelector": pt.selector()},
                         labels={"tier": tier, "zone": str(index)},
                     ),
                     [
                         *regional,
-                        _patch(f"{zone}.name", "spec.forProvider.availabilityZone", required=True),
-                        _patch(f"{zone}.{tier}SubnetCidr", "spec.forProvider.cidrBlock", required=True),
-                        _name_tag(f"%s-{tier}-%s", f"{zone}.name"),
-                        *([] if public else [_patch("metadata.name", f"spec.forProvider.tags[{KARPENTER_DISCOVERY}]")]),
-                        _use("tags"),
+                        pt.patch(f"{zone}.name", "spec.forProvider.availabilityZone", required=True),
+                        pt.patch(f"{zone}.{tier}SubnetCidr", "spec.forProvider.cidrBlock", required=True),
+                        pt.name_tag(f"%s-{tier}-%s", f"{zone}.name"),
+                        *(
+                            []
+                            if public
+                            else [pt.patch("metadata.name", f"spec.forProvider.tags[{KARPENTER_DISCOVERY}]")]
+                        ),
+                        pt.use("tags"),
                     ],
                 )
             )
     nat_zones = shape.zones if shape.nat_gateways == "OnePerZone" else 1
     for index in range(nat_zones):
         resources += [
-            _resource(
+            pt.resource(
                 f"eip-{index}",
-                _managed("ec2", "EIP", {"domain": "vpc"}, labels={"zone": str(index)}),
-                [*regional, _name_tag(f"%s-nat-{index}"), _use("tags")],
+                pt.managed("ec2", "EIP", {"domain": "vpc"}, labels={"zone": str(index)}),
+                [*regional, pt.name_tag(f"%s-nat-{index}"), pt.use("tags")],
             ),
-            _resource(
+            pt.resource(
                 f"nat-gateway-{index}",
-                _managed(
+                pt.managed(
                     "ec2",
                     "NATGateway",
                     {
-                        "allocationIdSelector": _selector(zone=str(index)),
-                        "subnetIdSelector": _selector(tier="public", zone=str(index)),
+                        "allocationIdSelector": pt.selector(zone=str(index)),
+                        "subnetIdSelector": pt.selector(tier="public", zone=str(index)),
                     },
                     labels={"zone": str(index)},
                 ),
-                [*regional, _name_tag(f"%s-{index}"), _use("tags")],
+                [*regional, pt.name_tag(f"%s-{index}"), pt.use("tags")],
             ),
         ]
     resources += [
-        _resource(
+        pt.resource(
             "route-table-public",
-            _managed("ec2", "RouteTable", {"vpcIdSelector": _selector()}, labels={"route-table": "public"}),
-            [*regional, _name_tag("%s-public"), _use("tags")],
+            pt.managed("ec2", "RouteTable", {"vpcIdSelector": pt.selector()}, labels={"route-table": "public"}),
+            [*regional, pt.name_tag("%s-public"), pt.use("tags")],
         ),
-        _resource(
+        pt.resource(
             "route-public-internet",
-            _managed(
+            pt.managed(
                 "ec2",
                 "Route",
                 {
                     "destinationCidrBlock": "0.0.0.0/0",
-                    "gatewayIdSelector": _selector(),
-                    "routeTableIdSelector": _selector(route_table="public"),
+                    "gatewayIdSelector": pt.selector(),
+                    "routeTableIdSelector": pt.selector(route_table="public"),
                 },
             ),
             list(regional),
@@ -530,44 +425,46 @@ def _network(shape: Shape) -> list[dict[str, Any]]:
         private_table = f"private-{index}"
         nat = str(index if shape.nat_gateways == "OnePerZone" else 0)
         resources += [
-            _resource(
+            pt.resource(
                 f"route-table-association-public-{index}",
-                _managed(
+                pt.managed(
                     "ec2",
                     "RouteTableAssociation",
                     {
-                        "routeTableIdSelector": _selector(route_table="public"),
-                        "subnetIdSelector": _selector(tier="public", zone=str(index)),
+                        "routeTableIdSelector": pt.selector(route_table="public"),
+                        "subnetIdSelector": pt.selector(tier="public", zone=str(index)),
                     },
                 ),
                 list(regional),
             ),
-            _resource(
+            pt.resource(
                 f"route-table-{private_table}",
-                _managed("ec2", "RouteTable", {"vpcIdSelector": _selector()}, labels={"route-table": private_table}),
-                [*regional, _name_tag(f"%s-{private_table}"), _use("tags")],
+                pt.managed(
+                    "ec2", "RouteTable", {"vpcIdSelector": pt.selector()}, labels={"route-table": private_table}
+                ),
+                [*regional, pt.name_tag(f"%s-{private_table}"), pt.use("tags")],
             ),
-            _resource(
+            pt.resource(
                 f"route-{private_table}-nat",
-                _managed(
+                pt.managed(
                     "ec2",
                     "Route",
                     {
                         "destinationCidrBlock": "0.0.0.0/0",
-                        "natGatewayIdSelector": _selector(zone=nat),
-                        "routeTableIdSelector": _selector(route_table=private_table),
+                        "natGatewayIdSelector": pt.selector(zone=nat),
+                        "routeTableIdSelector": pt.selector(route_table=private_table),
                     },
                 ),
                 list(regional),
             ),
-            _resource(
+            pt.resource(
                 f"route-table-association-{private_table}",
-                _managed(
+                pt.managed(
                     "ec2",
                     "RouteTableAssociation",
                     {
-                        "routeTableIdSelector": _selector(route_table=private_table),
-                        "subnetIdSelector": _selector(tier="private", zone=str(index)),
+                        "routeTableIdSelector": pt.selector(route_table=private_table),
+                        "subnetIdSelector": pt.selector(tier="private", zone=str(index)),
                     },
                 ),
                 list(regional),
@@ -587,26 +484,26 @@ def _identity() -> list[dict[str, Any]]:
         ("node", "ec2.amazonaws.com", ("sts:AssumeRole",), NODE_POLICIES),
     )
     for role, service, actions, policies in roles:
-        patches = [_name_tag(f"%s-{role}"), _use("tags")]
+        patches = [pt.name_tag(f"%s-{role}"), pt.use("tags")]
         if role == "node":
             patches.insert(
-                0, _patch("metadata.name", "metadata.annotations[crossplane.io/external-name]", fmt=NODE_ROLE_NAME)
+                0, pt.patch("metadata.name", "metadata.annotations[crossplane.io/external-name]", fmt=NODE_ROLE_NAME)
             )
         resources.append(
-            _resource(
+            pt.resource(
                 f"role-{role}",
-                _managed("iam", "Role", {"assumeRolePolicy": _trust_policy(service, actions)}, labels={"role": role}),
+                pt.managed("iam", "Role", {"assumeRolePolicy": _trust_policy(service, actions)}, labels={"role": role}),
                 patches,
             )
         )
         for policy in policies:
             resources.append(
-                _resource(
+                pt.resource(
                     f"role-{role}-{_policy_name(policy)}",
-                    _managed(
+                    pt.managed(
                         "iam",
                         "RolePolicyAttachment",
-                        {"policyArn": f"arn:aws:iam::aws:policy/{policy}", "roleSelector": _selector(role=role)},
+                        {"policyArn": f"arn:aws:iam::aws:policy/{policy}", "roleSelector": pt.selector(role=role)},
                     ),
                     [],
                 )
@@ -615,34 +512,34 @@ def _identity() -> list[dict[str, Any]]:
 
 
 def _cluster(shape: Shape) -> list[dict[str, Any]]:
-    regional = [_use("region")]
+    regional = [pt.use("region")]
     resources = [
-        _resource(
+        pt.resource(
             "cluster",
-            _managed(
+            pt.managed(
                 "eks",
                 "Cluster",
                 {
                     "accessConfig": {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True},
-                    "roleArnSelector": _selector(role="cluster"),
-                    "vpcConfig": {"subnetIdSelector": _selector(tier="private")},
+                    "roleArnSelector": pt.selector(role="cluster"),
+                    "vpcConfig": {"subnetIdSelector": pt.selector(tier="private")},
                 },
             ),
             [
                 *regional,
                 # The EKS cluster is called like the fleet's cluster, in the console and in kubeconfigs.
-                _patch("metadata.name", "metadata.annotations[crossplane.io/external-name]"),
-                _patch("spec.kubernetesVersion", "spec.forProvider.version"),
-                _patch("spec.endpoint.privateAccess", "spec.forProvider.vpcConfig.endpointPrivateAccess"),
-                _patch("spec.endpoint.publicAccess", "spec.forProvider.vpcConfig.endpointPublicAccess"),
-                _patch("spec.endpoint.publicAccessCidrs", "spec.forProvider.vpcConfig.publicAccessCidrs"),
-                _patch("spec.logging", "spec.forProvider.enabledClusterLogTypes"),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.clusterArn"),
-                _status("status.atProvider.endpoint", "status.endpoint"),
-                _status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuer"),
+                pt.patch("metadata.name", "metadata.annotations[crossplane.io/external-name]"),
+                pt.patch("spec.kubernetesVersion", "spec.forProvider.version"),
+                pt.patch("spec.endpoint.privateAccess", "spec.forProvider.vpcConfig.endpointPrivateAccess"),
+                pt.patch("spec.endpoint.publicAccess", "spec.forProvider.vpcConfig.endpointPublicAccess"),
+                pt.patch("spec.endpoint.publicAccessCidrs", "spec.forProvider.vpcConfig.publicAccessCidrs"),
+                pt.patch("spec.logging", "spec.forProvider.enabledClusterLogTypes"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.clusterArn"),
+                pt.status("status.atProvider.endpoint", "status.endpoint"),
+                pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuer"),
                 {
-                    **_status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuerHost"),
+                    **pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuerHost"),
                     "transforms": [{"type": "string", "string": {"type": "TrimPrefix", "trim": "https://"}}],
                 },
             ],
@@ -651,61 +548,61 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
     for index in range(shape.node_groups):
         group = f"spec.nodeGroups[{index}]"
         resources.append(
-            _resource(
+            pt.resource(
                 f"node-group-{index}",
-                _managed(
+                pt.managed(
                     "eks",
                     "NodeGroup",
                     {
-                        "clusterNameSelector": _selector(),
-                        "nodeRoleArnSelector": _selector(role="node"),
-                        "subnetIdSelector": _selector(tier="private"),
+                        "clusterNameSelector": pt.selector(),
+                        "nodeRoleArnSelector": pt.selector(role="node"),
+                        "subnetIdSelector": pt.selector(tier="private"),
                         "updateConfig": {"maxUnavailable": 1},
                     },
                 ),
                 [
                     *regional,
-                    _patch(f"{group}.name", "metadata.annotations[crossplane.io/external-name]", required=True),
-                    _patch("spec.kubernetesVersion", "spec.forProvider.version"),
-                    _patch(f"{group}.instanceTypes", "spec.forProvider.instanceTypes"),
-                    _patch(f"{group}.capacityType", "spec.forProvider.capacityType"),
-                    _patch(f"{group}.diskSize", "spec.forProvider.diskSize"),
-                    _patch(f"{group}.minSize", "spec.forProvider.scalingConfig.minSize"),
-                    _patch(f"{group}.maxSize", "spec.forProvider.scalingConfig.maxSize"),
+                    pt.patch(f"{group}.name", "metadata.annotations[crossplane.io/external-name]", required=True),
+                    pt.patch("spec.kubernetesVersion", "spec.forProvider.version"),
+                    pt.patch(f"{group}.instanceTypes", "spec.forProvider.instanceTypes"),
+                    pt.patch(f"{group}.capacityType", "spec.forProvider.capacityType"),
+                    pt.patch(f"{group}.diskSize", "spec.forProvider.diskSize"),
+                    pt.patch(f"{group}.minSize", "spec.forProvider.scalingConfig.minSize"),
+                    pt.patch(f"{group}.maxSize", "spec.forProvider.scalingConfig.maxSize"),
                     # Set at creation only: cluster autoscalers and Karpenter own the size afterwards.
-                    _patch(f"{group}.desiredSize", "spec.initProvider.scalingConfig.desiredSize"),
-                    _patch(f"{group}.labels", "spec.forProvider.labels"),
-                    _patch(f"{group}.taints", "spec.forProvider.taint"),
-                    _use("tags"),
+                    pt.patch(f"{group}.desiredSize", "spec.initProvider.scalingConfig.desiredSize"),
+                    pt.patch(f"{group}.labels", "spec.forProvider.labels"),
+                    pt.patch(f"{group}.taints", "spec.forProvider.taint"),
+                    pt.use("tags"),
                 ],
             )
         )
     resources += [
         # Apps' IAM roles are assumed through EKS Pod Identity (fluxplane.packs.app_compositions).
-        _resource(
+        pt.resource(
             "pod-identity-agent",
-            _managed("eks", "Addon", {"addonName": "eks-pod-identity-agent", "clusterNameSelector": _selector()}),
-            [*regional, _use("tags")],
+            pt.managed("eks", "Addon", {"addonName": "eks-pod-identity-agent", "clusterNameSelector": pt.selector()}),
+            [*regional, pt.use("tags")],
         ),
-        _resource(
+        pt.resource(
             "oidc-provider",
-            _managed("iam", "OpenIDConnectProvider", {"clientIdList": ["sts.amazonaws.com"]}),
+            pt.managed("iam", "OpenIDConnectProvider", {"clientIdList": ["sts.amazonaws.com"]}),
             [
-                _patch("status.oidcIssuer", "spec.forProvider.url", required=True),
-                _name_tag("%s"),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.oidcProviderArn"),
+                pt.patch("status.oidcIssuer", "spec.forProvider.url", required=True),
+                pt.name_tag("%s"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.oidcProviderArn"),
             ],
         ),
-        _resource(
+        pt.resource(
             "cluster-auth",
-            _managed(
+            pt.managed(
                 "eks",
                 "ClusterAuth",
-                {"clusterNameSelector": _selector()},
+                {"clusterNameSelector": pt.selector()},
                 writeConnectionSecretToRef={"name": "cluster-auth"},
             ),
-            [*regional, _patch("metadata.name", "spec.writeConnectionSecretToRef.name", fmt="%s-cluster-auth")],
+            [*regional, pt.patch("metadata.name", "spec.writeConnectionSecretToRef.name", fmt="%s-cluster-auth")],
             connectionDetails=[
                 {"name": "value", "type": "FromConnectionSecretKey", "fromConnectionSecretKey": CLUSTER_AUTH_KEY}
             ],
@@ -743,9 +640,9 @@ def _bootstrap() -> list[dict[str, Any]]:
         ],
     }
     return [
-        _resource(
+        pt.resource(
             "role-external-secrets",
-            _managed("iam", "Role", {}, labels={"role": "external-secrets"}),
+            pt.managed("iam", "Role", {}, labels={"role": "external-secrets"}),
             [
                 {
                     "type": "CombineFromComposite",
@@ -761,16 +658,16 @@ def _bootstrap() -> list[dict[str, Any]]:
                     "toFieldPath": "spec.forProvider.assumeRolePolicy",
                     "policy": {"fromFieldPath": "Required"},
                 },
-                _name_tag("%s-external-secrets"),
-                _use("tags"),
-                _status("status.atProvider.arn", "status.externalSecretsRoleArn"),
+                pt.name_tag("%s-external-secrets"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.externalSecretsRoleArn"),
             ],
         ),
-        _resource(
+        pt.resource(
             "role-external-secrets-sealing-key",
-            _managed("iam", "RolePolicy", {"roleSelector": _selector(role="external-secrets")}),
+            pt.managed("iam", "RolePolicy", {"roleSelector": pt.selector(role="external-secrets")}),
             [
-                _patch(
+                pt.patch(
                     "spec.sealingKeySecret",
                     "spec.forProvider.policy",
                     fmt=json.dumps(read_sealing_key, indent=2) + "\n",
@@ -778,12 +675,12 @@ def _bootstrap() -> list[dict[str, Any]]:
                 )
             ],
         ),
-        _resource(
+        pt.resource(
             "bootstrap-values",
             {"apiVersion": "v1", "kind": "ConfigMap"},
             [
-                _patch("spec.bootstrapConfigMapName", "metadata.name", required=True),
-                _patch(
+                pt.patch("spec.bootstrapConfigMapName", "metadata.name", required=True),
+                pt.patch(
                     "status.externalSecretsRoleArn",
                     f"data[{EXTERNAL_SECRETS_ROLE_ARN_KEY}]",
                     required=True,
@@ -797,33 +694,33 @@ def _bootstrap() -> list[dict[str, Any]]:
 
 def _keyless() -> list[dict[str, Any]]:
     """Keyless access for the hub's Flux: its role admitted as cluster admin, and the ConfigMap Flux reads."""
-    regional = [_use("region")]
-    principal = _patch("spec.hubAccess.principalArn", "spec.forProvider.principalArn", required=True)
+    regional = [pt.use("region")]
+    principal = pt.patch("spec.hubAccess.principalArn", "spec.forProvider.principalArn", required=True)
     return [
-        _resource(
+        pt.resource(
             "hub-access-entry",
-            _managed("eks", "AccessEntry", {"clusterNameSelector": _selector(), "type": "STANDARD"}),
-            [*regional, principal, _use("tags")],
+            pt.managed("eks", "AccessEntry", {"clusterNameSelector": pt.selector(), "type": "STANDARD"}),
+            [*regional, principal, pt.use("tags")],
         ),
-        _resource(
+        pt.resource(
             "hub-access-policy",
-            _managed(
+            pt.managed(
                 "eks",
                 "AccessPolicyAssociation",
                 {
                     "accessScope": {"type": "cluster"},
-                    "clusterNameSelector": _selector(),
+                    "clusterNameSelector": pt.selector(),
                     "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
                 },
             ),
             [*regional, principal],
         ),
-        _resource(
+        pt.resource(
             "hub-access",
             {"apiVersion": "v1", "kind": "ConfigMap", "data": {"provider": "aws"}},
             [
-                _patch("spec.hubAccess.configMapName", "metadata.name", required=True),
-                _patch("status.clusterArn", "data.cluster", required=True),
+                pt.patch("spec.hubAccess.configMapName", "metadata.name", required=True),
+                pt.patch("status.clusterArn", "data.cluster", required=True),
             ],
             readinessChecks=[{"type": "None"}],
         ),
@@ -845,19 +742,19 @@ def composition_props(shape: Shape) -> dict[str, Any]:
         "pipeline": [
             {
                 "step": "compose",
-                "functionRef": {"name": PATCH_AND_TRANSFORM},
+                "functionRef": {"name": pt.PATCH_AND_TRANSFORM},
                 "input": {
                     "apiVersion": "pt.fn.crossplane.io/v1beta1",
                     "kind": "Resources",
                     # Crossplane v2 does not write composite connection secrets: P&T composes it,
                     # with ClusterAuth's kubeconfig under the key Flux's kubeConfig.secretRef reads.
                     "writeConnectionSecretToRef": {
-                        "patches": [_patch("spec.kubeconfigSecretName", "name")],
+                        "patches": [pt.patch("spec.kubeconfigSecretName", "name")],
                     },
                     "patchSets": PATCH_SETS,
                     "resources": composed_resources(shape),
                 },
             },
-            {"step": "detect-readiness", "functionRef": {"name": AUTO_READY}},
+            {"step": "detect-readiness", "functionRef": {"name": pt.AUTO_READY}},
         ],
     }

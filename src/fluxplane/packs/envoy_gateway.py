@@ -18,14 +18,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from fluxplane.config.models import DnsLabel, Model
+from fluxplane.config.models import Model
 from fluxplane.config.problems import show
-from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.props import TENANT_LABEL
-from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
-from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
-from fluxplane.packs.helm import oci_chart_release
+from fluxplane.sdk import SUBSTITUTED, DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, oci_chart_release
 
 NAMESPACE = "envoy-gateway-system"
 #: The controller name Envoy Gateway's chart configures (config.envoyGateway.gateway.controllerName).

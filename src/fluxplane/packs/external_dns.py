@@ -16,10 +16,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.problems import show
-from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release, keep_service_account
+from fluxplane.packs.policies import load_policy
+from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackConfig, PackContext, chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
 #: binds the IAM role to exactly this pair.
@@ -128,19 +127,12 @@ class ExternalDnsConfig(PackConfig):
 
 
 def route53_policy(zone_ids: list[str]) -> dict[str, Any]:
-    """The IAM policy of ExternalDNS's AWS tutorial, its record changes limited to ``zone_ids`` when given."""
-    zones = [f"arn:aws:route53:::hostedzone/{zone}" for zone in zone_ids or ["*"]]
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow", "Action": ["route53:ChangeResourceRecordSets"], "Resource": zones},
-            {
-                "Effect": "Allow",
-                "Action": ["route53:ListHostedZones", "route53:ListResourceRecordSets", "route53:ListTagsForResource"],
-                "Resource": ["*"],
-            },
-        ],
-    }
+    """The IAM policy of ExternalDNS's AWS tutorial (fluxplane/packs/policies/external-dns-route53.json), its
+    record changes, the first statement, limited to ``zone_ids`` when given."""
+    policy = load_policy("external-dns-route53")
+    if zone_ids:
+        policy["Statement"][0]["Resource"] = [f"arn:aws:route53:::hostedzone/{zone}" for zone in zone_ids]
+    return policy
 
 
 def chart_values(config: ExternalDnsConfig) -> dict[str, Any]:

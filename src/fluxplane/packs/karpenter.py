@@ -28,13 +28,20 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from fluxplane.config.models import DnsLabel
 from fluxplane.config.problems import show
-from fluxplane.constructs.raw import RawObject
 from fluxplane.packs import versions
-from fluxplane.packs.api import FLUXPLANE_NETWORK, Pack, PackConfig, PackContext
 from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
-from fluxplane.packs.helm import keep_service_account, oci_chart_release
+from fluxplane.packs.policies import load_policy
+from fluxplane.sdk import (
+    FLUXPLANE_NETWORK,
+    DnsLabel,
+    Pack,
+    PackConfig,
+    PackContext,
+    RawObject,
+    keep_service_account,
+    oci_chart_release,
+)
 
 #: Where the controller runs, and the fixed name of its service account: the Pod Identity association
 #: binds the controller's IAM role to exactly this pair.
@@ -156,196 +163,14 @@ class KarpenterConfig(PackConfig):
 
 
 def controller_policy() -> dict[str, Any]:
-    """The controller's inline policy: Karpenter's getting-started CloudFormation (v1), for one cluster.
+    """The controller's inline policy: Karpenter's getting-started CloudFormation (v1), for one cluster
+    (fluxplane/packs/policies/karpenter-controller.json).
 
     Its NodeLifecycle, IAMIntegration, EKSIntegration and ResourceDiscovery policies in one document,
-    scoped where upstream scopes them (the cluster's tags, its region, its node role); the account
-    is ``*``. The Interruption policy is left out with the queue it reads.
+    scoped where upstream scopes them (the cluster's tags, its region, its node role NODE_ROLE, which it
+    may pass to EC2); the account is ``*``. The Interruption policy is left out with the queue it reads.
     """
-    region = "${cluster_region}"
-    ec2 = f"arn:aws:ec2:{region}"
-    owned = {"aws:RequestTag/kubernetes.io/cluster/${cluster_name}": "owned"}
-    owned_resource = {"aws:ResourceTag/kubernetes.io/cluster/${cluster_name}": "owned"}
-    eks_cluster_tag = {"aws:RequestTag/eks:eks-cluster-name": "${cluster_name}"}
-    launched = [
-        f"{ec2}:*:fleet/*",
-        f"{ec2}:*:instance/*",
-        f"{ec2}:*:volume/*",
-        f"{ec2}:*:network-interface/*",
-        f"{ec2}:*:launch-template/*",
-        f"{ec2}:*:spot-instances-request/*",
-    ]
-    instance_profiles = "arn:aws:iam::*:instance-profile/*"
-    regional_profile = {"aws:ResourceTag/topology.kubernetes.io/region": region}
-    statements: list[dict[str, Any]] = [
-        {
-            "Sid": "AllowScopedEC2InstanceAccessActions",
-            "Effect": "Allow",
-            "Resource": [
-                f"{ec2}::image/*",
-                f"{ec2}::snapshot/*",
-                f"{ec2}:*:security-group/*",
-                f"{ec2}:*:subnet/*",
-                f"{ec2}:*:capacity-reservation/*",
-            ],
-            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
-        },
-        {
-            "Sid": "AllowScopedEC2LaunchTemplateAccessActions",
-            "Effect": "Allow",
-            "Resource": f"{ec2}:*:launch-template/*",
-            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
-            "Condition": {
-                "StringEquals": owned_resource,
-                "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
-            },
-        },
-        {
-            "Sid": "AllowScopedEC2InstanceActionsWithTags",
-            "Effect": "Allow",
-            "Resource": launched,
-            "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
-            "Condition": {
-                "StringEquals": {**owned, **eks_cluster_tag},
-                "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
-            },
-        },
-        {
-            "Sid": "AllowScopedResourceCreationTagging",
-            "Effect": "Allow",
-            "Resource": launched,
-            "Action": "ec2:CreateTags",
-            "Condition": {
-                "StringEquals": {
-                    **owned,
-                    **eks_cluster_tag,
-                    "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
-                },
-                "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
-            },
-        },
-        {
-            "Sid": "AllowScopedResourceTagging",
-            "Effect": "Allow",
-            "Resource": f"{ec2}:*:instance/*",
-            "Action": "ec2:CreateTags",
-            "Condition": {
-                "StringEquals": owned_resource,
-                "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
-                "StringEqualsIfExists": eks_cluster_tag,
-                "ForAllValues:StringEquals": {
-                    "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
-                },
-            },
-        },
-        {
-            "Sid": "AllowScopedDeletion",
-            "Effect": "Allow",
-            "Resource": [f"{ec2}:*:instance/*", f"{ec2}:*:launch-template/*"],
-            "Action": ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
-            "Condition": {
-                "StringEquals": owned_resource,
-                "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
-            },
-        },
-        {
-            "Sid": "AllowPassingInstanceRole",
-            "Effect": "Allow",
-            "Resource": f"arn:aws:iam::*:role/{NODE_ROLE}",
-            "Action": "iam:PassRole",
-            "Condition": {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com", "ec2.amazonaws.com.cn"]}},
-        },
-        {
-            "Sid": "AllowScopedInstanceProfileCreationActions",
-            "Effect": "Allow",
-            "Resource": instance_profiles,
-            "Action": ["iam:CreateInstanceProfile"],
-            "Condition": {
-                "StringEquals": {
-                    **owned,
-                    **eks_cluster_tag,
-                    "aws:RequestTag/topology.kubernetes.io/region": region,
-                },
-                "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-            },
-        },
-        {
-            "Sid": "AllowScopedInstanceProfileTagActions",
-            "Effect": "Allow",
-            "Resource": instance_profiles,
-            "Action": ["iam:TagInstanceProfile"],
-            "Condition": {
-                "StringEquals": {
-                    **owned_resource,
-                    **regional_profile,
-                    **owned,
-                    **eks_cluster_tag,
-                    "aws:RequestTag/topology.kubernetes.io/region": region,
-                },
-                "StringLike": {
-                    "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                    "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*",
-                },
-            },
-        },
-        {
-            "Sid": "AllowScopedInstanceProfileActions",
-            "Effect": "Allow",
-            "Resource": instance_profiles,
-            "Action": [
-                "iam:AddRoleToInstanceProfile",
-                "iam:RemoveRoleFromInstanceProfile",
-                "iam:DeleteInstanceProfile",
-            ],
-            "Condition": {
-                "StringEquals": {**owned_resource, **regional_profile},
-                "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
-            },
-        },
-        {
-            "Sid": "AllowAPIServerEndpointDiscovery",
-            "Effect": "Allow",
-            "Resource": f"arn:aws:eks:{region}:*:cluster/${{cluster_name}}",
-            "Action": "eks:DescribeCluster",
-        },
-        {
-            "Sid": "AllowRegionalReadActions",
-            "Effect": "Allow",
-            "Resource": "*",
-            "Action": [
-                "ec2:DescribeCapacityReservations",
-                "ec2:DescribeImages",
-                "ec2:DescribeInstances",
-                "ec2:DescribeInstanceTypeOfferings",
-                "ec2:DescribeInstanceTypes",
-                "ec2:DescribeLaunchTemplates",
-                "ec2:DescribeSecurityGroups",
-                "ec2:DescribeSpotPriceHistory",
-                "ec2:DescribeSubnets",
-            ],
-            "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-        },
-        {
-            "Sid": "AllowSSMReadActions",
-            "Effect": "Allow",
-            "Resource": f"arn:aws:ssm:{region}::parameter/aws/service/*",
-            "Action": "ssm:GetParameter",
-        },
-        {"Sid": "AllowPricingReadActions", "Effect": "Allow", "Resource": "*", "Action": "pricing:GetProducts"},
-        {
-            "Sid": "AllowUnscopedInstanceProfileListAction",
-            "Effect": "Allow",
-            "Resource": "*",
-            "Action": "iam:ListInstanceProfiles",
-        },
-        {
-            "Sid": "AllowInstanceProfileReadActions",
-            "Effect": "Allow",
-            "Resource": instance_profiles,
-            "Action": "iam:GetInstanceProfile",
-        },
-    ]
-    return {"Version": "2012-10-17", "Statement": statements}
+    return load_policy("karpenter-controller")
 
 
 def node_class(config: KarpenterConfig) -> dict[str, Any]:

@@ -15,15 +15,12 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from fluxplane.config.models import DnsLabel, repeated
-from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.raw import RawObject
+from fluxplane.config.models import repeated
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.fluent_bit import NAMESPACE as LOGGING
-from fluxplane.packs.helm import chart_release
 from fluxplane.packs.pod_security import validating_policy
 from fluxplane.packs.prometheus import NAMESPACE as MONITORING
+from fluxplane.sdk import DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, chart_release
 
 NAMESPACE = "kyverno"
 #: Namespaces whose pods Kyverno does not check by default: Kubernetes' own, Flux's and Kyverno's, and

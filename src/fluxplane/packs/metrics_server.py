@@ -7,8 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
+from fluxplane.sdk import Pack, PackConfig, PackContext, chart_release
 
 NAMESPACE = "kube-system"
 

@@ -6,10 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
-from fluxplane.packs.helm import oci_chart_release
+from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackConfig, PackContext, oci_chart_release
 
 NAMESPACE = "podinfo"
 

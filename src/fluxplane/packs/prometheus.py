@@ -23,10 +23,8 @@ from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.models import AWS_REGION
 from fluxplane.config.problems import show
-from fluxplane.constructs.namespace import Namespace
 from fluxplane.packs import versions
-from fluxplane.packs.api import SUBSTITUTED, Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release, keep_service_account
+from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackConfig, PackContext, chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of the Prometheus server's service account: the
 #: Pod Identity association binds the IAM role to exactly this pair.

@@ -1,4 +1,11 @@
-"""Testing a fleet repository's own definition: snapshots of what it synthesizes, and the fleet's invariants.
+"""Testing with fluxplane: a fleet repository's own definition, and a pack.
+
+Packs (:mod:`fluxplane.testing.packs`): ``bind_pack(PACK, config)`` binds a pack as synth does and hands
+back its objects as plain dicts with its health gates and pod identities; ``check_pack(PACK)`` lists what
+breaks the pack contract (``[]`` when nothing does). fluxplane's conformance test runs it over every
+installed pack; a pack's own distribution runs it over its pack.
+
+Fleets: snapshots of what a fleet repository synthesizes, and the fleet's invariants.
 
 A fleet repository made by ``fluxplane init`` has ``tests/test_fleet.py``, which uses the pytest plugin
 fluxplane installs (:mod:`fluxplane.testing.pytest_plugin`). Its fixtures hand tests a
@@ -22,8 +29,26 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["FleetUnderTest", "synthesize_fleet"]
+if TYPE_CHECKING:
+    from fluxplane.testing.packs import BoundPack, bind_pack, check_pack
+
+__all__ = ["BoundPack", "FleetUnderTest", "bind_pack", "check_pack", "synthesize_fleet"]
+
+#: Names imported when first used: the pytest plugin imports this module in every test session of a fleet
+#: repository, which must not start the JavaScript runtime (cdk8s) that binding a pack needs.
+_PACK_TESTING = frozenset({"BoundPack", "bind_pack", "check_pack"})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PACK_TESTING:
+        raise AttributeError(f"module 'fluxplane.testing' has no attribute {name!r}")
+    from fluxplane.testing import packs
+
+    value = getattr(packs, name)
+    globals()[name] = value
+    return value
 
 
 @dataclass(frozen=True)

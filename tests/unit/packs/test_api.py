@@ -9,15 +9,12 @@ from typing import Any
 import pytest
 from pydantic import Field, ValidationError
 
-from fluxplane.config.hub import cluster_namespace
 from fluxplane.constructs import ConfigMap, CustomHealthCheck, Manifest, NamespacedObjectKindReference, Root
-from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
-from fluxplane.synth.plan import FleetPlan
-from tests.conftest import MINIMAL_BASE, ROOT
+from tests.conftest import MINIMAL_BASE
 
 
 class _SampleConfig(PackConfig):
@@ -75,61 +72,8 @@ def test_pack_installs_into_no_namespace_by_default() -> None:
     assert SAMPLE.namespaces == ()
 
 
-# -- the built-in packs' namespaces --------------------------------------------------------------
-
-#: Keys whose value is a namespace an object lives in, installs into or refers to.
-NAMESPACE_KEYS = ("namespace", "targetNamespace", "storageNamespace")
+#: The built-in packs (their namespaces and the rest of the pack contract: tests/unit/packs/test_conformance.py).
 BUILT_IN = [pack for pack in PackRegistry.from_entry_points() if pack.bind.__module__.startswith("fluxplane.packs.")]
-
-
-@pytest.fixture(scope="module")
-def example() -> FleetPlan:
-    """The example fleet, which enables every built-in pack with valid values."""
-    return load_plan(ROOT)
-
-
-def _namespaces(node: Any) -> set[str]:
-    found: set[str] = set()
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in NAMESPACE_KEYS and isinstance(value, str):
-                found.add(value)
-            found |= _namespaces(value)
-    elif isinstance(node, list):
-        for item in node:
-            found |= _namespaces(item)
-    return found
-
-
-def test_every_built_in_pack_is_checked(example: FleetPlan) -> None:
-    # GIVEN the built-in packs THEN the example fleet configures each one (so the next test binds them all)
-    assert len(BUILT_IN) == 17
-    assert {pack.name for pack in BUILT_IN} <= set(example.base_configs)
-
-
-@pytest.mark.parametrize("pack", BUILT_IN, ids=lambda pack: pack.name)
-def test_a_built_in_pack_uses_only_the_namespaces_it_declares(pack: Pack, example: FleetPlan) -> None:
-    # GIVEN the pack bound with the example fleet's values for it (a pack that builds clusters, for one of them)
-    cluster = example.fleet.clusters[0] if pack.builds_clusters else None
-    context = PackContext(Manifest(Root(), "m", path="x.yaml"), example.fleet, cluster=cluster)
-    pack.bind(context, example.base_configs[pack.name])
-
-    # WHEN the namespaces its objects make, live in, install into or name are collected, with its pods' accounts'
-    used: set[str] = {identity.namespace for identity in context.pod_identities}
-    for document in context.manifest.documents():
-        if document["kind"] == "Composition":
-            # its templates are made beside each composite (a hub namespace) or on the workload cluster it addresses
-            continue
-        found = _namespaces(document)
-        if document["kind"] == "Namespace":
-            found.add(document["metadata"]["name"])
-        if document["apiVersion"].split("/")[0].endswith(".toolkit.fluxcd.io"):
-            found.discard(FLUX_NAMESPACE)  # its Flux sources and releases live with Flux
-        used |= found
-
-    # THEN each is one it declares, or a workload cluster's hub namespace (the fleet's, not the pack's)
-    hub_namespaces = {cluster_namespace(cluster.name) for cluster in example.fleet.clusters}
-    assert used - hub_namespaces <= set(pack.namespaces)
 
 
 def test_context_scope_is_its_manifest() -> None:

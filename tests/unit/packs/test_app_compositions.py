@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.constructs import Manifest, Root
 from fluxplane.constructs.app_resources import KINDS
 from fluxplane.packs import app_compositions as pack
-from fluxplane.packs.api import PackContext
+from fluxplane.testing import bind_pack
 from tests.conftest import ROOT
 from tests.unit.packs.test_eks import render
 
@@ -39,10 +38,8 @@ def statement(policy: str) -> dict[str, Any]:
 
 
 def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> None:
-    manifest = Manifest(Root(), "m", path="m.yaml")
-    ctx = PackContext(manifest)
-    pack.bind(ctx, pack.AppCompositionsConfig())
-    kinds = Counter(doc["kind"] for doc in manifest.documents())
+    ctx = bind_pack(pack.PACK)
+    kinds = Counter(doc["kind"] for doc in ctx.objects)
     assert kinds == {
         "CompositeResourceDefinition": 6,
         # one per kind, and the identity of apps whose clusters make their resources

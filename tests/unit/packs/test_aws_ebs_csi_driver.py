@@ -12,10 +12,11 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext, PodIdentity, split_pack
+from fluxplane.packs.api import PodIdentity
 from fluxplane.packs.aws_ebs_csi_driver import PACK, AwsEbsCsiDriverConfig, StorageClassConfig
+from fluxplane.testing import bind_pack
 from tests.conftest import VALIDATE_MANIFESTS
 
 REPOSITORY: dict[str, Any] = {
@@ -69,31 +70,11 @@ def _release(values: dict[str, Any] = VALUES, version: str = versions.AWS_EBS_CS
     }
 
 
-def _bind(config: AwsEbsCsiDriverConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
 def _config(storage_class: dict[str, Any]) -> AwsEbsCsiDriverConfig:
     return AwsEbsCsiDriverConfig.model_validate({"storageClass": storage_class})
 
 
 # -- declaration and config ----------------------------------------------------------------------------
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the aws-ebs-csi-driver pack WHEN its declaration is read THEN it is a controller with no
-    # requirements and no custom resources of its own (a StorageClass is a core kind)
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config, PACK.crd_groups) == (
-        "aws-ebs-csi-driver",
-        "1.0.0",
-        "controllers",
-        (),
-        AwsEbsCsiDriverConfig,
-        (),
-    )
-    assert split_pack(PACK) == (PACK,)
 
 
 def test_config_defaults() -> None:
@@ -166,10 +147,10 @@ def test_values_may_configure_the_service_account_otherwise() -> None:
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(AwsEbsCsiDriverConfig())
+    ctx = bind_pack(PACK, AwsEbsCsiDriverConfig())
 
     # THEN the chart's repository, its release into kube-system for the cluster's region, and the gp3 class
-    assert ctx.manifest.documents() == [REPOSITORY, _release(), STORAGE_CLASS]
+    assert ctx.objects == [REPOSITORY, _release(), STORAGE_CLASS]
 
 
 @pytest.mark.parametrize(
@@ -188,18 +169,18 @@ def test_default_documents() -> None:
 )
 def test_storage_class_follows_its_config(storage_class: dict[str, Any], changes: dict[str, Any]) -> None:
     # GIVEN one StorageClass setting changed WHEN bound THEN the class differs from the default in that only
-    documents = _bind(_config(storage_class)).manifest.documents()
+    documents = bind_pack(PACK, _config(storage_class)).objects
     assert documents[-1] == {**STORAGE_CLASS, **changes}
 
 
 def test_a_disabled_storage_class_is_not_made() -> None:
     # GIVEN storageClass.enabled: false WHEN bound THEN the driver comes without a class
-    assert _bind(_config({"enabled": False})).manifest.documents() == [REPOSITORY, _release()]
+    assert bind_pack(PACK, _config({"enabled": False})).objects == [REPOSITORY, _release()]
 
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the release asks for that version
-    documents = _bind(AwsEbsCsiDriverConfig(version="2.62.0")).manifest.documents()
+    documents = bind_pack(PACK, AwsEbsCsiDriverConfig(version="2.62.0")).objects
     assert documents[1] == _release(version="2.62.0")
 
 
@@ -218,7 +199,7 @@ def test_values_are_merged_last() -> None:
     )
 
     # WHEN bound THEN the user's values win, mappings merged key by key
-    assert _bind(config).manifest.documents()[1] == _release(
+    assert bind_pack(PACK, config).objects[1] == _release(
         {
             "controller": {
                 "region": "eu-west-1",
@@ -236,7 +217,7 @@ def test_values_are_merged_last() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(AwsEbsCsiDriverConfig())
+    ctx = bind_pack(PACK, AwsEbsCsiDriverConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2",
@@ -253,8 +234,8 @@ def test_health_check_is_the_helm_release() -> None:
 
 def test_pod_identity_is_the_controllers_service_account() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(AwsEbsCsiDriverConfig())
-    release = ctx.manifest.documents()[1]["spec"]
+    ctx = bind_pack(PACK, AwsEbsCsiDriverConfig())
+    release = ctx.objects[1]["spec"]
 
     # THEN one role, for the controller's service account the chart makes, in the namespace it is released to
     (identity,) = ctx.pod_identities
@@ -280,7 +261,7 @@ def test_storage_classes_are_valid_kubernetes_objects(tmp_path: Path) -> None:
         {"default": False, "encrypted": False},
         {"reclaimPolicy": "Retain", "volumeBindingMode": "Immediate", "allowVolumeExpansion": False},
     ]
-    documents = [_bind(_config(data)).manifest.documents()[-1] for data in configs]
+    documents = [bind_pack(PACK, _config(data)).objects[-1] for data in configs]
     (tmp_path / "storage-classes.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
 
     # WHEN validated against Kubernetes 1.33's schemas THEN every one is a complete, valid object

@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import eks, versions
-from fluxplane.packs.api import PackContext, PodIdentity
+from fluxplane.packs.api import PodIdentity
 from fluxplane.packs.aws_load_balancer_controller import (
-    IAM_POLICY_JSON,
     PACK,
     AwsLoadBalancerControllerConfig,
     iam_policy,
 )
+from fluxplane.testing import BoundPack, bind_pack
 
 REPOSITORY = {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
@@ -67,31 +67,12 @@ def _release(values: dict[str, Any], version: str = versions.AWS_LOAD_BALANCER_C
     }
 
 
-def _bind(config: AwsLoadBalancerControllerConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def _values(ctx: PackContext) -> dict[str, Any]:
-    return ctx.manifest.documents()[-1]["spec"]["values"]  # type: ignore[no-any-return]
+def _values(ctx: BoundPack) -> dict[str, Any]:
+    return ctx.objects[-1]["spec"]["values"]  # type: ignore[no-any-return]
 
 
 def _statements_with(policy: dict[str, Any], action: str) -> list[dict[str, Any]]:
     return [statement for statement in policy["Statement"] if action in statement["Action"]]
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the aws-load-balancer-controller pack WHEN its declaration is read
-    # THEN it is a controller with no requirements and no CRD objects of its own, configured by its model
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.crd_groups, PACK.config) == (
-        "aws-load-balancer-controller",
-        "1.0.0",
-        "controllers",
-        (),
-        (),
-        AwsLoadBalancerControllerConfig,
-    )
 
 
 def test_config_defaults() -> None:
@@ -181,16 +162,16 @@ def test_config_accepts_good_values(section: dict[str, Any]) -> None:
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(AwsLoadBalancerControllerConfig())
+    ctx = bind_pack(PACK, AwsLoadBalancerControllerConfig())
 
     # THEN the eks-charts repository and a release into kube-system are produced: the cluster's name and
     # region, the VPC found by its Name tag, a fixed service account, and a PodDisruptionBudget for two replicas
-    assert ctx.manifest.documents() == [REPOSITORY, _release(DEFAULT_VALUES)]
+    assert ctx.objects == [REPOSITORY, _release(DEFAULT_VALUES)]
 
 
 def test_vpc_id_replaces_the_tag_lookup() -> None:
     # GIVEN a cluster whose VPC is made elsewhere and known by ID WHEN bound
-    ctx = _bind(AwsLoadBalancerControllerConfig.model_validate({"vpcId": "vpc-0123456789abcdef0"}))
+    ctx = bind_pack(PACK, AwsLoadBalancerControllerConfig.model_validate({"vpcId": "vpc-0123456789abcdef0"}))
 
     # THEN the controller is given that ID and no tags to look the VPC up by
     values = _values(ctx)
@@ -200,7 +181,7 @@ def test_vpc_id_replaces_the_tag_lookup() -> None:
 
 def test_vpc_name_is_the_tag_looked_up() -> None:
     # GIVEN the VPC's Name tag of an environment-wide VPC WHEN bound
-    ctx = _bind(AwsLoadBalancerControllerConfig.model_validate({"vpcName": "${environment}-shared"}))
+    ctx = bind_pack(PACK, AwsLoadBalancerControllerConfig.model_validate({"vpcName": "${environment}-shared"}))
 
     # THEN the controller looks the VPC up by that Name tag alone
     assert _values(ctx)["vpcTags"] == {"Name": "${environment}-shared"}
@@ -220,7 +201,7 @@ def test_typed_settings_reach_the_chart() -> None:
     )
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
     # THEN each lands in its chart value, and a single replica gets no PodDisruptionBudget (it could never drain)
     expected = {key: value for key, value in DEFAULT_VALUES.items() if key != "podDisruptionBudget"}
@@ -236,8 +217,8 @@ def test_typed_settings_reach_the_chart() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the release asks for that version
-    ctx = _bind(AwsLoadBalancerControllerConfig(version="3.6.0"))
-    assert ctx.manifest.documents()[-1] == _release(DEFAULT_VALUES, version="3.6.0")
+    ctx = bind_pack(PACK, AwsLoadBalancerControllerConfig(version="3.6.0"))
+    assert ctx.objects[-1] == _release(DEFAULT_VALUES, version="3.6.0")
 
 
 def test_values_are_merged_last() -> None:
@@ -254,21 +235,21 @@ def test_values_are_merged_last() -> None:
     )
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
-    # THEN the user's values win, mappings merged key by key
+    # THEN the user's values win, mappings merged key by key, their text escaped as synth escapes it
     assert _values(ctx) == {
         **DEFAULT_VALUES,
         "replicaCount": 3,
         "serviceAccount": {"create": True, "name": "aws-load-balancer-controller", "annotations": {"team": "platform"}},
         "vpcTags": {"Name": "override"},
-        "defaultTags": {"fleet": "${environment}"},
+        "defaultTags": {"fleet": "$${environment}"},
     }
 
 
 def test_pod_identity_is_the_chart_service_account_with_the_controller_policy() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(AwsLoadBalancerControllerConfig())
+    ctx = bind_pack(PACK, AwsLoadBalancerControllerConfig())
 
     # THEN one role with the controller's published policy is declared, for the service account the chart makes
     assert ctx.pod_identities == [
@@ -277,10 +258,10 @@ def test_pod_identity_is_the_chart_service_account_with_the_controller_policy() 
             namespace="kube-system",
             service_account="aws-load-balancer-controller",
             managed_policies=(),
-            policy=json.loads(IAM_POLICY_JSON),
+            policy=iam_policy(),
         )
     ]
-    release = ctx.manifest.documents()[-1]
+    release = ctx.objects[-1]
     identity = ctx.pod_identities[0]
     assert identity.namespace == release["spec"]["targetNamespace"]
     assert identity.service_account == release["spec"]["values"]["serviceAccount"]["name"]
@@ -410,7 +391,7 @@ def test_vpc_name_default_is_the_name_tag_of_the_composed_vpc() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(AwsLoadBalancerControllerConfig())
+    ctx = bind_pack(PACK, AwsLoadBalancerControllerConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2",

@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext, PodIdentity, split_pack
+from fluxplane.packs.api import PodIdentity, split_pack
 from fluxplane.packs.cert_manager import PACK, CertManagerConfig, LetsEncryptIssuer
+from fluxplane.testing import bind_pack
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "cert-manager"}}
 REPOSITORY = {
@@ -69,25 +70,6 @@ def _issuer(solver: dict[str, Any], server: str = PRODUCTION, name: str = "letse
 
 def _config(issuer: dict[str, Any] | None = None, **fields: Any) -> CertManagerConfig:
     return CertManagerConfig.model_validate({**({"issuer": issuer} if issuer is not None else {}), **fields})
-
-
-def _bind(config: CertManagerConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the cert-manager pack WHEN its declaration is read
-    # THEN it is a controller with no requirements whose cert-manager.io objects go to the configs layer
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config, PACK.crd_groups) == (
-        "cert-manager",
-        "1.0.0",
-        "controllers",
-        (),
-        CertManagerConfig,
-        ("cert-manager.io",),
-    )
 
 
 def test_config_defaults() -> None:
@@ -164,11 +146,11 @@ def test_config_refuses_fields_of_the_other_solver(issuer: dict[str, Any], messa
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(CertManagerConfig())
+    ctx = bind_pack(PACK, CertManagerConfig())
 
     # THEN the namespace, the chart with its CRDs and a fixed service account, and a dns01 ClusterIssuer
     # that uses the cluster's region, substituted by Flux
-    assert ctx.manifest.documents() == [
+    assert ctx.objects == [
         NAMESPACE,
         REPOSITORY,
         _release({**CRDS, **SERVICE_ACCOUNT}),
@@ -178,7 +160,7 @@ def test_default_documents() -> None:
 
 def test_dns01_declares_the_route53_pod_identity() -> None:
     # GIVEN the default (dns01) issuer WHEN bound
-    ctx = _bind(CertManagerConfig())
+    ctx = bind_pack(PACK, CertManagerConfig())
 
     # THEN the controller's service account gets cert-manager's Route 53 policy: TXT records in any zone,
     # and the zone lookup by name
@@ -209,10 +191,10 @@ def test_hosted_zone_id_scopes_the_solver_and_the_role() -> None:
     config = _config({"hostedZoneID": "Z0123456789ABC", "email": "ops@example.com", "server": "staging"})
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
     # THEN the solver names the zone, the issuer registers the address with staging
-    assert ctx.manifest.documents()[3] == _issuer(
+    assert ctx.objects[3] == _issuer(
         {"dns01": {"route53": {"region": "${cluster_region}", "hostedZoneID": "Z0123456789ABC"}}},
         server=STAGING,
         email="ops@example.com",
@@ -240,11 +222,11 @@ def test_http01_uses_the_ingress_class_and_needs_no_aws_identity() -> None:
     )
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
     # THEN the challenge Ingresses get the class, the chart keeps its default service account,
     # and no IAM role is asked for
-    assert ctx.manifest.documents() == [
+    assert ctx.objects == [
         NAMESPACE,
         REPOSITORY,
         _release(CRDS),
@@ -255,10 +237,10 @@ def test_http01_uses_the_ingress_class_and_needs_no_aws_identity() -> None:
 
 def test_issuer_off_installs_cert_manager_only() -> None:
     # GIVEN the issuer switched off WHEN bound
-    ctx = _bind(_config({"enabled": False}))
+    ctx = bind_pack(PACK, _config({"enabled": False}))
 
     # THEN there is no ClusterIssuer and no IAM role
-    assert ctx.manifest.documents() == [NAMESPACE, REPOSITORY, _release(CRDS)]
+    assert ctx.objects == [NAMESPACE, REPOSITORY, _release(CRDS)]
     assert ctx.pod_identities == []
 
 
@@ -267,14 +249,14 @@ def test_version_and_values_are_merged_last() -> None:
     config = _config(version="v1.19.4", values={"crds": {"keep": False}, "replicaCount": 2})
 
     # WHEN bound THEN the release asks for that version and the user's values win, key by key
-    assert _bind(config).manifest.documents()[2] == _release(
+    assert bind_pack(PACK, config).objects[2] == _release(
         {"crds": {"enabled": True, "keep": False}, **SERVICE_ACCOUNT, "replicaCount": 2}, version="v1.19.4"
     )
 
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(CertManagerConfig())
+    ctx = bind_pack(PACK, CertManagerConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2", kind="HelmRelease", name="cert-manager", namespace="flux-system"
@@ -287,9 +269,8 @@ def test_split_applies_the_issuer_after_the_controllers() -> None:
     # GIVEN the pack as synth splits it WHEN both halves are bound with the default config
     halves = []
     for half in split_pack(PACK):
-        ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-        half.bind(ctx, CertManagerConfig())
-        halves.append((half.name, half.layer, [d["kind"] for d in ctx.manifest.documents()], ctx.pod_identities))
+        ctx = bind_pack(half, CertManagerConfig())
+        halves.append((half.name, half.layer, [d["kind"] for d in ctx.objects], ctx.pod_identities))
 
     # THEN the controllers keep the release and the IAM role, cert-manager-configs the ClusterIssuer
     assert [(name, layer, kinds, len(identities)) for name, layer, kinds, identities in halves] == [

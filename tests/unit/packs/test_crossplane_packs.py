@@ -7,17 +7,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, Root
 from fluxplane.packs import crossplane, crossplane_provider_configs, crossplane_providers
-from fluxplane.packs.api import Pack, PackContext
+from fluxplane.packs.api import Pack
+from fluxplane.testing import BoundPack, bind_pack
 
 ROLE = "arn:aws:iam::111122223333:role/fleet-crossplane-providers"
 
 
-def _bind(pack: Pack, values: dict[str, Any]) -> tuple[list[dict[str, Any]], PackContext]:
-    context = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    pack.bind(context, pack.config.model_validate(values))
-    return context.manifest.documents(), context
+def _bind(pack: Pack, values: dict[str, Any]) -> tuple[list[dict[str, Any]], BoundPack]:
+    bound = bind_pack(pack, values)
+    return bound.objects, bound
 
 
 def test_crossplane_core_is_a_health_checked_helm_release_in_crossplane_system() -> None:

@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext, split_pack
+from fluxplane.packs.api import split_pack
 from fluxplane.packs.envoy_gateway import PACK, EnvoyGatewayConfig, SharedGateway
+from fluxplane.testing import bind_pack
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "envoy-gateway-system"}}
 TENANTS = {
@@ -72,25 +73,6 @@ def _gateway(listeners: list[dict[str, Any]], name: str = "shared", namespace: s
         "metadata": {"name": name, "namespace": namespace},
         "spec": {"gatewayClassName": "envoy-gateway", "listeners": listeners},
     }
-
-
-def _bind(config: EnvoyGatewayConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the envoy-gateway pack WHEN its declaration is read THEN it is a controller with no
-    # requirements whose Gateway API and Envoy Gateway objects go to the configs layer
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config, PACK.crd_groups) == (
-        "envoy-gateway",
-        "1.0.0",
-        "controllers",
-        (),
-        EnvoyGatewayConfig,
-        ("gateway.networking.k8s.io", "gateway.envoyproxy.io"),
-    )
 
 
 def test_config_defaults() -> None:
@@ -168,11 +150,11 @@ def test_config_messages(data: dict[str, Any], message: str) -> None:
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(EnvoyGatewayConfig())
+    ctx = bind_pack(PACK, EnvoyGatewayConfig())
 
     # THEN the namespace, the OCI chart, a release without values, the GatewayClass and an HTTP Gateway
     # that routes from tenant namespaces may attach to
-    assert ctx.manifest.documents() == [
+    assert ctx.objects == [
         NAMESPACE,
         _chart(),
         _release(),
@@ -184,7 +166,7 @@ def test_default_documents() -> None:
 
 def test_nlb_puts_an_envoy_proxy_on_the_gateway_class() -> None:
     # GIVEN an internal NLB WHEN bound
-    documents = _bind(EnvoyGatewayConfig.model_validate({"nlb": "internal"})).manifest.documents()
+    documents = bind_pack(PACK, EnvoyGatewayConfig.model_validate({"nlb": "internal"})).objects
 
     # THEN an EnvoyProxy hands the Envoy Services to the AWS Load Balancer Controller (IP targets, internal),
     # and the GatewayClass refers to it
@@ -238,7 +220,7 @@ def test_https_gateway_in_its_own_namespace() -> None:
     )
 
     # WHEN bound
-    documents = _bind(config).manifest.documents()
+    documents = bind_pack(PACK, config).objects
 
     # THEN the pack makes the namespace and the Gateway terminates TLS with the Secret, for that host,
     # the cluster variable left for Flux to substitute
@@ -267,7 +249,7 @@ def test_both_listeners_open_to_all_namespaces() -> None:
     config = EnvoyGatewayConfig.model_validate(
         {"gateway": {"https": {"certificateSecret": "shared-tls"}, "allowedRoutes": "All"}}
     )
-    gateway = _bind(config).manifest.documents()[4]
+    gateway = bind_pack(PACK, config).objects[4]
 
     # THEN both listeners take routes from All namespaces
     assert gateway["spec"]["listeners"] == [
@@ -287,7 +269,7 @@ def test_gateway_off_keeps_the_class() -> None:
     config = EnvoyGatewayConfig.model_validate({"gatewayClass": "eg", "gateway": {"enabled": False}})
 
     # THEN only the GatewayClass follows the release
-    assert _bind(config).manifest.documents()[3:] == [{**GATEWAY_CLASS, "metadata": {"name": "eg"}}]
+    assert bind_pack(PACK, config).objects[3:] == [{**GATEWAY_CLASS, "metadata": {"name": "eg"}}]
 
 
 def test_version_and_values_are_merged_last() -> None:
@@ -297,7 +279,7 @@ def test_version_and_values_are_merged_last() -> None:
     )
 
     # WHEN bound THEN the OCI tag follows the version and the release carries the values
-    documents = _bind(config).manifest.documents()
+    documents = bind_pack(PACK, config).objects
     assert documents[1:3] == [
         _chart("v1.6.3"),
         _release({"deployment": {"replicas": 2}, "podDisruptionBudget": {"minAvailable": 1}}),
@@ -306,7 +288,7 @@ def test_version_and_values_are_merged_last() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(EnvoyGatewayConfig())
+    ctx = bind_pack(PACK, EnvoyGatewayConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2", kind="HelmRelease", name="envoy-gateway", namespace="flux-system"
@@ -322,9 +304,8 @@ def test_split_applies_the_gateway_objects_after_the_controllers() -> None:
     # WHEN both halves are bound
     kinds = []
     for half in split_pack(PACK):
-        ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-        half.bind(ctx, config)
-        kinds.append((half.name, half.layer, [d["kind"] for d in ctx.manifest.documents()]))
+        ctx = bind_pack(half, config)
+        kinds.append((half.name, half.layer, [d["kind"] for d in ctx.objects]))
 
     # THEN the namespaces go with the controllers, the Gateway API and Envoy Gateway objects with the configs
     assert kinds == [

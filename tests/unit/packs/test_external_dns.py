@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext, PodIdentity
+from fluxplane.packs.api import PodIdentity
 from fluxplane.packs.external_dns import PACK, ExternalDnsConfig
+from fluxplane.testing import BoundPack, bind_pack
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "external-dns"}}
 REPOSITORY = {
@@ -78,27 +79,8 @@ def _config(**section: Any) -> ExternalDnsConfig:
     return ExternalDnsConfig.model_validate({**MINIMAL, **section})
 
 
-def _bind(config: ExternalDnsConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def _values(ctx: PackContext) -> dict[str, Any]:
-    return ctx.manifest.documents()[-1]["spec"]["values"]  # type: ignore[no-any-return]
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the external-dns pack WHEN its declaration is read
-    # THEN it is a controller with no requirements and no CRD objects, configured by ExternalDnsConfig
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.crd_groups, PACK.config) == (
-        "external-dns",
-        "1.0.0",
-        "controllers",
-        (),
-        (),
-        ExternalDnsConfig,
-    )
+def _values(ctx: BoundPack) -> dict[str, Any]:
+    return ctx.objects[-1]["spec"]["values"]  # type: ignore[no-any-return]
 
 
 def test_config_defaults() -> None:
@@ -203,10 +185,10 @@ def test_documented_example_is_valid() -> None:
 
 def test_default_documents() -> None:
     # GIVEN only a domain filter WHEN bound
-    ctx = _bind(_config())
+    ctx = bind_pack(PACK, _config())
 
     # THEN the namespace, the chart's repository and an AWS release owned by the cluster are produced
-    assert ctx.manifest.documents() == [NAMESPACE, REPOSITORY, _release(DEFAULT_VALUES)]
+    assert ctx.objects == [NAMESPACE, REPOSITORY, _release(DEFAULT_VALUES)]
 
 
 def test_typed_settings_reach_the_chart() -> None:
@@ -220,7 +202,7 @@ def test_typed_settings_reach_the_chart() -> None:
     )
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
     # THEN each lands in its chart value or flag
     assert _values(ctx) == {
@@ -235,7 +217,7 @@ def test_typed_settings_reach_the_chart() -> None:
 
 def test_no_zone_filter_passes_no_extra_flags() -> None:
     # GIVEN public and private zones alike (zoneType: null) and no zone IDs WHEN bound
-    ctx = _bind(_config(zoneType=None))
+    ctx = bind_pack(PACK, _config(zoneType=None))
 
     # THEN ExternalDNS gets no extra flags at all
     assert _values(ctx) == {key: value for key, value in DEFAULT_VALUES.items() if key != "extraArgs"}
@@ -243,7 +225,7 @@ def test_no_zone_filter_passes_no_extra_flags() -> None:
 
 def test_zone_ids_narrow_the_flags_and_the_role() -> None:
     # GIVEN two hosted zone IDs WHEN bound
-    ctx = _bind(_config(zoneIdFilters=["Z0123456789ABCDEFGHIJ", "Z2"]))
+    ctx = bind_pack(PACK, _config(zoneIdFilters=["Z0123456789ABCDEFGHIJ", "Z2"]))
 
     # THEN ExternalDNS is limited to them and its role may change records there only
     assert _values(ctx)["extraArgs"] == [
@@ -258,20 +240,21 @@ def test_zone_ids_narrow_the_flags_and_the_role() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the release asks for that version
-    ctx = _bind(_config(version="1.21.1"))
-    assert ctx.manifest.documents()[-1] == _release(DEFAULT_VALUES, version="1.21.1")
+    ctx = bind_pack(PACK, _config(version="1.21.1"))
+    assert ctx.objects[-1] == _release(DEFAULT_VALUES, version="1.21.1")
 
 
 def test_values_are_merged_last() -> None:
     # GIVEN values that set the interval, replace the sources and annotate the service account
-    ctx = _bind(
+    ctx = bind_pack(
+        PACK,
         _config(
             values={
                 "interval": "5m",
                 "sources": ["crd"],
                 "serviceAccount": {"annotations": {"team": "platform"}},
             }
-        )
+        ),
     )
 
     # THEN the user's values win: mappings merge key by key, lists are replaced
@@ -285,7 +268,7 @@ def test_values_are_merged_last() -> None:
 
 def test_pod_identity_is_the_chart_service_account_with_the_tutorial_policy() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(_config())
+    ctx = bind_pack(PACK, _config())
 
     # THEN one role is declared for the chart's service account: record changes in any hosted zone, listing anywhere
     assert ctx.pod_identities == [
@@ -297,7 +280,7 @@ def test_pod_identity_is_the_chart_service_account_with_the_tutorial_policy() ->
             policy=_policy("arn:aws:route53:::hostedzone/*"),
         )
     ]
-    release = ctx.manifest.documents()[-1]
+    release = ctx.objects[-1]
     identity = ctx.pod_identities[0]
     assert identity.namespace == release["spec"]["targetNamespace"]
     assert identity.service_account == release["spec"]["values"]["serviceAccount"]["name"]
@@ -308,7 +291,7 @@ def test_pod_identity_is_the_chart_service_account_with_the_tutorial_policy() ->
 
 def test_region_and_provider_are_set_for_route53() -> None:
     # GIVEN the default config WHEN bound
-    values = _values(_bind(_config()))
+    values = _values(bind_pack(PACK, _config()))
 
     # THEN the AWS provider runs with the cluster's region (the Pod Identity Agent sets none)
     assert values["provider"] == {"name": "aws"}
@@ -317,7 +300,7 @@ def test_region_and_provider_are_set_for_route53() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(_config())
+    ctx = bind_pack(PACK, _config())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2",

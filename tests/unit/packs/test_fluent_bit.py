@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext, PodIdentity
+from fluxplane.packs.api import PodIdentity
 from fluxplane.packs.fluent_bit import PACK, FluentBitConfig
+from fluxplane.testing import BoundPack, bind_pack
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "logging"}}
 REPOSITORY = {
@@ -108,27 +109,8 @@ ALL_ACTIONS = [
 ]
 
 
-def _bind(config: FluentBitConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def _outputs_of(ctx: PackContext) -> str:
-    return ctx.manifest.documents()[-1]["spec"]["values"]["config"]["outputs"]  # type: ignore[no-any-return]
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the fluent-bit pack WHEN its declaration is read
-    # THEN it is a controller with no requirements and no CRD objects, configured by FluentBitConfig
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.crd_groups, PACK.config) == (
-        "fluent-bit",
-        "1.0.0",
-        "controllers",
-        (),
-        (),
-        FluentBitConfig,
-    )
+def _outputs_of(ctx: BoundPack) -> str:
+    return ctx.objects[-1]["spec"]["values"]["config"]["outputs"]  # type: ignore[no-any-return]
 
 
 def test_config_defaults() -> None:
@@ -190,15 +172,15 @@ def test_config_accepts_good_values(section: dict[str, Any]) -> None:
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(FluentBitConfig())
+    ctx = bind_pack(PACK, FluentBitConfig())
 
     # THEN the namespace, the chart's repository and a DaemonSet release shipping to CloudWatch Logs are produced
-    assert ctx.manifest.documents() == [NAMESPACE, REPOSITORY, _release(_values())]
+    assert ctx.objects == [NAMESPACE, REPOSITORY, _release(_values())]
 
 
 def test_retention_can_be_left_to_cloudwatch() -> None:
     # GIVEN retentionDays: null WHEN bound
-    ctx = _bind(FluentBitConfig.model_validate({"retentionDays": None}))
+    ctx = bind_pack(PACK, FluentBitConfig.model_validate({"retentionDays": None}))
 
     # THEN the group is created without a retention policy, and the role may not set one
     assert _outputs_of(ctx) == _outputs(tail="    auto_create_group On\n")
@@ -209,7 +191,7 @@ def test_retention_can_be_left_to_cloudwatch() -> None:
 
 def test_existing_log_group_needs_no_create_rights() -> None:
     # GIVEN a log group made elsewhere (autoCreateGroup: false) WHEN bound
-    ctx = _bind(FluentBitConfig.model_validate({"autoCreateGroup": False, "retentionDays": 90}))
+    ctx = bind_pack(PACK, FluentBitConfig.model_validate({"autoCreateGroup": False, "retentionDays": 90}))
 
     # THEN Fluent Bit neither creates it nor sets its retention, and its role can only write streams
     assert _outputs_of(ctx) == _outputs(tail="    auto_create_group Off\n")
@@ -225,7 +207,7 @@ def test_log_group_name_reaches_output_and_policy() -> None:
     )
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
     # THEN the output writes there and the role's resources are that group and its streams
     assert _outputs_of(ctx) == _outputs(
@@ -236,8 +218,8 @@ def test_log_group_name_reaches_output_and_policy() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the release asks for that version
-    ctx = _bind(FluentBitConfig(version="0.57.9"))
-    assert ctx.manifest.documents()[-1] == _release(_values(), version="0.57.9")
+    ctx = bind_pack(PACK, FluentBitConfig(version="0.57.9"))
+    assert ctx.objects[-1] == _release(_values(), version="0.57.9")
 
 
 def test_values_are_merged_last() -> None:
@@ -253,10 +235,10 @@ def test_values_are_merged_last() -> None:
     )
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
     # THEN mappings merge key by key and lists are replaced
-    values = ctx.manifest.documents()[-1]["spec"]["values"]
+    values = ctx.objects[-1]["spec"]["values"]
     assert values == {
         **_values(),
         "resources": {"requests": {"cpu": "50m"}},
@@ -272,7 +254,7 @@ def test_values_are_merged_last() -> None:
 
 def test_pod_identity_is_the_fluent_bit_service_account() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(FluentBitConfig())
+    ctx = bind_pack(PACK, FluentBitConfig())
 
     # THEN one role with an inline policy on the cluster's log group is declared, for the chart's service account
     assert ctx.pod_identities == [
@@ -284,7 +266,7 @@ def test_pod_identity_is_the_fluent_bit_service_account() -> None:
             policy=_policy(ALL_ACTIONS),
         )
     ]
-    release = ctx.manifest.documents()[-1]
+    release = ctx.objects[-1]
     identity = ctx.pod_identities[0]
     assert identity.namespace == release["spec"]["targetNamespace"]
     assert identity.service_account == release["spec"]["values"]["serviceAccount"]["name"]
@@ -294,7 +276,7 @@ def test_pod_identity_is_the_fluent_bit_service_account() -> None:
 
 def test_policy_and_output_name_the_same_region_and_group() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(FluentBitConfig())
+    ctx = bind_pack(PACK, FluentBitConfig())
     outputs = dict(line.split(maxsplit=1) for line in _outputs_of(ctx).splitlines()[1:])
 
     # THEN the policy's log group ARN is built from the output's region and log group name
@@ -305,7 +287,7 @@ def test_policy_and_output_name_the_same_region_and_group() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(FluentBitConfig())
+    ctx = bind_pack(PACK, FluentBitConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2",

@@ -11,11 +11,11 @@ from pydantic import ValidationError
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.models import Fleet
-from fluxplane.constructs import Manifest, Root
 from fluxplane.errors import PackError
 from fluxplane.packs import eks, eks_compositions, workload_clusters
-from fluxplane.packs.api import Pack, PackContext
+from fluxplane.packs.api import Pack
 from fluxplane.synth import load_plan
+from fluxplane.testing import BoundPack, bind_pack
 from tests.conftest import ROOT, FleetWriter
 
 XRD_API = "apiextensions.crossplane.io/v2"
@@ -28,10 +28,9 @@ NOT_SYNCED = "status.?conditions.orValue([]).exists(c, c.type == 'Synced' && c.s
 
 def _bind(
     pack: Pack, fleet: Fleet | None, values: dict[str, Any] | None = None
-) -> tuple[list[dict[str, Any]], PackContext]:
-    context = PackContext(Manifest(Root(), "m", path="x.yaml"), fleet)
-    pack.bind(context, pack.config.model_validate(values or {}))
-    return context.manifest.documents(), context
+) -> tuple[list[dict[str, Any]], BoundPack]:
+    bound = bind_pack(pack, values or {}, fleet=fleet)
+    return bound.objects, bound
 
 
 def _heads(documents: list[dict[str, Any]]) -> list[tuple[str, str | None, str]]:
@@ -127,12 +126,11 @@ def test_a_fleet_without_workload_clusters_still_gets_the_api(write_fleet: Fleet
 # -- workload-clusters -------------------------------------------------------------------------------
 
 
-def _build(fleet: Fleet, name: str, values: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], PackContext]:
+def _build(fleet: Fleet, name: str, values: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], BoundPack]:
     """workload-clusters bound for one cluster of ``fleet``, as a cluster's chain binds it."""
     (cluster,) = [cluster for cluster in fleet.clusters if cluster.name == name]
-    context = PackContext(Manifest(Root(), "m", path="x.yaml"), fleet, cluster=cluster)
-    workload_clusters.PACK.bind(context, workload_clusters.PACK.config.model_validate(values or {}))
-    return context.manifest.documents(), context
+    bound = bind_pack(workload_clusters.PACK, values or {}, fleet=fleet, cluster=cluster)
+    return bound.objects, bound
 
 
 def test_each_example_cluster_gets_a_composite_and_a_spoke_provider_config() -> None:

@@ -19,10 +19,11 @@ import yaml
 from pydantic import ValidationError
 
 from fluxplane.charts.addon_identities import policy_text
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import eks, versions
-from fluxplane.packs.api import PackContext, PodIdentity, split_pack
+from fluxplane.packs.api import PodIdentity, split_pack
 from fluxplane.packs.karpenter import PACK, KarpenterConfig, controller_policy
+from fluxplane.testing import BoundPack, bind_pack
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
 from tests.unit.packs.test_eks import composite, example_fleet, observed, render
 
@@ -119,14 +120,8 @@ def _release(values: dict[str, Any] = VALUES) -> dict[str, Any]:
     }
 
 
-def _bind(config: KarpenterConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def _by_kind(ctx: PackContext) -> dict[str, dict[str, Any]]:
-    return {document["kind"]: document for document in ctx.manifest.documents()}
+def _by_kind(ctx: BoundPack) -> dict[str, dict[str, Any]]:
+    return {document["kind"]: document for document in ctx.objects}
 
 
 def _substitute(document: Any, variables: dict[str, str]) -> Any:
@@ -139,19 +134,6 @@ def _substitute(document: Any, variables: dict[str, str]) -> Any:
 
 
 # -- declaration and config ----------------------------------------------------------------------------
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the karpenter pack WHEN its declaration is read THEN it is a controller with no requirements
-    # whose NodePool and EC2NodeClass go to the configs layer
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config, PACK.crd_groups) == (
-        "karpenter",
-        "1.0.0",
-        "controllers",
-        (),
-        KarpenterConfig,
-        ("karpenter.sh", "karpenter.k8s.aws"),
-    )
 
 
 def test_config_defaults() -> None:
@@ -219,15 +201,15 @@ def test_config_refuses_bad_values(data: dict[str, Any], loc: tuple[Any, ...], m
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(KarpenterConfig())
+    ctx = bind_pack(PACK, KarpenterConfig())
 
     # THEN the chart's OCIRepository, its release into kube-system for the cluster, the EC2NodeClass and NodePool
-    assert ctx.manifest.documents() == [CHART, _release(), NODE_CLASS, NODE_POOL]
+    assert ctx.objects == [CHART, _release(), NODE_CLASS, NODE_POOL]
 
 
 def test_every_typed_field_reaches_the_node_pool_and_node_class() -> None:
     # GIVEN a config that sets every typed field
-    ctx = _bind(KarpenterConfig.model_validate(CONFIGURED))
+    ctx = bind_pack(PACK, KarpenterConfig.model_validate(CONFIGURED))
     documents = _by_kind(ctx)
 
     # THEN the EC2NodeClass has that name and AMI, the same role and selectors
@@ -260,7 +242,7 @@ def test_every_typed_field_reaches_the_node_pool_and_node_class() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the OCIRepository asks for that tag
-    documents = _by_kind(_bind(KarpenterConfig(version="1.14.1")))
+    documents = _by_kind(bind_pack(PACK, KarpenterConfig(version="1.14.1")))
     assert documents["OCIRepository"]["spec"]["ref"] == {"tag": "1.14.1"}
 
 
@@ -276,11 +258,12 @@ def test_values_are_merged_last() -> None:
         }
     )
 
-    # WHEN bound THEN mappings are merged key by key, the pack's keys kept where the user set none
-    assert _by_kind(_bind(config))["HelmRelease"] == _release(
+    # WHEN bound THEN mappings are merged key by key, the pack's keys kept where the user set none, and the
+    # user's text escaped as synth escapes it (the pack's own ${cluster_name} is Flux's to expand)
+    assert _by_kind(bind_pack(PACK, config))["HelmRelease"] == _release(
         {
             "serviceAccount": {"create": True, "name": "karpenter"},
-            "settings": {"clusterName": "${cluster_name}", "interruptionQueue": "${cluster_name}"},
+            "settings": {"clusterName": "${cluster_name}", "interruptionQueue": "$${cluster_name}"},
             "controller": {
                 "env": [{"name": "AWS_REGION", "value": "${cluster_region}"}],
                 "resources": {"requests": {"cpu": "1"}},
@@ -292,7 +275,7 @@ def test_values_are_merged_last() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(KarpenterConfig())
+    ctx = bind_pack(PACK, KarpenterConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2", kind="HelmRelease", name="karpenter", namespace="flux-system"
@@ -304,19 +287,17 @@ def test_health_check_is_the_helm_release() -> None:
 def test_split_applies_node_pool_and_node_class_after_the_controller() -> None:
     # GIVEN the pack as synth applies it
     controllers, configs = split_pack(PACK)
-    ctx_controllers = PackContext(Manifest(Root(), "a", path="a.yaml"))
-    ctx_configs = PackContext(Manifest(Root(), "b", path="b.yaml"))
 
     # WHEN both halves are bound
-    controllers.bind(ctx_controllers, KarpenterConfig())
-    configs.bind(ctx_configs, KarpenterConfig())
+    ctx_controllers = bind_pack(controllers, KarpenterConfig())
+    ctx_configs = bind_pack(configs, KarpenterConfig())
 
     # THEN the controller half has the chart, its release and the Pod Identity
-    assert [d["kind"] for d in ctx_controllers.manifest.documents()] == ["OCIRepository", "HelmRelease"]
+    assert [d["kind"] for d in ctx_controllers.objects] == ["OCIRepository", "HelmRelease"]
     assert [identity.name for identity in ctx_controllers.pod_identities] == ["controller"]
     # AND karpenter-configs, in the configs layer after karpenter, has the EC2NodeClass and the NodePool only
     assert (configs.name, configs.layer, configs.requires) == ("karpenter-configs", "configs", ("karpenter",))
-    assert ctx_configs.manifest.documents() == [NODE_CLASS, NODE_POOL]
+    assert ctx_configs.objects == [NODE_CLASS, NODE_POOL]
     assert (ctx_configs.pod_identities, ctx_configs.health_checks) == ([], [])
 
 
@@ -325,7 +306,7 @@ def test_split_applies_node_pool_and_node_class_after_the_controller() -> None:
 
 def test_pod_identity_is_the_charts_service_account() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(KarpenterConfig())
+    ctx = bind_pack(PACK, KarpenterConfig())
     release = _by_kind(ctx)["HelmRelease"]["spec"]
 
     # THEN one role, for the service account the chart makes, in the namespace it is released to
@@ -422,7 +403,7 @@ def test_the_node_class_selects_what_the_eks_composition_makes(name: str) -> Non
     xr = composite(cluster, fleet)
     objects = render(observed(xr), eks.composition_props(eks.shape_of(cluster)))
     variables = {"cluster_name": cluster.name, "cluster_region": cluster.region}
-    spec = _substitute(_by_kind(_bind(KarpenterConfig()))["EC2NodeClass"], variables)["spec"]
+    spec = _substitute(_by_kind(bind_pack(PACK, KarpenterConfig()))["EC2NodeClass"], variables)["spec"]
 
     # THEN its role is the composition's node role, by the IAM name the composition gives it
     assert spec["role"] == objects["role-node"]["metadata"]["annotations"]["crossplane.io/external-name"]
@@ -462,7 +443,7 @@ def test_node_pool_and_node_class_are_valid_against_karpenters_crds(tmp_path: Pa
         _substitute(document, variables)
         for config in (KarpenterConfig(), KarpenterConfig.model_validate(CONFIGURED))
         for variables in CLUSTERS
-        for document in _by_kind(_bind(config)).values()
+        for document in _by_kind(bind_pack(PACK, config)).values()
         if document["apiVersion"].split("/")[0] in PACK.crd_groups
     ]
     assert len(documents) == 8

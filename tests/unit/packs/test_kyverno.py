@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext, split_pack
+from fluxplane.packs.api import split_pack
 from fluxplane.packs.kyverno import PACK, KyvernoConfig
+from fluxplane.testing import bind_pack
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kyverno"}}
 REPOSITORY = {
@@ -46,25 +47,6 @@ def _release(values: dict[str, Any], version: str = versions.KYVERNO.version) ->
             "values": values,
         },
     }
-
-
-def _bind(config: KyvernoConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the kyverno pack WHEN its declaration is read
-    # THEN it is a controller with no requirements whose kyverno.io objects go to the configs layer
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config, PACK.crd_groups) == (
-        "kyverno",
-        "1.0.0",
-        "controllers",
-        (),
-        KyvernoConfig,
-        ("kyverno.io", "policies.kyverno.io"),
-    )
 
 
 def test_config_defaults() -> None:
@@ -118,11 +100,11 @@ def test_config_messages(data: dict[str, Any], message: str) -> None:
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(KyvernoConfig())
+    ctx = bind_pack(PACK, KyvernoConfig())
 
     # THEN the namespace, the chart with three admission controllers, and one ClusterPolicy that audits
     # every Pod outside the platform's namespaces against the latest baseline standard, per rule
-    assert ctx.manifest.documents() == [
+    assert ctx.objects == [
         NAMESPACE,
         REPOSITORY,
         _release({"admissionController": {"replicas": 3}}),
@@ -156,7 +138,7 @@ def test_enforced_restricted_level_without_exclusions() -> None:
     )
 
     # WHEN bound
-    documents = _bind(config).manifest.documents()
+    documents = bind_pack(PACK, config).objects
 
     # THEN the policy is named after its level and has no exclude block
     assert documents[2]["spec"]["values"] == {"admissionController": {"replicas": 1}}
@@ -193,7 +175,7 @@ def test_version_and_values_are_merged_last() -> None:
     )
 
     # WHEN bound THEN the release asks for that version and the user's values win, key by key
-    assert _bind(config).manifest.documents()[2] == _release(
+    assert bind_pack(PACK, config).objects[2] == _release(
         {"admissionController": {"replicas": 5}, "reportsController": {"serviceMonitor": {"enabled": True}}},
         version="3.6.4",
     )
@@ -201,7 +183,7 @@ def test_version_and_values_are_merged_last() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(KyvernoConfig())
+    ctx = bind_pack(PACK, KyvernoConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2", kind="HelmRelease", name="kyverno", namespace="flux-system"
@@ -214,9 +196,8 @@ def test_split_applies_the_policy_after_the_controllers() -> None:
     # GIVEN the pack as synth splits it WHEN both halves are bound with the default config
     kinds = []
     for half in split_pack(PACK):
-        ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-        half.bind(ctx, KyvernoConfig())
-        kinds.append((half.name, half.layer, [d["kind"] for d in ctx.manifest.documents()]))
+        ctx = bind_pack(half, KyvernoConfig())
+        kinds.append((half.name, half.layer, [d["kind"] for d in ctx.objects]))
 
     # THEN the ClusterPolicy waits in kyverno-configs for the release
     assert kinds == [

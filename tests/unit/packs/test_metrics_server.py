@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext
 from fluxplane.packs.metrics_server import PACK, MetricsServerConfig
+from fluxplane.testing import bind_pack
 
 REPOSITORY = {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
@@ -45,24 +45,6 @@ def _release(values: dict[str, Any], version: str = versions.METRICS_SERVER.vers
     }
 
 
-def _bind(config: MetricsServerConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the metrics-server pack WHEN its declaration is read
-    # THEN it is a controller with no requirements, configured by MetricsServerConfig
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config) == (
-        "metrics-server",
-        "1.0.0",
-        "controllers",
-        (),
-        MetricsServerConfig,
-    )
-
-
 def test_config_defaults() -> None:
     # GIVEN no values WHEN the config is made THEN one replica of the pinned chart, no extra values
     assert PACK.config() == MetricsServerConfig(
@@ -80,16 +62,16 @@ def test_config_refuses_bad_replicas(replicas: Any, kind: str) -> None:
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(MetricsServerConfig())
+    ctx = bind_pack(PACK, MetricsServerConfig())
 
     # THEN a HelmRepository and a HelmRelease with one replica are produced
-    assert ctx.manifest.documents() == [REPOSITORY, _release({"replicas": 1})]
+    assert ctx.objects == [REPOSITORY, _release({"replicas": 1})]
 
 
 def test_two_replicas_add_a_pod_disruption_budget() -> None:
     # GIVEN replicas: 2 WHEN bound THEN the release gets a PodDisruptionBudget keeping one pod
-    ctx = _bind(MetricsServerConfig(replicas=2))
-    assert ctx.manifest.documents() == [
+    ctx = bind_pack(PACK, MetricsServerConfig(replicas=2))
+    assert ctx.objects == [
         REPOSITORY,
         _release({"replicas": 2, "podDisruptionBudget": {"enabled": True, "minAvailable": 1}}),
     ]
@@ -97,8 +79,8 @@ def test_two_replicas_add_a_pod_disruption_budget() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the release asks for that version
-    ctx = _bind(MetricsServerConfig(version="3.13.0"))
-    assert ctx.manifest.documents() == [REPOSITORY, _release({"replicas": 1}, version="3.13.0")]
+    ctx = bind_pack(PACK, MetricsServerConfig(version="3.13.0"))
+    assert ctx.objects == [REPOSITORY, _release({"replicas": 1}, version="3.13.0")]
 
 
 def test_values_are_merged_last() -> None:
@@ -115,10 +97,10 @@ def test_values_are_merged_last() -> None:
     )
 
     # WHEN bound
-    ctx = _bind(config)
+    ctx = bind_pack(PACK, config)
 
     # THEN the user's values win, mappings merged key by key
-    assert ctx.manifest.documents() == [
+    assert ctx.objects == [
         REPOSITORY,
         _release(
             {
@@ -132,7 +114,7 @@ def test_values_are_merged_last() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(MetricsServerConfig())
+    ctx = bind_pack(PACK, MetricsServerConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2",

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext
 from fluxplane.packs.podinfo import PACK, PodinfoConfig
+from fluxplane.testing import bind_pack
 
 
 def _namespace(name: str = "podinfo") -> dict[str, Any]:
@@ -53,23 +53,6 @@ def _release(values: dict[str, Any], target_namespace: str = "podinfo") -> dict[
     }
 
 
-def _bind(config: PodinfoConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the podinfo pack WHEN its declaration is read THEN it is an app with no requirements
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.config) == (
-        "podinfo",
-        "1.0.0",
-        "apps",
-        (),
-        PodinfoConfig,
-    )
-
-
 def test_config_defaults() -> None:
     # GIVEN no values WHEN the config is made THEN one replica in "podinfo" of the pinned chart
     assert PACK.config() == PodinfoConfig(
@@ -102,10 +85,10 @@ def test_config_refuses_bad_values(data: dict[str, Any], loc: tuple[str, ...], k
 
 def test_default_documents() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(PodinfoConfig())
+    ctx = bind_pack(PACK, PodinfoConfig())
 
     # THEN a Namespace, the OCI chart and the release are produced, the message keeping its variable
-    assert ctx.manifest.documents() == [
+    assert ctx.objects == [
         _namespace(),
         _chart(),
         _release({"replicaCount": 1, "ui": {"message": "podinfo on ${cluster_name}"}}),
@@ -119,7 +102,7 @@ def test_custom_config_documents() -> None:
     )
 
     # WHEN bound THEN namespace, chart tag, replicas and message follow the config
-    assert _bind(config).manifest.documents() == [
+    assert bind_pack(PACK, config).objects == [
         _namespace("demo"),
         _chart("6.8.0"),
         _release({"replicaCount": 3, "ui": {"message": "hello ${environment}"}}, target_namespace="demo"),
@@ -133,7 +116,7 @@ def test_values_are_merged_last() -> None:
     )
 
     # WHEN bound THEN the user's values win, mappings merged key by key
-    assert _bind(config).manifest.documents()[2]["spec"]["values"] == {
+    assert bind_pack(PACK, config).objects[2]["spec"]["values"] == {
         "replicaCount": 5,
         "ui": {"message": "podinfo on ${cluster_name}", "color": "#34577c"},
         "hpa": {"enabled": True},
@@ -142,7 +125,7 @@ def test_values_are_merged_last() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(PodinfoConfig())
+    ctx = bind_pack(PACK, PodinfoConfig())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2",

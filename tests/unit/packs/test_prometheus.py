@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.constructs import Manifest, NamespacedObjectKindReference, Root
+from fluxplane.constructs import NamespacedObjectKindReference
 from fluxplane.packs import versions
-from fluxplane.packs.api import PackContext, PodIdentity
+from fluxplane.packs.api import PodIdentity
 from fluxplane.packs.prometheus import PACK, PrometheusConfig, remote_write_url
+from fluxplane.testing import BoundPack, bind_pack
 
 WORKSPACE = "ws-12345678-abcd-ef01-2345-6789abcdef01"
 REMOTE_WRITE = f"https://aps-workspaces.${{cluster_region}}.amazonaws.com/workspaces/{WORKSPACE}/api/v1/remote_write"
@@ -80,29 +81,10 @@ def _config(**section: Any) -> PrometheusConfig:
     return PrometheusConfig.model_validate({"workspaceId": WORKSPACE, **section})
 
 
-def _bind(config: PrometheusConfig) -> PackContext:
-    ctx = PackContext(Manifest(Root(), "m", path="x.yaml"))
-    PACK.bind(ctx, config)
-    return ctx
-
-
-def _values(ctx: PackContext) -> dict[str, Any]:
-    release = ctx.manifest.documents()[-1]
+def _values(ctx: BoundPack) -> dict[str, Any]:
+    release = ctx.objects[-1]
     assert release["kind"] == "HelmRelease"
     return release["spec"]["values"]  # type: ignore[no-any-return]
-
-
-def test_pack_metadata() -> None:
-    # GIVEN the prometheus pack WHEN its declaration is read
-    # THEN it is a controller with no requirements and no CRD objects of its own, configured by PrometheusConfig
-    assert (PACK.name, PACK.version, PACK.layer, PACK.requires, PACK.crd_groups, PACK.config) == (
-        "prometheus",
-        "1.0.0",
-        "controllers",
-        (),
-        (),
-        PrometheusConfig,
-    )
 
 
 def test_config_defaults() -> None:
@@ -193,10 +175,10 @@ def test_config_accepts_good_values(section: dict[str, Any]) -> None:
 
 def test_default_documents() -> None:
     # GIVEN only a workspace ID WHEN bound
-    ctx = _bind(_config())
+    ctx = bind_pack(PACK, _config())
 
     # THEN the namespace, the chart's repository and a release remote-writing to the workspace are produced
-    assert ctx.manifest.documents() == [NAMESPACE, REPOSITORY, _release(DEFAULT_VALUES)]
+    assert ctx.objects == [NAMESPACE, REPOSITORY, _release(DEFAULT_VALUES)]
 
 
 def test_remote_write_url() -> None:
@@ -211,7 +193,7 @@ def test_remote_write_url() -> None:
 
 def test_workspace_region_signs_and_targets_that_region() -> None:
     # GIVEN a workspace in us-east-1 shared by clusters of other regions WHEN bound
-    values = _values(_bind(_config(workspaceRegion="us-east-1")))
+    values = _values(bind_pack(PACK, _config(workspaceRegion="us-east-1")))
 
     # THEN the endpoint and the SigV4 signature both use us-east-1
     assert values["prometheus"]["prometheusSpec"]["remoteWrite"] == [
@@ -234,7 +216,7 @@ def test_typed_settings_reach_the_chart() -> None:
     )
 
     # WHEN bound
-    values = _values(_bind(config))
+    values = _values(bind_pack(PACK, config))
 
     # THEN each lands on its chart value
     spec = values["prometheus"]["prometheusSpec"]
@@ -250,8 +232,8 @@ def test_typed_settings_reach_the_chart() -> None:
 
 def test_custom_version_pins_the_chart() -> None:
     # GIVEN another chart version WHEN bound THEN the release asks for that version
-    ctx = _bind(_config(version="80.0.0"))
-    assert ctx.manifest.documents()[-1] == _release(DEFAULT_VALUES, version="80.0.0")
+    ctx = bind_pack(PACK, _config(version="80.0.0"))
+    assert ctx.objects[-1] == _release(DEFAULT_VALUES, version="80.0.0")
 
 
 def test_values_are_merged_last() -> None:
@@ -269,7 +251,7 @@ def test_values_are_merged_last() -> None:
     )
 
     # WHEN bound
-    values = _values(_bind(config))
+    values = _values(bind_pack(PACK, config))
 
     # THEN mappings merge key by key: the cluster label stays, the pack's own settings stay
     spec = values["prometheus"]["prometheusSpec"]
@@ -281,7 +263,7 @@ def test_values_are_merged_last() -> None:
 
 def test_pod_identity_is_the_prometheus_service_account() -> None:
     # GIVEN the default config WHEN bound
-    ctx = _bind(_config())
+    ctx = bind_pack(PACK, _config())
 
     # THEN one role with AWS's remote-write policy is declared, for the service account the chart creates
     assert ctx.pod_identities == [
@@ -293,7 +275,7 @@ def test_pod_identity_is_the_prometheus_service_account() -> None:
             policy=None,
         )
     ]
-    release = ctx.manifest.documents()[-1]
+    release = ctx.objects[-1]
     identity = ctx.pod_identities[0]
     assert identity.namespace == release["spec"]["targetNamespace"]
     assert identity.service_account == release["spec"]["values"]["prometheus"]["serviceAccount"]["name"]
@@ -303,7 +285,7 @@ def test_pod_identity_is_the_prometheus_service_account() -> None:
 
 def test_health_check_is_the_helm_release() -> None:
     # GIVEN the default config WHEN bound THEN the pack is gated on its HelmRelease, with no CEL checks
-    ctx = _bind(_config())
+    ctx = bind_pack(PACK, _config())
     assert ctx.health_checks == [
         NamespacedObjectKindReference(
             api_version="helm.toolkit.fluxcd.io/v2",
@@ -316,4 +298,4 @@ def test_health_check_is_the_helm_release() -> None:
 
 
 def test_flux_waits_longer_for_the_stack_than_for_a_single_controller() -> None:
-    assert _bind(_config()).timeout == "15m"
+    assert bind_pack(PACK, _config()).timeout == "15m"

@@ -14,9 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.packs.helm import chart_release
-from fluxplane.packs.versions import Chart
+from fluxplane.sdk import Chart, Pack, PackConfig, PackContext, chart_release
 
 #: The pinned chart; a pack outside fluxplane pins its own versions.
 RELOADER = Chart("https://stakater.github.io/stakater-charts", "reloader", "2.2.7")
@@ -46,7 +44,7 @@ def bind(ctx: PackContext, config: ReloaderConfig) -> None:
     ctx.add_health_check(release)
 
 
-PACK = Pack(
+PACK = Pack[ReloaderConfig](
     name="reloader",
     version="0.1.0",
     description="Stakater Reloader: roll workloads when their ConfigMaps or Secrets change",
