@@ -96,19 +96,29 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
+#: fluxplane's own package folder: its modules and its package data (IAM policies, AWS facts).
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def _package_files(package: Path) -> list[str | bytes]:
+    """Every file of ``package`` but compiled bytecode, as (relative path, content) pairs in path order:
+    a policy or data file shapes the output as much as a module does."""
+    parts: list[str | bytes] = []
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            parts.extend((path.relative_to(package).as_posix(), path.read_bytes()))
+    return parts
+
+
 def code_key(registry: PackRegistry) -> str | None:
     """A hash of everything synth's output depends on besides the definition; None if a pack's source is unknown."""
-    import fluxplane
-
     parts: list[str | bytes] = [str(FORMAT), sys.version]
     for library in _LIBRARIES:
         try:
             parts.append(f"{library}={importlib.metadata.version(library)}")
         except importlib.metadata.PackageNotFoundError:
             parts.append(f"{library}=none")
-    package = Path(fluxplane.__file__).parent
-    for path in sorted(package.rglob("*.py")):
-        parts.extend((path.relative_to(package).as_posix(), path.read_bytes()))
+    parts.extend(_package_files(_PACKAGE))
     for pack in registry:
         module = sys.modules.get(getattr(pack.bind, "__module__", "") or "")
         source = getattr(module, "__file__", None)
@@ -122,6 +132,9 @@ def code_key(registry: PackRegistry) -> str | None:
                 Path(source).read_bytes(),
             )
         )
+        if module is not None and module.__spec__ is not None and module.__spec__.parent:
+            # a pack in a package of its own: its data files too (IAM policies read with load_policy)
+            parts.extend(_package_files(Path(source).parent))
     return _hash(*parts)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import importlib
 import os
 import threading
 from pathlib import Path
@@ -16,7 +17,16 @@ from fluxplane.charts.addon_identities import AddonRole
 from fluxplane.keys import user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
-from fluxplane.synth.cache import CACHE_DIR, CachedCluster, FolderIndex, SynthCache, code_key, input_keys
+from fluxplane.synth.cache import (
+    _PACKAGE,
+    CACHE_DIR,
+    CachedCluster,
+    FolderIndex,
+    SynthCache,
+    _package_files,
+    code_key,
+    input_keys,
+)
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
 #: A user's key (see fluxplane.keys.user_key).
@@ -261,3 +271,32 @@ def test_code_key_changes_with_a_pack_version() -> None:
     bumped = PackRegistry([dataclasses.replace(packs[0], version=packs[0].version + ".1"), *packs[1:]])
     assert code_key(registry) == code_key(PackRegistry(packs))
     assert code_key(bumped) != code_key(registry)
+
+
+def test_code_key_changes_with_a_data_file_of_a_pack_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a pack in a package of its own with an IAM policy as package data
+    package = tmp_path / "cache_key_pack"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from fluxplane.sdk import Pack, PackConfig\n"
+        "PACK = Pack(name='keyed', version='1.0.0', description='d', config=PackConfig, layer='controllers',"
+        " bind=lambda ctx, config: None)\n"
+    )
+    policy = package / "policy.json"
+    policy.write_text('{"Version": "2012-10-17", "Statement": []}\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pack = importlib.import_module("cache_key_pack").PACK
+    registry = PackRegistry([pack])
+    before = code_key(registry)
+    # WHEN only the policy file changes THEN the code key changes, so no cached cluster outlives the edit
+    policy.write_text('{"Version": "2012-10-17", "Statement": [{"Effect": "Allow"}]}\n')
+    assert before is not None
+    assert code_key(registry) != before
+
+
+def test_code_key_covers_fluxplane_package_data() -> None:
+    # GIVEN fluxplane's own package WHEN its files are listed for the key THEN the policies and AWS facts are in
+    names = {part for part in _package_files(_PACKAGE) if isinstance(part, str)}
+    assert any(name.startswith("packs/policies/") and name.endswith(".json") for name in names)
+    assert "config/data/aws-regions.yaml" in names
+    assert not any("__pycache__" in name for name in names)
