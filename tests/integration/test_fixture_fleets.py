@@ -75,9 +75,16 @@ def test_every_file_matches_its_snapshot(shape: str, snapshot: SnapshotAssertion
     # GIVEN the fixture fleet of this shape, synthesized in memory
     files = fleet(shape).files
     assert files
+    # WHEN each file is compared with its snapshot (all of them, so a failure lists every changed file)
+    changed = [
+        path
+        for path, text in files.items()
+        if snapshot(name=path.replace("/", "__"), extension_class=YamlSnapshot) != text
+    ]
     # THEN every file it writes is the one its snapshot holds
-    for path, text in files.items():
-        assert text == snapshot(name=path.replace("/", "__"), extension_class=YamlSnapshot), path
+    assert changed == [], (
+        "review the new output, then accept it with --snapshot-update (tests/fixtures/fleets/README.md)"
+    )
 
 
 def test_synthesizing_writes_nothing_into_the_fixtures() -> None:
