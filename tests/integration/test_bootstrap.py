@@ -17,7 +17,7 @@ from fluxplane.config.hub import (
     kubeconfig_secret,
 )
 from fluxplane.synth import load_plan
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_documents
 
 #: The bootstrap steps of a cluster of the example (the flux2 chart, sealed Git credentials).
 STEPS = chain_steps("flux2-chart", git_credentials=True)
@@ -26,10 +26,6 @@ DIST = ROOT / "dist"
 PLATFORM = DIST / "platform"
 HELM_STEPS = ("external-secrets", "sealed-secrets", "flux")
 HANDED_OVER = ("git-credentials", "flux-sync")
-
-
-def load(path: Path) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
 
 
 def clusters() -> list[str]:
@@ -45,14 +41,16 @@ def whole_chain(cluster: str) -> dict[str, dict[str, Any]]:
     """Every Kustomization of ``cluster``'s chain on the hub, in order."""
     return {
         doc["metadata"]["name"]: doc
-        for doc in load(PLATFORM / "spokes" / cluster / "bootstrap.yaml")
+        for doc in load_documents(PLATFORM / "spokes" / cluster / "bootstrap.yaml")
         if doc["kind"] == "Kustomization"
     }
 
 
 def composite(cluster: str) -> dict[str, Any]:
     (found,) = [
-        doc for doc in load(PLATFORM / "spokes" / cluster / "cluster" / "cluster.yaml") if doc["kind"] == "EKSCluster"
+        doc
+        for doc in load_documents(PLATFORM / "spokes" / cluster / "cluster" / "cluster.yaml")
+        if doc["kind"] == "EKSCluster"
     ]
     return found
 
@@ -63,7 +61,10 @@ def folder(spec: dict[str, Any]) -> Path:
 
 def applied(spec: dict[str, Any]) -> list[dict[str, Any]]:
     return [
-        doc for file in sorted(folder(spec).rglob("*.yaml")) if file.name != "kustomization.yaml" for doc in load(file)
+        doc
+        for file in sorted(folder(spec).rglob("*.yaml"))
+        if file.name != "kustomization.yaml"
+        for doc in load_documents(file)
     ]
 
 
@@ -86,7 +87,7 @@ def _hub_kustomizations() -> dict[tuple[str, str], dict[str, Any]]:
     """Every Flux Kustomization the hub runs: its own (flux-system) and each cluster's chain, by (namespace, name)."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for path in [*sorted((PLATFORM / "clusters" / "hub").glob("*.yaml")), *sorted(PLATFORM.glob("spokes/*/*.yaml"))]:
-        for doc in load(path):
+        for doc in load_documents(path):
             if doc["kind"] == "Kustomization" and doc["apiVersion"].startswith("kustomize.toolkit.fluxcd.io/"):
                 found[(doc["metadata"].get("namespace", "flux-system"), doc["metadata"]["name"])] = doc
     return found
@@ -192,7 +193,10 @@ def test_what_the_spoke_takes_over_is_not_pruned_by_the_hub() -> None:
 
 
 def test_the_hub_applies_every_chain_and_waits_for_none() -> None:
-    hub = {doc["metadata"]["name"]: doc["spec"] for doc in load(PLATFORM / "clusters" / "hub" / "infrastructure.yaml")}
+    hub = {
+        doc["metadata"]["name"]: doc["spec"]
+        for doc in load_documents(PLATFORM / "clusters" / "hub" / "infrastructure.yaml")
+    }
     bootstrap = hub["spoke-bootstrap"]
     assert bootstrap["path"] == "./dist/platform/spokes"
     # each chain gates itself: the parent neither depends on the clusters nor waits for them
@@ -230,7 +234,7 @@ def test_external_secrets_gets_the_role_the_composition_made_for_it() -> None:
     composites = {cluster: composite(cluster) for cluster in clusters()}
     compositions = [
         doc
-        for doc in load(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
+        for doc in load_documents(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
         if doc["kind"] == "Composition"
     ]
     for composition in compositions:
@@ -280,7 +284,7 @@ def test_keyless_clusters_admit_the_hubs_flux_role_and_publish_their_arn_for_flu
     composites = {cluster: composite(cluster) for cluster in clusters()}
     compositions = {
         doc["metadata"]["name"]: doc
-        for doc in load(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
+        for doc in load_documents(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
         if doc["kind"] == "Composition"
     }
     for cluster, mode in access().items():

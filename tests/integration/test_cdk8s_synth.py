@@ -11,12 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.files import read_tree
 
 CDK8S = ROOT / "node_modules" / ".bin" / "cdk8s"
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.mark.slow
@@ -39,9 +36,9 @@ def test_cdk8s_synth_and_fluxplane_synth_write_identical_trees(tmp_path: Path) -
         [sys.executable, "-m", "fluxplane", "synth"], cwd=copies[1], env=env, check=True, capture_output=True
     )
     # THEN the trees are byte for byte the same, and the same as the committed dist/
-    cdk8s_tree = _tree(copies[0] / "dist")
-    assert cdk8s_tree == _tree(copies[1] / "dist")
-    assert cdk8s_tree == _tree(ROOT / "dist")
+    cdk8s_tree = read_tree(copies[0] / "dist")
+    assert cdk8s_tree == read_tree(copies[1] / "dist")
+    assert cdk8s_tree == read_tree(ROOT / "dist")
 
 
 @pytest.mark.slow
@@ -56,21 +53,21 @@ def test_cdk8s_synth_never_loses_dist(tmp_path: Path) -> None:
     (project / ".venv").symlink_to(Path(sys.prefix))
     (project / "node_modules").symlink_to(ROOT / "node_modules")
     subprocess.run([str(CDK8S), "synth"], cwd=project, env=env, check=True, capture_output=True)
-    written = _tree(project / "dist")
-    assert written == _tree(ROOT / "dist")
+    written = read_tree(project / "dist")
+    assert written == read_tree(ROOT / "dist")
     # (cdk8s-cli lists the manifests from its own folder, a copy)
-    assert _tree(project / ".cdk8s.out") == written
+    assert read_tree(project / ".cdk8s.out") == written
     # WHEN `cdk8s synth --stdout` runs THEN it prints the manifests and dist/ is as it was
     printed = subprocess.run(
         [str(CDK8S), "synth", "--stdout"], cwd=project, env=env, check=True, capture_output=True, text=True
     )
     assert "kind: Kustomization" in printed.stdout
     assert "name: staging-usw2" in printed.stdout
-    assert _tree(project / "dist") == written
+    assert read_tree(project / "dist") == written
     # WHEN a broken definition is synthesized through cdk8s-cli THEN it fails and dist/ is still there, whole
     staging = project / "environments" / "staging.yaml"
     staging.write_text(staging.read_text() + "bad: [\n")
     failed = subprocess.run([str(CDK8S), "synth"], cwd=project, env=env, capture_output=True, text=True)
     assert failed.returncode != 0
     assert "environments/staging.yaml" in failed.stderr + failed.stdout
-    assert _tree(project / "dist") == written
+    assert read_tree(project / "dist") == written

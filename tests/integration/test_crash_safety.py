@@ -30,6 +30,7 @@ import yaml
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.synth import writer
 from tests.conftest import HUB_PACKS, FleetWriter
+from tests.support.files import read_tree
 
 CLUSTERS_PER_ENVIRONMENT = 60
 ENVIRONMENTS = ("dev", "staging")
@@ -37,10 +38,6 @@ KILLS_BEFORE_WRITE = (0.0, 0.15, 0.3)  # seconds after the load stage ends: whil
 KILLS_WHILE_WRITING = 14  # spread over 90% of the time the last run took to write its tree
 KILLS_AFTER_SWAP = (0.0, 0.0, 0.01, 0.03, 0.1)  # seconds after dist/ became the new folder
 STAGE_DONE = re.compile(r"^synth: (\w+) done in ([0-9.]+)s")
-
-
-def _tree(dist: Path) -> dict[str, bytes]:
-    return {p.relative_to(dist).as_posix(): p.read_bytes() for p in sorted(dist.rglob("*")) if p.is_file()}
 
 
 def _write_definition(project: Path, variant: int) -> None:
@@ -139,7 +136,7 @@ def test_synth_killed_at_any_point_leaves_the_old_tree_or_the_new_and_the_next_r
     for variant in (0, 1):
         _write_definition(project, variant)
         write_seconds = _synth(project)["write"]  # B's run replaces A's tree, as every run below does
-        trees[variant] = _tree(project / "dist")
+        trees[variant] = read_tree(project / "dist")
     assert trees[0] != trees[1] and set(trees[0]) != set(trees[1])
     # kills while rendering, while writing (a fraction of the last run's write time: disks vary), after the swap
     kills = [("load", d) for d in KILLS_BEFORE_WRITE]
@@ -154,7 +151,7 @@ def test_synth_killed_at_any_point_leaves_the_old_tree_or_the_new_and_the_next_r
         delay = amount * write_seconds if stage == "render" else amount
         killed = _synth_killed(project, stage, delay)
         # THEN dist/ is exactly the old tree or exactly the new one
-        after_kill = _tree(project / "dist")
+        after_kill = read_tree(project / "dist")
         if after_kill == trees[current]:
             outcome = "old"
         elif after_kill == trees[target]:
@@ -166,7 +163,7 @@ def test_synth_killed_at_any_point_leaves_the_old_tree_or_the_new_and_the_next_r
             outcomes[outcome] += 1
         # THEN the next run recovers: dist/ is the new tree and no staging folder is left
         write_seconds = _synth(project)["write"]
-        assert _tree(project / "dist") == trees[target], f"kill {delay:.3f}s after {stage}: not recovered"
+        assert read_tree(project / "dist") == trees[target], f"kill {delay:.3f}s after {stage}: not recovered"
         assert _staging_folders(project) == []
         current = target
     # THEN kills landed on both sides of the swap, so the test could see a mix if there were one
@@ -208,7 +205,7 @@ def _changed_fleet(write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str])
     """A project with a synthesized dist/ and then a changed definition, so the next synth writes a new tree."""
     project = write_fleet()
     assert main(["--root", str(project), "synth"]) == 0
-    old = _tree(project / "dist")
+    old = read_tree(project / "dist")
     clusters = [{"name": "staging-1", "region": "us-west-2"}, {"name": "staging-2", "region": "eu-west-1"}]
     write_fleet(envs={"staging": {"clusters": clusters}})
     capsys.readouterr()
@@ -248,7 +245,7 @@ def test_a_disk_error_while_writing_is_one_line_exit_2_and_the_old_tree_stays(
     )
     assert re.fullmatch(expected, lines[0]), lines[0]
     # THEN the old tree is intact and the staging folder is gone
-    assert _tree(project / "dist") == old
+    assert read_tree(project / "dist") == old
     assert _staging_folders(project) == []
 
 
@@ -276,7 +273,7 @@ def test_a_swap_that_fails_halfway_puts_the_old_tree_back(
         f"{project / 'dist'}: cannot write dist/ (the file system is read-only: remount it read-write or pass "
         "--outdir): Read-only file system; dist/ was left as it was"
     ]
-    assert _tree(project / "dist") == old
+    assert read_tree(project / "dist") == old
     assert _staging_folders(project) == []
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.files import read_tree
 
 
 def _locales() -> set[str]:
@@ -43,15 +44,11 @@ def _copy_definition(project: Path, reverse: bool = False) -> Path:
     return project
 
 
-def _tree(dist: Path) -> dict[str, bytes]:
-    return {p.relative_to(dist).as_posix(): p.read_bytes() for p in sorted(dist.rglob("*")) if p.is_file()}
-
-
 def _synth(project: Path, cwd: Path, env: dict[str, str], use_root: bool = True) -> dict[str, bytes]:
     command = [sys.executable, "-m", "fluxplane", *(["--root", str(project)] if use_root else []), "synth"]
     done = subprocess.run(command, cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    return _tree(project / "dist")
+    return read_tree(project / "dist")
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.cli import main
+from tests.support.files import read_tree
 from tests.support.git import git
 
 pytestmark = [
@@ -38,16 +39,12 @@ def changed_fleet(example_project: Path) -> Path:
     return example_project
 
 
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
-
-
 def diff(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    dist = snapshot(root / "dist")
+    dist = read_tree(root / "dist")
     capsys.readouterr()
     assert main(["--root", str(root), "diff", "--base", "HEAD~1", *args]) == 0
     # nothing is written to dist/
-    assert snapshot(root / "dist") == dist
+    assert read_tree(root / "dist") == dist
     return capsys.readouterr().out
 
 

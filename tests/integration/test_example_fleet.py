@@ -1,8 +1,10 @@
 """The example fleet, end to end: what a user commits in dist/ is valid, buildable and intended.
 
 Real tools where the user has them: ``kubectl kustomize`` on every kustomization folder, and the
-upstream CRD schemas through ../shared/tools/validate-manifests. Snapshots (one per output file)
-show changes the way a GitOps pull request does; the semantic tests say what must hold.
+upstream CRD schemas through ../shared/tools/validate-manifests. dist/ is committed, so a change of the
+output shows in the pull request's own diff, and the first test holds dist/ to what synth writes (as
+``fluxplane synth --check`` does); the others say what must hold. The snapshots of fleets of other shapes are
+in test_fixture_fleets.py.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from typing import Any
 
 import pytest
 import yaml
-from syrupy.assertion import SnapshotAssertion
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from fluxplane.charts.overlay import object_key
 from fluxplane.constructs import Manifest, Root
@@ -29,13 +29,6 @@ from tests.conftest import CRDS, ROOT, VALIDATE_MANIFESTS, skipped_kinds
 DIST = ROOT / "dist"
 KUBECTL = shutil.which("kubectl")
 needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed: kustomize builds not checked")
-
-
-class YamlSnapshot(SingleFileSnapshotExtension):
-    """One snapshot file per dist/ file, so a snapshot diff reads like the pull request's diff."""
-
-    file_extension = "yaml"
-    _write_mode = WriteMode.TEXT
 
 
 @cache
@@ -60,25 +53,6 @@ def test_committed_dist_is_what_synth_writes() -> None:
 
 def test_synth_is_deterministic() -> None:
     assert render_plan(load_plan(ROOT)) == rendered()
-
-
-def _group(path: str, environments: dict[str, str]) -> str:
-    """The environment a dist/ file belongs to (its cluster's, or its overlay's), else "shared"."""
-    parts = path.split("/")
-    if len(parts) < 3:
-        return "shared"
-    if parts[1] == "clusters":
-        return environments.get(parts[2], "shared")
-    return parts[-2] if parts[-2] in environments.values() else "shared"
-
-
-@pytest.mark.parametrize("environment", ["shared", "staging", "production"])
-def test_snapshot(environment: str, snapshot: SnapshotAssertion) -> None:
-    environments = {c.name: c.environment or "shared" for c in load_plan(ROOT).clusters}
-    paths = [path for path in rendered() if _group(path, environments) == environment]
-    assert paths
-    for path in paths:
-        assert rendered()[path] == snapshot(name=path.replace("/", "__"), extension_class=YamlSnapshot)
 
 
 @pytest.mark.slow

@@ -18,12 +18,9 @@ import yaml
 
 from fluxplane.cli import main
 from fluxplane.synth.cache import CACHE_DIR, ENTRY_SUFFIX
+from tests.support.files import read_tree
 
 WORKLOAD_CLUSTERS = ("production-use1", "production-usw2", "staging-usw2")
-
-
-def _tree(dist: Path) -> dict[str, bytes]:
-    return {p.relative_to(dist).as_posix(): p.read_bytes() for p in sorted(dist.rglob("*")) if p.is_file()}
 
 
 def _entries(project: Path) -> dict[str, int]:
@@ -40,7 +37,7 @@ def _assert_same_as_full(project: Path, *extra: str) -> None:
     """dist/ (written with the cache) equals a full synth of the same definition."""
     _synth(project, *extra)
     _synth(project, "--no-cache", "--outdir", str(project / "full"))
-    incremental, full = _tree(project / "dist"), _tree(project / "full")
+    incremental, full = read_tree(project / "dist"), read_tree(project / "full")
     assert sorted(incremental) == sorted(full)
     assert [path for path in full if incremental[path] != full[path]] == []
     shutil.rmtree(project / "full")

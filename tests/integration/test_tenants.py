@@ -11,7 +11,7 @@ import yaml
 from fluxplane.charts.tenants import TENANT_LABEL, deployer_account
 from fluxplane.errors import ConfigError
 from fluxplane.synth import load_plan, render_plan
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_documents
 from tests.unit.synth.test_codeowners import owners_of
 
 DIST = ROOT / "dist"
@@ -19,13 +19,12 @@ PLATFORM = DIST / "platform"
 WORKLOADS = DIST / "workloads"
 
 
-def load(path: Path) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
-
-
 def every_document(root: Path) -> list[tuple[Path, dict[str, Any]]]:
     return [
-        (path, doc) for path in sorted(root.rglob("*.yaml")) if path.name != "kustomization.yaml" for doc in load(path)
+        (path, doc)
+        for path in sorted(root.rglob("*.yaml"))
+        if path.name != "kustomization.yaml"
+        for doc in load_documents(path)
     ]
 
 
@@ -37,7 +36,7 @@ def placements() -> list[tuple[str, str, str]]:
 def tenant(cluster: str, app: str) -> dict[tuple[str, str], dict[str, Any]]:
     folder = WORKLOADS / "clusters" / cluster / app
     files = [file for file in folder.glob("*.yaml") if file.name != "kustomization.yaml"]
-    return {(doc["kind"], doc["metadata"]["name"]): doc for file in files for doc in load(file)}
+    return {(doc["kind"], doc["metadata"]["name"]): doc for file in files for doc in load_documents(file)}
 
 
 def test_the_example_has_two_apps_on_different_clusters_with_a_table_and_a_queue() -> None:
@@ -87,7 +86,7 @@ def test_each_apps_aws_identity_is_its_pods_account_not_its_deployer() -> None:
     # GIVEN the example apps, which all need AWS
     for cluster, app, namespace in placements():
         (identity,) = [
-            doc for doc in load(PLATFORM / "cloud" / cluster / f"{app}.yaml") if doc["kind"] == "AppIdentity"
+            doc for doc in load_documents(PLATFORM / "cloud" / cluster / f"{app}.yaml") if doc["kind"] == "AppIdentity"
         ]
         # THEN the IAM role is bound to the account the pods run as, which holds no Role
         assert (identity["spec"]["serviceAccountNamespace"], identity["spec"]["serviceAccount"]) == (namespace, app)
@@ -124,7 +123,7 @@ def test_tenants_wait_for_the_clusters_infrastructure() -> None:
     for cluster, app, _ in placements():
         infrastructure = {
             doc["metadata"]["name"]
-            for doc in load(PLATFORM / "clusters" / cluster / "infrastructure.yaml")
+            for doc in load_documents(PLATFORM / "clusters" / cluster / "infrastructure.yaml")
             if doc["kind"] == "Kustomization"
         }
         depends = tenant(cluster, app)[("Kustomization", app)]["spec"]["dependsOn"]
@@ -136,16 +135,16 @@ def test_tenants_wait_for_the_clusters_infrastructure() -> None:
 
 def test_every_spoke_applies_its_tenants_from_the_workloads_folder() -> None:
     for cluster in {cluster for cluster, _, _ in placements()}:
-        entry = load(PLATFORM / "clusters" / cluster / "kustomization.yaml")[0]
+        entry = load_documents(PLATFORM / "clusters" / cluster / "kustomization.yaml")[0]
         assert "tenants.yaml" in entry["resources"]
-        tenants, *resources = load(PLATFORM / "clusters" / cluster / "tenants.yaml")
+        tenants, *resources = load_documents(PLATFORM / "clusters" / cluster / "tenants.yaml")
         # and, on a cluster that makes its apps' resources, the Kustomization of those the apps' files name
         assert [item["metadata"]["name"] for item in resources] == (
             ["app-resources"] if cluster == "production-usw2" else []
         )
         assert tenants["spec"]["path"] == f"./dist/workloads/clusters/{cluster}"
         assert tenants["spec"]["serviceAccountName"] == "kustomize-controller"
-        listed = load(WORKLOADS / "clusters" / cluster / "kustomization.yaml")[0]["resources"]
+        listed = load_documents(WORKLOADS / "clusters" / cluster / "kustomization.yaml")[0]["resources"]
         assert listed == sorted(app for c, app, _ in placements() if c == cluster)
 
 
@@ -156,10 +155,10 @@ def test_app_credentials_travel_with_their_tenant_not_the_clusters_secrets() -> 
         if secret is None:
             continue
         folder = WORKLOADS / "clusters" / placement.cluster / placement.app.name
-        (sealed,) = load(folder / f"{secret}.yaml")
+        (sealed,) = load_documents(folder / f"{secret}.yaml")
         assert sealed["kind"] == "SealedSecret"
         assert sealed["metadata"] == {"name": secret, "namespace": placement.app.target_namespace}
-        listing = load(folder / "kustomization.yaml")[0]["resources"]
+        listing = load_documents(folder / "kustomization.yaml")[0]["resources"]
         # The Namespace comes first in the same apply, so the secret has somewhere to go
         assert listing.index("tenant.yaml") < listing.index(f"{secret}.yaml")
         assert not (PLATFORM / "clusters" / placement.cluster / "secrets" / placement.app.target_namespace).exists()
@@ -167,7 +166,7 @@ def test_app_credentials_travel_with_their_tenant_not_the_clusters_secrets() -> 
 
 def _seal_copy(project: Path, cluster: str, namespace: str, name: str) -> None:
     """A sealed file for ``namespace/name`` on ``cluster``, from one of the example's (synth reads only its shape)."""
-    (source,) = load(project / "environments/secrets/staging-usw2/flux-system/flux-system.yaml")
+    (source,) = load_documents(project / "environments/secrets/staging-usw2/flux-system/flux-system.yaml")
     source["metadata"] = {"name": name, "namespace": namespace}
     source["spec"]["template"]["metadata"] = {"name": name, "namespace": namespace}
     target = project / "environments/secrets" / cluster / namespace / f"{name}.yaml"
@@ -199,7 +198,7 @@ def test_a_secret_named_like_a_tenant_file_is_refused(example_project: Path) -> 
 def test_spoke_flux_is_locked_down_and_platform_objects_name_their_account() -> None:
     plan = load_plan(ROOT)
     for cluster in plan.fleet.clusters:
-        (flux,) = load(PLATFORM / "spokes" / cluster.name / "flux" / "flux.yaml")
+        (flux,) = load_documents(PLATFORM / "spokes" / cluster.name / "flux" / "flux.yaml")
         assert flux["spec"]["values"]["multitenancy"] == {
             "enabled": True,
             "defaultServiceAccount": "default",
@@ -210,7 +209,7 @@ def test_spoke_flux_is_locked_down_and_platform_objects_name_their_account() -> 
         for file in ("flux-system/gotk-sync.yaml", "infrastructure.yaml", "apps.yaml", "tenants.yaml"):
             if not (entry / file).exists():
                 continue
-            for doc in load(entry / file):
+            for doc in load_documents(entry / file):
                 if doc["kind"] == "Kustomization":
                     assert doc["spec"]["serviceAccountName"] == "kustomize-controller", (cluster.name, file)
     releases = [doc for _, doc in every_document(PLATFORM / "apps") + every_document(PLATFORM / "infrastructure")]

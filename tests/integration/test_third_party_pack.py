@@ -9,12 +9,11 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_documents
 
 EXAMPLE = ROOT / "examples" / "fluxplane-pack-reloader"
 
@@ -47,12 +46,8 @@ def environment(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def load(path: Path) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
-
-
 def names(path: Path) -> set[str]:
-    return {doc["metadata"]["name"] for doc in load(path)}
+    return {doc["metadata"]["name"] for doc in load_documents(path)}
 
 
 def fluxplane(environment: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -82,13 +77,13 @@ def test_the_installed_pack_reaches_synth_output(environment: Path, example_proj
     assert result.returncode == 0, result.stderr
     (release,) = [
         doc
-        for doc in load(outdir / "platform/infrastructure/controllers/reloader/base/reloader.yaml")
+        for doc in load_documents(outdir / "platform/infrastructure/controllers/reloader/base/reloader.yaml")
         if doc["kind"] == "HelmRelease"
     ]
     assert release["spec"]["chart"]["spec"]["chart"] == "reloader"
     # The catalogue base has the pack's defaults; staging's value is an overlay patch over it
     assert release["spec"]["values"] == {"reloader": {"watchGlobally": True, "ignoreSecrets": False}}
-    (overlay,) = load(outdir / "platform/infrastructure/controllers/reloader/staging/kustomization.yaml")
+    (overlay,) = load_documents(outdir / "platform/infrastructure/controllers/reloader/staging/kustomization.yaml")
     (patch,) = overlay["patches"]
     assert yaml.safe_load(patch["patch"]) == [
         {"op": "replace", "path": "/spec/values/reloader/watchGlobally", "value": False}

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from tests.conftest import ROOT
+from tests.support.files import read_tree
 
 pytestmark = pytest.mark.fuzz
 
@@ -244,10 +245,6 @@ def _render_stand_in(*args: Any, **kwargs: Any) -> dict[str, str]:
     raise _Valid
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -260,7 +257,7 @@ def test_a_broken_definition_is_exit_2_with_located_lines_and_dist_untouched(fil
         for path, content in {**files, **DIST}.items():
             (project / path).parent.mkdir(parents=True, exist_ok=True)
             (project / path).write_bytes(content)
-        before = _tree(project / "dist")
+        before = read_tree(project / "dist")
         # WHEN synth runs on it (a definition that is valid after all stops before rendering)
         stdout, stderr = io.StringIO(), io.StringIO()
         try:
@@ -280,5 +277,5 @@ def test_a_broken_definition_is_exit_2_with_located_lines_and_dist_untouched(fil
         for line in lines:
             assert LOCATED.match(line) or WHOLE_FILE.match(line), line
         # THEN dist/ is byte for byte what it was, with nothing beside it
-        assert _tree(project / "dist") == before
+        assert read_tree(project / "dist") == before
         assert sorted(p.name for p in project.iterdir()) == ["dist", "environments"]

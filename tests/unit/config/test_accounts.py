@@ -13,11 +13,11 @@ import yaml
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config.loader import load_fleet
 from fluxplane.constructs import Manifest, Root
-from fluxplane.errors import ConfigError
 from fluxplane.packs import app_compositions, crossplane_provider_configs, eks
 from fluxplane.packs.api import PackContext
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import MINIMAL_BASE, MINIMAL_ENV, FleetWriter
+from tests.support.config import problems_of
 
 ACCOUNTS = {
     "production": {"id": "012345678912"},
@@ -31,12 +31,6 @@ def base(**extra: Any) -> dict[str, Any]:
 
 def env(**cluster: Any) -> dict[str, Any]:
     return {"clusters": [{**MINIMAL_ENV["clusters"][0], **cluster}]}
-
-
-def problems_of(root: Path) -> list[str]:
-    with pytest.raises(ConfigError) as exc:
-        load_fleet(root)
-    return list(exc.value.problems)
 
 
 # -- the definition ---------------------------------------------------------------------------------

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from fluxplane.config.hub import (
@@ -16,8 +14,8 @@ from fluxplane.config.hub import (
     platform_namespace,
 )
 from fluxplane.config.loader import load_fleet
-from fluxplane.errors import ConfigError
 from tests.conftest import FleetWriter
+from tests.support.config import problems_of
 
 RESERVED_HELP = (
     "a platform namespace; it must not be 'crossplane-system', 'default', 'external-secrets', 'flux-system' "
@@ -78,12 +76,6 @@ def test_flux_reaches_a_cluster_by_its_secret_or_its_config_map(access: str, ref
 )
 def test_platform_namespaces_are_kubernetes_flux_crossplane_and_the_spoke_bootstraps(name: str, reserved: bool) -> None:
     assert platform_namespace(name) is reserved
-
-
-def problems_of(root: Path) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_fleet(root)
-    return list(caught.value.problems)
 
 
 @pytest.mark.parametrize("name", ["flux-system", "default", "kube-foo", "crossplane-system", "external-secrets"])

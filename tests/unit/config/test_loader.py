@@ -15,6 +15,7 @@ from fluxplane.config import models
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError, FluxplaneError
 from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.support.config import problems_of
 
 DNS_HELP = "expected a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)"
 BASE_ALLOWED = (
@@ -37,12 +38,6 @@ NODE_GROUP_ALLOWED = (
 
 def cluster(name: str = "staging-1", **fields: Any) -> dict[str, Any]:
     return {"name": name, "region": "us-west-2", **fields}
-
-
-def problems_of(root: Path) -> list[str]:
-    with pytest.raises(ConfigError) as exc:
-        load_fleet(root)
-    return list(exc.value.problems)
 
 
 # -- a valid fleet -------------------------------------------------------------------------------
