@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +16,8 @@ import cdk8s
 
 from fluxplane.charts.addon_identities import DIRECTORY as ADDON_IDENTITIES_DIR
 from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, ClusterIdentities
-from fluxplane.charts.catalogue import CatalogueChart, Variant
 from fluxplane.charts.cloud import CLOUD_DIR, CloudChart
 from fluxplane.charts.cluster import ClusterChart
-from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.spokes import DIRECTORY as SPOKES_DIR
 from fluxplane.charts.spokes import (
     PARENT,
@@ -43,7 +41,8 @@ from fluxplane.core.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_di
 from fluxplane.errors import ConfigError, TreeError
 from fluxplane.files import output_dir
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.synth.catalogue import Catalogue
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
 #: What every workload cluster's bootstrap installs: the pins of fluxplane.packs.versions.
@@ -64,10 +63,6 @@ APP_RESOURCES_TIMEOUT = "20m"
 DATABASE_TIMEOUT = "45m"
 #: The hub's Kustomization that makes the management cluster's own add-on roles (fluxplane.charts.addon_identities).
 ADDON_IDENTITIES = "addon-identities"
-
-
-def _config_key(config: PackConfig) -> str:
-    return config.model_dump_json(exclude={"enabled"})
 
 
 class FleetApp(cdk8s.App):
@@ -100,22 +95,12 @@ class FleetApp(cdk8s.App):
         self.clusters: dict[str, ClusterChart] = {}
         #: Per workload cluster with apps: its tenants (the workloads repository's clusters/<cluster>/).
         self.tenants: dict[str, TenantsChart] = {}
-        self.catalogue: dict[str, CatalogueChart] = {}
-        self._base: dict[str, Variant] = {}
-        self._environment_variants: dict[tuple[str, str], Variant] = {}
-        # Clusters that share override values share the rendering and the overlay plan.
-        self._rendered: dict[tuple[str, str], tuple[list[dict[str, Any]], PackContext]] = {}
-        self._plans: dict[tuple[str, str, str], OverlayPlan] = {}
-        #: Per pack as applied (a part of a split pack included): the pack whose config it takes.
-        self._source: dict[str, str] = {}
+        self.catalogue = Catalogue(self, plan, self.layout)
         #: Per cluster: the IAM roles its add-ons declared (made on the hub, fluxplane.charts.addon_identities).
         self._roles: dict[str, list[AddonRole]] = {}
         #: The hub pack that builds the workload clusters (Pack.builds_clusters), with its config.
         self._builder: tuple[Pack, PackConfig] | None = None
         self._finished = False
-        #: (environment, packs) of reused clusters already visited, and the catalogue folders they start from.
-        self._reused_starts: set[tuple[str | None, tuple[str, ...]]] = set()
-        self._shared_prefixes: dict[tuple[str | None, tuple[str, ...]], tuple[str, ...]] = {}
         for cluster in plan.clusters:
             if cluster.name in self.reused:
                 self._add_reused(cluster)
@@ -133,75 +118,6 @@ class FleetApp(cdk8s.App):
             self._add_spokes(hub, self._builder)
 
     # -- assembly -------------------------------------------------------------------------------
-
-    def _binder(self, pack: Pack, config: PackConfig) -> Callable[[Manifest], PackContext]:
-        fleet = self.plan.fleet
-
-        def binder(manifest: Manifest) -> PackContext:
-            context = PackContext(manifest, fleet)
-            # Applied with post-build substitution (ClusterChart.add_pack): the user's text, escaped.
-            pack.bind(context, escaped(config))
-            return context
-
-        return binder
-
-    def _catalogue_chart(self, pack: Pack) -> CatalogueChart:
-        chart = self.catalogue.get(pack.name)
-        if chart is None:
-            chart = CatalogueChart(self, f"catalogue-{pack.name}", layout=self.layout, layer=pack.layer, pack=pack.name)
-            self.catalogue[pack.name] = chart
-            config = self.plan.base_configs[self._source.get(pack.name, pack.name)]
-            self._base[pack.name] = chart.emit_base(self._binder(pack, config))
-            self._rendered[(pack.name, _config_key(config))] = (
-                self._base[pack.name].documents,
-                self._base[pack.name].declared,
-            )
-        return chart
-
-    def _derive(
-        self,
-        pack: Pack,
-        chart: CatalogueChart,
-        parent: Variant,
-        config: PackConfig,
-        construct_id: str,
-        directory: str,
-    ) -> Variant:
-        """``parent`` changed to ``config``: an overlay at ``directory``, or ``parent`` if it renders alike."""
-        key = _config_key(config)
-        rendered = self._rendered.get((pack.name, key))
-        if rendered is None:
-            rendered = chart.render(f"config-{len(self._rendered)}", self._binder(pack, config))
-            self._rendered[(pack.name, key)] = rendered
-        documents, declared = rendered
-        plan_key = (pack.name, parent.directory, key)
-        overlay = self._plans.get(plan_key)
-        if overlay is None:
-            overlay = self._plans[plan_key] = chart.plan(parent, documents)
-        if overlay.empty:
-            return parent
-        chart.emit_overlay(construct_id, directory, parent, overlay)
-        return Variant(directory=directory, documents=documents, declared=declared)
-
-    def _parent(self, pack: Pack, chart: CatalogueChart, environment: str | None) -> tuple[Variant, PackConfig]:
-        """The variant a cluster of ``environment`` starts from: the environment's overlay, or the base."""
-        source = self._source.get(pack.name, pack.name)
-        base_config = self.plan.base_configs[source]
-        base = self._base[pack.name]
-        env_config = self.plan.environment_configs.get((environment, source)) if environment else None
-        if environment is None or env_config is None or _config_key(env_config) == _config_key(base_config):
-            return base, base_config
-        key = (pack.name, environment)
-        if key not in self._environment_variants:
-            self._environment_variants[key] = self._derive(
-                pack,
-                chart,
-                base,
-                env_config,
-                f"env-{environment}",
-                posixpath.join(chart.directory, environment),
-            )
-        return self._environment_variants[key], env_config
 
     def _add_cluster(self, cluster: ClusterPlan) -> None:
         management = self.plan.fleet.management
@@ -230,7 +146,7 @@ class FleetApp(cdk8s.App):
         registry = self.plan.registry
         by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
         for name, config in cluster.packs.items():
-            for pack in self._parts(registry.get(name)):
+            for pack in self.catalogue.parts(registry.get(name)):
                 if pack.builds_clusters:
                     # bound once per workload cluster, in that cluster's chain (fluxplane.charts.spokes)
                     self._builder = (pack, config)
@@ -274,12 +190,7 @@ class FleetApp(cdk8s.App):
 
     def _add_reused(self, cluster: ClusterPlan) -> None:
         """A cluster whose own files are reused: the catalogue variants it starts from, and its roles."""
-        started = (cluster.environment, tuple(cluster.packs))
-        if started not in self._reused_starts:
-            self._reused_starts.add(started)
-            for name in cluster.packs:
-                for pack in self._parts(self.plan.registry.get(name)):
-                    self._parent(pack, self._catalogue_chart(pack), cluster.environment)
+        self.catalogue.start(cluster)
         self._roles.setdefault(cluster.name, []).extend(self.reused[cluster.name])
 
     def cluster_prefixes(self, cluster: str) -> tuple[str, ...]:
@@ -304,47 +215,21 @@ class FleetApp(cdk8s.App):
         The catalogue folders its packs start from (the base and its environment's overlay), and the
         steps every spoke's chain shares.
         """
-        started = (cluster.environment, tuple(cluster.packs))
-        found = self._shared_prefixes.get(started)
-        if found is None:
-            found = self._shared_prefixes[started] = self._catalogue_prefixes(cluster)
-        return (*found, posixpath.join(self.layout.key, SPOKES_DIR, "steps") + "/")
-
-    def _catalogue_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
-        prefixes: list[str] = []
-        for name in cluster.packs:
-            for pack in split_pack(self.plan.registry.get(name)):
-                chart = self.catalogue.get(pack.name)
-                if chart is None:
-                    continue
-                for variant in ("base", cluster.environment or "base"):
-                    prefixes.append(posixpath.join(self.layout.key, chart.directory, variant) + "/")
-        return tuple(prefixes)
+        return (*self.catalogue.prefixes(cluster), posixpath.join(self.layout.key, SPOKES_DIR, "steps") + "/")
 
     def roles_of(self, cluster: str) -> tuple[AddonRole, ...]:
         """The IAM roles ``cluster``'s add-ons declared, in order."""
         return tuple(self._roles.get(cluster, ()))
 
-    def _parts(self, pack: Pack) -> tuple[Pack, ...]:
-        """The pack as applied (split_pack); remembers whose config each part takes."""
-        parts = split_pack(pack)
-        for part in parts:
-            self._source[part.name] = pack.name
-        return parts
-
     def _add_pack(
         self, chart: ClusterChart, cluster: ClusterPlan, pack: Pack, config: PackConfig, by_layer: dict[str, list[str]]
     ) -> None:
         """One pack (or part of one) on one cluster: its variant, its Kustomization, its gates and order."""
-        catalogue = self._catalogue_chart(pack)
-        variant, parent_config = self._parent(pack, catalogue, cluster.environment)
-        if _config_key(config) != _config_key(parent_config):
-            overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", pack.name)
-            variant = self._derive(pack, catalogue, variant, config, f"cluster-{cluster.name}", overlay_dir)
+        variant = self.catalogue.variant(pack, cluster, config)
         declared: PackContext = variant.declared
         self._roles.setdefault(cluster.name, []).extend(
             AddonRole(
-                pack=self._source.get(pack.name, pack.name),
+                pack=self.catalogue.source(pack.name),
                 name=identity.name,
                 namespace=identity.namespace,
                 service_account=identity.service_account,
