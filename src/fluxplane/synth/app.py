@@ -84,8 +84,7 @@ class FleetApp(cdk8s.App):
         # cdk8s's App writes relative to where it runs, the project's root
         super().__init__(outdir=str(output_dir(Path(), outdir)))
         self.plan = plan
-        management = plan.fleet.management.name
-        self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != management}
+        self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != plan.hub.name}
         #: Per workload cluster in an account of its own: the account's name, which its provider config has.
         self._accounts = {cluster.name: cluster.account for cluster in plan.fleet.clusters if cluster.account}
         #: The clusters that make their apps' resources themselves (appResources: spoke).
@@ -107,7 +106,7 @@ class FleetApp(cdk8s.App):
             else:
                 self._add_cluster(cluster)
         self.spokes: SpokesChart | None = None
-        hub = self.clusters[plan.fleet.management.name]
+        hub = self.clusters[plan.hub.name]
         self.addon_identities: AddonIdentitiesChart | None = None
         if any(self._roles.values()):
             self._add_addon_identities(hub)
@@ -136,7 +135,7 @@ class FleetApp(cdk8s.App):
         # hub, those an app's own requests read live with the app's composites (fluxplane.charts.cloud).
         tenant_namespaces = {placement.app.target_namespace for placement in placements}
         moved = tenant_namespaces
-        if cluster.name == self.plan.fleet.management.name:
+        if cluster.name == self.plan.hub.name:
             moved = {
                 cluster_namespace(p.cluster)
                 for p in self.plan.apps
@@ -356,7 +355,7 @@ class FleetApp(cdk8s.App):
             placements=[placement for placement in self.plan.apps if placement.cluster not in self.reused],
             tags=tags,
             flux=self.plan.fleet.flux,
-            sealed=self.plan.clusters[0].sealed_secrets,
+            sealed=self.plan.hub.sealed_secrets,
             accounts=self._accounts,
             spokes=self._spoke_resources,
             networks={c.name: str(c.network.cidr) for c in self.plan.fleet.clusters if c.network.cidr is not None},
@@ -370,7 +369,7 @@ class FleetApp(cdk8s.App):
             return
         self._finished = True
         with_custom = jsii_children_by_chart(self)
-        hub, sparse = self.plan.fleet.management.name, self.plan.fleet.flux.sparse_checkout
+        hub, sparse = self.plan.hub.name, self.plan.fleet.flux.sparse_checkout
         for name, chart in self.clusters.items():
             chart.finish(custom=chart in with_custom, sparse=sparse and name != hub)
         misplaced = [

@@ -49,13 +49,20 @@ class ClusterPlan:
 class FleetPlan:
     fleet: Fleet
     registry: PackRegistry
+    #: Every cluster, the management cluster among them.
     clusters: tuple[ClusterPlan, ...]
+    #: The management cluster's plan: the hub, which builds the workload clusters and serves them.
+    hub: ClusterPlan
     base_configs: dict[str, PackConfig]
     environment_configs: dict[tuple[str, str], PackConfig]
     #: Every app on every cluster it runs on.
     apps: tuple[Placement, ...] = ()
     #: What synth tells the user without refusing: packs left off a cluster they cannot work on.
     notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.hub.name != self.fleet.management.name or not any(c is self.hub for c in self.clusters):
+            raise ValueError(f"the hub's plan ({self.hub.name!r}) is not the management cluster's among the clusters")
 
 
 def _unique(lines: list[str]) -> list[str]:
@@ -385,22 +392,20 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         problems.extend(found)
         return _placed(configs, kind, origins, registry, problems, notes) if not found else configs
 
-    clusters: list[ClusterPlan] = []
     management = fleet.management
-    clusters.append(
-        ClusterPlan(
-            name=management.name,
-            environment=None,
-            variables={
-                "cluster_name": management.name,
-                "cluster_region": management.region,
-                "environment": MANAGEMENT_ENVIRONMENT,
-                "kubernetes_version": management.kubernetes_version,
-            },
-            packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
-            sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
-        )
+    hub = ClusterPlan(
+        name=management.name,
+        environment=None,
+        variables={
+            "cluster_name": management.name,
+            "cluster_region": management.region,
+            "environment": MANAGEMENT_ENVIRONMENT,
+            "kubernetes_version": management.kubernetes_version,
+        },
+        packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
+        sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
     )
+    clusters = [hub]
     environment_configs: dict[tuple[str, str], PackConfig] = {}
     for env in fleet.environments:
         for name, config in configure(env.packs, loaded.environment_pack_origins[env.name], "workload").items():
@@ -439,13 +444,13 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                     problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
                 else:
                     base_configs[name] = config
-    problems.extend(_builder_problems(loaded, clusters[0], registry))
+    problems.extend(_builder_problems(loaded, hub, registry))
     if require_secrets:
-        problems.extend(missing_secrets(loaded, clusters[0], registry))
+        problems.extend(missing_secrets(loaded, hub, registry))
     problems.extend(_keyless_problems(loaded))
     problems.extend(_add_on_namespace_problems(loaded, registry))
     problems.extend(_tenant_file_clashes(loaded))
-    problems.extend(_app_cloud_problems(loaded, clusters[0]))
+    problems.extend(_app_cloud_problems(loaded, hub))
     problems.extend(_spoke_cloud_problems(loaded, clusters))
     if problems:
         raise ConfigError(_unique(problems))
@@ -453,6 +458,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         fleet=fleet,
         registry=registry,
         clusters=tuple(clusters),
+        hub=hub,
         base_configs=base_configs,
         environment_configs=environment_configs,
         apps=loaded.apps,
