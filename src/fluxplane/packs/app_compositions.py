@@ -40,7 +40,7 @@ from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
 from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.packs import app_database
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import APP_RESOURCES, Pack, PackConfig, PackContext
 from fluxplane.packs.eks import (
     AUTO_READY,
     LABEL,
@@ -613,6 +613,7 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("crossplane-provider-configs",),
+    provides=(APP_RESOURCES,),
     # Cluster-scoped kinds only; the composites live in the workload clusters' hub namespaces, or in the tenants'.
     namespaces=(),
 )

@@ -22,7 +22,7 @@ from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
-from fluxplane.packs.api import CAPABILITIES, OFFERS, ClusterKind, PackConfig
+from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, CAPABILITIES, OFFERS, PROVIDES, ClusterKind, PackConfig
 from fluxplane.packs.app_compositions import SERVICES
 from fluxplane.packs.registry import PackRegistry
 
@@ -59,6 +59,14 @@ class FleetPlan:
     apps: tuple[Placement, ...] = ()
     #: What synth tells the user without refusing: packs left off a cluster they cannot work on.
     notes: tuple[str, ...] = ()
+
+    def provider(self, cluster: ClusterPlan, capability: str) -> str | None:
+        """The pack enabled on ``cluster`` that provides ``capability`` (Pack.provides), if one does.
+
+        Planning refuses two on one cluster, so the feature it switches on has one pack to follow.
+        """
+        found = providing(cluster.packs, self.registry, capability)
+        return found[0] if found else None
 
     def __post_init__(self) -> None:
         if self.hub.name != self.fleet.management.name or not any(c is self.hub for c in self.clusters):
@@ -166,9 +174,35 @@ def _tenant_file_clashes(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
-#: The hub pack whose kinds apps' AWS resources are, and the pack that installs their providers.
-APP_COMPOSITIONS = "app-compositions"
-PROVIDERS = "crossplane-providers"
+def providing(packs: Iterable[str], registry: PackRegistry, capability: str) -> list[str]:
+    """The packs among ``packs`` that provide ``capability`` (Pack.provides), in order."""
+    return [name for name in packs if capability in registry.get(name).provides]
+
+
+def offered(registry: PackRegistry, capability: str) -> list[str]:
+    """The installed packs that provide ``capability``: what a message says to enable."""
+    return providing(registry.names, registry, capability)
+
+
+def _named(cluster: ClusterPlan, registry: PackRegistry, capability: str) -> str | None:
+    """The pack a message names for ``capability`` on ``cluster``: the one enabled there, else the first installed."""
+    enabled = providing(cluster.packs, registry, capability) or offered(registry, capability)
+    return enabled[0] if enabled else None
+
+
+def _provider_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], registry: PackRegistry) -> list[str]:
+    """What one pack provides on a cluster (fluxplane.synth.features) cannot be two packs' at once."""
+    problems = []
+    for cluster in clusters:
+        for capability in PROVIDES:
+            found = providing(cluster.packs, registry, capability)
+            if len(found) > 1:
+                where = loaded.pack_origins[cluster.name].describe((found[-1],))
+                problems.append(
+                    f"{where}: packs {', '.join(map(repr, found))} all provide {capability!r} on cluster "
+                    f"{cluster.name!r} ({PROVIDES[capability]}); enable one of them"
+                )
+    return problems
 
 
 def builders(hub: ClusterPlan, registry: PackRegistry) -> list[str]:
@@ -208,61 +242,80 @@ def _kinds(placements: Iterable[Placement]) -> set[str]:
     return {kind for placement in placements for field, kind, _ in RESOURCE_KINDS if getattr(placement.app.aws, field)}
 
 
-def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) -> list[str]:
-    """A cluster that makes its apps' resources needs the provider family members their kinds use."""
+def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], registry: PackRegistry) -> list[str]:
+    """A cluster that makes its apps' resources needs their kinds, and the provider family members they use."""
     problems = []
     spokes = spoke_resources(loaded)
     for cluster in clusters:
         if cluster.name not in spokes:
             continue
-        if APP_COMPOSITIONS not in cluster.packs:
-            where = loaded.pack_origins[cluster.name].describe((APP_COMPOSITIONS,))
+        origins = loaded.pack_origins[cluster.name]
+        kinds_pack = _named(cluster, registry, APP_RESOURCES)
+        if kinds_pack is None or kinds_pack not in cluster.packs:
+            where, needs = (
+                (origins.describe((kinds_pack,)), f"the {kinds_pack!r} pack; do not disable it there")
+                if kinds_pack
+                else (origins.describe(()), f"a pack that provides {APP_RESOURCES!r}; install one")
+            )
             problems.append(
-                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which needs the "
-                f"{APP_COMPOSITIONS!r} pack; do not disable it there, or set appResources: hub"
+                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which needs "
+                f"{needs}, or set appResources: hub"
             )
         kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name) - _HUB_KINDS
         needed = sorted({service for kind in kinds for service in SERVICES[kind] if service != "iam"})
-        have = set(getattr(cluster.packs.get(PROVIDERS), "services", ()))
+        providers = _named(cluster, registry, AWS_PROVIDERS)
+        have = set(getattr(cluster.packs.get(providers or ""), "services", ()))
         missing = [service for service in needed if service not in have]
         if missing:
-            where = loaded.pack_origins[cluster.name].describe((PROVIDERS, "services"))
+            where = origins.describe((providers, "services") if providers else ())
             problems.append(
                 f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which need the "
                 f"provider family members {', '.join(missing)}; add them"
+                + ("" if providers else f" with a pack that provides {AWS_PROVIDERS!r}")
             )
     return problems
 
 
-def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
+def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegistry) -> list[str]:
     """Apps that need AWS need the hub to offer the app kinds, and the providers those kinds use."""
     needing = [p for p in loaded.apps if not p.app.aws.empty]
     if not needing:
         return []
     base = "environments/base.yaml: management.packs"
     names = ", ".join(sorted({p.app.name for p in needing}))
-    missing_packs = [name for name in (APP_COMPOSITIONS,) if name not in hub.packs]
-    if missing_packs:
-        enable = ", ".join(f"{name}: {{}}" for name in missing_packs)
+    if not providing(hub.packs, registry, APP_RESOURCES):
+        kinds_pack = _named(hub, registry, APP_RESOURCES)
+        enable = (
+            f"{kinds_pack!r} on the management cluster ({kinds_pack}: {{}})"
+            if kinds_pack
+            else (f"a pack that provides {APP_RESOURCES!r} on the management cluster")
+        )
         return [
             f"{base}: apps {names} need AWS resources, which the hub builds in each cluster's hub namespace; "
-            f"enable {' and '.join(repr(name) for name in missing_packs)} on the management cluster ({enable})"
+            f"enable {enable}"
         ]
     spokes = spoke_resources(loaded)
     kinds = {"AppIdentity"} | _kinds(needing) & _HUB_KINDS | _kinds(p for p in needing if p.cluster not in spokes)
     needed = sorted({service for kind in kinds for service in SERVICES[kind]})
-    providers = hub.packs.get(PROVIDERS)
+    named = _named(hub, registry, AWS_PROVIDERS)
+    providers = hub.packs.get(named or "")
+    where = f"{base}.{named}" if named else base
     have = set(getattr(providers, "services", ()))
     missing = [service for service in needed if service not in have]
     if missing:
+        add = (
+            f"add them (services: [{', '.join(sorted(have | set(missing)))}])"
+            if named
+            else (f"enable a pack that provides {AWS_PROVIDERS!r}")
+        )
         return [
-            f"{base}.{PROVIDERS}.services: the apps' AWS resources need the provider family members "
-            f"{', '.join(missing)}; add them (services: [{', '.join(sorted(have | set(missing)))}])"
+            f"{where}{'.services' if named else ''}: the apps' AWS resources need the provider family members "
+            f"{', '.join(missing)}; {add}"
         ]
     if "AppDatabase" in kinds and not getattr(providers, "kubernetes", False):
         names = ", ".join(sorted({p.app.name for p in needing if p.app.aws.databases}))
         return [
-            f"{base}.{PROVIDERS}.kubernetes: apps {names} have databases, whose credentials the hub writes to the "
+            f"{where}.kubernetes: apps {names} have databases, whose credentials the hub writes to the "
             "apps' namespaces with provider-kubernetes; set kubernetes: true"
         ]
     return []
@@ -450,8 +503,9 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
     problems.extend(_keyless_problems(loaded))
     problems.extend(_add_on_namespace_problems(loaded, registry))
     problems.extend(_tenant_file_clashes(loaded))
-    problems.extend(_app_cloud_problems(loaded, hub))
-    problems.extend(_spoke_cloud_problems(loaded, clusters))
+    problems.extend(_app_cloud_problems(loaded, hub, registry))
+    problems.extend(_spoke_cloud_problems(loaded, clusters, registry))
+    problems.extend(_provider_problems(loaded, clusters, registry))
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(
