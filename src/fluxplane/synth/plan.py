@@ -200,7 +200,7 @@ def _provider_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], reg
                 where = loaded.pack_origins[cluster.name].describe((found[-1],))
                 problems.append(
                     f"{where}: packs {', '.join(map(repr, found))} all provide {capability!r} on cluster "
-                    f"{cluster.name!r} ({PROVIDES[capability]}); enable one of them"
+                    f"{cluster.name!r}, which one pack does; enable only one of them"
                 )
     return problems
 
