@@ -1,7 +1,8 @@
 """Resolve the definition against the installed packs, before any construct exists.
 
 Planning is pure Python and fast: every pack section of every cluster is validated here, all problems
-reported together, so bad input never starts the JavaScript runtime.
+reported together, so bad input never starts the JavaScript runtime. One module, though long: each check
+reads the clusters as resolved here and adds to the one list of problems reported together.
 """
 
 from __future__ import annotations
@@ -250,28 +251,25 @@ def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], 
         if cluster.name not in spokes:
             continue
         origins = loaded.pack_origins[cluster.name]
-        kinds_pack = _named(cluster, registry, APP_RESOURCES)
-        if kinds_pack is None or kinds_pack not in cluster.packs:
-            where, needs = (
-                (origins.describe((kinds_pack,)), f"the {kinds_pack!r} pack; do not disable it there")
-                if kinds_pack
-                else (origins.describe(()), f"a pack that provides {APP_RESOURCES!r}; install one")
+        if not providing(cluster.packs, registry, APP_RESOURCES):
+            named = _named(cluster, registry, APP_RESOURCES)
+            needs = (
+                f"the {named!r} pack; do not disable it there" if named else f"a pack that provides {APP_RESOURCES!r}"
             )
             problems.append(
-                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which needs "
-                f"{needs}, or set appResources: hub"
+                f"{origins.describe((named,) if named else ())}: cluster {cluster.name!r} makes its apps' resources "
+                f"(appResources: spoke), which needs {needs}, or set appResources: hub"
             )
         kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name) - _HUB_KINDS
         needed = sorted({service for kind in kinds for service in SERVICES[kind] if service != "iam"})
-        providers = _named(cluster, registry, AWS_PROVIDERS)
-        have = set(getattr(cluster.packs.get(providers or ""), "services", ()))
+        named = _named(cluster, registry, AWS_PROVIDERS)
+        have = set(getattr(cluster.packs.get(named or ""), "services", ()))
         missing = [service for service in needed if service not in have]
         if missing:
-            where = origins.describe((providers, "services") if providers else ())
             problems.append(
-                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which need the "
-                f"provider family members {', '.join(missing)}; add them"
-                + ("" if providers else f" with a pack that provides {AWS_PROVIDERS!r}")
+                f"{origins.describe((named, 'services') if named else ())}: cluster {cluster.name!r} makes its apps' "
+                f"resources (appResources: spoke), which need the provider family members {', '.join(missing)}; "
+                + ("add them" if named else f"enable a pack that provides {AWS_PROVIDERS!r}")
             )
     return problems
 
@@ -284,10 +282,10 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackReg
     base = "environments/base.yaml: management.packs"
     names = ", ".join(sorted({p.app.name for p in needing}))
     if not providing(hub.packs, registry, APP_RESOURCES):
-        kinds_pack = _named(hub, registry, APP_RESOURCES)
+        named = _named(hub, registry, APP_RESOURCES)
         enable = (
-            f"{kinds_pack!r} on the management cluster ({kinds_pack}: {{}})"
-            if kinds_pack
+            f"{named!r} on the management cluster ({named}: {{}})"
+            if named
             else (f"a pack that provides {APP_RESOURCES!r} on the management cluster")
         )
         return [
@@ -298,24 +296,23 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackReg
     kinds = {"AppIdentity"} | _kinds(needing) & _HUB_KINDS | _kinds(p for p in needing if p.cluster not in spokes)
     needed = sorted({service for kind in kinds for service in SERVICES[kind]})
     named = _named(hub, registry, AWS_PROVIDERS)
-    providers = hub.packs.get(named or "")
-    where = f"{base}.{named}" if named else base
+    if named is None:
+        return [
+            f"{base}: the apps' AWS resources need the provider family members {', '.join(needed)}; enable a pack "
+            f"that provides {AWS_PROVIDERS!r} on the management cluster"
+        ]
+    providers = hub.packs.get(named)
     have = set(getattr(providers, "services", ()))
     missing = [service for service in needed if service not in have]
     if missing:
-        add = (
-            f"add them (services: [{', '.join(sorted(have | set(missing)))}])"
-            if named
-            else (f"enable a pack that provides {AWS_PROVIDERS!r}")
-        )
         return [
-            f"{where}{'.services' if named else ''}: the apps' AWS resources need the provider family members "
-            f"{', '.join(missing)}; {add}"
+            f"{base}.{named}.services: the apps' AWS resources need the provider family members "
+            f"{', '.join(missing)}; add them (services: [{', '.join(sorted(have | set(missing)))}])"
         ]
     if "AppDatabase" in kinds and not getattr(providers, "kubernetes", False):
         names = ", ".join(sorted({p.app.name for p in needing if p.app.aws.databases}))
         return [
-            f"{where}.kubernetes: apps {names} have databases, whose credentials the hub writes to the "
+            f"{base}.{named}.kubernetes: apps {names} have databases, whose credentials the hub writes to the "
             "apps' namespaces with provider-kubernetes; set kubernetes: true"
         ]
     return []
