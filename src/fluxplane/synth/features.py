@@ -107,7 +107,7 @@ class AppResources:
             makes = (
                 f"the {named[0]!r} pack; enable it ({named[0]}: {{}})"
                 if named
-                else (f"a pack that provides {APP_RESOURCES!r}; install and enable one")
+                else f"a pack that provides {APP_RESOURCES!r}; install and enable one"
             )
             raise ConfigError(
                 f"environments/base.yaml: management.packs: {', '.join(needing)} need IAM roles (EKS Pod Identity), "

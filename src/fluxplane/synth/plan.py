@@ -286,7 +286,7 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackReg
         enable = (
             f"{named!r} on the management cluster ({named}: {{}})"
             if named
-            else (f"a pack that provides {APP_RESOURCES!r} on the management cluster")
+            else f"a pack that provides {APP_RESOURCES!r} on the management cluster"
         )
         return [
             f"{base}: apps {names} need AWS resources, which the hub builds in each cluster's hub namespace; "
