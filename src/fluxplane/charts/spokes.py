@@ -1,5 +1,8 @@
 """SpokesChart: ``spokes/``, the hub's chain for each workload cluster: build it, then bootstrap it.
 
+One module, though long: a step's order, folder, content and health gate change together (adding a step
+touches STEPS, the objects it applies and HEALTH_EXPRS), and all of them are one chart's ``spokes/`` tree.
+
 Every workload cluster has a chain of its own on the hub, in its hub namespace (next to its
 EKSCluster and kubeconfig Secret), so a cluster that never gets Ready holds up nothing but its own
 chain. Each Flux Kustomization of the chain waits for the one before and is gated on the health of
@@ -8,8 +11,8 @@ what it applied; the first ones wait only for the hub's shared platform (the Com
 1. ``cluster``: the cluster itself, as the hub's cluster-building pack renders it (workload-clusters:
    its EKSCluster), waiting for ``eks-compositions``;
 2. ``addon-identities``: the IAM roles of its add-ons (fluxplane.charts.addon_identities), and
-   ``app-resources``: its apps' AWS resources (fluxplane.charts.cloud), both after ``cluster`` and
-   ``app-compositions``;
+   ``app-resources``: its apps' AWS resources (fluxplane.charts.cloud), both after ``cluster`` and the
+   hub's pack of their kinds (the one that provides ``app-resources``: app-compositions);
 3. ``external-secrets``: External Secrets Operator on the spoke (a HelmRelease through the kubeconfig),
    its service account bound by IRSA to the role the composition made for it, after ``cluster`` and
    the add-on roles, so the add-ons' pods start with their credentials;

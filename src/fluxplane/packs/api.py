@@ -43,6 +43,19 @@ OFFERS: dict[ClusterKind, frozenset[str]] = {
 }
 
 
+#: What a pack can provide fluxplane's own features (Pack.provides), and what each means. synth switches a
+#: feature on for the pack that provides it on a cluster, whatever the pack is called.
+APP_RESOURCES = "app-resources"
+AWS_PROVIDERS = "aws-providers"
+PROVIDES: dict[str, str] = {
+    APP_RESOURCES: "the Crossplane kinds of fluxplane.constructs.app_resources (AppIdentity, AddonIdentity, "
+    "AppDatabase and the rest) that apps' AWS resources and add-ons' IAM roles are made of; what synth makes of "
+    "them is applied after the pack, on the hub or on a cluster that makes its apps' resources",
+    AWS_PROVIDERS: "the Crossplane AWS provider family members its config's `services` lists, and "
+    "provider-kubernetes when its `kubernetes` is true; synth checks that the kinds apps ask for have theirs",
+}
+
+
 #: A semantic version (semver.org 2.0.0), with the ``v`` prefix Helm and Crossplane packages also take.
 SEMVER = (
     r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
@@ -203,6 +216,9 @@ class Pack(Generic[C]):
     #: (``ctx.cluster``), and what it emits is applied by that cluster's own chain on the hub (its
     #: Kustomization ``cluster`` in the cluster's hub namespace), so one cluster never waits for another.
     builds_clusters: bool = False
+    #: What the pack provides fluxplane's own features (keys of PROVIDES): synth switches them on for the
+    #: pack that provides them, so a third-party pack can stand in for a built-in one.
+    provides: tuple[str, ...] = ()
     #: The namespaces the pack's objects and charts install into on a cluster: its Namespace objects,
     #: its HelmReleases' targetNamespace, its namespaced objects' and its pods' (a controller's
     #: workloads where the controller puts them), besides flux-system for its Flux sources and releases.

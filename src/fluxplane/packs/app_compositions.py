@@ -42,7 +42,7 @@ from fluxplane.constructs.health import definition_health
 from fluxplane.constructs.patch_and_transform import PATCH_SETS, PROVIDER_CONFIG_FIELD
 from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.packs import app_database
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import APP_RESOURCES, Pack, PackConfig, PackContext
 
 #: Label of an app's IAM role, whose value is the app's name: how resource policies find the role.
 APP_ROLE_LABEL = f"{pt.LABEL}/app-role"
@@ -601,6 +601,7 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("crossplane-provider-configs",),
+    provides=(APP_RESOURCES,),
     # Cluster-scoped kinds only; the composites live in the workload clusters' hub namespaces, or in the tenants'.
     namespaces=(),
 )

@@ -25,7 +25,7 @@ from fluxplane.constructs.crossplane_package import Function, Provider
 from fluxplane.constructs.deployment_runtime_config import DeploymentRuntimeConfig
 from fluxplane.constructs.health import package_health
 from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import AWS_PROVIDERS, Pack, PackConfig, PackContext
 from fluxplane.packs.crossplane import NAMESPACE as CROSSPLANE_NAMESPACE
 from fluxplane.packs.managed_resources import KUBERNETES_ACTIVATIONS, aws_activations
 from fluxplane.packs.policies import load_policy
@@ -156,6 +156,7 @@ PACK = Pack(
     layer="configs",
     bind=bind,
     requires=("crossplane",),
+    provides=(AWS_PROVIDERS,),
     # Crossplane runs the providers' and functions' pods, and their service accounts, in its own namespace.
     namespaces=(CROSSPLANE_NAMESPACE,),
     runs_on="any",

@@ -1,5 +1,9 @@
 """FleetApp: the cdk8s App of a fleet. Builds every chart from a FleetPlan.
 
+It wires: a ClusterChart per cluster with its packs and tenants, the folders the packs are applied from
+(the catalogue, fluxplane.synth.catalogue), and the hub's features, each switched on by the pack that
+provides it (fluxplane.synth.features).
+
 ``FleetApp.synth()`` finishes the tree, runs the whole-tree checks, renders and writes dist/
 atomically, whether it is called by ``fluxplane synth`` or by ``cdk8s synth`` (cdk8s.yaml).
 """
@@ -8,66 +12,28 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import cdk8s
 
 from fluxplane.charts.addon_identities import DIRECTORY as ADDON_IDENTITIES_DIR
-from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, ClusterIdentities
-from fluxplane.charts.catalogue import CatalogueChart, Variant
+from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole
 from fluxplane.charts.cloud import CLOUD_DIR, CloudChart
 from fluxplane.charts.cluster import ClusterChart
-from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.charts.spokes import DIRECTORY as SPOKES_DIR
-from fluxplane.charts.spokes import (
-    PARENT,
-    BootstrapCharts,
-    Built,
-    ChainFolder,
-    ChainInputs,
-    ClusterBuilder,
-    SpokesChart,
-)
+from fluxplane.charts.spokes import SpokesChart
 from fluxplane.charts.tenants import TenantsChart
-from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace
-from fluxplane.config.models import WorkloadCluster
-from fluxplane.constructs.app_resources import GROUP, VERSION, AppDatabase
-from fluxplane.constructs.base import TypedResource, node_of
-from fluxplane.constructs.health import composite_health
-from fluxplane.constructs.kustomization import escaped
-from fluxplane.constructs.manifest import Manifest
-from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.config.hub import cluster_namespace
+from fluxplane.constructs.base import node_of
 from fluxplane.core.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
-from fluxplane.errors import ConfigError, TreeError
+from fluxplane.errors import TreeError
 from fluxplane.files import output_dir
-from fluxplane.packs import versions
-from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.synth.catalogue import Catalogue
+from fluxplane.synth.features import AppResources, SpokeBootstrap
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
-
-#: What every workload cluster's bootstrap installs: the pins of fluxplane.packs.versions.
-BOOTSTRAP_CHARTS = BootstrapCharts(
-    external_secrets=versions.EXTERNAL_SECRETS,
-    sealed_secrets=versions.SEALED_SECRETS,
-    flux2=versions.FLUX2,
-    flux_operator=versions.FLUX_OPERATOR,
-    flux_distribution=versions.FLUX_DISTRIBUTION,
-    flux_registry=versions.FLUX_REGISTRY,
-)
-#: The hub pack whose kinds apps' AWS resources and add-ons' IAM roles are.
-APP_COMPOSITIONS = "app-compositions"
-#: How long a cluster's chain waits for its add-ons' roles and its apps' resources.
-APP_RESOURCES_TIMEOUT = "20m"
-#: ... and when they include a database: RDS takes 10 to 40 minutes to make one (longer with a standby), and the
-#: database is Ready only once its credentials are on the cluster.
-DATABASE_TIMEOUT = "45m"
-#: The hub's Kustomization that makes the management cluster's own add-on roles (fluxplane.charts.addon_identities).
-ADDON_IDENTITIES = "addon-identities"
-
-
-def _config_key(config: PackConfig) -> str:
-    return config.model_dump_json(exclude={"enabled"})
 
 
 class FleetApp(cdk8s.App):
@@ -89,119 +55,45 @@ class FleetApp(cdk8s.App):
         # cdk8s's App writes relative to where it runs, the project's root
         super().__init__(outdir=str(output_dir(Path(), outdir)))
         self.plan = plan
-        management = plan.fleet.management.name
-        self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != management}
-        #: Per workload cluster in an account of its own: the account's name, which its provider config has.
-        self._accounts = {cluster.name: cluster.account for cluster in plan.fleet.clusters if cluster.account}
-        #: The clusters that make their apps' resources themselves (appResources: spoke).
-        self._spoke_resources = frozenset(c.name for c in plan.fleet.clusters if c.app_resources == "spoke")
+        self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != plan.hub.name}
         self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
         self.workloads = workloads_layout(plan.fleet.repositories)
         self.clusters: dict[str, ClusterChart] = {}
         #: Per workload cluster with apps: its tenants (the workloads repository's clusters/<cluster>/).
         self.tenants: dict[str, TenantsChart] = {}
-        self.catalogue: dict[str, CatalogueChart] = {}
-        self._base: dict[str, Variant] = {}
-        self._environment_variants: dict[tuple[str, str], Variant] = {}
-        # Clusters that share override values share the rendering and the overlay plan.
-        self._rendered: dict[tuple[str, str], tuple[list[dict[str, Any]], PackContext]] = {}
-        self._plans: dict[tuple[str, str, str], OverlayPlan] = {}
-        #: Per pack as applied (a part of a split pack included): the pack whose config it takes.
-        self._source: dict[str, str] = {}
+        self.catalogue = Catalogue(self, plan, self.layout)
         #: Per cluster: the IAM roles its add-ons declared (made on the hub, fluxplane.charts.addon_identities).
         self._roles: dict[str, list[AddonRole]] = {}
-        #: The hub pack that builds the workload clusters (Pack.builds_clusters), with its config.
-        self._builder: tuple[Pack, PackConfig] | None = None
+        #: The hub's features, each for the pack that provides it (fluxplane.synth.features).
+        self.app_resources = AppResources(plan, self.layout, reused=self.reused)
+        self.spoke_bootstrap = SpokeBootstrap(plan, self.layout, reused=self.reused)
         self._finished = False
-        #: (environment, packs) of reused clusters already visited, and the catalogue folders they start from.
-        self._reused_starts: set[tuple[str | None, tuple[str, ...]]] = set()
-        self._shared_prefixes: dict[tuple[str | None, tuple[str, ...]], tuple[str, ...]] = {}
         for cluster in plan.clusters:
             if cluster.name in self.reused:
                 self._add_reused(cluster)
             else:
                 self._add_cluster(cluster)
-        self.spokes: SpokesChart | None = None
-        hub = self.clusters[plan.fleet.management.name]
-        self.addon_identities: AddonIdentitiesChart | None = None
-        if any(self._roles.values()):
-            self._add_addon_identities(hub)
-        self.cloud: CloudChart | None = None
-        if APP_COMPOSITIONS in hub.pack_kustomizations and any(not p.app.aws.empty for p in plan.apps):
-            self._add_cloud()
-        if self._builder is not None and plan.fleet.clusters:
-            self._add_spokes(hub, self._builder)
+        hub = self.clusters[plan.hub.name]
+        self.app_resources.add_identities(self, hub, self._roles)
+        self.app_resources.add_cloud(self)
+        self.spoke_bootstrap.add(self, hub, self.app_resources.chain_inputs())
+
+    @property
+    def addon_identities(self) -> AddonIdentitiesChart | None:
+        """The add-ons' IAM roles the hub makes (AppResources)."""
+        return self.app_resources.identities
+
+    @property
+    def cloud(self) -> CloudChart | None:
+        """The apps' AWS resources the hub makes (AppResources)."""
+        return self.app_resources.cloud
+
+    @property
+    def spokes(self) -> SpokesChart | None:
+        """The workload clusters' chains on the hub (SpokeBootstrap)."""
+        return self.spoke_bootstrap.spokes
 
     # -- assembly -------------------------------------------------------------------------------
-
-    def _binder(self, pack: Pack, config: PackConfig) -> Callable[[Manifest], PackContext]:
-        fleet = self.plan.fleet
-
-        def binder(manifest: Manifest) -> PackContext:
-            context = PackContext(manifest, fleet)
-            # Applied with post-build substitution (ClusterChart.add_pack): the user's text, escaped.
-            pack.bind(context, escaped(config))
-            return context
-
-        return binder
-
-    def _catalogue_chart(self, pack: Pack) -> CatalogueChart:
-        chart = self.catalogue.get(pack.name)
-        if chart is None:
-            chart = CatalogueChart(self, f"catalogue-{pack.name}", layout=self.layout, layer=pack.layer, pack=pack.name)
-            self.catalogue[pack.name] = chart
-            config = self.plan.base_configs[self._source.get(pack.name, pack.name)]
-            self._base[pack.name] = chart.emit_base(self._binder(pack, config))
-            self._rendered[(pack.name, _config_key(config))] = (
-                self._base[pack.name].documents,
-                self._base[pack.name].declared,
-            )
-        return chart
-
-    def _derive(
-        self,
-        pack: Pack,
-        chart: CatalogueChart,
-        parent: Variant,
-        config: PackConfig,
-        construct_id: str,
-        directory: str,
-    ) -> Variant:
-        """``parent`` changed to ``config``: an overlay at ``directory``, or ``parent`` if it renders alike."""
-        key = _config_key(config)
-        rendered = self._rendered.get((pack.name, key))
-        if rendered is None:
-            rendered = chart.render(f"config-{len(self._rendered)}", self._binder(pack, config))
-            self._rendered[(pack.name, key)] = rendered
-        documents, declared = rendered
-        plan_key = (pack.name, parent.directory, key)
-        overlay = self._plans.get(plan_key)
-        if overlay is None:
-            overlay = self._plans[plan_key] = chart.plan(parent, documents)
-        if overlay.empty:
-            return parent
-        chart.emit_overlay(construct_id, directory, parent, overlay)
-        return Variant(directory=directory, documents=documents, declared=declared)
-
-    def _parent(self, pack: Pack, chart: CatalogueChart, environment: str | None) -> tuple[Variant, PackConfig]:
-        """The variant a cluster of ``environment`` starts from: the environment's overlay, or the base."""
-        source = self._source.get(pack.name, pack.name)
-        base_config = self.plan.base_configs[source]
-        base = self._base[pack.name]
-        env_config = self.plan.environment_configs.get((environment, source)) if environment else None
-        if environment is None or env_config is None or _config_key(env_config) == _config_key(base_config):
-            return base, base_config
-        key = (pack.name, environment)
-        if key not in self._environment_variants:
-            self._environment_variants[key] = self._derive(
-                pack,
-                chart,
-                base,
-                env_config,
-                f"env-{environment}",
-                posixpath.join(chart.directory, environment),
-            )
-        return self._environment_variants[key], env_config
 
     def _add_cluster(self, cluster: ClusterPlan) -> None:
         management = self.plan.fleet.management
@@ -220,20 +112,19 @@ class FleetApp(cdk8s.App):
         # hub, those an app's own requests read live with the app's composites (fluxplane.charts.cloud).
         tenant_namespaces = {placement.app.target_namespace for placement in placements}
         moved = tenant_namespaces
-        if cluster.name == self.plan.fleet.management.name:
+        if cluster.name == self.plan.hub.name:
             moved = {
                 cluster_namespace(p.cluster)
                 for p in self.plan.apps
-                if p.app.aws.path and p.app.repository.secret_ref and p.cluster not in self._spoke_resources
+                if p.app.aws.path and p.app.repository.secret_ref and p.cluster not in self.app_resources.spokes
             }
         chart.add_sealed_secrets(tuple(item for item in cluster.sealed_secrets if item.namespace not in moved))
         registry = self.plan.registry
         by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
         for name, config in cluster.packs.items():
-            for pack in self._parts(registry.get(name)):
+            for pack in self.catalogue.parts(registry.get(name)):
                 if pack.builds_clusters:
-                    # bound once per workload cluster, in that cluster's chain (fluxplane.charts.spokes)
-                    self._builder = (pack, config)
+                    # bound once per workload cluster, in that cluster's chain (SpokeBootstrap)
                     continue
                 self._add_pack(chart, cluster, pack, config, by_layer)
         for layer in LAYERS:
@@ -258,28 +149,15 @@ class FleetApp(cdk8s.App):
                 flux=self.plan.fleet.flux,
                 sealed=[item for item in cluster.sealed_secrets if item.namespace in tenant_namespaces],
                 infrastructure=[chart.pack_kustomizations[name] for name in infrastructure],
-                app_resources=cluster.name in self._spoke_resources,
+                app_resources=cluster.name in self.app_resources.spokes,
                 tags=next((c.tags for c in self.plan.fleet.clusters if c.name == cluster.name), {}),
             )
-            tenants = chart.add_tenants(self.workloads)
-            made = self.tenants[cluster.name]
-            if made.resources_directory is not None:
-                resources = chart.add_app_resources(made.resources_directory, timeout=APP_RESOURCES_TIMEOUT)
-                resources.depends_on(tenants)
-                resources.depends_on(chart.pack_kustomizations[APP_COMPOSITIONS])
-                for composite in made.composites:
-                    resources.add_health_check(composite)
-                for kind in sorted({composite.kind for composite in made.composites}):
-                    resources.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", kind))
+            applied = chart.add_tenants(self.workloads)
+            self.app_resources.add_tenant_resources(chart, cluster, self.tenants[cluster.name], applied)
 
     def _add_reused(self, cluster: ClusterPlan) -> None:
         """A cluster whose own files are reused: the catalogue variants it starts from, and its roles."""
-        started = (cluster.environment, tuple(cluster.packs))
-        if started not in self._reused_starts:
-            self._reused_starts.add(started)
-            for name in cluster.packs:
-                for pack in self._parts(self.plan.registry.get(name)):
-                    self._parent(pack, self._catalogue_chart(pack), cluster.environment)
+        self.catalogue.start(cluster)
         self._roles.setdefault(cluster.name, []).extend(self.reused[cluster.name])
 
     def cluster_prefixes(self, cluster: str) -> tuple[str, ...]:
@@ -304,47 +182,21 @@ class FleetApp(cdk8s.App):
         The catalogue folders its packs start from (the base and its environment's overlay), and the
         steps every spoke's chain shares.
         """
-        started = (cluster.environment, tuple(cluster.packs))
-        found = self._shared_prefixes.get(started)
-        if found is None:
-            found = self._shared_prefixes[started] = self._catalogue_prefixes(cluster)
-        return (*found, posixpath.join(self.layout.key, SPOKES_DIR, "steps") + "/")
-
-    def _catalogue_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
-        prefixes: list[str] = []
-        for name in cluster.packs:
-            for pack in split_pack(self.plan.registry.get(name)):
-                chart = self.catalogue.get(pack.name)
-                if chart is None:
-                    continue
-                for variant in ("base", cluster.environment or "base"):
-                    prefixes.append(posixpath.join(self.layout.key, chart.directory, variant) + "/")
-        return tuple(prefixes)
+        return (*self.catalogue.prefixes(cluster), posixpath.join(self.layout.key, SPOKES_DIR, "steps") + "/")
 
     def roles_of(self, cluster: str) -> tuple[AddonRole, ...]:
         """The IAM roles ``cluster``'s add-ons declared, in order."""
         return tuple(self._roles.get(cluster, ()))
 
-    def _parts(self, pack: Pack) -> tuple[Pack, ...]:
-        """The pack as applied (split_pack); remembers whose config each part takes."""
-        parts = split_pack(pack)
-        for part in parts:
-            self._source[part.name] = pack.name
-        return parts
-
     def _add_pack(
         self, chart: ClusterChart, cluster: ClusterPlan, pack: Pack, config: PackConfig, by_layer: dict[str, list[str]]
     ) -> None:
         """One pack (or part of one) on one cluster: its variant, its Kustomization, its gates and order."""
-        catalogue = self._catalogue_chart(pack)
-        variant, parent_config = self._parent(pack, catalogue, cluster.environment)
-        if _config_key(config) != _config_key(parent_config):
-            overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", pack.name)
-            variant = self._derive(pack, catalogue, variant, config, f"cluster-{cluster.name}", overlay_dir)
+        variant = self.catalogue.variant(pack, cluster, config)
         declared: PackContext = variant.declared
         self._roles.setdefault(cluster.name, []).extend(
             AddonRole(
-                pack=self._source.get(pack.name, pack.name),
+                pack=self.catalogue.source(pack.name),
                 name=identity.name,
                 namespace=identity.namespace,
                 service_account=identity.service_account,
@@ -370,113 +222,6 @@ class FleetApp(cdk8s.App):
             kustomization.depends_on(required)
         by_layer[pack.layer].append(pack.name)
 
-    def _add_spokes(self, hub: ClusterChart, builder: tuple[Pack, PackConfig]) -> None:
-        """The hub builds and bootstraps each workload cluster in a chain of its own (fluxplane.charts.spokes)."""
-        pack, config = builder
-        fleet = self.plan.fleet
-
-        def build(manifest: Manifest, cluster: WorkloadCluster) -> Built:
-            # Applied by the cluster's chain with post-build substitution: the user's text, escaped.
-            context = PackContext(manifest, fleet, cluster=escaped(cluster))
-            pack.bind(context, escaped(config))
-            return Built(tuple(context.health_checks), tuple(context.health_check_exprs), context.timeout)
-
-        identities: dict[str, ChainFolder] = {}
-        if self.addon_identities is not None:
-            for cluster, folder in self.addon_identities.folders.items():
-                if cluster != fleet.management.name:
-                    composites = self.addon_identities.composites[cluster]
-                    identities[cluster] = self._chain_folder(folder, composites, "AddonIdentity")
-        resources: dict[str, ChainFolder] = {}
-        if self.cloud is not None:
-            for cluster, folder in self.cloud.folders.items():
-                resources[cluster] = self._chain_folder(folder, self.cloud.composites[cluster], None)
-        inputs = ChainInputs(
-            identities=identities,
-            resources=resources,
-            variables={cluster.name: cluster.variables for cluster in self.plan.clusters},
-        )
-        self.spokes = SpokesChart(
-            self,
-            "spokes",
-            layout=self.layout,
-            fleet=fleet,
-            builder=ClusterBuilder(pack=pack.name, requires=pack.requires, bind=build),
-            charts=BOOTSTRAP_CHARTS,
-            inputs=inputs,
-            reused=frozenset(self.reused),
-        )
-        # Applies every cluster's namespace and chain, and waits for none of them: each chain is gated on
-        # its own cluster, so one cluster's trouble stays in its chain.
-        hub.add_pack(PARENT, "configs", self.spokes.directory)
-
-    @staticmethod
-    def _chain_folder(folder: str, composites: Sequence[TypedResource[Any]], kind: str | None) -> ChainFolder:
-        kinds = [kind] if kind else sorted({composite.kind for composite in composites})
-        return ChainFolder(
-            directory=folder,
-            checks=tuple(composites),
-            exprs=tuple(composite_health(f"{GROUP}/{VERSION}", name) for name in kinds),
-            requires=(APP_COMPOSITIONS,),
-            timeout=DATABASE_TIMEOUT if AppDatabase.kind in kinds else APP_RESOURCES_TIMEOUT,
-        )
-
-    def _add_addon_identities(self, hub: ClusterChart) -> None:
-        """The hub makes the add-ons' IAM roles, each cluster's in its hub namespace."""
-        management = self.plan.fleet.management.name
-        if APP_COMPOSITIONS not in hub.pack_kustomizations:
-            needing = sorted({f"{role.pack} ({cluster})" for cluster, roles in self._roles.items() for role in roles})
-            raise ConfigError(
-                f"environments/base.yaml: management.packs: {', '.join(needing)} need IAM roles (EKS Pod Identity), "
-                f"which the hub makes with the {APP_COMPOSITIONS!r} pack; enable it ({APP_COMPOSITIONS}: {{}})"
-            )
-        tags = {cluster.name: cluster.tags for cluster in self.plan.fleet.clusters}
-        self.addon_identities = AddonIdentitiesChart(
-            self,
-            "addon-identities",
-            layout=self.layout,
-            clusters=[
-                ClusterIdentities(
-                    cluster=cluster.name,
-                    region=cluster.variables["cluster_region"],
-                    variables=cluster.variables,
-                    tags=tags.get(cluster.name, {}),
-                    identities=tuple(self._roles.get(cluster.name, ())),
-                    applier=(FLUX_NAMESPACE, ADDON_IDENTITIES)
-                    if cluster.name == management
-                    else (cluster_namespace(cluster.name), IDENTITIES_STEP),
-                    own_namespace=cluster.name == management,
-                    account=self._accounts.get(cluster.name),
-                )
-                for cluster in self.plan.clusters
-                if cluster.name not in self.reused
-            ],
-        )
-        folder = self.addon_identities.folders.get(management)
-        if folder is None:
-            return
-        kustomization = hub.add_pack(ADDON_IDENTITIES, "configs", folder, timeout=APP_RESOURCES_TIMEOUT)
-        kustomization.depends_on(APP_COMPOSITIONS)
-        for composite in self.addon_identities.composites[management]:
-            kustomization.add_health_check(composite)
-        kustomization.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", "AddonIdentity"))
-
-    def _add_cloud(self) -> None:
-        """What apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud), applied by its chain."""
-        tags = {cluster.name: cluster.tags for cluster in self.plan.fleet.clusters}
-        self.cloud = CloudChart(
-            self,
-            "cloud",
-            layout=self.layout,
-            placements=[placement for placement in self.plan.apps if placement.cluster not in self.reused],
-            tags=tags,
-            flux=self.plan.fleet.flux,
-            sealed=self.plan.clusters[0].sealed_secrets,
-            accounts=self._accounts,
-            spokes=self._spoke_resources,
-            networks={c.name: str(c.network.cidr) for c in self.plan.fleet.clusters if c.network.cidr is not None},
-        )
-
     # -- synthesis ------------------------------------------------------------------------------
 
     def finish(self) -> None:
@@ -485,7 +230,7 @@ class FleetApp(cdk8s.App):
             return
         self._finished = True
         with_custom = jsii_children_by_chart(self)
-        hub, sparse = self.plan.fleet.management.name, self.plan.fleet.flux.sparse_checkout
+        hub, sparse = self.plan.hub.name, self.plan.fleet.flux.sparse_checkout
         for name, chart in self.clusters.items():
             chart.finish(custom=chart in with_custom, sparse=sparse and name != hub)
         misplaced = [

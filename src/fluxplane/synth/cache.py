@@ -158,7 +158,7 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
     # The hub keeps some of a cluster's sealed secrets in the cluster's hub namespace (its apps' credentials
     # for their own requests), which the cluster's hub folders carry.
     hub_sealed: dict[str, list[str]] = {}
-    for item in plan.clusters[0].sealed_secrets:
+    for item in plan.hub.sealed_secrets:
         hub_sealed.setdefault(item.namespace, []).append(_json([item.name, item.document]))
     apps: dict[str, list[str]] = {}
     for placement in plan.apps:

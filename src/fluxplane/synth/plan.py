@@ -1,7 +1,8 @@
 """Resolve the definition against the installed packs, before any construct exists.
 
 Planning is pure Python and fast: every pack section of every cluster is validated here, all problems
-reported together, so bad input never starts the JavaScript runtime.
+reported together, so bad input never starts the JavaScript runtime. One module, though long: each check
+reads the clusters as resolved here and adds to the one list of problems reported together.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
-from fluxplane.packs.api import CAPABILITIES, OFFERS, ClusterKind, PackConfig
+from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, CAPABILITIES, OFFERS, PROVIDES, ClusterKind, PackConfig
 from fluxplane.packs.app_compositions import SERVICES
 from fluxplane.packs.registry import PackRegistry
 
@@ -49,13 +50,28 @@ class ClusterPlan:
 class FleetPlan:
     fleet: Fleet
     registry: PackRegistry
+    #: Every cluster, the management cluster among them.
     clusters: tuple[ClusterPlan, ...]
+    #: The management cluster's plan: the hub, which builds the workload clusters and serves them.
+    hub: ClusterPlan
     base_configs: dict[str, PackConfig]
     environment_configs: dict[tuple[str, str], PackConfig]
     #: Every app on every cluster it runs on.
     apps: tuple[Placement, ...] = ()
     #: What synth tells the user without refusing: packs left off a cluster they cannot work on.
     notes: tuple[str, ...] = ()
+
+    def provider(self, cluster: ClusterPlan, capability: str) -> str | None:
+        """The pack enabled on ``cluster`` that provides ``capability`` (Pack.provides), if one does.
+
+        Planning refuses two on one cluster, so the feature it switches on has one pack to follow.
+        """
+        found = providing(cluster.packs, self.registry, capability)
+        return found[0] if found else None
+
+    def __post_init__(self) -> None:
+        if self.hub.name != self.fleet.management.name or not any(c is self.hub for c in self.clusters):
+            raise ValueError(f"the hub's plan ({self.hub.name!r}) is not the management cluster's among the clusters")
 
 
 def _unique(lines: list[str]) -> list[str]:
@@ -159,9 +175,35 @@ def _tenant_file_clashes(loaded: LoadedFleet) -> list[str]:
     return problems
 
 
-#: The hub pack whose kinds apps' AWS resources are, and the pack that installs their providers.
-APP_COMPOSITIONS = "app-compositions"
-PROVIDERS = "crossplane-providers"
+def providing(packs: Iterable[str], registry: PackRegistry, capability: str) -> list[str]:
+    """The packs among ``packs`` that provide ``capability`` (Pack.provides), in order."""
+    return [name for name in packs if capability in registry.get(name).provides]
+
+
+def offered(registry: PackRegistry, capability: str) -> list[str]:
+    """The installed packs that provide ``capability``: what a message says to enable."""
+    return providing(registry.names, registry, capability)
+
+
+def _named(cluster: ClusterPlan, registry: PackRegistry, capability: str) -> str | None:
+    """The pack a message names for ``capability`` on ``cluster``: the one enabled there, else the first installed."""
+    enabled = providing(cluster.packs, registry, capability) or offered(registry, capability)
+    return enabled[0] if enabled else None
+
+
+def _provider_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], registry: PackRegistry) -> list[str]:
+    """What one pack provides on a cluster (fluxplane.synth.features) cannot be two packs' at once."""
+    problems = []
+    for cluster in clusters:
+        for capability in PROVIDES:
+            found = providing(cluster.packs, registry, capability)
+            if len(found) > 1:
+                where = loaded.pack_origins[cluster.name].describe((found[-1],))
+                problems.append(
+                    f"{where}: packs {', '.join(map(repr, found))} all provide {capability!r} on cluster "
+                    f"{cluster.name!r}, which one pack does; enable only one of them"
+                )
+    return problems
 
 
 def builders(hub: ClusterPlan, registry: PackRegistry) -> list[str]:
@@ -201,61 +243,76 @@ def _kinds(placements: Iterable[Placement]) -> set[str]:
     return {kind for placement in placements for field, kind, _ in RESOURCE_KINDS if getattr(placement.app.aws, field)}
 
 
-def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan]) -> list[str]:
-    """A cluster that makes its apps' resources needs the provider family members their kinds use."""
+def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], registry: PackRegistry) -> list[str]:
+    """A cluster that makes its apps' resources needs their kinds, and the provider family members they use."""
     problems = []
     spokes = spoke_resources(loaded)
     for cluster in clusters:
         if cluster.name not in spokes:
             continue
-        if APP_COMPOSITIONS not in cluster.packs:
-            where = loaded.pack_origins[cluster.name].describe((APP_COMPOSITIONS,))
+        origins = loaded.pack_origins[cluster.name]
+        if not providing(cluster.packs, registry, APP_RESOURCES):
+            named = _named(cluster, registry, APP_RESOURCES)
+            needs = (
+                f"the {named!r} pack; do not disable it there" if named else f"a pack that provides {APP_RESOURCES!r}"
+            )
             problems.append(
-                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which needs the "
-                f"{APP_COMPOSITIONS!r} pack; do not disable it there, or set appResources: hub"
+                f"{origins.describe((named,) if named else ())}: cluster {cluster.name!r} makes its apps' resources "
+                f"(appResources: spoke), which needs {needs}, or set appResources: hub"
             )
         kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name) - _HUB_KINDS
         needed = sorted({service for kind in kinds for service in SERVICES[kind] if service != "iam"})
-        have = set(getattr(cluster.packs.get(PROVIDERS), "services", ()))
+        named = _named(cluster, registry, AWS_PROVIDERS)
+        have = set(getattr(cluster.packs.get(named or ""), "services", ()))
         missing = [service for service in needed if service not in have]
         if missing:
-            where = loaded.pack_origins[cluster.name].describe((PROVIDERS, "services"))
             problems.append(
-                f"{where}: cluster {cluster.name!r} makes its apps' resources (appResources: spoke), which need the "
-                f"provider family members {', '.join(missing)}; add them"
+                f"{origins.describe((named, 'services') if named else ())}: cluster {cluster.name!r} makes its apps' "
+                f"resources (appResources: spoke), which need the provider family members {', '.join(missing)}; "
+                + ("add them" if named else f"enable a pack that provides {AWS_PROVIDERS!r}")
             )
     return problems
 
 
-def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan) -> list[str]:
+def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegistry) -> list[str]:
     """Apps that need AWS need the hub to offer the app kinds, and the providers those kinds use."""
     needing = [p for p in loaded.apps if not p.app.aws.empty]
     if not needing:
         return []
     base = "environments/base.yaml: management.packs"
     names = ", ".join(sorted({p.app.name for p in needing}))
-    missing_packs = [name for name in (APP_COMPOSITIONS,) if name not in hub.packs]
-    if missing_packs:
-        enable = ", ".join(f"{name}: {{}}" for name in missing_packs)
+    if not providing(hub.packs, registry, APP_RESOURCES):
+        named = _named(hub, registry, APP_RESOURCES)
+        enable = (
+            f"{named!r} on the management cluster ({named}: {{}})"
+            if named
+            else f"a pack that provides {APP_RESOURCES!r} on the management cluster"
+        )
         return [
             f"{base}: apps {names} need AWS resources, which the hub builds in each cluster's hub namespace; "
-            f"enable {' and '.join(repr(name) for name in missing_packs)} on the management cluster ({enable})"
+            f"enable {enable}"
         ]
     spokes = spoke_resources(loaded)
     kinds = {"AppIdentity"} | _kinds(needing) & _HUB_KINDS | _kinds(p for p in needing if p.cluster not in spokes)
     needed = sorted({service for kind in kinds for service in SERVICES[kind]})
-    providers = hub.packs.get(PROVIDERS)
+    named = _named(hub, registry, AWS_PROVIDERS)
+    if named is None:
+        return [
+            f"{base}: the apps' AWS resources need the provider family members {', '.join(needed)}; enable a pack "
+            f"that provides {AWS_PROVIDERS!r} on the management cluster"
+        ]
+    providers = hub.packs.get(named)
     have = set(getattr(providers, "services", ()))
     missing = [service for service in needed if service not in have]
     if missing:
         return [
-            f"{base}.{PROVIDERS}.services: the apps' AWS resources need the provider family members "
+            f"{base}.{named}.services: the apps' AWS resources need the provider family members "
             f"{', '.join(missing)}; add them (services: [{', '.join(sorted(have | set(missing)))}])"
         ]
     if "AppDatabase" in kinds and not getattr(providers, "kubernetes", False):
         names = ", ".join(sorted({p.app.name for p in needing if p.app.aws.databases}))
         return [
-            f"{base}.{PROVIDERS}.kubernetes: apps {names} have databases, whose credentials the hub writes to the "
+            f"{base}.{named}.kubernetes: apps {names} have databases, whose credentials the hub writes to the "
             "apps' namespaces with provider-kubernetes; set kubernetes: true"
         ]
     return []
@@ -385,22 +442,20 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         problems.extend(found)
         return _placed(configs, kind, origins, registry, problems, notes) if not found else configs
 
-    clusters: list[ClusterPlan] = []
     management = fleet.management
-    clusters.append(
-        ClusterPlan(
-            name=management.name,
-            environment=None,
-            variables={
-                "cluster_name": management.name,
-                "cluster_region": management.region,
-                "environment": MANAGEMENT_ENVIRONMENT,
-                "kubernetes_version": management.kubernetes_version,
-            },
-            packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
-            sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
-        )
+    hub = ClusterPlan(
+        name=management.name,
+        environment=None,
+        variables={
+            "cluster_name": management.name,
+            "cluster_region": management.region,
+            "environment": MANAGEMENT_ENVIRONMENT,
+            "kubernetes_version": management.kubernetes_version,
+        },
+        packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
+        sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
     )
+    clusters = [hub]
     environment_configs: dict[tuple[str, str], PackConfig] = {}
     for env in fleet.environments:
         for name, config in configure(env.packs, loaded.environment_pack_origins[env.name], "workload").items():
@@ -439,20 +494,22 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                     problems.extend(describe_validation_error(exc, pack.config, base_origins, (name,)))
                 else:
                     base_configs[name] = config
-    problems.extend(_builder_problems(loaded, clusters[0], registry))
+    problems.extend(_builder_problems(loaded, hub, registry))
     if require_secrets:
-        problems.extend(missing_secrets(loaded, clusters[0], registry))
+        problems.extend(missing_secrets(loaded, hub, registry))
     problems.extend(_keyless_problems(loaded))
     problems.extend(_add_on_namespace_problems(loaded, registry))
     problems.extend(_tenant_file_clashes(loaded))
-    problems.extend(_app_cloud_problems(loaded, clusters[0]))
-    problems.extend(_spoke_cloud_problems(loaded, clusters))
+    problems.extend(_app_cloud_problems(loaded, hub, registry))
+    problems.extend(_spoke_cloud_problems(loaded, clusters, registry))
+    problems.extend(_provider_problems(loaded, clusters, registry))
     if problems:
         raise ConfigError(_unique(problems))
     return FleetPlan(
         fleet=fleet,
         registry=registry,
         clusters=tuple(clusters),
+        hub=hub,
         base_configs=base_configs,
         environment_configs=environment_configs,
         apps=loaded.apps,

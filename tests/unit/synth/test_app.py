@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from fluxplane.errors import TreeError
 from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
-from tests.conftest import FleetWriter
+from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
 from tests.unit.config.test_secrets import put, sealed
 from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
@@ -192,3 +193,32 @@ def test_app_synth_writes_outdir_like_fluxplane_synth(write_fleet: FleetWriter, 
     out = tmp_path / "out"
     written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
     assert written == render_app(FleetApp(plan))
+
+
+def test_the_hub_s_sealed_secrets_come_from_the_hub_whatever_the_clusters_order(write_fleet: FleetWriter) -> None:
+    # GIVEN an app whose AWS requests the hub reads from its repository, with credentials sealed for the hub
+    hub_packs = {
+        **HUB_PACKS,
+        "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/providers", "services": ["eks", "iam"]},
+        "app-compositions": {},
+    }
+    base = {**MINIMAL_BASE, "management": {**MINIMAL_BASE["management"], "packs": hub_packs}}
+    project = write_fleet(base, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    app = {
+        "repository": {"url": "ssh://git@example.com/org/shop.git", "ref": {"branch": "main"}, "secretRef": "shop-git"},
+        "clusters": ["s1"],
+        "aws": {"path": "deploy/aws"},
+    }
+    (project / "environments" / "apps").mkdir()
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
+    put(project, "hub/s1/shop-git.yaml", sealed("shop-git", "s1"))
+    put(project, "s1/shop/shop-git.yaml", sealed("shop-git", "shop"))
+    plan = load_plan(project)
+    # WHEN the plan lists the workload cluster before the hub
+    fleet_app = FleetApp(replace(plan, clusters=plan.clusters[::-1]))
+    # THEN the hub's folder for the cluster reads the app's requests with the hub's sealed credentials
+    assert fleet_app.cloud is not None
+    (credentials,) = [m for m in fleet_app.cloud.files if m.path == "cloud/s1/shop-git.yaml"]
+    assert [(doc["kind"], doc["metadata"]) for doc in credentials.documents()] == [
+        ("SealedSecret", {"name": "shop-git", "namespace": "s1"})
+    ]

@@ -28,6 +28,7 @@ from fluxplane.synth.cache import (
     input_keys,
 )
 from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.unit.config.test_secrets import put, sealed
 
 #: A user's key (see fluxplane.keys.user_key).
 KEY = b"k" * 32
@@ -262,6 +263,24 @@ def test_input_keys_all_change_with_a_shared_value(write_fleet: FleetWriter) -> 
     before = _keys(write_fleet, MINIMAL_BASE, CLUSTERS)
     after = _keys(write_fleet, {**MINIMAL_BASE, "flux": {"interval": "5m"}}, CLUSTERS)
     assert all(before[name] != after[name] for name in before)
+
+
+def test_a_secret_the_hub_holds_for_a_cluster_is_in_its_key_whatever_the_clusters_order(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN a fleet, and the same fleet whose hub holds a sealed secret in staging-2's hub namespace
+    root = write_fleet(MINIMAL_BASE, {"staging": CLUSTERS})
+    plan = load_plan(root)
+    put(root, "hub/staging-2/shop-git.yaml", sealed("shop-git", "staging-2"))
+    holding = load_plan(root)
+    key = code_key(plan.registry)
+    assert key is not None
+    # WHEN their keys are taken with the clusters listed hub last
+    before = input_keys(dataclasses.replace(plan, clusters=plan.clusters[::-1]), key)
+    after = input_keys(dataclasses.replace(holding, clusters=holding.clusters[::-1]), key)
+    # THEN only staging-2's key changes
+    assert before["staging-1"] == after["staging-1"]
+    assert before["staging-2"] != after["staging-2"]
 
 
 def test_code_key_changes_with_a_pack_version() -> None:

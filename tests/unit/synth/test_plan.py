@@ -75,6 +75,30 @@ def test_example_fleet_clusters_management_first_then_definition_order(
     assert fleet_plan.fleet.management.name == "hub"
 
 
+def test_the_hub_is_the_management_cluster_s_plan(example_project: Path, registry: PackRegistry) -> None:
+    # GIVEN the example fleet WHEN planned
+    fleet_plan = plan(example_project, registry)
+    # THEN its hub is the management cluster's plan, one of its clusters
+    assert fleet_plan.hub.name == "hub"
+    assert fleet_plan.hub.environment is None
+    assert fleet_plan.hub is by_name(fleet_plan)["hub"]
+    # AND it stays the hub when the clusters are listed in another order
+    reordered = replace(fleet_plan, clusters=fleet_plan.clusters[::-1])
+    assert reordered.hub is fleet_plan.hub
+    assert reordered.clusters[0].name == "staging-usw2"
+
+
+def test_a_hub_that_is_not_the_management_cluster_is_refused(example_project: Path, registry: PackRegistry) -> None:
+    # GIVEN the example fleet's plan
+    fleet_plan = plan(example_project, registry)
+    # WHEN a workload cluster is given as its hub THEN the plan is refused
+    with pytest.raises(ValueError, match=r"^the hub's plan \('staging-usw2'\) is not the management cluster's"):
+        replace(fleet_plan, hub=by_name(fleet_plan)["staging-usw2"])
+    # AND so is a hub that is not among its clusters
+    with pytest.raises(ValueError, match=r"^the hub's plan \('hub'\) is not the management cluster's"):
+        replace(fleet_plan, clusters=fleet_plan.clusters[1:])
+
+
 def test_example_fleet_variables(example_project: Path, registry: PackRegistry) -> None:
     # GIVEN the example fleet WHEN planned
     clusters = by_name(plan(example_project, registry))

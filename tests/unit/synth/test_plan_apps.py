@@ -7,13 +7,16 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import Field
 
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
+from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, Pack, PackConfig
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from tests.conftest import HUB_PACKS as BUILDING_HUB
 from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 ENVS = {"staging": {"clusters": [{"name": "staging-1", "region": "us-west-2"}]}}
 APP: dict[str, Any] = {
@@ -116,3 +119,74 @@ def test_the_hub_needs_an_apps_credentials_to_read_its_requests(write_fleet: Fle
         "--name shop-git --from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
     )
     assert found[1].startswith("environments/secrets/staging-1/shop/shop-git.yaml: missing;")
+
+
+def _kinds(name: str, capability: str, config: type[PackConfig] = PackConfig) -> Pack:
+    """A third-party pack that provides ``capability`` and renders nothing."""
+    return Pack(
+        name, "1.0.0", f"provides {capability}", config, "configs", lambda ctx, config: None, provides=(capability,)
+    )
+
+
+class ProvidersConfig(PackConfig):
+    services: list[str] = Field(default_factory=lambda: ["eks", "iam", "sqs"])
+
+
+def _demo_plan(write_fleet: FleetWriter, hub_packs: dict[str, Any], *extra: Pack) -> FleetPlan:
+    base = {"repositories": DEMO_REPOSITORIES, "management": {**DEMO_HUB, "packs": {"build": {}, **hub_packs}}}
+    project: Path = write_fleet(base=base, envs=ENVS)
+    (project / "environments" / "apps").mkdir(exist_ok=True)
+    (project / "environments" / "apps" / "shop.yaml").write_text(
+        yaml.safe_dump({**APP, "aws": {"queues": [{"name": "jobs"}]}})
+    )
+    return plan_fleet(load_fleet(project), demo_registry(*extra))
+
+
+def test_third_party_packs_that_provide_the_app_kinds_and_providers_satisfy_the_hub(write_fleet: FleetWriter) -> None:
+    # GIVEN apps with AWS resources, and a hub whose app kinds and providers come from packs of other names
+    kinds, providers = _kinds("kinds", APP_RESOURCES), _kinds("providers", AWS_PROVIDERS, ProvidersConfig)
+    # WHEN planned THEN the hub offers what the apps need, and the packs are the hub's providers
+    fleet_plan = _demo_plan(write_fleet, {"kinds": {}, "providers": {}}, kinds, providers)
+    assert fleet_plan.provider(fleet_plan.hub, APP_RESOURCES) == "kinds"
+    assert fleet_plan.provider(fleet_plan.hub, AWS_PROVIDERS) == "providers"
+    assert fleet_plan.provider(fleet_plan.clusters[1], APP_RESOURCES) is None
+
+
+def test_the_providers_a_third_party_pack_installs_are_checked(write_fleet: FleetWriter) -> None:
+    # GIVEN a third-party pack of the AWS providers that installs no SQS provider
+    kinds, providers = _kinds("kinds", APP_RESOURCES), _kinds("providers", AWS_PROVIDERS, ProvidersConfig)
+    with pytest.raises(ConfigError) as caught:
+        _demo_plan(write_fleet, {"kinds": {}, "providers": {"services": ["eks", "iam"]}}, kinds, providers)
+    # THEN the message names that pack's services
+    assert caught.value.problems == (
+        "environments/base.yaml: management.packs.providers.services: the apps' AWS resources need the provider "
+        "family members sqs; add them (services: [eks, iam, sqs])",
+    )
+
+
+def test_without_an_installed_pack_of_the_app_kinds_the_message_names_the_capability(write_fleet: FleetWriter) -> None:
+    # GIVEN apps with AWS resources, and no installed pack that provides the app kinds
+    with pytest.raises(ConfigError) as caught:
+        _demo_plan(write_fleet, {})
+    # THEN the message says what the hub needs
+    assert caught.value.problems == (
+        "environments/base.yaml: management.packs: apps shop need AWS resources, which the hub builds in each "
+        "cluster's hub namespace; enable a pack that provides 'app-resources' on the management cluster",
+    )
+
+
+def test_two_packs_that_provide_the_app_kinds_on_one_cluster_are_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN the built-in pack of the app kinds and a third-party one, both on the hub
+    kinds = _kinds("kinds", APP_RESOURCES)
+    base = {
+        **MINIMAL_BASE,
+        "management": {**MINIMAL_BASE["management"], "packs": {**HUB_PACKS, "kinds": {}}},
+    }
+    project = write_fleet(base=base, envs=ENVS)
+    # WHEN planned THEN the hub may have one of them
+    with pytest.raises(ConfigError) as caught:
+        plan_fleet(load_fleet(project), PackRegistry([*PackRegistry.from_entry_points(), kinds]))
+    assert caught.value.problems == (
+        "environments/base.yaml: management.packs.kinds: packs 'app-compositions', 'kinds' all provide "
+        "'app-resources' on cluster 'hub', which one pack does; enable only one of them",
+    )
