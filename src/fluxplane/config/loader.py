@@ -1,5 +1,9 @@
 """Load ``environments/`` into a :class:`~fluxplane.config.models.Fleet`.
 
+One module because loading is one pass: ``_Loader`` carries what each later check reads (the clusters seen so
+far, their address claims, where each packs mapping came from, AWS's facts) from the base file through every
+environment to the apps, so that one run reports every problem of every file.
+
 ``environments/base.yaml`` holds what the fleet shares; every other ``environments/<env>.yaml`` is
 one environment, merged over the base (see :mod:`fluxplane.config.merge`). Workload clusters start
 from ``clusterDefaults`` (base, then the environment's) and override it. All problems across all
@@ -9,7 +13,6 @@ files are collected and raised together.
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
@@ -22,13 +25,14 @@ from fluxplane.config import awsdata, models
 from fluxplane.config.apps import Placement, place_apps, read_app_files
 from fluxplane.config.cdk8s_charts import CDK8S_CHARTS_DIR, find_cdk8s_charts
 from fluxplane.config.hub import RELEASE_STEPS
+from fluxplane.config.links import ENVIRONMENTS_DIR
+from fluxplane.config.links import check_links as check_links  # re-exported: edit.py takes it from here
 from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
 from fluxplane.config.network import ALLOCATIONS_FILE, Claim, Recorded, allocate, read_allocations
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets
 from fluxplane.errors import ConfigError
 
-ENVIRONMENTS_DIR = "environments"
 BASE_FILE = "base.yaml"
 #: Files of environments/ that are not environments.
 NOT_ENVIRONMENTS = (BASE_FILE, ALLOCATIONS_FILE)
@@ -56,62 +60,6 @@ def _display(root: Path, path: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def check_links(root: Path) -> None:
-    """Refuse a definition with a symbolic link that leads out of ``<root>/environments``.
-
-    The definition arrives in pull requests, links included. A link to a file elsewhere (the checkout's
-    ``.git/config``, ``~/.aws/credentials``) would be read as part of the definition and a piece of it shown
-    in an error message; a link to a folder elsewhere would let an edit command delete files there. So a
-    link is followed only when it leads to a file or folder of the definition itself, and
-    ``environments/`` is a folder, not a link to one. Every link is checked, hidden files and links to
-    folders included, before any file is read.
-    """
-    env_dir = root / ENVIRONMENTS_DIR
-    if env_dir.is_symlink():
-        raise ConfigError(
-            f"{ENVIRONMENTS_DIR}: a symbolic link (to {os.readlink(env_dir)}); fluxplane reads the definition "
-            "only from a folder of the project: replace the link with the folder"
-        )
-    if not env_dir.is_dir():
-        return
-    inside = os.path.realpath(env_dir)
-    problems: list[str] = []
-    # Folders by where they really are, so that a link back up the tree is entered once.
-    entered = {inside}
-    pending = [(os.fspath(env_dir), ENVIRONMENTS_DIR, inside)]
-    while pending:
-        folder, shown, real = pending.pop()
-        try:
-            with os.scandir(folder) as scan:
-                entries = list(scan)
-        except OSError as exc:
-            problems.append(f"{shown}: cannot read: {exc.strerror or exc}")
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                target = os.path.realpath(entry.path)
-                if os.path.commonpath((target, inside)) != inside:
-                    kind = "folder" if os.path.isdir(target) else "file"
-                    problems.append(
-                        f"{shown}/{entry.name}: a symbolic link to a {kind} outside {ENVIRONMENTS_DIR}/ "
-                        f"({os.readlink(entry.path)}); fluxplane reads only the definition's own files: replace the "
-                        f"link with the {kind}"
-                    )
-                    continue
-                if not os.path.isdir(target):
-                    continue
-                real_entry = target
-            elif entry.is_dir(follow_symlinks=False):
-                real_entry = os.path.join(real, entry.name)
-            else:
-                continue
-            if real_entry not in entered:
-                entered.add(real_entry)
-                pending.append((entry.path, f"{shown}/{entry.name}", real_entry))
-    if problems:
-        raise ConfigError(sorted(problems))
 
 
 #: Checks one cluster's merged ``packs`` mapping; returns problem lines (the pack registry's, given by synth).

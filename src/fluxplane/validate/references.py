@@ -39,173 +39,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
-from fluxplane.core.tree import Fleet as TreeFleet
-from fluxplane.core.tree import MissingSource
-from fluxplane.core.tree import Placed as TreePlaced
 from fluxplane.validate.findings import Finding, format_path
-from fluxplane.validate.tree import Document, Tree
+from fluxplane.validate.runtime import FLUX_SOURCE, Application, Fleet, Placed, SourceKeys, field_at, group_of
+from fluxplane.validate.tree import Tree
 
 FLUX_KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 FLUX_HELM = "helm.toolkit.fluxcd.io"
-FLUX_SOURCE = "source.toolkit.fluxcd.io"
 EXTERNAL_SECRETS = "external-secrets.io"
 SUBSTITUTE_ANNOTATION = "kustomize.toolkit.fluxcd.io/substitute"
 #: ``${VAR}`` not preceded by another ``$``; group 2 is the default operator when there is one.
 VARIABLE = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-=][^}]*)?\}")
-
-Key = tuple[str, str, str, str]  # group, kind, namespace ("" when none), name
-
-
-def _group(body: dict[str, Any]) -> str:
-    api = body.get("apiVersion")
-    return api.rsplit("/", 1)[0] if isinstance(api, str) and "/" in api else ""
-
-
-def _get(body: Any, *path: str) -> Any:
-    for part in path:
-        if not isinstance(body, dict):
-            return None
-        body = body.get(part)
-    return body
-
-
-@dataclass(frozen=True)
-class Placed:
-    """A document in a cluster, with the namespace it ends up in."""
-
-    cluster: str
-    document: Document
-    namespace: str
-
-    @property
-    def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = self.document.body
-        return body
-
-    @property
-    def key(self) -> Key:
-        return (_group(self.body), self.document.kind, self.namespace, self.document.name)
-
-
-@dataclass
-class Application:
-    """What one Flux Kustomization (or a cluster's bootstrap, when ``kustomization`` is None) applies."""
-
-    kustomization: Placed | None
-    objects: list[Placed] = field(default_factory=list)
-    #: kustomization.yaml documents read on the way (their patches carry ${VAR} too).
-    build_files: list[Document] = field(default_factory=list)
-
-
-class Fleet:
-    """Where every document of the tree ends up (fluxplane.core.tree's walk), and what exists in each cluster."""
-
-    def __init__(self, tree: Tree) -> None:
-        self.tree = tree
-        self._documents = {(document.file, document.index): document for document in tree.documents}
-        walk = TreeFleet(tree.by_file()).walk()
-        self.source_keys: SourceKeys | None = None
-        self.clusters = sorted(walk.fleet.clusters)
-        self.applications: list[Application] = []
-        self.placed: dict[tuple[str, str, int, str], Placed] = {}
-        self.exists: dict[str, set[Key]] = {cluster: set() for cluster in self.clusters}
-        for application in walk.applications:
-            applier = None if application.applier is None else self._placed(application.applier)
-            placed = [self._placed(each) for each in application.objects]
-            configs = application.build.configs if application.build is not None else ()
-            build_files = [self._documents[(item.path or "", item.position)] for item in configs]
-            self.applications.append(Application(applier, placed, build_files))
-            for each in placed:
-                self.placed.setdefault((each.cluster, each.document.file, each.document.index, each.namespace), each)
-                self.exists.setdefault(each.cluster, set()).add(each.key)
-        self._produce()
-        #: Every source placed in a cluster, by (cluster, group, kind, namespace, name): the first placed, the
-        #: cluster's own before what a Kustomization of it applies again.
-        self.sources: dict[tuple[str, str, str, str, str], Placed] = {}
-        for each in self.placed.values():
-            if each.key[0] == FLUX_SOURCE:
-                self.sources.setdefault((each.cluster, *each.key), each)
-        self.problems: list[Finding] = []
-        for problem in walk.problems:
-            where = self._placed(problem.placed)
-            if isinstance(problem, MissingSource) and self.has(
-                where.cluster, (FLUX_SOURCE, problem.kind, problem.namespace, problem.name)
-            ):
-                continue
-            self.problems.append(where.document.finding(problem.field, problem.message))
-
-    def _placed(self, placed: TreePlaced) -> Placed:
-        return Placed(placed.cluster, self._documents[(placed.item.path or "", placed.item.position)], placed.namespace)
-
-    # -- what placed objects produce at run time --------------------------------------------------
-    def _produce(self) -> None:
-        compositions = [
-            d
-            for d in self.tree.documents
-            if isinstance(d.body, dict) and d.kind == "Composition" and _group(d.body) == "apiextensions.crossplane.io"
-        ]
-        for placed in list(self.placed.values()):
-            body, cluster, namespace = placed.body, placed.cluster, placed.namespace
-            produced: list[tuple[str, str, Any]] = []
-            if placed.document.kind == "SealedSecret" and _group(body) == "bitnami.com":
-                produced.append(
-                    ("", "Secret", _get(body, "spec", "template", "metadata", "name") or placed.document.name)
-                )
-            if placed.document.kind == "ExternalSecret" and _group(body) == "external-secrets.io":
-                produced.append(("", "Secret", _get(body, "spec", "target", "name") or placed.document.name))
-            for composition in compositions:
-                produced.extend(_composed(composition.body, body))
-            for group, kind, name in produced:
-                if isinstance(name, str) and name:
-                    self.exists[cluster].add((group, kind, namespace, name))
-
-    def has(self, cluster: str, key: Key) -> bool:
-        return key in self.exists.get(cluster, set())
-
-
-def _field(body: Any, path: Any) -> Any:
-    if not isinstance(path, str):
-        return None
-    return _get(body, *path.split("."))
-
-
-def _patched_name(patches: Any, xr: dict[str, Any], target: str) -> Any:
-    for patch in patches or []:
-        if (
-            isinstance(patch, dict)
-            and patch.get("type", "FromCompositeFieldPath") == "FromCompositeFieldPath"
-            and patch.get("toFieldPath") == target
-            and not patch.get("transforms")
-        ):
-            return _field(xr, patch.get("fromFieldPath"))
-    return None
-
-
-def _composed(composition: dict[str, Any], xr: dict[str, Any]) -> Iterator[tuple[str, str, Any]]:
-    """(group, kind, name) of what ``composition`` writes for ``xr``, when it composes that XR's type."""
-    reference = _get(composition, "spec", "compositeTypeRef") or {}
-    if reference.get("apiVersion") != xr.get("apiVersion") or reference.get("kind") != xr.get("kind"):
-        return
-    chosen = _get(xr, "spec", "crossplane", "compositionRef", "name")
-    if chosen and chosen != _get(composition, "metadata", "name"):
-        return
-    for step in _get(composition, "spec", "pipeline") or []:
-        data = _get(step, "input")
-        if not isinstance(data, dict):
-            continue
-        connection = data.get("writeConnectionSecretToRef")
-        if isinstance(connection, dict):
-            yield "", "Secret", connection.get("name") or _patched_name(connection.get("patches"), xr, "name")
-        for resource in data.get("resources") or []:
-            base = _get(resource, "base")
-            if not isinstance(base, dict) or not isinstance(base.get("kind"), str):
-                continue
-            name = _get(base, "metadata", "name") or _patched_name(resource.get("patches"), xr, "metadata.name")
-            yield _group(base), base["kind"], name
-
 
 # -- the checks ---------------------------------------------------------------------------------------
 SOURCE_GROUPS = {
@@ -250,7 +95,7 @@ def _check_produced(
 
 
 def _check_object(fleet: Fleet, placed: Placed) -> Iterator[Finding]:
-    body, kind, group = placed.body, placed.document.kind, _group(placed.body)
+    body, kind, group = placed.body, placed.document.kind, group_of(placed.body)
     spec: dict[str, Any] = body["spec"] if isinstance(body.get("spec"), dict) else {}
     if group == FLUX_KUSTOMIZE and kind == "Kustomization":
         # its sourceRef: the walk follows it (Fleet.problems)
@@ -274,7 +119,7 @@ def _check_object(fleet: Fleet, placed: Placed) -> Iterator[Finding]:
                 )
     elif group == FLUX_HELM and kind == "HelmRelease":
         chart_ref: list[str | int] = ["spec", "chart", "spec", "sourceRef"]
-        yield from _check_ref(fleet, placed, chart_ref, _get(spec, "chart", "spec", "sourceRef"), "", SOURCE_GROUPS)
+        yield from _check_ref(fleet, placed, chart_ref, field_at(spec, "chart", "spec", "sourceRef"), "", SOURCE_GROUPS)
         yield from _check_ref(fleet, placed, ["spec", "chartRef"], spec.get("chartRef"), "", SOURCE_GROUPS)
         own = {"HelmRelease": FLUX_HELM}
         for index, entry in enumerate(spec.get("dependsOn") or []):
@@ -333,7 +178,7 @@ def _check_checkout(fleet: Fleet, owner: Placed, spec: dict[str, Any]) -> Iterat
         return
     key = (FLUX_SOURCE, "GitRepository", str(ref.get("namespace") or owner.namespace), str(ref.get("name")))
     source = fleet.sources.get((owner.cluster, *key))
-    directories = _get(source.body, "spec", "sparseCheckout") if source is not None else None
+    directories = field_at(source.body, "spec", "sparseCheckout") if source is not None else None
     if not isinstance(directories, list) or not directories:
         return
     wanted = path.removeprefix("./").rstrip("/") + "/"
@@ -349,21 +194,17 @@ def _check_definitions(application: Application, label: str) -> Iterator[Finding
     defined: dict[tuple[str, str], str] = {}
     for placed in application.objects:
         if placed.document.kind in ("CustomResourceDefinition", "CompositeResourceDefinition"):
-            group, kind = _get(placed.body, "spec", "group"), _get(placed.body, "spec", "names", "kind")
+            group, kind = field_at(placed.body, "spec", "group"), field_at(placed.body, "spec", "names", "kind")
             if isinstance(group, str) and isinstance(kind, str):
                 defined[(group, kind)] = f"{placed.document.kind} {placed.document.name!r}"
     for placed in application.objects:
-        definition = defined.get((_group(placed.body), placed.document.kind))
+        definition = defined.get((group_of(placed.body), placed.document.kind))
         if definition:
             yield placed.document.finding(
                 "kind",
                 f"applied by {label} together with its {definition}: the dry run fails until the definition "
                 "exists; apply the definition from a Kustomization this one dependsOn",
             )
-
-
-#: (cluster, namespace, "ConfigMap" or "Secret", name) -> the keys it defines; None when they cannot be known.
-SourceKeys = dict[tuple[str, str, str, str], set[str] | None]
 
 
 def _source_index(fleet: Fleet) -> SourceKeys:
@@ -395,14 +236,14 @@ def _source_index(fleet: Fleet) -> SourceKeys:
                 {*(body.get("data") or {}), *(body.get("stringData") or {})},
             )
         elif own == "SealedSecret":
-            name = _get(body, "spec", "template", "metadata", "name") or placed.document.name
-            add(cluster, namespace, "Secret", name, set(_get(body, "spec", "encryptedData") or {}))
+            name = field_at(body, "spec", "template", "metadata", "name") or placed.document.name
+            add(cluster, namespace, "Secret", name, set(field_at(body, "spec", "encryptedData") or {}))
         elif own == "ExternalSecret":
-            name = _get(body, "spec", "target", "name") or placed.document.name
-            entries = _get(body, "spec", "data") or []
+            name = field_at(body, "spec", "target", "name") or placed.document.name
+            entries = field_at(body, "spec", "data") or []
             keys = (
                 None
-                if _get(body, "spec", "dataFrom")
+                if field_at(body, "spec", "dataFrom")
                 else {str(e.get("secretKey")) for e in entries if isinstance(e, dict)}
             )
             add(cluster, namespace, "Secret", name, keys)
@@ -446,7 +287,7 @@ def _check_variables(
         if (document.file, document.index) in seen or not isinstance(document.body, dict):
             continue
         seen.add((document.file, document.index))
-        if _get(document.body, "metadata", "annotations", SUBSTITUTE_ANNOTATION) == "disabled":
+        if field_at(document.body, "metadata", "annotations", SUBSTITUTE_ANNOTATION) == "disabled":
             continue
         for path, text in _strings(document.body, []):
             for match in VARIABLE.finditer(text):
@@ -462,13 +303,13 @@ def _check_functions(tree: Tree) -> Iterator[Finding]:
     functions = {
         d.name
         for d in tree.documents
-        if isinstance(d.body, dict) and d.kind == "Function" and _group(d.body) == "pkg.crossplane.io"
+        if isinstance(d.body, dict) and d.kind == "Function" and group_of(d.body) == "pkg.crossplane.io"
     }
     for document in tree.documents:
         if not isinstance(document.body, dict) or document.kind != "Composition":
             continue
-        for index, step in enumerate(_get(document.body, "spec", "pipeline") or []):
-            name = _get(step, "functionRef", "name")
+        for index, step in enumerate(field_at(document.body, "spec", "pipeline") or []):
+            name = field_at(step, "functionRef", "name")
             if isinstance(name, str) and name not in functions:
                 yield document.finding(
                     format_path(["spec", "pipeline", index, "functionRef", "name"]),
@@ -479,12 +320,12 @@ def _check_functions(tree: Tree) -> Iterator[Finding]:
 def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
     nodes: dict[tuple[str, str, str, str], Placed] = {}
     for placed in fleet.placed.values():
-        group = _group(placed.body)
+        group = group_of(placed.body)
         if (group, placed.document.kind) in ((FLUX_KUSTOMIZE, "Kustomization"), (FLUX_HELM, "HelmRelease")):
             nodes[(placed.cluster, placed.document.kind, placed.namespace, placed.document.name)] = placed
     edges: dict[tuple[str, str, str, str], list[tuple[str, str, str, str]]] = {}
     for node, placed in nodes.items():
-        for entry in _get(placed.body, "spec", "dependsOn") or []:
+        for entry in field_at(placed.body, "spec", "dependsOn") or []:
             if isinstance(entry, dict) and isinstance(entry.get("name"), str):
                 target = (node[0], node[1], entry.get("namespace") or node[2], entry["name"])
                 if target in nodes:
@@ -507,7 +348,7 @@ def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
                     names = " -> ".join(f"{n[2]}/{n[3]}" for n in (*canonical, canonical[0]))
                     index = [
                         i
-                        for i, e in enumerate(_get(first.body, "spec", "dependsOn") or [])
+                        for i, e in enumerate(field_at(first.body, "spec", "dependsOn") or [])
                         if isinstance(e, dict) and e.get("name") == canonical[1 % len(canonical)][3]
                     ]
                     path = format_path(["spec", "dependsOn", index[0]]) if index else "spec.dependsOn"

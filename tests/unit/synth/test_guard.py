@@ -10,7 +10,7 @@ import pytest
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.core.codec import dump_documents
-from fluxplane.synth.guard import guard, immutable_fields, read_tree
+from fluxplane.synth.guard import guard, read_tree
 from tests.conftest import FleetWriter
 
 APPLIED_BY = "fluxplane.io/applied-by"
@@ -175,11 +175,6 @@ def test_the_old_tree_is_read_without_following_symlinks(tmp_path: Path) -> None
     (dist / "platform" / "folder-link").symlink_to(tmp_path, target_is_directory=True)
     # WHEN read THEN only its own files are
     assert sorted(read_tree(dist)) == ["platform/own.yaml"]
-
-
-def test_the_immutable_table_matches_groups_by_pattern() -> None:
-    assert ("spec", "forProvider", "cidrBlock") in immutable_fields("ec2.aws.m.upbound.io", "VPC")
-    assert immutable_fields("example.com", "Widget") == []
 
 
 def test_synth_refuses_a_replacement_writes_nothing_and_allows_it_on_the_users_word(

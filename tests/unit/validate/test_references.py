@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from fluxplane.synth import load_plan, render_plan
-from fluxplane.validate.references import Fleet, check_references
+from fluxplane.validate.references import check_references
+from fluxplane.validate.runtime import Fleet
 from fluxplane.validate.tree import load_tree
 from tests.conftest import ROOT
 

@@ -12,7 +12,6 @@ from fluxplane.validate.schemas import (
     CoreSchemas,
     CrdCorpus,
     check_documents,
-    convert_schema,
     default_crd_dirs,
     defined_kinds,
     warning_lines,
@@ -164,18 +163,6 @@ def test_metadata_is_checked(corpus: CrdCorpus, core: CoreSchemas) -> None:
 def test_kustomize_files_are_not_objects(corpus: CrdCorpus, core: CoreSchemas) -> None:
     document = _doc("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n")
     assert check_documents([document], corpus, core, set()).findings == []
-
-
-def test_convert_schema_strictness() -> None:
-    # GIVEN properties inside anyOf THEN they stay open there; elsewhere closed unless preserved
-    converted = convert_schema(
-        {"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"properties": {"a": {}}}]}
-    )
-    assert converted["additionalProperties"] is False
-    assert "additionalProperties" not in converted["anyOf"][0]
-    assert "additionalProperties" not in convert_schema(
-        {"type": "object", "properties": {}, "x-kubernetes-preserve-unknown-fields": True}
-    )
 
 
 def test_defined_kinds() -> None:

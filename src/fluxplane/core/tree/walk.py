@@ -1,5 +1,9 @@
 """The walk: which objects land on which cluster, and which Flux Kustomization applied each.
 
+One module because the walk is one algorithm: ``Fleet`` drives it and ``Walk`` holds the state each step reads
+back (what is placed where, the sources seen so far, the clusters a kubeConfig reaches), while what it reads
+(kustomize builds, Flux paths, object keys) already lives in the modules beside it.
+
 **Entry folders.** Every folder ``platform/clusters/<cluster>/`` is a cluster's entry folder: Flux's
 bootstrap applies it. What a folder applies is what kustomize builds from it (fluxplane.core.tree.kustomize).
 

@@ -1,5 +1,9 @@
 """The compose checks over a whole tree: XRs against their XRDs, Compositions rendered, what they compose checked.
 
+One module because the four steps below are one pass of ``_Checker``: each step reads what the steps before it
+cached (XRDs, validators, schemas, the patches a render applied), and a problem is attributed to a patch only
+with all of them at hand; rendering, XRs and Compositions are the modules beside it.
+
 1. **XRs.** Every document whose kind an XRD of the tree defines is defaulted and checked strictly
    against the schema Crossplane generates for that XRD version (see :mod:`.xr`), as the API server
    would; an XR it would refuse is not rendered.

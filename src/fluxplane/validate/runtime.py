@@ -1,0 +1,173 @@
+"""Where each document of the tree ends up at run time, and what exists in each cluster: the objects
+placed there and what they produce (the Secrets of SealedSecrets and ExternalSecrets, what Compositions
+compose for an XR). The rules of :mod:`fluxplane.validate.references` read it; its docstring says how
+objects reach a cluster and which outputs count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from fluxplane.core.tree import Fleet as TreeFleet
+from fluxplane.core.tree import MissingSource
+from fluxplane.core.tree import Placed as TreePlaced
+from fluxplane.validate.findings import Finding
+from fluxplane.validate.tree import Document, Tree
+
+FLUX_SOURCE = "source.toolkit.fluxcd.io"
+Key = tuple[str, str, str, str]  # group, kind, namespace ("" when none), name
+
+#: (cluster, namespace, "ConfigMap" or "Secret", name) -> the keys it defines; None when they cannot be known.
+SourceKeys = dict[tuple[str, str, str, str], set[str] | None]
+
+
+def group_of(body: dict[str, Any]) -> str:
+    api = body.get("apiVersion")
+    return api.rsplit("/", 1)[0] if isinstance(api, str) and "/" in api else ""
+
+
+def field_at(body: Any, *path: str) -> Any:
+    for part in path:
+        if not isinstance(body, dict):
+            return None
+        body = body.get(part)
+    return body
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A document in a cluster, with the namespace it ends up in."""
+
+    cluster: str
+    document: Document
+    namespace: str
+
+    @property
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = self.document.body
+        return body
+
+    @property
+    def key(self) -> Key:
+        return (group_of(self.body), self.document.kind, self.namespace, self.document.name)
+
+
+@dataclass
+class Application:
+    """What one Flux Kustomization (or a cluster's bootstrap, when ``kustomization`` is None) applies."""
+
+    kustomization: Placed | None
+    objects: list[Placed] = field(default_factory=list)
+    #: kustomization.yaml documents read on the way (their patches carry ${VAR} too).
+    build_files: list[Document] = field(default_factory=list)
+
+
+class Fleet:
+    """Where every document of the tree ends up (fluxplane.core.tree's walk), and what exists in each cluster."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._documents = {(document.file, document.index): document for document in tree.documents}
+        walk = TreeFleet(tree.by_file()).walk()
+        self.source_keys: SourceKeys | None = None
+        self.clusters = sorted(walk.fleet.clusters)
+        self.applications: list[Application] = []
+        self.placed: dict[tuple[str, str, int, str], Placed] = {}
+        self.exists: dict[str, set[Key]] = {cluster: set() for cluster in self.clusters}
+        for application in walk.applications:
+            applier = None if application.applier is None else self._placed(application.applier)
+            placed = [self._placed(each) for each in application.objects]
+            configs = application.build.configs if application.build is not None else ()
+            build_files = [self._documents[(item.path or "", item.position)] for item in configs]
+            self.applications.append(Application(applier, placed, build_files))
+            for each in placed:
+                self.placed.setdefault((each.cluster, each.document.file, each.document.index, each.namespace), each)
+                self.exists.setdefault(each.cluster, set()).add(each.key)
+        self._produce()
+        #: Every source placed in a cluster, by (cluster, group, kind, namespace, name): the first placed, the
+        #: cluster's own before what a Kustomization of it applies again.
+        self.sources: dict[tuple[str, str, str, str, str], Placed] = {}
+        for each in self.placed.values():
+            if each.key[0] == FLUX_SOURCE:
+                self.sources.setdefault((each.cluster, *each.key), each)
+        self.problems: list[Finding] = []
+        for problem in walk.problems:
+            where = self._placed(problem.placed)
+            if isinstance(problem, MissingSource) and self.has(
+                where.cluster, (FLUX_SOURCE, problem.kind, problem.namespace, problem.name)
+            ):
+                continue
+            self.problems.append(where.document.finding(problem.field, problem.message))
+
+    def _placed(self, placed: TreePlaced) -> Placed:
+        return Placed(placed.cluster, self._documents[(placed.item.path or "", placed.item.position)], placed.namespace)
+
+    # -- what placed objects produce at run time --------------------------------------------------
+    def _produce(self) -> None:
+        compositions = [
+            d
+            for d in self.tree.documents
+            if isinstance(d.body, dict)
+            and d.kind == "Composition"
+            and group_of(d.body) == "apiextensions.crossplane.io"
+        ]
+        for placed in list(self.placed.values()):
+            body, cluster, namespace = placed.body, placed.cluster, placed.namespace
+            produced: list[tuple[str, str, Any]] = []
+            if placed.document.kind == "SealedSecret" and group_of(body) == "bitnami.com":
+                produced.append(
+                    ("", "Secret", field_at(body, "spec", "template", "metadata", "name") or placed.document.name)
+                )
+            if placed.document.kind == "ExternalSecret" and group_of(body) == "external-secrets.io":
+                produced.append(("", "Secret", field_at(body, "spec", "target", "name") or placed.document.name))
+            for composition in compositions:
+                produced.extend(_composed(composition.body, body))
+            for group, kind, name in produced:
+                if isinstance(name, str) and name:
+                    self.exists[cluster].add((group, kind, namespace, name))
+
+    def has(self, cluster: str, key: Key) -> bool:
+        return key in self.exists.get(cluster, set())
+
+
+def _field(body: Any, path: Any) -> Any:
+    if not isinstance(path, str):
+        return None
+    return field_at(body, *path.split("."))
+
+
+def _patched_name(patches: Any, xr: dict[str, Any], target: str) -> Any:
+    for patch in patches or []:
+        if (
+            isinstance(patch, dict)
+            and patch.get("type", "FromCompositeFieldPath") == "FromCompositeFieldPath"
+            and patch.get("toFieldPath") == target
+            and not patch.get("transforms")
+        ):
+            return _field(xr, patch.get("fromFieldPath"))
+    return None
+
+
+def _composed(composition: dict[str, Any], xr: dict[str, Any]) -> Iterator[tuple[str, str, Any]]:
+    """(group, kind, name) of what ``composition`` writes for ``xr``, when it composes that XR's type."""
+    reference = field_at(composition, "spec", "compositeTypeRef") or {}
+    if reference.get("apiVersion") != xr.get("apiVersion") or reference.get("kind") != xr.get("kind"):
+        return
+    chosen = field_at(xr, "spec", "crossplane", "compositionRef", "name")
+    if chosen and chosen != field_at(composition, "metadata", "name"):
+        return
+    for step in field_at(composition, "spec", "pipeline") or []:
+        data = field_at(step, "input")
+        if not isinstance(data, dict):
+            continue
+        connection = data.get("writeConnectionSecretToRef")
+        if isinstance(connection, dict):
+            yield "", "Secret", connection.get("name") or _patched_name(connection.get("patches"), xr, "name")
+        for resource in data.get("resources") or []:
+            base = field_at(resource, "base")
+            if not isinstance(base, dict) or not isinstance(base.get("kind"), str):
+                continue
+            name = field_at(base, "metadata", "name") or _patched_name(resource.get("patches"), xr, "metadata.name")
+            yield group_of(base), base["kind"], name

@@ -1,0 +1,70 @@
+"""Tests for fluxplane.synth.hazards: which changes replace, reinstall or cannot go, as the guard and diff's
+risk report read them."""
+
+from __future__ import annotations
+
+from fluxplane.synth.hazards import (
+    PROVIDER_CONFIG_REF,
+    allowed,
+    immutable_change,
+    immutable_fields,
+    key_of,
+    label,
+    release_target,
+    version_step,
+)
+
+
+def test_the_immutable_table_matches_groups_by_pattern() -> None:
+    assert ("spec", "forProvider", "cidrBlock") in immutable_fields("ec2.aws.m.upbound.io", "VPC")
+    assert immutable_fields("example.com", "Widget") == []
+
+
+def test_an_immutable_field_set_for_the_first_time_changes_nothing_unless_its_absence_is_a_value() -> None:
+    # GIVEN a region set where there was none, then changed WHEN compared THEN only the change counts
+    region = ("spec", "region")
+    assert immutable_change({"spec": {}}, {"spec": {"region": "eu-west-1"}}, region) is None
+    assert immutable_change({"spec": {"region": "us-west-2"}}, {"spec": {"region": "eu-west-1"}}, region) == (
+        "us-west-2",
+        "eu-west-1",
+    )
+    # AND a provider config named where none was moves the resource from the hub's account ("default")
+    named = {"spec": {"providerConfigRef": {"name": "prod"}}}
+    assert immutable_change({"spec": {}}, named, PROVIDER_CONFIG_REF) == ("default", "prod")
+
+
+def test_a_release_target_takes_helm_controllers_defaults() -> None:
+    # GIVEN a HelmRelease with a target namespace only, and one with a release name and a storage namespace
+    targeted = {"metadata": {"name": "podinfo", "namespace": "flux-system"}, "spec": {"targetNamespace": "apps"}}
+    named = {
+        "metadata": {"name": "podinfo", "namespace": "flux-system"},
+        "spec": {"releaseName": "p", "storageNamespace": "helm"},
+    }
+    # THEN (storage namespace, release namespace, release name) as helm-controller names the release
+    assert release_target(targeted) == ("flux-system", "apps", "apps-podinfo")
+    assert release_target(named) == ("helm", "flux-system", "p")
+
+
+def test_eks_moves_a_cluster_one_minor_version_up_and_never_down() -> None:
+    assert version_step("1.33", "1.34") is None
+    assert version_step("1.33", "1.35") == (
+        "spec.kubernetesVersion changes from 1.33 to 1.35, which EKS upgrades a cluster one minor version at a time"
+    )
+    assert version_step("1.34", "1.33") == (
+        "spec.kubernetesVersion changes from 1.34 to 1.33, which EKS cannot downgrade a cluster"
+    )
+    assert version_step(None, "1.34") is None
+
+
+def test_patterns_match_kind_namespace_and_name() -> None:
+    # GIVEN a namespaced object and a cluster-scoped one WHEN labelled THEN Kind/namespace/name and Kind/name
+    vpc = key_of(
+        {"apiVersion": "ec2.aws.m.upbound.io/v1beta1", "kind": "VPC", "metadata": {"name": "a", "namespace": "n"}}
+    )
+    assert vpc == ("ec2.aws.m.upbound.io", "VPC", "n", "a")
+    assert label(vpc) == "VPC/n/a"
+    assert label(("", "Namespace", "", "apps")) == "Namespace/apps"
+    # THEN a pattern must name the namespace of a namespaced object
+    assert allowed(vpc, ["VPC/*/a"]) is True
+    assert allowed(vpc, ["VPC/a"]) is False
+    assert key_of({"kind": "VPC"}) is None
