@@ -362,9 +362,8 @@ def _edit(args: argparse.Namespace) -> int:
     elif args.command == "remove-cluster":
         change = edit.remove_cluster(root, args.name)
     elif args.command == "onboard-app":
-        change = edit.onboard_app(
-            root,
-            args.name,
+        app = edit.AppRequest(
+            name=args.name,
             clusters=args.cluster,
             environments=args.env,
             repo=args.repo,
@@ -375,6 +374,7 @@ def _edit(args: argparse.Namespace) -> int:
             secret_ref=args.secret_ref,
             overlay=args.overlay,
         )
+        change = edit.onboard_app(root, app)
     else:
         change = edit.offboard_app(root, args.name, args.cluster)
     outcome = edit.carry_out(change, dry_run=args.dry_run)
