@@ -31,6 +31,7 @@ from fluxplane.errors import FluxplaneError
 from fluxplane.files import CDK8S_OUTDIR, output_dir
 from fluxplane.node import require_node, start_runtime
 from fluxplane.progress import Progress
+from fluxplane.seal_secret import DEFAULT_CERT
 
 EXIT_STALE = 1
 EXIT_BAD_INPUT = 2
@@ -271,75 +272,38 @@ def _edit_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     offboard.add_argument("--cluster", action="append", default=[], help="a cluster to leave (repeatable)")
 
 
-#: Where ``fluxplane seal`` looks for the sealing key's certificate, relative to the project.
-DEFAULT_CERT = "environments/sealing-cert.pem"
-
-
 def _seal(args: argparse.Namespace) -> int:
-    from fluxplane import sealing
-    from fluxplane.config.loader import load_fleet
-    from fluxplane.config.secrets import secret_path
-    from fluxplane.config.yamlfile import read_yaml
-    from fluxplane.core.codec import dump_documents
+    from fluxplane.seal_secret import SealRequest, seal_secret
 
     root: Path = args.root
     transaction.note(transaction.recover(root, write=not args.stdout))
-    fleet = load_fleet(root).fleet
-    clusters = {fleet.management.name, *(cluster.name for cluster in fleet.clusters)}
-    if args.cluster not in clusters:
-        raise sealing.SealError(
-            f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(sorted(clusters))})"
-        )
-    certificate = sealing.load_certificate(args.cert or root / DEFAULT_CERT)
-    for warning in certificate.warnings:
-        print(warning, file=sys.stderr)
-    values: dict[str, bytes] = {}
-    items = [sealing.from_literal(item, position) for position, item in enumerate(args.from_literal, start=1)]
-    items += [sealing.from_file(item) for item in args.from_file]
-    items += [pair for path in args.from_env_file for pair in sealing.from_env_file(path)]
-    for key, value in items:
-        if key in values:
-            raise sealing.SealError(f"key {key!r} is given twice")
-        values[key] = value
-    sealing.check_names(args.name, args.namespace, args.scope)
-    target = secret_path(root, args.cluster, args.namespace, args.name)
-    previous = read_yaml(target, str(target.relative_to(root))) if target.exists() else None
-    if previous is not None:
-        sealing.check_previous(previous, target.relative_to(root).as_posix(), args.scope)
-    cache = sealing.SealCache.default()
-    document = sealing.seal(
-        certificate=certificate,
+    request = SealRequest(
+        cluster=args.cluster,
         name=args.name,
         namespace=args.namespace,
         scope=args.scope,
-        values=values,
+        cert=args.cert,
         secret_type=args.type,
-        previous=previous,
-        cache=cache,
+        literals=args.from_literal,
+        files=args.from_file,
+        env_files=args.from_env_file,
     )
-    text = dump_documents([document])
-    cache.save()
-    if args.stdout:
-        print(text, end="")
-        return 0
-    kept = sorted(
-        key
-        for key, value in document["spec"]["encryptedData"].items()
-        if previous is not None and (previous.get("spec") or {}).get("encryptedData", {}).get(key) == value
-    )
-    changed = sorted(set(values) - set(kept))
-    dropped = sorted(set(((previous or {}).get("spec") or {}).get("encryptedData") or {}) - set(values))
-    display = target.relative_to(root).as_posix()
+    warnings: list[str] = []
     try:
-        transaction.commit(root, {display: text})
-    except OSError as exc:
-        raise sealing.SealError(f"{display}: cannot write ({exc.strerror or exc}); nothing was written") from None
+        sealed = seal_secret(root, request, write=not args.stdout, warnings=warnings)
+    finally:
+        # the certificate's warnings come first, whatever refuses the request after them
+        for line in warnings:
+            print(line, file=sys.stderr)
+    if not sealed.written:
+        print(sealed.text, end="")
+        return 0
     summary = ", ".join(
         f"{label} {', '.join(keys)}"
-        for label, keys in (("sealed", changed), ("unchanged", kept), ("removed", dropped))
+        for label, keys in (("sealed", sealed.sealed), ("unchanged", sealed.unchanged), ("removed", sealed.removed))
         if keys
     )
-    print(f"{display}: {summary}")
+    print(f"{sealed.path}: {summary}")
     return 0
 
 
