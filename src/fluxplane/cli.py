@@ -34,6 +34,7 @@ from fluxplane.progress import Progress
 from fluxplane.seal_secret import DEFAULT_CERT
 
 EXIT_STALE = 1
+EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 EDIT_COMMANDS = ("new-cluster", "remove-cluster", "onboard-app", "offboard-app")
 
@@ -717,6 +718,62 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from fluxplane import validate
+
+    dist: Path = args.dist if args.dist is not None else args.root / "dist"
+    result = validate.run(
+        dist, args.crds, kustomize=not args.no_kustomize, changed=args.changed, progress=Progress("validate")
+    )
+    for line in result.warnings:
+        print(line, file=sys.stderr)
+    for finding in result.findings:
+        print(finding.line())
+    if result.coverage.narrowed:
+        print(result.coverage.narrowed)
+    print(result.coverage.line())
+    summary = f"{dist}: {result.documents} documents in {result.files} files, {result.kustomizations} kustomizations"
+    if result.findings:
+        noun = "finding" if len(result.findings) == 1 else "findings"
+        print(f"{summary}: {len(result.findings)} {noun}")
+        return EXIT_FINDINGS
+    print(f"{summary}: valid")
+    return 0
+
+
+def _pull(args: argparse.Namespace) -> int:
+    from fluxplane.validate.pull import pull
+
+    pulled = pull(args.dest, from_cluster=args.from_cluster, context=args.context)
+    for path in pulled.written:
+        print(path)
+    print(f"{pulled.dest}: {len(pulled.written)} CRDs")
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from fluxplane import diff
+    from fluxplane.diff.report import markdown, text
+
+    root: Path = args.root
+    base = diff.resolve(root, args.base)
+    _warn(require_node(root))
+    report = diff.run(root, base, Progress("diff"))
+    sys.stdout.write(markdown(report) if args.format == "markdown" else text(report))
+    return 0
+
+
+def _versions(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from fluxplane import upgrades
+
+    _warn(require_node(args.root))
+    clusters = upgrades.project_versions(args.root, datetime.now(UTC).date())
+    sys.stdout.write(upgrades.markdown(clusters) if args.format == "markdown" else upgrades.text(clusters))
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     """The command ``args`` names; FluxplaneError for bad input."""
     if args.command in ("synth", "seal", *EDIT_COMMANDS):
@@ -730,20 +787,16 @@ def _run(args: argparse.Namespace) -> int:
             return _edit(args)
     if args.command == "packs":
         return _packs(args)
-    if args.command in ("validate", "schemas"):
-        from fluxplane.validate import command as validate_command
-
-        return validate_command(args)
+    if args.command == "validate":
+        return _validate(args)
+    if args.command == "schemas":
+        return _pull(args)
     if args.command == "diff":
-        from fluxplane.diff import command as diff_command
-
-        return diff_command(args)
+        return _diff(args)
     if args.command == "graph":
         return graph_command.run(args)
     if args.command == "versions":
-        from fluxplane.upgrades import command as versions_command
-
-        return versions_command(args)
+        return _versions(args)
     if args.command == "init":
         return _init(args)
     if args.command == "reference":
