@@ -310,64 +310,72 @@ def _app_files(root: Path) -> list[str]:
     ]
 
 
-def onboard_app(
-    root: Path,
-    name: str,
-    *,
-    clusters: Sequence[str] = (),
-    environments: Sequence[str] = (),
-    repo: str | None = None,
-    path: str | None = None,
-    ref: str | None = None,
-    namespace: str | None = None,
-    team: str | None = None,
-    secret_ref: str | None = None,
-    overlay: str | None = None,
-) -> Edit:
+@dataclass(frozen=True)
+class AppRequest:
+    """What ``onboard-app`` is asked for: the app, where it runs, and for a new app where its manifests come from.
+
+    The options stay None when not given: a new app needs ``repo`` and ``path``, and an app that exists takes
+    only more clusters and environments, so the request says what was given, not what it defaults to.
+    """
+
+    name: str
+    clusters: Sequence[str] = ()
+    environments: Sequence[str] = ()
+    repo: str | None = None
+    path: str | None = None
+    #: tag:V, semver:RANGE or branch:NAME, or a bare value parse_ref reads (None: branch:main).
+    ref: str | None = None
+    namespace: str | None = None
+    team: str | None = None
+    secret_ref: str | None = None
+    overlay: str | None = None
+
+
+def onboard_app(root: Path, app: AppRequest) -> Edit:
     """Write ``environments/apps/<name>.yaml``, or add clusters and environments to an app that has one."""
-    _check_label("NAME", name)
+    _check_label("NAME", app.name)
     check_links(root)
-    if not clusters and not environments:
+    if not app.clusters and not app.environments:
         raise ConfigError("--cluster or --env: name at least one cluster or environment the app runs on")
-    relative = f"{ENVIRONMENTS}/{APPS_DIR}/{name}.yaml"
+    relative = f"{ENVIRONMENTS}/{APPS_DIR}/{app.name}.yaml"
     if (root / relative).exists():
         given = {
-            "--repo": repo,
-            "--path": path,
-            "--ref": ref,
-            "--namespace": namespace,
-            "--team": team,
-            "--secret-ref": secret_ref,
-            "--overlay": overlay,
+            "--repo": app.repo,
+            "--path": app.path,
+            "--ref": app.ref,
+            "--namespace": app.namespace,
+            "--team": app.team,
+            "--secret-ref": app.secret_ref,
+            "--overlay": app.overlay,
         }
         options = [option for option, value in given.items() if value is not None]
         if options:
             raise ConfigError(
-                f"{', '.join(options)}: app {name!r} exists ({relative}); onboard-app only adds --cluster and --env "
-                "to it. Edit the file to change the rest"
+                f"{', '.join(options)}: app {app.name!r} exists ({relative}); onboard-app only adds --cluster and "
+                "--env to it. Edit the file to change the rest"
             )
-        return _add_placements(root, relative, name, clusters, environments)
-    missing = [option for option, value in (("--repo", repo), ("--path", path)) if value is None]
+        return _add_placements(root, relative, app.name, app.clusters, app.environments)
+    missing = [option for option, value in (("--repo", app.repo), ("--path", app.path)) if value is None]
     if missing:
         raise ConfigError(f"{' and '.join(missing)}: required for a new app ({relative} does not exist)")
-    kind, value = parse_ref(ref) if ref is not None else ("branch", DEFAULT_BRANCH)
-    repository: list[tuple[str, Any]] = [("url", repo), ("ref", [(kind, value)])]
-    if secret_ref is not None:
-        repository.append(("secretRef", secret_ref))
+    kind, value = parse_ref(app.ref) if app.ref is not None else ("branch", DEFAULT_BRANCH)
+    repository: list[tuple[str, Any]] = [("url", app.repo), ("ref", [(kind, value)])]
+    if app.secret_ref is not None:
+        repository.append(("secretRef", app.secret_ref))
     entries: list[tuple[str, Any]] = []
-    if team is not None:
-        entries.append(("team", team))
-    entries += [("repository", repository), ("path", path)]
-    if overlay is not None:
-        entries.append(("overlay", overlay))
-    if namespace is not None:
-        entries.append(("namespace", namespace))
-    if clusters:
-        entries.append(("clusters", list(dict.fromkeys(clusters))))
-    if environments:
-        entries.append(("environments", list(dict.fromkeys(environments))))
+    if app.team is not None:
+        entries.append(("team", app.team))
+    entries += [("repository", repository), ("path", app.path)]
+    if app.overlay is not None:
+        entries.append(("overlay", app.overlay))
+    if app.namespace is not None:
+        entries.append(("namespace", app.namespace))
+    if app.clusters:
+        entries.append(("clusters", list(dict.fromkeys(app.clusters))))
+    if app.environments:
+        entries.append(("environments", list(dict.fromkeys(app.environments))))
     edit = Edit(root, {relative: "".join(render_mapping(entries, 0))})
-    edit.notes.append(f"{relative}: onboarded app {name!r} ({kind} {value})")
+    edit.notes.append(f"{relative}: onboarded app {app.name!r} ({kind} {value})")
     return edit
 
 

@@ -23,10 +23,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import yaml
 
+from fluxplane import synth
 from fluxplane.config import awsdata
 from fluxplane.core.tree import Fleet, LazyDocuments
 from fluxplane.synth.plan import FleetPlan
@@ -281,20 +283,9 @@ def markdown(clusters: Sequence[ClusterVersions]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def command(args: Any) -> int:
-    """``fluxplane versions [--format text|markdown]``: the report for the definition under ``args.root``."""
-    import sys
-    from datetime import UTC, datetime
-
-    from fluxplane import synth
-    from fluxplane.node import require_node
-
-    warning = require_node(args.root)
-    if warning:
-        print(warning, file=sys.stderr)
+def project_versions(root: Path, today: date) -> list[ClusterVersions]:
+    """Every cluster of the definition under ``root``, as synth renders it, with EKS support as of ``today``."""
     with synth.paused_gc():
-        plan = synth.load_plan(args.root)
+        plan = synth.load_plan(root)
         files = synth.render_plan(plan)
-    clusters = collect(plan, files, datetime.now(UTC).date())
-    sys.stdout.write(markdown(clusters) if args.format == "markdown" else text(clusters))
-    return 0
+    return collect(plan, files, today)

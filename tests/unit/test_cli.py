@@ -6,6 +6,7 @@ guard makes sure of that.
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 import fluxplane.synth
-from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.cli import COMMANDS, EXIT_BAD_INPUT, _parser, main
 from fluxplane.packs.registry import PackRegistry
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
@@ -265,3 +266,15 @@ def test_version_names_the_installed_distribution(capsys: pytest.CaptureFixture[
         main(["--version"])
     assert stopped.value.code == 0
     assert capsys.readouterr().out == f"fluxplane {metadata.version('fluxplane')}\n"
+
+
+def test_the_parser_is_built_from_the_command_modules_and_only_writers_lock_the_project() -> None:
+    # GIVEN the CLI's parser
+    subcommands = next(action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction))
+    # THEN its commands are the modules' names, in order, each once
+    names = [name for command in COMMANDS for name in command.NAMES]
+    assert list(subcommands.choices) == names
+    assert len(set(names)) == len(names)
+    # AND the commands that write the project's definition or dist/ run under its lock
+    locked = [name for command in COMMANDS if command.LOCKS_PROJECT for name in command.NAMES]
+    assert locked == ["synth", "seal", "new-cluster", "remove-cluster", "onboard-app", "offboard-app"]

@@ -9,7 +9,7 @@ import pytest
 
 from fluxplane.cli import main
 from fluxplane.synth import load_plan, render_plan
-from fluxplane.upgrades import ClusterVersions, collect, compatibility, markdown, text, unsupported
+from fluxplane.upgrades import ClusterVersions, collect, compatibility, markdown, project_versions, text, unsupported
 from tests.conftest import MINIMAL_BASE, ROOT, FleetWriter
 
 TODAY = date(2026, 11, 24)
@@ -131,3 +131,16 @@ def test_objects_in_deprecated_api_versions_are_listed_and_block_nothing(write_f
     # AND the policy written as a ValidatingPolicy is not listed
     base = {**MINIMAL_BASE, "packs": {"kyverno": {"policyKind": "ValidatingPolicy"}}}
     assert _report(write_fleet(base=base))["staging-1"].deprecated == ()
+
+
+def test_project_versions_renders_the_definition_and_prints_nothing(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the minimal fleet
+    project = write_fleet()
+    # WHEN its versions are collected from the project folder
+    clusters = project_versions(project, TODAY)
+    # THEN they are what collect finds in synth's rendering of it, and nothing was printed
+    assert clusters == list(_report(project).values())
+    assert [cluster.name for cluster in clusters] == ["hub", "staging-1"]
+    assert capsys.readouterr() == ("", "")

@@ -1,1 +1,51 @@
-"""The CLI's commands, one module each: ``register`` adds its parser, ``run`` does it with typed library calls."""
+"""The CLI's commands, one module each: ``register`` adds its parser, ``run`` does it with typed library calls.
+
+A command module parses nothing itself and decides nothing the library can: it turns the parsed arguments
+into a library call and the result into lines. fluxplane.cli builds its parser from the modules, and reads
+from each what the process around a command needs to know: whether it runs under the project lock, and
+what is true of what it writes when a signal stops it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import metadata
+from typing import Protocol, TypeAlias
+
+from fluxplane import __version__
+
+#: What ``register`` adds its subcommands to (``ArgumentParser.add_subparsers``'s result).
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+class Command(Protocol):
+    """What fluxplane.cli needs of a command module."""
+
+    #: The subcommands ``register`` adds: the values ``args.command`` takes for this module.
+    NAMES: tuple[str, ...]
+    #: Whether ``run`` holds the project lock (fluxplane.lock): the commands that write the project.
+    LOCKS_PROJECT: bool
+
+    def register(self, commands: Subcommands) -> None:
+        """Add the module's subcommands, with their options and help, to the CLI's parser."""
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Run the parsed command; its exit code. FluxplaneError for bad input."""
+
+    def stopped(self, args: argparse.Namespace) -> str | None:
+        """What is true of what the command writes once a signal stopped it (None: nothing to say)."""
+
+
+def warn(line: str | None) -> None:
+    """Print a library's warning line, when there is one, on standard error."""
+    if line:
+        print(line, file=sys.stderr)
+
+
+def installed_version() -> str:
+    """The installed distribution's version (the package's own when it runs from a source tree)."""
+    try:
+        return metadata.version("fluxplane")
+    except metadata.PackageNotFoundError:
+        return __version__

@@ -7,13 +7,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from fluxplane.commands import Subcommands, warn
+from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.core.tree import LazyDocuments, repositories_of
 from fluxplane.graph import FORMATS, FluxTree, Graph, GraphError, dot, mermaid, svg
 from fluxplane.node import require_node
 from fluxplane.progress import Progress
 
+NAMES: tuple[str, ...] = ("graph",)
+LOCKS_PROJECT = False
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def register(commands: Subcommands) -> None:
     """Add ``graph`` and its options to the CLI."""
     graph = commands.add_parser(
         "graph",
@@ -26,11 +31,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
 
 
+def stopped(args: argparse.Namespace) -> str | None:
+    return "nothing written" if args.output is None else None
+
+
 def run(args: argparse.Namespace) -> int:
     """``fluxplane graph --cluster NAME``: the graph of the definition as synth would write it."""
-    # Imported when the command runs, not when the CLI parses: they start cdk8s's JavaScript runtime.
+    # Imported when the command runs, not when the CLI parses: synth is heavy (and its render starts cdk8s's
+    # JavaScript runtime), and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane import synth
-    from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 
     root: Path = args.root
     progress = Progress("graph")
@@ -39,9 +48,7 @@ def run(args: argparse.Namespace) -> int:
     clusters = sorted(cluster.name for cluster in plan.clusters)
     if args.cluster not in clusters:
         raise GraphError(f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(clusters)})")
-    warning = require_node(root)
-    if warning:
-        print(warning, file=sys.stderr)
+    warn(require_node(root))
     with progress.stage("render") as stage:
         # with the files another tool owns in dist/ (flux bootstrap's sync objects), as Flux reads them
         files = synth.with_kept(plan, synth.render_plan(plan), root / "dist")

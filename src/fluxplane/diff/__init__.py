@@ -6,14 +6,14 @@ alone. Each tree is then followed as Flux applies it (fluxplane.diff.fleet: flux
 cluster, the objects its entry folder and its Kustomizations' paths build to, with their variables
 substituted. The report lists, per repository and cluster, what is added, changed and removed, with
 the YAML diff of each changed object, and flags risky changes first (fluxplane.diff.risks). Nothing is
-written to dist/.
+written to dist/. :func:`resolve` names the base, :func:`run` returns the report; the command
+(fluxplane.commands.diff) prints it.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import tempfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,13 +23,12 @@ from fluxplane.diff import git
 from fluxplane.diff.fleet import Builder, Tree, receive, repositories_of_plan
 from fluxplane.diff.git import DiffError
 from fluxplane.diff.objects import compare_clusters, compare_files
-from fluxplane.diff.report import HEAD_LABEL, Report, markdown, text
+from fluxplane.diff.report import HEAD_LABEL, Report
 from fluxplane.diff.risks import risks
 from fluxplane.errors import FluxplaneError
-from fluxplane.node import require_node
 from fluxplane.progress import Progress
 
-__all__ = ["DiffError", "command", "synthesize"]
+__all__ = ["Base", "DiffError", "resolve", "run", "synthesize"]
 
 
 def synthesize(root: Path, label: str) -> Tree:
@@ -81,21 +80,29 @@ def _entries(tree: Tree) -> set[str]:
     return {path[len(prefix) :].split("/")[0] for path in tree.files if path.startswith(prefix)}
 
 
-def command(args: argparse.Namespace) -> int:
-    root: Path = args.root
-    ref: str = args.base
+@dataclass(frozen=True)
+class Base:
+    """The base of a diff: the ref as given, the repository holding the project, and the commit the ref names."""
+
+    ref: str
+    checkout: git.Checkout
+    commit: str
+
+
+def resolve(root: Path, ref: str) -> Base:
+    """The base ``ref`` names in the repository holding ``root``; DiffError when there is no repository or no
+    such ref."""
     checkout = git.locate(root)
-    commit = git.resolve(checkout, ref)
-    progress = Progress("diff")
-    warning = require_node(root)
-    if warning:
-        print(warning, file=sys.stderr)
+    return Base(ref, checkout, git.resolve(checkout, ref))
+
+
+def run(root: Path, base: Base, progress: Progress | None = None) -> Report:
+    """What the definition under ``root`` changes from ``base``'s, per repository, cluster and object."""
+    progress = progress or Progress("diff", show="off")
     with progress.stage("base") as stage:
-        base = _base(checkout, ref, commit)
-        stage.note(f"{len(base.files)} files")
+        before = _base(base.checkout, base.ref, base.commit)
+        stage.note(f"{len(before.files)} files")
     with progress.stage("head") as stage:
         head = synthesize(root, HEAD_LABEL)
         stage.note(f"{len(head.files)} files")
-    report = compare(base, head, ref, commit, progress)
-    sys.stdout.write(markdown(report) if args.format == "markdown" else text(report))
-    return 0
+    return compare(before, head, base.ref, base.commit, progress)

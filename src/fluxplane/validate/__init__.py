@@ -5,15 +5,13 @@ validate checks a tree as the controllers will see it: every scalar typed as YAM
 every composite resource against its XRD and every Composition rendered for it, the composed
 resources checked in turn (compose), every Flux health expression against healthy and failing objects
 of its kind (health), every kustomization builds (kustomize), and the references Flux and Crossplane
-resolve only at run time (references). Findings print one per line on standard output, then what was
-checked; exit 1 when there is any finding, 0 when the tree is clean, 2 for bad input (no tree, no CRD
-schemas, no kubectl).
+resolve only at run time (references). :func:`run` returns the findings with what was checked and what
+could not be; the command (fluxplane.commands.validate) prints them.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,9 +29,7 @@ from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, check_documents, 
 from fluxplane.validate.schemas import warning_lines as schema_warnings
 from fluxplane.validate.tree import Tree, ValidateError, check_tree, load_tree
 
-__all__ = ["Coverage", "Finding", "ValidateError", "command", "validate_tree"]
-
-EXIT_FINDINGS = 1
+__all__ = ["Coverage", "Finding", "ValidateError", "Validation", "run", "validate_tree"]
 
 
 @dataclass
@@ -162,41 +158,47 @@ class _Scope:
         )
 
 
-def _validate(args: argparse.Namespace) -> int:
-    dist: Path = args.dist if args.dist is not None else args.root / "dist"
-    crd_dirs: list[Path] = list(args.crds) or default_crd_dirs()
-    warnings: list[str] = []
-    coverage = Coverage()
+@dataclass(frozen=True)
+class Validation:
+    """A finished run over a dist/ tree: its findings, what was checked, and what could not be."""
+
+    dist: Path
+    findings: list[Finding]
+    coverage: Coverage
+    #: Lines about what could not be checked (kinds without a schema, rules not evaluated).
+    warnings: list[str]
+    documents: int
+    files: int
+    kustomizations: int
+
+
+def run(
+    dist: Path,
+    crd_dirs: Sequence[Path] = (),
+    *,
+    kustomize: bool = True,
+    changed: str | None = None,
+    progress: Progress | None = None,
+) -> Validation:
+    """Validate the tree at ``dist`` against the CRDs in ``crd_dirs`` (none given: default_crd_dirs); with
+    ``changed`` (a Git ref), only what changed since it beyond the references. ValidateError for bad input: no
+    tree, no CRD schemas, an unknown ref, no kubectl while ``kustomize``."""
+    crds = list(crd_dirs) or default_crd_dirs()
     check_tree(dist)
-    change = changed_since(dist, args.changed) if args.changed is not None else None
-    progress = Progress("validate")
+    change = changed_since(dist, changed) if changed is not None else None
+    progress = progress or Progress("validate", show="off")
     with progress.stage("read") as stage:
         tree = load_tree(dist, None if change is None or change.definitions else change.covers)
         stage.note(f"{len(tree.documents)} documents")
-    findings = validate_tree(tree, crd_dirs, not args.no_kustomize, progress, warnings, coverage, change)
-    for line in warnings:
-        print(line, file=sys.stderr)
-    for finding in findings:
-        print(finding.line())
-    if coverage.narrowed:
-        print(coverage.narrowed)
-    print(coverage.line())
-    summary = (
-        f"{dist}: {len(tree.documents)} documents in {len(tree.files)} files, "
-        f"{len(tree.kustomization_dirs)} kustomizations"
+    warnings: list[str] = []
+    coverage = Coverage()
+    findings = validate_tree(tree, crds, kustomize, progress, warnings, coverage, change)
+    return Validation(
+        dist=dist,
+        findings=findings,
+        coverage=coverage,
+        warnings=warnings,
+        documents=len(tree.documents),
+        files=len(tree.files),
+        kustomizations=len(tree.kustomization_dirs),
     )
-    if findings:
-        noun = "finding" if len(findings) == 1 else "findings"
-        print(f"{summary}: {len(findings)} {noun}")
-        return EXIT_FINDINGS
-    print(f"{summary}: valid")
-    return 0
-
-
-def command(args: argparse.Namespace) -> int:
-    """Run ``validate`` or ``schemas pull`` from the parsed arguments; the exit code."""
-    if args.command == "schemas":
-        from fluxplane.validate.pull import pull_command
-
-        return pull_command(args)
-    return _validate(args)

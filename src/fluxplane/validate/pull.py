@@ -1,17 +1,17 @@
 """``fluxplane schemas pull``: fill the schema cache validate reads, from upstream or from a cluster.
 
 Every CRD found is written as ``<group>/<plural>.yaml`` (one CRD per file, grouped by API group), atomically
-(a temporary file renamed into place), with one line per file on standard output. A download that
-fails is bad input naming the URL; nothing is half-written.
+(a temporary file renamed into place); :func:`pull` returns the files written. A download that fails is bad
+input naming the URL; nothing is half-written.
 """
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,10 +90,19 @@ def pull_cluster(dest: Path, context: str | None = None) -> list[Path]:
     return write_crds(split_crds(result.stdout, "kubectl get crd"), dest)
 
 
-def pull_command(args: argparse.Namespace) -> int:
-    dest: Path = args.dest or cache_dir()
-    written = pull_cluster(dest, args.context) if args.from_cluster else pull_upstream(dest)
-    for path in written:
-        print(path)
-    print(f"{dest}: {len(written)} CRDs")
-    return 0
+@dataclass(frozen=True)
+class Pulled:
+    """Where a pull wrote, and the CRD files it wrote there."""
+
+    dest: Path
+    written: list[Path]
+
+
+def pull(
+    dest: Path | None = None, *, from_cluster: bool = False, context: str | None = None, fetch: Fetch = fetch_url
+) -> Pulled:
+    """Fill ``dest`` (default: the schema cache) from the pinned upstream URLs (read with ``fetch``), or with
+    ``from_cluster`` from the kubectl ``context`` (default: the current one)."""
+    folder = dest or cache_dir()
+    written = pull_cluster(folder, context) if from_cluster else pull_upstream(folder, fetch=fetch)
+    return Pulled(folder, written)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.validate.pull import fetch_url, pull_cluster, pull_upstream, split_crds
+from fluxplane.validate.pull import Pulled, fetch_url, pull, pull_cluster, pull_upstream, split_crds
 from fluxplane.validate.tree import ValidateError
+from fluxplane.validate.upstream import URLS
 
 CRD = """\
 apiVersion: apiextensions.k8s.io/v1
@@ -79,3 +80,39 @@ def test_from_cluster_failure_is_bad_input(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("PATH", str(bin_dir))
     with pytest.raises(ValidateError, match=r"^kubectl get crd failed: error: no context$"):
         pull_cluster(tmp_path / "cache")
+
+
+def test_pull_fills_the_schema_cache_by_default_and_returns_what_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a cache folder of its own, and every pinned URL answering with the same CRD
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    fetched: list[str] = []
+
+    def fetch(url: str) -> bytes:
+        fetched.append(url)
+        return CRD.encode()
+
+    # WHEN pulled without a destination
+    pulled = pull(fetch=fetch)
+
+    # THEN every pinned URL was read, the cache holds the CRD, the result says so, and nothing was printed
+    cache = tmp_path / "xdg" / "fluxplane" / "crds"
+    assert fetched == list(URLS)
+    assert pulled == Pulled(cache, [cache / "example.io" / "widgets.yaml"] * len(URLS))
+    assert capsys.readouterr() == ("", "")
+
+
+def test_pull_from_cluster_writes_to_dest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a kubectl that prints one CRD
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    listing = tmp_path / "crd.yaml"
+    listing.write_text(CRD)
+    (bin_dir / "kubectl").write_text(f"#!/bin/sh\ncat {listing}\n")
+    (bin_dir / "kubectl").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    # WHEN pulled from the cluster into a folder
+    pulled = pull(tmp_path / "dest", from_cluster=True)
+    # THEN the folder and the file are the result
+    assert pulled == Pulled(tmp_path / "dest", [tmp_path / "dest" / "example.io" / "widgets.yaml"])

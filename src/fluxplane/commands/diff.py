@@ -1,0 +1,47 @@
+"""``fluxplane diff``: what a change to the definition does to each cluster, as text or Markdown."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fluxplane.commands import Subcommands, warn
+from fluxplane.node import require_node
+from fluxplane.progress import Progress
+
+NAMES: tuple[str, ...] = ("diff",)
+LOCKS_PROJECT = False
+
+
+def register(commands: Subcommands) -> None:
+    """Add ``diff`` and its options to the CLI."""
+    diff = commands.add_parser(
+        "diff",
+        help="what a change does to dist/: objects added, changed and removed per cluster, risky changes flagged",
+        description="Synthesize the definition at a base Git ref (in a temporary worktree) and in the working "
+        "tree, and report the difference per repository, cluster and object.",
+    )
+    diff.add_argument("--base", default="HEAD", metavar="REF", help="Git ref to compare with (default: HEAD)")
+    diff.add_argument(
+        "--format", choices=("text", "markdown"), default="text", help="text, or Markdown for a pull-request comment"
+    )
+
+
+def stopped(args: argparse.Namespace) -> str | None:
+    return "nothing written"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report of the working tree's definition against ``--base``'s."""
+    # Imported when the command runs, not when the CLI parses: diff synthesizes (cdk8s's JavaScript runtime)
+    # and is heavy, and `import fluxplane.cli` stays quick for the other commands and --help.
+    from fluxplane import diff
+    from fluxplane.diff.report import markdown, text
+
+    root: Path = args.root
+    base = diff.resolve(root, args.base)
+    warn(require_node(root))
+    report = diff.run(root, base, Progress("diff"))
+    sys.stdout.write(markdown(report) if args.format == "markdown" else text(report))
+    return 0

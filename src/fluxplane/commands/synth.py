@@ -1,0 +1,187 @@
+"""``fluxplane synth``: write dist/ from the fleet definition, or with ``--check`` say whether it is stale."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import posixpath
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from fluxplane import transaction
+from fluxplane.commands import Subcommands, warn
+from fluxplane.config.awsdata import fleet_support_warnings
+from fluxplane.errors import ConfigError
+from fluxplane.files import CDK8S_OUTDIR, output_dir
+from fluxplane.node import require_node, start_runtime
+from fluxplane.progress import Progress
+
+NAMES: tuple[str, ...] = ("synth",)
+LOCKS_PROJECT = True
+#: ``synth --check``: dist/ is not what synth would write.
+EXIT_STALE = 1
+
+
+def register(commands: Subcommands) -> None:
+    """Add ``synth`` and its options to the CLI."""
+    synth = commands.add_parser("synth", help="write dist/ from the fleet definition")
+    synth.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 and list the files if dist/ is stale"
+    )
+    synth.add_argument(
+        "--outdir",
+        type=Path,
+        default=None,
+        help="where to write (default: $CDK8S_OUTDIR when cdk8s runs fluxplane, else <root>/dist)",
+    )
+    synth.add_argument(
+        "--cdk8s",
+        action="store_true",
+        help="run as cdk8s.yaml's app: $CDK8S_OUTDIR inside the project is cdk8s-cli's scratch folder (dist/ is "
+        "written, and a copy of it there for cdk8s-cli to list); outside it (cdk8s synth --stdout) only it is written",
+    )
+    synth.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="render every cluster, ignoring the cache of unchanged clusters in <root>/.fluxplane-cache",
+    )
+    synth.add_argument(
+        "--replace",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow a change that replaces this live object (an immutable field: a VPC CIDR, a region, a table's "
+        "keys); shell wildcards match several (repeatable)",
+    )
+    synth.add_argument(
+        "--delete",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow removing this cluster, table, queue or bucket, which Crossplane then deletes in AWS (repeatable)",
+    )
+    synth.add_argument(
+        "--move",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow this object to move to another Flux Kustomization, once the old one is suspended on the hub "
+        "(repeatable)",
+    )
+
+
+def stopped(args: argparse.Namespace) -> str | None:
+    if args.check:
+        return "nothing written"
+    # synth.write_tree swaps the finished tree in at once and puts the old one back on any exception
+    return f"{outdir(args)} holds a whole tree: the one it held, or the new one if writing had finished"
+
+
+def cdk8s_folder(args: argparse.Namespace) -> tuple[Path | None, bool]:
+    """With ``--cdk8s``: the folder cdk8s-cli reads the manifests from ($CDK8S_OUTDIR), and whether it is the
+    only output (outside the project: ``cdk8s synth --stdout``'s temporary folder, or ``--output`` elsewhere)."""
+    value = os.environ.get(CDK8S_OUTDIR) if args.cdk8s else None
+    if not value:
+        return None, False
+    folder = Path(value) if Path(value).is_absolute() else Path.cwd() / value
+    project = Path(os.path.abspath(args.root))
+    inside = Path(os.path.abspath(folder)) == project or project in Path(os.path.abspath(folder)).parents
+    return folder, not inside
+
+
+def outdir(args: argparse.Namespace) -> Path:
+    """Where synth writes: --outdir, else $CDK8S_OUTDIR (as ``cdk8s synth`` sets it; with --cdk8s only when it
+    lies outside the project), else dist/."""
+    if args.outdir is None and args.cdk8s:
+        folder, only = cdk8s_folder(args)
+        return folder if folder is not None and only else args.root / "dist"
+    return output_dir(args.root, args.outdir)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render the definition under ``--root``; compare with, or write, the output folder."""
+    # Imported when the command runs, not when the CLI parses: synth is heavy (and its render starts cdk8s's
+    # JavaScript runtime), and `import fluxplane.cli` stays quick for the other commands and --help.
+    from fluxplane import synth
+    from fluxplane.synth import allocations
+    from fluxplane.synth.guard import guard
+
+    root: Path = args.root
+    target = outdir(args)
+    synth.check_outdir(target, root)
+    transaction.note(transaction.recover(root, write=not args.check))
+    progress = Progress("synth")
+    warn(require_node(root))
+    start_runtime()
+    with progress.stage("load"), synth.paused_gc():
+        plan = synth.load_plan(root)
+    for note in plan.notes:
+        print(f"note: {note}", file=sys.stderr)
+    # said once synth has done its work: after any refusal, never before it
+    support = [f"warning: {line}" for line in fleet_support_warnings(plan.fleet, datetime.now(UTC).date())]
+    started = time.perf_counter()
+    with progress.stage("render") as stage:
+        cache = None if args.no_cache else synth.SynthCache.for_root(root, read_only=args.check)
+        files = synth.with_kept(plan, synth.render_plan(plan, cache), target)
+        stage.note(f"{len(files)} files")
+    for folder in synth.kept_folders(plan):
+        if not any(path.startswith(folder) for path in files):
+            path = f"<the repository's path to {target.name}>/{posixpath.dirname(folder.rstrip('/'))}"
+            writer = (
+                f"`flux bootstrap` writes it (management.bootstrap: flux), with --path={path}"
+                if plan.fleet.management.bootstrap == "flux"
+                else f"your FluxInstance goes there (management.bootstrap: flux-operator), with sync.path: {path}"
+            )
+            print(f"note: {target / folder}/ is empty: {writer}", file=sys.stderr)
+    if args.check:
+        for line in support:
+            print(line, file=sys.stderr)
+        with progress.stage("compare"):
+            staleness = synth.compare_tree(files, target)
+            recorded_stale = allocations.stale(root, plan)
+        if not staleness.stale and not recorded_stale:
+            print(f"{target}: up to date ({len(files)} files)")
+            return 0
+        if recorded_stale:
+            print(f"changed: {root / allocations.ALLOCATIONS}")
+        for label, paths in (
+            ("added", staleness.added),
+            ("changed", staleness.changed),
+            ("removed", staleness.removed),
+        ):
+            for path in paths:
+                print(f"{label}: {target / path}")
+        print(f"{target}: stale; run 'fluxplane synth' (or 'make synth') and commit the result", file=sys.stderr)
+        return EXIT_STALE
+    with progress.stage("guard"):
+        refused = guard(
+            files,
+            target,
+            hub=plan.fleet.management.name,
+            replace=args.replace,
+            delete=args.delete,
+            move=args.move,
+        )
+    if refused:
+        raise ConfigError([*refused, f"{target}: nothing written"])
+    scratch, only = cdk8s_folder(args)
+    with progress.stage("write"):
+        if only:
+            # cdk8s synth --stdout: the manifests are printed, the project is left alone
+            synth.copy_tree(files, target)
+        else:
+            # The allocations first: a synth stopped in between writes the same ranges next time.
+            allocations.write(root, plan)
+            synth.write_tree(files, target)
+            if scratch is not None and os.path.abspath(scratch) != os.path.abspath(target):
+                synth.copy_tree(files, scratch)
+    for line in support:
+        print(line, file=sys.stderr)
+    # The process ends next: spare the collector's final pass over everything synth built.
+    gc.freeze()
+    elapsed = time.perf_counter() - started
+    print(f"wrote {len(files)} files to {target} in {elapsed:.2f}s")
+    return 0

@@ -1,0 +1,75 @@
+"""fluxplane.commands.seal: the request it builds from the options, and the lines it prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from fluxplane.commands import seal
+from fluxplane.sealing import SealError
+from tests.conftest import FleetWriter
+from tests.unit.commands import parse
+from tests.unit.test_sealing import EXPIRED_ON, make_certificate, make_rsa_key
+
+TARGET = "environments/secrets/staging-1/apps/db.yaml"
+
+
+@pytest.fixture(scope="module")
+def key() -> rsa.RSAPrivateKey:
+    return make_rsa_key()
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLUXPLANE_SEAL_CACHE", str(tmp_path / "seal-cache"))
+
+
+@pytest.fixture
+def root(write_fleet: FleetWriter, key: rsa.RSAPrivateKey) -> Path:
+    project = write_fleet()
+    (project / "environments" / "sealing-cert.pem").write_bytes(make_certificate(key))
+    return project
+
+
+def _db(root: Path, *argv: str) -> int:
+    return seal.run(
+        parse(seal, "seal", "--cluster", "staging-1", "--namespace", "apps", "--name", "db", *argv, root=root)
+    )
+
+
+def test_seal_takes_the_project_lock_and_says_nothing_when_stopped(root: Path) -> None:
+    args = parse(seal, "seal", "--cluster", "c", "--namespace", "n", "--name", "x")
+    assert (seal.NAMES, seal.LOCKS_PROJECT, seal.stopped(args)) == (("seal",), True, None)
+    assert (args.scope, args.type, args.cert, args.from_literal) == ("strict", "Opaque", None, [])
+
+
+def test_run_prints_the_file_and_the_keys(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _db(root, "--from-literal", "user=admin") == 0
+    assert capsys.readouterr() == (f"{TARGET}: sealed user\n", "")
+    assert _db(root, "--from-literal", "user=admin", "--from-literal", "token=t") == 0
+    assert capsys.readouterr() == (f"{TARGET}: sealed token, unchanged user\n", "")
+
+
+def test_run_with_stdout_prints_the_document(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _db(root, "--stdout", "--from-literal", "k=v") == 0
+    document = yaml.safe_load(capsys.readouterr().out)
+    assert (document["kind"], document["metadata"]) == ("SealedSecret", {"name": "db", "namespace": "apps"})
+    assert not (root / TARGET).exists()
+
+
+def test_run_prints_the_certificate_warning_even_when_the_request_is_refused(
+    root: Path, key: rsa.RSAPrivateKey, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN an expired certificate, and a key given twice
+    cert = tmp_path / "expired.pem"
+    cert.write_bytes(make_certificate(key, not_before=EXPIRED_ON.replace(year=2019), not_after=EXPIRED_ON))
+    # WHEN sealed THEN refused, after the certificate's warning
+    with pytest.raises(SealError, match=r"^key 'k' is given twice$"):
+        _db(root, "--cert", str(cert), "--from-literal", "k=v", "--from-literal", "k=w")
+    assert capsys.readouterr().err == (
+        f"{cert}: warning: the certificate expired on 2020-01-02; the controller still unseals with its key, "
+        "but rotate the sealing key\n"
+    )

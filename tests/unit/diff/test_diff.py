@@ -1,0 +1,53 @@
+"""fluxplane.diff's resolve and run: a base and a working tree in, a Report out, nothing printed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fluxplane import diff
+from fluxplane.diff import DiffError
+from tests.conftest import MINIMAL_ENV, FleetWriter
+from tests.support.git import git
+
+
+def _committed(write_fleet: FleetWriter) -> Path:
+    """The minimal fleet (hub and staging-1), committed."""
+    project = write_fleet()
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "first")
+    return project
+
+
+def test_resolve_names_the_commit_of_the_ref(write_fleet: FleetWriter) -> None:
+    project = _committed(write_fleet)
+    base = diff.resolve(project, "HEAD")
+    assert (base.ref, base.commit) == ("HEAD", git(project, "rev-parse", "HEAD").strip())
+
+
+def test_resolve_refuses_an_unknown_ref(write_fleet: FleetWriter) -> None:
+    project = _committed(write_fleet)
+    with pytest.raises(DiffError, match=r"^--base: unknown Git ref 'x'$"):
+        diff.resolve(project, "x")
+
+
+def test_run_reports_a_new_cluster_and_prints_nothing(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a committed fleet, and a second cluster in the working tree
+    project = _committed(write_fleet)
+    base = diff.resolve(project, "HEAD")
+    clusters = [*MINIMAL_ENV["clusters"], {"name": "staging-2", "region": "us-west-2"}]
+    write_fleet(envs={"staging": {"clusters": clusters}})
+
+    # WHEN the working tree is compared with HEAD
+    report = diff.run(project, base)
+
+    # THEN the report is of HEAD's commit and has the new cluster's section, and nothing was printed
+    assert (report.ref, report.commit, report.empty_base) == ("HEAD", base.commit, False)
+    assert [(section.cluster, section.status) for section in report.sections if section.status] == [
+        ("staging-2", "added")
+    ]
+    assert capsys.readouterr() == ("", "")

@@ -1,0 +1,60 @@
+"""fluxplane.edit's onboard_app: an AppRequest in, the Edit it makes out (nothing written until carry_out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fluxplane.edit import AppRequest, onboard_app
+from fluxplane.errors import ConfigError
+
+APP = "environments/apps/shop.yaml"
+REPO = "https://github.com/example-org/shop"
+
+
+def test_onboard_app_from_a_request_makes_the_app_file(example_project: Path) -> None:
+    # GIVEN a request for a new app on one cluster, with a release tag and a team
+    app = AppRequest(
+        name="shop",
+        clusters=["staging-usw2"],
+        repo=REPO,
+        path="deploy",
+        ref="v1.2.3",
+        team="@example-org/shop",
+    )
+
+    # WHEN onboarded
+    change = onboard_app(example_project, app)
+
+    # THEN the Edit holds the new file, in the order the definition reads, and writes nothing yet
+    assert change.files == {
+        APP: 'team: "@example-org/shop"\n'
+        "repository:\n"
+        f"  url: {REPO}\n"
+        "  ref:\n"
+        "    tag: v1.2.3\n"
+        "path: deploy\n"
+        "clusters: [staging-usw2]\n"
+    }
+    assert change.notes == [f"{APP}: onboarded app 'shop' (tag v1.2.3)"]
+    assert not (example_project / APP).exists()
+
+
+def test_the_request_is_frozen() -> None:
+    app = AppRequest(name="shop")
+    with pytest.raises(AttributeError):
+        app.name = "other"  # type: ignore[misc]
+
+
+def test_an_existing_app_takes_only_clusters_and_environments(example_project: Path) -> None:
+    # GIVEN the app onboarded
+    (example_project / APP).write_text(f"repository:\n  url: {REPO}\n  ref:\n    branch: main\npath: deploy\n")
+    # WHEN asked again with a repository THEN the option is refused, naming the file
+    with pytest.raises(ConfigError, match=rf"^--repo: app 'shop' exists \({APP}\); onboard-app only adds"):
+        onboard_app(example_project, AppRequest(name="shop", clusters=["hub"], repo="other"))
+
+
+def test_a_new_app_needs_repo_and_path(example_project: Path) -> None:
+    with pytest.raises(ConfigError, match=rf"^--repo and --path: required for a new app \({APP} does not exist\)$"):
+        onboard_app(example_project, AppRequest(name="shop", environments=["staging"]))
