@@ -509,7 +509,7 @@ def validate(edit: Edit) -> list[str]:
             raise ConfigError(_cannot_write(exc, copy)) from None
         loaded = load_fleet(copy, check_packs, project=edit.root)
         plan = plan_fleet(loaded, registry, require_secrets=False)
-        return missing_secrets(loaded, plan.clusters[0], registry)
+        return missing_secrets(loaded, plan.hub, registry)
 
 
 def _copy_definition(source: Path, copy: Path) -> None:

@@ -52,8 +52,6 @@ class FleetPlan:
     registry: PackRegistry
     #: Every cluster, the management cluster among them.
     clusters: tuple[ClusterPlan, ...]
-    #: The management cluster's plan: the hub, which builds the workload clusters and serves them.
-    hub: ClusterPlan
     base_configs: dict[str, PackConfig]
     environment_configs: dict[tuple[str, str], PackConfig]
     #: Every app on every cluster it runs on.
@@ -70,8 +68,17 @@ class FleetPlan:
         return found[0] if found else None
 
     def __post_init__(self) -> None:
-        if self.hub.name != self.fleet.management.name or not any(c is self.hub for c in self.clusters):
-            raise ValueError(f"the hub's plan ({self.hub.name!r}) is not the management cluster's among the clusters")
+        if not any(cluster.name == self.fleet.management.name for cluster in self.clusters):
+            raise ValueError(f"the management cluster {self.fleet.management.name!r} has no plan among the clusters")
+
+    @property
+    def hub(self) -> ClusterPlan:
+        """The management cluster's plan: the hub, which builds the workload clusters and serves them.
+
+        Found by name among ``clusters``, whatever their order, so a plan whose clusters are replaced
+        (``dataclasses.replace``, as load_plan does when it adds plain manifests) keeps its hub.
+        """
+        return next(cluster for cluster in self.clusters if cluster.name == self.fleet.management.name)
 
 
 def _unique(lines: list[str]) -> list[str]:
@@ -509,7 +516,6 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         fleet=fleet,
         registry=registry,
         clusters=tuple(clusters),
-        hub=hub,
         base_configs=base_configs,
         environment_configs=environment_configs,
         apps=loaded.apps,

@@ -88,15 +88,22 @@ def test_the_hub_is_the_management_cluster_s_plan(example_project: Path, registr
     assert reordered.clusters[0].name == "staging-usw2"
 
 
-def test_a_hub_that_is_not_the_management_cluster_is_refused(example_project: Path, registry: PackRegistry) -> None:
+def test_a_plan_without_the_management_cluster_is_refused(example_project: Path, registry: PackRegistry) -> None:
     # GIVEN the example fleet's plan
     fleet_plan = plan(example_project, registry)
-    # WHEN a workload cluster is given as its hub THEN the plan is refused
-    with pytest.raises(ValueError, match=r"^the hub's plan \('staging-usw2'\) is not the management cluster's"):
-        replace(fleet_plan, hub=by_name(fleet_plan)["staging-usw2"])
-    # AND so is a hub that is not among its clusters
-    with pytest.raises(ValueError, match=r"^the hub's plan \('hub'\) is not the management cluster's"):
+    # WHEN its clusters lose the management cluster THEN the plan is refused
+    with pytest.raises(ValueError, match=r"^the management cluster 'hub' has no plan among the clusters$"):
         replace(fleet_plan, clusters=fleet_plan.clusters[1:])
+
+
+def test_the_hub_follows_replaced_clusters(example_project: Path, registry: PackRegistry) -> None:
+    # GIVEN the example fleet's plan WHEN its clusters are replaced by changed copies (as load_plan adds manifests)
+    fleet_plan = plan(example_project, registry)
+    changed = tuple(replace(cluster, manifests=()) for cluster in fleet_plan.clusters)
+    replaced = replace(fleet_plan, clusters=changed)
+    # THEN its hub is the new management cluster's plan, not the old one
+    assert replaced.hub is next(cluster for cluster in changed if cluster.name == "hub")
+    assert replaced.hub is not fleet_plan.hub
 
 
 def test_example_fleet_variables(example_project: Path, registry: PackRegistry) -> None:
