@@ -278,3 +278,14 @@ def test_the_parser_is_built_from_the_command_modules_and_only_writers_lock_the_
     # AND the commands that write the project's definition or dist/ run under its lock
     locked = [name for command in COMMANDS if command.LOCKS_PROJECT for name in command.NAMES]
     assert locked == ["synth", "seal", "new-cluster", "remove-cluster", "onboard-app", "offboard-app"]
+
+
+def test_importing_the_cli_starts_no_javascript_runtime() -> None:
+    # GIVEN a fresh interpreter WHEN it imports the CLI, every command module with it
+    code = (
+        "import sys, fluxplane.cli; "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('jsii', 'cdk8s', 'constructs')))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # THEN neither cdk8s nor jsii is loaded: `fluxplane --help` and validate never wait for Node.js
+    assert result.stdout.strip() == "[]"
