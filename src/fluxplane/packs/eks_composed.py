@@ -6,7 +6,8 @@
 - cluster: the EKS cluster (API authentication mode, the creator as admin), its managed node groups,
   the EKS Pod Identity Agent add-on (apps' roles), the IAM OIDC provider for IRSA, and a ClusterAuth
   whose kubeconfig the composition publishes as the Secret the hub's Flux reads;
-- bootstrap: External Secrets' role (IRSA) and the ConfigMap of its ARN the hub's bootstrap of the spoke reads;
+- bootstrap: External Secrets' role (IRSA), which may read the sealing key, and the ConfigMap of its
+  ARN that the hub's bootstrap of the spoke reads;
 - keyless (keyless shapes only): the hub's Flux role admitted as cluster admin, and the ConfigMap Flux reads.
 
 Resource names are stable across shapes (``subnet-private-0`` is the same subnet in every shape), so a
