@@ -2,8 +2,10 @@
 
 The registry is an object, not global state: synth builds one, tests build their own. It is sorted
 by name and refuses duplicates, requirements on packs that are not installed, and requirement cycles,
-with messages that list what is installed. A third party's pack whose module does not import is bad
-input too (its distribution is to fix or uninstall), one line each; a built-in one is a bug.
+with messages that list what is installed; and needs no cluster offers, and features fluxplane does not
+have in ``provides`` (a misspelt one would switch nothing on), with messages that list the known ones.
+A third party's pack whose module does not import is bad input too (its distribution is to fix or
+uninstall), one line each; a built-in one is a bug.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from fluxplane.config.merge import Origins
 from fluxplane.config.models import is_dns_label
 from fluxplane.config.problems import describe_validation_error
 from fluxplane.errors import PackError
-from fluxplane.packs.api import CAPABILITIES, Pack, PackConfig
+from fluxplane.packs.api import CAPABILITIES, PROVIDES, Pack, PackConfig
 
 ENTRY_POINT_GROUP = "fluxplane.packs"
 #: The distribution of the built-in packs: an error importing one of them is a bug, not bad input.
@@ -82,6 +84,11 @@ class PackRegistry:
                 problems.append(
                     f"pack {pack.name!r}: needs {', '.join(map(repr, unknown))}, which no cluster offers "
                     f"(known: {', '.join(CAPABILITIES)})"
+                )
+            elif unknown := [feature for feature in pack.provides if feature not in PROVIDES]:
+                problems.append(
+                    f"pack {pack.name!r}: provides {', '.join(map(repr, unknown))}, which is not a fluxplane feature "
+                    f"(known: {', '.join(PROVIDES)})"
                 )
             elif pack.name in by_name:
                 problems.append(f"pack {pack.name!r} is registered twice")

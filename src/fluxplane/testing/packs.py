@@ -34,7 +34,17 @@ from fluxplane.constructs.base import Root
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
-from fluxplane.packs.api import CAPABILITIES, SEMVER, Layer, Pack, PackConfig, PackContext, PodIdentity, RunsOn
+from fluxplane.packs.api import (
+    CAPABILITIES,
+    PROVIDES,
+    SEMVER,
+    Layer,
+    Pack,
+    PackConfig,
+    PackContext,
+    PodIdentity,
+    RunsOn,
+)
 
 __all__ = ["BoundPack", "bind_pack", "check_pack"]
 
@@ -123,12 +133,12 @@ def check_pack(
 
     The declaration: a DNS-1123 label for a name, a semver version, a one-line description, a known layer
     and ``runs_on``, DNS labels for the packs it requires and the namespaces it claims, capabilities some
-    cluster offers, API groups for ``crd_groups``. The config model: a PackConfig that forbids unknown
-    fields, made with no values, or from ``example`` when some are required. The bind, with that config
-    (and ``fleet`` and ``cluster`` for a pack that builds clusters): it succeeds, every object has an
-    apiVersion, a kind and a name, every namespace its objects live in, install into or name is one the
-    pack declares (Flux's own for Flux objects, a workload cluster's hub namespace of ``fleet``), and
-    every health check names an object it made.
+    cluster offers, fluxplane features (keys of PROVIDES) for ``provides``, API groups for ``crd_groups``.
+    The config model: a PackConfig that forbids unknown fields, made with no values, or from ``example``
+    when some are required. The bind, with that config (and ``fleet`` and ``cluster`` for a pack that
+    builds clusters): it succeeds, every object has an apiVersion, a kind and a name, every namespace its
+    objects live in, install into or name is one the pack declares (Flux's own for Flux objects, a
+    workload cluster's hub namespace of ``fleet``), and every health check names an object it made.
     """
     problems = _declaration_problems(pack)
     config = _config(pack, example, problems)
@@ -167,6 +177,11 @@ def _declaration_problems(pack: Pack) -> list[str]:
         if not is_dns_label(namespace)
     ]
     problems += [f"needs {need!r}, which no cluster offers" for need in pack.needs if need not in CAPABILITIES]
+    problems += [
+        f"provides {feature!r}, which is not a fluxplane feature (known: {', '.join(PROVIDES)})"
+        for feature in pack.provides
+        if feature not in PROVIDES
+    ]
     problems += [
         f"crd_groups has {group!r}, which is not an API group"
         for group in pack.crd_groups

@@ -1,27 +1,23 @@
-"""The EKS composite API (fluxplane.packs.eks): shapes, composed resources, the XRD and composite resources.
+"""The EKS composite API (fluxplane.packs.eks): the Composition's patches against the XRD, composite resources and
+the XRD; and the harness other tests share: the shapes, the example fleet and a patch-and-transform renderer.
 
-Crossplane is not run here. A small patch-and-transform renderer in this module applies each
-Composition to the example fleet's composite resources, and the managed resources it renders are
-validated against the provider CRDs (``../shared/crds``) as complete objects.
+Crossplane is not run here. A small patch-and-transform renderer in this module applies each Composition to a
+composite resource; tests.unit.packs.test_eks_composed renders the example fleet's composites with it and
+validates the managed resources against the provider CRDs.
 """
 
 from __future__ import annotations
 
 import copy
 import re
-import subprocess
-import sys
-from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 from ipaddress import IPv4Network
 from itertools import combinations, pairwise
-from pathlib import Path
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
-import yaml
 
 from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
@@ -30,11 +26,8 @@ from fluxplane.constructs import Manifest, Root
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.packs import eks
 from fluxplane.synth import load_plan
-from tests.conftest import CRDS, ROOT, VALIDATE_MANIFESTS
+from tests.conftest import ROOT
 
-EC2 = "ec2.aws.m.upbound.io/v1beta1"
-IAM = "iam.aws.m.upbound.io/v1beta1"
-EKS = "eks.aws.m.upbound.io/v1beta1"
 LABEL = "platform.fluxplane.io"
 
 THREE_ZONES = eks.Shape(zones=3, node_groups=1)
@@ -51,19 +44,6 @@ SHAPES = [
     eks.Shape(zones=6, node_groups=3, nat_gateways="Single", keyless=True),
 ]
 
-#: The kind a selector field selects (within the same composite resource).
-SELECTED_KIND = {
-    "vpcIdSelector": "VPC",
-    "subnetIdSelector": "Subnet",
-    "allocationIdSelector": "EIP",
-    "gatewayIdSelector": "InternetGateway",
-    "natGatewayIdSelector": "NATGateway",
-    "routeTableIdSelector": "RouteTable",
-    "roleSelector": "Role",
-    "roleArnSelector": "Role",
-    "nodeRoleArnSelector": "Role",
-    "clusterNameSelector": "Cluster",
-}
 
 #: What Crossplane would have written back into the composite's status by the time everything exists.
 OBSERVED_STATUS = {
@@ -75,10 +55,6 @@ OBSERVED_STATUS = {
     "oidcProviderArn": "arn:aws:iam::111122223333:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/EXAMPLE",
     "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/example-external-secrets",
 }
-
-needs_crds = pytest.mark.skipif(
-    not CRDS.is_dir(), reason=f"{CRDS} is missing: rendered resources cannot be checked against provider CRDs"
-)
 
 
 @cache
@@ -104,216 +80,6 @@ def all_patches(shape: eks.Shape) -> Iterator[dict[str, Any]]:
     for patch_set in resources_input["patchSets"]:
         yield from patch_set["patches"]
     yield from resources_input["writeConnectionSecretToRef"]["patches"]
-
-
-# -- shapes ------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("shape", "name", "labels"),
-    [
-        (
-            eks.Shape(3, 1, "OnePerZone"),
-            "eks-3-zones-1-node-group",
-            {"availability-zones": "3", "hub-access": "kubeconfig", "nat-gateways": "OnePerZone", "node-groups": "1"},
-        ),
-        (
-            eks.Shape(2, 2, "Single"),
-            "eks-2-zones-2-node-groups-single-nat",
-            {"availability-zones": "2", "hub-access": "kubeconfig", "nat-gateways": "Single", "node-groups": "2"},
-        ),
-        (
-            eks.Shape(3, 1, "OnePerZone", keyless=True),
-            "eks-3-zones-1-node-group-keyless",
-            {"availability-zones": "3", "hub-access": "keyless", "nat-gateways": "OnePerZone", "node-groups": "1"},
-        ),
-    ],
-)
-def test_a_shape_names_and_labels_its_composition(shape: eks.Shape, name: str, labels: dict[str, str]) -> None:
-    # GIVEN a shape WHEN named and labelled THEN both say zones, node groups, NAT mode (and hub access)
-    assert shape.name == name
-    assert shape.labels == {f"{LABEL}/{key}": value for key, value in labels.items()}
-
-
-# -- composed resources ----------------------------------------------------------------------------
-
-THREE_ZONE_KINDS = {
-    (EC2, "VPC"): 1,
-    (EC2, "InternetGateway"): 1,
-    (EC2, "Subnet"): 6,
-    (EC2, "EIP"): 3,
-    (EC2, "NATGateway"): 3,
-    (EC2, "RouteTable"): 4,
-    (EC2, "Route"): 4,
-    (EC2, "RouteTableAssociation"): 6,
-    (IAM, "Role"): 3,
-    (IAM, "RolePolicyAttachment"): 4,
-    (IAM, "RolePolicy"): 1,
-    (IAM, "OpenIDConnectProvider"): 1,
-    (EKS, "Cluster"): 1,
-    (EKS, "NodeGroup"): 1,
-    (EKS, "ClusterAuth"): 1,
-    (EKS, "Addon"): 1,
-    ("v1", "ConfigMap"): 1,
-}
-
-
-@pytest.mark.parametrize(
-    ("shape", "changes"),
-    [
-        (THREE_ZONES, {}),
-        (
-            TWO_ZONES,
-            {
-                (EC2, "Subnet"): 4,
-                (EC2, "EIP"): 2,
-                (EC2, "NATGateway"): 2,
-                (EC2, "RouteTable"): 3,
-                (EC2, "Route"): 3,
-                (EC2, "RouteTableAssociation"): 4,
-            },
-        ),
-        (SINGLE_NAT, {(EC2, "EIP"): 1, (EC2, "NATGateway"): 1}),
-        (TWO_GROUPS, {(EKS, "NodeGroup"): 2}),
-        (KEYLESS, {(EKS, "AccessEntry"): 1, (EKS, "AccessPolicyAssociation"): 1, ("v1", "ConfigMap"): 2}),
-    ],
-    ids=lambda value: value.name if isinstance(value, eks.Shape) else "",
-)
-def test_composed_kinds_of_a_shape(shape: eks.Shape, changes: dict[tuple[str, str], int]) -> None:
-    # GIVEN a shape WHEN its resources are composed
-    kinds = Counter((r["base"]["apiVersion"], r["base"]["kind"]) for r in eks.composed_resources(shape))
-
-    # THEN exactly these kinds come out, this many of each
-    assert dict(kinds) == {**THREE_ZONE_KINDS, **changes}
-
-
-def test_a_single_nat_gateway_serves_every_private_route() -> None:
-    # GIVEN the 3-zone single-NAT shape WHEN composed
-    resources = by_name(SINGLE_NAT)
-
-    # THEN every private route goes through the NAT gateway of zone 0, the only one
-    routes = [r for r in resources.values() if r["base"]["kind"] == "Route" and r["name"] != "route-public-internet"]
-    assert [r["name"] for r in routes] == ["route-private-0-nat", "route-private-1-nat", "route-private-2-nat"]
-    for route in routes:
-        assert route["base"]["spec"]["forProvider"]["natGatewayIdSelector"] == {
-            "matchControllerRef": True,
-            "matchLabels": {f"{LABEL}/zone": "0"},
-        }
-    assert [name for name in resources if name.startswith(("eip-", "nat-gateway-"))] == ["eip-0", "nat-gateway-0"]
-
-
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.name)
-def test_resource_names_are_unique(shape: eks.Shape) -> None:
-    names = [resource["name"] for resource in eks.composed_resources(shape)]
-    assert len(names) == len(set(names))
-
-
-@pytest.mark.parametrize(
-    ("smaller", "larger"),
-    [
-        (TWO_ZONES, THREE_ZONES),
-        (THREE_ZONES, TWO_GROUPS),
-        (THREE_ZONES, KEYLESS),
-        (eks.Shape(3, 1, "Single"), eks.Shape(5, 1, "Single")),
-        (eks.Shape(2, 1), eks.Shape(6, 3, keyless=True)),
-    ],
-    ids=lambda shape: shape.name,
-)
-def test_a_shape_that_grows_keeps_every_resource_it_had(smaller: eks.Shape, larger: eks.Shape) -> None:
-    # GIVEN a shape and a larger one (more zones, node groups, keyless access)
-    before, after = by_name(smaller), by_name(larger)
-
-    # WHEN a cluster changes from one to the other THEN each of its resources keeps its name and template
-    assert set(before) < set(after)
-    for name, resource in before.items():
-        assert after[name] == resource, name
-
-
-def _selectors(value: Any) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(field, selector) of every ``...Selector`` field in ``value``, at any depth."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key.endswith("Selector"):
-                yield key, item
-            else:
-                yield from _selectors(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _selectors(item)
-
-
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.name)
-def test_every_selector_picks_its_own_resources_unambiguously(shape: eks.Shape) -> None:
-    # GIVEN the composed resources of a shape
-    resources = eks.composed_resources(shape)
-    checked = 0
-    for resource in resources:
-        for field, selector in _selectors(resource["base"]):
-            where = f"{resource['name']}: {field}"
-            # THEN every selector stays within the composite resource
-            assert selector["matchControllerRef"] is True, where
-            assert set(selector) <= {"matchControllerRef", "matchLabels"}, where
-            # AND its labels are carried by exactly the resources it means, of the kind it selects
-            labels = selector.get("matchLabels", {})
-            matches = [
-                other["name"]
-                for other in resources
-                if other["base"]["kind"] == SELECTED_KIND[field]
-                and labels.items() <= other["base"].get("metadata", {}).get("labels", {}).items()
-            ]
-            expected = shape.zones if labels == {f"{LABEL}/tier": "private"} else 1
-            assert len(matches) == expected, (where, matches)
-            checked += 1
-    assert checked > 0
-
-
-def _labels(selector: dict[str, Any]) -> dict[str, str]:
-    return {key.removeprefix(f"{LABEL}/"): value for key, value in selector.get("matchLabels", {}).items()}
-
-
-@pytest.mark.parametrize("shape", [THREE_ZONES, TWO_ZONES, SINGLE_NAT], ids=lambda shape: shape.name)
-def test_public_subnets_route_to_the_internet_and_private_ones_through_nat(shape: eks.Shape) -> None:
-    # GIVEN the network of a shape
-    resources = by_name(shape)
-    nat_zone = {index: str(index if shape.nat_gateways == "OnePerZone" else 0) for index in range(shape.zones)}
-
-    # THEN NAT gateways sit in the public subnet of their zone, with the EIP of their zone
-    for name, resource in resources.items():
-        if resource["base"]["kind"] == "NATGateway":
-            zone = resource["base"]["metadata"]["labels"][f"{LABEL}/zone"]
-            for_provider = resource["base"]["spec"]["forProvider"]
-            assert _labels(for_provider["subnetIdSelector"]) == {"tier": "public", "zone": zone}, name
-            assert _labels(for_provider["allocationIdSelector"]) == {"zone": zone}, name
-    # AND the public route table sends 0.0.0.0/0 to the internet gateway
-    public_route = resources["route-public-internet"]["base"]["spec"]["forProvider"]
-    assert public_route["destinationCidrBlock"] == "0.0.0.0/0"
-    assert (_labels(public_route["gatewayIdSelector"]), _labels(public_route["routeTableIdSelector"])) == (
-        {},
-        {"route-table": "public"},
-    )
-    for index in range(shape.zones):
-        # AND each zone's private route table sends 0.0.0.0/0 to its NAT gateway
-        route = resources[f"route-private-{index}-nat"]["base"]["spec"]["forProvider"]
-        assert route["destinationCidrBlock"] == "0.0.0.0/0"
-        assert _labels(route["natGatewayIdSelector"]) == {"zone": nat_zone[index]}
-        assert _labels(route["routeTableIdSelector"]) == {"route-table": f"private-{index}"}
-        # AND each subnet is associated with the route table of its tier (and zone)
-        for tier, table in (("public", "public"), ("private", f"private-{index}")):
-            association = resources[f"route-table-association-{tier}-{index}"]["base"]["spec"]["forProvider"]
-            assert _labels(association["subnetIdSelector"]) == {"tier": tier, "zone": str(index)}
-            assert _labels(association["routeTableIdSelector"]) == {"route-table": table}
-        # AND only public subnets give instances public addresses
-        for tier in ("public", "private"):
-            subnet = resources[f"subnet-{tier}-{index}"]["base"]["spec"]["forProvider"]
-            assert subnet["mapPublicIpOnLaunch"] is (tier == "public")
-
-
-def test_cluster_and_node_groups_run_in_the_private_subnet_of_every_zone() -> None:
-    resources = by_name(TWO_GROUPS)
-    private = {"matchControllerRef": True, "matchLabels": {f"{LABEL}/tier": "private"}}
-    assert resources["cluster"]["base"]["spec"]["forProvider"]["vpcConfig"]["subnetIdSelector"] == private
-    for group in ("node-group-0", "node-group-1"):
-        assert resources[group]["base"]["spec"]["forProvider"]["subnetIdSelector"] == private
 
 
 # -- patches against the XRD --------------------------------------------------------------------------
@@ -514,189 +280,13 @@ def observed(xr: dict[str, Any]) -> dict[str, Any]:
     return {**xr, "status": dict(OBSERVED_STATUS)}
 
 
-def _cluster(**fields: Any) -> WorkloadCluster:
+def workload_cluster(**fields: Any) -> WorkloadCluster:
+    """A workload cluster in eu-central-1 with a VPC CIDR, as the loader allocates one; ``fields`` over it."""
     data = {"name": "a", "region": "eu-central-1", "network": {"cidr": "10.20.0.0/16", "availabilityZones": 2}}
     return WorkloadCluster.model_validate({**data, **fields})
 
 
 #: A cluster unlike the example's: 2 zones, one NAT gateway, two node groups with labels and taints, keyless.
-SMALL_KEYLESS = _cluster(
-    name="data-euc1",
-    network={"cidr": "10.40.0.0/20", "availabilityZones": 2, "natGateways": "Single"},
-    endpoint={"publicAccessCidrs": ["203.0.113.0/24"]},
-    logging=["api", "scheduler"],
-    hubAccess="keyless",
-    tags={"team": "data", "cost-center": "42"},
-    nodeGroups=[
-        {"name": "system", "instanceTypes": ["m7i.large"]},
-        {
-            "name": "spot",
-            "instanceTypes": ["c7g.xlarge", "c6g.xlarge"],
-            "capacityType": "SPOT",
-            "minSize": 0,
-            "maxSize": 10,
-            "desiredSize": 1,
-            "diskSize": 100,
-            "labels": {"workload": "batch"},
-            "taints": [{"key": "spot", "value": "true", "effect": "NoSchedule"}],
-        },
-    ],
-)
-
-
-def rendered_fleet() -> list[tuple[WorkloadCluster, dict[str, Any], dict[str, dict[str, Any]]]]:
-    """(cluster, composite, rendered resources) of every example cluster and of SMALL_KEYLESS."""
-    fleet = example_fleet()
-    return [
-        (cluster, xr, render(observed(xr), eks.composition_props(eks.shape_of(cluster))))
-        for cluster in (*fleet.clusters, SMALL_KEYLESS)
-        for xr in [composite(cluster, fleet)]
-    ]
-
-
-@pytest.mark.slow
-@needs_crds
-def test_rendered_managed_resources_are_complete_valid_objects(tmp_path: Path) -> None:
-    # GIVEN every example cluster's composite resource rendered through its Composition
-    documents = [obj for _, _, objects in rendered_fleet() for obj in objects.values()]
-    (tmp_path / "rendered.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
-
-    # WHEN validated as whole objects against the provider CRDs
-    result = subprocess.run(
-        [sys.executable, str(VALIDATE_MANIFESTS), str(tmp_path)], capture_output=True, text=True, check=False
-    )
-
-    # THEN every one is valid: nothing the CRDs require is missing, nothing set is unknown
-    assert result.returncode == 0, result.stdout + result.stderr
-    count = len(documents)
-    assert f"{count} documents, {count} valid, 0 invalid, 0 skipped" in result.stdout, result.stdout
-
-
-def test_rendered_values_come_from_the_composite() -> None:
-    for cluster, xr, objects in rendered_fleet():
-        spec = xr["spec"]
-        # THEN subnets get their zone and CIDR from the composite
-        subnet = objects["subnet-private-0"]["spec"]["forProvider"]
-        assert subnet["cidrBlock"] == spec["network"]["zones"][0]["privateSubnetCidr"]
-        assert subnet["availabilityZone"] == spec["network"]["zones"][0]["name"]
-        assert subnet["tags"] == {
-            "kubernetes.io/role/internal-elb": "1",
-            "Name": f"{cluster.name}-private-{spec['network']['zones'][0]['name']}",
-            "karpenter.sh/discovery": cluster.name,
-            **cluster.tags,
-        }
-        # AND only the private subnets, where nodes run, are Karpenter's to find
-        for index in range(len(spec["network"]["zones"])):
-            private = objects[f"subnet-private-{index}"]["spec"]["forProvider"]["tags"]
-            public = objects[f"subnet-public-{index}"]["spec"]["forProvider"]["tags"]
-            assert (private.get("karpenter.sh/discovery"), "karpenter.sh/discovery" in public) == (cluster.name, False)
-        # AND the node role has the fixed name Karpenter's EC2NodeClass gives, the cluster role a generated one
-        assert objects["role-node"]["metadata"]["annotations"] == {
-            "crossplane.io/external-name": f"{cluster.name}-node"
-        }
-        assert "annotations" not in objects["role-cluster"]["metadata"]
-        # AND the EKS cluster is called like the fleet's cluster
-        eks_cluster = objects["cluster"]
-        assert eks_cluster["metadata"]["annotations"] == {"crossplane.io/external-name": cluster.name}
-        assert eks_cluster["spec"]["forProvider"]["version"] == cluster.kubernetes_version
-        assert eks_cluster["spec"]["forProvider"]["region"] == cluster.region
-        # AND the node group's size at creation is the definition's
-        group = objects["node-group-0"]["spec"]
-        assert group["initProvider"] == {"scalingConfig": {"desiredSize": cluster.node_groups[0].desired_size}}
-        assert group["forProvider"]["scalingConfig"] == {
-            "minSize": cluster.node_groups[0].min_size,
-            "maxSize": cluster.node_groups[0].max_size,
-        }
-        # AND the definition's tags reach the VPC while its Name tag stays
-        vpc = objects["vpc"]["spec"]["forProvider"]
-        assert cluster.tags
-        assert vpc["tags"] == {"Name": cluster.name, **cluster.tags}
-        assert vpc["cidrBlock"] == str(cluster.network.cidr)
-        # AND ClusterAuth writes its connection secret next to the composite
-        assert objects["cluster-auth"]["spec"]["writeConnectionSecretToRef"] == {"name": f"{cluster.name}-cluster-auth"}
-        # AND the bootstrap ConfigMap carries External Secrets' role under the name the hub reads
-        assert objects["bootstrap-values"]["metadata"]["name"] == f"{cluster.name}-bootstrap"
-        assert objects["bootstrap-values"]["data"] == {
-            "external-secrets-role-arn": OBSERVED_STATUS["externalSecretsRoleArn"]
-        }
-
-
-def test_a_second_node_group_and_keyless_access_render_from_the_composite() -> None:
-    # GIVEN the 2-zone keyless cluster with a tainted Spot node group, rendered
-    (objects,) = [objects for cluster, _, objects in rendered_fleet() if cluster is SMALL_KEYLESS]
-
-    # THEN the second node group carries the second definition, taints in EKS's spelling
-    group = objects["node-group-1"]
-    assert group["metadata"]["annotations"] == {"crossplane.io/external-name": "spot"}
-    assert group["spec"]["forProvider"] == {
-        "capacityType": "SPOT",
-        "clusterNameSelector": {"matchControllerRef": True},
-        "diskSize": 100,
-        "instanceTypes": ["c7g.xlarge", "c6g.xlarge"],
-        "labels": {"workload": "batch"},
-        "nodeRoleArnSelector": {"matchControllerRef": True, "matchLabels": {f"{LABEL}/role": "node"}},
-        "region": "eu-central-1",
-        "scalingConfig": {"minSize": 0, "maxSize": 10},
-        "subnetIdSelector": {"matchControllerRef": True, "matchLabels": {f"{LABEL}/tier": "private"}},
-        "tags": {"team": "data", "cost-center": "42"},
-        "taint": [{"key": "spot", "value": "true", "effect": "NO_SCHEDULE"}],
-        "updateConfig": {"maxUnavailable": 1},
-        "version": DEFAULT_KUBERNETES_VERSION,
-    }
-    # AND the endpoint and logging follow the definition
-    vpc_config = objects["cluster"]["spec"]["forProvider"]["vpcConfig"]
-    assert vpc_config["publicAccessCidrs"] == ["203.0.113.0/24"]
-    assert objects["cluster"]["spec"]["forProvider"]["enabledClusterLogTypes"] == ["api", "scheduler"]
-    # AND the hub's Flux role is admitted, and its ConfigMap names the cluster
-    assert objects["hub-access-entry"]["spec"]["forProvider"]["principalArn"] == (
-        example_fleet().management.flux_role_arn
-    )
-    assert objects["hub-access"]["metadata"]["name"] == "data-euc1-hub-access"
-    assert objects["hub-access"]["data"] == {"provider": "aws", "cluster": OBSERVED_STATUS["clusterArn"]}
-
-
-def test_the_external_secrets_role_trusts_the_clusters_oidc_provider() -> None:
-    _, _, objects = rendered_fleet()[0]
-    policy = yaml.safe_load(objects["role-external-secrets"]["spec"]["forProvider"]["assumeRolePolicy"])
-    host = OBSERVED_STATUS["oidcIssuerHost"]
-    assert policy["Statement"] == [
-        {
-            "Effect": "Allow",
-            "Principal": {"Federated": OBSERVED_STATUS["oidcProviderArn"]},
-            "Action": "sts:AssumeRoleWithWebIdentity",
-            "Condition": {
-                "StringEquals": {
-                    f"{host}:sub": "system:serviceaccount:external-secrets:external-secrets",
-                    f"{host}:aud": "sts.amazonaws.com",
-                }
-            },
-        }
-    ]
-
-
-@pytest.mark.slow
-@needs_crds
-def test_composition_templates_set_only_fields_of_their_crds(tmp_path: Path) -> None:
-    # GIVEN every base of every shape, named like a composed resource
-    templates = []
-    for shape in SHAPES:
-        for resource in eks.composed_resources(shape):
-            base = copy.deepcopy(resource["base"])
-            base.setdefault("metadata", {}).update(name=f"example-{resource['name']}", namespace="example")
-            templates.append(base)
-    (tmp_path / "templates.yaml").write_text(yaml.safe_dump_all(templates, sort_keys=False))
-
-    # WHEN validated as partial objects THEN every field they set is in their CRD
-    result = subprocess.run(
-        [sys.executable, str(VALIDATE_MANIFESTS), "--partial", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    count = len(templates)
-    assert f"{count} documents, {count} valid, 0 invalid, 0 skipped" in result.stdout, result.stdout
-
 
 # -- the composite resource of a cluster -------------------------------------------------------------
 
@@ -729,7 +319,7 @@ def test_composite_props_translate_taints_to_eks_effects() -> None:
         {"key": "spot", "effect": "PreferNoSchedule"},
         {"key": "drain", "value": "now", "effect": "NoExecute"},
     ]
-    cluster = _cluster(nodeGroups=[{"name": "gpu", "instanceTypes": ["g6.xlarge"], "taints": taints}])
+    cluster = workload_cluster(nodeGroups=[{"name": "gpu", "instanceTypes": ["g6.xlarge"], "taints": taints}])
 
     # WHEN made into composite props THEN EKS's spelling of each effect is used
     (group,) = eks.composite_props(cluster, example_fleet().sealing_key)["nodeGroups"]
@@ -742,7 +332,7 @@ def test_composite_props_translate_taints_to_eks_effects() -> None:
 
 def test_composite_props_of_a_small_cluster_exactly() -> None:
     # GIVEN a 2-zone cluster with a private endpoint only and a single NAT gateway
-    cluster = _cluster(
+    cluster = workload_cluster(
         network={"cidr": "10.20.0.0/22", "availabilityZones": 2, "natGateways": "Single"},
         endpoint={"publicAccess": False},
         tags={"team": "data"},
@@ -799,7 +389,7 @@ def test_composite_props_of_a_small_cluster_exactly() -> None:
 
 def test_composite_props_name_the_zones_the_region_has() -> None:
     # GIVEN a three-zone cluster in ca-central-1, whose zones are a, b and d
-    cluster = _cluster(region="ca-central-1", network={"cidr": "10.20.0.0/16", "availabilityZones": 3})
+    cluster = workload_cluster(region="ca-central-1", network={"cidr": "10.20.0.0/16", "availabilityZones": 3})
 
     # WHEN made into composite props THEN the subnets go to those zones, not to a nonexistent ca-central-1c
     zones = eks.composite_props(cluster, example_fleet().sealing_key)["network"]["zones"]
@@ -809,7 +399,7 @@ def test_composite_props_name_the_zones_the_region_has() -> None:
 def test_composite_props_name_the_zones_awsdata_gives() -> None:
     # GIVEN an account whose us-west-1 zones are b and c, as awsData says
     aws = facts(AwsData.model_validate({"regions": {"us-west-1": ["us-west-1b", "us-west-1c"]}}))
-    cluster = _cluster(region="us-west-1")
+    cluster = workload_cluster(region="us-west-1")
 
     # WHEN made into composite props with those facts THEN the account's zone names are used
     zones = eks.composite_props(cluster, example_fleet().sealing_key, aws=aws)["network"]["zones"]
@@ -827,7 +417,7 @@ def test_composite_props_need_an_allocated_cidr() -> None:
 
 
 def test_keyless_composite_props_need_the_hubs_flux_role() -> None:
-    cluster = _cluster(hubAccess="keyless")
+    cluster = workload_cluster(hubAccess="keyless")
     with pytest.raises(ValueError, match=r"^cluster 'a' uses keyless hub access; give the hub's Flux role$"):
         eks.composite_props(cluster, example_fleet().sealing_key)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib.metadata import EntryPoint
 from typing import Any
 
@@ -11,8 +12,8 @@ from pydantic import Field
 from fluxplane.config.merge import Layer, Origins
 from fluxplane.errors import FluxplaneError, PackError
 from fluxplane.packs import registry as registry_module
+from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, Pack, PackConfig, PackContext
 from fluxplane.packs.api import Layer as PackLayer
-from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.metrics_server import MetricsServerConfig
 from fluxplane.packs.podinfo import PodinfoConfig
 from fluxplane.packs.registry import ENTRY_POINT_GROUP, PackRegistry, find_cycle
@@ -400,9 +401,24 @@ def test_configure_names_the_file_that_wrote_the_section() -> None:
 
 
 def test_a_pack_that_needs_what_no_cluster_offers_is_refused() -> None:
-    from dataclasses import replace
-
     # GIVEN a pack needing an unknown capability WHEN registered THEN the known ones are listed
     gpu = replace(pack("gpu"), needs=("gpus",))
     with pytest.raises(PackError, match=r"needs 'gpus', which no cluster offers \(known: fluxplane-network\)$"):
         PackRegistry([gpu])
+
+
+def test_a_pack_that_provides_what_fluxplane_has_no_feature_for_is_refused() -> None:
+    # GIVEN a pack whose provides has a misspelt feature beside a known one
+    kinds = replace(pack("kinds"), provides=(APP_RESOURCES, "app-resource"))
+    # WHEN registered THEN it is refused, naming what fluxplane knows, as the only problem
+    with pytest.raises(PackError) as caught:
+        PackRegistry([kinds, pack("web")])
+    assert caught.value.problems == (
+        "pack 'kinds': provides 'app-resource', which is not a fluxplane feature (known: app-resources, aws-providers)",
+    )
+
+
+def test_a_pack_that_provides_known_features_registers() -> None:
+    # GIVEN a pack that stands in for both of fluxplane's features WHEN registered THEN it is installed
+    both = replace(pack("both"), provides=(APP_RESOURCES, AWS_PROVIDERS))
+    assert PackRegistry([both]).get("both") is both

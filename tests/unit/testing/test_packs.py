@@ -133,12 +133,21 @@ def test_a_pack_that_keeps_the_contract_has_no_problems() -> None:
         ({"requires": ("sample",)}, "requires itself"),
         ({"namespaces": ("sample", "Bad_NS")}, "namespace 'Bad_NS' is not a DNS-1123 label"),
         ({"needs": ("gpu",)}, "needs 'gpu', which no cluster offers"),
+        (
+            {"provides": ("aws-provider",)},
+            "provides 'aws-provider', which is not a fluxplane feature (known: app-resources, aws-providers)",
+        ),
         ({"crd_groups": ("sample",)}, "crd_groups has 'sample', which is not an API group"),
     ],
 )
 def test_each_bad_declaration_is_a_problem(change: dict[str, Any], problem: str) -> None:
     # GIVEN the sample pack with one bad declaration WHEN checked THEN that is its one problem
     assert check_pack(replace(SAMPLE, **change)) == [problem]
+
+
+def test_a_pack_that_provides_fluxplanes_features_has_no_problems() -> None:
+    # GIVEN the sample pack standing in for both of fluxplane's features WHEN checked THEN that is no problem
+    assert check_pack(replace(SAMPLE, provides=("app-resources", "aws-providers"))) == []
 
 
 def test_a_config_that_is_no_pack_config_is_a_problem() -> None:

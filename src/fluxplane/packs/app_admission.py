@@ -1,0 +1,153 @@
+"""The admission policies that keep apps' requests to their own app.
+
+On the hub, an app's request account applies what the app's repository asks for in its cluster's hub
+namespace (POLICY); on a workload cluster that makes its apps' resources (``mode: spoke``), each tenant
+applies its app's in its own namespace (TENANT_POLICY). Both hold a request to objects of its own app,
+named after the app, with an AWS name that starts with ``<cluster>-<app>-`` (so no request can adopt
+another app's or another cluster's AWS resource), in the cluster's own AWS account.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fluxplane.config.hub import ACCOUNT_LABEL
+from fluxplane.config.models import HUB_PROVIDER_CONFIG
+from fluxplane.constructs import app_resources as xr
+from fluxplane.constructs.patch_and_transform import PROVIDER_CONFIG_FIELD
+from fluxplane.constructs.props import TENANT_LABEL
+
+#: The field of each requestable kind that holds its AWS name, which starts with ``<cluster>-<app>-``.
+PHYSICAL_NAME = {"AppTable": "tableName", "AppQueue": "queueName", "AppBucket": "bucketName"}
+
+#: The policy that keeps an app's own requests to itself.
+POLICY = "fluxplane-app-requests"
+
+
+def policy_props() -> dict[str, Any]:
+    """An app's request account may only make and change resources of its own app.
+
+    The account ``<app>-cloud`` of a cluster's hub namespace applies what the app's repository asks
+    for; RBAC lets it manage the requestable kinds in that namespace, and this policy narrows it to
+    objects whose ``spec.app`` is the app, named ``<app>-...``, and never another app's object, made in
+    the cluster's own AWS account (the hub namespace's ACCOUNT_LABEL, else the hub's).
+    """
+    account = (
+        f"'system:serviceaccount:' + object.metadata.namespace + ':' + object.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"
+    )
+    return {
+        "name": POLICY,
+        "failurePolicy": "Fail",
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": [xr.GROUP],
+                    "apiVersions": ["*"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": list(xr.REQUESTABLE.values()),
+                }
+            ]
+        },
+        "matchConditions": [
+            {
+                "name": "app-request-account",
+                "expression": "request.userInfo.username.startsWith('system:serviceaccount:') && "
+                f"request.userInfo.username.endsWith('{xr.REQUEST_ACCOUNT_SUFFIX}')",
+            }
+        ],
+        "validations": [
+            {
+                "expression": f"request.userInfo.username == {account}",
+                "messageExpression": "request.userInfo.username + ' may only request resources of its own app'",
+                "reason": "Forbidden",
+            },
+            _NAMED_AFTER_APP,
+            {
+                "expression": "request.operation != 'UPDATE' || oldObject.spec.app == object.spec.app",
+                "message": "spec.app of an existing resource does not change",
+                "reason": "Forbidden",
+            },
+            # The hub namespace is the cluster's name (fluxplane.config.hub.cluster_namespace).
+            _physical_name("object.metadata.namespace + '-'"),
+            {
+                "expression": f"(has(object.spec.{PROVIDER_CONFIG_FIELD}) ? object.spec.{PROVIDER_CONFIG_FIELD} : "
+                f"'{HUB_PROVIDER_CONFIG}') == (has(namespaceObject.metadata.labels) && '{ACCOUNT_LABEL}' in "
+                f"namespaceObject.metadata.labels ? namespaceObject.metadata.labels['{ACCOUNT_LABEL}'] : "
+                f"'{HUB_PROVIDER_CONFIG}')",
+                "message": f"spec.{PROVIDER_CONFIG_FIELD} is the account of the cluster the app runs on",
+                "reason": "Forbidden",
+            },
+        ],
+    }
+
+
+#: A requested resource's name starts with its app's.
+_NAMED_AFTER_APP = {
+    "expression": "object.metadata.name.startsWith(object.spec.app + '-')",
+    "messageExpression": "'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
+    "reason": "Invalid",
+}
+
+
+def _physical_name(cluster: str) -> dict[str, Any]:
+    """The AWS name of a requested resource starts with ``<cluster>-<app>-`` (``cluster``: a CEL string), so no
+    request can name (and so adopt) a resource of another app or cluster, and an app's role reaches its own only."""
+    *others, (_, last) = PHYSICAL_NAME.items()
+    choice = "".join(f"object.kind == '{kind}' ? object.spec.{field} : " for kind, field in others)
+    choice += f"object.spec.{last}"
+    prefix = f"{cluster} + object.spec.app + '-'"
+    return {
+        "expression": f"({choice}).startsWith({prefix})",
+        "messageExpression": f"'the AWS name of a resource of app ' + object.spec.app + ' starts with ' + {prefix}",
+        "reason": "Invalid",
+    }
+
+
+#: The policy that keeps a workload cluster's tenants to their own app's resources (mode spoke).
+TENANT_POLICY = "fluxplane-tenant-app-resources"
+
+
+def tenant_policy_props() -> dict[str, Any]:
+    """On a workload cluster that makes its apps' resources: in a tenant's namespace (TENANT_LABEL, the app's
+    name), resources belong to that app, are named after it and the cluster, in the cluster's region and account.
+
+    The tenant's Role grants the requestable kinds in its namespace only; this policy narrows each object to the
+    namespace's app. ``${cluster_name}`` and ``${cluster_region}`` are the cluster's (Flux's substitution).
+    """
+    app = f"namespaceObject.metadata.labels['{TENANT_LABEL}']"
+    return {
+        "name": TENANT_POLICY,
+        "failurePolicy": "Fail",
+        "matchConstraints": {
+            "namespaceSelector": {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]},
+            "resourceRules": [
+                {
+                    "apiGroups": [xr.GROUP],
+                    "apiVersions": ["*"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": list(xr.REQUESTABLE.values()),
+                }
+            ],
+        },
+        "validations": [
+            {
+                "expression": f"object.spec.app == {app}",
+                "messageExpression": f"'resources in namespace ' + object.metadata.namespace + ' belong to app ' + "
+                f"{app}",
+                "reason": "Forbidden",
+            },
+            _NAMED_AFTER_APP,
+            _physical_name("'${cluster_name}-'"),
+            {
+                "expression": "object.spec.region == '${cluster_region}'",
+                "message": "spec.region is the cluster's region, ${cluster_region}",
+                "reason": "Forbidden",
+            },
+            {
+                "expression": f"!has(object.spec.{PROVIDER_CONFIG_FIELD}) || "
+                f"object.spec.{PROVIDER_CONFIG_FIELD} == '{HUB_PROVIDER_CONFIG}'",
+                "message": f"spec.{PROVIDER_CONFIG_FIELD} is '{HUB_PROVIDER_CONFIG}', the cluster's own account",
+                "reason": "Forbidden",
+            },
+        ],
+    }

@@ -1,0 +1,466 @@
+"""The resources an EKSCluster's Composition composes, per group, for one shape (fluxplane.packs.eks).
+
+- network: VPC, internet gateway, a public and a private subnet per zone, an EIP and NAT gateway
+  per zone (or one), public and private route tables, their default routes and associations;
+- identity: the cluster role and the node role with their AWS managed policies;
+- cluster: the EKS cluster (API authentication mode, the creator as admin), its managed node groups,
+  the EKS Pod Identity Agent add-on (apps' roles), the IAM OIDC provider for IRSA, and a ClusterAuth
+  whose kubeconfig the composition publishes as the Secret the hub's Flux reads;
+- bootstrap: External Secrets' role (IRSA), which may read the sealing key, and the ConfigMap of its
+  ARN that the hub's bootstrap of the spoke reads;
+- keyless (keyless shapes only): the hub's Flux role admitted as cluster admin, and the ConfigMap Flux reads.
+
+Resource names are stable across shapes (``subnet-private-0`` is the same subnet in every shape), so a
+cluster that changes shape keeps its resources and only gains or loses the difference.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from fluxplane.config.hub import EXTERNAL_SECRETS_ROLE_ARN_KEY, EXTERNAL_SECRETS_SERVICE_ACCOUNT
+from fluxplane.constructs import patch_and_transform as pt
+
+#: Key of the cluster's kubeconfig in ClusterAuth's connection secret.
+CLUSTER_AUTH_KEY = "kubeconfig"
+
+CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+#: Tag on the private subnets, valued with the cluster's name, by which Karpenter's EC2NodeClass finds them.
+KARPENTER_DISCOVERY = "karpenter.sh/discovery"
+#: The node role's IAM name over the cluster's: fixed (not generated) because Karpenter's EC2NodeClass names it.
+NODE_ROLE_NAME = "%s-node"
+
+
+@dataclass(frozen=True, order=True)
+class Shape:
+    """What a Composition fixes: zone count, node group count and NAT mode."""
+
+    zones: int
+    node_groups: int
+    nat_gateways: str = "OnePerZone"
+    keyless: bool = False
+
+    @property
+    def name(self) -> str:
+        groups = "node-group" if self.node_groups == 1 else "node-groups"
+        suffix = "-single-nat" if self.nat_gateways == "Single" else ""
+        keyless = "-keyless" if self.keyless else ""
+        return f"eks-{self.zones}-zones-{self.node_groups}-{groups}{suffix}{keyless}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {
+            f"{pt.LABEL}/availability-zones": str(self.zones),
+            f"{pt.LABEL}/hub-access": "keyless" if self.keyless else "kubeconfig",
+            f"{pt.LABEL}/nat-gateways": self.nat_gateways,
+            f"{pt.LABEL}/node-groups": str(self.node_groups),
+        }
+
+
+def _trust_policy(service: str, actions: tuple[str, ...]) -> str:
+    statement = {"Effect": "Allow", "Principal": {"Service": service}, "Action": list(actions)}
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]}, indent=2) + "\n"
+
+
+def _network(shape: Shape) -> list[dict[str, Any]]:
+    regional = [pt.use("region")]
+    resources = [
+        pt.resource(
+            "vpc",
+            pt.managed("ec2", "VPC", {"enableDnsHostnames": True, "enableDnsSupport": True}),
+            [
+                *regional,
+                pt.patch("spec.network.vpcCidr", "spec.forProvider.cidrBlock", required=True),
+                pt.name_tag("%s"),
+                pt.use("tags"),
+                pt.status("status.atProvider.id", "status.vpcId"),
+            ],
+        ),
+        pt.resource(
+            "internet-gateway",
+            pt.managed("ec2", "InternetGateway", {"vpcIdSelector": pt.selector()}),
+            [*regional, pt.name_tag("%s"), pt.use("tags")],
+        ),
+    ]
+    for index in range(shape.zones):
+        zone = f"spec.network.zones[{index}]"
+        for tier, public in (("public", True), ("private", False)):
+            role_tag = "kubernetes.io/role/elb" if public else "kubernetes.io/role/internal-elb"
+            resources.append(
+                pt.resource(
+                    f"subnet-{tier}-{index}",
+                    pt.managed(
+                        "ec2",
+                        "Subnet",
+                        {"mapPublicIpOnLaunch": public, "tags": {role_tag: "1"}, "vpcIdSelector": pt.selector()},
+                        labels={"tier": tier, "zone": str(index)},
+                    ),
+                    [
+                        *regional,
+                        pt.patch(f"{zone}.name", "spec.forProvider.availabilityZone", required=True),
+                        pt.patch(f"{zone}.{tier}SubnetCidr", "spec.forProvider.cidrBlock", required=True),
+                        pt.name_tag(f"%s-{tier}-%s", f"{zone}.name"),
+                        *(
+                            []
+                            if public
+                            else [pt.patch("metadata.name", f"spec.forProvider.tags[{KARPENTER_DISCOVERY}]")]
+                        ),
+                        pt.use("tags"),
+                    ],
+                )
+            )
+    nat_zones = shape.zones if shape.nat_gateways == "OnePerZone" else 1
+    for index in range(nat_zones):
+        resources += [
+            pt.resource(
+                f"eip-{index}",
+                pt.managed("ec2", "EIP", {"domain": "vpc"}, labels={"zone": str(index)}),
+                [*regional, pt.name_tag(f"%s-nat-{index}"), pt.use("tags")],
+            ),
+            pt.resource(
+                f"nat-gateway-{index}",
+                pt.managed(
+                    "ec2",
+                    "NATGateway",
+                    {
+                        "allocationIdSelector": pt.selector(zone=str(index)),
+                        "subnetIdSelector": pt.selector(tier="public", zone=str(index)),
+                    },
+                    labels={"zone": str(index)},
+                ),
+                [*regional, pt.name_tag(f"%s-{index}"), pt.use("tags")],
+            ),
+        ]
+    resources += [
+        pt.resource(
+            "route-table-public",
+            pt.managed("ec2", "RouteTable", {"vpcIdSelector": pt.selector()}, labels={"route-table": "public"}),
+            [*regional, pt.name_tag("%s-public"), pt.use("tags")],
+        ),
+        pt.resource(
+            "route-public-internet",
+            pt.managed(
+                "ec2",
+                "Route",
+                {
+                    "destinationCidrBlock": "0.0.0.0/0",
+                    "gatewayIdSelector": pt.selector(),
+                    "routeTableIdSelector": pt.selector(route_table="public"),
+                },
+            ),
+            list(regional),
+        ),
+    ]
+    for index in range(shape.zones):
+        private_table = f"private-{index}"
+        nat = str(index if shape.nat_gateways == "OnePerZone" else 0)
+        resources += [
+            pt.resource(
+                f"route-table-association-public-{index}",
+                pt.managed(
+                    "ec2",
+                    "RouteTableAssociation",
+                    {
+                        "routeTableIdSelector": pt.selector(route_table="public"),
+                        "subnetIdSelector": pt.selector(tier="public", zone=str(index)),
+                    },
+                ),
+                list(regional),
+            ),
+            pt.resource(
+                f"route-table-{private_table}",
+                pt.managed(
+                    "ec2", "RouteTable", {"vpcIdSelector": pt.selector()}, labels={"route-table": private_table}
+                ),
+                [*regional, pt.name_tag(f"%s-{private_table}"), pt.use("tags")],
+            ),
+            pt.resource(
+                f"route-{private_table}-nat",
+                pt.managed(
+                    "ec2",
+                    "Route",
+                    {
+                        "destinationCidrBlock": "0.0.0.0/0",
+                        "natGatewayIdSelector": pt.selector(zone=nat),
+                        "routeTableIdSelector": pt.selector(route_table=private_table),
+                    },
+                ),
+                list(regional),
+            ),
+            pt.resource(
+                f"route-table-association-{private_table}",
+                pt.managed(
+                    "ec2",
+                    "RouteTableAssociation",
+                    {
+                        "routeTableIdSelector": pt.selector(route_table=private_table),
+                        "subnetIdSelector": pt.selector(tier="private", zone=str(index)),
+                    },
+                ),
+                list(regional),
+            ),
+        ]
+    return resources
+
+
+def _policy_name(policy: str) -> str:
+    return policy.removeprefix("Amazon").replace("_", "-").lower()
+
+
+def _identity() -> list[dict[str, Any]]:
+    resources = []
+    roles = (
+        ("cluster", "eks.amazonaws.com", ("sts:AssumeRole", "sts:TagSession"), CLUSTER_POLICIES),
+        ("node", "ec2.amazonaws.com", ("sts:AssumeRole",), NODE_POLICIES),
+    )
+    for role, service, actions, policies in roles:
+        patches = [pt.name_tag(f"%s-{role}"), pt.use("tags")]
+        if role == "node":
+            patches.insert(
+                0, pt.patch("metadata.name", "metadata.annotations[crossplane.io/external-name]", fmt=NODE_ROLE_NAME)
+            )
+        resources.append(
+            pt.resource(
+                f"role-{role}",
+                pt.managed("iam", "Role", {"assumeRolePolicy": _trust_policy(service, actions)}, labels={"role": role}),
+                patches,
+            )
+        )
+        for policy in policies:
+            resources.append(
+                pt.resource(
+                    f"role-{role}-{_policy_name(policy)}",
+                    pt.managed(
+                        "iam",
+                        "RolePolicyAttachment",
+                        {"policyArn": f"arn:aws:iam::aws:policy/{policy}", "roleSelector": pt.selector(role=role)},
+                    ),
+                    [],
+                )
+            )
+    return resources
+
+
+def _cluster(shape: Shape) -> list[dict[str, Any]]:
+    regional = [pt.use("region")]
+    resources = [
+        pt.resource(
+            "cluster",
+            pt.managed(
+                "eks",
+                "Cluster",
+                {
+                    "accessConfig": {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True},
+                    "roleArnSelector": pt.selector(role="cluster"),
+                    "vpcConfig": {"subnetIdSelector": pt.selector(tier="private")},
+                },
+            ),
+            [
+                *regional,
+                # The EKS cluster is called like the fleet's cluster, in the console and in kubeconfigs.
+                pt.patch("metadata.name", "metadata.annotations[crossplane.io/external-name]"),
+                pt.patch("spec.kubernetesVersion", "spec.forProvider.version"),
+                pt.patch("spec.endpoint.privateAccess", "spec.forProvider.vpcConfig.endpointPrivateAccess"),
+                pt.patch("spec.endpoint.publicAccess", "spec.forProvider.vpcConfig.endpointPublicAccess"),
+                pt.patch("spec.endpoint.publicAccessCidrs", "spec.forProvider.vpcConfig.publicAccessCidrs"),
+                pt.patch("spec.logging", "spec.forProvider.enabledClusterLogTypes"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.clusterArn"),
+                pt.status("status.atProvider.endpoint", "status.endpoint"),
+                pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuer"),
+                {
+                    **pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuerHost"),
+                    "transforms": [{"type": "string", "string": {"type": "TrimPrefix", "trim": "https://"}}],
+                },
+            ],
+        )
+    ]
+    for index in range(shape.node_groups):
+        group = f"spec.nodeGroups[{index}]"
+        resources.append(
+            pt.resource(
+                f"node-group-{index}",
+                pt.managed(
+                    "eks",
+                    "NodeGroup",
+                    {
+                        "clusterNameSelector": pt.selector(),
+                        "nodeRoleArnSelector": pt.selector(role="node"),
+                        "subnetIdSelector": pt.selector(tier="private"),
+                        "updateConfig": {"maxUnavailable": 1},
+                    },
+                ),
+                [
+                    *regional,
+                    pt.patch(f"{group}.name", "metadata.annotations[crossplane.io/external-name]", required=True),
+                    pt.patch("spec.kubernetesVersion", "spec.forProvider.version"),
+                    pt.patch(f"{group}.instanceTypes", "spec.forProvider.instanceTypes"),
+                    pt.patch(f"{group}.capacityType", "spec.forProvider.capacityType"),
+                    pt.patch(f"{group}.diskSize", "spec.forProvider.diskSize"),
+                    pt.patch(f"{group}.minSize", "spec.forProvider.scalingConfig.minSize"),
+                    pt.patch(f"{group}.maxSize", "spec.forProvider.scalingConfig.maxSize"),
+                    # Set at creation only: cluster autoscalers and Karpenter own the size afterwards.
+                    pt.patch(f"{group}.desiredSize", "spec.initProvider.scalingConfig.desiredSize"),
+                    pt.patch(f"{group}.labels", "spec.forProvider.labels"),
+                    pt.patch(f"{group}.taints", "spec.forProvider.taint"),
+                    pt.use("tags"),
+                ],
+            )
+        )
+    resources += [
+        # Apps' IAM roles are assumed through EKS Pod Identity (fluxplane.packs.app_compositions).
+        pt.resource(
+            "pod-identity-agent",
+            pt.managed("eks", "Addon", {"addonName": "eks-pod-identity-agent", "clusterNameSelector": pt.selector()}),
+            [*regional, pt.use("tags")],
+        ),
+        pt.resource(
+            "oidc-provider",
+            pt.managed("iam", "OpenIDConnectProvider", {"clientIdList": ["sts.amazonaws.com"]}),
+            [
+                pt.patch("status.oidcIssuer", "spec.forProvider.url", required=True),
+                pt.name_tag("%s"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.oidcProviderArn"),
+            ],
+        ),
+        pt.resource(
+            "cluster-auth",
+            pt.managed(
+                "eks",
+                "ClusterAuth",
+                {"clusterNameSelector": pt.selector()},
+                writeConnectionSecretToRef={"name": "cluster-auth"},
+            ),
+            [*regional, pt.patch("metadata.name", "spec.writeConnectionSecretToRef.name", fmt="%s-cluster-auth")],
+            connectionDetails=[
+                {"name": "value", "type": "FromConnectionSecretKey", "fromConnectionSecretKey": CLUSTER_AUTH_KEY}
+            ],
+        ),
+    ]
+    return resources
+
+
+def _irsa_trust_policy(service_account: str) -> str:
+    """Trust policy of a role for one service account of the cluster, over the OIDC provider (IRSA).
+
+    A Go format string for CombineFromComposite over the provider ARN and the issuer host (twice).
+    """
+    statement = {
+        "Effect": "Allow",
+        "Principal": {"Federated": "%s"},
+        "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {
+            "StringEquals": {"%s:sub": f"system:serviceaccount:{service_account}", "%s:aud": "sts.amazonaws.com"}
+        },
+    }
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]}, indent=2) + "\n"
+
+
+def _bootstrap() -> list[dict[str, Any]]:
+    """What the hub's bootstrap of the spoke needs from AWS: External Secrets' role (IRSA) and its ARN."""
+    read_sealing_key = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"],
+                "Resource": "arn:aws:secretsmanager:*:*:secret:%s-*",
+            }
+        ],
+    }
+    return [
+        pt.resource(
+            "role-external-secrets",
+            pt.managed("iam", "Role", {}, labels={"role": "external-secrets"}),
+            [
+                {
+                    "type": "CombineFromComposite",
+                    "combine": {
+                        "variables": [
+                            {"fromFieldPath": "status.oidcProviderArn"},
+                            {"fromFieldPath": "status.oidcIssuerHost"},
+                            {"fromFieldPath": "status.oidcIssuerHost"},
+                        ],
+                        "strategy": "string",
+                        "string": {"fmt": _irsa_trust_policy(EXTERNAL_SECRETS_SERVICE_ACCOUNT)},
+                    },
+                    "toFieldPath": "spec.forProvider.assumeRolePolicy",
+                    "policy": {"fromFieldPath": "Required"},
+                },
+                pt.name_tag("%s-external-secrets"),
+                pt.use("tags"),
+                pt.status("status.atProvider.arn", "status.externalSecretsRoleArn"),
+            ],
+        ),
+        pt.resource(
+            "role-external-secrets-sealing-key",
+            pt.managed("iam", "RolePolicy", {"roleSelector": pt.selector(role="external-secrets")}),
+            [
+                pt.patch(
+                    "spec.sealingKeySecret",
+                    "spec.forProvider.policy",
+                    fmt=json.dumps(read_sealing_key, indent=2) + "\n",
+                    required=True,
+                )
+            ],
+        ),
+        pt.resource(
+            "bootstrap-values",
+            {"apiVersion": "v1", "kind": "ConfigMap"},
+            [
+                pt.patch("spec.bootstrapConfigMapName", "metadata.name", required=True),
+                pt.patch(
+                    "status.externalSecretsRoleArn",
+                    f"data[{EXTERNAL_SECRETS_ROLE_ARN_KEY}]",
+                    required=True,
+                ),
+            ],
+            # A ConfigMap has no conditions: it is ready once it exists.
+            readinessChecks=[{"type": "None"}],
+        ),
+    ]
+
+
+def _keyless() -> list[dict[str, Any]]:
+    """Keyless access for the hub's Flux: its role admitted as cluster admin, and the ConfigMap Flux reads."""
+    regional = [pt.use("region")]
+    principal = pt.patch("spec.hubAccess.principalArn", "spec.forProvider.principalArn", required=True)
+    return [
+        pt.resource(
+            "hub-access-entry",
+            pt.managed("eks", "AccessEntry", {"clusterNameSelector": pt.selector(), "type": "STANDARD"}),
+            [*regional, principal, pt.use("tags")],
+        ),
+        pt.resource(
+            "hub-access-policy",
+            pt.managed(
+                "eks",
+                "AccessPolicyAssociation",
+                {
+                    "accessScope": {"type": "cluster"},
+                    "clusterNameSelector": pt.selector(),
+                    "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                },
+            ),
+            [*regional, principal],
+        ),
+        pt.resource(
+            "hub-access",
+            {"apiVersion": "v1", "kind": "ConfigMap", "data": {"provider": "aws"}},
+            [
+                pt.patch("spec.hubAccess.configMapName", "metadata.name", required=True),
+                pt.patch("status.clusterArn", "data.cluster", required=True),
+            ],
+            readinessChecks=[{"type": "None"}],
+        ),
+    ]
+
+
+def composed_resources(shape: Shape) -> list[dict[str, Any]]:
+    """The P&T resource templates of ``shape``, in dependency order (network, identity, EKS, bootstrap)."""
+    keyless = _keyless() if shape.keyless else []
+    return [*_network(shape), *_identity(), *_cluster(shape), *_bootstrap(), *keyless]
