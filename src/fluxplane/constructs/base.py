@@ -87,7 +87,8 @@ class _ScopeNode(Node):
 
     def add(self, construct_id: str, child: Any) -> Node:
         if not self.adopted:
-            # cdk8s is loaded already: the scope is one of its objects
+            # Imported here: the bridge loads cdk8s, which importing this module must not (the pack registry,
+            # the CLI); by now cdk8s is loaded anyway, the scope being one of its objects.
             from fluxplane.constructs.cdk8s_bridge import adopt
 
             adopt(self.construct, self.path)
