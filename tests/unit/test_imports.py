@@ -37,7 +37,7 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.commands.versions", "fluxplane.upgrades"): f"upgrades synthesizes, which {_CDK8S}; {_CLI}",
     ("fluxplane.constructs.base", "fluxplane.constructs.cdk8s_bridge"): (
         f"the bridge {_CDK8S}, which importing the constructs must not (the pack registry, the CLI); it is "
-        "imported only for a jsii scope, when cdk8s is loaded already"
+        "imported only for a jsii scope, when cdk8s is loaded already, and imports nothing of base"
     ),
     ("fluxplane.edit", "fluxplane.synth"): f"fluxplane.commands.edit imports fluxplane.edit; {_CLI}",
     ("fluxplane.edit", "fluxplane.synth.plan"): f"imported with fluxplane.synth; {_CLI}",

@@ -91,7 +91,8 @@ class _ScopeNode(Node):
             # the CLI); by now cdk8s is loaded anyway, the scope being one of its objects.
             from fluxplane.constructs.cdk8s_bridge import adopt
 
-            adopt(self.construct, self.path)
+            construct = self.construct
+            adopt(construct, self.path, lambda: [resource.to_dict() for resource in resources_below(construct)])
             self.adopted = True
         return super().add(construct_id, child)
 
