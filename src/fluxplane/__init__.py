@@ -63,6 +63,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    # The facade imports a name's module on first use, never at `import fluxplane`: the command imports this
+    # package first, and must start quickly and handle a Ctrl-C itself (the module docstring).
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'fluxplane' has no attribute {name!r}")

@@ -488,6 +488,8 @@ def _diff(root: Path, edit: Edit) -> str:
 
 def validate(edit: Edit) -> list[str]:
     """Check the definition as ``edit`` leaves it, on a copy; return the sealed secrets it still needs."""
+    # Imported here, as the commands import synth: fluxplane.commands.edit imports this module when the CLI
+    # parses, and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane.synth import project_registry
     from fluxplane.synth.plan import missing_secrets, plan_fleet
 

@@ -87,10 +87,12 @@ class _ScopeNode(Node):
 
     def add(self, construct_id: str, child: Any) -> Node:
         if not self.adopted:
-            # cdk8s is loaded already: the scope is one of its objects
+            # Imported here: the bridge loads cdk8s, which importing this module must not (the pack registry,
+            # the CLI); by now cdk8s is loaded anyway, the scope being one of its objects.
             from fluxplane.constructs.cdk8s_bridge import adopt
 
-            adopt(self.construct, self.path)
+            construct = self.construct
+            adopt(construct, self.path, lambda: [resource.to_dict() for resource in resources_below(construct)])
             self.adopted = True
         return super().add(construct_id, child)
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import cdk8s
 import constructs
 import jsii
 
-from fluxplane.constructs.base import resources_below
 from fluxplane.core.codec import dump_documents
 from fluxplane.errors import ConstructError
 
@@ -33,15 +33,16 @@ INCLUDE_ID = "fluxplane"
 class _Include:
     """Hands the scope's fluxplane objects to cdk8s, once, when the app is validated before synthesis."""
 
-    def __init__(self, scope: Any) -> None:
+    def __init__(self, scope: Any, documents: Callable[[], list[dict[str, Any]]]) -> None:
         self.scope = scope
+        self.documents = documents
         self.done = False
 
     def validate(self) -> list[str]:
         if self.done:
             return []
         self.done = True
-        documents = [resource.to_dict() for resource in resources_below(self.scope)]
+        documents = self.documents()
         if not documents:
             return []
         descriptor, path = tempfile.mkstemp(prefix="fluxplane-", suffix=".yaml")
@@ -54,10 +55,11 @@ class _Include:
         return []
 
 
-def adopt(scope: Any, path: str) -> None:
+def adopt(scope: Any, path: str, documents: Callable[[], list[dict[str, Any]]]) -> None:
     """Make cdk8s synthesize the fluxplane objects that ``scope`` (a jsii construct) is about to hold, or
-    refuse a scope no chart would write them from. A scope that is not a constructs.Construct (a stand-in
-    with a ``node``, in tests) is left alone."""
+    refuse a scope no chart would write them from. ``documents`` gives those objects, as rendered, when cdk8s
+    synthesizes (fluxplane.constructs.base passes them in, so this module needs nothing of it). A scope that
+    is not a constructs.Construct (a stand-in with a ``node``, in tests) is left alone."""
     if not isinstance(scope, constructs.Construct):
         return
     if isinstance(scope, cdk8s.App):
@@ -71,4 +73,4 @@ def adopt(scope: Any, path: str) -> None:
         raise ConstructError(
             f"{path}: not inside a cdk8s Chart, so a fluxplane construct here would be written nowhere"
         ) from None
-    scope.node.add_validation(_Include(scope))
+    scope.node.add_validation(_Include(scope, documents))

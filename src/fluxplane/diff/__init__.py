@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from fluxplane import synth
 from fluxplane.config.awsdata import fleet_support_warnings
 from fluxplane.core.layout import PLATFORM
 from fluxplane.diff import git
@@ -33,8 +34,6 @@ __all__ = ["Base", "DiffError", "resolve", "run", "synthesize"]
 
 def synthesize(root: Path, label: str) -> Tree:
     """The dist/ tree of the definition under ``root`` (empty when it has no environments/)."""
-    from fluxplane import synth
-
     if not (root / "environments").is_dir():
         return Tree(label, {})
     with synth.paused_gc():

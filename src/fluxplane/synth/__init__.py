@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.manifests import MANIFEST_LAYERS, read_manifests, repeated_objects
 from fluxplane.config.merge import Origins
+from fluxplane.core.layout import PLATFORM
 from fluxplane.errors import ConfigError
 from fluxplane.files import output_dir
 from fluxplane.packs.helm_charts import load_chart_packs
@@ -20,6 +19,7 @@ from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import allocations
 from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.cdk8s_charts import cdk8s_chart_files
+from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.writer import (
@@ -31,23 +31,6 @@ from fluxplane.synth.writer import (
     regular_files,
     write_tree,
 )
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a fleet is built and rendered.
-
-    Synth keeps everything it builds until it is written, so collections during synth free nothing;
-    with tens of thousands of live objects they cost a third of the build. The collector runs
-    again (and catches up) when the block ends.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _relative(root: Path, path: Path) -> str:
@@ -103,6 +86,7 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
     With ``cache`` (fluxplane.synth.cache), clusters whose inputs did not change are taken from it;
     the output is the same.
     """
+    # Imported here: both load cdk8s, which this package must not (load_plan, the packs and edit commands)
     from fluxplane.synth.app import FleetApp
     from fluxplane.synth.render import render_app
 
@@ -113,8 +97,8 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
 
 
 def _sync_folder(plan: FleetPlan) -> str:
+    # Imported here: the charts load cdk8s, which this package must not (load_plan, the packs and edit commands)
     from fluxplane.charts.cluster import sync_folder
-    from fluxplane.core.layout import PLATFORM
 
     return sync_folder(PLATFORM, plan.fleet.management.name)
 

@@ -14,7 +14,6 @@ import os
 import posixpath
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import cdk8s
 
@@ -26,14 +25,16 @@ from fluxplane.charts.spokes import DIRECTORY as SPOKES_DIR
 from fluxplane.charts.spokes import SpokesChart
 from fluxplane.charts.tenants import TenantsChart
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.constructs.base import node_of
 from fluxplane.core.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.errors import TreeError
 from fluxplane.files import output_dir
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.synth.catalogue import Catalogue
+from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.features import AppResources, SpokeBootstrap
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
+from fluxplane.synth.render import jsii_children_by_chart, render_app
+from fluxplane.synth.writer import write_tree
 
 
 class FleetApp(cdk8s.App):
@@ -245,31 +246,6 @@ class FleetApp(cdk8s.App):
 
     def synth(self) -> None:
         """Check, render and write the fleet into ``outdir`` atomically (cdk8s's App.synth contract)."""
-        from fluxplane.synth import paused_gc
-        from fluxplane.synth.render import render_app
-        from fluxplane.synth.writer import write_tree
-
         with paused_gc():
             files = render_app(self)
         write_tree(files, Path(self.outdir))
-
-
-def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:
-    """cdk8s (jsii) constructs below each chart, found in one bridge call for the whole app.
-
-    Constructs that are neither fluxplane charts nor below one are listed under the key None.
-    """
-    from fluxplane.charts.base import FleetChart
-
-    found: dict[Any, list[Any]] = {}
-    charts: dict[str, Any] = {}
-    for construct in app.node.find_all():
-        if construct is app:
-            continue
-        if isinstance(construct, FleetChart):
-            charts[node_of(construct).path] = construct
-            continue
-        path = construct.node.path
-        owner = charts.get(path.split("/", 1)[0])
-        found.setdefault(owner, []).append(construct)
-    return found

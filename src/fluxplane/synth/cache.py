@@ -247,6 +247,7 @@ def _role_to_json(role: AddonRole) -> dict[str, Any]:
 
 
 def _role_from_json(data: dict[str, Any]) -> AddonRole:
+    # Imported here: the charts load cdk8s, which fluxplane.synth (importing this module) must not
     from fluxplane.charts.addon_identities import AddonRole
 
     return AddonRole(
@@ -386,6 +387,7 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
     no longer matches (a catalogue folder or its spokes changed) is dropped and the fleet rendered
     again without it. Every cluster rendered anew is stored.
     """
+    # Imported here: both load cdk8s, which fluxplane.synth (importing this module) must not
     from fluxplane.synth.app import FleetApp
     from fluxplane.synth.render import render_app
 

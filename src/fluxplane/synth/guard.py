@@ -45,6 +45,7 @@ import yaml
 
 from fluxplane.config.hub import APPLIED_BY
 from fluxplane.core.codec import parse_documents
+from fluxplane.core.tree import Fleet, LazyDocuments
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
     ABSENT,
@@ -237,8 +238,6 @@ def _objects(texts: Iterable[tuple[str, str]]) -> dict[Key, _Found]:
 def _legacy_appliers(old: Mapping[str, bytes], hub: str) -> dict[Key, str]:
     """For a tree written before objects said who applies them: each hub object's Kustomization, found by
     following the hub's Flux paths the way kustomize builds them."""
-    from fluxplane.core.tree import Fleet, LazyDocuments
-
     texts = {path: data.decode("utf-8", "replace") for path, data in old.items() if path.endswith(".yaml")}
     appliers: dict[Key, str] = {}
     try:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from fluxplane.charts.base import FleetChart
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.constructs.base import Resource, node_of
 from fluxplane.constructs.manifest import Manifest
@@ -46,8 +47,6 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetApp.reused):
     they join the output, and the folders among them count for the Flux path checks.
     """
-    from fluxplane.synth.app import jsii_children_by_chart
-
     app.finish()
     spokes = [app.spokes] if app.spokes is not None else []
     tenants = list(app.tenants.values())
@@ -80,6 +79,26 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     if owners is not None:
         out[CODEOWNERS] = owners
     return dict(sorted(out.items()))
+
+
+def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:
+    """cdk8s (jsii) constructs below each chart, found in one bridge call for the whole app.
+
+    Constructs that are neither fluxplane charts nor below one are listed under the key None. FleetApp.finish
+    reads it too: a cluster chart with some gets a custom.yaml in its entry point.
+    """
+    found: dict[Any, list[Any]] = {}
+    charts: dict[str, Any] = {}
+    for construct in app.node.find_all():
+        if construct is app:
+            continue
+        if isinstance(construct, FleetChart):
+            charts[node_of(construct).path] = construct
+            continue
+        path = construct.node.path
+        owner = charts.get(path.split("/", 1)[0])
+        found.setdefault(owner, []).append(construct)
+    return found
 
 
 def _drawn(app: FleetApp, reused: Mapping[str, str]) -> Mapping[str, str]:

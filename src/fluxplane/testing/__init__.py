@@ -36,14 +36,15 @@ if TYPE_CHECKING:
 
 __all__ = ["BoundPack", "FleetUnderTest", "bind_pack", "check_pack", "synthesize_fleet"]
 
-#: Names imported when first used: the pytest plugin imports this module in every test session of a fleet
-#: repository, which must not start the JavaScript runtime (cdk8s) that binding a pack needs.
+#: Names imported when first used: the pytest plugin imports this module in every test session where fluxplane
+#: is installed, and what binding a pack needs (the pack API, the constructs, the config models) is heavy.
 _PACK_TESTING = frozenset({"BoundPack", "bind_pack", "check_pack"})
 
 
 def __getattr__(name: str) -> Any:
     if name not in _PACK_TESTING:
         raise AttributeError(f"module 'fluxplane.testing' has no attribute {name!r}")
+    # Imported on first use, not by the pytest plugin's import of this module (_PACK_TESTING)
     from fluxplane.testing import packs
 
     value = getattr(packs, name)
@@ -62,6 +63,8 @@ class FleetUnderTest:
 
     def stale(self) -> list[str]:
         """One line per file of ``<root>/dist`` that synth would add, change or remove (empty: up to date)."""
+        # Imported here, as every import of synth and validate in this module: pytest imports the plugin, and so
+        # this module, in each test session where fluxplane is installed, whether it uses the fixtures or not.
         from fluxplane.synth.writer import compare_tree, read_kept
 
         dist = self.root / "dist"
@@ -86,6 +89,7 @@ class FleetUnderTest:
 
     def reference_findings(self) -> list[str]:
         """Findings of validate's run-time reference check and YAML 1.2 typing, one line each."""
+        # Imported here: validate is heavy, and pytest imports this module in every session (see stale).
         from fluxplane.validate.references import check_references
         from fluxplane.validate.tree import load_tree
 
@@ -97,6 +101,7 @@ class FleetUnderTest:
     def schema_findings(self, crds: Sequence[Path], kustomize: bool | None = None) -> list[str]:
         """Every finding of ``fluxplane validate`` against the CRD folders ``crds``; kustomize builds run when
         ``kustomize`` is True, or (None) when kubectl is installed."""
+        # Imported here: validate is heavy, and pytest imports this module in every session (see stale).
         from fluxplane.validate import validate_tree
         from fluxplane.validate.tree import load_tree
 
@@ -108,6 +113,7 @@ class FleetUnderTest:
 
 def synthesize_fleet(root: Path) -> FleetUnderTest:
     """The fleet defined under ``root`` (its environments/), synthesized in memory with the installed packs."""
+    # Imported here: synth is heavy, and pytest imports this module in every session (see FleetUnderTest.stale).
     from fluxplane import synth
     from fluxplane.node import require_node
 
