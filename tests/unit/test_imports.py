@@ -62,9 +62,6 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.synth.cdk8s_charts", "cdk8s"): (
         "the JavaScript runtime starts only for a definition that uses cdk8s charts, once it is known valid"
     ),
-    ("fluxplane.testing", "fluxplane.node"): (
-        "no reason of its own: loaded already (fluxplane's __init__ imports it), imported beside synth"
-    ),
     ("fluxplane.testing", "fluxplane.synth"): f"synth is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.synth.writer"): f"synth is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.testing.packs"): (
@@ -77,9 +74,6 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.testing.pytest_plugin", "fluxplane.validate.schemas"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.validate.schemas", "kubernetes_validate.utils"): (
         "kubernetes-validate takes a tenth of a second to import, paid only when core kinds are checked"
-    ),
-    ("fluxplane.validate.schemas", "referencing"): (
-        "no reason of its own: loaded already (jsonschema imports it), imported beside kubernetes-validate"
     ),
 }
 

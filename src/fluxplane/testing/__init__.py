@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fluxplane.node import require_node
+
 if TYPE_CHECKING:
     from fluxplane.testing.packs import BoundPack, bind_pack, check_pack
 
@@ -115,7 +117,6 @@ def synthesize_fleet(root: Path) -> FleetUnderTest:
     """The fleet defined under ``root`` (its environments/), synthesized in memory with the installed packs."""
     # Imported here: synth is heavy, and pytest imports this module in every session (see FleetUnderTest.stale).
     from fluxplane import synth
-    from fluxplane.node import require_node
 
     require_node(root)
     plan = synth.load_plan(root)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from referencing import Registry, Resource
 
 from fluxplane.validate.findings import Finding, short
 from fluxplane.validate.strict import (
@@ -207,7 +208,6 @@ class CoreSchemas:
 
     def __init__(self) -> None:
         import kubernetes_validate.utils as kvu  # type: ignore[import-untyped]
-        from referencing import Registry, Resource
 
         self._kvu = kvu
         self.version: str = kvu.all_versions()[-1]
