@@ -119,6 +119,7 @@ def code_key(registry: PackRegistry) -> str | None:
         except importlib.metadata.PackageNotFoundError:
             parts.append(f"{library}=none")
     parts.extend(_package_files(_PACKAGE))
+    hashed = {_PACKAGE}
     for pack in registry:
         module = sys.modules.get(getattr(pack.bind, "__module__", "") or "")
         source = getattr(module, "__file__", None)
@@ -132,9 +133,12 @@ def code_key(registry: PackRegistry) -> str | None:
                 Path(source).read_bytes(),
             )
         )
-        if module is not None and module.__spec__ is not None and module.__spec__.parent:
-            # a pack in a package of its own: its data files too (IAM policies read with load_policy)
-            parts.extend(_package_files(Path(source).parent))
+        folder = Path(source).resolve().parent
+        in_package = module is not None and module.__spec__ is not None and bool(module.__spec__.parent)
+        if in_package and not any(folder == done or done in folder.parents for done in hashed):
+            # a pack in a package of its own: its data files too (IAM policies read with load_policy), once
+            hashed.add(folder)
+            parts.extend(_package_files(folder))
     return _hash(*parts)
 
 
