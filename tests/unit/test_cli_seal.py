@@ -18,7 +18,14 @@ from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.errors import FluxplaneError
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import FleetWriter
-from tests.unit.test_sealing import EXPIRED_ON, hybrid_decrypt, make_certificate, make_rsa_key, tiny_public_key
+from tests.support.sealing import (
+    EXPIRED_ON,
+    hybrid_decrypt,
+    make_certificate,
+    make_rsa_key,
+    project_with_certificate,
+    tiny_public_key,
+)
 
 TARGET = "environments/secrets/staging-1/apps/db.yaml"
 
@@ -39,9 +46,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def root(write_fleet: FleetWriter, key: rsa.RSAPrivateKey) -> Path:
     """The default fleet (hub and staging-1) with the sealing certificate at its default place."""
-    project = write_fleet()
-    (project / "environments" / "sealing-cert.pem").write_bytes(make_certificate(key))
-    return project
+    return project_with_certificate(write_fleet(), key)
 
 
 def _seal_for(namespace: str, name: str, *args: str) -> list[str]:

@@ -19,7 +19,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tests.conftest import FleetWriter
-from tests.unit.test_sealing import make_certificate
+from tests.support.sealing import make_certificate
 
 COMMANDS = [["reference"], ["packs", "list"]]
 FULL = "standard output: cannot write (No space left on device); the output is incomplete\n"

@@ -11,11 +11,8 @@ from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.support.files import read_tree
 from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_synth_writes_dist_and_check_reports_staleness(
@@ -24,7 +21,7 @@ def test_synth_writes_dist_and_check_reports_staleness(
     # GIVEN a small fleet WHEN synthesized THEN dist/ is written and reported
     root = write_fleet()
     assert main(["--root", str(root), "synth"]) == 0
-    assert capsys.readouterr().out.startswith(f"wrote {len(_tree(root / 'dist'))} files to {root / 'dist'} in ")
+    assert capsys.readouterr().out.startswith(f"wrote {len(read_tree(root / 'dist'))} files to {root / 'dist'} in ")
     # THEN --check finds it up to date
     assert main(["--root", str(root), "synth", "--check"]) == 0
     # WHEN a generated file is edited by hand and a stray file added THEN --check exits 1 and lists them
@@ -86,7 +83,7 @@ def test_synth_into_cdk8s_outdir(write_fleet: FleetWriter, monkeypatch: pytest.M
     root = write_fleet()
     monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path / "cdk8s-out"))
     assert main(["--root", str(root), "synth"]) == 0
-    assert "platform/clusters/hub/kustomization.yaml" in _tree(tmp_path / "cdk8s-out")
+    assert "platform/clusters/hub/kustomization.yaml" in read_tree(tmp_path / "cdk8s-out")
     assert not (root / "dist").exists()
 
 
@@ -98,18 +95,18 @@ def test_synth_for_cdk8s_cli_writes_dist_and_a_copy_or_only_the_folder_outside(
     monkeypatch.setenv("CDK8S_OUTDIR", str(root / ".cdk8s.out"))
     assert main(["--root", str(root), "synth", "--cdk8s"]) == 0
     # THEN dist/ is the tree, and the scratch folder a copy of it
-    assert _tree(root / "dist") == _tree(root / ".cdk8s.out")
-    assert "platform/clusters/hub/kustomization.yaml" in _tree(root / "dist")
+    assert read_tree(root / "dist") == read_tree(root / ".cdk8s.out")
+    assert "platform/clusters/hub/kustomization.yaml" in read_tree(root / "dist")
     # GIVEN a folder outside the project (cdk8s synth --stdout) THEN only it is written
-    dist = _tree(root / "dist")
+    dist = read_tree(root / "dist")
     (root / "environments" / "base.yaml").write_text(
         (root / "environments" / "base.yaml").read_text().replace("metrics-server: {}", "metrics-server: {replicas: 2}")
     )
     monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path / "printed"))
     assert main(["--root", str(root), "synth", "--cdk8s"]) == 0
-    assert _tree(root / "dist") == dist
-    assert _tree(tmp_path / "printed") != dist
-    assert "platform/clusters/hub/kustomization.yaml" in _tree(tmp_path / "printed")
+    assert read_tree(root / "dist") == dist
+    assert read_tree(tmp_path / "printed") != dist
+    assert "platform/clusters/hub/kustomization.yaml" in read_tree(tmp_path / "printed")
 
 
 def test_a_requirement_cycle_between_packs_is_bad_input(
@@ -149,7 +146,7 @@ def test_a_tree_error_is_bad_input_and_leaves_dist_untouched(
     monkeypatch.setattr(PackRegistry, "from_entry_points", staticmethod(lambda: PackRegistry([twice, demo_builder()])))
     root = write_fleet(base={"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB})
     assert main(["--root", str(root), "synth"]) == 0
-    before = _tree(root / "dist")
+    before = read_tree(root / "dist")
     (root / "environments/staging.yaml").write_text(
         "packs:\n  twice: {}\nclusters:\n  - {name: s1, region: us-west-2}\n"
     )
@@ -159,7 +156,7 @@ def test_a_tree_error_is_bad_input_and_leaves_dist_untouched(
         "catalogue-twice/base/two: ConfigMap 'same' is already defined in "
         "platform/infrastructure/configs/twice/base/twice.yaml by catalogue-twice/base/one"
     ]
-    assert _tree(root / "dist") == before
+    assert read_tree(root / "dist") == before
 
 
 def test_values_aws_does_not_have_are_bad_input_reported_together(
@@ -168,7 +165,7 @@ def test_values_aws_does_not_have_are_bad_input_reported_together(
     # GIVEN a synthesized fleet
     root = write_fleet()
     assert main(["--root", str(root), "synth"]) == 0
-    before = _tree(root / "dist")
+    before = read_tree(root / "dist")
     capsys.readouterr()
     # AND then a misspelt instance type, a misspelt region, a version EKS does not have, six zones in a
     # three-zone region and a private-only endpoint the hub (public by default) cannot reach
@@ -208,7 +205,7 @@ def test_values_aws_does_not_have_are_bad_input_reported_together(
         "endpoint.fromHub: private and connect the hub's VPC to the cluster's (VPC peering or a Transit Gateway)",
     ]
     assert "Traceback" not in err
-    assert _tree(root / "dist") == before
+    assert read_tree(root / "dist") == before
 
 
 def test_a_pack_left_off_the_hub_is_a_note_on_standard_error(
@@ -275,7 +272,7 @@ def test_a_foreign_outdir_is_left_as_it_was(
     (foreign / "thesis.txt").write_text("years of work\n")
     assert main(["--root", str(root), "synth", "--outdir", str(foreign)]) == EXIT_BAD_INPUT
     assert "none of which synth writes" in capsys.readouterr().err
-    assert _tree(foreign) == {"thesis.txt": b"years of work\n"}
+    assert read_tree(foreign) == {"thesis.txt": b"years of work\n"}
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".")) == []
 
 

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fluxplane.seal_secret import Sealed, SealRequest, seal_secret
 from fluxplane.sealing import SealError
 from tests.conftest import FleetWriter
-from tests.unit.test_sealing import EXPIRED_ON, hybrid_decrypt, make_certificate, make_rsa_key
+from tests.support.sealing import EXPIRED_ON, hybrid_decrypt, make_certificate, make_rsa_key, project_with_certificate
 
 TARGET = "environments/secrets/staging-1/apps/db.yaml"
 
@@ -31,9 +31,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def root(write_fleet: FleetWriter, key: rsa.RSAPrivateKey) -> Path:
     """The default fleet (hub and staging-1) with the sealing certificate at its default place."""
-    project = write_fleet()
-    (project / "environments" / "sealing-cert.pem").write_bytes(make_certificate(key))
-    return project
+    return project_with_certificate(write_fleet(), key)
 
 
 def db(*literals: str, cluster: str = "staging-1", cert: Path | None = None) -> SealRequest:

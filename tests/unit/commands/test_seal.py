@@ -11,8 +11,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fluxplane.commands import seal
 from fluxplane.sealing import SealError
 from tests.conftest import FleetWriter
+from tests.support.sealing import EXPIRED_ON, make_certificate, make_rsa_key, project_with_certificate
 from tests.unit.commands import parse
-from tests.unit.test_sealing import EXPIRED_ON, make_certificate, make_rsa_key
 
 TARGET = "environments/secrets/staging-1/apps/db.yaml"
 
@@ -29,9 +29,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def root(write_fleet: FleetWriter, key: rsa.RSAPrivateKey) -> Path:
-    project = write_fleet()
-    (project / "environments" / "sealing-cert.pem").write_bytes(make_certificate(key))
-    return project
+    return project_with_certificate(write_fleet(), key)
 
 
 def _db(root: Path, *argv: str) -> int:
