@@ -6,7 +6,7 @@ IAM policy loader in fluxplane.packs; the constructs, their health checks and th
 builders in fluxplane.constructs; the DNS label type in fluxplane.config. This module gathers the part of
 them that is meant for packs, so that a pack in a distribution of its own depends on one stable import
 and not on where fluxplane keeps each piece; the built-in packs import it too, which keeps it complete.
-Its tests are ``fluxplane.testing``'s ``bind_pack`` and ``check_pack``.
+A pack is tested with ``fluxplane.testing``'s ``bind_pack`` and ``check_pack``.
 
 It sits in the packs layer, beside fluxplane.packs (the import contract in pyproject.toml): it exports
 the packs' own API, and the built-in packs may import it.
@@ -44,7 +44,10 @@ from fluxplane.constructs.rbac import ClusterRole, ClusterRoleBinding, PolicyRul
 from fluxplane.constructs.service_account import ServiceAccount, ServiceAccountProps
 from fluxplane.errors import PackError
 from fluxplane.packs.api import (
+    APP_RESOURCES,
+    AWS_PROVIDERS,
     FLUXPLANE_NETWORK,
+    PROVIDES,
     SUBSTITUTED,
     Layer,
     Pack,
@@ -57,7 +60,10 @@ from fluxplane.packs.helm import chart_release, keep_service_account, oci_chart_
 from fluxplane.packs.policies import load_policy
 
 __all__ = [
+    "APP_RESOURCES",
+    "AWS_PROVIDERS",
     "FLUXPLANE_NETWORK",
+    "PROVIDES",
     "SUBSTITUTED",
     "Chart",
     "ClusterRole",

@@ -7,7 +7,7 @@ import ast
 import fluxplane.sdk
 from fluxplane.constructs import patch_and_transform
 from fluxplane.constructs.helm_repository import Chart
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, Pack, PackConfig, PackContext
 from fluxplane.packs.versions import Chart as PinnedChart
 from tests.conftest import ROOT
 
@@ -33,3 +33,10 @@ def test_the_example_pack_imports_nothing_of_fluxplane_but_the_sdk() -> None:
     tree = ast.parse(EXAMPLE.read_text())
     modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     assert {module for module in modules if module.startswith("fluxplane")} == {"fluxplane.sdk"}
+
+
+def test_a_pack_can_declare_what_it_provides_from_the_sdk_alone() -> None:
+    # GIVEN the SDK WHEN a pack of another distribution names a feature it stands in for
+    # THEN the names are fluxplane's, and every feature fluxplane has is among them
+    assert (fluxplane.sdk.APP_RESOURCES, fluxplane.sdk.AWS_PROVIDERS) == (APP_RESOURCES, AWS_PROVIDERS)
+    assert set(fluxplane.sdk.PROVIDES) == {APP_RESOURCES, AWS_PROVIDERS}
