@@ -67,6 +67,28 @@ def _unloadable(entry: EntryPoint, exc: Exception) -> str:
     )
 
 
+def declaration_problems(pack: Pack) -> list[str]:
+    """Why the registry refuses ``pack`` as declared, one line each (``[]``: it does not): a name that is no
+    DNS-1123 label (it names folders and objects), namespaces that are none, a need no cluster offers, a
+    feature fluxplane does not have. fluxplane.testing.check_pack reports the same lines."""
+    problems: list[str] = []
+    if not is_dns_label(pack.name):
+        problems.append(f"pack {pack.name!r}: name must be a DNS-1123 label")
+    if bad := [namespace for namespace in pack.namespaces if not is_dns_label(namespace)]:
+        problems.append(f"pack {pack.name!r}: namespaces must be DNS-1123 labels, got {', '.join(map(repr, bad))}")
+    if unknown := [need for need in pack.needs if need not in CAPABILITIES]:
+        problems.append(
+            f"pack {pack.name!r}: needs {', '.join(map(repr, unknown))}, which no cluster offers "
+            f"(known: {', '.join(CAPABILITIES)})"
+        )
+    if unknown := [feature for feature in pack.provides if feature not in PROVIDES]:
+        problems.append(
+            f"pack {pack.name!r}: provides {', '.join(map(repr, unknown))}, which is not a fluxplane feature "
+            f"(known: {', '.join(PROVIDES)})"
+        )
+    return problems
+
+
 class PackRegistry:
     """Installed packs by name."""
 
@@ -74,22 +96,8 @@ class PackRegistry:
         problems: list[str] = []
         by_name: dict[str, Pack] = {}
         for pack in packs:
-            if not is_dns_label(pack.name):
-                problems.append(f"pack {pack.name!r}: name must be a DNS-1123 label")
-            elif bad := [namespace for namespace in pack.namespaces if not is_dns_label(namespace)]:
-                problems.append(
-                    f"pack {pack.name!r}: namespaces must be DNS-1123 labels, got {', '.join(map(repr, bad))}"
-                )
-            elif unknown := [need for need in pack.needs if need not in CAPABILITIES]:
-                problems.append(
-                    f"pack {pack.name!r}: needs {', '.join(map(repr, unknown))}, which no cluster offers "
-                    f"(known: {', '.join(CAPABILITIES)})"
-                )
-            elif unknown := [feature for feature in pack.provides if feature not in PROVIDES]:
-                problems.append(
-                    f"pack {pack.name!r}: provides {', '.join(map(repr, unknown))}, which is not a fluxplane feature "
-                    f"(known: {', '.join(PROVIDES)})"
-                )
+            if refused := declaration_problems(pack):
+                problems.extend(refused)
             elif pack.name in by_name:
                 problems.append(f"pack {pack.name!r} is registered twice")
             else:

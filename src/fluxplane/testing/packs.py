@@ -35,8 +35,6 @@ from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
 from fluxplane.packs.api import (
-    CAPABILITIES,
-    PROVIDES,
     SEMVER,
     Layer,
     Pack,
@@ -45,6 +43,7 @@ from fluxplane.packs.api import (
     PodIdentity,
     RunsOn,
 )
+from fluxplane.packs.registry import declaration_problems
 
 __all__ = ["BoundPack", "bind_pack", "check_pack"]
 
@@ -131,9 +130,10 @@ def check_pack(
 ) -> list[str]:
     """What in ``pack`` breaks the pack contract, one line each (``[]``: nothing).
 
-    The declaration: a DNS-1123 label for a name, a semver version, a one-line description, a known layer
-    and ``runs_on``, DNS labels for the packs it requires and the namespaces it claims, capabilities some
-    cluster offers, fluxplane features (keys of PROVIDES) for ``provides``, API groups for ``crd_groups``.
+    The declaration: what the registry refuses, in the registry's words (a name or namespaces that are no
+    DNS-1123 labels, a need no cluster offers, a feature fluxplane does not have), then a semver version, a
+    one-line description, a known layer and ``runs_on``, DNS labels for the packs it requires, and API groups
+    for ``crd_groups``.
     The config model: a PackConfig that forbids unknown fields, made with no values, or from ``example``
     when some are required. The bind, with that config (and ``fleet`` and ``cluster`` for a pack that
     builds clusters): it succeeds, every object has an apiVersion, a kind and a name, every namespace its
@@ -155,9 +155,8 @@ def check_pack(
 
 
 def _declaration_problems(pack: Pack) -> list[str]:
-    problems: list[str] = []
-    if not is_dns_label(pack.name):
-        problems.append(f"name {pack.name!r} is not a DNS-1123 label")
+    """What the registry refuses (declaration_problems), then what else the contract asks of a declaration."""
+    problems = declaration_problems(pack)
     if re.fullmatch(SEMVER, pack.version) is None:
         problems.append(f"version {pack.version!r} is not a semver version such as 1.2.3")
     if not pack.description.strip() or "\n" in pack.description:
@@ -171,17 +170,6 @@ def _declaration_problems(pack: Pack) -> list[str]:
             problems.append(f"requires {required!r}, which is not a DNS-1123 label")
         elif required == pack.name:
             problems.append("requires itself")
-    problems += [
-        f"namespace {namespace!r} is not a DNS-1123 label"
-        for namespace in pack.namespaces
-        if not is_dns_label(namespace)
-    ]
-    problems += [f"needs {need!r}, which no cluster offers" for need in pack.needs if need not in CAPABILITIES]
-    problems += [
-        f"provides {feature!r}, which is not a fluxplane feature (known: {', '.join(PROVIDES)})"
-        for feature in pack.provides
-        if feature not in PROVIDES
-    ]
     problems += [
         f"crd_groups has {group!r}, which is not an API group"
         for group in pack.crd_groups

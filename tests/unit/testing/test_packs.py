@@ -123,7 +123,7 @@ def test_a_pack_that_keeps_the_contract_has_no_problems() -> None:
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
-        ({"name": "Sample_Pack"}, "name 'Sample_Pack' is not a DNS-1123 label"),
+        ({"name": "Sample_Pack"}, "pack 'Sample_Pack': name must be a DNS-1123 label"),
         ({"version": "1.0"}, "version '1.0' is not a semver version such as 1.2.3"),
         ({"description": ""}, "description '' must be one line of text"),
         ({"description": "two\nlines"}, "description 'two\\nlines' must be one line of text"),
@@ -131,11 +131,12 @@ def test_a_pack_that_keeps_the_contract_has_no_problems() -> None:
         ({"runs_on": "everywhere"}, "runs_on 'everywhere' is not one of management, workload, any"),
         ({"requires": ("Cert_Manager",)}, "requires 'Cert_Manager', which is not a DNS-1123 label"),
         ({"requires": ("sample",)}, "requires itself"),
-        ({"namespaces": ("sample", "Bad_NS")}, "namespace 'Bad_NS' is not a DNS-1123 label"),
-        ({"needs": ("gpu",)}, "needs 'gpu', which no cluster offers"),
+        ({"namespaces": ("sample", "Bad_NS")}, "pack 'sample': namespaces must be DNS-1123 labels, got 'Bad_NS'"),
+        ({"needs": ("gpu",)}, "pack 'sample': needs 'gpu', which no cluster offers (known: fluxplane-network)"),
         (
             {"provides": ("aws-provider",)},
-            "provides 'aws-provider', which is not a fluxplane feature (known: app-resources, aws-providers)",
+            "pack 'sample': provides 'aws-provider', which is not a fluxplane feature "
+            "(known: app-resources, aws-providers)",
         ),
         ({"crd_groups": ("sample",)}, "crd_groups has 'sample', which is not an API group"),
     ],
