@@ -21,7 +21,6 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.packs.policies import load_policy
 from fluxplane.sdk import (
     FLUXPLANE_NETWORK,
     SUBSTITUTED,
@@ -31,6 +30,7 @@ from fluxplane.sdk import (
     PackContext,
     chart_release,
     keep_service_account,
+    load_policy,
 )
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association

@@ -20,8 +20,7 @@ from pydantic import AfterValidator, Field, model_validator
 from fluxplane.config.models import Model
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.packs.policies import load_policy
-from fluxplane.sdk import DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, chart_release
+from fluxplane.sdk import DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, chart_release, load_policy
 
 NAMESPACE = "cert-manager"
 #: The controller's service account: the chart's default name for release "cert-manager", set

@@ -17,8 +17,16 @@ from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.packs.policies import load_policy
-from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackConfig, PackContext, chart_release, keep_service_account
+from fluxplane.sdk import (
+    SUBSTITUTED,
+    Namespace,
+    Pack,
+    PackConfig,
+    PackContext,
+    chart_release,
+    keep_service_account,
+    load_policy,
+)
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
 #: binds the IAM role to exactly this pair.

@@ -31,7 +31,6 @@ from pydantic import AfterValidator, Field, field_validator
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
 from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
-from fluxplane.packs.policies import load_policy
 from fluxplane.sdk import (
     FLUXPLANE_NETWORK,
     DnsLabel,
@@ -40,6 +39,7 @@ from fluxplane.sdk import (
     PackContext,
     RawObject,
     keep_service_account,
+    load_policy,
     oci_chart_release,
 )
 
