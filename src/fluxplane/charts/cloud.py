@@ -20,7 +20,8 @@ the cluster (fluxplane.charts.tenants).
 An app whose ``aws.path`` names a folder of its repository also gets, in the same namespace, a Flux
 Kustomization that applies that folder as the service account ``<app>-cloud``, which may manage only
 AppTable, AppQueue and AppBucket objects; the ``app-compositions`` pack's admission policy lets that
-account touch only objects whose ``spec.app`` is the app.
+account make, change and delete only objects whose ``spec.app`` is the app, and change or delete only
+those its own Kustomization applied.
 
 The cluster's chain applies the folder with Flux's post-build substitution, so the definition's text
 in it (the cluster's tags, the app's repository) is escaped to reach AWS and the hub as written.
@@ -59,6 +60,10 @@ from fluxplane.core.layout import RepositoryLayout
 
 #: The folder of the platform repository holding the apps' composites: their IAM roles and AWS resources.
 CLOUD_DIR = "cloud"
+#: What an app's request account may do with the requestable kinds: what kustomize-controller needs to apply them,
+#: wait for them and prune them, one object at a time (no ``deletecollection``, no ``*``). The ``app-compositions``
+#: pack's admission policy holds each write and delete to the app's own objects.
+REQUEST_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete")
 #: Labels that say which app and cluster an app composite belongs to.
 APP_LABEL = "fluxplane.io/app"
 CLUSTER_LABEL = "fluxplane.io/cluster"
@@ -194,7 +199,9 @@ class CloudChart(FleetChart):
                 "name": account,
                 "namespace": namespace,
                 "labels": labels,
-                "rules": [{"apiGroups": [GROUP], "resources": list(REQUESTABLE.values()), "verbs": ["*"]}],
+                "rules": [
+                    {"apiGroups": [GROUP], "resources": list(REQUESTABLE.values()), "verbs": list(REQUEST_VERBS)}
+                ],
             },
         )
         RoleBinding(

@@ -19,6 +19,16 @@ class NamedExpression(Props):
     """CEL expression over the request; it must be true for the policy to validate the request."""
 
 
+class Variable(Props):
+    """A ``variables`` entry: a named CEL expression the policy's other expressions read as ``variables.<name>``."""
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=63)
+    """Name of the variable, a CEL identifier."""
+    expression: str = Field(min_length=1)
+    """CEL expression that gives its value; it can read ``object``, ``oldObject``, ``request`` and the variables
+    before it."""
+
+
 class Validation(Props):
     """A ``validations`` entry: a CEL rule every matched request must satisfy."""
 
@@ -73,6 +83,9 @@ class ValidatingAdmissionPolicyProps(Props):
     match_conditions: tuple[NamedExpression, ...] | None = None
     """CEL conditions a matched request must also meet to be validated, all of them. Default: not set (every matched
     request is validated)."""
+    variables: tuple[Variable, ...] | None = None
+    """Named expressions the rules and their messages read as ``variables.<name>``, each able to read the ones
+    before it. Default: none."""
     validations: tuple[Validation, ...] = Field(min_length=1)
     """The CEL rules a request must pass; what a failure does is the binding's ``validationActions``."""
 

@@ -2,7 +2,8 @@
 
 On the hub, an app's request account applies what the app's repository asks for in its cluster's hub
 namespace (POLICY); on a workload cluster that makes its apps' resources (``mode: spoke``), each tenant
-applies its app's in its own namespace (TENANT_POLICY). Both hold a request to objects of its own app,
+applies its app's in its own namespace (TENANT_POLICY). Both hold a request to objects of its own app
+(the hub's on every write, delete included, since an app's requests share their namespace with other apps'),
 named after the app, with an AWS name that starts with ``<cluster>-<app>-`` (so no request can adopt
 another app's or another cluster's AWS resource), in the cluster's own AWS account.
 """
@@ -22,19 +23,23 @@ PHYSICAL_NAME = {"AppTable": "tableName", "AppQueue": "queueName", "AppBucket": 
 
 #: The policy that keeps an app's own requests to itself.
 POLICY = "fluxplane-app-requests"
+#: The labels kustomize-controller puts on every object a Kustomization applies: its name and namespace.
+FLUX_OWNER = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
 
 
 def policy_props() -> dict[str, Any]:
-    """An app's request account may only make and change resources of its own app.
+    """An app's request account may only make, change and delete resources of its own app.
 
-    The account ``<app>-cloud`` of a cluster's hub namespace applies what the app's repository asks
-    for; RBAC lets it manage the requestable kinds in that namespace, and this policy narrows it to
-    objects whose ``spec.app`` is the app, named ``<app>-...``, and never another app's object, made in
-    the cluster's own AWS account (the hub namespace's ACCOUNT_LABEL, else the hub's).
+    The account ``<app>-cloud`` of a cluster's hub namespace applies what the app's repository asks for; RBAC
+    lets it manage the requestable kinds in that namespace, and this policy narrows it to objects whose
+    ``spec.app`` is the app: on a delete, the object as it is (``oldObject``), so no app can delete another's
+    table, queue or bucket and with it the AWS resource and its data. An object it changes or deletes must also
+    be one its own Kustomization applied (Flux's FLUX_OWNER labels), never one the platform declared for the
+    app. What it makes is named ``<app>-...``, with an AWS name ``<cluster>-<app>-...``, in the cluster's own AWS
+    account (the hub namespace's ACCOUNT_LABEL, else the hub's).
     """
-    account = (
-        f"'system:serviceaccount:' + object.metadata.namespace + ':' + object.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"
-    )
+    name_label, namespace_label = FLUX_OWNER
+    owner = "oldObject.metadata.labels"
     return {
         "name": POLICY,
         "failurePolicy": "Fail",
@@ -43,7 +48,7 @@ def policy_props() -> dict[str, Any]:
                 {
                     "apiGroups": [xr.GROUP],
                     "apiVersions": ["*"],
-                    "operations": ["CREATE", "UPDATE"],
+                    "operations": ["CREATE", "UPDATE", "DELETE"],
                     "resources": list(xr.REQUESTABLE.values()),
                 }
             ]
@@ -55,30 +60,52 @@ def policy_props() -> dict[str, Any]:
                 f"request.userInfo.username.endsWith('{xr.REQUEST_ACCOUNT_SUFFIX}')",
             }
         ],
+        "variables": [
+            # What the request is about: the object as it will be, or on a delete as it is.
+            {"name": "subject", "expression": "request.operation == 'DELETE' ? oldObject : object"},
+            {"name": "account", "expression": f"variables.subject.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"},
+        ],
         "validations": [
             {
-                "expression": f"request.userInfo.username == {account}",
-                "messageExpression": "request.userInfo.username + ' may only request resources of its own app'",
+                "expression": "request.userInfo.username == 'system:serviceaccount:' + "
+                "variables.subject.metadata.namespace + ':' + variables.account",
+                "messageExpression": "request.userInfo.username + ' may only request, change or delete resources "
+                "of its own app, not of app ' + variables.subject.spec.app",
                 "reason": "Forbidden",
             },
-            _NAMED_AFTER_APP,
+            {
+                "expression": f"request.operation == 'CREATE' || (has({owner}) && "
+                f"'{name_label}' in {owner} && {owner}['{name_label}'] == variables.account && "
+                f"'{namespace_label}' in {owner} && {owner}['{namespace_label}'] == oldObject.metadata.namespace)",
+                "messageExpression": "oldObject.metadata.name + ' was not applied by Kustomization ' + "
+                "variables.account + ', which may change or delete only what it applied'",
+                "reason": "Forbidden",
+            },
+            _unless_deleted(_NAMED_AFTER_APP),
             {
                 "expression": "request.operation != 'UPDATE' || oldObject.spec.app == object.spec.app",
                 "message": "spec.app of an existing resource does not change",
                 "reason": "Forbidden",
             },
             # The hub namespace is the cluster's name (fluxplane.config.hub.cluster_namespace).
-            _physical_name("object.metadata.namespace + '-'"),
-            {
-                "expression": f"(has(object.spec.{PROVIDER_CONFIG_FIELD}) ? object.spec.{PROVIDER_CONFIG_FIELD} : "
-                f"'{HUB_PROVIDER_CONFIG}') == (has(namespaceObject.metadata.labels) && '{ACCOUNT_LABEL}' in "
-                f"namespaceObject.metadata.labels ? namespaceObject.metadata.labels['{ACCOUNT_LABEL}'] : "
-                f"'{HUB_PROVIDER_CONFIG}')",
-                "message": f"spec.{PROVIDER_CONFIG_FIELD} is the account of the cluster the app runs on",
-                "reason": "Forbidden",
-            },
+            _unless_deleted(_physical_name("object.metadata.namespace + '-'")),
+            _unless_deleted(
+                {
+                    "expression": f"(has(object.spec.{PROVIDER_CONFIG_FIELD}) ? object.spec.{PROVIDER_CONFIG_FIELD} "
+                    f": '{HUB_PROVIDER_CONFIG}') == (has(namespaceObject.metadata.labels) && '{ACCOUNT_LABEL}' in "
+                    f"namespaceObject.metadata.labels ? namespaceObject.metadata.labels['{ACCOUNT_LABEL}'] : "
+                    f"'{HUB_PROVIDER_CONFIG}')",
+                    "message": f"spec.{PROVIDER_CONFIG_FIELD} is the account of the cluster the app runs on",
+                    "reason": "Forbidden",
+                }
+            ),
         ],
     }
+
+
+def _unless_deleted(validation: dict[str, Any]) -> dict[str, Any]:
+    """``validation`` of the object a request makes or changes; a delete has none (``object`` is null)."""
+    return {**validation, "expression": f"request.operation == 'DELETE' || ({validation['expression']})"}
 
 
 #: A requested resource's name starts with its app's.

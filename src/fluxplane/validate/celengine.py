@@ -1,6 +1,6 @@
-"""The CEL engine that CRD validation rules (fluxplane.validate.cel) and Flux health checks
-(fluxplane.validate.health) both run: two dialects, each expression compiled once, and a run that gives a
-value or the engine's error.
+"""The CEL engine that CRD validation rules (fluxplane.validate.cel), admission policies
+(fluxplane.validate.admission) and Flux health checks (fluxplane.validate.health) run: three dialects, each
+expression compiled once, and a run that gives a value or the engine's error.
 
 cel-expr-python, Google's binding of cel-cpp, with the CEL standard library, the optional types (``a.?b``,
 ``orValue``), the string, encoder and binding extensions, and in Python the parts of the Kubernetes
@@ -29,6 +29,9 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
 
 #: The CEL dialect of CRD validation rules: ``self`` and ``oldSelf``, type-checked at compile time.
 KUBERNETES = "kubernetes"
+#: The CEL dialect of ValidatingAdmissionPolicy expressions: ``object``, ``oldObject``, ``request``,
+#: ``namespaceObject``, ``params`` and ``variables``, type-checked at compile time.
+ADMISSION = "admission"
 #: The CEL dialect of Flux ``healthCheckExprs``: parsed, not checked; the object's top-level fields are
 #: the variables (kustomize-controller builds its environment without declarations).
 FLUX = "flux"
@@ -61,14 +64,16 @@ class Program:
         #: The type the checker gives the result (``bool``, ``string``, ``dyn``...); ``dyn`` when unchecked.
         self.returns: str = expression.return_type().name().lower()
 
-    def run(self, data: Mapping[str, Any]) -> Outcome:
+    def run(self, data: Mapping[str, Any], *, plain: bool = False) -> Outcome:
+        """The expression's value on ``data``; ``plain`` gives maps and lists as Python's own, to feed to another run
+        (an admission policy's variables)."""
         try:
             result = self._expression.eval(data=dict(data))
         except Exception as exc:  # the binding raises for a value it cannot convert
             return Outcome(error=_error_text(str(exc)))
         if result.type() == cel.Type.ERROR:
             return Outcome(error=_error_text(str(result.value())))
-        return Outcome(result.value())
+        return Outcome(result.plain_value() if plain else result.value())
 
 
 @dataclass(frozen=True)
@@ -94,12 +99,17 @@ def _environment(dialect: str) -> Any:
             variables={"self": cel.Type.DYN, "oldSelf": cel.Type.DYN},
             extensions=[*extensions, ext_bindings.ExtBindings()],
         )
+    if dialect == ADMISSION:
+        names = ("object", "oldObject", "request", "namespaceObject", "params", "variables")
+        return cel.NewEnv(
+            variables=dict.fromkeys(names, cel.Type.DYN), extensions=[*extensions, ext_bindings.ExtBindings()]
+        )
     return cel.NewEnv(extensions=extensions)
 
 
 @functools.cache
 def compile_expression(expression: str, dialect: str = KUBERNETES) -> Compiled:
-    """``expression`` compiled once for ``dialect`` (KUBERNETES or FLUX); the same text is compiled once."""
+    """``expression`` compiled once for ``dialect`` (KUBERNETES, ADMISSION or FLUX); the same text is compiled once."""
     environment = _environment(dialect)
     try:
         compiled = environment.compile(expression, disable_check=dialect == FLUX)

@@ -12,9 +12,11 @@ import pytest
 import yaml
 
 from fluxplane.config.loader import load_fleet
+from fluxplane.constructs.app_resources import GROUP, KINDS
 from fluxplane.errors import ConfigError
 from fluxplane.packs import app_compositions, crossplane_providers
 from fluxplane.synth import load_plan, render_plan
+from fluxplane.validate.admission import AdmissionRequest, decide
 from fluxplane.validate.compose.overlays import _apply, cluster_of
 from tests.conftest import MINIMAL_BASE, MINIMAL_ENV, FleetWriter
 
@@ -225,23 +227,17 @@ def test_no_cluster_may_be_named_inside_a_spoke_clusters_names(write_fleet: Flee
     assert any("cluster 'staging-1-b': its AWS names begin 'staging-1-'" in line for line in exc.value.problems)
 
 
-# -- the tenant policy, evaluated with a CEL interpreter --------------------------------------------
+# -- the tenant policy, decided by the project's CEL engine -----------------------------------------
 
 
 def tenant_admits(obj: dict[str, Any], namespace_app: str) -> bool:
-    import celpy
-
     policy = app_compositions.tenant_policy_props()
     text = json.dumps(policy).replace("${cluster_name}", "prod-1").replace("${cluster_region}", "us-west-2")
-    env = celpy.Environment()
-    activation = {
-        "object": celpy.json_to_cel(obj),
-        "namespaceObject": celpy.json_to_cel({"metadata": {"labels": {"fluxplane.io/tenant": namespace_app}}}),
-    }
-    return all(
-        bool(env.program(env.compile(rule["expression"])).evaluate(activation))
-        for rule in json.loads(text)["validations"]
-    )
+    labels = {"fluxplane.io/tenant": namespace_app}
+    request = AdmissionRequest("CREATE", GROUP, KINDS[obj["kind"]], "tenant", obj, namespace_labels=labels)
+    decision = decide(json.loads(text), request)
+    assert decision.applies
+    return decision.allowed
 
 
 def queue(app: str = "shop", name: str = "shop-events", queue_name: str = "prod-1-shop-events", **spec: Any) -> Any:

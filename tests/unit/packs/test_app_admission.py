@@ -1,4 +1,4 @@
-"""The admission policy on apps' own requests (fluxplane.packs.app_admission), evaluated with a CEL interpreter."""
+"""The admission policy on apps' own requests (fluxplane.packs.app_admission), decided by the project's CEL engine."""
 
 from __future__ import annotations
 
@@ -6,36 +6,23 @@ from typing import Any
 
 import pytest
 
-from fluxplane.packs.app_admission import policy_props
+from fluxplane.constructs.app_resources import GROUP, KINDS, REQUESTABLE
+from fluxplane.packs.app_admission import FLUX_OWNER, PHYSICAL_NAME, policy_props
+from fluxplane.validate.admission import AdmissionRequest, decide
 
 
 def admitted(
     operation: str,
     username: str,
-    obj: dict[str, Any],
+    obj: dict[str, Any] | None,
     old: dict[str, Any] | None = None,
     namespace_labels: dict[str, str] | None = None,
 ) -> bool | None:
     """True or False as the policy decides; None when the policy does not apply to the request."""
-    import celpy
-
-    policy = policy_props()
-    env = celpy.Environment()
-    namespace: dict[str, Any] = {"name": obj["metadata"]["namespace"]}
-    if namespace_labels is not None:
-        namespace["labels"] = namespace_labels
-    activation = {
-        "request": celpy.json_to_cel({"operation": operation, "userInfo": {"username": username}}),
-        "object": celpy.json_to_cel(obj),
-        "oldObject": celpy.json_to_cel(old) if old is not None else celpy.json_to_cel(None),
-        "namespaceObject": celpy.json_to_cel({"metadata": namespace}),
-    }
-    for condition in policy["matchConditions"]:
-        if not env.program(env.compile(condition["expression"])).evaluate(activation):
-            return None
-    return all(
-        bool(env.program(env.compile(rule["expression"])).evaluate(activation)) for rule in policy["validations"]
-    )
+    kind = (obj or old or {})["kind"]
+    request = AdmissionRequest(operation, GROUP, KINDS[kind], username, obj, old, namespace_labels=namespace_labels)
+    decision = decide(policy_props(), request)
+    return decision.allowed if decision.applies else None
 
 
 def table(name: str, app: str, account: str | None = None, table_name: str | None = None) -> dict[str, Any]:
@@ -81,10 +68,10 @@ def test_the_platform_is_not_held_by_the_policy() -> None:
     assert admitted("CREATE", username, table("anything", "shop")) is None
 
 
-def test_the_policy_covers_the_requestable_kinds_on_create_and_update() -> None:
+def test_the_policy_covers_the_requestable_kinds_on_every_write() -> None:
     (rule,) = policy_props()["matchConstraints"]["resourceRules"]
     assert rule["resources"] == ["apptables", "appqueues", "appbuckets"]
-    assert rule["operations"] == ["CREATE", "UPDATE"]
+    assert rule["operations"] == ["CREATE", "UPDATE", "DELETE"]
 
 
 @pytest.mark.parametrize(
@@ -106,3 +93,36 @@ def test_an_app_requests_resources_in_its_clusters_account_only(
 ) -> None:
     request = table("shop-audit", "shop", account)
     assert admitted("CREATE", "system:serviceaccount:prod-1:shop-cloud", request, namespace_labels=labels) is allowed
+
+
+def resource(kind: str, app: str, name: str, applied_by: str | None = None) -> dict[str, Any]:
+    """An app composite of ``kind`` in the hub namespace prod-1; ``applied_by``: the Kustomization that applied it."""
+    labels = {FLUX_OWNER[0]: applied_by, FLUX_OWNER[1]: "prod-1"} if applied_by else {}
+    metadata = {"name": name, "namespace": "prod-1", "labels": labels}
+    return {"kind": kind, "metadata": metadata, "spec": {"app": app, PHYSICAL_NAME[kind]: f"prod-1-{name}"}}
+
+
+@pytest.mark.parametrize("kind", sorted(REQUESTABLE))
+def test_an_app_may_not_delete_another_apps_resource(kind: str) -> None:
+    billing = resource(kind, "billing", "billing-orders", applied_by="billing-cloud")
+    assert admitted("DELETE", "system:serviceaccount:prod-1:notifications-cloud", None, billing) is False
+    assert admitted("DELETE", "system:serviceaccount:prod-1:billing-cloud", None, billing) is True
+
+
+@pytest.mark.parametrize("kind", sorted(REQUESTABLE))
+@pytest.mark.parametrize("operation", ["UPDATE", "DELETE"])
+def test_an_app_may_not_change_or_delete_what_the_platform_declared_for_it(kind: str, operation: str) -> None:
+    # declared in the definition, applied by the cluster's own chain on the hub
+    declared = resource(kind, "billing", "billing-table-orders", applied_by="app-resources")
+    new = declared if operation == "UPDATE" else None
+    assert admitted(operation, "system:serviceaccount:prod-1:billing-cloud", new, declared) is False
+    unlabelled = resource(kind, "billing", "billing-orders")
+    new = unlabelled if operation == "UPDATE" else None
+    assert admitted(operation, "system:serviceaccount:prod-1:billing-cloud", new, unlabelled) is False
+
+
+@pytest.mark.parametrize("kind", sorted(REQUESTABLE))
+def test_an_app_may_not_take_another_apps_resource_by_changing_its_owner(kind: str) -> None:
+    billing = resource(kind, "billing", "billing-orders", applied_by="billing-cloud")
+    taken = {**billing, "spec": {**billing["spec"], "app": "notifications"}}
+    assert admitted("UPDATE", "system:serviceaccount:prod-1:notifications-cloud", taken, billing) is False
