@@ -204,33 +204,28 @@ def synth_with_cache(root: Path) -> None:
     """What `fluxplane synth` does, with the benchmark's packs: load, render with the cache, guard the
     change against the dist/ it replaces, write dist/."""
     from fluxplane.node import start_runtime
-    from fluxplane.synth import SynthCache, load_plan, paused_gc, render_plan
-    from fluxplane.synth.guard import guard
-    from fluxplane.synth.writer import write_tree
+    from fluxplane.synth import Pipeline, paused_gc
 
     start_runtime()
     with paused_gc():
-        plan = load_plan(root, registry())
-        files = render_plan(plan, SynthCache.for_root(root))
-        assert not guard(files, root / "dist", hub=plan.fleet.management.name)
-        write_tree(files, root / "dist")
+        pipeline = Pipeline(root, registry=registry(), cache=True)
+        pipeline.write(pipeline.render())
     # as `fluxplane synth` does: the process ends next, spare the collector's final pass
     gc.freeze()
 
 
 def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, Any]:
-    from fluxplane.synth import SynthCache, load_plan, paused_gc, render_plan
-    from fluxplane.synth.guard import guard
-    from fluxplane.synth.writer import write_tree
+    from fluxplane.synth import Pipeline, paused_gc
 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         root = Path(tmp)
         write_fleet(root, clusters)
         packs = registry()
-        # The stages of `fluxplane synth --no-cache` (load_plan, then render_plan, then write_tree), timed apart.
+        # The stages of `fluxplane synth --no-cache` (the pipeline's load, build and render, write), timed apart.
+        pipeline = Pipeline(root, registry=packs)
         with paused_gc():
             started = time.perf_counter()
-            plan = load_plan(root, packs)
+            plan = pipeline.load()
             planned = time.perf_counter()
             from fluxplane.synth.app import FleetApp
             from fluxplane.synth.render import render_app
@@ -240,8 +235,7 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
             built = time.perf_counter()
             files = render_app(app)
             rendered = time.perf_counter()
-            assert not guard(files, root / "dist", hub=plan.fleet.management.name)
-            write_tree(files, root / "dist")
+            pipeline.write(pipeline.complete(plan, files))
             written = time.perf_counter()
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -262,15 +256,16 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
         del app, charts, files
 
         # Incremental: fill the cache, change one cluster, synth again (what `fluxplane synth` does).
-        cache = SynthCache.for_root(root)
         cold_started = time.perf_counter()
         with paused_gc():
-            write_tree(render_plan(load_plan(root, packs), cache), root / "dist")
+            cached = Pipeline(root, registry=packs, cache=True)
+            cached.write(cached.render())
         cold = time.perf_counter() - cold_started
         # Once more, unchanged: from now on dist/ and the spare beside it were both written by synth, as
         # in an edit-synth loop (the first synths after a clone write every file).
         with paused_gc():
-            write_tree(render_plan(load_plan(root, packs), cache), root / "dist")
+            cached = Pipeline(root, registry=packs, cache=True)
+            cached.write(cached.render())
         change_one_cluster(root)
         # Bytecode as an installed fluxplane has it (pip compiles on install; an interpreter run with
         # PYTHONDONTWRITEBYTECODE, as some CI machines are, would compile every module on every start).

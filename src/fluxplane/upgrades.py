@@ -285,7 +285,8 @@ def markdown(clusters: Sequence[ClusterVersions]) -> str:
 
 def project_versions(root: Path, today: date) -> list[ClusterVersions]:
     """Every cluster of the definition under ``root``, as synth renders it, with EKS support as of ``today``."""
+    pipeline = synth.Pipeline(root)
     with synth.paused_gc():
-        plan = synth.load_plan(root)
-        files = synth.render_plan(plan)
+        plan = pipeline.load()
+        files = pipeline.build(plan)
     return collect(plan, files, today)

@@ -92,3 +92,49 @@ def test_a_construct_outside_a_fleet_charts_files_is_refused(write_fleet: Any) -
         Kustomization(
             app, "loose", {"name": "loose", "path": "./x", "sourceRef": {"kind": "GitRepository", "name": "a"}}
         )
+
+
+# -- FleetApp.synth() writes through the one pipeline ---------------------------------------------------------
+
+
+def _fleet_app(project: Path) -> Any:
+    from fluxplane.synth import load_plan
+    from fluxplane.synth.app import FleetApp
+
+    return FleetApp(load_plan(project), outdir=project / "dist")
+
+
+def test_fleet_app_synth_refuses_a_replacement_as_synth_does(example_project: Path) -> None:
+    from fluxplane.errors import ConfigError
+
+    # GIVEN the example's dist/, and a cluster's VPC range changed in its definition
+    staging = example_project / "environments" / "staging.yaml"
+    staging.write_text(
+        staging.read_text().replace(
+            "  - name: staging-usw2\n", "  - name: staging-usw2\n    network:\n      cidr: 10.50.0.0/16\n"
+        )
+    )
+    before = {path: path.read_bytes() for path in (example_project / "dist").rglob("*") if path.is_file()}
+    # WHEN the library's FleetApp synthesizes THEN the replacement is refused, and dist/ is as it was
+    with pytest.raises(ConfigError) as refused:
+        _fleet_app(example_project).synth()
+    assert any("--replace 'EKSCluster/staging-usw2/staging-usw2'" in line for line in refused.value.problems)
+    assert {path: path.read_bytes() for path in (example_project / "dist").rglob("*") if path.is_file()} == before
+
+
+def test_fleet_app_synth_keeps_flux_bootstraps_files_and_records_allocations(example_project: Path) -> None:
+    # GIVEN a hub that flux bootstrap wrote over, and no allocations recorded yet
+    base = example_project / "environments" / "base.yaml"
+    base.write_text(
+        base.read_text().replace("management:\n  name: hub\n", "management:\n  name: hub\n  bootstrap: flux\n")
+    )
+    components = example_project / "dist/platform/clusters/hub/flux-system/gotk-components.yaml"
+    components.write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n")
+    allocations = example_project / "environments" / "allocations.yaml"
+    recorded = allocations.read_text()
+    allocations.unlink()
+    # WHEN the library's FleetApp synthesizes
+    _fleet_app(example_project).synth()
+    # THEN flux bootstrap's file is kept, and the allocations are recorded as `fluxplane synth` records them
+    assert components.read_text() == "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n"
+    assert allocations.read_text() == recorded

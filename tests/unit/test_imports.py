@@ -30,8 +30,6 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
     ("fluxplane.commands.packs", "fluxplane.synth"): f"synth is heavy; {_CLI}",
     ("fluxplane.commands.synth", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
-    ("fluxplane.commands.synth", "fluxplane.synth.allocations"): f"imported with fluxplane.synth; {_CLI}",
-    ("fluxplane.commands.synth", "fluxplane.synth.guard"): f"imported with fluxplane.synth; {_CLI}",
     ("fluxplane.commands.validate", "fluxplane.validate"): f"the schema checker is heavy; {_CLI}",
     ("fluxplane.commands.validate", "fluxplane.validate.pull"): f"imported with fluxplane.validate; {_CLI}",
     ("fluxplane.commands.versions", "fluxplane.upgrades"): f"upgrades synthesizes, which {_CDK8S}; {_CLI}",
@@ -41,13 +39,13 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ),
     ("fluxplane.edit", "fluxplane.synth"): f"fluxplane.commands.edit imports fluxplane.edit; {_CLI}",
     ("fluxplane.edit", "fluxplane.synth.plan"): f"imported with fluxplane.synth; {_CLI}",
-    ("fluxplane.synth", "fluxplane.charts.cluster"): (
+    ("fluxplane.synth.publish", "fluxplane.charts.cluster"): (
         f"the charts' {_CDK8S}, which fluxplane.synth must not (load_plan, the packs and edit commands)"
     ),
-    ("fluxplane.synth", "fluxplane.synth.app"): (
+    ("fluxplane.synth.pipeline", "fluxplane.synth.app"): (
         f"FleetApp {_CDK8S}, which fluxplane.synth must not (load_plan, the packs and edit commands)"
     ),
-    ("fluxplane.synth", "fluxplane.synth.render"): (
+    ("fluxplane.synth.pipeline", "fluxplane.synth.render"): (
         f"the render {_CDK8S}, which fluxplane.synth must not (load_plan, the packs and edit commands)"
     ),
     ("fluxplane.synth.cache", "fluxplane.charts.addon_identities"): (

@@ -43,15 +43,16 @@ def run(args: argparse.Namespace) -> int:
 
     root: Path = args.root
     progress = Progress("graph")
+    pipeline = synth.Pipeline(root)
     with progress.stage("load"):
-        plan = synth.load_plan(root)
+        plan = pipeline.load()
     clusters = sorted(cluster.name for cluster in plan.clusters)
     if args.cluster not in clusters:
         raise GraphError(f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(clusters)})")
     warn(require_node(root))
     with progress.stage("render") as stage:
         # with the files another tool owns in dist/ (flux bootstrap's sync objects), as Flux reads them
-        files = synth.with_kept(plan, synth.render_plan(plan), root / "dist")
+        files = pipeline.render(plan).files
         stage.note(f"{len(files)} files")
     repositories = plan.fleet.repositories
     platform = RepositoryLayout(PLATFORM, repositories.platform)

@@ -14,7 +14,6 @@ from pathlib import Path
 from fluxplane import transaction
 from fluxplane.commands import Subcommands, warn
 from fluxplane.config.awsdata import fleet_support_warnings
-from fluxplane.errors import ConfigError
 from fluxplane.files import CDK8S_OUTDIR, output_dir
 from fluxplane.node import require_node, start_runtime
 from fluxplane.progress import Progress
@@ -106,26 +105,31 @@ def run(args: argparse.Namespace) -> int:
     # Imported when the command runs, not when the CLI parses: synth is heavy (and its render starts cdk8s's
     # JavaScript runtime), and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane import synth
-    from fluxplane.synth import allocations
-    from fluxplane.synth.guard import guard
 
     root: Path = args.root
     target = outdir(args)
-    synth.check_outdir(target, root)
+    pipeline = synth.Pipeline(
+        root,
+        target,
+        cache=not args.no_cache,
+        read_only=args.check,
+        allow=synth.Allowances.of(args.replace, args.delete, args.move),
+    )
+    pipeline.check_outdir()
     transaction.note(transaction.recover(root, write=not args.check))
     progress = Progress("synth")
     warn(require_node(root))
     start_runtime()
     with progress.stage("load"), synth.paused_gc():
-        plan = synth.load_plan(root)
+        plan = pipeline.load()
     for note in plan.notes:
         print(f"note: {note}", file=sys.stderr)
     # said once synth has done its work: after any refusal, never before it
     support = [f"warning: {line}" for line in fleet_support_warnings(plan.fleet, datetime.now(UTC).date())]
     started = time.perf_counter()
     with progress.stage("render") as stage:
-        cache = None if args.no_cache else synth.SynthCache.for_root(root, read_only=args.check)
-        files = synth.with_kept(plan, synth.render_plan(plan, cache), target)
+        tree = pipeline.render(plan)
+        files = tree.files
         stage.note(f"{len(files)} files")
     for folder in synth.kept_folders(plan):
         if not any(path.startswith(folder) for path in files):
@@ -140,13 +144,12 @@ def run(args: argparse.Namespace) -> int:
         for line in support:
             print(line, file=sys.stderr)
         with progress.stage("compare"):
-            staleness = synth.compare_tree(files, target)
-            recorded_stale = allocations.stale(root, plan)
-        if not staleness.stale and not recorded_stale:
+            staleness = pipeline.staleness(tree)
+        if not staleness.stale:
             print(f"{target}: up to date ({len(files)} files)")
             return 0
-        if recorded_stale:
-            print(f"changed: {root / allocations.ALLOCATIONS}")
+        for path in staleness.recorded:
+            print(f"changed: {root / path}")
         for label, paths in (
             ("added", staleness.added),
             ("changed", staleness.changed),
@@ -156,26 +159,14 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{label}: {target / path}")
         print(f"{target}: stale; run 'fluxplane synth' (or 'make synth') and commit the result", file=sys.stderr)
         return EXIT_STALE
-    with progress.stage("guard"):
-        refused = guard(
-            files,
-            target,
-            hub=plan.fleet.management.name,
-            replace=args.replace,
-            delete=args.delete,
-            move=args.move,
-        )
-    if refused:
-        raise ConfigError([*refused, f"{target}: nothing written"])
     scratch, only = cdk8s_folder(args)
-    with progress.stage("write"):
-        if only:
-            # cdk8s synth --stdout: the manifests are printed, the project is left alone
+    if only:
+        # cdk8s synth --stdout: the manifests are printed, the project is left alone
+        with progress.stage("write"):
             synth.copy_tree(files, target)
-        else:
-            # The allocations first: a synth stopped in between writes the same ranges next time.
-            allocations.write(root, plan)
-            synth.write_tree(files, target)
+    else:
+        with progress.stage("write"):
+            pipeline.write(tree)
             if scratch is not None and os.path.abspath(scratch) != os.path.abspath(target):
                 synth.copy_tree(files, scratch)
     for line in support:

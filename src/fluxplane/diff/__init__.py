@@ -36,10 +36,11 @@ def synthesize(root: Path, label: str) -> Tree:
     """The dist/ tree of the definition under ``root`` (empty when it has no environments/)."""
     if not (root / "environments").is_dir():
         return Tree(label, {})
+    pipeline = synth.Pipeline(root)
     with synth.paused_gc():
-        plan = synth.load_plan(root)
+        plan = pipeline.load()
     support = tuple(fleet_support_warnings(plan.fleet, datetime.now(UTC).date()))
-    return Tree(label, synth.render_plan(plan), repositories_of_plan(plan), support)
+    return Tree(label, pipeline.build(plan), repositories_of_plan(plan), support)
 
 
 def _base(checkout: git.Checkout, ref: str, commit: str) -> Tree:

@@ -4,8 +4,8 @@ It wires: a ClusterChart per cluster with its packs and tenants, the folders the
 (the catalogue, fluxplane.synth.catalogue), and the hub's features, each switched on by the pack that
 provides it (fluxplane.synth.features).
 
-``FleetApp.synth()`` finishes the tree, runs the whole-tree checks, renders and writes dist/
-atomically, whether it is called by ``fluxplane synth`` or by ``cdk8s synth`` (cdk8s.yaml).
+``FleetApp.synth()`` finishes the tree, runs the whole-tree checks, renders, and writes dist/ through the one
+pipeline's publishing steps (fluxplane.synth.publish), guarded as ``fluxplane synth`` writes it.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from fluxplane.synth.catalogue import Catalogue
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.features import AppResources, SpokeBootstrap
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
+from fluxplane.synth.publish import Publisher
 from fluxplane.synth.render import jsii_children_by_chart, render_app
-from fluxplane.synth.writer import write_tree
 
 
 class FleetApp(cdk8s.App):
@@ -245,7 +245,12 @@ class FleetApp(cdk8s.App):
             )
 
     def synth(self) -> None:
-        """Check, render and write the fleet into ``outdir`` atomically (cdk8s's App.synth contract)."""
+        """Render the fleet and write it into ``outdir`` atomically (cdk8s's App.synth contract), through the one
+        pipeline's publishing steps (fluxplane.synth.publish): the files ``flux bootstrap`` keeps stay, a change
+        that replaces, deletes or moves live infrastructure is refused, and the allocations are recorded, as
+        ``fluxplane synth`` does. The project is the plan's (load_plan), else the folder the app runs in, as
+        cdk8s's own."""
+        publisher = Publisher(self.plan.root or Path(), Path(self.outdir))
         with paused_gc():
             files = render_app(self)
-        write_tree(files, Path(self.outdir))
+        publisher.write(publisher.complete(self.plan, files))

@@ -58,6 +58,9 @@ class FleetPlan:
     apps: tuple[Placement, ...] = ()
     #: What synth tells the user without refusing: packs left off a cluster they cannot work on.
     notes: tuple[str, ...] = ()
+    #: The project the definition was loaded from (load_plan), where synth records its allocations; None for a
+    #: plan made another way.
+    root: Path | None = None
 
     def provider(self, cluster: ClusterPlan, capability: str) -> str | None:
         """The pack enabled on ``cluster`` that provides ``capability`` (Pack.provides), if one does.

@@ -119,5 +119,6 @@ def synthesize_fleet(root: Path) -> FleetUnderTest:
     from fluxplane import synth
 
     require_node(root)
-    plan = synth.load_plan(root)
-    return FleetUnderTest(root, synth.render_plan(plan), synth.kept_folders(plan))
+    pipeline = synth.Pipeline(root)
+    plan = pipeline.load()
+    return FleetUnderTest(root, pipeline.build(plan), synth.kept_folders(plan))

@@ -1,0 +1,137 @@
+"""Publishing a rendered tree: what synth keeps of the tree it replaces, what it refuses, and the write.
+
+The last steps of the one synthesis pipeline (fluxplane.synth.pipeline), and the only way to them: ``fluxplane
+synth``, the library's ``synthesize(root)``, ``FleetApp.synth()`` and the benchmarks all write through a
+:class:`Publisher`, so none can skip what protects the user:
+
+* :meth:`Publisher.complete` makes rendered files the tree synth publishes: with the folders another tool owns
+  (``flux bootstrap``'s files, kept as they are in the tree), or refusing to delete a file it does not write
+  there;
+* :meth:`Publisher.write` takes only such a tree, refuses what replaces, deletes or moves live infrastructure
+  (fluxplane.synth.guard) unless the allowances name it, records the allocations, then swaps the tree in
+  atomically (fluxplane.synth.writer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fluxplane.core.layout import PLATFORM
+from fluxplane.errors import ConfigError
+from fluxplane.files import output_dir
+from fluxplane.synth import allocations
+from fluxplane.synth.guard import guard
+from fluxplane.synth.plan import FleetPlan
+from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, regular_files, write_tree
+
+
+def _sync_folder(plan: FleetPlan) -> str:
+    # Imported here: the charts load cdk8s, which this package must not (load_plan, the packs and edit commands)
+    from fluxplane.charts.cluster import sync_folder
+
+    return sync_folder(PLATFORM, plan.fleet.management.name)
+
+
+def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
+    """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it, or
+    the FluxInstance of the Flux Operator syncs the hub (``management.bootstrap: flux`` or ``flux-operator``)."""
+    return (_sync_folder(plan),) if plan.fleet.management.bootstrap != "fluxplane" else ()
+
+
+def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str, str]:
+    """``files`` and, as they are in ``outdir``, the files of the folders another tool owns (kept_folders).
+
+    Without ``management.bootstrap: flux``, a file in the hub's ``flux-system/`` that synth does not write
+    (``flux bootstrap``'s ``gotk-components.yaml``: the Flux controllers and CRDs) is refused, not deleted:
+    Flux would prune itself, and every custom resource with its CRDs.
+    """
+    folders = kept_folders(plan)
+    if folders:
+        return {**files, **read_kept(outdir, folders)}
+    foreign = [path for path in regular_files(outdir, _sync_folder(plan)) if path not in files]
+    if foreign:
+        raise ConfigError(
+            [
+                f"{outdir / path}: a file fluxplane does not write (flux bootstrap keeps the Flux controllers in "
+                "this folder); synth would delete it and Flux would prune what it holds: set management.bootstrap: "
+                "flux (or flux-operator, for a FluxInstance of yours) in environments/base.yaml to keep the folder as "
+                "it is, or remove the file yourself"
+                for path in foreign
+            ]
+            + [f"{outdir}: nothing written"]
+        )
+    return files
+
+
+@dataclass(frozen=True)
+class Allowances:
+    """What the user asked synth to do although it changes live infrastructure: ``Kind/namespace/name``
+    patterns, with shell wildcards (``--replace``, ``--delete``, ``--move``)."""
+
+    replace: tuple[str, ...] = ()
+    delete: tuple[str, ...] = ()
+    move: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, replace: Sequence[str] = (), delete: Sequence[str] = (), move: Sequence[str] = ()) -> Allowances:
+        return cls(tuple(replace), tuple(delete), tuple(move))
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A whole tree synth may publish: the rendered files and the kept ones, for the plan they came from.
+
+    Made by :meth:`Publisher.complete` alone, so a tree :meth:`Publisher.write` takes always holds the kept
+    files."""
+
+    plan: FleetPlan
+    files: dict[str, str] = field(repr=False)
+
+
+class Publisher:
+    """Writes trees for the project under ``root`` into ``outdir`` (default: fluxplane.files.output_dir); ``allow``
+    names the changes to live infrastructure the user asked for."""
+
+    def __init__(self, root: Path, outdir: Path | None = None, *, allow: Allowances | None = None) -> None:
+        self.root = root
+        self.outdir = output_dir(root, outdir)
+        self.allow = allow or Allowances()
+        self._outdir_checked = False
+
+    def check_outdir(self) -> None:
+        """Refuse an ``outdir`` synth must not write (a symlink, the project, a folder of the user's), before
+        anything is read from it or written to it (fluxplane.synth.writer.check_outdir)."""
+        if not self._outdir_checked:
+            check_outdir(self.outdir, self.root)
+            self._outdir_checked = True
+
+    def complete(self, plan: FleetPlan, files: dict[str, str]) -> Tree:
+        """``files`` as synth publishes them: with the folders another tool owns, as they are in ``outdir``."""
+        self.check_outdir()
+        return Tree(plan, with_kept(plan, files, self.outdir))
+
+    def refusals(self, tree: Tree) -> list[str]:
+        """What writing ``tree`` would replace, delete or move that the allowances do not name."""
+        allow = self.allow
+        hub = tree.plan.fleet.management.name
+        return guard(tree.files, self.outdir, hub=hub, replace=allow.replace, delete=allow.delete, move=allow.move)
+
+    def write(self, tree: Tree) -> None:
+        """Write ``tree`` into ``outdir``: refused (ConfigError, nothing written) when it replaces, deletes or
+        moves what the allowances do not name; the allocations first, so a write stopped in between gives the
+        same ranges next time."""
+        refused = self.refusals(tree)
+        if refused:
+            raise ConfigError([*refused, f"{self.outdir}: nothing written"])
+        allocations.write(self.root, tree.plan)
+        write_tree(tree.files, self.outdir)
+
+    def staleness(self, tree: Tree) -> Staleness:
+        """What writing ``tree`` would change in ``outdir`` (nothing written); the recorded allocations count as
+        ``changed``."""
+        found = compare_tree(tree.files, self.outdir)
+        if allocations.stale(self.root, tree.plan):
+            found.recorded.append(allocations.ALLOCATIONS)
+        return found
