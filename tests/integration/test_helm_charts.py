@@ -141,7 +141,8 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
         (
             "manifests-apps",
             GOLDILOCKS,
-            'environments/charts/manifests-apps.yaml: "manifests-apps" is the name of a cluster\'s plain manifests',
+            'environments/charts/manifests-apps.yaml: "manifests-apps" is the name of the Kustomization of a '
+            "cluster's plain manifests of layer apps, in flux-system",
         ),
         (
             "linked",
@@ -150,6 +151,11 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
             "chart, not links",
         ),
         ("Canary", GOLDILOCKS, 'environments/charts/Canary.yaml: chart pack name "Canary" must be a DNS-1123 label'),
+        (
+            "tenants",
+            GOLDILOCKS,
+            'environments/charts/tenants.yaml: "tenants" is the name of the Kustomization of a cluster\'s tenants',
+        ),
     ],
 )
 def test_a_bad_chart_file_is_one_line_with_its_location(

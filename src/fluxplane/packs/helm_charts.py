@@ -8,8 +8,9 @@ Flux objects as the built-in chart packs: a HelmRepository (``https://``) or an 
 (``oci://``), a HelmRelease into the chart's namespace, the Namespace, and a health gate on the release.
 
 A file is validated on its own, with its location in every message: the name (a DNS-1123 label that no
-installed pack has), the repository URL and its scheme, the chart (named for ``https://``, part of the URL
-for ``oci://``), a semver version, the layer, and ``requires`` naming installed packs or other charts.
+installed pack has, nor a Flux object fluxplane makes in flux-system), the repository URL and its scheme,
+the chart (named for ``https://``, part of the URL for ``oci://``), a semver version, the layer, and
+``requires`` naming installed packs or other charts.
 """
 
 from __future__ import annotations
@@ -23,14 +24,15 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
 
-from fluxplane.config.manifests import MANIFEST_LAYERS, MANIFESTS_DIR, PLAIN_MANIFESTS
 from fluxplane.config.merge import Layer as Source
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.namespace import Namespace
-from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext, exact_version
+from fluxplane.core.layout import OWN_FLUX_OBJECTS
+from fluxplane.packs import versions
+from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext, exact_version, split_pack
 from fluxplane.packs.helm import chart_release, oci_chart_release
 from fluxplane.packs.registry import PackRegistry, find_cycle
 from fluxplane.packs.versions import Chart
@@ -157,6 +159,19 @@ def chart_pack(name: str, spec: ChartSpec) -> Pack:
     )
 
 
+def _taken_names(installed: PackRegistry) -> dict[str, str]:
+    """The names a chart may not take, each with whose it is: a chart's Kustomization, HelmRelease and chart
+    source are named after it, in flux-system, where fluxplane's own objects (fluxplane.core.layout), the
+    sources of the hub's bootstrap chain and each installed pack as synth applies it (split_pack) have theirs."""
+    taken = dict(OWN_FLUX_OBJECTS)
+    for chart in versions.BOOTSTRAP:
+        taken[chart.chart] = f"the hub's Flux source of the {chart.chart} chart (its workload clusters' bootstrap)"
+    for pack in installed:
+        for part in split_pack(pack)[1:]:
+            taken[part.name] = f"the Kustomization of the custom resources of pack {pack.name!r}"
+    return taken
+
+
 def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple[list[Pack], list[str]]:
     """The packs of ``<root>/environments/charts/*.yaml``, and the problems found, each with its file.
 
@@ -170,6 +185,7 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
         return [], []
     problems = ProblemList()
     specs: dict[str, tuple[ChartSpec, str]] = {}
+    taken = _taken_names(installed)
     for path in sorted(folder.iterdir()):
         if path.name.startswith("."):
             continue
@@ -185,16 +201,16 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
                 "(a Helm release name); rename the file"
             )
             continue
-        if path.stem in {f"{PLAIN_MANIFESTS}-{layer}" for layer in MANIFEST_LAYERS}:
-            problems.lines.append(
-                f"{shown}: {show(path.stem)} is the name of a cluster's plain manifests ({MANIFESTS_DIR}/); "
-                "rename the file"
-            )
-            continue
         if path.stem in installed:
             problems.lines.append(
                 f"{shown}: {show(path.stem)} is an installed pack's name; rename the file (installed: "
                 f"{', '.join(installed.names)})"
+            )
+            continue
+        if path.stem in taken:
+            problems.lines.append(
+                f"{shown}: {show(path.stem)} is the name of {taken[path.stem]}, in flux-system, where the chart's "
+                "Kustomization, HelmRelease and source would take it too; rename the file"
             )
             continue
         raw = read_mapping(path, shown, problems)

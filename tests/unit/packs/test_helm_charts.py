@@ -1,0 +1,117 @@
+"""Tests for fluxplane.packs.helm_charts: the chart files of environments/charts/, each refused on its own.
+
+The whole path, from a chart file to dist/, is tests/integration/test_helm_charts.py; these read the files
+only, against the installed packs and a few of their own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.core.layout import LAYER_DIRS
+from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.helm_charts import load_chart_packs
+from fluxplane.packs.registry import PackRegistry
+from tests.conftest import ROOT
+
+INSTALLED = PackRegistry.from_entry_points()
+GOLDILOCKS = {
+    "repository": "https://charts.fairwinds.com/stable",
+    "chart": "goldilocks",
+    "version": "9.0.2",
+    "namespace": "goldilocks",
+}
+PODINFO = {"repository": "oci://ghcr.io/stefanprodan/charts/podinfo", "version": "6.7.1", "namespace": "canary"}
+
+
+def _no_bind(ctx: PackContext, config: Any) -> None:
+    """A pack of another distribution's; what it binds does not matter here."""
+
+
+#: A pack of another distribution than fluxplane's: its namespace, and the Kustomization of its custom resources.
+VENDOR = Pack(
+    name="vendor-operator",
+    version="1.0.0",
+    description="a pack of another distribution",
+    config=PackConfig,
+    layer="controllers",
+    bind=_no_bind,
+    crd_groups=("vendor.example.com",),
+    namespaces=("vendor-system",),
+)
+WITH_VENDOR = PackRegistry([*INSTALLED, VENDOR])
+
+
+def _load(
+    tmp_path: Path, charts: dict[str, dict[str, Any]], installed: PackRegistry = INSTALLED
+) -> tuple[list[Pack], list[str]]:
+    folder = tmp_path / "environments" / "charts"
+    folder.mkdir(parents=True)
+    for name, spec in charts.items():
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    return load_chart_packs(tmp_path, installed, lambda path: path.relative_to(tmp_path).as_posix())
+
+
+def test_good_chart_files_are_packs(tmp_path: Path) -> None:
+    packs, problems = _load(tmp_path, {"goldilocks": GOLDILOCKS, "canary": PODINFO})
+    assert problems == []
+    assert {pack.name: pack.namespaces for pack in packs} == {"canary": ("canary",), "goldilocks": ("goldilocks",)}
+
+
+# -- the name is none of fluxplane's own Flux objects ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "whose"),
+    [
+        ("flux-system", "the GitRepository and Kustomization every cluster syncs its entry point with"),
+        ("tenants", "the Kustomization of a cluster's tenants"),
+        ("app-resources", "the Kustomization of a cluster's apps' resources"),
+        ("addon-identities", "the hub's Kustomization of its add-ons' IAM roles"),
+        ("spoke-bootstrap", "the hub's Kustomization of the workload clusters' chains"),
+        ("manifests-configs", "the Kustomization of a cluster's plain manifests of layer configs"),
+        ("cert-manager-configs", "the Kustomization of the custom resources of pack 'cert-manager'"),
+        ("vendor-operator-configs", "the Kustomization of the custom resources of pack 'vendor-operator'"),
+        ("sealed-secrets", "the hub's Flux source of the sealed-secrets chart (its workload clusters' bootstrap)"),
+        ("flux-operator", "the hub's Flux source of the flux-operator chart (its workload clusters' bootstrap)"),
+    ],
+)
+def test_a_name_fluxplane_gives_a_flux_object_is_refused(tmp_path: Path, name: str, whose: str) -> None:
+    # GIVEN a chart named like a Flux object fluxplane makes in flux-system (the chart's would take its name)
+    _, problems = _load(tmp_path, {name: GOLDILOCKS}, WITH_VENDOR)
+    # THEN the file, the name and whose it is
+    assert problems == [
+        f'environments/charts/{name}.yaml: "{name}" is the name of {whose}, in flux-system, where the chart\'s '
+        "Kustomization, HelmRelease and source would take it too; rename the file"
+    ]
+
+
+def _fluxplanes_own_names() -> set[str]:
+    """The names of the Flux objects in flux-system that the example's dist/ holds outside the packs' folders
+    (their catalogue folders and overlays): the entry points', the tenants', the hub's chains'."""
+    names = set()
+    platform = ROOT / "dist" / "platform"
+    for path in sorted(platform.rglob("*.yaml")):
+        relative = path.relative_to(platform).as_posix()
+        if relative.startswith(tuple(f"{folder}/" for folder in LAYER_DIRS.values())) or "/overlays/" in relative:
+            continue
+        for document in yaml.safe_load_all(path.read_text()):
+            if not isinstance(document, dict) or ".toolkit.fluxcd.io/" not in str(document.get("apiVersion")):
+                continue
+            if document["metadata"].get("namespace") == "flux-system":
+                names.add(document["metadata"]["name"])
+    return names
+
+
+def test_no_chart_takes_the_name_of_a_flux_object_of_the_example(tmp_path: Path) -> None:
+    # GIVEN every name of a Flux object in flux-system that fluxplane writes in the example's dist/, not the
+    # packs' own (the entry points', the hub's): those that are no installed pack's
+    names = sorted(_fluxplanes_own_names() - set(INSTALLED.names))
+    assert {"flux-system", "tenants", "spoke-bootstrap", "cert-manager-configs"} <= set(names)
+    # WHEN a chart file takes each THEN each is refused
+    _, problems = _load(tmp_path, {name: GOLDILOCKS for name in names})
+    assert [problem.split(":")[0] for problem in problems] == [f"environments/charts/{name}.yaml" for name in names]
