@@ -156,6 +156,17 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
             GOLDILOCKS,
             'environments/charts/tenants.yaml: "tenants" is the name of the Kustomization of a cluster\'s tenants',
         ),
+        (
+            "canary",
+            {**CANARY, "repository": "oci://ghcr.io/stefanprodan/charts/podinfo:6.7.1"},
+            'environments/charts/canary.yaml: repository: the oci:// URL ends in a tag (":6.7.1")',
+        ),
+        (
+            "canary",
+            {**GOLDILOCKS, "repository": "https://user:t0ken@charts.example.com/stable"},
+            "environments/charts/canary.yaml: repository: must not hold credentials (a user or token before '@'), "
+            'got "https://***@charts.example.com/stable"',
+        ),
     ],
 )
 def test_a_bad_chart_file_is_one_line_with_its_location(
@@ -165,6 +176,7 @@ def test_a_bad_chart_file_is_one_line_with_its_location(
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message), err
+    assert "t0ken" not in err
     assert not (root / "dist").exists()
 
 

@@ -8,9 +8,9 @@ Flux objects as the built-in chart packs: a HelmRepository (``https://``) or an 
 (``oci://``), a HelmRelease into the chart's namespace, the Namespace, and a health gate on the release.
 
 A file is validated on its own, with its location in every message: the name (a DNS-1123 label that no
-installed pack has, nor a Flux object fluxplane makes in flux-system), the repository URL and its scheme,
-the chart (named for ``https://``, part of the URL for ``oci://``), a semver version, the layer, and
-``requires`` naming installed packs or other charts.
+installed pack has, nor a Flux object fluxplane makes in flux-system), the repository URL and its scheme
+(without credentials, and for ``oci://`` without a tag or digest), the chart (named for ``https://``, part of
+the URL for ``oci://``), a semver version, the layer, and ``requires`` naming installed packs or other charts.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 from fluxplane.config.merge import Layer as Source
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
-from fluxplane.config.problems import ProblemList, read_mapping, show
+from fluxplane.config.problems import ProblemList, read_mapping, show, show_url
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.core.layout import OWN_FLUX_OBJECTS
@@ -56,14 +56,38 @@ def _fullmatch(pattern: str, expected: str) -> Callable[[str], str]:
     return check
 
 
-_URL_CHECK = _fullmatch(_URL, "an https:// Helm repository or the oci:// URL of the chart")
 _CHART_NAME = _fullmatch(_CHART, "a chart name (lower-case letters, digits, '.', '_', '-')")
+
+
+def _repository(value: str) -> str:
+    """A chart repository URL that Flux can read as written: no credentials (the URL is written to Git, and
+    messages show it with them hidden), and an oci:// URL of the chart without a tag or digest, which the
+    OCIRepository takes from the chart's version."""
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@", value):
+        raise ValueError(
+            f"must not hold credentials (a user or token before '@'), got {show_url(value)}: the URL is written "
+            "to Git; use a public repository's URL"
+        )
+    if re.fullmatch(_URL, value) is None:
+        raise ValueError(f"expected an https:// Helm repository or the oci:// URL of the chart, got {show_url(value)}")
+    path = value.removeprefix("oci://").partition("/")[2] if value.startswith("oci://") else ""
+    if "@" in path:
+        raise ValueError(
+            f"the oci:// URL ends in a digest ({show('@' + path.partition('@')[2])}), but Flux takes the chart's "
+            "tag from version: give the URL without it, and the chart's version in version"
+        )
+    if ":" in path.rsplit("/", 1)[-1]:
+        raise ValueError(
+            f"the oci:// URL ends in a tag ({show(':' + path.rsplit(':', 1)[-1])}), but Flux takes the chart's tag "
+            "from version: give the URL without it, and the tag in version"
+        )
+    return value
 
 
 class ChartSpec(Model):
     """One ``environments/charts/<name>.yaml``: a Helm chart installed as the pack ``<name>``."""
 
-    repository: Annotated[str, AfterValidator(_URL_CHECK)] = Field(
+    repository: Annotated[str, AfterValidator(_repository)] = Field(
         description="The chart repository: an https:// Helm repository URL (a HelmRepository), or the oci:// "
         "URL of the chart itself in a registry (an OCIRepository), e.g. oci://ghcr.io/stefanprodan/charts/podinfo."
     )

@@ -115,3 +115,67 @@ def test_no_chart_takes_the_name_of_a_flux_object_of_the_example(tmp_path: Path)
     # WHEN a chart file takes each THEN each is refused
     _, problems = _load(tmp_path, {name: GOLDILOCKS for name in names})
     assert [problem.split(":")[0] for problem in problems] == [f"environments/charts/{name}.yaml" for name in names]
+
+
+# -- the repository URL ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "what"),
+    [
+        ("oci://ghcr.io/stefanprodan/charts/podinfo:6.7.1", 'a tag (":6.7.1")'),
+        ("oci://localhost:5000/charts/podinfo:6.7.1", 'a tag (":6.7.1")'),
+        ("oci://ghcr.io/stefanprodan/charts/podinfo@sha256:0123abcd", 'a digest ("@sha256:0123abcd")'),
+    ],
+)
+def test_an_oci_url_with_a_tag_or_digest_is_refused(tmp_path: Path, url: str, what: str) -> None:
+    # GIVEN an oci:// URL naming its tag or digest, which Flux cannot resolve with the version's tag after it
+    _, problems = _load(tmp_path, {"canary": {**PODINFO, "repository": url}})
+    # THEN it says to give the version in version
+    tail = "the tag in version" if "tag" in what else "the chart's version in version"
+    assert problems == [
+        f"environments/charts/canary.yaml: repository: the oci:// URL ends in {what}, but Flux takes the chart's "
+        f"tag from version: give the URL without it, and {tail}"
+    ]
+
+
+def test_an_oci_url_with_a_port_is_kept(tmp_path: Path) -> None:
+    packs, problems = _load(tmp_path, {"canary": {**PODINFO, "repository": "oci://localhost:5000/charts/podinfo"}})
+    assert problems == [] and [pack.name for pack in packs] == ["canary"]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:t0ken-value@charts.example.com/stable", "https://***@charts.example.com/stable"),
+        ("https://t0ken-value@charts.example.com/stable", "https://***@charts.example.com/stable"),
+        ("oci://user:t0ken-value@ghcr.io/org/podinfo", "oci://***@ghcr.io/org/podinfo"),
+    ],
+)
+def test_credentials_in_the_url_are_refused_and_not_shown(tmp_path: Path, url: str, shown: str) -> None:
+    # GIVEN a URL with a user and token, which fluxplane would write to Git
+    spec = {**GOLDILOCKS, "repository": url} if url.startswith("https") else {**PODINFO, "repository": url}
+    _, problems = _load(tmp_path, {"canary": spec})
+    # THEN it is refused, and the message shows the URL without them
+    assert problems == [
+        "environments/charts/canary.yaml: repository: must not hold credentials (a user or token before '@'), got "
+        f'"{shown}": the URL is written to Git; use a public repository\'s URL'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        # a token with a '/' (base64): the whole userinfo is hidden all the same
+        ("https://user:t0ken/value+=@charts.example.com/stable", "https://***@charts.example.com/stable"),
+        ("http://charts.example.com/stable?access_token=t0ken-value", "http://charts.example.com/stable?***"),
+        ("https://charts.example.com/stable#t0ken-value", "https://charts.example.com/stable#***"),
+    ],
+)
+def test_a_bad_url_is_shown_without_its_credentials(tmp_path: Path, url: str, shown: str) -> None:
+    _, problems = _load(tmp_path, {"canary": {**GOLDILOCKS, "repository": url}})
+    assert problems == [
+        "environments/charts/canary.yaml: repository: expected an https:// Helm repository or the oci:// URL of "
+        f'the chart, got "{shown}"'
+    ]
+    assert "t0ken" not in problems[0]
