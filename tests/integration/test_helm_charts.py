@@ -152,6 +152,16 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
         ),
         ("Canary", GOLDILOCKS, 'environments/charts/Canary.yaml: chart pack name "Canary" must be a DNS-1123 label'),
         (
+            "canary",
+            {**GOLDILOCKS, "namespace": "flux-system"},
+            'environments/charts/canary.yaml: namespace: "flux-system" is a platform namespace',
+        ),
+        (
+            "canary",
+            {**GOLDILOCKS, "namespace": "cert-manager"},
+            "environments/charts/canary.yaml: namespace: \"cert-manager\" is the namespace of pack 'cert-manager'",
+        ),
+        (
             "tenants",
             GOLDILOCKS,
             'environments/charts/tenants.yaml: "tenants" is the name of the Kustomization of a cluster\'s tenants',

@@ -10,7 +10,8 @@ Flux objects as the built-in chart packs: a HelmRepository (``https://``) or an 
 A file is validated on its own, with its location in every message: the name (a DNS-1123 label that no
 installed pack has, nor a Flux object fluxplane makes in flux-system), the repository URL and its scheme
 (without credentials, and for ``oci://`` without a tag or digest), the chart (named for ``https://``, part of
-the URL for ``oci://``), a semver version, the layer, and ``requires`` naming installed packs or other charts.
+the URL for ``oci://``), a semver version, the namespace (its own: no platform namespace, none a pack or
+another chart installs into), the layer, and ``requires`` naming installed packs or other charts.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
 
+from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 from fluxplane.config.merge import Layer as Source
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
@@ -84,6 +86,15 @@ def _repository(value: str) -> str:
     return value
 
 
+def _own_namespace(value: str) -> str:
+    if platform_namespace(value):
+        raise ValueError(
+            f"{show(value)} is a platform namespace; a chart's namespace is its own (its pack makes the Namespace "
+            f"and deletes it when the chart is switched off), not {platform_namespaces_text()}"
+        )
+    return value
+
+
 class ChartSpec(Model):
     """One ``environments/charts/<name>.yaml``: a Helm chart installed as the pack ``<name>``."""
 
@@ -99,7 +110,10 @@ class ChartSpec(Model):
     version: Annotated[str, AfterValidator(exact_version)] = Field(
         description="The chart version every cluster starts from (semver, e.g. 6.7.1)."
     )
-    namespace: DnsLabel = Field(description="The namespace the chart installs into; the pack creates it.")
+    namespace: Annotated[DnsLabel, AfterValidator(_own_namespace)] = Field(
+        description="The namespace the chart installs into; the pack creates it. Its own: not a platform namespace, "
+        "nor one another pack or chart installs into."
+    )
     layer: Layer = Field(
         "controllers",
         description="Where it sits in each cluster's order: controllers, configs (after every controller) or apps.",
@@ -196,6 +210,33 @@ def _taken_names(installed: PackRegistry) -> dict[str, str]:
     return taken
 
 
+def _namespace_problems(specs: dict[str, tuple[ChartSpec, str]], installed: PackRegistry) -> list[str]:
+    """A chart's namespace is its own: its pack makes the Namespace, and deletes it when the chart is switched
+    off, so no installed pack installs into it (Pack.namespaces), nor another chart (the first file keeps it).
+    The platform's namespaces are refused with the file (ChartSpec)."""
+    owners: dict[str, list[str]] = {}
+    for pack in installed:
+        for namespace in pack.namespaces:
+            owners.setdefault(namespace, []).append(repr(pack.name))
+    charts: dict[str, str] = {}
+    problems = []
+    for spec, shown in specs.values():
+        namespace = spec.namespace
+        if namespace in owners:
+            whose = f"pack{'s' if len(owners[namespace]) > 1 else ''} {' and '.join(owners[namespace])}"
+        elif namespace in charts:
+            whose = f"{charts[namespace]} too"
+        else:
+            charts[namespace] = shown
+            continue
+        problems.append(
+            f"{shown}: namespace: {show(namespace)} is the namespace of {whose}; a chart's namespace is its own "
+            "(its pack makes the Namespace, and deletes it when the chart is switched off): choose one no pack or "
+            f"other chart installs into (taken: {', '.join(sorted({*owners, *charts}))})"
+        )
+    return problems
+
+
 def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple[list[Pack], list[str]]:
     """The packs of ``<root>/environments/charts/*.yaml``, and the problems found, each with its file.
 
@@ -243,6 +284,7 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
         spec = problems.validate(ChartSpec, raw, Origins([Source(shown, raw)]))
         if spec is not None:
             specs[path.stem] = (spec, shown)
+    problems.lines.extend(_namespace_problems(specs, installed))
     known = set(installed.names) | set(specs)
     for spec, shown in specs.values():
         for index, required in enumerate(spec.requires):

@@ -62,6 +62,51 @@ def test_good_chart_files_are_packs(tmp_path: Path) -> None:
     assert {pack.name: pack.namespaces for pack in packs} == {"canary": ("canary",), "goldilocks": ("goldilocks",)}
 
 
+# -- the namespace is the chart's own --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("namespace", ["flux-system", "kube-system", "kube-public", "external-secrets", "default"])
+def test_a_platform_namespace_is_refused(tmp_path: Path, namespace: str) -> None:
+    # GIVEN a chart installing into a namespace the platform runs in (its pack would own, and prune, the Namespace)
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, "namespace": namespace}})
+    # THEN the file and field, the value and what is allowed (the list apps and clusters are refused with)
+    assert problems == [
+        f'environments/charts/goldilocks.yaml: namespace: "{namespace}" is a platform namespace; a chart\'s '
+        "namespace is its own (its pack makes the Namespace and deletes it when the chart is switched off), not "
+        "'crossplane-system', 'default', 'external-secrets', 'flux-system' or any 'kube-*'"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("namespace", "owner"),
+    [("cert-manager", "pack 'cert-manager'"), ("crossplane-system", None), ("vendor-system", "pack 'vendor-operator'")],
+)
+def test_a_namespace_a_pack_installs_into_is_refused(tmp_path: Path, namespace: str, owner: str | None) -> None:
+    # GIVEN a chart installing into an installed pack's namespace, a built-in's or another distribution's
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, "namespace": namespace}}, WITH_VENDOR)
+    # THEN it is refused, with the packs' namespaces (crossplane-system is a platform namespace besides)
+    assert len(problems) == 1
+    if owner is None:
+        assert problems[0].startswith(f'environments/charts/goldilocks.yaml: namespace: "{namespace}" is a platform')
+        return
+    assert problems[0].startswith(
+        f'environments/charts/goldilocks.yaml: namespace: "{namespace}" is the namespace of {owner}; a chart\'s '
+        "namespace is its own (its pack makes the Namespace, and deletes it when the chart is switched off): "
+        "choose one no pack or other chart installs into (taken: cert-manager, "
+    )
+    assert "vendor-system" in problems[0]
+
+
+def test_two_charts_in_one_namespace_are_refused(tmp_path: Path) -> None:
+    # GIVEN two charts in one namespace: switching either off would delete the other's
+    _, problems = _load(tmp_path, {"a": GOLDILOCKS, "b": GOLDILOCKS})
+    # THEN the second is refused, naming the first
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        'environments/charts/b.yaml: namespace: "goldilocks" is the namespace of environments/charts/a.yaml too; '
+    )
+
+
 # -- the name is none of fluxplane's own Flux objects ------------------------------------------------
 
 
