@@ -141,7 +141,8 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
         (
             "manifests-apps",
             GOLDILOCKS,
-            'environments/charts/manifests-apps.yaml: "manifests-apps" is the name of a cluster\'s plain manifests',
+            'environments/charts/manifests-apps.yaml: "manifests-apps" is the name of the Kustomization of a '
+            "cluster's plain manifests of layer apps, in flux-system",
         ),
         (
             "linked",
@@ -150,6 +151,32 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
             "chart, not links",
         ),
         ("Canary", GOLDILOCKS, 'environments/charts/Canary.yaml: chart pack name "Canary" must be a DNS-1123 label'),
+        (
+            "canary",
+            {**GOLDILOCKS, "namespace": "flux-system"},
+            'environments/charts/canary.yaml: namespace: "flux-system" is a platform namespace',
+        ),
+        (
+            "canary",
+            {**GOLDILOCKS, "namespace": "cert-manager"},
+            "environments/charts/canary.yaml: namespace: \"cert-manager\" is the namespace of pack 'cert-manager'",
+        ),
+        (
+            "tenants",
+            GOLDILOCKS,
+            'environments/charts/tenants.yaml: "tenants" is the name of the Kustomization of a cluster\'s tenants',
+        ),
+        (
+            "canary",
+            {**CANARY, "repository": "oci://ghcr.io/stefanprodan/charts/podinfo:6.7.1"},
+            'environments/charts/canary.yaml: repository: the oci:// URL ends in a tag (":6.7.1")',
+        ),
+        (
+            "canary",
+            {**GOLDILOCKS, "repository": "https://user:t0ken@charts.example.com/stable"},
+            "environments/charts/canary.yaml: repository: must not hold credentials (a user or token before '@'), "
+            'got "https://***@charts.example.com/stable"',
+        ),
     ],
 )
 def test_a_bad_chart_file_is_one_line_with_its_location(
@@ -159,6 +186,7 @@ def test_a_bad_chart_file_is_one_line_with_its_location(
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message), err
+    assert "t0ken" not in err
     assert not (root / "dist").exists()
 
 

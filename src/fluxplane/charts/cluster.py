@@ -24,11 +24,18 @@ from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE, KUSTOMIZE_CONTROLLER
 from fluxplane.constructs.raw import RawObject
-from fluxplane.core.layout import LAYER_DIRS, RepositoryLayout, cluster_dir
+from fluxplane.core.layout import (
+    APP_RESOURCES,
+    LAYER_DIRS,
+    SYNC_SOURCE,
+    TENANTS,
+    WORKLOADS_SOURCE,
+    RepositoryLayout,
+    cluster_dir,
+    plain_manifests,
+)
 from fluxplane.errors import ConstructError
 
-#: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).
-SYNC_SOURCE = "flux-system"
 #: The folder of a cluster's entry point that holds its Flux sync objects (``flux bootstrap`` writes the same).
 SYNC_FOLDER = "flux-system"
 #: Who writes a cluster's ``flux-system/`` folder (see ``ManagementCluster.bootstrap``).
@@ -41,10 +48,6 @@ def sync_folder(repository: str, cluster: str) -> str:
     return f"{repository}/{cluster_dir(cluster)}/{SYNC_FOLDER}/"
 
 
-#: Name of the GitRepository of the workloads repository, when it is not the platform repository.
-WORKLOADS_SOURCE = "workloads"
-#: The Kustomization of a cluster that makes its apps' resources: those the apps' definitions name.
-APP_RESOURCES = "app-resources"
 #: The label of a pack's Kustomization that names its layer.
 LAYER_LABEL = "fluxplane.io/layer"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
@@ -201,7 +204,7 @@ class ClusterChart(FleetChart):
             for number, document in enumerate(item.documents):
                 RawObject(manifest, f"object-{number}", document)
             listing.add_resource(relative)
-        return self.add_pack(f"{PLAIN_MANIFESTS}-{layer}", layer, directory, wait=True)
+        return self.add_pack(plain_manifests(layer), layer, directory, wait=True)
 
     def add_tenants(self, workloads: RepositoryLayout) -> Kustomization:
         """``tenants.yaml``: the Flux Kustomization that applies this cluster's tenants from the workloads repository.
@@ -229,9 +232,9 @@ class ClusterChart(FleetChart):
         self._tenants_source = source
         return Kustomization(
             self._tenants,
-            "tenants",
+            TENANTS,
             {
-                "name": "tenants",
+                "name": TENANTS,
                 "interval": self.flux.interval,
                 "retryInterval": self.flux.retry_interval,
                 "timeout": self.flux.timeout,

@@ -66,12 +66,9 @@ from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
 from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
 from fluxplane.constructs.raw import RawObject
-from fluxplane.core.layout import RepositoryLayout, cluster_dir
+from fluxplane.core.layout import SPOKE_BOOTSTRAP, SYNC_SOURCE, RepositoryLayout, cluster_dir
 
-SYNC_SOURCE = "flux-system"
 DIRECTORY = "spokes"
-#: The hub's Kustomization (in flux-system) that applies every cluster's namespace and chain.
-PARENT = "spoke-bootstrap"
 SECRET_STORE = "fleet-secrets-manager"
 SEALED_SECRETS_CONTROLLER = "sealed-secrets-controller"
 SEALING_KEY_SECRET = "sealed-secrets-key"
@@ -370,7 +367,7 @@ class SpokesChart(FleetChart):
             {
                 "name": name,
                 "namespace": cluster_namespace(cluster),
-                "annotations": applied_by(FLUX_NAMESPACE, PARENT),
+                "annotations": applied_by(FLUX_NAMESPACE, SPOKE_BOOTSTRAP),
                 "interval": fleet.flux.interval,
                 "retryInterval": fleet.flux.retry_interval,
                 "timeout": fleet.flux.timeout,
@@ -447,7 +444,7 @@ class SpokesChart(FleetChart):
                     "fluxplane.io/environment": environment,
                     **({ACCOUNT_LABEL: cluster.account} if cluster.account else {}),
                 },
-                "annotations": applied_by(FLUX_NAMESPACE, PARENT),
+                "annotations": applied_by(FLUX_NAMESPACE, SPOKE_BOOTSTRAP),
             },
         )
         chain: dict[str, Kustomization] = {BUILD_STEP: self._build(file, cluster)}

@@ -6,6 +6,7 @@ integer >= 1, got 0``: the file, the field path, what is allowed and what was fo
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from pathlib import Path
@@ -50,6 +51,22 @@ def show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def show_url(value: str) -> str:
+    """A URL found in the input as :func:`show` renders it, its credentials hidden: anything before an '@'
+    (``user:token@``; the last '@', as a token may hold a '/') shown as ``***``, and so are the query
+    (``?access_token=...``) and the fragment. A credential written into a URL is a secret all the same, and a
+    problem line reaches logs and CI output."""
+    scheme, separator, rest = value.partition("://")
+    if not separator or not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
+        scheme, separator, rest = "", "", value
+    if "@" in rest:
+        rest = "***@" + rest.rsplit("@", 1)[1]
+    for mark in "?#":
+        rest, found, _ = rest.partition(mark)
+        rest += f"{mark}***" if found else ""
+    return show(scheme + separator + rest)
+
+
 def _unwrap(annotation: Any) -> list[Any]:
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
@@ -89,8 +106,9 @@ def _message(error: Any, model: type[BaseModel], loc: Loc) -> str:
         hint = f"; allowed: {', '.join(allowed)}" if allowed else ""
         return f"unknown field{hint}"
     if kind == "string_pattern_mismatch":
-        help_text = PATTERN_HELP.get(ctx.get("pattern", ""), f"expected a value matching {ctx.get('pattern')}")
-        return f"{help_text}, got {show(found)}"
+        pattern = ctx.get("pattern", "")
+        help_text = PATTERN_HELP.get(pattern, f"expected a value matching {pattern}")
+        return f"{help_text}, got {show_url(found) if pattern == models.GIT_URL else show(found)}"
     if kind == "string_too_long":
         return f"expected at most {ctx.get('max_length')} characters, got {len(found)}: {show(found)}"
     if kind == "too_long":

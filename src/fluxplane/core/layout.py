@@ -10,6 +10,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from fluxplane.config.manifests import MANIFEST_LAYERS, PLAIN_MANIFESTS
 from fluxplane.config.models import Repositories, Repository
 
 #: The dist/ folder of the platform repository.
@@ -22,6 +23,41 @@ LAYER_DIRS = {
     "controllers": "infrastructure/controllers",
     "configs": "infrastructure/configs",
     "apps": "apps",
+}
+
+#: The Flux objects of a cluster's flux-system that are fluxplane's own, not a pack's (a pack's Kustomization,
+#: HelmRelease and chart source take the pack's name): the GitRepository and Kustomization every cluster syncs
+#: its entry point with (``flux bootstrap``'s names), the GitRepository of the workloads repository, the
+#: Kustomizations of a cluster's tenants and of its apps' resources, the hub's Kustomizations of its own add-on
+#: roles and of the workload clusters' chains.
+SYNC_SOURCE = "flux-system"
+WORKLOADS_SOURCE = "workloads"
+TENANTS = "tenants"
+APP_RESOURCES = "app-resources"
+ADDON_IDENTITIES = "addon-identities"
+SPOKE_BOOTSTRAP = "spoke-bootstrap"
+
+
+def plain_manifests(layer: str) -> str:
+    """The Kustomization that applies a cluster's plain manifests of ``layer`` (environments/manifests/)."""
+    return f"{PLAIN_MANIFESTS}-{layer}"
+
+
+#: Those names and the Kustomizations of a cluster's plain manifests, each with what it names: every name
+#: fluxplane gives a Flux object in flux-system but the packs' and the Flux sources the hub's bootstrap chain
+#: names after its charts (fluxplane.packs.versions.BOOTSTRAP). A pack of one of these names would make an
+#: object of the same name, and the two Kustomizations that apply them would prune each other's.
+OWN_FLUX_OBJECTS: dict[str, str] = {
+    SYNC_SOURCE: "the GitRepository and Kustomization every cluster syncs its entry point with",
+    WORKLOADS_SOURCE: "the GitRepository of the workloads repository",
+    TENANTS: "the Kustomization of a cluster's tenants",
+    APP_RESOURCES: "the Kustomization of a cluster's apps' resources",
+    ADDON_IDENTITIES: "the hub's Kustomization of its add-ons' IAM roles",
+    SPOKE_BOOTSTRAP: "the hub's Kustomization of the workload clusters' chains",
+    **{
+        plain_manifests(layer): f"the Kustomization of a cluster's plain manifests of layer {layer}"
+        for layer in MANIFEST_LAYERS
+    },
 }
 
 

@@ -8,8 +8,10 @@ Flux objects as the built-in chart packs: a HelmRepository (``https://``) or an 
 (``oci://``), a HelmRelease into the chart's namespace, the Namespace, and a health gate on the release.
 
 A file is validated on its own, with its location in every message: the name (a DNS-1123 label that no
-installed pack has), the repository URL and its scheme, the chart (named for ``https://``, part of the URL
-for ``oci://``), a semver version, the layer, and ``requires`` naming installed packs or other charts.
+installed pack has, nor a Flux object fluxplane makes in flux-system), the repository URL and its scheme
+(without credentials, and for ``oci://`` without a tag or digest), the chart (named for ``https://``, part of
+the URL for ``oci://``), a semver version, the namespace (its own: no platform namespace, none a pack or
+another chart installs into), the layer, and ``requires`` naming installed packs or other charts.
 """
 
 from __future__ import annotations
@@ -23,14 +25,16 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
 
-from fluxplane.config.manifests import MANIFEST_LAYERS, MANIFESTS_DIR, PLAIN_MANIFESTS
+from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 from fluxplane.config.merge import Layer as Source
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
-from fluxplane.config.problems import ProblemList, read_mapping, show
+from fluxplane.config.problems import ProblemList, read_mapping, show, show_url
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.namespace import Namespace
-from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext, exact_version
+from fluxplane.core.layout import OWN_FLUX_OBJECTS
+from fluxplane.packs import versions
+from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext, exact_version, split_pack
 from fluxplane.packs.helm import chart_release, oci_chart_release
 from fluxplane.packs.registry import PackRegistry, find_cycle
 from fluxplane.packs.versions import Chart
@@ -54,14 +58,47 @@ def _fullmatch(pattern: str, expected: str) -> Callable[[str], str]:
     return check
 
 
-_URL_CHECK = _fullmatch(_URL, "an https:// Helm repository or the oci:// URL of the chart")
 _CHART_NAME = _fullmatch(_CHART, "a chart name (lower-case letters, digits, '.', '_', '-')")
+
+
+def _repository(value: str) -> str:
+    """A chart repository URL that Flux can read as written: no credentials (the URL is written to Git, and
+    messages show it with them hidden), and an oci:// URL of the chart without a tag or digest, which the
+    OCIRepository takes from the chart's version."""
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@", value):
+        raise ValueError(
+            f"must not hold credentials (a user or token before '@'), got {show_url(value)}: the URL is written "
+            "to Git; use a public repository's URL"
+        )
+    if re.fullmatch(_URL, value) is None:
+        raise ValueError(f"expected an https:// Helm repository or the oci:// URL of the chart, got {show_url(value)}")
+    path = value.removeprefix("oci://").partition("/")[2] if value.startswith("oci://") else ""
+    if "@" in path:
+        raise ValueError(
+            f"the oci:// URL ends in a digest ({show('@' + path.partition('@')[2])}), but Flux takes the chart's "
+            "tag from version: give the URL without it, and the chart's version in version"
+        )
+    if ":" in path.rsplit("/", 1)[-1]:
+        raise ValueError(
+            f"the oci:// URL ends in a tag ({show(':' + path.rsplit(':', 1)[-1])}), but Flux takes the chart's tag "
+            "from version: give the URL without it, and the tag in version"
+        )
+    return value
+
+
+def _own_namespace(value: str) -> str:
+    if platform_namespace(value):
+        raise ValueError(
+            f"{show(value)} is a platform namespace; a chart's namespace is its own (its pack makes the Namespace "
+            f"and deletes it when the chart is switched off), not {platform_namespaces_text()}"
+        )
+    return value
 
 
 class ChartSpec(Model):
     """One ``environments/charts/<name>.yaml``: a Helm chart installed as the pack ``<name>``."""
 
-    repository: Annotated[str, AfterValidator(_URL_CHECK)] = Field(
+    repository: Annotated[str, AfterValidator(_repository)] = Field(
         description="The chart repository: an https:// Helm repository URL (a HelmRepository), or the oci:// "
         "URL of the chart itself in a registry (an OCIRepository), e.g. oci://ghcr.io/stefanprodan/charts/podinfo."
     )
@@ -73,7 +110,10 @@ class ChartSpec(Model):
     version: Annotated[str, AfterValidator(exact_version)] = Field(
         description="The chart version every cluster starts from (semver, e.g. 6.7.1)."
     )
-    namespace: DnsLabel = Field(description="The namespace the chart installs into; the pack creates it.")
+    namespace: Annotated[DnsLabel, AfterValidator(_own_namespace)] = Field(
+        description="The namespace the chart installs into; the pack creates it. Its own: not a platform namespace, "
+        "nor one another pack or chart installs into."
+    )
     layer: Layer = Field(
         "controllers",
         description="Where it sits in each cluster's order: controllers, configs (after every controller) or apps.",
@@ -157,6 +197,46 @@ def chart_pack(name: str, spec: ChartSpec) -> Pack:
     )
 
 
+def _taken_names(installed: PackRegistry) -> dict[str, str]:
+    """The names a chart may not take, each with whose it is: a chart's Kustomization, HelmRelease and chart
+    source are named after it, in flux-system, where fluxplane's own objects (fluxplane.core.layout), the
+    sources of the hub's bootstrap chain and each installed pack as synth applies it (split_pack) have theirs."""
+    taken = dict(OWN_FLUX_OBJECTS)
+    for chart in versions.BOOTSTRAP:
+        taken[chart.chart] = f"the hub's Flux source of the {chart.chart} chart (its workload clusters' bootstrap)"
+    for pack in installed:
+        for part in split_pack(pack)[1:]:
+            taken[part.name] = f"the Kustomization of the custom resources of pack {pack.name!r}"
+    return taken
+
+
+def _namespace_problems(specs: dict[str, tuple[ChartSpec, str]], installed: PackRegistry) -> list[str]:
+    """A chart's namespace is its own: its pack makes the Namespace, and deletes it when the chart is switched
+    off, so no installed pack installs into it (Pack.namespaces), nor another chart (the first file keeps it).
+    The platform's namespaces are refused with the file (ChartSpec)."""
+    owners: dict[str, list[str]] = {}
+    for pack in installed:
+        for namespace in pack.namespaces:
+            owners.setdefault(namespace, []).append(repr(pack.name))
+    charts: dict[str, str] = {}
+    problems = []
+    for spec, shown in specs.values():
+        namespace = spec.namespace
+        if namespace in owners:
+            whose = f"pack{'s' if len(owners[namespace]) > 1 else ''} {' and '.join(owners[namespace])}"
+        elif namespace in charts:
+            whose = f"{charts[namespace]} too"
+        else:
+            charts[namespace] = shown
+            continue
+        problems.append(
+            f"{shown}: namespace: {show(namespace)} is the namespace of {whose}; a chart's namespace is its own "
+            "(its pack makes the Namespace, and deletes it when the chart is switched off): choose one no pack or "
+            f"other chart installs into (taken: {', '.join(sorted({*owners, *charts}))})"
+        )
+    return problems
+
+
 def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple[list[Pack], list[str]]:
     """The packs of ``<root>/environments/charts/*.yaml``, and the problems found, each with its file.
 
@@ -170,6 +250,7 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
         return [], []
     problems = ProblemList()
     specs: dict[str, tuple[ChartSpec, str]] = {}
+    taken = _taken_names(installed)
     for path in sorted(folder.iterdir()):
         if path.name.startswith("."):
             continue
@@ -185,16 +266,16 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
                 "(a Helm release name); rename the file"
             )
             continue
-        if path.stem in {f"{PLAIN_MANIFESTS}-{layer}" for layer in MANIFEST_LAYERS}:
-            problems.lines.append(
-                f"{shown}: {show(path.stem)} is the name of a cluster's plain manifests ({MANIFESTS_DIR}/); "
-                "rename the file"
-            )
-            continue
         if path.stem in installed:
             problems.lines.append(
                 f"{shown}: {show(path.stem)} is an installed pack's name; rename the file (installed: "
                 f"{', '.join(installed.names)})"
+            )
+            continue
+        if path.stem in taken:
+            problems.lines.append(
+                f"{shown}: {show(path.stem)} is the name of {taken[path.stem]}, in flux-system, where the chart's "
+                "Kustomization, HelmRelease and source would take it too; rename the file"
             )
             continue
         raw = read_mapping(path, shown, problems)
@@ -203,6 +284,7 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
         spec = problems.validate(ChartSpec, raw, Origins([Source(shown, raw)]))
         if spec is not None:
             specs[path.stem] = (spec, shown)
+    problems.lines.extend(_namespace_problems(specs, installed))
     known = set(installed.names) | set(specs)
     for spec, shown in specs.values():
         for index, required in enumerate(spec.requires):

@@ -20,6 +20,8 @@ FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0
 FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts", "flux-operator", "0.58.1")
 FLUX_DISTRIBUTION = "2.9.x"
 FLUX_REGISTRY = "ghcr.io/fluxcd"
+#: The bootstrap's charts: the hub names their Flux sources after them, in its flux-system.
+BOOTSTRAP = (EXTERNAL_SECRETS, SEALED_SECRETS, FLUX2, FLUX_OPERATOR)
 
 CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
 

@@ -19,7 +19,6 @@ from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, C
 from fluxplane.charts.cloud import CloudChart
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.spokes import (
-    PARENT,
     BootstrapCharts,
     Built,
     ChainFolder,
@@ -36,7 +35,7 @@ from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kustomization import Kustomization, escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
-from fluxplane.core.layout import RepositoryLayout
+from fluxplane.core.layout import ADDON_IDENTITIES, SPOKE_BOOTSTRAP, RepositoryLayout
 from fluxplane.errors import ConfigError
 from fluxplane.packs import versions
 from fluxplane.packs.api import APP_RESOURCES, Pack, PackConfig, PackContext
@@ -56,8 +55,6 @@ APP_RESOURCES_TIMEOUT = "20m"
 #: ... and when they include a database: RDS takes 10 to 40 minutes to make one (longer with a standby), and the
 #: database is Ready only once its credentials are on the cluster.
 DATABASE_TIMEOUT = "45m"
-#: The hub's Kustomization that makes the management cluster's own add-on roles (fluxplane.charts.addon_identities).
-ADDON_IDENTITIES = "addon-identities"
 
 
 class AppResources:
@@ -234,4 +231,4 @@ class SpokeBootstrap:
         )
         # Applies every cluster's namespace and chain, and waits for none of them: each chain is gated on
         # its own cluster, so one cluster's trouble stays in its chain.
-        hub.add_pack(PARENT, "configs", self.spokes.directory)
+        hub.add_pack(SPOKE_BOOTSTRAP, "configs", self.spokes.directory)

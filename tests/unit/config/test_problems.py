@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from fluxplane.config import models
 from fluxplane.config.merge import Layer, Origins
-from fluxplane.config.problems import allowed_keys, describe_validation_error, show
+from fluxplane.config.problems import allowed_keys, describe_validation_error, show, show_url
 
 FILE = "environments/staging.yaml"
 
@@ -50,6 +50,27 @@ def test_show_shortens_long_strings_and_keeps_the_closing_quote() -> None:
 def test_show_shortens_long_numbers() -> None:
     # GIVEN a huge number WHEN shown THEN it is cut to 80 characters
     assert show(10**100) == "1" + "0" * 76 + "..."
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://charts.example.com/stable", '"https://charts.example.com/stable"'),
+        ("oci://localhost:5000/charts/podinfo", '"oci://localhost:5000/charts/podinfo"'),
+        ("https://user:t0ken@example.com/x", '"https://***@example.com/x"'),
+        ("https://t0ken@example.com/x", '"https://***@example.com/x"'),
+        ("ssh://git@example.com/org/fleet.git", '"ssh://***@example.com/org/fleet.git"'),
+        # a token may hold a '/' (base64) or an '@': everything up to the last '@' is hidden
+        ("https://user:a/b@c@example.com/x", '"https://***@example.com/x"'),
+        ("user:t0ken@example.com/x", '"***@example.com/x"'),
+        ("https://example.com/x?access_token=t0ken", '"https://example.com/x?***"'),
+        ("https://example.com/x#t0ken", '"https://example.com/x#***"'),
+        ("1password://user:t0ken@example.com", '"***@example.com"'),
+    ],
+)
+def test_show_url_hides_credentials(url: str, expected: str) -> None:
+    # GIVEN a URL found in the input WHEN shown THEN what could be a credential is not
+    assert show_url(url) == expected
 
 
 # -- allowed_keys ---------------------------------------------------------------------------------
@@ -268,7 +289,7 @@ def test_a_location_no_file_wrote_is_described_by_its_path_alone() -> None:
     ("pattern", "value", "help_text"),
     [
         (models.DURATION, "10 minutes", "expected a duration such as 30s, 5m or 1h30m"),
-        (models.GIT_URL, "git@x:y", "expected an ssh:// or https:// Git URL"),
+        (models.GIT_URL, "ftp://x/y", "expected an ssh:// or https:// Git URL"),
         (models.AWS_REGION, "uswest2", "expected an AWS region such as us-west-2"),
         (models.KUBERNETES_VERSION, "1.3", 'expected a Kubernetes minor version such as "1.33" (quoted)'),
         (models.GIT_BRANCH, "a b", "expected a Git branch name"),
@@ -294,4 +315,18 @@ def test_pattern_mismatches_say_what_the_pattern_allows(pattern: str, value: str
     # WHEN described THEN the help text for that pattern is used, with the value found
     assert describe_validation_error(exc.value, Patterned, Origins([Layer(FILE, {})])) == [
         f"environments/staging.yaml: field: {help_text}, got {show(value)}"
+    ]
+
+
+def test_a_git_url_is_shown_without_its_credentials() -> None:
+    # GIVEN a Git URL of a scheme Flux does not take, with a user and token in it
+    class Repository(BaseModel):
+        url: str = Field(pattern=models.GIT_URL)
+
+    with pytest.raises(ValidationError) as exc:
+        Repository.model_validate({"url": "http://user:t0ken@example.com/org/app.git"})
+
+    # WHEN described THEN the URL is shown without them
+    assert describe_validation_error(exc.value, Repository, Origins([Layer(FILE, {})])) == [
+        'environments/staging.yaml: url: expected an ssh:// or https:// Git URL, got "http://***@example.com/org/app.git"'
     ]
