@@ -225,6 +225,25 @@ def test_a_linked_chart_module_or_helper_is_refused(
     assert "charts/_helper.py: a symbolic link; charts/ holds the project's own files" in err
 
 
+def test_a_link_deep_in_a_helper_package_is_refused_before_any_chart_code_runs(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # GIVEN a chart that imports a helper package whose module is a symbolic link to code outside the project
+    root = write_fleet(envs={"staging": {**MINIMAL_ENV, "clusterDefaults": {"cdk8sCharts": ["quota"]}}})
+    ran = tmp_path / "ran"
+    outside = tmp_path / "outside.py"
+    outside.write_text(f"open({str(ran)!r}, 'w').close()\n")
+    _charts(root, {"quota.py": "from charts._lib import x\n" + QUOTA})
+    (root / "charts" / "_lib").mkdir()
+    (root / "charts" / "_lib" / "__init__.py").write_text("")
+    os.symlink(outside, root / "charts" / "_lib" / "x.py")
+    # WHEN synthesized THEN one line names the link, exit 2, and neither the chart nor the linked code ran
+    assert main(["--root", str(root), "synth"]) == 2
+    assert capsys.readouterr().err == "charts/_lib/x.py: a symbolic link; charts/ holds the project's own files\n"
+    assert not ran.exists()
+    assert not (root / "dist").exists()
+
+
 def test_a_module_at_the_projects_root_stands_in_for_no_library(write_fleet: FleetWriter) -> None:
     # GIVEN a file named like a library at the project's root, beside a chart that imports the library
     root = write_fleet(envs={"staging": {**MINIMAL_ENV, "clusterDefaults": {"cdk8sCharts": ["quota"]}}})
