@@ -16,15 +16,22 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from fluxplane.errors import ConfigError
+
 
 @contextlib.contextmanager
 def project_lock(root: Path) -> Iterator[None]:
     """Hold the lock of the project in ``root`` for the ``with`` block, waiting while another command holds it.
 
-    A ``root`` that cannot be opened is not locked: the command then reports the missing project itself.
+    A ``root`` that is missing or not a folder (``--root`` naming a file) is a ConfigError: the project the
+    command would change is not there. One that cannot be opened otherwise (no read permission) is not
+    locked: the command then reports what it cannot read itself.
     """
     try:
         handle = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        what = "no such project folder" if isinstance(exc, FileNotFoundError) else "not a folder"
+        raise ConfigError(f"{root}: {what}; --root names the project folder, the one holding environments/") from None
     except OSError:
         yield
         return

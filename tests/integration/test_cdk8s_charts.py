@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +197,114 @@ def test_a_chart_that_cannot_run_is_refused_with_its_file(
     assert not (root / "dist").exists()
 
 
+def _exit_code(argv: Sequence[str]) -> int | str:
+    """main()'s exit code; what escapes it instead (a SystemExit would end the process with its code, anything
+    else with a traceback), as a value a test compares, so that it does not end the test session."""
+    try:
+        return main(argv)
+    except BaseException as exc:  # whatever escapes is the failure under test
+        return f"escaped main(): {exc!r}"
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {path.relative_to(folder).as_posix(): path.read_text() for path in folder.rglob("*") if path.is_file()}
+
+
+#: A chart raising something other than an Exception, at import or while built for a cluster (QUOTA's
+#: chart() ends on line 5), and the line that reports it.
+ENDED = [
+    pytest.param("import sys\nsys.exit(0)\n", "importing it failed: line 2: SystemExit: 0", id="exit 0 at import"),
+    pytest.param("import sys\n\nsys.exit()\n", "importing it failed: line 3: SystemExit", id="exit at import"),
+    pytest.param("raise KeyboardInterrupt\n", "importing it failed: line 1: KeyboardInterrupt", id="Ctrl-C at import"),
+    pytest.param(
+        "class Stop(BaseException):\n    pass\nraise Stop('no charts today')\n",
+        "importing it failed: line 3: Stop: no charts today",
+        id="BaseException at import",
+    ),
+    pytest.param(
+        QUOTA + "    raise SystemExit(0)\n", "for cluster 'staging-1': line 6: SystemExit: 0", id="exit 0 while built"
+    ),
+    pytest.param(
+        QUOTA + "    import sys; sys.exit('done')\n",
+        "for cluster 'staging-1': line 6: SystemExit: done",
+        id="exit with a text while built",
+    ),
+    pytest.param(
+        QUOTA + "    raise KeyboardInterrupt\n",
+        "for cluster 'staging-1': line 6: KeyboardInterrupt",
+        id="Ctrl-C while built",
+    ),
+    pytest.param(
+        QUOTA + "    raise GeneratorExit('x')\n",
+        "for cluster 'staging-1': line 6: GeneratorExit: x",
+        id="BaseException while built",
+    ),
+]
+
+
+@pytest.mark.parametrize(("chart", "line"), ENDED)
+@pytest.mark.parametrize(
+    "command", [["synth"], ["synth", "--check"], ["graph", "--cluster", "staging-1"]], ids=["synth", "check", "graph"]
+)
+def test_a_chart_that_exits_or_raises_a_base_exception_is_that_charts_error(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], chart: str, line: str, command: list[str]
+) -> None:
+    # GIVEN a stale dist/, and a chart that calls sys.exit() (with any code), raises KeyboardInterrupt itself or
+    # another BaseException, at import or while built for a cluster
+    root = write_fleet(envs={"staging": {**MINIMAL_ENV, "clusterDefaults": {"cdk8sCharts": ["quota"]}}})
+    (root / "dist" / "platform").mkdir(parents=True)
+    (root / "dist" / "platform" / "stale.yaml").write_text("stale: true\n")
+    _charts(root, {"quota.py": chart})
+    # WHEN synth, synth --check or graph runs
+    code = _exit_code(["--root", str(root), *command])
+    # THEN it is the chart's error: one line with its file, its line and the cluster; exit 2; dist/ untouched
+    assert (code, capsys.readouterr().err) == (2, f"charts/quota.py: {line}\n")
+    assert _tree(root / "dist") == {"platform/stale.yaml": "stale: true\n"}
+
+
+#: argv: the project's root. Runs the CLI as the fluxplane command does, in a process of its own.
+_CLI = "import sys; from fluxplane.cli import main; sys.exit(main(['--root', sys.argv[1], 'synth']))"
+
+
+@pytest.mark.parametrize(
+    ("chart", "code", "first_word"),
+    [
+        ("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(30)\n", 130, "interrupted"),
+        ("import os, signal, time\nos.kill(os.getpid(), signal.SIGTERM)\ntime.sleep(30)\n", 143, "terminated"),
+        (
+            QUOTA + "    import os, signal, time\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(30)\n",
+            130,
+            "interrupted",
+        ),
+        (
+            "import os, signal, time\ntry:\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(30)\n"
+            "except KeyboardInterrupt:\n    raise SystemExit(0)\n",
+            130,
+            "interrupted",
+        ),
+        ("raise KeyboardInterrupt\n", 2, "charts/quota.py: importing it failed: line 1: KeyboardInterrupt"),
+    ],
+    ids=["SIGINT at import", "SIGTERM at import", "SIGINT while built", "SIGINT turned into an exit", "own raise"],
+)
+def test_a_signal_while_a_chart_runs_stops_synth_as_it_does_anywhere(
+    write_fleet: FleetWriter, chart: str, code: int, first_word: str
+) -> None:
+    # GIVEN a dist/, and a chart during which the process gets SIGINT or SIGTERM (or that raises
+    # KeyboardInterrupt itself, with no signal)
+    root = write_fleet(envs={"staging": {**MINIMAL_ENV, "clusterDefaults": {"cdk8sCharts": ["quota"]}}})
+    (root / "dist").mkdir()
+    (root / "dist" / "old.yaml").write_text("old: true\n")
+    _charts(root, {"quota.py": chart})
+    # WHEN synth runs as a command
+    done = subprocess.run(
+        [sys.executable, "-c", _CLI, str(root)], capture_output=True, text=True, timeout=120, check=False
+    )
+    # THEN a signal stops it as anywhere else: 128 + the signal, one line; the chart's own raise is its error
+    assert done.returncode == code, done.stderr
+    assert done.stderr.startswith(first_word) and done.stderr.count("\n") == 1, done.stderr
+    assert _tree(root / "dist") == {"old.yaml": "old: true\n"}
+
+
 def test_a_chart_object_also_in_the_plain_manifests_is_refused(
     write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -223,6 +333,25 @@ def test_a_linked_chart_module_or_helper_is_refused(
     err = capsys.readouterr().err
     assert "charts/quota.py: a symbolic link; charts/ holds the project's own files" in err
     assert "charts/_helper.py: a symbolic link; charts/ holds the project's own files" in err
+
+
+def test_a_link_deep_in_a_helper_package_is_refused_before_any_chart_code_runs(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # GIVEN a chart that imports a helper package whose module is a symbolic link to code outside the project
+    root = write_fleet(envs={"staging": {**MINIMAL_ENV, "clusterDefaults": {"cdk8sCharts": ["quota"]}}})
+    ran = tmp_path / "ran"
+    outside = tmp_path / "outside.py"
+    outside.write_text(f"open({str(ran)!r}, 'w').close()\n")
+    _charts(root, {"quota.py": "from charts._lib import x\n" + QUOTA})
+    (root / "charts" / "_lib").mkdir()
+    (root / "charts" / "_lib" / "__init__.py").write_text("")
+    os.symlink(outside, root / "charts" / "_lib" / "x.py")
+    # WHEN synthesized THEN one line names the link, exit 2, and neither the chart nor the linked code ran
+    assert main(["--root", str(root), "synth"]) == 2
+    assert capsys.readouterr().err == "charts/_lib/x.py: a symbolic link; charts/ holds the project's own files\n"
+    assert not ran.exists()
+    assert not (root / "dist").exists()
 
 
 def test_a_module_at_the_projects_root_stands_in_for_no_library(write_fleet: FleetWriter) -> None:

@@ -243,6 +243,52 @@ def test_bad_input_in_a_real_process_exits_2_without_traceback(bad_fleet: Path) 
     assert _snapshot(bad_fleet / "dist") == before
 
 
+#: Every command that reads or changes the project in --root, with arguments it would otherwise accept.
+PROJECT_COMMANDS = [
+    ["synth"],
+    ["synth", "--check"],
+    ["seal", "--cluster", "staging-1", "--name", "db", "--namespace", "app", "--from-literal", "k=v"],
+    ["new-cluster", "staging-2", "--env", "staging"],
+    ["remove-cluster", "staging-1"],
+    ["onboard-app", "shop", "--env", "staging", "--repo", "https://example.com/shop.git", "--path", "deploy"],
+    ["offboard-app", "shop"],
+    ["graph", "--cluster", "staging-1"],
+    ["versions"],
+    ["diff"],
+]
+
+
+def _root_a_file(tmp_path: Path) -> Path:
+    (tmp_path / "fleet.yaml").write_text("mine\n")
+    return tmp_path / "fleet.yaml"
+
+
+def _root_under_a_file(tmp_path: Path) -> Path:
+    return _root_a_file(tmp_path) / "project"
+
+
+def _root_missing(tmp_path: Path) -> Path:
+    return tmp_path / "missing"
+
+
+@pytest.mark.parametrize(
+    "root", [_root_a_file, _root_under_a_file, _root_missing], ids=["file", "under-a-file", "missing"]
+)
+@pytest.mark.parametrize("command", PROJECT_COMMANDS, ids=[" ".join(command[:2]) for command in PROJECT_COMMANDS])
+def test_a_root_that_is_no_project_folder_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], root: Callable[[Path], Path], command: list[str]
+) -> None:
+    # GIVEN --root naming a file, a path under a file, or nothing
+    project = root(tmp_path)
+    before = _snapshot(tmp_path)
+    # WHEN a command that works on the project runs THEN one line names --root's path, exit 2, no traceback
+    assert main(["--root", str(project), *command]) == EXIT_BAD_INPUT
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{project}"), lines
+    # AND nothing was written
+    assert _snapshot(tmp_path) == before
+
+
 def test_pack_problems_are_reported_with_the_other_problems(
     write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fluxplane.errors import ConfigError
 from fluxplane.lock import project_lock
 
 
@@ -58,3 +59,13 @@ def test_an_edit_command_waits_for_the_command_that_holds_the_project(example_pr
     assert process.returncode == 0, err
     assert err.startswith(f"{example_project}: waiting for another fluxplane command")
     assert "- name: late-1" in (example_project / "environments" / "staging.yaml").read_text()
+
+
+def test_a_root_that_is_a_file_or_missing_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    (tmp_path / "fleet.yaml").write_text("mine\n")
+    for root, what in ((tmp_path / "fleet.yaml", "not a folder"), (tmp_path / "missing", "no such project folder")):
+        with pytest.raises(ConfigError) as refused, project_lock(root):
+            raise AssertionError("the command ran")
+        assert refused.value.problems == (
+            f"{root}: {what}; --root names the project folder, the one holding environments/",
+        )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import builtins
+import errno
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -69,6 +73,84 @@ def test_init_does_not_write_through_a_symbolic_link(tmp_path: Path, capsys: pyt
     )
     assert list(elsewhere.iterdir()) == []
     assert [path.name for path in (tmp_path / "fleet").iterdir()] == ["tests"]
+
+
+@pytest.mark.parametrize(
+    ("make", "named"),
+    [
+        (lambda tmp: tmp / "fleet.yaml", "fleet.yaml"),
+        (lambda tmp: tmp / "fleet.yaml" / "fleet", "fleet.yaml"),
+        (lambda tmp: tmp / "fleet", "fleet/charts"),
+    ],
+    ids=["DIR is a file", "DIR is under a file", "a file where init makes a folder"],
+)
+def test_init_where_a_file_stands_for_a_folder_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, named: str
+) -> None:
+    # GIVEN a file where init would make or write into a folder
+    (tmp_path / "fleet.yaml").write_text("mine\n")
+    (tmp_path / "fleet").mkdir()
+    (tmp_path / "fleet" / "charts").write_text("mine\n")
+    # WHEN init runs THEN one line names the file, exit 2, and nothing is written
+    assert main(["init", str(make(tmp_path))]) == 2
+    reason = (
+        "exists; init writes a new repository and never overwrites"
+        if named == "fleet/charts"
+        else "not a folder; init writes a new repository into a folder (DIR)"
+    )
+    assert capsys.readouterr().err == f"{tmp_path / named}: {reason}\n"
+    assert sorted(path.relative_to(tmp_path).as_posix() for path in tmp_path.rglob("*")) == [
+        "fleet",
+        "fleet.yaml",
+        "fleet/charts",
+    ]
+
+
+def _refuse_writes(monkeypatch: pytest.MonkeyPatch, under: Path, after: int, error: int) -> None:
+    """Make creating a folder or a file under ``under`` fail with ``error`` once ``after`` files are written: a
+    folder this user cannot write (simulated: the tests run as root, who writes anywhere), or a full disk."""
+    real_open, real_mkdir = builtins.open, os.mkdir
+    written = {"files": 0}
+
+    def refuse(path: Any) -> None:
+        if Path(path).is_relative_to(under) and written["files"] >= after:
+            raise OSError(error, os.strerror(error), str(path))
+
+    def fake_open(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "x" in mode or "w" in mode:
+            refuse(path)
+            written["files"] += 1
+        return real_open(path, mode, *args, **kwargs)
+
+    def fake_mkdir(path: Any, *args: Any, **kwargs: Any) -> None:
+        refuse(path)
+        real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "mkdir", fake_mkdir)
+
+
+@pytest.mark.parametrize(
+    ("after", "error"), [(0, errno.EACCES), (4, errno.ENOSPC)], ids=["not writable", "full after some files"]
+)
+def test_init_into_a_folder_it_cannot_write_is_one_line_and_leaves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, after: int, error: int
+) -> None:
+    # GIVEN a folder init cannot write (or whose disk fills up after a few files)
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    _refuse_writes(monkeypatch, folder, after, error)
+    # WHEN init runs into it
+    code = main(["init", str(folder)])
+    monkeypatch.undo()
+    # THEN one line names what could not be written and why, exit 2, and the folder is as it was
+    assert code == 2
+    line = capsys.readouterr().err
+    assert line.startswith(f"{folder}/") and line.endswith(
+        f": cannot write ({os.strerror(error)}); nothing was written\n"
+    )
+    assert line.count("\n") == 1, line
+    assert list(folder.iterdir()) == []
 
 
 def test_the_definition_it_writes_is_valid_as_written(tmp_path: Path) -> None:

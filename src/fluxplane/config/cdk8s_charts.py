@@ -12,6 +12,7 @@ Running them is synth's (fluxplane.synth.cdk8s_charts).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -32,8 +33,9 @@ def chart_name(module: str) -> str:
 def find_cdk8s_charts(root: Path, display: Callable[[Path], str]) -> tuple[dict[str, Path], list[str]]:
     """The charts of ``<root>/charts/`` by name, and the problems found, each with its file.
 
-    Refused: the folder or anything in it being a symbolic link (helpers are imported too; the project's files
-    are its own), and a module name that gives no chart name.
+    Refused: the folder or anything below it being a symbolic link, at any depth (helpers and their packages
+    are imported too, and a package may read its other files: the project's files are its own), and a module
+    name that gives no chart name.
     """
     folder = root / CDK8S_CHARTS_DIR
     if folder.is_symlink():
@@ -41,12 +43,10 @@ def find_cdk8s_charts(root: Path, display: Callable[[Path], str]) -> tuple[dict[
     if not folder.is_dir():
         return {}, []
     found: dict[str, Path] = {}
-    problems = []
+    problems = _links(folder, display)
     for path in sorted(folder.iterdir()):
         if path.is_symlink():
-            # a helper module or folder is imported too: none of them may lead out of the project
-            problems.append(f"{display(path)}: a symbolic link; {CDK8S_CHARTS_DIR}/ holds the project's own files")
-            continue
+            continue  # reported by _links
         if path.suffix != ".py" or path.name.startswith(("_", ".")):
             continue
         if not path.is_file():
@@ -62,3 +62,20 @@ def find_cdk8s_charts(root: Path, display: Callable[[Path], str]) -> tuple[dict[
             continue
         found[name] = path
     return found, problems
+
+
+def _links(folder: Path, display: Callable[[Path], str]) -> list[str]:
+    """A problem for each symbolic link below ``folder``, files and folders, hidden ones too (none is followed),
+    and for each folder that cannot be read."""
+    problems: list[str] = []
+
+    def unreadable(error: OSError) -> None:
+        problems.append(f"{display(Path(error.filename))}: cannot read: {error.strerror or error}")
+
+    for parent, folders, files in os.walk(folder, onerror=unreadable):
+        folders.sort()
+        for name in sorted([*folders, *files]):
+            path = Path(parent, name)
+            if path.is_symlink():
+                problems.append(f"{display(path)}: a symbolic link; {CDK8S_CHARTS_DIR}/ holds the project's own files")
+    return problems

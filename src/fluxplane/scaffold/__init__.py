@@ -6,7 +6,8 @@ fleet's own (``charts/``), the fleet's own tests
 (``tests/test_fleet.py``, through fluxplane's pytest plugin), a ``.gitignore`` for fluxplane's working
 state, a CI workflow and a README. The templates are package data (``scaffold/template``).
 
-A file that exists is never overwritten: init refuses, naming each, before writing anything.
+A file that exists is never overwritten: init refuses, naming each, before writing anything. A write that
+fails (a folder it may not write, a full disk) removes what init had written, and is one line too.
 """
 
 from __future__ import annotations
@@ -75,25 +76,65 @@ def scaffold(folder: Path, version: str) -> Scaffold:
 
 def write(folder: Path, plan: Scaffold) -> list[str]:
     """Write ``plan`` under ``folder`` (created when missing); the paths written. Nothing is written when any of
-    them exists (InitError naming each) or passes through a symbolic link."""
-    in_the_way = sorted(path for path in plan.files if os.path.lexists(folder / path))
-    if in_the_way:
-        raise InitError(
-            [f"{folder / path}: exists; init writes a new repository and never overwrites" for path in in_the_way]
-        )
-    linked = sorted(
-        {
-            str(folder.joinpath(*parts[:depth]))
-            for parts in (Path(path).parts for path in plan.files)
-            for depth in range(1, len(parts))
-            if folder.joinpath(*parts[:depth]).is_symlink()
-        }
+    them exists (InitError naming each), when ``folder`` or a folder they go in is a file, when they pass through
+    a symbolic link, or when one cannot be written (what was written is removed again)."""
+    standing = _first_existing(folder)
+    if not standing.is_dir():
+        raise InitError(f"{standing}: not a folder; init writes a new repository into a folder (DIR)")
+    folders = {
+        folder.joinpath(*parts[:depth])
+        for parts in (Path(path).parts for path in plan.files)
+        for depth in range(1, len(parts))
+    }
+    in_the_way = sorted(
+        [folder / path for path in plan.files if os.path.lexists(folder / path)]
+        + [path for path in folders if os.path.lexists(path) and not path.is_symlink() and not path.is_dir()]
     )
+    if in_the_way:
+        raise InitError([f"{path}: exists; init writes a new repository and never overwrites" for path in in_the_way])
+    linked = sorted(str(path) for path in folders if path.is_symlink())
     if linked:
         raise InitError([f"{path}: a symbolic link; init writes only into folders of its own" for path in linked])
-    for path, text in sorted(plan.files.items()):
-        target = folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "x", encoding="utf-8") as out:
-            out.write(text)
+    made: list[Path] = []
+    try:
+        for path, text in sorted(plan.files.items()):
+            target = folder / path
+            _make_folders(target.parent, made)
+            with open(target, "x", encoding="utf-8") as out:
+                made.append(target)
+                out.write(text)
+    except OSError as exc:
+        _remove(made)
+        failed = exc.filename if exc.filename is not None else folder
+        raise InitError(f"{failed}: cannot write ({exc.strerror or exc}); nothing was written") from None
     return sorted(plan.files)
+
+
+def _first_existing(path: Path) -> Path:
+    """``path``, or the nearest folder above it that exists (what init writes into first)."""
+    while not os.path.lexists(path) and path.parent != path:
+        path = path.parent
+    return path
+
+
+def _make_folders(folder: Path, made: list[Path]) -> None:
+    """Create ``folder`` and the folders above it that are missing, adding each to ``made``."""
+    missing = []
+    while not os.path.lexists(folder):
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir()
+        made.append(each)
+
+
+def _remove(made: list[Path]) -> None:
+    """Remove the files and folders init made, the last made first: a failed init leaves nothing behind."""
+    for path in reversed(made):
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink()
+        except OSError:
+            continue  # what cannot be removed stays; the error about the write is the one to report

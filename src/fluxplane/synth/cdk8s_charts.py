@@ -7,21 +7,26 @@ once (``to_json()``) and become one file of the cluster's plain manifests in the
 (``clusters/<cluster>/manifests/<layer>/charts/<name>.yaml``), checked like them: every object named, no
 plain Secret, nothing given twice in the layer.
 
-A chart module is the project's code and runs as cdk8s runs an app; what it raises is reported as bad input
-(the module's file and line, the cluster), not as fluxplane's failure. The charts run again on every synth:
-their output, not their source, is what the synth cache compares.
+A chart module is the project's code and runs as cdk8s runs an app; whatever ends it, at import or while it
+builds for a cluster, is reported as bad input (the module's file and line, the cluster), not as fluxplane's
+failure: an exception, and also ``sys.exit()`` with any code, a ``raise KeyboardInterrupt`` of its own and any
+other BaseException, none of which may end the command as if it had finished or been stopped. Only a SIGINT
+or SIGTERM that really arrives while a chart runs stops the command as it does anywhere else. The charts run
+again on every synth: their output, not their source, is what the synth cache compares.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any
 
 from fluxplane.config.cdk8s_charts import CDK8S_CHARTS_DIR
@@ -75,9 +80,9 @@ def cdk8s_chart_files(
     used = sorted({name for _, cluster in wanted for name in cluster.cdk8s_charts})
     problems: list[str] = []
     loaded: dict[str, _Chart] = {}
-    with _project_modules(root):
+    with _project_modules(root), _SignalWatch() as signals:
         for name in used:
-            chart = _load(charts[name], name, display(charts[name]), problems)
+            chart = _load(charts[name], name, display(charts[name]), problems, signals)
             if chart is not None:
                 loaded[name] = chart
         if problems:
@@ -90,7 +95,7 @@ def cdk8s_chart_files(
             info = ClusterInfo(cluster.name, environment, cluster.region, cluster.kubernetes_version, cluster)
             app = cdk8s.App()
             for name in cluster.cdk8s_charts:
-                made = _run(loaded[name], cdk8s.Chart(app, name), info, problems)
+                made = _run(loaded[name], cdk8s.Chart(app, name), info, problems, signals)
                 if made is not None:
                     files.setdefault(cluster.name, []).append(made)
     if problems:
@@ -122,29 +127,35 @@ def _ours(module: str) -> bool:
     return module == CDK8S_CHARTS_DIR or module.startswith(f"{CDK8S_CHARTS_DIR}.")
 
 
-def _load(path: Path, name: str, source: str, problems: list[str]) -> _Chart | None:
+def _load(path: Path, name: str, source: str, problems: list[str], signals: _SignalWatch) -> _Chart | None:
     try:
         module: ModuleType = importlib.import_module(f"{CDK8S_CHARTS_DIR}.{path.stem}")
-    except Exception as exc:  # the project's code: any failure is its own, reported as such
+        build = getattr(module, "chart", None)
+        layer = getattr(module, "LAYER", _DEFAULT_LAYER)
+    except BaseException as exc:  # the project's code: whatever ends it is its own, reported as such
+        if signals.arrived is not None:
+            raise  # a signal: the command stops, as it does wherever the signal finds it
         problems.append(f"{source}: importing it failed: {_failure(exc, path)}")
         return None
-    build = getattr(module, "chart", None)
     if not callable(build):
         problems.append(f"{source}: chart: required, a function chart(scope, cluster) that adds the chart's constructs")
         return None
-    layer = getattr(module, "LAYER", _DEFAULT_LAYER)
-    if layer not in MANIFEST_LAYERS:
+    if not isinstance(layer, str) or layer not in MANIFEST_LAYERS:
         problems.append(f"{source}: LAYER: expected one of {', '.join(MANIFEST_LAYERS)}, got {show(layer)}")
         return None
     return _Chart(name, path, source, layer, build)
 
 
-def _run(chart: _Chart, scope: Any, info: ClusterInfo, problems: list[str]) -> ManifestFile | None:
+def _run(
+    chart: _Chart, scope: Any, info: ClusterInfo, problems: list[str], signals: _SignalWatch
+) -> ManifestFile | None:
     where = f"{chart.source}: for cluster {info.name!r}"
     try:
         chart.build(scope, info)
         documents = scope.to_json()
-    except Exception as exc:  # the project's code: any failure is its own, reported as such
+    except BaseException as exc:  # the project's code: whatever ends it is its own, reported as such
+        if signals.arrived is not None:
+            raise  # a signal: the command stops, as it does wherever the signal finds it
         problems.append(f"{where}: {_failure(exc, chart.path)}")
         return None
     found = []
@@ -158,9 +169,50 @@ def _run(chart: _Chart, scope: Any, info: ClusterInfo, problems: list[str]) -> M
 
 def _failure(exc: BaseException, path: Path) -> str:
     """``exc`` in one line, at the last line of the chart's own code it passed through when there is one."""
-    text = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".rstrip(": ")
+    try:
+        detail = str(exc).strip()
+    except Exception:  # an exception class of the chart's own whose text fails: its name says enough
+        detail = ""
+    text = f"{type(exc).__name__}: {detail.splitlines()[0] if detail else ''}".rstrip(": ")
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
         return f"line {exc.lineno}: SyntaxError: {exc.msg}"
     mine = path.resolve()
     frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if Path(frame.filename).resolve() == mine]
     return f"line {frames[-1].lineno}: {text}" if frames else text
+
+
+class _SignalWatch:
+    """Whether SIGINT or SIGTERM arrived while the charts ran, so that what a signal raised in a chart is
+    told apart from what the chart raised itself (a ``raise KeyboardInterrupt`` of its own is the chart's error).
+
+    In the main thread, each of the two signals whose handler is Python code (the CLI's, which raises
+    KeyboardInterrupt or its Terminated; Python's own for SIGINT, in a program that uses fluxplane as a
+    library) is first noted here, then handled by that same handler. A handler the command replaces on its
+    way (the CLI ignores both signals once one arrived) is left as it is at the end. In another thread no
+    signal is raised, so nothing a chart raises there is one.
+    """
+
+    HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.arrived: int | None = None
+        self._previous: dict[int, Callable[[int, FrameType | None], Any]] = {}
+
+    def __enter__(self) -> _SignalWatch:
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.HANDLED:
+                handler = signal.getsignal(signum)
+                if callable(handler):
+                    self._previous[signum] = handler
+                    signal.signal(signum, self._note)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for signum, handler in self._previous.items():
+            if signal.getsignal(signum) == self._note:
+                signal.signal(signum, handler)
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        if self.arrived is None:
+            self.arrived = signum
+        self._previous[signum](signum, frame)
