@@ -44,6 +44,26 @@ def chart(scope, cluster):
     cdk8s.ApiObject(scope, "quota", api_version="v1", kind="ResourceQuota",
                     metadata={"name": "pods", "namespace": "default"})
 """
+#: Charts whose objects hold values in clear: a Secret among a List's items, a SealedSecret's template data.
+LEAKY_LIST = """import cdk8s
+
+def chart(scope, cluster):
+    cdk8s.ApiObject(scope, "bundle", api_version="v1", kind="List", metadata={"name": "bundle"}).add_json_patch(
+        cdk8s.JsonPatch.add("/items", [
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "default"}},
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db", "namespace": "default"},
+             "stringData": {"password": "hunter2"}},
+        ])
+    )
+"""
+LEAKY_SEALED = """import cdk8s
+
+def chart(scope, cluster):
+    cdk8s.ApiObject(scope, "db", api_version="bitnami.com/v1alpha1", kind="SealedSecret",
+                    metadata={"name": "db", "namespace": "default"}).add_json_patch(
+        cdk8s.JsonPatch.add("/spec", {"encryptedData": {}, "template": {"data": {"password": "hunter2"}}})
+    )
+"""
 TWO_CLUSTERS: dict[str, Any] = {
     "clusterDefaults": {"cdk8sCharts": ["fleet-info"]},
     "clusters": [
@@ -153,6 +173,18 @@ def test_a_changed_chart_is_rendered_again_with_the_cache(write_fleet: FleetWrit
             "with `fluxplane seal` (environments/secrets/) instead",
         ),
         (
+            {"quota.py": LEAKY_LIST},
+            ["quota"],
+            "charts/quota.py: for cluster 'staging-1': object 1: items[1]: Secret 'default/db' holds plaintext data or "
+            "stringData; seal it with 'fluxplane seal' (a SealedSecret) or fetch it with an ExternalSecret",
+        ),
+        (
+            {"quota.py": LEAKY_SEALED},
+            ["quota"],
+            "charts/quota.py: for cluster 'staging-1': object 1: SealedSecret 'default/db': spec.template.data: holds "
+            "plaintext, which must not be committed; seal the values with 'fluxplane seal' (spec.encryptedData)",
+        ),
+        (
             {"quota.py": QUOTA.replace("cdk8s.ApiObject(", "cluster.regio\n    cdk8s.ApiObject(")},
             ["quota"],
             "charts/quota.py: for cluster 'staging-1': line 4: AttributeError: 'ClusterInfo' object has no attribute "
@@ -193,7 +225,7 @@ def test_a_chart_that_cannot_run_is_refused_with_its_file(
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
     assert message in err, err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "hunter2" not in err
     assert not (root / "dist").exists()
 
 

@@ -100,9 +100,36 @@ def test_a_link_in_bootstrap_folder_is_refused_and_dist_is_untouched(
     before = git(bootstrapped, "status", "--porcelain", "--", "dist")
     assert main(["--root", str(bootstrapped), "synth"]) == 2
     err = capsys.readouterr().err
-    assert "extra.yaml: a symbolic link, in a folder synth keeps for another tool; remove it" in err
+    assert "extra.yaml (kept from flux bootstrap): a symbolic link, which synth does not follow; remove it" in err
     assert "hunter2" not in err
     assert git(bootstrapped, "status", "--porcelain", "--", "dist") == before
+
+
+@pytest.mark.parametrize(
+    ("mode", "kept"), [("flux", "kept from flux bootstrap"), ("flux-operator", "kept for your FluxInstance")]
+)
+def test_a_secret_in_clear_in_the_kept_folder_is_refused_and_dist_is_untouched(
+    bootstrapped: Path, capsys: pytest.CaptureFixture[str], mode: str, kept: str
+) -> None:
+    # GIVEN a hub's flux-system/ kept for another tool, where someone committed a Secret with its value in clear
+    _bootstrap(bootstrapped, mode)
+    leak = bootstrapped / HUB / "flux-system" / "registry-credentials.yaml"
+    leak.write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: registry\n  namespace: flux-system\n"
+        "stringData:\n  password: hunter2\n"
+    )
+    before = git(bootstrapped, "status", "--porcelain", "--", "dist")
+    # WHEN synthesized, or checked THEN synth refuses it as it refuses one of its own files, naming the kept
+    # file and its document, never the value; nothing is written
+    for args in (["synth"], ["synth", "--check"]):
+        assert main(["--root", str(bootstrapped), *args]) == 2
+        err = capsys.readouterr().err
+        assert err.splitlines()[0] == (
+            f"{leak}:1 ({kept}): Secret 'flux-system/registry' holds plaintext data or stringData; seal it with "
+            "'fluxplane seal' (a SealedSecret) or fetch it with an ExternalSecret"
+        )
+        assert "hunter2" not in err and "Traceback" not in err
+        assert git(bootstrapped, "status", "--porcelain", "--", "dist") == before
 
 
 def test_switching_to_flux_keeps_the_folder_and_a_new_fleet_waits_for_bootstrap(

@@ -36,6 +36,36 @@ data:
   account: "012345678912"
 """
 
+LIST_WITH_A_SECRET = """apiVersion: v1
+kind: List
+metadata:
+  name: bundle
+items:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: settings
+      namespace: batch
+  - apiVersion: v1
+    kind: Secret
+    metadata:
+      name: db
+      namespace: batch
+    stringData:
+      password: hunter2
+"""
+SEALED_IN_CLEAR = """apiVersion: bitnami.com/v1alpha1
+kind: SealedSecret
+metadata:
+  name: db
+  namespace: batch
+spec:
+  encryptedData: {}
+  template:
+    data:
+      password: hunter2
+"""
+
 
 def _write(root: Path, files: dict[str, str]) -> None:
     for relative, text in files.items():
@@ -121,7 +151,18 @@ def test_a_changed_manifest_is_rendered_again_with_the_cache(write_fleet: FleetW
             "environments/manifests/staging/apps/a.yaml, for cluster 'staging-1''s apps",
         ),
         ({"staging/apps/x.yaml": "a: [\n"}, "environments/manifests/staging/apps/x.yaml:2:1: invalid YAML"),
+        (
+            {"staging/configs/bundle.yaml": BANNER + "---\n" + LIST_WITH_A_SECRET},
+            "environments/manifests/staging/configs/bundle.yaml:2: items[1]: Secret 'batch/db' holds plaintext data "
+            "or stringData; seal it with 'fluxplane seal' (a SealedSecret) or fetch it with an ExternalSecret",
+        ),
+        (
+            {"staging/staging-1/apps/sealed.yaml": SEALED_IN_CLEAR},
+            "environments/manifests/staging/staging-1/apps/sealed.yaml:1: SealedSecret 'batch/db': spec.template.data: "
+            "holds plaintext, which must not be committed; seal the values with 'fluxplane seal' (spec.encryptedData)",
+        ),
     ],
+    ids=["secret", "unnamed", "environment", "cluster", "repeated", "yaml", "secret-in-a-list", "sealed-in-clear"],
 )
 def test_what_flux_could_not_apply_is_refused_with_its_file(
     write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str], files: dict[str, str], message: str
@@ -131,5 +172,5 @@ def test_what_flux_could_not_apply_is_refused_with_its_file(
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message), err
-    assert "stringData" not in err and ": x" not in err
+    assert not any(shown in err for shown in ("stringData:", "password", "hunter2", ": x")), err
     assert not (root / "dist").exists()

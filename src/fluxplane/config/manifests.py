@@ -5,7 +5,8 @@
 ``controllers``, ``configs`` or ``apps``, the layer of each cluster's order the objects are applied in
 (after the layer below it is ready, before the layer above it starts). What Flux cannot apply is refused
 here, with the file and document: a document that is not an object (apiVersion, kind, metadata.name), a
-plain Secret (seal it: ``fluxplane seal``), a name repeated in one cluster's layer.
+plain Secret (seal it: ``fluxplane seal``), values in clear anywhere else (a Secret among a List's items, a
+SealedSecret's stringData: the plaintext guard, fluxplane.config.secrets), a name repeated in one cluster's layer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fluxplane.config.problems import show
+from fluxplane.config.secrets import check_plaintext
 from fluxplane.config.yamlfile import read_yaml_documents
 from fluxplane.errors import ConfigError
 
@@ -60,6 +62,8 @@ def object_problems(document: Any, where: str) -> list[str]:
             f"{where}: a plain Secret would put its values in Git: seal it with `fluxplane seal` "
             "(environments/secrets/) instead"
         )
+    else:
+        problems.extend(check_plaintext(document, where))
     return problems
 
 

@@ -5,6 +5,9 @@ synth carries it into that cluster's entry point in dist/ as it is. Only ciphert
 that is not a SealedSecret, that holds a plaintext ``Secret``, or that carries values in clear beside its
 ciphertext (a template's ``data``, a ``stringData``) is refused. Fields the controller's schema does not
 have are refused too, since nothing tells what they hold; no problem line ever shows a value.
+
+The same rules guard every object fluxplane publishes (check_plaintext): the files synth writes to dist/, those
+it keeps there for another tool, and the plain manifests of the definition, each refused where it comes from.
 """
 
 from __future__ import annotations
@@ -104,6 +107,93 @@ def _field_problems(document: dict[str, Any], display: str) -> list[str]:
         problems.append(
             f"{display}: spec.template: expected a mapping (metadata, type, immutable), got {value_kind(template)}"
         )
+    return problems
+
+
+#: The kinds whose documents check_plaintext looks into (besides lists of objects).
+SECRET_KINDS = frozenset({"Secret", "SealedSecret"})
+
+
+def check_plaintext(document: dict[str, Any], where: str, path: str | None = None) -> list[str]:
+    """Plaintext in Git is a leaked secret: a Secret with data, or values in clear in a SealedSecret.
+
+    One line per SealedSecret field, naming ``where``, the object, ``path`` (its file in dist/, when ``where``
+    does not say it) and the field; never a value. The items of a list (``kind: List``) are checked as the
+    documents they are, each named by its place in the list (``items[0]``); a list is read once, so one that
+    holds itself through a YAML alias ends.
+    """
+    problems: list[str] = []
+    within = f" in {path}" if path is not None else ""
+    pending: list[tuple[dict[str, Any], str]] = [(document, where)]
+    lists: set[int] = set()
+    while pending:
+        current, at = pending.pop()
+        kind, api_version = current.get("kind"), current.get("apiVersion")
+        items = current.get("items")
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+            if id(current) not in lists:
+                lists.add(id(current))
+                pending.extend(
+                    (item, f"{at}: items[{index}]")
+                    for index, item in reversed(list(enumerate(items)))
+                    if isinstance(item, dict)
+                )
+        elif kind == "SealedSecret" and isinstance(api_version, str) and api_version.startswith("bitnami.com/"):
+            problems.extend(
+                f"{at}: SealedSecret {_name_of(current)!r}{within}: {problem}" for problem in _sealed_problems(current)
+            )
+        elif kind == "Secret" and api_version == "v1" and (current.get("data") or current.get("stringData")):
+            problems.append(
+                f"{at}: Secret {_name_of(current)!r}{within} holds plaintext data or stringData; seal it with "
+                "'fluxplane seal' (a SealedSecret) or fetch it with an ExternalSecret"
+            )
+    return problems
+
+
+def _name_of(document: dict[str, Any]) -> str:
+    metadata = document.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    return f"{metadata.get('namespace', '')}/{metadata.get('name', '')}".lstrip("/")
+
+
+def _sealed_problems(document: dict[str, Any]) -> list[str]:
+    """``field: problem`` for each field of a SealedSecret that holds (or may hold) values in clear: the rules of
+    a sealed file of environments/secrets/ (SEALED_LEVELS), any other field refused too."""
+    problems: list[str] = []
+    for level_path, allowed, plaintext in SEALED_LEVELS:
+        level: Any = document
+        for part in level_path:
+            level = level.get(part) if isinstance(level, dict) else None
+        prefix = "".join(f"{part}." for part in level_path)
+        if level is not None and not isinstance(level, dict):
+            problems.append(f"{prefix.rstrip('.')}: expected a mapping ({', '.join(allowed)}), got {value_kind(level)}")
+            continue
+        for key, value in (level or {}).items():
+            if key in plaintext:
+                if value is not None and value != {}:
+                    problems.append(
+                        f"{prefix}{key}: holds plaintext, which must not be committed; seal the values with "
+                        "'fluxplane seal' (spec.encryptedData)"
+                    )
+            elif key not in allowed:
+                problems.append(
+                    f"{prefix}{key}: unknown field, which may hold plaintext; allowed: {', '.join(allowed)}"
+                )
+    spec = document.get("spec")
+    if isinstance(spec, dict):
+        encrypted = spec.get("encryptedData")
+        if isinstance(encrypted, dict):
+            problems.extend(
+                f"spec.encryptedData.{key}: not base64 ciphertext; seal the value with 'fluxplane seal'"
+                for key, value in encrypted.items()
+                if not is_sealed(value)
+            )
+        elif encrypted is not None:
+            problems.append(
+                f"spec.encryptedData: expected a mapping of keys to sealed values, got {value_kind(encrypted)}"
+            )
+        if spec.get("data") is not None and not is_sealed(spec["data"]):
+            problems.append("spec.data: not base64 ciphertext; seal the values with 'fluxplane seal'")
     return problems
 
 

@@ -71,3 +71,8 @@ def dump_value(value: Any) -> str:
 def parse_documents(text: str) -> list[dict[str, Any]]:
     """The mapping documents of a YAML stream such as dump_documents writes (libyaml; empty ones skipped)."""
     return [document for document in yaml.load_all(text, Loader=_Loader) if isinstance(document, dict)]
+
+
+def load_documents(text: str) -> list[Any]:
+    """Every document of a YAML stream, in order, an empty one as None: a document's number is its place."""
+    return list(yaml.load_all(text, Loader=_Loader))

@@ -5,7 +5,8 @@ app with the chart's name as its id (so generated object names are the same on e
 the module's ``chart(scope, cluster)`` with a :class:`ClusterInfo`. The chart's objects cross from cdk8s
 once (``to_json()``) and become one file of the cluster's plain manifests in the chart's layer
 (``clusters/<cluster>/manifests/<layer>/charts/<name>.yaml``), checked like them: every object named, no
-plain Secret, nothing given twice in the layer.
+plain Secret and no value in clear (a Secret in a List, a SealedSecret's template data), nothing given twice in
+the layer.
 
 A chart module is the project's code and runs as cdk8s runs an app; whatever ends it, at import or while it
 builds for a cluster, is reported as bad input (the module's file and line, the cluster), not as fluxplane's

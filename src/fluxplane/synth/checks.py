@@ -12,7 +12,7 @@ import posixpath
 from collections import defaultdict
 from typing import Any
 
-from fluxplane.config.secrets import SEALED_LEVELS, is_sealed, value_kind
+from fluxplane.config.secrets import SECRET_KINDS, check_plaintext
 from fluxplane.constructs.base import node_of, resources_below
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
@@ -98,88 +98,8 @@ def check_files(files: list[tuple[Any, Manifest]]) -> list[str]:
                     f"by {identities[resource.ref]}"
                 )
             identities[resource.ref] = resource.node.path
-            if resource.kind in _SECRET_KINDS or resource.kind.endswith("List"):
+            if resource.kind in SECRET_KINDS or resource.kind.endswith("List"):
                 problems.extend(check_plaintext(resource.to_dict(), resource.node.path, path))
-    return problems
-
-
-#: The kinds whose documents check_plaintext looks into (besides lists of objects).
-_SECRET_KINDS = frozenset({"Secret", "SealedSecret"})
-
-
-def check_plaintext(document: dict[str, Any], where: str, path: str) -> list[str]:
-    """Plaintext in Git is a leaked secret: a Secret with data, or values in clear in a SealedSecret.
-
-    One line per SealedSecret field, naming the object, ``path`` (its file in dist/) and the field;
-    never a value. The items of a list (``kind: List``) are checked as the documents they are.
-    """
-    kind, api_version = document.get("kind"), document.get("apiVersion")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(document.get("items"), list):
-        return [
-            problem
-            for item in document["items"]
-            if isinstance(item, dict)
-            for problem in check_plaintext(item, where, path)
-        ]
-    if kind == "SealedSecret" and isinstance(api_version, str) and api_version.startswith("bitnami.com/"):
-        return [
-            f"{where}: SealedSecret {_name_of(document)!r} in {path}: {problem}"
-            for problem in _sealed_problems(document)
-        ]
-    if kind != "Secret" or api_version != "v1":
-        return []
-    if not (document.get("data") or document.get("stringData")):
-        return []
-    return [
-        f"{where}: Secret {_name_of(document)!r} in {path} holds plaintext data or stringData; seal it with "
-        "'fluxplane seal' (a SealedSecret) or fetch it with an ExternalSecret"
-    ]
-
-
-def _name_of(document: dict[str, Any]) -> str:
-    metadata = document.get("metadata")
-    metadata = metadata if isinstance(metadata, dict) else {}
-    return f"{metadata.get('namespace', '')}/{metadata.get('name', '')}".lstrip("/")
-
-
-def _sealed_problems(document: dict[str, Any]) -> list[str]:
-    """``field: problem`` for each field of a SealedSecret that holds (or may hold) values in clear: the rules of
-    a sealed file of environments/secrets/ (fluxplane.config.secrets), any other field refused too."""
-    problems: list[str] = []
-    for level_path, allowed, plaintext in SEALED_LEVELS:
-        level: Any = document
-        for part in level_path:
-            level = level.get(part) if isinstance(level, dict) else None
-        prefix = "".join(f"{part}." for part in level_path)
-        if level is not None and not isinstance(level, dict):
-            problems.append(f"{prefix.rstrip('.')}: expected a mapping ({', '.join(allowed)}), got {value_kind(level)}")
-            continue
-        for key, value in (level or {}).items():
-            if key in plaintext:
-                if value is not None and value != {}:
-                    problems.append(
-                        f"{prefix}{key}: holds plaintext, which must not be committed; seal the values with "
-                        "'fluxplane seal' (spec.encryptedData)"
-                    )
-            elif key not in allowed:
-                problems.append(
-                    f"{prefix}{key}: unknown field, which may hold plaintext; allowed: {', '.join(allowed)}"
-                )
-    spec = document.get("spec")
-    if isinstance(spec, dict):
-        encrypted = spec.get("encryptedData")
-        if isinstance(encrypted, dict):
-            problems.extend(
-                f"spec.encryptedData.{key}: not base64 ciphertext; seal the value with 'fluxplane seal'"
-                for key, value in encrypted.items()
-                if not is_sealed(value)
-            )
-        elif encrypted is not None:
-            problems.append(
-                f"spec.encryptedData: expected a mapping of keys to sealed values, got {value_kind(encrypted)}"
-            )
-        if spec.get("data") is not None and not is_sealed(spec["data"]):
-            problems.append("spec.data: not base64 ciphertext; seal the values with 'fluxplane seal'")
     return problems
 
 

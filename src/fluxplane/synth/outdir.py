@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
+import yaml
+
+from fluxplane.config.secrets import check_plaintext
+from fluxplane.core.codec import load_documents
 from fluxplane.errors import OutputError
 
 
@@ -71,13 +75,21 @@ def compare_tree(files: dict[str, str], outdir: Path) -> Staleness:
 
 #: The largest file another tool may keep in dist/ (``flux bootstrap``'s gotk-components.yaml is about 1 MiB).
 _KEPT_LIMIT = 64 << 20
+#: The kept files that are manifests by their name: one that does not parse is refused, since it cannot be checked.
+_MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def read_kept(outdir: Path, folders: tuple[str, ...]) -> dict[str, str]:
+def read_kept(outdir: Path, folders: tuple[str, ...], owner: str = "kept for another tool") -> dict[str, str]:
     """The files another tool owns under ``folders`` of ``outdir`` (relative, each ending in "/"), as they are,
-    for synth to write back unchanged. Only regular UTF-8 files below real folders: a symbolic link, a special
-    file or a file over 64 MiB is refused (OutputError), since synth would otherwise copy what it points to."""
+    for synth to write back unchanged; ``owner`` says whose they are in messages ("kept from flux bootstrap").
+
+    Synth publishes them with its own files, so they pass the same checks, every problem refused at once
+    (OutputError): only regular UTF-8 files below real folders (a symbolic link, a special file or a file over
+    64 MiB is refused, since synth would otherwise copy what it points to), and no Secret in clear in any
+    document (the plaintext guard, fluxplane.config.secrets); a .yaml, .yml or .json file that does not parse
+    is refused too, since it cannot be checked."""
     kept: dict[str, str] = {}
+    problems: list[str] = []
     for folder in folders:
         base = outdir / folder
         for depth in range(len(Path(folder).parts)):
@@ -87,20 +99,50 @@ def read_kept(outdir: Path, folders: tuple[str, ...]) -> dict[str, str]:
         if not base.is_dir():
             continue
         for current, folders_below, names in os.walk(base):
+            folders_below.sort()
             for name in sorted([*folders_below, *names]):
                 path = Path(current) / name
                 mode = os.lstat(path).st_mode
                 if S_ISDIR(mode):
                     continue
+                if S_ISLNK(mode):
+                    problems.append(f"{path} ({owner}): a symbolic link, which synth does not follow; remove it")
+                    continue
                 if not S_ISREG(mode) or os.lstat(path).st_size > _KEPT_LIMIT:
-                    why = "a symbolic link" if S_ISLNK(mode) else "not a regular file of at most 64 MiB"
-                    raise OutputError(f"{path}: {why}, in a folder synth keeps for another tool; remove it")
+                    problems.append(f"{path} ({owner}): not a regular file of at most 64 MiB; remove it")
+                    continue
                 try:
                     text = path.read_bytes().decode("utf-8")
                 except UnicodeDecodeError:
-                    raise OutputError(f"{path}: not UTF-8 text, in a folder synth keeps for another tool") from None
+                    problems.append(f"{path} ({owner}): not UTF-8 text; remove it")
+                    continue
+                problems.extend(_kept_problems(path, text, owner))
                 kept[path.relative_to(outdir).as_posix()] = text
+    if problems:
+        raise OutputError(problems)
     return kept
+
+
+def _kept_problems(path: Path, text: str, owner: str) -> list[str]:
+    """What the plaintext guard finds in the documents of a kept file, each named by its number in the file."""
+    try:
+        documents = load_documents(text)
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: a value its tag does not allow (2024-02-30)
+        if path.suffix not in _MANIFEST_SUFFIXES:
+            return []  # not YAML, so nothing kustomize would apply
+        mark = (exc.problem_mark or exc.context_mark) if isinstance(exc, yaml.MarkedYAMLError) else None
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = f": {exc.problem}" if isinstance(exc, yaml.MarkedYAMLError) and exc.problem else ""
+        return [
+            f"{path}{where} ({owner}): invalid YAML{problem}, so synth cannot check it for Secrets in clear; "
+            "fix it or remove it"
+        ]
+    return [
+        problem
+        for number, document in enumerate(documents, start=1)
+        if isinstance(document, dict)
+        for problem in check_plaintext(document, f"{path}:{number} ({owner})")
+    ]
 
 
 def regular_files(outdir: Path, folder: str) -> list[str]:

@@ -34,6 +34,10 @@ def _sync_folder(plan: FleetPlan) -> str:
     return sync_folder(PLATFORM, plan.fleet.management.name)
 
 
+#: How messages name a file of the hub's flux-system/ that synth keeps, by management.bootstrap.
+_KEPT_FROM = {"flux": "kept from flux bootstrap", "flux-operator": "kept for your FluxInstance"}
+
+
 def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
     """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it, or
     the FluxInstance of the Flux Operator syncs the hub (``management.bootstrap: flux`` or ``flux-operator``)."""
@@ -43,13 +47,14 @@ def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
 def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str, str]:
     """``files`` and, as they are in ``outdir``, the files of the folders another tool owns (kept_folders).
 
-    Without ``management.bootstrap: flux``, a file in the hub's ``flux-system/`` that synth does not write
-    (``flux bootstrap``'s ``gotk-components.yaml``: the Flux controllers and CRDs) is refused, not deleted:
-    Flux would prune itself, and every custom resource with its CRDs.
+    The kept files are published with synth's own and pass the same checks (read_kept): a Secret in clear
+    there is refused as anywhere in dist/. Without ``management.bootstrap: flux``, a file in the hub's
+    ``flux-system/`` that synth does not write (``flux bootstrap``'s ``gotk-components.yaml``: the Flux
+    controllers and CRDs) is refused, not deleted: Flux would prune itself, and every custom resource with its CRDs.
     """
     folders = kept_folders(plan)
     if folders:
-        return {**files, **read_kept(outdir, folders)}
+        return {**files, **read_kept(outdir, folders, _KEPT_FROM[plan.fleet.management.bootstrap])}
     foreign = [path for path in regular_files(outdir, _sync_folder(plan)) if path not in files]
     if foreign:
         raise ConfigError(

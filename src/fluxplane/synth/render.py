@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.charts.cluster import ClusterChart
+from fluxplane.config.secrets import check_plaintext
 from fluxplane.constructs.base import Resource, node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.core.codec import dump_documents
 from fluxplane.errors import TreeError
 from fluxplane.graph import FluxTree
-from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_plaintext, flux_sources
+from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, flux_sources
 from fluxplane.synth.codeowners import codeowners
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from fluxplane.core.codec import dump_documents, dump_value, parse_documents
+from fluxplane.core.codec import dump_documents, dump_value, load_documents, parse_documents
 
 #: A YAML 1.2 reader, as the controllers, kustomize and Flux read dist/ (go-yaml).
 YAML_1_2 = YAML(typ="safe", pure=True)
@@ -205,3 +205,10 @@ def test_parse_documents_reads_back_what_dump_writes_and_skips_the_rest() -> Non
     text = dump_documents(documents) + "---\n---\njust text\n"
     # WHEN it is parsed THEN the mappings come back, in order, and nothing else
     assert parse_documents(text) == documents
+
+
+def test_load_documents_keeps_every_document_in_its_place() -> None:
+    # GIVEN a stream with an empty document and a scalar one among the mappings
+    text = "# a comment\n---\n---\nkind: A\n---\njust text\n"
+    # WHEN it is loaded THEN each document is at its number in the file, an empty one None
+    assert load_documents(text) == [None, {"kind": "A"}, "just text"]

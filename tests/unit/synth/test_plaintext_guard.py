@@ -11,13 +11,13 @@ import pytest
 import yaml
 from pydantic import Field
 
+from fluxplane.config.secrets import check_plaintext
 from fluxplane.constructs.raw import RawObject
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
-from fluxplane.synth.checks import check_plaintext
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
 from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
@@ -290,9 +290,29 @@ def test_check_plaintext_flags_a_sealed_secret_that_may_hold_values_in_clear(
     assert VALUE not in line
 
 
-def test_check_plaintext_looks_into_the_items_of_a_list() -> None:
+def test_check_plaintext_looks_into_the_items_of_a_list_and_names_their_places() -> None:
     document = {"apiVersion": "v1", "kind": "List", "items": [_secret(stringData={"a": VALUE}), _sealed(data={"a": 1})]}
     assert check_plaintext(document, "here", "f.yaml") == [
-        f"here: Secret 'apps/db' in f.yaml {GUIDANCE}",
-        f"here: SealedSecret 'creds/api-token' in f.yaml: data: {SEALED_HELP}",
+        f"here: items[0]: Secret 'apps/db' in f.yaml {GUIDANCE}",
+        f"here: items[1]: SealedSecret 'creds/api-token' in f.yaml: data: {SEALED_HELP}",
     ]
+
+
+def test_check_plaintext_names_an_item_of_a_list_in_a_list_by_both_places_and_leaves_out_a_path_not_given() -> None:
+    inner = {"apiVersion": "v1", "kind": "SecretList", "items": ["text", _secret(data={"a": "MQ=="})]}
+    document = {"apiVersion": "v1", "kind": "List", "items": [_secret(), inner, _secret(stringData={"b": VALUE})]}
+    assert check_plaintext(document, "f.yaml:2") == [
+        f"f.yaml:2: items[1]: items[1]: Secret 'apps/db' {GUIDANCE}",
+        f"f.yaml:2: items[2]: Secret 'apps/db' {GUIDANCE}",
+    ]
+
+
+def test_check_plaintext_reads_a_list_that_holds_itself_once() -> None:
+    # GIVEN a List among its own items, as a YAML alias can make it
+    (document,) = yaml.load_all(
+        "&list {apiVersion: v1, kind: List, items: [*list, {apiVersion: v1, kind: Secret, metadata: {name: db},"
+        " data: {a: MQ==}}]}",
+        Loader=yaml.SafeLoader,
+    )
+    # THEN the check ends, with the Secret's one problem
+    assert check_plaintext(document, "here") == [f"here: items[1]: Secret 'db' {GUIDANCE}"]
