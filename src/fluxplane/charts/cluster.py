@@ -24,7 +24,7 @@ from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE, KUSTOMIZE_CONTROLLER
 from fluxplane.constructs.raw import RawObject
-from fluxplane.core.layout import LAYER_DIRS, RepositoryLayout, cluster_dir
+from fluxplane.core.layout import CLUSTER_VARS_FILE, LAYER_DIRS, RepositoryLayout, cluster_dir, cluster_vars_file
 from fluxplane.errors import ConstructError
 
 #: Name of the GitRepository every cluster syncs its entry point from (Flux bootstrap's convention).
@@ -119,7 +119,7 @@ class ClusterChart(FleetChart):
         )
         self.add_kustomization_file("sync-kustomization", sync_dir).config.add_resource("gotk-sync.yaml")
 
-        vars_file = self.add_manifest("vars", posixpath.join(self.directory, "cluster-vars.yaml"))
+        vars_file = self.add_manifest("vars", cluster_vars_file(cluster))
         self.variables = ConfigMap(
             vars_file, "cluster-vars", {"name": CLUSTER_VARS, "namespace": FLUX_NAMESPACE, "data": variables}
         )
@@ -274,7 +274,7 @@ class ClusterChart(FleetChart):
             self.check_out_sources()
         entry = self.add_kustomization_file("kustomization", self.directory).config
         entry.add_resource(SYNC_FOLDER)
-        entry.add_resource("cluster-vars.yaml")
+        entry.add_resource(CLUSTER_VARS_FILE)
         if self._secrets_dir is not None:
             entry.add_resource("secrets")
         for manifest in (self._infrastructure, self._apps, self._tenants):

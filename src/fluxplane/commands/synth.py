@@ -164,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
             replace=args.replace,
             delete=args.delete,
             move=args.move,
+            followed_versions=plan.followed_versions,
         )
     if refused:
         raise ConfigError([*refused, f"{target}: nothing written"])

@@ -160,7 +160,15 @@ def synthesize(
     check_outdir(target, root)
     plan = load_plan(root, registry)
     files = with_kept(plan, render_plan(plan, SynthCache.for_root(root) if use_cache else None), target)
-    refused = guard(files, target, hub=plan.fleet.management.name, replace=replace, delete=delete, move=move)
+    refused = guard(
+        files,
+        target,
+        hub=plan.fleet.management.name,
+        replace=replace,
+        delete=delete,
+        move=move,
+        followed_versions=plan.followed_versions,
+    )
     if refused:
         raise ConfigError(refused)
     allocations.write(root, plan)
