@@ -49,6 +49,9 @@ APP_RESOURCES = "app-resources"
 LAYER_LABEL = "fluxplane.io/layer"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
 CLUSTER_VARS = "cluster-vars"
+#: The folder of a cluster's entry point that holds, by layer, the definition's plain manifests and what its
+#: cdk8s charts make for the cluster.
+MANIFESTS_FOLDER = "manifests"
 
 
 @functools.lru_cache(maxsize=16)
@@ -193,7 +196,7 @@ class ClusterChart(FleetChart):
         """``manifests/<layer>/``: the plain manifests of environments/manifests/ for this cluster's ``layer``
         (``environment/`` and ``cluster/`` files as given), applied by the Flux Kustomization ``manifests-<layer>``,
         which waits for everything it applies. Cluster variables are substituted in them, as in every layer."""
-        directory = posixpath.join(self.directory, "manifests", layer)
+        directory = posixpath.join(self.directory, MANIFESTS_FOLDER, layer)
         listing = self.add_kustomization_file(f"manifests-{layer}-kustomization", directory).config
         for index, item in enumerate(files):
             relative = posixpath.join(item.scope, item.name)
