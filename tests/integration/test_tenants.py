@@ -100,6 +100,11 @@ def test_tenant_roles_grant_nothing_cluster_wide_or_over_their_own_limits() -> N
             assert "*" not in rule["apiGroups"], rule
             if "" in rule["apiGroups"]:
                 assert not {"resourcequotas", "limitranges", "namespaces", "*"} & set(rule["resources"]), rule
+            # Endpoints and EndpointSlices are only read, as Kubernetes' edit and admin roles keep them
+            if ("" in rule["apiGroups"] and "endpoints" in rule["resources"]) or "discovery.k8s.io" in rule[
+                "apiGroups"
+            ]:
+                assert set(rule["verbs"]) <= {"get", "list", "watch"}, rule
 
 
 def test_every_tenant_kustomization_impersonates_its_deployer_in_its_namespace() -> None:
