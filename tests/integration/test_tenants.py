@@ -100,6 +100,11 @@ def test_tenant_roles_grant_nothing_cluster_wide_or_over_their_own_limits() -> N
             assert "*" not in rule["apiGroups"], rule
             if "" in rule["apiGroups"]:
                 assert not {"resourcequotas", "limitranges", "namespaces", "*"} & set(rule["resources"]), rule
+            # Endpoints and EndpointSlices are only read, as Kubernetes' edit and admin roles keep them
+            if ("" in rule["apiGroups"] and "endpoints" in rule["resources"]) or "discovery.k8s.io" in rule[
+                "apiGroups"
+            ]:
+                assert set(rule["verbs"]) <= {"get", "list", "watch"}, rule
 
 
 def test_every_tenant_kustomization_impersonates_its_deployer_in_its_namespace() -> None:
@@ -234,6 +239,14 @@ def test_codeowners_leave_every_privilege_file_to_governance_and_the_rest_of_a_t
     for path in privileged:
         if path.is_file():
             assert owners_of(path.relative_to(ROOT).as_posix(), text) == governance, path
+    # AND so does what can hold any object for a cluster: plain manifests, cdk8s charts and what they make
+    for made in (
+        "environments/manifests/staging/apps/binding.yaml",
+        "charts/quotas.py",
+        "charts/_common/rbac.py",
+        "dist/platform/clusters/staging-usw2/manifests/apps/environment/binding.yaml",
+    ):
+        assert owners_of(made, text) == governance, made
     # AND the app's team owns the rest of its tenant: its sync and its sealed secrets
     for placement in plan.apps:
         folder = WORKLOADS / "clusters" / placement.cluster / placement.app.name

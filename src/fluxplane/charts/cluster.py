@@ -26,12 +26,14 @@ from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE, KUSTOMIZE_CONTR
 from fluxplane.constructs.raw import RawObject
 from fluxplane.core.layout import (
     APP_RESOURCES,
+    CLUSTER_VARS_FILE,
     LAYER_DIRS,
     SYNC_SOURCE,
     TENANTS,
     WORKLOADS_SOURCE,
     RepositoryLayout,
     cluster_dir,
+    cluster_vars_file,
     plain_manifests,
 )
 from fluxplane.errors import ConstructError
@@ -52,6 +54,9 @@ def sync_folder(repository: str, cluster: str) -> str:
 LAYER_LABEL = "fluxplane.io/layer"
 #: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
 CLUSTER_VARS = "cluster-vars"
+#: The folder of a cluster's entry point that holds, by layer, the definition's plain manifests and what its
+#: cdk8s charts make for the cluster.
+MANIFESTS_FOLDER = "manifests"
 
 
 @functools.lru_cache(maxsize=16)
@@ -122,7 +127,7 @@ class ClusterChart(FleetChart):
         )
         self.add_kustomization_file("sync-kustomization", sync_dir).config.add_resource("gotk-sync.yaml")
 
-        vars_file = self.add_manifest("vars", posixpath.join(self.directory, "cluster-vars.yaml"))
+        vars_file = self.add_manifest("vars", cluster_vars_file(cluster))
         self.variables = ConfigMap(
             vars_file, "cluster-vars", {"name": CLUSTER_VARS, "namespace": FLUX_NAMESPACE, "data": variables}
         )
@@ -196,7 +201,7 @@ class ClusterChart(FleetChart):
         """``manifests/<layer>/``: the plain manifests of environments/manifests/ for this cluster's ``layer``
         (``environment/`` and ``cluster/`` files as given), applied by the Flux Kustomization ``manifests-<layer>``,
         which waits for everything it applies. Cluster variables are substituted in them, as in every layer."""
-        directory = posixpath.join(self.directory, "manifests", layer)
+        directory = posixpath.join(self.directory, MANIFESTS_FOLDER, layer)
         listing = self.add_kustomization_file(f"manifests-{layer}-kustomization", directory).config
         for index, item in enumerate(files):
             relative = posixpath.join(item.scope, item.name)
@@ -277,7 +282,7 @@ class ClusterChart(FleetChart):
             self.check_out_sources()
         entry = self.add_kustomization_file("kustomization", self.directory).config
         entry.add_resource(SYNC_FOLDER)
-        entry.add_resource("cluster-vars.yaml")
+        entry.add_resource(CLUSTER_VARS_FILE)
         if self._secrets_dir is not None:
             entry.add_resource("secrets")
         for manifest in (self._infrastructure, self._apps, self._tenants):

@@ -74,13 +74,15 @@ MANAGE = (*READ, "create", "update", "patch", "delete", "deletecollection")
 #: ResourceQuota or LimitRange (set by the platform), nor anything cluster-scoped. Roles and
 #: RoleBindings are allowed without ``escalate`` and ``bind``, so the API server refuses any that grant
 #: more than the tenant holds. Pods' logs are read-only; no other pod subresource (exec, attach,
-#: port-forward) is granted.
+#: port-forward) is granted. Endpoints and EndpointSlices are read-only too, as Kubernetes' own ``edit``
+#: and ``admin`` roles keep them since CVE-2021-25740: a Service's endpoints written by hand can point at
+#: any address, another namespace's pods among them, which an ingress controller or a load balancer then
+#: reaches on the tenant's behalf.
 TENANT_RULES: tuple[dict[str, Any], ...] = (
     {
         "apiGroups": [""],
         "resources": [
             "configmaps",
-            "endpoints",
             "events",
             "persistentvolumeclaims",
             "pods",
@@ -91,8 +93,10 @@ TENANT_RULES: tuple[dict[str, Any], ...] = (
         "verbs": list(MANAGE),
     },
     {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
+    {"apiGroups": [""], "resources": ["endpoints"], "verbs": list(READ)},
+    {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": list(READ)},
     {
-        "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io", "discovery.k8s.io"],
+        "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io"],
         "resources": ["*"],
         "verbs": list(MANAGE),
     },

@@ -28,7 +28,7 @@ from fluxplane.config.hub import RELEASE_STEPS
 from fluxplane.config.links import ENVIRONMENTS_DIR
 from fluxplane.config.links import check_links as check_links  # re-exported: edit.py takes it from here
 from fluxplane.config.merge import Layer, Loc, Origins, deep_merge
-from fluxplane.config.network import ALLOCATIONS_FILE, Claim, Recorded, allocate, read_allocations
+from fluxplane.config.network import ALLOCATIONS_FILE, Claim, FollowedVersion, Recorded, allocate, read_allocations
 from fluxplane.config.problems import ProblemList, read_mapping, show
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets
 from fluxplane.errors import ConfigError
@@ -53,6 +53,9 @@ class LoadedFleet:
     apps: tuple[Placement, ...] = ()
     #: The project's cdk8s charts (charts/<module>.py) by chart name.
     cdk8s_charts: dict[str, Path] = field(default_factory=dict)
+    #: The clusters (the hub's included) whose definition names no kubernetesVersion, by name: their version
+    #: follows environments/allocations.yaml, which only the definition may move (fluxplane.synth.guard).
+    followed_versions: dict[str, FollowedVersion] = field(default_factory=dict)
 
 
 def _display(root: Path, path: Path) -> str:
@@ -105,6 +108,8 @@ class _Loader:
         self.management: models.ManagementCluster | None = None
         #: environments/allocations.yaml: the recorded VPC ranges and Kubernetes versions.
         self.recorded = Recorded({})
+        #: The clusters whose version follows the record (LoadedFleet.followed_versions).
+        self.followed_versions: dict[str, FollowedVersion] = {}
         #: The project's cdk8s charts (charts/), which clusters name in cdk8sCharts.
         self.cdk8s_charts, found = find_cdk8s_charts(project, lambda path: _display(project, path))
         self.problems.lines.extend(found)
@@ -204,12 +209,15 @@ class _Loader:
             sealed_secrets=sealed,
             apps=apps,
             cdk8s_charts=self.cdk8s_charts,
+            followed_versions=self.followed_versions,
         )
 
-    def _recorded_version(self, cluster: str, *, hub: bool = False) -> str | None:
-        """The version recorded for ``cluster`` (fluxplane.config.network.Recorded.version_of), if EKS still runs
-        it; one whose extended support has ended is reported, at the record, and not used."""
+    def _recorded_version(self, cluster: str, definition: str, *, hub: bool = False) -> str | None:
+        """The version recorded for ``cluster`` (fluxplane.config.network.Recorded.version_of), whose definition
+        names none (at ``definition``), if EKS still runs it; one whose extended support has ended is reported, at
+        the record, and not used."""
         version = self.recorded.version_of(cluster, models.LEGACY_KUBERNETES_VERSION, hub=hub)
+        self.followed_versions[cluster] = FollowedVersion(version, self.recorded.version_where(cluster), definition)
         if version is None:
             return None
         problem = self.aws.version_problem(version)
@@ -227,7 +235,8 @@ class _Loader:
         if base_raw is None or not isinstance(management, dict) or "kubernetesVersion" in management:
             return base_raw
         name = management.get("name", models.ManagementCluster.model_fields["name"].default)
-        version = self._recorded_version(name, hub=True) if isinstance(name, str) else None
+        definition = f"{self.base_display}: management.kubernetesVersion"
+        version = self._recorded_version(name, definition, hub=True) if isinstance(name, str) else None
         if version is None:
             return base_raw
         return {**base_raw, "management": {**management, "kubernetesVersion": version}}
@@ -239,7 +248,7 @@ class _Loader:
         if not isinstance(name, str):
             return merged
         if "kubernetesVersion" not in merged:
-            version = self._recorded_version(name)
+            version = self._recorded_version(name, origins.describe(("kubernetesVersion",)))
             return merged if version is None else {**merged, "kubernetesVersion": version}
         wanted = _valid(_VERSION, merged["kubernetesVersion"])
         running = self.recorded.version_of(name, models.LEGACY_KUBERNETES_VERSION)

@@ -91,6 +91,22 @@ class Recorded:
         return legacy if (self.cidrs if hub else cluster in self.cidrs) else None
 
 
+@dataclass(frozen=True)
+class FollowedVersion:
+    """A cluster whose definition names no ``kubernetesVersion``, so that its version follows the record.
+
+    The record only follows the definition: synth refuses a record that alone would move such a cluster from
+    the version it runs (fluxplane.synth.guard), naming both places.
+    """
+
+    #: The version recorded for the cluster; None when none is (a new cluster: the default).
+    recorded: str | None
+    #: Where the record keeps it (``environments/allocations.yaml: kubernetesVersions.<cluster>``).
+    record: str
+    #: Where the definition would name one (``environments/<env>.yaml: clusters[<i>].kubernetesVersion``).
+    definition: str
+
+
 def read_allocations(path: Path, display: str, problems: ProblemList) -> Recorded:
     """The recorded allocations at ``path`` (none when the file does not exist), problems recorded."""
     if not path.exists() and not path.is_symlink():

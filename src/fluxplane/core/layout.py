@@ -91,6 +91,15 @@ def cluster_dir(cluster: str) -> str:
     return f"clusters/{cluster}"
 
 
+#: The file of a cluster's entry point that holds its variables (its ``cluster-vars`` ConfigMap).
+CLUSTER_VARS_FILE = "cluster-vars.yaml"
+
+
+def cluster_vars_file(cluster: str) -> str:
+    """The file of ``cluster``'s variables, relative to the platform repository's folder."""
+    return f"{cluster_dir(cluster)}/{CLUSTER_VARS_FILE}"
+
+
 def catalogue_dir(layer: str, pack: str) -> str:
     return f"{LAYER_DIRS[layer]}/{pack}"
 

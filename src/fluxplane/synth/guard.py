@@ -21,6 +21,10 @@ and refuses, one line each, these changes to an object that exists in both:
 * **a Kubernetes version EKS refuses**: an EKSCluster's version going down, or up by more than one minor
   version, from the one in the old tree. The definition is checked against the versions recorded in
   environments/allocations.yaml; this check holds when that file says otherwise. No flag allows it.
+* **a Kubernetes version only the record moves**: a cluster whose definition names no ``kubernetesVersion``
+  follows environments/allocations.yaml, which only follows the definition: an edited (or deleted) entry
+  there that would give the cluster another version than its variables in the old tree hold is refused at
+  the record. No flag allows it: the definition's ``kubernetesVersion`` upgrades a cluster.
 
 A pattern is ``Kind/namespace/name`` (``Kind/name`` for cluster-scoped objects), with shell wildcards.
 
@@ -43,8 +47,11 @@ from typing import Any
 
 import yaml
 
+from fluxplane.config.awsdata import minor
 from fluxplane.config.hub import APPLIED_BY
+from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import parse_documents
+from fluxplane.core.layout import PLATFORM, cluster_vars_file
 from fluxplane.core.tree import Fleet, LazyDocuments
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
@@ -250,6 +257,45 @@ def _legacy_appliers(old: Mapping[str, bytes], hub: str) -> dict[Key, str]:
     return appliers
 
 
+def _kubernetes_version(text: str | None) -> str | None:
+    """The ``kubernetes_version`` of a cluster's variables file (None when it holds none, or is not YAML)."""
+    if text is None:
+        return None
+    try:
+        documents = parse_documents(text)
+    except yaml.YAMLError:
+        return None
+    value = field(documents[0] if documents else None, ("data", "kubernetes_version"))
+    return value if isinstance(value, str) else None
+
+
+def _versions_the_record_moves(
+    changed: Mapping[str, bytes | None], files: Mapping[str, str], followed: Mapping[str, FollowedVersion]
+) -> dict[str, str]:
+    """By cluster, why its version may not change: its definition names none, so only the record would move it."""
+    found: dict[str, str] = {}
+    for cluster, version in sorted(followed.items()):
+        path = f"{PLATFORM}/{cluster_vars_file(cluster)}"
+        old_data = changed.get(path)
+        old = _kubernetes_version(old_data.decode("utf-8", "replace") if old_data is not None else None)
+        new = _kubernetes_version(files.get(path))
+        if old is None or new is None or old == new:
+            continue
+        try:
+            upgrade = f'"1.{minor(old) + 1}"'
+        except (IndexError, ValueError):
+            upgrade = "the next minor version"
+        found_value = (
+            f'"{version.recorded}"' if version.recorded is not None else f'nothing recorded, so the default "{new}"'
+        )
+        found[cluster] = (
+            f"{version.record}: {found_value} would move the cluster from Kubernetes {old}, its version in dist/ "
+            f"({path}), though its definition names no version; the record only follows the definition: put back "
+            f'"{old}", or upgrade the cluster with kubernetesVersion: {upgrade} at {version.definition}'
+        )
+    return found
+
+
 def guard(
     files: Mapping[str, str],
     outdir: Path,
@@ -258,17 +304,23 @@ def guard(
     replace: Sequence[str] = (),
     delete: Sequence[str] = (),
     move: Sequence[str] = (),
+    followed_versions: Mapping[str, FollowedVersion] | None = None,
 ) -> list[str]:
-    """The replacements, deletions and moves writing ``files`` over the tree at ``outdir`` would make, not allowed."""
+    """The replacements, deletions and moves writing ``files`` over the tree at ``outdir`` would make, not allowed.
+
+    ``followed_versions`` are the clusters whose definition names no Kubernetes version
+    (fluxplane.synth.plan.FleetPlan.followed_versions): the record alone may not change theirs.
+    """
     tree = OldTree(outdir)
     changed = tree.changed(files)
     if not changed:
         return []
+    moved_versions = _versions_the_record_moves(changed, files, followed_versions or {})
     before = _objects(
         (path, data.decode("utf-8", "replace")) for path, data in sorted(changed.items()) if data is not None
     )
     after = _objects((path, files[path]) for path in sorted(changed) if path in files)
-    problems: list[str] = []
+    problems: list[str] = list(moved_versions.values())
     for key in sorted(before.keys() - after.keys()):
         deleted = DELETES.get(key[:2])
         if deleted is not None and not allowed(key, delete):
@@ -307,7 +359,7 @@ def guard(
                     "so helm-controller uninstalls it, deleting what it installed, before it installs the new one; to "
                     f"do it on purpose, run synth with --replace '{label(key)}'"
                 )
-        if key[:2] == EKS_CLUSTER:
+        if key[:2] == EKS_CLUSTER and key[3] not in moved_versions:
             refused = version_step(
                 field(was.document, ("spec", "kubernetesVersion")), field(now.document, ("spec", "kubernetesVersion"))
             )

@@ -7,8 +7,8 @@ reads the clusters as resolved here and adds to the one list of problems reporte
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -19,6 +19,7 @@ from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.manifests import ManifestFile
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import Fleet
+from fluxplane.config.network import FollowedVersion
 from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
@@ -58,6 +59,8 @@ class FleetPlan:
     apps: tuple[Placement, ...] = ()
     #: What synth tells the user without refusing: packs left off a cluster they cannot work on.
     notes: tuple[str, ...] = ()
+    #: The clusters whose version follows environments/allocations.yaml (LoadedFleet.followed_versions).
+    followed_versions: Mapping[str, FollowedVersion] = field(default_factory=dict)
     #: The project the definition was loaded from (load_plan), where synth records its allocations; None for a
     #: plan made another way.
     root: Path | None = None
@@ -523,4 +526,5 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         environment_configs=environment_configs,
         apps=loaded.apps,
         notes=tuple(_unique(notes)),
+        followed_versions=loaded.followed_versions,
     )

@@ -119,9 +119,16 @@ class Publisher:
 
     def refusals(self, tree: Tree) -> list[str]:
         """What writing ``tree`` would replace, delete or move that the allowances do not name."""
-        allow = self.allow
-        hub = tree.plan.fleet.management.name
-        return guard(tree.files, self.outdir, hub=hub, replace=allow.replace, delete=allow.delete, move=allow.move)
+        allow, plan = self.allow, tree.plan
+        return guard(
+            tree.files,
+            self.outdir,
+            hub=plan.fleet.management.name,
+            replace=allow.replace,
+            delete=allow.delete,
+            move=allow.move,
+            followed_versions=plan.followed_versions,
+        )
 
     def write(self, tree: Tree) -> None:
         """Write ``tree`` into ``outdir``: refused (ConfigError, nothing written) when it replaces, deletes or

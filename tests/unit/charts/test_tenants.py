@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from fluxplane.synth import load_plan
@@ -111,7 +112,6 @@ def test_the_tenants_role_lists_its_verbs(write_fleet: FleetWriter) -> None:
             "apiGroups": [""],
             "resources": [
                 "configmaps",
-                "endpoints",
                 "events",
                 "persistentvolumeclaims",
                 "pods",
@@ -122,8 +122,10 @@ def test_the_tenants_role_lists_its_verbs(write_fleet: FleetWriter) -> None:
             "verbs": MANAGE,
         },
         {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
+        {"apiGroups": [""], "resources": ["endpoints"], "verbs": ["get", "list", "watch"]},
+        {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": ["get", "list", "watch"]},
         {
-            "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io", "discovery.k8s.io"],
+            "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io"],
             "resources": ["*"],
             "verbs": MANAGE,
         },
@@ -142,6 +144,28 @@ def test_no_rule_of_the_tenants_role_grants_a_wildcard_escalate_bind_or_imperson
     assert [sorted({"*", "escalate", "bind", "impersonate"} & set(rule["verbs"])) for rule in rules] == [
         [] for _ in rules
     ]
+
+
+def granted(rules: list[dict[str, Any]], group: str, resource: str) -> set[str]:
+    """The verbs ``rules`` grant on ``resource`` of API group ``group``, wildcards included."""
+    return {
+        verb
+        for rule in rules
+        if {group, "*"} & set(rule["apiGroups"]) and {resource, "*"} & set(rule["resources"])
+        for verb in rule["verbs"]
+    }
+
+
+@pytest.mark.parametrize(("group", "resource"), [("", "endpoints"), ("discovery.k8s.io", "endpointslices")])
+def test_the_tenant_only_reads_endpoints_as_kubernetes_edit_and_admin_roles_do(
+    write_fleet: FleetWriter, group: str, resource: str
+) -> None:
+    # GIVEN a tenant's Role
+    rules = tenant_role(write_fleet)["rules"]
+    # THEN it reads Endpoints and EndpointSlices, as Kubernetes' view role does, and writes neither: a Service's
+    # endpoints written by hand could send its traffic anywhere (CVE-2021-25740, which took the write out of the
+    # edit and admin roles)
+    assert granted(rules, group, resource) == {"get", "list", "watch"}
 
 
 def test_the_tenant_still_writes_roles_and_bindings_up_to_its_own_rights(write_fleet: FleetWriter) -> None:

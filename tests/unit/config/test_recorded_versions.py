@@ -11,6 +11,7 @@ import yaml
 from fluxplane.config import awsdata
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION, LEGACY_KUBERNETES_VERSION
+from fluxplane.config.network import FollowedVersion
 from fluxplane.errors import ConfigError
 from fluxplane.synth import load_plan
 from fluxplane.synth.allocations import recorded_text
@@ -80,6 +81,36 @@ def test_a_recorded_version_holds_until_the_definition_names_another(write_fleet
     # AND one minor up is an upgrade
     write_fleet(envs={"staging": _env(kubernetesVersion="1.36")}, root=root)
     assert _versions(root)["staging-1"] == "1.36"
+
+
+def test_the_clusters_whose_version_follows_the_record_are_known_with_both_places(write_fleet: FleetWriter) -> None:
+    # GIVEN a recorded fleet, one cluster naming its version, one not, and one new since
+    clusters = [
+        {"name": "staging-1", "region": "us-west-2"},
+        {"name": "staging-2", "region": "us-west-2", "kubernetesVersion": "1.36"},
+    ]
+    root = write_fleet(envs={"staging": {"clusters": clusters}})
+    recorded = recorded_text(load_plan(root))
+    _record(root, recorded.replace(f'staging-1: "{DEFAULT_KUBERNETES_VERSION}"', 'staging-1: "1.36"'))
+    write_fleet(envs={"staging": {"clusters": [*clusters, {"name": "staging-3", "region": "us-west-2"}]}}, root=root)
+    # WHEN loaded THEN those that name none follow the record: its entry and value, and where to name one instead
+    assert load_fleet(root).followed_versions == {
+        "hub": FollowedVersion(
+            DEFAULT_KUBERNETES_VERSION,
+            "environments/allocations.yaml: kubernetesVersions.hub",
+            "environments/base.yaml: management.kubernetesVersion",
+        ),
+        "staging-1": FollowedVersion(
+            "1.36",
+            "environments/allocations.yaml: kubernetesVersions.staging-1",
+            "environments/staging.yaml: clusters[0].kubernetesVersion",
+        ),
+        "staging-3": FollowedVersion(
+            None,
+            "environments/allocations.yaml: kubernetesVersions.staging-3",
+            "environments/staging.yaml: clusters[2].kubernetesVersion",
+        ),
+    }
 
 
 @pytest.mark.parametrize(

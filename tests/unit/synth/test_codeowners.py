@@ -68,6 +68,8 @@ def _matches(pattern: str, path: str) -> bool:
         ("/dist/workloads/clusters/*/*/tenant.yaml", "dist/workloads/clusters/a/b/tenant.yaml", True),
         ("/dist/workloads/clusters/*/*/tenant.yaml", "dist/workloads/clusters/a/b/c/tenant.yaml", False),
         ("/dist/workloads/clusters/*/*/tenant.yaml", "dist/workloads/clusters/a/tenant.yaml", False),
+        ("/dist/platform/clusters/*/manifests/", "dist/platform/clusters/a/manifests/apps/b.yaml", True),
+        ("/dist/platform/clusters/*/manifests/", "dist/platform/clusters/a/b/manifests/c.yaml", False),
     ],
 )
 def test_patterns_are_read_as_gitignore_reads_them(pattern: str, path: str, matches: bool) -> None:
@@ -87,6 +89,9 @@ def test_platform_then_governance_then_each_apps_team_then_privilege() -> None:
         "/environments/apps/ @org/governance",
         "/dist/workloads/clusters/*/*/tenant.yaml @org/governance",
         "/dist/platform/cloud/ @org/governance",
+        "/environments/manifests/ @org/governance",
+        "/charts/ @org/governance",
+        "/dist/platform/clusters/*/manifests/ @org/governance",
     ]
 
 
@@ -99,6 +104,13 @@ def test_platform_then_governance_then_each_apps_team_then_privilege() -> None:
         ("dist/platform/cloud/prod-1/shop.yaml", ["@org/governance"]),
         ("dist/platform/cloud/prod-1/shop-git.yaml", ["@org/governance"]),
         ("dist/platform/cloud/kustomization.yaml", ["@org/governance"]),
+        # plain manifests and cdk8s charts, which can grant anyone anything on a cluster, and what they make
+        ("environments/manifests/production/apps/binding.yaml", ["@org/governance"]),
+        ("environments/manifests/production/prod-1/configs/role.yaml", ["@org/governance"]),
+        ("charts/team_quotas.py", ["@org/governance"]),
+        ("charts/_common/__init__.py", ["@org/governance"]),
+        ("dist/platform/clusters/prod-1/manifests/apps/environment/binding.yaml", ["@org/governance"]),
+        ("dist/platform/clusters/prod-1/manifests/apps/kustomization.yaml", ["@org/governance"]),
         # onboarding: the governance team
         ("dist/workloads/clusters/prod-1/kustomization.yaml", ["@org/governance"]),
         # the rest of the app's tenant and its sealed secrets: its team
@@ -108,6 +120,7 @@ def test_platform_then_governance_then_each_apps_team_then_privilege() -> None:
         ("environments/secrets/prod-1/store/shop-git.yaml", ["@org/shop"]),
         # everything else: the platform team
         ("dist/platform/clusters/prod-1/kustomization.yaml", ["@org/platform"]),
+        ("dist/platform/clusters/prod-1/apps.yaml", ["@org/platform"]),
         ("environments/production.yaml", ["@org/platform"]),
     ],
 )
@@ -140,6 +153,9 @@ def test_without_a_governance_team_the_platform_team_approves_onboarding_and_pri
         "/environments/apps/ @org/platform",
         "/dist/workloads/clusters/*/*/tenant.yaml @org/platform",
         "/dist/platform/cloud/ @org/platform",
+        "/environments/manifests/ @org/platform",
+        "/charts/ @org/platform",
+        "/dist/platform/clusters/*/manifests/ @org/platform",
     ]
 
 

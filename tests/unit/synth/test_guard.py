@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import dump_documents
+from fluxplane.errors import ConfigError
+from fluxplane.synth import synthesize
 from fluxplane.synth.guard import guard, read_tree
 from tests.conftest import FleetWriter
 
@@ -290,3 +294,105 @@ def test_a_tampered_recorded_version_cannot_skip_a_clusters_upgrade(
         capsys.readouterr().err
     )
     assert written.read_bytes() == before
+
+
+def cluster_vars(version: str | None) -> dict[str, Any]:
+    data = {"cluster_name": "a"} | ({"kubernetes_version": version} if version else {})
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cluster-vars"}, "data": data}
+
+
+VARS = "platform/clusters/a/cluster-vars.yaml"
+FOLLOWED = FollowedVersion(
+    "1.36", "environments/allocations.yaml: kubernetesVersions.a", "environments/e.yaml: clusters[0].kubernetesVersion"
+)
+
+
+def test_a_version_only_the_record_moves_is_refused_at_the_record_in_one_line(tmp_path: Path) -> None:
+    # GIVEN a cluster on 1.34 in dist/, whose definition names no version, and a record that says 1.36
+    dist = write(tmp_path / "dist", {FILE: [versioned("1.34")], VARS: [cluster_vars("1.34")]})
+    files = texts({FILE: [versioned("1.36")], VARS: [cluster_vars("1.36")]})
+    # WHEN guarded, whatever the flags THEN one line, at the record, says where the definition upgrades it
+    assert guard(files, dist, hub="hub", replace=["*"], followed_versions={"a": FOLLOWED}) == [
+        'environments/allocations.yaml: kubernetesVersions.a: "1.36" would move the cluster from Kubernetes 1.34, '
+        f"its version in dist/ ({VARS}), though its definition names no version; the record only follows the "
+        'definition: put back "1.34", or upgrade the cluster with kubernetesVersion: "1.35" at environments/e.yaml: '
+        "clusters[0].kubernetesVersion"
+    ]
+    # AND a record without the cluster's entry, which gives it the default, is refused the same way
+    missing = replace(FOLLOWED, recorded=None)
+    assert guard(files, dist, hub="hub", followed_versions={"a": missing})[0].startswith(
+        'environments/allocations.yaml: kubernetesVersions.a: nothing recorded, so the default "1.36" would move the '
+        "cluster from Kubernetes 1.34"
+    )
+    # AND the hub, which has variables but no EKSCluster, too
+    hub = "platform/clusters/hub/cluster-vars.yaml"
+    dist = write(tmp_path / "hub", {hub: [cluster_vars("1.34")]})
+    assert len(guard(texts({hub: [cluster_vars("1.35")]}), dist, hub="hub", followed_versions={"hub": FOLLOWED})) == 1
+
+
+@pytest.mark.parametrize(
+    ("old", "followed"),
+    [
+        ("1.34", {}),  # the definition names the version: its upgrade is checked at the definition
+        (None, {"a": FOLLOWED}),  # a tree from before clusters' variables held their version
+    ],
+)
+def test_a_version_the_definition_names_or_a_tree_without_one_is_not_the_records(
+    tmp_path: Path, old: str | None, followed: dict[str, FollowedVersion]
+) -> None:
+    dist = write(tmp_path / "dist", {VARS: [cluster_vars(old)]})
+    assert guard(texts({VARS: [cluster_vars("1.35")]}), dist, hub="hub", followed_versions=followed) == []
+
+
+def test_an_edited_record_alone_never_upgrades_a_cluster(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN clusters whose definition names no kubernetesVersion: staging-usw2 follows its record, 1.34 as in dist/
+    base = example_project / "environments" / "base.yaml"
+    base.write_text(base.read_text().replace('  kubernetesVersion: "1.34"\n  tags:\n', "  tags:\n"))
+    staging = (example_project / "environments" / "staging.yaml").read_text()
+    assert "kubernetesVersion" not in staging
+    # AND its record edited to 1.35
+    allocations = example_project / "environments" / "allocations.yaml"
+    text = allocations.read_text()
+    allocations.write_text(text.replace('staging-usw2: "1.34"', 'staging-usw2: "1.35"'))
+    dist = read_tree(example_project / "dist")
+    capsys.readouterr()
+    # WHEN synthesized, even with every flag THEN exit 2, at the record, and nothing is written
+    every = ["--replace", "*", "--delete", "*", "--move", "*"]
+    assert main(["--root", str(example_project), "synth", *every]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.splitlines() == [
+        'environments/allocations.yaml: kubernetesVersions.staging-usw2: "1.35" would move the cluster from '
+        "Kubernetes 1.34, its version in dist/ (platform/clusters/staging-usw2/cluster-vars.yaml), though its "
+        'definition names no version; the record only follows the definition: put back "1.34", or upgrade the '
+        'cluster with kubernetesVersion: "1.35" at environments/staging.yaml: clusters[0].kubernetesVersion',
+        f"{example_project / 'dist'}: nothing written",
+    ]
+    assert read_tree(example_project / "dist") == dist
+    # AND the library refuses it alike
+    with pytest.raises(ConfigError, match=r"kubernetesVersions\.staging-usw2: \"1\.35\" would move the cluster"):
+        synthesize(example_project, replace=["*"])
+    # AND the definition's own kubernetesVersion upgrades it, and the record follows
+    (example_project / "environments" / "staging.yaml").write_text(
+        staging.replace("  - name: staging-usw2\n", '  - name: staging-usw2\n    kubernetesVersion: "1.35"\n')
+    )
+    assert main(["--root", str(example_project), "synth"]) == 0
+    assert 'staging-usw2: "1.35"' in allocations.read_text()
+
+
+def test_an_edited_range_in_the_record_is_a_replacement_the_guard_refuses(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN staging-usw2's recorded range edited (its definition pins none)
+    allocations = example_project / "environments" / "allocations.yaml"
+    allocations.write_text(allocations.read_text().replace("staging-usw2: 10.198.0.0/16", "staging-usw2: 10.50.0.0/16"))
+    dist = read_tree(example_project / "dist")
+    capsys.readouterr()
+    # WHEN synthesized THEN the move is refused as the replacement it is, and nothing is written
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    assert (
+        "platform/spokes/staging-usw2/cluster/cluster.yaml: EKSCluster staging-usw2/staging-usw2: spec.network.vpcCidr "
+        "changes from 10.198.0.0/16 to 10.50.0.0/16, which replaces the cloud resource (deleted and made anew); to do "
+        "it on purpose, run synth with --replace 'EKSCluster/staging-usw2/staging-usw2'"
+    ) in capsys.readouterr().err.splitlines()
+    assert read_tree(example_project / "dist") == dist
