@@ -2,10 +2,10 @@
 
 **With a kustomization file** (``kustomization.yaml``, ``kustomization.yml`` or ``Kustomization``): the
 ``resources``, ``bases`` and ``components`` it lists, files and folders, each folder read the same way;
-entries that are URLs (another repository) are not read. A patch (``patches``, ``patchesStrategicMerge``,
-inline or from a file) adds nothing, but one that is ``$patch: delete`` removes the object it names (kind,
-name, and namespace when it gives one). The ``namespace`` field moves every object it builds into that
-namespace (an outer kustomization's wins over an inner one's).
+entries that are URLs (another repository) are not read. Its patches (``patches``, ``patchesJson6902``,
+``patchesStrategicMerge``, inline or from a file) apply to the objects they target (fluxplane.core.tree.patches),
+and one that is ``$patch: delete`` removes the object it names. The ``namespace`` field moves every object it
+builds into that namespace (an outer kustomization's wins over an inner one's).
 
 **Without one**, Flux generates it: every YAML file below the folder, and each subfolder that holds a
 kustomization file as one resource (kustomize builds it; Flux does not look inside), in path order.
@@ -28,14 +28,17 @@ import os
 import posixpath
 import shutil
 import subprocess
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxplane.core.codec import parse_documents
-from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Document, Documents, Item, LazyDocuments, metadata_of
+import yaml
+
+from fluxplane.core.codec import load_documents, parse_documents
+from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Document, Documents, Item, LazyDocuments
+from fluxplane.core.tree.patches import PatchError, apply_patches, patches_of
 from fluxplane.errors import FluxplaneError
 
 #: The fields of a kustomization file whose entries are objects of the build.
@@ -65,6 +68,9 @@ class _Entries:
     resources: tuple[str, ...]
     files: tuple[str, ...]
     inline: tuple[str, ...]
+    #: Each patch in order: its target (None: the object a strategic-merge patch names), its text when inline,
+    #: its file when not.
+    patches: tuple[tuple[Mapping[str, Any] | None, str | None, str | None], ...] = ()
 
 
 def _listed(config: Mapping[str, Any], name: str) -> list[Any]:
@@ -76,17 +82,24 @@ def _entries(config: Mapping[str, Any]) -> _Entries:
     resources = [entry for name in RESOURCE_FIELDS for entry in _listed(config, name) if isinstance(entry, str)]
     files = [entry for entry in _listed(config, "crds") if isinstance(entry, str)]
     inline: list[str] = []
-    for name in ("patches", "patchesJson6902"):
-        for patch in _listed(config, name):
-            if isinstance(patch, dict) and isinstance(patch.get("path"), str):
-                files.append(patch["path"])
-            elif isinstance(patch, dict) and isinstance(patch.get("patch"), str):
-                inline.append(patch["patch"])
+    patches: list[tuple[Mapping[str, Any] | None, str | None, str | None]] = []
     for patch in _listed(config, "patchesStrategicMerge"):
         if isinstance(patch, str):
             (inline if "\n" in patch else files).append(patch)
+            patches.append((None, patch, None) if "\n" in patch else (None, None, patch))
+    for name in ("patchesJson6902", "patches"):
+        for patch in _listed(config, name):
+            if not isinstance(patch, dict):
+                continue
+            target = patch.get("target") if isinstance(patch.get("target"), dict) else None
+            if isinstance(patch.get("path"), str):
+                files.append(patch["path"])
+                patches.append((target, None, patch["path"]))
+            elif isinstance(patch.get("patch"), str):
+                inline.append(patch["patch"])
+                patches.append((target, patch["patch"], None))
     local = [entry for entry in resources if "://" not in entry and not entry.startswith("git@")]
-    return _Entries(tuple(local), tuple(files), tuple(inline))
+    return _Entries(tuple(local), tuple(files), tuple(inline), tuple(patches))
 
 
 def _join(folder: str, entry: str) -> str:
@@ -94,20 +107,6 @@ def _join(folder: str, entry: str) -> str:
     if entry and not entry.startswith((".", "/")) and "/." not in entry and "//" not in entry:
         return f"{folder}/{entry}".rstrip("/") if folder not in ("", ".") else entry.rstrip("/")
     return posixpath.normpath(posixpath.join(folder, entry))
-
-
-def _deletions(documents: Iterable[Any]) -> list[Document]:
-    return [doc for doc in documents if isinstance(doc, dict) and doc.get("$patch") == "delete"]
-
-
-def _deletes(deletion: Document, doc: Document) -> bool:
-    wanted = metadata_of(deletion)
-    metadata = metadata_of(doc)
-    return (
-        deletion.get("kind") == doc.get("kind")
-        and wanted.get("name") == metadata.get("name")
-        and (not wanted.get("namespace") or wanted.get("namespace") == metadata.get("namespace"))
-    )
 
 
 #: Built folders are grouped by this many leading segments, so that forgetting a cluster's folders reads only them.
@@ -243,20 +242,32 @@ class Folders:
                 built = self.build(target)
                 items.extend(built.items)
                 configs.extend(built.configs)
-        deletions: list[Document] = []
-        for text in entries.inline:
-            if "$patch" in text and "delete" in text:
-                deletions.extend(_deletions(parse_documents(text)))
-        for entry in entries.files:
-            target = _join(folder, entry)
-            if target in self.documents:
-                deletions.extend(_deletions(self.documents[target]))
-        for deletion in deletions:
-            items = [item for item in items if not _deletes(deletion, item.doc)]
+        items = self._patched(folder, entries, items)
         namespace = own.doc.get("namespace")
         if isinstance(namespace, str) and namespace:
             items = [item._replace(namespace=namespace) for item in items]
         return Build(tuple(items), tuple(configs))
+
+    def _patched(self, folder: str, entries: _Entries, items: list[Item]) -> list[Item]:
+        """``items`` with the kustomization's patches applied (fluxplane.core.tree.patches); a patch that cannot be
+        read or applied leaves the objects as they are (``kubectl kustomize`` says why: validate and diff run it)."""
+        sources: list[tuple[Mapping[str, Any] | None, Sequence[Any]]] = []
+        for target, text, path in entries.patches:
+            try:
+                if text is not None:
+                    sources.append((target, load_documents(text)))
+                elif path is not None and _join(folder, path) in self.documents:
+                    sources.append((target, self.documents[_join(folder, path)]))
+            except yaml.YAMLError:
+                continue
+        patches = patches_of(sources)
+        if not patches:
+            return items
+        try:
+            patched = apply_patches([item.doc for item in items], patches)
+        except PatchError:
+            return items
+        return [item._replace(doc=doc) for item, doc in zip(items, patched, strict=True) if doc is not None]
 
     def inputs(self, folder: str) -> frozenset[str]:
         """The files a build of ``folder`` reads, found from the kustomization files alone (nothing else is parsed)."""

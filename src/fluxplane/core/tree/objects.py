@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from fluxplane.core.codec import parse_documents
+from fluxplane.core.codec import load_documents
 
 Document = dict[str, Any]
 #: Documents by their path under dist/; values that are not mappings are skipped (they keep their index).
@@ -109,23 +109,24 @@ def _is_manifest(path: str) -> bool:
     return path.endswith((".yaml", ".yml")) or path.rpartition("/")[2] == "Kustomization"
 
 
-class LazyDocuments(Mapping[str, Sequence[Document]]):
+class LazyDocuments(Mapping[str, Sequence[Any]]):
     """Documents by path, made when first asked for: by ``makers`` (synth's manifests), else parsed from
     ``texts`` (files that are not YAML, such as README.md, are left out)."""
 
     def __init__(
-        self, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str] | None = None
+        self, makers: Mapping[str, Callable[[], Sequence[Any]]], texts: Mapping[str, str] | None = None
     ) -> None:
         self._makers = makers
         self._texts: Mapping[str, str] = {path: text for path, text in (texts or {}).items() if _is_manifest(path)}
 
-    def __getitem__(self, path: str) -> Sequence[Document]:
+    def __getitem__(self, path: str) -> Sequence[Any]:
         # Not kept: the folder reader keeps what it builds from a folder, and reads each file for one folder.
         maker = self._makers.get(path)
         if maker is not None:
             return maker()
         if path in self._texts:
-            return parse_documents(self._texts[path])
+            # lists too: a JSON 6902 patch file is one (fluxplane.core.tree.patches)
+            return [doc for doc in load_documents(self._texts[path]) if isinstance(doc, dict | list)]
         raise KeyError(path)
 
     def __contains__(self, path: object) -> bool:

@@ -98,8 +98,9 @@ def test_patch_delete_removes_the_object_it_names_inline_or_from_a_file() -> Non
         "base/kustomization.yaml": kustomization("objects.yaml"),
         "base/objects.yaml": [config_map("a"), config_map("b"), config_map("c", "x"), config_map("c", "y")],
         "inline/kustomization.yaml": kustomization("../base", patches=[{"patch": DELETE_B}]),
-        "file/kustomization.yaml": kustomization(
-            "../base", patches=[{"path": "delete.yaml", "target": {"kind": "ConfigMap"}}]
+        "file/kustomization.yaml": kustomization("../base", patches=[{"path": "delete.yaml"}]),
+        "targeted/kustomization.yaml": kustomization(
+            "../base", patches=[{"path": "../file/delete.yaml", "target": {"kind": "ConfigMap", "name": "a|b"}}]
         ),
         "file/delete.yaml": [{"$patch": "delete", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "y"}}],
         "other/kustomization.yaml": kustomization(
@@ -111,6 +112,8 @@ def test_patch_delete_removes_the_object_it_names_inline_or_from_a_file() -> Non
     # a deletion that names a namespace removes that object only
     assert [item.doc["metadata"].get("namespace") for item in folders.build("file").items] == [None, None, "x"]
     assert "file/delete.yaml" in folders.inputs("file")
+    # with a target, it removes every object the target selects, whatever it names (as kubectl kustomize does)
+    assert names(folders, "targeted") == ["c", "c"]
     # a patch that deletes nothing adds and removes nothing
     assert names(folders, "other") == ["a", "b", "c", "c"]
 
