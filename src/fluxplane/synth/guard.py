@@ -28,6 +28,13 @@ and refuses, one line each, these changes to an object that exists in both:
 
 A pattern is ``Kind/namespace/name`` (``Kind/name`` for cluster-scoped objects), with shell wildcards.
 
+The objects are judged twice. First as the files hold them, which is quick and names the file to look at.
+Then as each cluster applies them: when a changed file is a kustomization (its patches, its namespace) or
+gives Flux's post-build variables, the clusters whose folders hold it (every cluster, for a shared folder)
+are walked in the old tree and the new one (fluxplane.core.tree: kustomize's build with its patches, each
+Kustomization's variables substituted), and an object that changes there is judged by the same rules. So a
+change made only through an environment's or a cluster's overlay is refused as the object's own change is.
+
 Only the files whose text changes are parsed, so a change to one cluster of a large fleet costs a
 read of the old tree and a few parses. The old tree is state that arrives from elsewhere: it is read,
 never trusted to be fluxplane's (an object without the annotation is placed by following the hub's
@@ -37,7 +44,9 @@ Flux paths), and symlinks in it are not followed.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,9 +59,10 @@ import yaml
 from fluxplane.config.awsdata import minor
 from fluxplane.config.hub import APPLIED_BY
 from fluxplane.config.network import FollowedVersion
-from fluxplane.core.codec import parse_documents
-from fluxplane.core.layout import PLATFORM, cluster_vars_file
-from fluxplane.core.tree import Fleet, LazyDocuments
+from fluxplane.core.codec import load_documents, parse_documents
+from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_vars_file
+from fluxplane.core.tree import Fleet, LazyDocuments, Placed, Walk
+from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
     ABSENT,
@@ -321,53 +331,22 @@ def guard(
     )
     after = _objects((path, files[path]) for path in sorted(changed) if path in files)
     problems: list[str] = list(moved_versions.values())
+    #: The objects a refusal names already: the applied stage does not name them again.
+    reported: set[Key] = set()
     for key in sorted(before.keys() - after.keys()):
-        deleted = DELETES.get(key[:2])
-        if deleted is not None and not allowed(key, delete):
-            problems.append(
-                f"{before[key].path}: {key[1]} {key[2] + '/' if key[2] else ''}{key[3]}: removed, so Crossplane "
-                f"deletes {deleted} in AWS (renaming is removing and adding); to do it on purpose, run synth with "
-                f"--delete '{label(key)}'"
-            )
+        refusal = _deletion(key, delete)
+        if refusal is not None:
+            reported.add(key)
+            problems.append(f"{before[key].path}: {_name(key)}: {refusal}")
     moves: dict[str, None] = {}
     legacy: dict[Key, str] | None = None
     for key in sorted(after.keys() & before.keys()):
         was, now = before[key], after[key]
-        where = f"{now.path}: {key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
-        if not allowed(key, replace):
-            for path in immutable_fields(key[0], key[1]):
-                values = immutable_change(was.document, now.document, path)
-                if values is None:
-                    continue
-                old_value, new_value = values
-                cloud = any(fnmatch.fnmatchcase(key[0], group) for group in CLOUD_GROUPS)
-                if path in ABSENT:
-                    effect = "makes the cloud resources anew in the other AWS account, leaving the old ones unmanaged"
-                elif cloud:
-                    effect = "replaces the cloud resource (deleted and made anew)"
-                else:
-                    effect = "is refused by the API server: the object has to be made anew"
-                problems.append(
-                    f"{where}: {'.'.join(path)} changes{_change(old_value, new_value)}, which "
-                    f"{effect}; to do it on purpose, run synth with --replace '{label(key)}'"
-                )
-        if key[:2] == HELM_RELEASE and not allowed(key, replace):
-            old_target, new_target = release_target(was.document), release_target(now.document)
-            if old_target != new_target:
-                problems.append(
-                    f"{where}: the release changes from {_release_text(old_target)} to {_release_text(new_target)}, "
-                    "so helm-controller uninstalls it, deleting what it installed, before it installs the new one; to "
-                    f"do it on purpose, run synth with --replace '{label(key)}'"
-                )
-        if key[:2] == EKS_CLUSTER and key[3] not in moved_versions:
-            refused = version_step(
-                field(was.document, ("spec", "kubernetesVersion")), field(now.document, ("spec", "kubernetesVersion"))
-            )
-            if refused is not None:
-                problems.append(
-                    f"{where}: {refused}; set kubernetesVersion to the next minor version of the one in dist/ (the "
-                    "versions recorded in environments/allocations.yaml disagree with it)"
-                )
+        where = f"{now.path}: {_name(key)}"
+        refusals = _changes(key, was.document, now.document, replace, versions=key[3] not in moved_versions)
+        if refusals:
+            reported.add(key)
+        problems.extend(f"{where}: {refusal}" for refusal in refusals)
         new_applier = applier(now.document)
         if new_applier is None or allowed(key, move):
             continue
@@ -379,6 +358,7 @@ def guard(
         if old_applier is None or old_applier == new_applier:
             continue
         namespace, name = old_applier.split("/", 1)
+        reported.add(key)
         moves[f"flux suspend kustomization {name} -n {namespace}"] = None
         problems.append(
             f"{where}: now applied by Kustomization {new_applier} instead of {old_applier}, which deletes it when it "
@@ -390,4 +370,152 @@ def guard(
             f"to move them all: on the hub, {'; '.join(moves)}; then run synth with --move '*', merge, and resume "
             "those that remain once the objects are adopted"
         )
+    problems.extend(_applied_refusals(tree, files, changed, reported, replace=replace, delete=delete))
     return problems
+
+
+def _name(key: Key) -> str:
+    return f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
+
+
+def _deletion(key: Key, delete: Sequence[str]) -> str | None:
+    """Why removing the object of ``key`` is refused, or None."""
+    deleted = DELETES.get(key[:2])
+    if deleted is None or allowed(key, delete):
+        return None
+    return (
+        f"removed, so Crossplane deletes {deleted} in AWS (renaming is removing and adding); to do it on purpose, run "
+        f"synth with --delete '{label(key)}'"
+    )
+
+
+def _changes(
+    key: Key, was: Mapping[str, Any], now: Mapping[str, Any], replace: Sequence[str], *, versions: bool = True
+) -> list[str]:
+    """Why changing the object of ``key`` from ``was`` to ``now`` is refused: its immutable fields, its Helm
+    release target, its Kubernetes version (``versions``: not when the record's own refusal names it)."""
+    found: list[str] = []
+    if not allowed(key, replace):
+        for path in immutable_fields(key[0], key[1]):
+            values = immutable_change(was, now, path)
+            if values is None:
+                continue
+            old_value, new_value = values
+            cloud = any(fnmatch.fnmatchcase(key[0], group) for group in CLOUD_GROUPS)
+            if path in ABSENT:
+                effect = "makes the cloud resources anew in the other AWS account, leaving the old ones unmanaged"
+            elif cloud:
+                effect = "replaces the cloud resource (deleted and made anew)"
+            else:
+                effect = "is refused by the API server: the object has to be made anew"
+            found.append(
+                f"{'.'.join(path)} changes{_change(old_value, new_value)}, which {effect}; to do it on purpose, run "
+                f"synth with --replace '{label(key)}'"
+            )
+    if key[:2] == HELM_RELEASE and not allowed(key, replace):
+        old_target, new_target = release_target(was), release_target(now)
+        if old_target != new_target:
+            found.append(
+                f"the release changes from {_release_text(old_target)} to {_release_text(new_target)}, so "
+                "helm-controller uninstalls it, deleting what it installed, before it installs the new one; to do it "
+                f"on purpose, run synth with --replace '{label(key)}'"
+            )
+    if key[:2] == EKS_CLUSTER and versions:
+        refused = version_step(field(was, ("spec", "kubernetesVersion")), field(now, ("spec", "kubernetesVersion")))
+        if refused is not None:
+            found.append(
+                f"{refused}; set kubernetesVersion to the next minor version of the one in dist/ (the versions "
+                "recorded in environments/allocations.yaml disagree with it)"
+            )
+    return found
+
+
+# -- the applied stage: what each cluster applies, patches and variables included --------------------------------
+
+
+def _reshapes(path: str, text: str | None) -> bool:
+    """Whether a change of the file at ``path`` can change objects of other files as a cluster applies them: a
+    kustomization file (its patches, its namespace) or one that gives Flux's post-build variables."""
+    if posixpath.basename(path) in KUSTOMIZE_FILES:
+        return True
+    return text is not None and ("postBuild" in text or "kind: ConfigMap" in text)
+
+
+def _old_documents(tree: OldTree, path: str) -> list[Any]:
+    data = tree.read(path)
+    if data is None:
+        return []
+    try:
+        return [doc for doc in load_documents(data.decode("utf-8", "replace")) if isinstance(doc, dict | list)]
+    except (yaml.YAMLError, ValueError):  # a file the old tree holds that is not YAML applies nothing
+        return []
+
+
+def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | None) -> tuple[Walk, Walk] | None:
+    makers = {
+        path: functools.partial(_old_documents, tree, path)
+        for path in tree.stats
+        if path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
+    }
+    try:
+        old = Fleet(LazyDocuments(makers), substitute=True)
+        new = Fleet(LazyDocuments({}, files), substitute=True)
+        chosen = sorted(set(old.clusters) | set(new.clusters)) if clusters is None else clusters
+        return old.walk([c for c in chosen if old.is_cluster(c)]), new.walk([c for c in chosen if new.is_cluster(c)])
+    except (yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError):  # a tree that cannot be followed
+        return None
+
+
+def _cluster_of(path: str) -> str | None:
+    """The cluster whose own folder holds ``path`` (``<repository>/clusters/<cluster>/...``), if one does."""
+    parts = path.split("/")
+    return parts[2] if len(parts) > 3 and parts[1] == "clusters" else None
+
+
+def _applied_refusals(
+    tree: OldTree,
+    files: Mapping[str, str],
+    changed: Mapping[str, bytes | None],
+    reported: set[Key],
+    *,
+    replace: Sequence[str],
+    delete: Sequence[str],
+) -> list[str]:
+    """What each cluster applies, compared (kustomize's build, with its patches, and Flux's post-build variables):
+    a change that reaches an object only through an overlay's patch, a namespace or a variable is judged as the
+    object's own change is. Only the clusters whose folders hold a changed kustomization or variables file are
+    walked (every cluster when one lies outside a cluster's own folders)."""
+    reshaping = [
+        path
+        for path, data in changed.items()
+        if _reshapes(path, files.get(path)) or _reshapes(path, data.decode("utf-8", "replace") if data else None)
+    ]
+    if not reshaping:
+        return []
+    own = {_cluster_of(path) for path in reshaping}
+    walks = _walks(tree, files, None if None in own else sorted(c for c in own if c is not None))
+    if walks is None:
+        return []
+    old, new = walks
+    problems: dict[str, None] = {}
+    for cluster in sorted({application.cluster for application in (*old.applications, *new.applications)}):
+        before, after = old.objects(cluster), new.objects(cluster)
+        for key in sorted(before.keys() | after.keys()):
+            if key in reported:
+                continue
+            was, now = before.get(key), after.get(key)
+            if was is not None and now is not None and was.doc != now.doc:
+                where = _applied_where(cluster, key, now)
+                for refusal in _changes(key, was.doc, now.doc, replace):
+                    problems[f"{where}: {refusal}"] = None
+            elif was is not None and now is None:
+                deletion = _deletion(key, delete)
+                if deletion is not None:
+                    problems[f"{_applied_where(cluster, key, was)}: {deletion}"] = None
+    return list(problems)
+
+
+def _applied_where(cluster: str, key: Key, placed: Placed) -> str:
+    applier = placed.applier
+    by = f"Kustomization {applier.namespace}/{applier.key.name}" if applier is not None else "the entry point"
+    return f"{PLATFORM}/{cluster_dir(cluster)}: {_name(key)} ({placed.item.path}, as {by} applies it)"

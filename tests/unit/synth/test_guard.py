@@ -396,3 +396,117 @@ def test_an_edited_range_in_the_record_is_a_replacement_the_guard_refuses(
         "it on purpose, run synth with --replace 'EKSCluster/staging-usw2/staging-usw2'"
     ) in capsys.readouterr().err.splitlines()
     assert read_tree(example_project / "dist") == dist
+
+
+# -- what each cluster applies: overlays and their patches ----------------------------------------------------
+
+
+def _encrypted_off(example_project: Path, where: str) -> None:
+    """``storageClass.encrypted: false`` for the EBS CSI driver: for staging (``environment``), or for staging-usw2
+    alone (``cluster``), so that it reaches the StorageClass only as a patch of an overlay."""
+    staging = example_project / "environments/staging.yaml"
+    text = staging.read_text()
+    if where == "environment":
+        text = text.replace(
+            "  aws-ebs-csi-driver: {}\n", "  aws-ebs-csi-driver:\n    storageClass: {encrypted: false}\n"
+        )
+    else:
+        text = text.replace(
+            "  - name: staging-usw2\n",
+            "  - name: staging-usw2\n    packs:\n      aws-ebs-csi-driver:\n        storageClass: {encrypted: false}\n",
+        )
+    assert text != staging.read_text()
+    staging.write_text(text)
+
+
+@pytest.mark.parametrize("where", ["environment", "cluster"])
+def test_an_immutable_field_changed_only_through_an_overlay_is_refused(
+    example_project: Path, where: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example's dist/, and the StorageClass's parameters changed only for one environment or one cluster
+    dist = read_tree(example_project / "dist")
+    _encrypted_off(example_project, where)
+    # WHEN synthesized THEN the change reaches the StorageClass through a patch, and is refused as the API server
+    # would refuse it, naming the cluster that applies it; nothing is written
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert (
+        "platform/clusters/staging-usw2: StorageClass gp3 (platform/infrastructure/controllers/aws-ebs-csi-driver/base/"
+        "aws-ebs-csi-driver.yaml, as Kustomization flux-system/aws-ebs-csi-driver applies it): parameters changes, "
+        "which is refused by the API server: the object has to be made anew; to do it on purpose, run synth with "
+        "--replace 'StorageClass/gp3'"
+    ) in err
+    assert read_tree(example_project / "dist") == dist
+    # AND the library refuses it too, and writes with the user's word
+    with pytest.raises(ConfigError, match="StorageClass gp3"):
+        synthesize(example_project)
+    synthesize(example_project, replace=["StorageClass/gp3"])
+    assert read_tree(example_project / "dist") != dist
+
+
+def test_fleet_app_synth_refuses_a_change_made_through_an_overlay(example_project: Path) -> None:
+    from fluxplane.synth import load_plan
+    from fluxplane.synth.app import FleetApp
+
+    _encrypted_off(example_project, "cluster")
+    with pytest.raises(ConfigError, match="StorageClass gp3"):
+        FleetApp(load_plan(example_project), outdir=example_project / "dist").synth()
+
+
+def _release_tree(patches: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """A cluster whose Kustomization applies a HelmRelease through an overlay with ``patches``."""
+    source = {"kind": "GitRepository", "name": "flux-system"}
+    git = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "GitRepository",
+        "metadata": {"name": "flux-system", "namespace": "flux-system"},
+        "spec": {"url": "ssh://git@example.com/fleet.git", "ref": {"branch": "main"}},
+    }
+    entry, apps = (
+        {
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+            "kind": "Kustomization",
+            "metadata": {"name": name, "namespace": "flux-system"},
+            "spec": {"path": f"./dist/platform/{path}", "sourceRef": source},
+        }
+        for name, path in (("flux-system", "clusters/a"), ("podinfo", "apps/podinfo/a"))
+    )
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "podinfo", "namespace": "flux-system"},
+        "spec": {"targetNamespace": "podinfo", "chart": {"spec": {"chart": "podinfo"}}},
+    }
+    kustomize = "kustomize.config.k8s.io/v1beta1"
+    return {
+        "platform/clusters/a/kustomization.yaml": [
+            {"apiVersion": kustomize, "kind": "Kustomization", "resources": ["apps.yaml"]}
+        ],
+        "platform/clusters/a/apps.yaml": [git, entry, apps],
+        "platform/apps/podinfo/base/kustomization.yaml": [
+            {"apiVersion": kustomize, "kind": "Kustomization", "resources": ["podinfo.yaml"]}
+        ],
+        "platform/apps/podinfo/base/podinfo.yaml": [release],
+        "platform/apps/podinfo/a/kustomization.yaml": [
+            {"apiVersion": kustomize, "kind": "Kustomization", "resources": ["../base"], "patches": patches}
+        ],
+    }
+
+
+def test_a_release_target_changed_through_an_overlay_is_refused(tmp_path: Path) -> None:
+    target = {"group": "helm.toolkit.fluxcd.io", "kind": "HelmRelease", "name": "podinfo"}
+    values = {"patch": "- op: add\n  path: /spec/values\n  value: {replicaCount: 2}\n", "target": target}
+    moved = {"patch": "- op: replace\n  path: /spec/targetNamespace\n  value: apps\n", "target": target}
+    dist = write(tmp_path / "dist", _release_tree([]))
+    # a patch of the values reinstalls nothing
+    assert guard(texts(_release_tree([values])), dist, hub="hub") == []
+    # WHEN the overlay moves the release to another namespace THEN it is refused as the reinstall it is
+    (line,) = guard(texts(_release_tree([values, moved])), dist, hub="hub")
+    assert line == (
+        "platform/clusters/a: HelmRelease flux-system/podinfo (platform/apps/podinfo/base/podinfo.yaml, as "
+        "Kustomization flux-system/podinfo applies it): the release changes from podinfo-podinfo in podinfo (stored "
+        "in flux-system) to apps-podinfo in apps (stored in flux-system), so helm-controller uninstalls it, deleting "
+        "what it installed, before it installs the new one; to do it on purpose, run synth with --replace "
+        "'HelmRelease/flux-system/podinfo'"
+    )
+    assert guard(texts(_release_tree([moved])), dist, hub="hub", replace=["HelmRelease/*"]) == []
