@@ -243,7 +243,7 @@ def _objects(texts: Iterable[tuple[str, str]]) -> dict[Key, _Found]:
             continue
         try:
             documents = parse_documents(text)
-        except yaml.YAMLError:  # a file the old tree holds that is not YAML guards nothing
+        except (yaml.YAMLError, ValueError):  # a file the old tree holds that is not YAML guards nothing
             continue
         for document in documents:
             key = key_of(document)
@@ -273,7 +273,7 @@ def _kubernetes_version(text: str | None) -> str | None:
         return None
     try:
         documents = parse_documents(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):
         return None
     value = field(documents[0] if documents else None, ("data", "kubernetes_version"))
     return value if isinstance(value, str) else None

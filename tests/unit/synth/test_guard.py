@@ -181,6 +181,16 @@ def test_the_old_tree_is_read_without_following_symlinks(tmp_path: Path) -> None
     assert sorted(read_tree(dist)) == ["platform/own.yaml"]
 
 
+@pytest.mark.parametrize("text", ["bad: 2024-02-30\n", "bad: !!int x\n", "kind: Kustomization\nbad: !!float y\n"])
+def test_an_old_file_that_yaml_reads_but_python_cannot_guards_nothing(tmp_path: Path, text: str) -> None:
+    # GIVEN a file of the old tree with a value the YAML reader cannot make (an impossible date, a bad tag)
+    dist = write(tmp_path / "dist", {"platform/own.yaml": [table()]})
+    (dist / "platform" / "odd.yaml").write_text("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n" + text)
+    (dist / "platform" / "kustomization.yaml").write_text(text)
+    # WHEN guarded THEN it is read as no object, without a traceback, and never quoted
+    assert guard(texts({"platform/own.yaml": [table()]}), dist, hub="hub") == []
+
+
 def test_synth_refuses_a_replacement_writes_nothing_and_allows_it_on_the_users_word(
     example_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

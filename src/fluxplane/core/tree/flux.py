@@ -188,7 +188,7 @@ def substitute(doc: Document, variables: Mapping[str, str], *, complete: bool = 
         return doc
     try:
         replaced = yaml.safe_load(substitute_text(text, variables, complete=complete))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):
         return doc
     return replaced if isinstance(replaced, dict) else doc
 

@@ -258,7 +258,7 @@ class Folders:
                     sources.append((target, load_documents(text)))
                 elif path is not None and _join(folder, path) in self.documents:
                     sources.append((target, self.documents[_join(folder, path)]))
-            except yaml.YAMLError:
+            except (yaml.YAMLError, ValueError):
                 continue
         patches = patches_of(sources)
         if not patches:
