@@ -34,11 +34,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fluxplane.core.layout import cluster_of
 from fluxplane.validate.compose.composition import CompositionModel, read_composition, split_api
 from fluxplane.validate.compose.engine import Composed, Render, render
 from fluxplane.validate.compose.fastcheck import Check, compile_schema
 from fluxplane.validate.compose.fieldpath import Unknown, copy_json
-from fluxplane.validate.compose.overlays import cluster_of, overlay_definitions
+from fluxplane.validate.compose.overlays import overlay_definitions
 from fluxplane.validate.compose.ptinput import Location, Patch
 from fluxplane.validate.compose.selectors import Placed, selector_problems
 from fluxplane.validate.compose.xr import (
