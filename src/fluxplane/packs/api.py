@@ -208,9 +208,10 @@ class Pack(Generic[C]):
     layer: Layer
     bind: Callable[[PackContext, C], None]
     requires: tuple[str, ...] = ()
-    #: API groups whose CRDs the pack's controllers install. Objects of these groups that ``bind``
-    #: emits (a Karpenter NodePool, a cert-manager ClusterIssuer) cannot be applied with the
-    #: controllers; synth moves them to ``<pack>-configs`` in the configs layer, after the pack is Ready.
+    #: Of the API groups of the CRDs the pack installs (``crds``), those whose objects ``bind`` also emits (a
+    #: Karpenter NodePool, a cert-manager ClusterIssuer): they cannot be applied with the controllers, so
+    #: synth moves them to ``<pack>-configs`` in the configs layer, after the pack is Ready. They count as
+    #: installed whether ``crds`` lists them or not.
     crd_groups: tuple[str, ...] = ()
     #: A hub pack that builds the workload clusters: ``bind`` runs once per workload cluster
     #: (``ctx.cluster``), and what it emits is applied by that cluster's own chain on the hub (its
@@ -232,6 +233,16 @@ class Pack(Generic[C]):
     #: What the pack needs from the cluster it runs on (keys of CAPABILITIES): a pack that finds the
     #: cluster's network by fluxplane's tags cannot work on a hub made by hand.
     needs: tuple[str, ...] = ()
+    #: The API groups of every CRD the pack installs (its charts', its Crossplane packages'); ``*.example.com``
+    #: stands for every group under example.com (a provider family's members). A Flux Kustomization waits
+    #: for the pack only when it requires it or applies objects of one of these groups (fluxplane.synth.order),
+    #: so an add-on's trouble holds up nothing else.
+    crds: tuple[str, ...] = ()
+
+    @property
+    def installed_groups(self) -> tuple[str, ...]:
+        """The API groups (and ``*.`` patterns) of the CRDs the pack installs: ``crds`` and ``crd_groups``."""
+        return tuple(dict.fromkeys((*self.crds, *self.crd_groups)))
 
     def can_run_on(self, kind: ClusterKind) -> bool:
         """Whether the pack can work on a cluster of ``kind``."""
@@ -252,6 +263,12 @@ class Pack(Generic[C]):
 CONFIGS_SUFFIX = "-configs"
 
 
+def covers(pattern: str, group: str) -> bool:
+    """Whether ``pattern``, an API group of Pack.crds (``*.example.com`` for every group under example.com),
+    covers the API group ``group``."""
+    return group == pattern or (pattern.startswith("*.") and group.endswith(pattern[1:]))
+
+
 def _group(api_version: str | None) -> str:
     return api_version.split("/")[0] if api_version and "/" in api_version else ""
 
@@ -261,7 +278,7 @@ def split_pack(pack: Pack) -> tuple[Pack, ...]:
 
     Both halves bind the pack with the same config; each keeps only its own objects and health
     gates. ``<name>-configs`` sits in the configs layer and requires the pack, so Flux applies the
-    custom resources once the controllers that serve their kinds are Ready.
+    custom resources once the controllers that serve their kinds are Ready; the CRDs stay the pack's.
     """
     if not pack.crd_groups:
         return (pack,)
@@ -289,5 +306,6 @@ def split_pack(pack: Pack) -> tuple[Pack, ...]:
         bind=half(True),
         requires=(pack.name,),
         crd_groups=(),
+        crds=(),
     )
     return replace(pack, bind=half(False)), configs

@@ -177,4 +177,6 @@ PACK = Pack(
     bind=bind,
     namespaces=(NAMESPACE,),
     needs=(FLUXPLANE_NETWORK,),
+    # the chart's crds/: TargetGroupBinding, IngressClassParams; GlobalAccelerator; the Gateway API configurations
+    crds=("elbv2.k8s.aws", "aga.k8s.aws", "gateway.k8s.aws"),
 )

@@ -162,5 +162,7 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("cert-manager.io",),
+    # the chart's CRDs (crds.enabled): Certificate, Issuer, ClusterIssuer, CertificateRequest; Order, Challenge
+    crds=("cert-manager.io", "acme.cert-manager.io"),
     namespaces=(NAMESPACE,),
 )

@@ -45,4 +45,7 @@ PACK = Pack(
     bind=bind,
     namespaces=(NAMESPACE,),
     runs_on="any",
+    # Crossplane's own (its pods apply them): XRDs, Compositions, MRDs and activation policies; packages and
+    # their runtime configs; Usages; Operations
+    crds=("apiextensions.crossplane.io", "pkg.crossplane.io", "protection.crossplane.io", "ops.crossplane.io"),
 )

@@ -160,4 +160,14 @@ PACK = Pack(
     # Crossplane runs the providers' and functions' pods, and their service accounts, in its own namespace.
     namespaces=(CROSSPLANE_NAMESPACE,),
     runs_on="any",
+    # what the providers install: the family's provider configs and each member's managed resources, both
+    # cluster-scoped and namespaced; provider-kubernetes' Object and provider configs
+    crds=(
+        "aws.upbound.io",
+        "*.aws.upbound.io",
+        "aws.m.upbound.io",
+        "*.aws.m.upbound.io",
+        "kubernetes.crossplane.io",
+        "kubernetes.m.crossplane.io",
+    ),
 )

@@ -221,5 +221,7 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("gateway.networking.k8s.io", "gateway.envoyproxy.io"),
+    # the chart's crds subchart: the Gateway API, experimental channel (XListenerSet, ...), and Envoy Gateway's own
+    crds=("gateway.networking.k8s.io", "gateway.networking.x-k8s.io", "gateway.envoyproxy.io"),
     namespaces=(NAMESPACE,),
 )

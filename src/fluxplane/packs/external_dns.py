@@ -186,4 +186,6 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     namespaces=(NAMESPACE,),
+    # the chart's crds/: DNSEndpoint
+    crds=("externaldns.k8s.io",),
 )

@@ -261,6 +261,8 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("karpenter.sh", "karpenter.k8s.aws"),
+    # the chart's crds/: NodePool, NodeClaim, NodeOverlay; EC2NodeClass
+    crds=("karpenter.sh", "karpenter.k8s.aws"),
     namespaces=(NAMESPACE,),
     needs=(FLUXPLANE_NETWORK,),
 )

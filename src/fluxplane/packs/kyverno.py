@@ -118,5 +118,8 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("kyverno.io", "policies.kyverno.io"),
+    # the chart's crds and kyverno-api subcharts: policies, exceptions, cleanup; the policies.kyverno.io
+    # policies; the reports Kyverno writes
+    crds=("kyverno.io", "policies.kyverno.io", "reports.kyverno.io", "wgpolicyk8s.io"),
     namespaces=(NAMESPACE,),
 )

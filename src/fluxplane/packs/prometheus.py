@@ -175,4 +175,6 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     namespaces=(NAMESPACE,),
+    # the Prometheus operator's: ServiceMonitor, PodMonitor, PrometheusRule, Probe, ScrapeConfig, Prometheus, ...
+    crds=("monitoring.coreos.com",),
 )

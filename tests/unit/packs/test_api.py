@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from pydantic import Field, ValidationError
 
 from fluxplane.constructs import ConfigMap, CustomHealthCheck, Manifest, NamespacedObjectKindReference, Root
 from fluxplane.errors import ConfigError
-from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext
+from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext, covers, split_pack
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from tests.conftest import MINIMAL_BASE
@@ -72,8 +73,43 @@ def test_pack_installs_into_no_namespace_by_default() -> None:
     assert SAMPLE.namespaces == ()
 
 
+def test_a_pack_installs_the_crds_it_declares_and_those_of_crd_groups_once() -> None:
+    pack = replace(SAMPLE, crds=("a.example.com", "*.b.example.com"), crd_groups=("a.example.com", "c.example.com"))
+    assert pack.installed_groups == ("a.example.com", "*.b.example.com", "c.example.com")
+    assert SAMPLE.installed_groups == ()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "group", "covered"),
+    [
+        ("karpenter.sh", "karpenter.sh", True),
+        ("karpenter.sh", "x.karpenter.sh", False),
+        ("*.aws.m.upbound.io", "ec2.aws.m.upbound.io", True),
+        ("*.aws.m.upbound.io", "aws.m.upbound.io", False),
+        ("*.aws.upbound.io", "ec2.aws.m.upbound.io", False),
+    ],
+)
+def test_a_crd_pattern_covers_its_group_or_every_group_under_it(pattern: str, group: str, covered: bool) -> None:
+    assert covers(pattern, group) is covered
+
+
+def test_the_configs_of_a_split_pack_install_no_crds() -> None:
+    # GIVEN a pack that installs CRDs and emits objects of one of their groups WHEN split
+    pack = replace(SAMPLE, layer="controllers", crds=("a.example.com", "b.example.com"), crd_groups=("a.example.com",))
+    controllers, configs = split_pack(pack)
+    # THEN the CRDs stay the pack's: what applies their kinds waits for it, not for its configs
+    assert controllers.installed_groups == ("a.example.com", "b.example.com")
+    assert configs.installed_groups == ()
+
+
 #: The built-in packs (their namespaces and the rest of the pack contract: tests/unit/packs/test_conformance.py).
 BUILT_IN = [pack for pack in PackRegistry.from_entry_points() if pack.bind.__module__.startswith("fluxplane.packs.")]
+
+
+def test_every_built_in_pack_lists_the_groups_of_crd_groups_in_crds() -> None:
+    # (crd_groups count as installed anyway; listing them keeps each pack's CRDs in one place)
+    for pack in BUILT_IN:
+        assert set(pack.crd_groups) <= set(pack.crds), pack.name
 
 
 def test_context_scope_is_its_manifest() -> None:

@@ -57,6 +57,15 @@ def test_show_names_the_namespaces_the_pack_installs_into() -> None:
     assert "namespaces: cert-manager (the add-on's: no app runs there)" in text.splitlines()
 
 
+def test_show_names_the_crds_the_pack_installs() -> None:
+    # GIVEN a built-in pack whose chart installs CRDs, and one whose does not WHEN shown THEN the first names them
+    text = show_pack(PackRegistry.from_entry_points().get("cert-manager"))
+    assert "CRDs of:  cert-manager.io, acme.cert-manager.io (what applies their kinds waits for 'cert-manager')" in (
+        text.splitlines()
+    )
+    assert "CRDs of:" not in show_pack(PackRegistry.from_entry_points().get("fluent-bit"))
+
+
 def test_show_of_a_pack_that_needs_values_says_which() -> None:
     text = show_pack(PackRegistry.from_entry_points().get("crossplane-providers"))
     assert "(nothing without values: roleArn is required when identity is 'irsa')" in text
