@@ -215,7 +215,7 @@ def test_a_bug_is_not_reported_as_bad_input(write_fleet: FleetWriter, monkeypatc
     def broken(root: Path, registry: Any = None) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(fluxplane.synth, "load_plan", broken)
+    monkeypatch.setattr(fluxplane.synth.pipeline, "load_plan", broken)
 
     # WHEN synth runs THEN the exception escapes with its traceback instead of exit 2
     with pytest.raises(RuntimeError, match=r"^boom$"):

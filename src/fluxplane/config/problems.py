@@ -55,12 +55,15 @@ def show_url(value: str) -> str:
     """A URL found in the input as :func:`show` renders it, its credentials hidden: anything before an '@'
     (``user:token@``; the last '@', as a token may hold a '/') shown as ``***``, and so are the query
     (``?access_token=...``) and the fragment. A credential written into a URL is a secret all the same, and a
-    problem line reaches logs and CI output."""
+    problem line reaches logs and CI output. The login of an SSH URL (``git@host:org/repo``,
+    ``ssh://git@host/...``) is only a name, and stays: SSH takes no password in a URL."""
     scheme, separator, rest = value.partition("://")
     if not separator or not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
         scheme, separator, rest = "", "", value
     if "@" in rest:
-        rest = "***@" + rest.rsplit("@", 1)[1]
+        login, host = rest.rsplit("@", 1)
+        ssh = scheme.lower() in ("", "ssh", "git+ssh", "ssh+git") and not re.search(r"[:/]", login)
+        rest = rest if ssh else "***@" + host
     for mark in "?#":
         rest, found, _ = rest.partition(mark)
         rest += f"{mark}***" if found else ""

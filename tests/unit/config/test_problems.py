@@ -59,7 +59,10 @@ def test_show_shortens_long_numbers() -> None:
         ("oci://localhost:5000/charts/podinfo", '"oci://localhost:5000/charts/podinfo"'),
         ("https://user:t0ken@example.com/x", '"https://***@example.com/x"'),
         ("https://t0ken@example.com/x", '"https://***@example.com/x"'),
-        ("ssh://git@example.com/org/fleet.git", '"ssh://***@example.com/org/fleet.git"'),
+        # an SSH login is a name, not a credential; a password in an SSH URL is one
+        ("ssh://git@example.com/org/fleet.git", '"ssh://git@example.com/org/fleet.git"'),
+        ("git@github.com:org/fleet.git", '"git@github.com:org/fleet.git"'),
+        ("ssh://git:pw@example.com/org/fleet.git", '"ssh://***@example.com/org/fleet.git"'),
         # a token may hold a '/' (base64) or an '@': everything up to the last '@' is hidden
         ("https://user:a/b@c@example.com/x", '"https://***@example.com/x"'),
         ("user:t0ken@example.com/x", '"***@example.com/x"'),
