@@ -301,7 +301,8 @@ def test_pack_problems_are_reported_with_the_other_problems(
     assert main(["--root", str(root), "synth"]) == EXIT_BAD_INPUT
     assert capsys.readouterr().err.splitlines() == [
         'environments/staging.yaml: clusters[0].region: expected an AWS region such as us-west-2, got "nowhere"',
-        f"environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr' (installed: {INSTALLED})",
+        "environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr'; did you mean 'metrics-server'? "
+        f"(installed: {INSTALLED})",
     ]
 
 
