@@ -33,6 +33,7 @@ from fluxplane.commands import (
     packs,
     reference,
     seal,
+    sealing_key,
     synth,
     validate,
     versions,
@@ -41,7 +42,19 @@ from fluxplane.errors import FluxplaneError
 from fluxplane.lock import project_lock
 
 #: The commands, in the order ``fluxplane --help`` lists them.
-COMMANDS: tuple[Command, ...] = (synth, init, reference, seal, edit, packs, validate, diff, versions, graph)
+COMMANDS: tuple[Command, ...] = (
+    synth,
+    init,
+    reference,
+    seal,
+    sealing_key,
+    edit,
+    packs,
+    validate,
+    diff,
+    versions,
+    graph,
+)
 _BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.NAMES}
 
 #: ``synth --check``: dist/ is stale (the command's own code, named here with the others).
