@@ -25,6 +25,7 @@ from typing import Any, TextIO, cast
 
 from fluxplane.commands import (
     Command,
+    aws_setup,
     diff,
     edit,
     graph,
@@ -54,6 +55,7 @@ COMMANDS: tuple[Command, ...] = (
     diff,
     versions,
     graph,
+    aws_setup,
 )
 _BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.NAMES}
 
