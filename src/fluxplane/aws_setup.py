@@ -165,12 +165,13 @@ def plan_setup(plan: FleetPlan) -> Setup:
     if any(OIDC_ISSUER in dict(stack.parameters) for stack in stacks):
         prerequisites.append(
             f"the hub's IAM OIDC provider (IRSA): eksctl utils associate-iam-oidc-provider --cluster {hub} "
-            f"--region {fleet.management.region} --approve, if 'aws iam list-open-id-connect-providers' does not "
-            "list its issuer"
+            f"--region {fleet.management.region} --profile {hub} --approve, if 'aws iam "
+            "list-open-id-connect-providers' does not list its issuer"
         )
     prerequisites.append(
         f"the EKS Pod Identity Agent add-on on the hub, which its add-ons' roles need: aws eks create-addon "
-        f"--cluster-name {hub} --addon-name eks-pod-identity-agent --region {fleet.management.region}, if "
+        f"--cluster-name {hub} --addon-name eks-pod-identity-agent --region {fleet.management.region} "
+        f"--profile {hub}, if "
         "'aws eks list-addons' does not list it"
     )
     if flux is not None and identity == "irsa":
