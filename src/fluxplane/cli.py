@@ -25,6 +25,7 @@ from typing import Any, TextIO, cast
 
 from fluxplane.commands import (
     Command,
+    aws_setup,
     diff,
     edit,
     graph,
@@ -33,6 +34,7 @@ from fluxplane.commands import (
     packs,
     reference,
     seal,
+    sealing_key,
     synth,
     validate,
     versions,
@@ -41,7 +43,20 @@ from fluxplane.errors import FluxplaneError
 from fluxplane.lock import project_lock
 
 #: The commands, in the order ``fluxplane --help`` lists them.
-COMMANDS: tuple[Command, ...] = (synth, init, reference, seal, edit, packs, validate, diff, versions, graph)
+COMMANDS: tuple[Command, ...] = (
+    synth,
+    init,
+    reference,
+    seal,
+    sealing_key,
+    edit,
+    packs,
+    validate,
+    diff,
+    versions,
+    graph,
+    aws_setup,
+)
 _BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.NAMES}
 
 #: ``synth --check``: dist/ is stale (the command's own code, named here with the others).

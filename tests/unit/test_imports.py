@@ -25,6 +25,7 @@ _PLUGIN = "pytest imports fluxplane.testing in every session where fluxplane is 
 
 #: (the module, the module it imports inside a function): why that import is late.
 LATE_IMPORTS: dict[tuple[str, str], str] = {
+    ("fluxplane.commands.aws_setup", "fluxplane.aws_setup"): f"it plans the fleet with the packs; {_CLI}",
     ("fluxplane.commands.diff", "fluxplane.diff"): f"diff synthesizes, which {_CDK8S}; {_CLI}",
     ("fluxplane.commands.diff", "fluxplane.diff.report"): f"imported with fluxplane.diff; {_CLI}",
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",

@@ -6,9 +6,11 @@ integer >= 1, got 0``: the file, the field path, what is allowed and what was fo
 
 from __future__ import annotations
 
+import difflib
 import re
 import types
 import typing
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,19 @@ PATTERN_HELP = {
     models.OWNER: "expected a code owner such as @example-org/team or someone@example.com",
     models.GIT_REF: "expected a Git ref name (no spaces or any of ~^:?*[\\)",
 }
+
+
+#: How alike a name must be to a known one to be offered as what was meant (difflib's ratio).
+CLOSE = 0.75
+
+
+def closest(value: str, known: Iterable[str]) -> str | None:
+    """The name of ``known`` closest to ``value``, when one is close enough to be what a typo meant: what every
+    "did you mean" of fluxplane offers (a field, a pack, a region, an instance type). Close is three quarters
+    alike (difflib's ratio): a letter dropped, doubled or swapped, a case or a separator changed, but not
+    ``size`` for ``diskSize``."""
+    close = difflib.get_close_matches(value, sorted(known), n=1, cutoff=CLOSE)
+    return close[0] if close else None
 
 
 def show(value: Any) -> str:
@@ -106,7 +121,10 @@ def _message(error: Any, model: type[BaseModel], loc: Loc) -> str:
         return "required field is missing"
     if kind == "extra_forbidden":
         allowed = allowed_keys(model, loc[:-1])
-        hint = f"; allowed: {', '.join(allowed)}" if allowed else ""
+        guess = closest(str(loc[-1]), allowed) if loc else None
+        hint = f'; did you mean "{guess}"?' if guess else ""
+        if allowed:
+            hint += f"{' ' if guess else '; '}allowed: {', '.join(allowed)}"
         return f"unknown field{hint}"
     if kind == "string_pattern_mismatch":
         pattern = ctx.get("pattern", "")

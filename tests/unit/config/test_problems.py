@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from fluxplane.config import models
 from fluxplane.config.merge import Layer, Origins
-from fluxplane.config.problems import allowed_keys, describe_validation_error, show, show_url
+from fluxplane.config.problems import allowed_keys, closest, describe_validation_error, show, show_url
 
 FILE = "environments/staging.yaml"
 
@@ -50,6 +50,25 @@ def test_show_shortens_long_strings_and_keeps_the_closing_quote() -> None:
 def test_show_shortens_long_numbers() -> None:
     # GIVEN a huge number WHEN shown THEN it is cut to 80 characters
     assert show(10**100) == "1" + "0" * 76 + "..."
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("retentionDay", "retentionDays"),
+        ("nodegroups", "nodeGroups"),
+        ("cluster_defaults", "clusterDefaults"),
+        ("metrics-servr", "metrics-server"),
+        ("us-west2", "us-west-2"),
+        # a short name is three quarters alike to none: no guess rather than a wrong one
+        ("size", None),
+        ("kee", None),
+        ("istio", None),
+    ],
+)
+def test_closest_offers_what_a_typo_meant_and_nothing_else(value: str, expected: str | None) -> None:
+    known = ["retentionDays", "nodeGroups", "clusterDefaults", "metrics-server", "us-west-2", "diskSize", "key"]
+    assert closest(value, known) == expected
 
 
 @pytest.mark.parametrize(
@@ -190,6 +209,10 @@ def _lines(data: dict[str, Any], origins: Origins | None = None, mount: tuple[st
         (
             {"zzz": 1},
             f"environments/staging.yaml: zzz: unknown field; {SAMPLE_ALLOWED}",
+        ),
+        (
+            {"flgs": True},
+            f'environments/staging.yaml: flgs: unknown field; did you mean "flag"? {SAMPLE_ALLOWED}',
         ),
         (
             {"tags": [{"key": "k", "kee": 1}]},

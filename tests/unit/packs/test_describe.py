@@ -78,7 +78,9 @@ def test_the_commands_print_the_installed_catalogue(capsys: pytest.CaptureFixtur
     assert main(["packs", "show", "metrics-server"]) == 0
     assert "replicas  integer 1..10" in capsys.readouterr().out
     assert main(["packs", "show", "metrics-servr"]) == EXIT_BAD_INPUT
-    assert capsys.readouterr().err.startswith("unknown pack 'metrics-servr' (installed: app-compositions, ")
+    assert capsys.readouterr().err.startswith(
+        "unknown pack 'metrics-servr'; did you mean 'metrics-server'? (installed: app-compositions, "
+    )
 
 
 def test_the_catalogue_loads_without_the_javascript_runtime() -> None:
