@@ -12,7 +12,7 @@ pack's version is a change here too.
 from __future__ import annotations
 
 from fluxplane.packs import versions
-from fluxplane.packs.managed_resources import AWS_MANAGED_RESOURCES
+from fluxplane.packs.managed_resources import AWS_MANAGED_RESOURCES, NAMESPACED_GROUP
 
 _GITHUB = "https://github.com"
 _RAW = "https://raw.githubusercontent.com"
@@ -22,13 +22,19 @@ _AWS = f"{_RAW}/crossplane-contrib/provider-upjet-aws/{versions.PROVIDER_AWS}/pa
 _KUBERNETES = f"{_RAW}/crossplane-contrib/provider-kubernetes/{versions.PROVIDER_KUBERNETES}/package/crds"
 _KARPENTER = f"{_RAW}/aws/karpenter-provider-aws/v{versions.KARPENTER.version}/pkg/apis/crds"
 
-#: The provider configs, and every managed resource fluxplane composes (fluxplane.packs.managed_resources).
+#: The provider configs (group ``aws.m.upbound.io``), and every managed resource fluxplane composes
+#: (fluxplane.packs.managed_resources).
 _AWS_KINDS = ("aws_providerconfigs", "aws_clusterproviderconfigs", *AWS_MANAGED_RESOURCES)
 
 
-def _aws(kind: str) -> str:
-    group, plural = kind.split("_", 1)
-    return f"{_AWS}/{group}.aws.m.upbound.io_{plural}.yaml"
+def _aws_group(service: str, family: str = NAMESPACED_GROUP) -> str:
+    """``<service>.aws.m.upbound.io``; the family's own kinds (service ``aws``) are in ``aws.m.upbound.io``."""
+    return family if service == "aws" else f"{service}.{family}"
+
+
+def _aws(kind: str, family: str = NAMESPACED_GROUP) -> str:
+    service, plural = kind.split("_", 1)
+    return f"{_AWS}/{_aws_group(service, family)}_{plural}.yaml"
 
 
 URLS: tuple[str, ...] = (
@@ -54,8 +60,8 @@ URLS: tuple[str, ...] = (
             "protection.crossplane.io_clusterusages",
         )
     ),
-    *(_aws(kind) for kind in _AWS_KINDS if kind != "aws_clusterproviderconfigs"),
-    *(_aws(kind).replace(".aws.m.upbound.io_", ".aws.upbound.io_") for kind in _AWS_KINDS if kind.startswith("aws_p")),
+    *(_aws(kind) for kind in _AWS_KINDS),
+    _aws("aws_providerconfigs", "aws.upbound.io"),
     f"{_KUBERNETES}/kubernetes.m.crossplane.io_objects.yaml",
     f"{_KUBERNETES}/kubernetes.m.crossplane.io_providerconfigs.yaml",
     f"{_KUBERNETES}/kubernetes.m.crossplane.io_clusterproviderconfigs.yaml",
@@ -70,6 +76,7 @@ URLS: tuple[str, ...] = (
     "gateway.envoyproxy.io_envoyproxies.yaml",
     f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/kyverno/kyverno.io_clusterpolicies.yaml",
     f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/kyverno/kyverno.io_policies.yaml",
+    f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/policies.kyverno.io/policies.kyverno.io_validatingpolicies.yaml",
     f"{_RAW}/controlplaneio-fluxcd/flux-operator/v{versions.FLUX_OPERATOR.version}/config/crd/bases/"
     "fluxcd.controlplane.io_fluxinstances.yaml",
 )
