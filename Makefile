@@ -10,7 +10,7 @@ NODE_BIN := $(CURDIR)/node_modules/.bin
 export PATH := $(NODE_BIN):$(BIN):$(PATH)
 export JSII_NODE := $(NODE_BIN)/node
 
-.PHONY: setup synth check test lint bench bench-validate bench-fetch docs clean
+.PHONY: setup synth check test lint bench bench-validate bench-fetch docs crds clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -34,10 +34,11 @@ test: setup
 	$(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples scripts
+	$(BIN)/ruff format --check src tests benchmarks examples scripts
 	$(BIN)/mypy examples/fluxplane-pack-reloader/src
 	$(BIN)/mypy
+	$(BIN)/mypy --strict scripts
 	$(BIN)/lint-imports --no-cache
 
 docs: setup
@@ -51,6 +52,10 @@ bench-validate: setup
 
 bench-fetch: setup
 	$(BIN)/python benchmarks/fetch_fleet.py
+
+# The CRDs fluxplane ships (src/fluxplane/validate/data/crds), from the CRD corpus beside the checkout.
+crds: setup
+	$(BIN)/python scripts/build_crds.py ../shared/crds
 
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from fluxplane.packs import versions
-from fluxplane.validate.upstream import URLS
+from fluxplane.packs.managed_resources import AWS_MANAGED_RESOURCES
+from fluxplane.validate.upstream import SHIPPED, URLS
 from tests.conftest import CRDS
 
 
@@ -38,3 +39,19 @@ def test_every_file_of_one_crd_is_named_as_upstream_names_it() -> None:
     missing = [f"{group}/{plural}" for group, plural in found if not (CRDS / group / f"{plural}.yaml").is_file()]
     assert len(found) > 40
     assert missing == ["fluxcd.controlplane.io/fluxinstances"]
+
+
+def test_every_kind_fluxplane_composes_is_pulled_and_shipped() -> None:
+    # GIVEN the managed resources fluxplane composes, and the provider configs it writes
+    wanted = [
+        ("aws.m.upbound.io", "providerconfigs"),
+        ("aws.m.upbound.io", "clusterproviderconfigs"),
+        *(
+            (f"{service}.aws.m.upbound.io", plural)
+            for service, plural in (k.split("_", 1) for k in AWS_MANAGED_RESOURCES)
+        ),
+    ]
+    # THEN schemas pull downloads each, and fluxplane ships each
+    for group, plural in wanted:
+        assert any(url.endswith(f"/{group}_{plural}.yaml") for url in URLS), (group, plural)
+        assert SHIPPED[group] is None or plural in (SHIPPED[group] or ()), (group, plural)
