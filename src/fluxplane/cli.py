@@ -25,6 +25,7 @@ from typing import Any, TextIO, cast
 
 from fluxplane.commands import (
     Command,
+    cdk8s,
     diff,
     edit,
     graph,
@@ -41,7 +42,7 @@ from fluxplane.errors import FluxplaneError
 from fluxplane.lock import project_lock
 
 #: The commands, in the order ``fluxplane --help`` lists them.
-COMMANDS: tuple[Command, ...] = (synth, init, reference, seal, edit, packs, validate, diff, versions, graph)
+COMMANDS: tuple[Command, ...] = (synth, cdk8s, init, reference, seal, edit, packs, validate, diff, versions, graph)
 _BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.NAMES}
 
 #: ``synth --check``: dist/ is stale (the command's own code, named here with the others).
