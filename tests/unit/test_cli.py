@@ -247,6 +247,7 @@ def test_bad_input_in_a_real_process_exits_2_without_traceback(bad_fleet: Path) 
 PROJECT_COMMANDS = [
     ["synth"],
     ["synth", "--check"],
+    ["cdk8s", "synth"],
     ["seal", "--cluster", "staging-1", "--name", "db", "--namespace", "app", "--from-literal", "k=v"],
     ["new-cluster", "staging-2", "--env", "staging"],
     ["remove-cluster", "staging-1"],

@@ -69,7 +69,6 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.testing", "fluxplane.validate"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate.references"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate.tree"): f"the schema checker is heavy; {_PLUGIN}",
-    ("fluxplane.testing.pytest_plugin", "fluxplane.validate"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing.pytest_plugin", "fluxplane.validate.schemas"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.validate.schemas", "kubernetes_validate.utils"): (
         "kubernetes-validate takes a tenth of a second to import, paid only when core kinds are checked"

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     root: Path = args.root
     base = diff.resolve(root, args.base)
-    warn(require_node(root))
+    warn(require_node())
     report = diff.run(root, base, Progress("diff"))
     sys.stdout.write(markdown(report) if args.format == "markdown" else text(report))
     return 0

@@ -118,7 +118,7 @@ def synthesize_fleet(root: Path) -> FleetUnderTest:
     # Imported here: synth is heavy, and pytest imports this module in every session (see FleetUnderTest.stale).
     from fluxplane import synth
 
-    require_node(root)
+    require_node()
     pipeline = synth.Pipeline(root)
     plan = pipeline.load()
     return FleetUnderTest(root, pipeline.build(plan), synth.kept_folders(plan))

@@ -3,7 +3,7 @@
 * ``fleet`` (session): the project's :class:`~fluxplane.testing.FleetUnderTest`, synthesized once;
 * ``dist_file``: a test that takes it runs once per file the fleet synthesizes, its path as the test id;
 * ``crd_dirs``: the CRD folders validate reads (``$FLUXPLANE_CRDS``, else the cache ``fluxplane schemas
-  pull`` fills); the test is skipped, saying how to get them, when there are none.
+  pull`` filled, else the CRDs fluxplane ships: there are always some).
 
 The project folder is pytest's rootdir, or the ``fluxplane_root`` ini option (relative to it). The plugin
 does nothing in a test session that uses none of these.
@@ -46,11 +46,7 @@ def fleet(pytestconfig: pytest.Config) -> FleetUnderTest:
 
 @pytest.fixture(scope="session")
 def crd_dirs() -> list[Path]:
-    """The CRD folders validate reads; skips the test when there are none."""
-    from fluxplane.validate import ValidateError
+    """The CRD folders validate reads (see fluxplane.validate.schemas.default_crd_dirs)."""
     from fluxplane.validate.schemas import default_crd_dirs
 
-    try:
-        return default_crd_dirs()
-    except ValidateError as exc:
-        pytest.skip(str(exc))
+    return default_crd_dirs()
