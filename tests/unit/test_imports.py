@@ -25,6 +25,10 @@ _PLUGIN = "pytest imports fluxplane.testing in every session where fluxplane is 
 
 #: (the module, the module it imports inside a function): why that import is late.
 LATE_IMPORTS: dict[tuple[str, str], str] = {
+    ("fluxplane", "importlib"): (
+        "importlib.metadata (email, zipfile, csv) is read only when __version__ is asked for: `import fluxplane`, "
+        "which the command and pytest's plugin do first, stays quick"
+    ),
     ("fluxplane.commands.diff", "fluxplane.diff"): f"diff synthesizes, which {_CDK8S}; {_CLI}",
     ("fluxplane.commands.diff", "fluxplane.diff.report"): f"imported with fluxplane.diff; {_CLI}",
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
