@@ -13,6 +13,7 @@ import yaml
 
 from fluxplane.cli import main
 from fluxplane.scaffold import scaffold
+from tests.support.distribution import installed_from
 
 EXPECTED = [
     ".github/workflows/fluxplane.yaml",
@@ -27,17 +28,21 @@ EXPECTED = [
 ]
 
 
-def test_init_writes_a_repository_pinning_this_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from importlib import metadata
-
+def test_init_writes_a_repository_pinning_this_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN fluxplane 1.2.3 installed from a package index
+    installed_from(monkeypatch, tmp_path / "site", None)
     folder = tmp_path / "Acme Fleet"
     assert main(["init", str(folder)]) == 0
-    written = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+    written = sorted(
+        str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file() and ".git" not in path.parts
+    )
     assert written == EXPECTED
     pyproject = (folder / "pyproject.toml").read_text()
-    assert f'dependencies = ["fluxplane=={metadata.version("fluxplane")}"]' in pyproject
+    assert 'dependencies = ["fluxplane==1.2.3"]' in pyproject
     assert 'name = "acme-fleet"' in pyproject
-    assert "@@" not in "".join(path.read_text() for path in folder.rglob("*") if path.is_file())
+    assert "@@" not in "".join(folder.joinpath(path).read_text() for path in EXPECTED)
     # the ignored working state is fluxplane's own
     ignored = (folder / ".gitignore").read_text().splitlines()
     assert {"/.fluxplane-cache/", "/.dist.spare/", "/.fluxplane-edit/", ".venv/"} <= set(ignored)
@@ -156,7 +161,7 @@ def test_init_into_a_folder_it_cannot_write_is_one_line_and_leaves_nothing(
 def test_the_definition_it_writes_is_valid_as_written(tmp_path: Path) -> None:
     from fluxplane.synth import load_plan
 
-    files = scaffold(tmp_path / "fleet", "1.2.3").files
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
     for path in ("environments/base.yaml", "environments/staging.yaml", "charts/fleet_info.py"):
         target = tmp_path / "fleet" / path
         target.parent.mkdir(parents=True, exist_ok=True)
