@@ -6,12 +6,14 @@ import argparse
 import shlex
 from pathlib import Path
 
-from fluxplane import scaffold
+from fluxplane import git, scaffold
 from fluxplane.commands import Subcommands, installed_version, warn
 from fluxplane.scaffold.pin import Pin, installed_pin
 
 NAMES: tuple[str, ...] = ("init",)
 LOCKS_PROJECT = False
+#: The first branch of the repository init makes: the one the scaffold's base.yaml and CI workflow name.
+BRANCH = "main"
 
 
 def register(commands: Subcommands) -> None:
@@ -22,7 +24,8 @@ def register(commands: Subcommands) -> None:
         description="Write a new fleet repository into DIR (default: the current folder): pyproject.toml pinning "
         "this fluxplane (from where it was installed), cdk8s.yaml, a commented environments/ (a hub and one "
         "environment), the fleet's tests, .gitignore, a CI workflow and a README. Refuses, writing nothing, when "
-        "any of these files exists.",
+        f"any of these files exists. Runs `git init` (branch {BRANCH}) unless DIR is in a Git repository already; "
+        "commits nothing.",
     )
     init.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR")
 
@@ -32,15 +35,34 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write the scaffold into DIR; a line per file, then what to run next."""
+    """Write the scaffold into DIR and make it a Git repository; a line per file, then what to run next."""
     folder: Path = args.dir
     pin = installed_pin(installed_version())
     written = scaffold.write(folder, scaffold.scaffold(folder, pin.requirement))
     for path in written:
         print(f"wrote {folder / path}")
+    _repository(folder)
     warn(f"note: {pin.note}" if pin.note else None)
     print(next_steps(folder, pin))
     return 0
+
+
+def _repository(folder: Path) -> None:
+    """Make ``folder`` a Git repository unless it is in one: diff, validate --changed and the CI workflow need
+    one. Nothing is committed: the first commit holds the dist/ that synth writes, and is the user's. Git missing
+    or failing is a warning: the files are written."""
+    purpose = "diff, validate --changed and the CI workflow need a Git repository"
+    try:
+        top = git.work_tree(folder, purpose=purpose)
+        if top is None:
+            git.init(folder, BRANCH, purpose=purpose)
+    except git.GitError as exc:
+        warn(f"{exc.problems[0]}; `git init --initial-branch={BRANCH}` in {shlex.quote(str(folder))} makes it one")
+        return
+    if top is None:
+        print(f"git: initialized an empty repository in {folder}, branch {BRANCH}; nothing committed")
+    else:
+        print(f"git: {folder} is in the repository {top} already; nothing committed")
 
 
 def next_steps(folder: Path, pin: Pin) -> str:
@@ -49,5 +71,5 @@ def next_steps(folder: Path, pin: Pin) -> str:
     return (
         f"next: cd {shlex.quote(str(folder))} && python -m venv .venv && "
         f".venv/bin/pip install -e '.[test]'{find_links} && .venv/bin/fluxplane synth && "
-        ".venv/bin/pytest --snapshot-update (see README.md)"
+        ".venv/bin/pytest --snapshot-update, then commit (see README.md)"
     )

@@ -1,5 +1,5 @@
-"""fluxplane.commands.init: the lines it prints for the scaffold it writes, and the commands that install the new
-repository's fluxplane from where this one came (PEP 610, faked)."""
+"""fluxplane.commands.init: the lines it prints for the scaffold it writes, the Git repository it makes, and
+the commands that install the new repository's fluxplane from where this one came (PEP 610, faked)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from fluxplane.commands import init
 from tests.support.distribution import installed_from
+from tests.support.git import git
 from tests.unit.commands import parse
 
 SHA = "4f8b7c2e9a1d3b5c7e9f0a2b4c6d8e0f1a3b5c7d"
@@ -28,7 +29,7 @@ def test_init_needs_no_lock_and_defaults_to_the_current_folder() -> None:
     assert (init.NAMES, init.LOCKS_PROJECT, init.stopped(args), args.dir) == (("init",), False, None, Path("."))
 
 
-def test_run_prints_a_line_per_file_then_what_to_run(
+def test_run_prints_a_line_per_file_then_the_repository_then_what_to_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     installed_from(monkeypatch, tmp_path / "site", None)
@@ -36,12 +37,58 @@ def test_run_prints_a_line_per_file_then_what_to_run(
     assert init.run(parse(init, "init", str(folder))) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
-    assert sorted(lines[:-1]) == [f"wrote {folder}/{path}" for path in _files(folder)]
+    assert sorted(lines[:-2]) == [f"wrote {folder}/{path}" for path in _files(folder)]
+    assert lines[-2] == f"git: initialized an empty repository in {folder}, branch main; nothing committed"
     assert lines[-1] == (
         f"next: cd {folder} && python -m venv .venv && .venv/bin/pip install -e '.[test]' && "
-        ".venv/bin/fluxplane synth && .venv/bin/pytest --snapshot-update (see README.md)"
+        ".venv/bin/fluxplane synth && .venv/bin/pytest --snapshot-update, then commit (see README.md)"
     )
     assert err == ""
+
+
+def test_init_makes_a_git_repository_on_main_and_commits_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # WHEN init writes a repository where there is none
+    folder = tmp_path / "fleet"
+    assert init.run(parse(init, "init", str(folder))) == 0
+    # THEN it is a Git repository on the branch base.yaml and the CI workflow name, with nothing committed,
+    # and every file it wrote is there to add
+    assert git(folder, "rev-parse", "--show-toplevel") == str(folder)
+    assert git(folder, "symbolic-ref", "HEAD") == "refs/heads/main"
+    assert git(folder, "rev-list", "--all") == ""
+    untracked = git(folder, "ls-files", "--others", "--exclude-standard").splitlines()
+    assert sorted(untracked) == _files(folder)
+
+
+def test_init_inside_a_repository_makes_no_other(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN a Git repository, with a commit of its own
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "first")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    # WHEN init writes a fleet repository into a folder of it
+    folder = tmp_path / "fleet"
+    assert init.run(parse(init, "init", str(folder))) == 0
+    # THEN no repository is nested in it, and its history is as it was
+    assert not (folder / ".git").exists()
+    assert git(tmp_path, "rev-parse", "HEAD") == head
+    assert f"git: {folder} is in the repository {tmp_path} already; nothing committed" in capsys.readouterr().out
+
+
+def test_without_git_the_files_are_written_and_a_line_says_how_to_make_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN fluxplane installed from an index, and no git on PATH
+    installed_from(monkeypatch, tmp_path / "site", None)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    folder = tmp_path / "fleet"
+    # WHEN init runs THEN it writes the repository, warns in one line, and succeeds
+    assert init.run(parse(init, "init", str(folder))) == 0
+    assert "pyproject.toml" in _files(folder) and not (folder / ".git").exists()
+    assert capsys.readouterr().err == (
+        "git is not installed: diff, validate --changed and the CI workflow need a Git repository; "
+        f"`git init --initial-branch=main` in {folder} makes it one\n"
+    )
 
 
 WHEEL = "fluxplane-1.2.3-py3-none-any.whl"
