@@ -5,6 +5,9 @@ from __future__ import annotations
 import builtins
 import errno
 import os
+import re
+import shutil
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +171,83 @@ def test_the_definition_it_writes_is_valid_as_written(tmp_path: Path) -> None:
         target.write_text(files[path])
     plan = load_plan(tmp_path / "fleet")
     assert sorted(cluster.name for cluster in plan.clusters) == ["hub", "staging-usw2"]
+
+
+#: A setting the scaffold's definition leaves out, commented: `# field: value   # what it does`.
+SETTING = re.compile(r"^(?P<indent>\s*)# (?P<field>[a-z][A-Za-z0-9-]*): (?P<value>[^#]+?)\s+# (?P<says>.+)$")
+
+
+def _definition(root: Path, files: dict[str, str]) -> Any:
+    """The definition of ``files`` as synth plans it, without running the charts: the fleet, and each cluster's
+    pack configs."""
+    from fluxplane.config.loader import load_fleet
+    from fluxplane.synth.pipeline import project_registry
+    from fluxplane.synth.plan import plan_fleet
+
+    shutil.rmtree(root, ignore_errors=True)
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    plan = plan_fleet(load_fleet(root), project_registry(root))
+
+    def typed(value: Any) -> Any:
+        # the packs sections as written; their typed configs, defaults filled in, are compared below
+        if isinstance(value, dict):
+            return {key: typed(item) for key, item in value.items() if key != "packs"}
+        return [typed(item) for item in value] if isinstance(value, list) else value
+
+    packs = {
+        cluster.name: {name: pack.model_dump() for name, pack in cluster.packs.items()} for cluster in plan.clusters
+    }
+    return typed(plan.fleet.model_dump()), packs
+
+
+def _settings(files: dict[str, str]) -> list[tuple[str, int, re.Match[str]]]:
+    return [
+        (path, number, found)
+        for path, text in files.items()
+        if path.startswith("environments/")
+        for number, line in enumerate(text.splitlines())
+        if (found := SETTING.match(line))
+    ]
+
+
+def test_each_setting_left_out_in_a_comment_does_what_the_comment_says(tmp_path: Path) -> None:
+    # GIVEN the scaffold's definition, and each setting its comments leave out ("# field: value   # ...")
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    settings = _settings(files)
+    assert {found["field"] for _, _, found in settings} >= {"identity", "bootstrap"}
+    written = _definition(tmp_path / "fleet", files)
+    for path, number, found in settings:
+        # WHEN the setting is uncommented
+        lines = files[path].splitlines()
+        lines[number] = f"{found['indent']}{found['field']}: {found['value']}"
+        changed = _definition(tmp_path / "fleet", {**files, path: "\n".join(lines) + "\n"})
+        # THEN the definition is valid; and one the comment calls the default changes nothing
+        if found["says"].startswith("the default"):
+            assert changed == written, f"{path}:{number + 1}: {found['field']} is not the default"
+        else:
+            assert changed != written, f"{path}:{number + 1}: {found['field']}: {found['value']} changes nothing"
+
+
+def test_the_providers_role_is_documented_for_the_identity_the_pack_defaults_to(tmp_path: Path) -> None:
+    from fluxplane.packs.crossplane_providers import CrossplaneProvidersConfig
+
+    # GIVEN how each identity of the AWS providers is called, and the one the pack defaults to
+    ways = {"irsa": "IRSA", "pod-identity": "Pod Identity"}
+    identity = CrossplaneProvidersConfig.model_fields["identity"]
+    assert set(ways) == set(typing.get_args(identity.annotation))
+    default = identity.default
+    # WHEN the comments of the scaffold's crossplane-providers section are read
+    base = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files["environments/base.yaml"].splitlines()
+    start = next(number for number, line in enumerate(base) if line.strip() == "crossplane-providers:")
+    indent = len(base[start]) - len(base[start].lstrip())
+    section = []
+    for line in base[start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        section.append(line)
+    comments = " ".join(line.split("#", 1)[1] for line in section if "#" in line)
+    # THEN they name the default's way, and another way only by its value
+    assert ways[default] in comments
+    assert [way for value, way in ways.items() if value != default and way in comments] == []
