@@ -69,9 +69,14 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.testing", "fluxplane.testing.packs"): (
         f"binding a pack needs the pack API, the constructs and the config models; {_PLUGIN}"
     ),
+    ("fluxplane.testing", "fluxplane.testing.summary"): f"the tree walk reads every cluster's objects; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate.references"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate.tree"): f"the schema checker is heavy; {_PLUGIN}",
+    ("fluxplane.testing.pytest_plugin", "fluxplane.testing.snapshot"): (
+        "it imports syrupy, a fleet repository's test dependency and not fluxplane's: only a test that takes "
+        "yaml_snapshot needs it"
+    ),
     ("fluxplane.testing.pytest_plugin", "fluxplane.validate"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing.pytest_plugin", "fluxplane.validate.schemas"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.validate.schemas", "kubernetes_validate.utils"): (

@@ -7,6 +7,7 @@ import errno
 import os
 import re
 import shutil
+import tomllib
 import typing
 from pathlib import Path
 from typing import Any
@@ -251,3 +252,21 @@ def test_the_providers_role_is_documented_for_the_identity_the_pack_defaults_to(
     # THEN they name the default's way, and another way only by its value
     assert ways[default] in comments
     assert [way for value, way in ways.items() if value != default and way in comments] == []
+
+
+def test_the_new_repository_s_first_test_run_records_its_snapshots_and_ci_refuses_to(tmp_path: Path) -> None:
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    # GIVEN the new repository's test settings
+    pyproject = tomllib.loads(files["pyproject.toml"])
+    # THEN pytest records a snapshot that does not exist yet (syrupy 5.3 has the option), and compares the rest
+    assert pyproject["tool"]["pytest"]["ini_options"]["addopts"].split() == ["-ra", "--snapshot-update-new-only"]
+    assert "syrupy>=5.3" in pyproject["project"]["optional-dependencies"]["test"]
+    # AND its tests snapshot what each cluster runs, not the files of dist/
+    assert "fleet.summary(fleet_cluster) == yaml_snapshot" in files["tests/test_fleet.py"]
+    assert "dist_file" not in files["tests/test_fleet.py"]
+    # AND CI fails, after the tests, when they recorded a snapshot that was not committed
+    steps = yaml.safe_load(files[".github/workflows/fluxplane.yaml"])["jobs"]["check"]["steps"]
+    runs = [str(step.get("run", "")) for step in steps]
+    tests = next(index for index, run in enumerate(runs) if run.strip() == ".venv/bin/pytest")
+    assert 'if [ -n "$(git status --porcelain -- tests/__snapshots__)" ]; then' in runs[tests + 1]
+    assert "exit 1" in runs[tests + 1]

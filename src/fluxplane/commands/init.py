@@ -71,5 +71,5 @@ def next_steps(folder: Path, pin: Pin) -> str:
     return (
         f"next: cd {shlex.quote(str(folder))} && python -m venv .venv && "
         f".venv/bin/pip install -e '.[test]'{find_links} && .venv/bin/fluxplane synth && "
-        ".venv/bin/pytest --snapshot-update, then commit (see README.md)"
+        ".venv/bin/pytest, then commit (see README.md)"
     )

@@ -41,7 +41,7 @@ def test_run_prints_a_line_per_file_then_the_repository_then_what_to_run(
     assert lines[-2] == f"git: initialized an empty repository in {folder}, branch main; nothing committed"
     assert lines[-1] == (
         f"next: cd {folder} && python -m venv .venv && .venv/bin/pip install -e '.[test]' && "
-        ".venv/bin/fluxplane synth && .venv/bin/pytest --snapshot-update, then commit (see README.md)"
+        ".venv/bin/fluxplane synth && .venv/bin/pytest, then commit (see README.md)"
     )
     assert err == ""
 
