@@ -1,4 +1,5 @@
-"""Running Git for the commands that compare with a ref (``diff --base``, ``validate --changed``).
+"""Running Git for the commands that compare with a ref (``diff --base``, ``validate --changed``), and for
+``init``, which makes a new fleet repository a Git repository.
 
 Git runs in the user's repository with its own configuration; fluxplane passes refs after
 ``--end-of-options`` and reads paths NUL-separated, so no ref or file name is read as an option or split.
@@ -57,3 +58,27 @@ def blobs(cwd: Path, commit: str, paths: list[str], *, purpose: str) -> list[byt
         else:
             found.append(None)
     return found + [None] * (len(paths) - len(found))
+
+
+def work_tree(folder: Path, *, purpose: str) -> Path | None:
+    """The top folder of the Git work tree holding ``folder``; None when no repository holds it. GitError when
+    Git is not installed or cannot tell (a repository it refuses to read, say), with Git's own line."""
+    found = run(["rev-parse", "--show-toplevel"], folder, purpose=purpose)
+    if found.returncode == 0:
+        return Path(found.stdout.strip())
+    if "not a git repository" in found.stderr:
+        return None
+    raise GitError(f"{folder}: {_first_line(found.stderr)}")
+
+
+def init(folder: Path, branch: str, *, purpose: str) -> None:
+    """Make ``folder`` an empty Git repository whose first branch is ``branch``; GitError with Git's line when
+    it cannot."""
+    done = run(["init", "--quiet", f"--initial-branch={branch}", "."], folder, purpose=purpose)
+    if done.returncode != 0:
+        raise GitError(f"{folder}: git init: {_first_line(done.stderr)}")
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else "failed"

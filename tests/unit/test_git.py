@@ -1,8 +1,12 @@
-"""fluxplane.git: refs resolved without options slipping through, blobs read byte for byte."""
+"""fluxplane.git: refs resolved without options slipping through, blobs read byte for byte, the repository a
+folder is in, and a new one made."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from fluxplane import git as fgit
 from tests.support.git import git
@@ -33,3 +37,36 @@ def test_a_ref_that_looks_like_an_option_names_no_commit(tmp_path: Path) -> None
     assert fgit.commit_of(tmp_path, "HEAD", purpose=PURPOSE) == git(tmp_path, "rev-parse", "HEAD")
     for ref in ("--all", "-h", "nope", "HEAD~3"):
         assert fgit.commit_of(tmp_path, ref, purpose=PURPOSE) is None
+
+
+def test_work_tree_is_the_top_of_the_repository_or_none_outside_one(tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    assert fgit.work_tree(tmp_path / "outside", purpose=PURPOSE) is None
+    (tmp_path / "repo" / "sub").mkdir(parents=True)
+    git(tmp_path / "repo", "init", "-q")
+    assert fgit.work_tree(tmp_path / "repo" / "sub", purpose=PURPOSE) == tmp_path / "repo"
+
+
+def test_work_tree_where_git_cannot_tell_is_git_s_line(tmp_path: Path) -> None:
+    # GIVEN a folder inside a repository's .git folder (in a repository, but no work tree)
+    git(tmp_path, "init", "-q")
+    with pytest.raises(fgit.GitError, match=r"/\.git: fatal: .*work tree"):
+        fgit.work_tree(tmp_path / ".git", purpose=PURPOSE)
+
+
+def test_init_makes_an_empty_repository_on_the_branch_named(tmp_path: Path) -> None:
+    fgit.init(tmp_path, "main", purpose=PURPOSE)
+    assert git(tmp_path, "symbolic-ref", "HEAD") == "refs/heads/main"
+    assert git(tmp_path, "rev-list", "--all") == ""
+
+
+def test_init_that_git_refuses_is_git_s_line(tmp_path: Path) -> None:
+    line = f"{tmp_path}: git init: fatal: invalid initial branch name: 'no..such'"
+    with pytest.raises(fgit.GitError, match=f"^{re.escape(line)}$"):
+        fgit.init(tmp_path, "no..such", purpose=PURPOSE)
+
+
+def test_without_git_installed_it_says_what_needs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(fgit.GitError, match=r"^git is not installed: testing$"):
+        fgit.work_tree(tmp_path, purpose=PURPOSE)
