@@ -78,9 +78,9 @@ _RANGE_LENGTH = 100
 
 
 def exact_version(value: Any) -> Any:
-    """``value`` when it is a semver version; a chart or package version must be exact, not a range: the
-    fields say "chart version", and a pinned fleet is reviewable. Anything else (a range, a newline followed
-    by more YAML) would reach Flux as written."""
+    """``value`` when it is a semver version; a pack's chart or package version is exact, not a range: the
+    fields say "chart version", and a pinned fleet is reviewable (only a chart file may take a range,
+    version_or_range). Anything else (a range, a newline followed by more YAML) would reach Flux as written."""
     if isinstance(value, str) and re.fullmatch(SEMVER, value) is None:
         raise ValueError(
             f"expected a semver version such as 1.2.3 or v1.2.3 (MAJOR.MINOR.PATCH, optionally -prerelease "
@@ -119,7 +119,7 @@ class PackConfig(BaseModel):
 
     A field named ``version`` is the version of the chart or package the pack installs (a HelmRelease's
     ``spec.chart.spec.version``, an OCI tag, a Crossplane package tag): it must be a semver version such as
-    1.2.3 or v1.2.3, checked here for every pack.
+    1.2.3 or v1.2.3, checked here for every pack (a chart file's pack checks it as a version or a range).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
