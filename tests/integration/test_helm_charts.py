@@ -272,7 +272,9 @@ def test_a_chart_taken_over_where_it_runs_keeps_its_release(write_fleet: FleetWr
     )
 
 
-def test_naming_a_charts_release_as_it_runs_needs_no_replace_and_renaming_it_does(write_fleet: FleetWriter) -> None:
+def test_naming_a_charts_release_as_it_runs_needs_no_replace_and_renaming_it_does(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
     # GIVEN a chart synthesized with the name and storage its pack gives it
     root = _fleet(write_fleet, {"goldilocks": GOLDILOCKS})
     assert main(["--root", str(root), "synth"]) == 0
@@ -284,6 +286,14 @@ def test_naming_a_charts_release_as_it_runs_needs_no_replace_and_renaming_it_doe
     path.write_text(yaml.safe_dump({**GOLDILOCKS, "storageNamespace": "goldilocks"}))
     assert main(["--root", str(root), "synth"]) == 2
     assert main(["--root", str(root), "synth", "--replace", "HelmRelease/flux-system/goldilocks"]) == 0
+    # AND so does renaming it for one environment, which its overlay patches
+    env = root / "environments" / "staging.yaml"
+    env.write_text(env.read_text() + "packs:\n  goldilocks:\n    releaseName: vpa\n")
+    capsys.readouterr()
+    assert main(["--root", str(root), "synth"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("platform/clusters/staging-1: HelmRelease flux-system/goldilocks ")
+    assert "the release changes from goldilocks in goldilocks to vpa in goldilocks, so helm-controller" in err
 
 
 def test_charts_that_require_each_other_are_refused(
