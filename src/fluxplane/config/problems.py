@@ -180,9 +180,11 @@ class ProblemList:
         self.lines: list[str] = []
 
     def validate(self, model: type[BaseModel], data: Any, origins: Origins, mount: Loc = ()) -> Any:
-        """``model`` validated from ``data``, or None with its problems recorded."""
+        """``model`` validated from ``data``, or None with its problems recorded. Fields are read by their names in
+        the files only (their aliases), also in a construct's props a file holds (a chart file's ``install``),
+        which Python code may give by their Python names."""
         try:
-            return model.model_validate(data)
+            return model.model_validate(data, by_name=False)
         except ValidationError as exc:
             self.lines.extend(describe_validation_error(exc, model, origins, mount))
             return None

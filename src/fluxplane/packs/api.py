@@ -56,22 +56,54 @@ PROVIDES: dict[str, str] = {
 }
 
 
-#: A semantic version (semver.org 2.0.0), with the ``v`` prefix Helm and Crossplane packages also take.
-SEMVER = (
-    r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+#: A version's -prerelease and +build (semver.org 2.0.0).
+_PRERELEASE_BUILD = (
     r"(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?"
     r"(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?"
 )
+#: A semantic version (semver.org 2.0.0), with the ``v`` prefix Helm and Crossplane packages also take.
+SEMVER = r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)" + _PRERELEASE_BUILD
+
+#: A semver range as Flux reads one (Masterminds/semver v3, for a HelmChart's version and an OCIRepository's
+#: ref.semver), or rather the part of that grammar a person writes: comparisons (an operator and a version that
+#: may leave out its patch or minor number, or give ``x``, ``X`` or ``*`` for it) joined by spaces or commas
+#: (and), groups of them joined by ``||`` (or), and hyphen ranges ``1.2 - 1.4.5``. Masterminds/semver also takes
+#: leading zeros, ``|`` inside a version and other whitespace; these are refused here.
+_PARTIAL = r"v?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}" + _PRERELEASE_BUILD
+_TERM = rf"({_PARTIAL} +- +{_PARTIAL}|((!=|>=|=>|<=|=<|~>|[=<>~^]) *)?{_PARTIAL})"
+_GROUP = rf" *{_TERM}(( *, *| +){_TERM})* *"
+SEMVER_RANGE = rf"{_GROUP}(\|\|{_GROUP})*"
+#: The longest range accepted: real ones are a few comparisons long.
+_RANGE_LENGTH = 100
 
 
 def exact_version(value: Any) -> Any:
-    """``value`` when it is a semver version; a chart or package version must be exact, not a range: the
-    fields say "chart version", and a pinned fleet is reviewable. Anything else (a range, a newline followed
-    by more YAML) would reach Flux as written."""
+    """``value`` when it is a semver version; a pack's chart or package version is exact, not a range: the
+    fields say "chart version", and a pinned fleet is reviewable (only a chart file may take a range,
+    version_or_range). Anything else (a range, a newline followed by more YAML) would reach Flux as written."""
     if isinstance(value, str) and re.fullmatch(SEMVER, value) is None:
         raise ValueError(
             f"expected a semver version such as 1.2.3 or v1.2.3 (MAJOR.MINOR.PATCH, optionally -prerelease "
             f"and +build), got {quoted(value, 80)}"
+        )
+    return value
+
+
+def is_exact(version: str) -> bool:
+    """Whether ``version`` is one version (semver), not a range."""
+    return re.fullmatch(SEMVER, version) is not None
+
+
+def version_or_range(value: Any) -> Any:
+    """``value`` when it is a semver version, or a semver range as Flux reads one (SEMVER_RANGE), such as
+    ``6.7.x``, ``~6.7.1`` or ``>=6.7.0 <6.8.0``: Flux then installs the newest version of the chart in the
+    range, and a new one when it is published."""
+    if not isinstance(value, str) or is_exact(value):
+        return value
+    if len(value) > _RANGE_LENGTH or re.fullmatch(SEMVER_RANGE, value) is None:
+        raise ValueError(
+            f"expected a semver version such as 6.7.1, or a range Flux reads, such as 6.7.x, ~6.7.1 or "
+            f">=6.7.0 <6.8.0 (comparisons joined by spaces or commas, alternatives by ||), got {quoted(value, 80)}"
         )
     return value
 
@@ -87,7 +119,7 @@ class PackConfig(BaseModel):
 
     A field named ``version`` is the version of the chart or package the pack installs (a HelmRelease's
     ``spec.chart.spec.version``, an OCI tag, a Crossplane package tag): it must be a semver version such as
-    1.2.3 or v1.2.3, checked here for every pack.
+    1.2.3 or v1.2.3, checked here for every pack (a chart file's pack checks it as a version or a range).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)

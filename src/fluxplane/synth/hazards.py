@@ -6,6 +6,7 @@ composite deletes in AWS, a HelmRelease's release target, and the Kubernetes ver
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -215,19 +216,29 @@ def immutable_change(before: Mapping[str, Any], after: Mapping[str, Any], path: 
     return old, new
 
 
+#: The longest Helm release name; helm-controller shortens a longer name it makes (release_target).
+RELEASE_NAME_LENGTH = 53
+
+
 def release_target(document: Mapping[str, Any]) -> tuple[str, str, str]:
     """A HelmRelease's release as helm-controller names it: (storage namespace, release namespace, release name).
 
     A change of any of them uninstalls the release before the new one is installed (helm-controller's
     ``ReleaseTargetChanged``); unset fields take their defaults: the HelmRelease's namespace, and
-    ``[targetNamespace-]name``.
+    ``[targetNamespace-]name``, which helm-controller shortens when it is longer than Helm allows (its
+    ``release.ShortenName``: the first 40 characters, ``-`` and 12 hex digits of the whole name's SHA-256). So
+    naming the release, or its namespaces, as they already are changes nothing.
     """
     namespace = str(field(document, ("metadata", "namespace")) or "")
     target = field(document, ("spec", "targetNamespace"))
-    name = field(document, ("spec", "releaseName")) or (
-        f"{target}-{field(document, ('metadata', 'name'))}" if target else field(document, ("metadata", "name"))
+    name = str(
+        field(document, ("spec", "releaseName"))
+        or (f"{target}-{field(document, ('metadata', 'name'))}" if target else field(document, ("metadata", "name")))
     )
-    return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), str(name)
+    if len(name) > RELEASE_NAME_LENGTH:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+        name = f"{name[: RELEASE_NAME_LENGTH - len(digest) - 1]}-{digest}"
+    return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), name
 
 
 def version_step(old: Any, new: Any) -> str | None:

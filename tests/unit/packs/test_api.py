@@ -12,7 +12,7 @@ from pydantic import Field, ValidationError
 
 from fluxplane.constructs import ConfigMap, CustomHealthCheck, Manifest, NamespacedObjectKindReference, Root
 from fluxplane.errors import ConfigError
-from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext, covers, split_pack
+from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext, covers, is_exact, split_pack, version_or_range
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from tests.conftest import MINIMAL_BASE
@@ -212,3 +212,62 @@ def test_a_bad_pack_version_is_one_located_line(write_fleet: Any) -> None:
         "environments/base.yaml: packs.metrics-server.version: expected a semver version such as 1.2.3 or v1.2.3 "
         '(MAJOR.MINOR.PATCH, optionally -prerelease and +build), got "3.12.2\\nfoo: bar"'
     ]
+
+
+# Masterminds/semver's own examples (constraints_test.go, TestNewConstraint), then ranges a team writes
+RANGES = [
+    ">= 1.1",
+    ">40.50.60, < 50.70",
+    "2.0",
+    "v2.3.5-20161202202307-sha.e8fc5e5",
+    ">= 1.2.3 < 2.0",
+    ">= 1.2.3 < 2.0 || => 3.0 < 4",
+    ">= 1.2.3, < 2.0 || => 3.0, < 4",
+    "3 - 4 || => 3.0, < 4",
+    "12.3.34 ~1.2.3",
+    "1.0.0 - 2.0.0, <=2.0.0",
+    "6.7.x",
+    "6.x",
+    "*",
+    "~6.7.1",
+    "~> 6.7",
+    "^6",
+    "!=6.7.2",
+    ">=6.7.0 <6.8.0",
+    "6.7.x-0",
+]
+
+
+@pytest.mark.parametrize("value", [*RANGES, "6.7.1", "v1.2.3"])
+def test_a_version_or_a_range_flux_reads_is_taken_as_written(value: str) -> None:
+    assert version_or_range(value) == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # refused by Masterminds/semver too
+        ">= bar",
+        "BAR >= 1.2.3",
+        "12.3.4.1234",
+        "12.3.34~ 1.2.3",
+        "",
+        "6.x ||",
+        # read by Masterminds/semver, but not as a person means them: refused here
+        "06.7.1",
+        "1|2",
+        "6.7.x\nfoo: bar",
+        "6.7.x\t",
+        "latest",
+        # longer than any range a person writes
+        ">=6.7.0 " + "<6.8.0 " * 14,
+    ],
+)
+def test_a_range_flux_cannot_read_is_refused(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^expected a semver version such as 6\.7\.1, or a range Flux reads, "):
+        version_or_range(value)
+
+
+def test_a_version_is_exact_or_a_range() -> None:
+    assert is_exact("6.7.1") and is_exact("v6.7.1-rc.1")
+    assert not is_exact("6.7.x") and not is_exact("6.7")

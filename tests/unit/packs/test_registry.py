@@ -337,7 +337,7 @@ def test_configure_reports_values_that_fail_the_pack_model() -> None:
         "environments/staging.yaml: packs.podinfo.namespace: expected a DNS-1123 label "
         "(lower-case letters, digits and '-', starting and ending with a letter or digit), got \"Apps\"",
         'environments/staging.yaml: packs.podinfo.replica: unknown field; did you mean "replicas"? '
-        "allowed: enabled, replicas, namespace, message, version, values",
+        "allowed: enabled, releaseName, storageNamespace, replicas, namespace, message, version, values",
     ]
     assert configs == {}
 
