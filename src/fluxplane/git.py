@@ -49,14 +49,19 @@ def _batch(cwd: Path, requests: list[bytes], purpose: str) -> list[bytes | None]
         check=False,
     )
     found: list[bytes | None] = []
-    rest = result.stdout
-    while rest and len(found) < len(requests):
-        header, _, rest = rest.partition(b"\n")
-        parts = header.split(b" ")
+    output = result.stdout
+    position = 0
+    # An offset into the output, not slices of what is left: a tree's worth of blobs is read in one pass.
+    while position < len(output) and len(found) < len(requests):
+        end = output.find(b"\n", position)
+        if end < 0:
+            break
+        parts = output[position:end].split(b" ")
+        position = end + 1
         if len(parts) == 3 and parts[1] == b"blob" and parts[2].isdigit():
             size = int(parts[2])
-            found.append(rest[:size])
-            rest = rest[size + 1 :]
+            found.append(output[position : position + size])
+            position += size + 1
         else:
             found.append(None)
     return found + [None] * (len(requests) - len(found))
