@@ -88,10 +88,10 @@ class Base:
     commit: str
 
 
-def resolve(root: Path, ref: str) -> Base:
-    """The base ``ref`` names in the repository holding ``root``; DiffError when there is no repository or no
-    such ref."""
-    checkout = git.locate(root)
+def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> Base:
+    """The base ``ref`` names in the repository holding ``root``; DiffError (naming ``command``) when there is no
+    repository or no such ref."""
+    checkout = git.locate(root, command)
     return Base(ref, checkout, git.resolve(checkout, ref))
 
 

@@ -96,6 +96,13 @@ def _join(folder: str, entry: str) -> str:
     return posixpath.normpath(posixpath.join(folder, entry))
 
 
+def listed(folder: str, config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The paths of the tree a kustomization file in ``folder`` lists: its resources, bases and components, and the
+    files its patches and CRDs read (URLs left out)."""
+    entries = _entries(config)
+    return tuple(_join(folder, entry) for entry in (*entries.resources, *entries.files))
+
+
 def _deletions(documents: Iterable[Any]) -> list[Document]:
     return [doc for doc in documents if isinstance(doc, dict) and doc.get("$patch") == "delete"]
 
@@ -280,9 +287,7 @@ class Folders:
                     self._collect(entry, found, seen)
             return
         found.add(config)
-        entries = _entries(self._config_item(config).doc)
-        for entry in (*entries.resources, *entries.files):
-            target = _join(folder, entry)
+        for target in listed(folder, self._config_item(config).doc):
             if target in self.documents:
                 found.add(target)
             else:

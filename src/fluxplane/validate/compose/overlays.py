@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import yaml
@@ -84,8 +84,18 @@ def _patched(doc: dict[str, Any], patches: list[Any]) -> dict[str, Any]:
     return doc
 
 
+def _overlay_definition(doc: dict[str, Any]) -> bool:
+    return is_definition(doc) and doc.get("kind") in _KINDS
+
+
 def overlay_definitions(documents: Iterable[Document]) -> Iterator[Document]:
     """The XRDs and Compositions of every cluster overlay among ``documents``, patched, as documents of its
+    kustomization file."""
+    return overlay_objects(documents, _overlay_definition)
+
+
+def overlay_objects(documents: Iterable[Document], wanted: Callable[[dict[str, Any]], bool]) -> Iterator[Document]:
+    """The objects ``wanted`` accepts of every cluster overlay among ``documents``, patched, as documents of its
     kustomization file."""
     by_file: dict[str, list[Any]] = {}
     for document in documents:
@@ -102,7 +112,7 @@ def overlay_definitions(documents: Iterable[Document]) -> Iterator[Document]:
         patches = (config.get("patches") or []) if isinstance(config, dict) else []
         index = 0
         for item in folders.build(folder).items:
-            if not is_definition(item.doc) or item.doc.get("kind") not in _KINDS:
+            if not wanted(item.doc):
                 continue
             index += 1
             yield Document(config_file, index, _patched(copy.deepcopy(item.doc), patches))
