@@ -21,7 +21,7 @@ import fnmatch
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fluxplane.diff.objects import ClusterDiff, ObjectChange
+from fluxplane.diff.objects import REMOVED, ClusterDiff, ObjectChange
 from fluxplane.plan.model import CREATE, DELETE, REINSTALL, REPLACE, UPDATE, KubernetesChange
 from fluxplane.synth.hazards import (
     CLOUD_GROUPS,
@@ -43,15 +43,32 @@ def _release(target: tuple[str, str, str]) -> str:
     return f"{target[2]} in {target[1]}"
 
 
-def installs(document: Mapping[str, Any]) -> str:
-    """What a HelmRelease or a package installs: its chart and version, its chart reference, or its package."""
+def _installed_as(document: Mapping[str, Any]) -> tuple[str, str]:
+    """What a HelmRelease or a package installs, and its version ("" when it says none)."""
     chart = field(document, ("spec", "chart", "spec"))
     if isinstance(chart, dict):
-        return f"chart {chart.get('chart')} {chart.get('version') or '(latest)'}"
+        return f"chart {chart.get('chart')}", str(chart.get("version") or "")
     reference = field(document, ("spec", "chartRef", "name"))
     if reference:
-        return f"chart {reference}"
-    return str(field(document, ("spec", "package")) or "")
+        return f"chart {reference}", ""
+    package = str(field(document, ("spec", "package")) or "")
+    name, colon, tag = package.rpartition(":")
+    return (name, tag) if colon and "/" not in tag else (package, "")
+
+
+def installs(document: Mapping[str, Any]) -> str:
+    """What a HelmRelease or a package installs: its chart and version, its chart reference, or its package."""
+    what, version = _installed_as(document)
+    return f"{what} {version}" if version else what
+
+
+def _upgrade(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    (old, was), (new, now) = _installed_as(before), _installed_as(after)
+    if (old, was) == (new, now):
+        return "its values or settings change"
+    if old == new:
+        return f"upgrades {new} from {was or 'its latest'} to {now or 'its latest'}"
+    return f"installs {installs(after)} instead of {installs(before)}"
 
 
 def _installed(ident: tuple[str, str], before: Any, after: Any) -> tuple[str, str] | None:
@@ -69,8 +86,7 @@ def _installed(ident: tuple[str, str], before: Any, after: Any) -> tuple[str, st
                 f"the release moves from {_release(old)} to {_release(new)}: helm-controller uninstalls it, deleting "
                 "what it installed, then installs the new one"
             )
-    was, now = installs(before), installs(after)
-    return UPDATE, f"upgrades {was} to {now}" if was != now else "its values or settings change"
+    return UPDATE, _upgrade(before, after)
 
 
 def _verdict(change: ObjectChange) -> tuple[str, str] | None:
@@ -99,9 +115,24 @@ def _verdict(change: ObjectChange) -> tuple[str, str] | None:
 
 
 def kubernetes_changes(sections: Iterable[ClusterDiff]) -> list[KubernetesChange]:
-    """The Kubernetes changes among ``sections`` a plan lists (module docstring), cluster by cluster."""
+    """The Kubernetes changes among ``sections`` a plan lists (module docstring), cluster by cluster; a cluster that
+    goes is one line, not one per object."""
     found = []
     for section in sections:
+        if section.status == REMOVED:
+            found.append(
+                KubernetesChange(
+                    DELETE,
+                    section.cluster,
+                    section.repository,
+                    "",
+                    "cluster",
+                    "",
+                    section.cluster,
+                    f"the cluster goes, and the {len(section.changes)} objects {section.repository}/ gives it with it",
+                )
+            )
+            continue
         for change in section.changes:
             verdict = _verdict(change)
             if verdict is None:
