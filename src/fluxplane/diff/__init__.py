@@ -69,6 +69,8 @@ def compare(base: Tree, head: Tree, ref: str, commit: str, progress: Progress) -
             risks=risks(sections, entries),
             notes=sorted(set(before.notes) | set(after.notes)),
             support=list(head.support),
+            trees=(base, head),
+            walks=(before, after),
         )
         stage.note(f"{len(sections)} cluster sections, {len(report.risks)} risky changes")
     return report

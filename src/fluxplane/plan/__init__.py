@@ -23,6 +23,7 @@ from fluxplane import diff
 from fluxplane.core.tree import Fleet, KubectlBuilder
 from fluxplane.diff.fleet import ObjectKey, Placed, Received, Tree, received
 from fluxplane.diff.objects import ClusterDiff, compare_clusters
+from fluxplane.diff.report import Report
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.plan import kube
 from fluxplane.plan.model import Base, Plan, ordered
@@ -31,7 +32,7 @@ from fluxplane.plan.scope import Follow, Index, PlanFolders, Scope, changed_file
 from fluxplane.plan.trees import Texts, base_tree, head_tree
 from fluxplane.progress import Progress
 
-__all__ = ["Plan", "compare", "from_walks", "resolve", "run"]
+__all__ = ["Plan", "compare", "from_diff", "from_walks", "resolve", "run"]
 
 
 def resolve(root: Path, ref: str) -> diff.Base:
@@ -70,6 +71,20 @@ def from_walks(
         changed.setdefault(section.cluster, []).extend(change.key for change in section.changes)
     resources = comparison.run(changed)
     return Plan(base, ordered(resources), kube.kubernetes_changes(sections), notes=sorted({*notes, *comparison.notes}))
+
+
+def from_diff(report: Report) -> Plan:
+    """The plan of what ``fluxplane diff`` compared, from its whole walks: the section its Markdown report ends with."""
+    assert report.trees is not None and report.walks is not None
+    source = "empty" if report.empty_base else "synthesized"
+    before, after = report.walks
+    return from_walks(
+        Base(report.ref, report.commit, source),
+        report.trees,
+        (before.clusters, after.clusters),
+        report.sections,
+        notes=report.notes,
+    )
 
 
 def _readings(trees: tuple[Tree, Tree], hub: str | None) -> tuple[Reading, Reading]:
