@@ -27,6 +27,10 @@ _PLUGIN = "pytest imports fluxplane.testing in every session where fluxplane is 
 LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.commands.diff", "fluxplane.diff"): f"diff synthesizes, which {_CDK8S}; {_CLI}",
     ("fluxplane.commands.diff", "fluxplane.diff.report"): f"imported with fluxplane.diff; {_CLI}",
+    ("fluxplane.commands.diff", "fluxplane.plan"): f"the Markdown report ends with the plan, which synthesizes; {_CLI}",
+    ("fluxplane.commands.diff", "fluxplane.plan.report"): f"imported with fluxplane.plan; {_CLI}",
+    ("fluxplane.commands.plan", "fluxplane.plan"): f"plan synthesizes, which {_CDK8S}; {_CLI}",
+    ("fluxplane.commands.plan", "fluxplane.plan.report"): f"imported with fluxplane.plan; {_CLI}",
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
     ("fluxplane.commands.packs", "fluxplane.synth"): f"synth is heavy; {_CLI}",
     ("fluxplane.commands.synth", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",

@@ -138,8 +138,8 @@ def _cell(value: str) -> str:
 
 
 def markdown(plan: Plan, limit: int = COMMENT_LIMIT, heading: str = "##") -> str:
-    """The plan as a pull-request comment (or a section of one, under ``heading``) of at most about ``limit``
-    characters: table rows past it are left out, the data-bearing lines and the summary never are."""
+    """The plan as a pull-request comment (or a section of one, under ``heading``) of at most ``limit`` characters:
+    lines past it are left out (the data-bearing resources come first), the summary never is."""
     base = plan.base
     lines = [f"{heading} fluxplane plan: `{base.ref}` ({base.commit[:12]}) → {HEAD_LABEL}", ""]
     lines += [f"Base: {SOURCES.get(base.source, base.source)} at `{base.ref}`.", ""]
@@ -147,11 +147,11 @@ def markdown(plan: Plan, limit: int = COMMENT_LIMIT, heading: str = "##") -> str
     tail = [f"**{summary(plan)}**"]
     if not plan.resources and not plan.kubernetes:
         return "\n".join([*lines, NOTHING, "", *tail]) + "\n"
-    if plan.data_bearing:
-        lines += [f"{heading}# :warning: Data-bearing resources replaced or deleted", ""]
-        lines += [f"- **{_cell(headline(change))}**" for change in plan.data_bearing]
-        lines.append("")
     rows: list[str] = []
+    if plan.data_bearing:
+        rows += [f"{heading}# :warning: Data-bearing resources replaced or deleted", ""]
+        rows += [f"- **{_cell(headline(change))}**" for change in plan.data_bearing]
+        rows.append("")
     for (account, region, cluster), changes in _groups(plan):
         rows += [f"{heading}# AWS account {account}, region {region}, cluster {cluster}", ""]
         rows += ["| Action | Resource | Declared by | Changes | Why |", "|---|---|---|---|---|"]
