@@ -186,6 +186,7 @@ KINDS: tuple[CloudKind, ...] = (
         deletes="its nodes, and the pods on them",
     ),
     CloudKind("eks.aws*", "Addon", "EKS add-on", _given("addonName", "clusterName")),
+    CloudKind("eks.aws*", "ClusterAuth", "EKS cluster credentials"),
     CloudKind(
         "eks.aws*",
         "PodIdentityAssociation",
