@@ -214,10 +214,18 @@ class PlanFolders(KubectlFolders):
     def __init__(self, files: Mapping[str, str], root: Any, builder: Any, label: str, scope: Scope) -> None:
         super().__init__(files, root, builder, label, lazy=True)
         self.scope = scope
+        self._whole: set[str] = set()
+
+    def whole(self, folder: str) -> None:
+        """Build ``folder`` whole from now on: a Kustomization that differs applies it, and all it holds may land
+        differently (what was gathered of it before is forgotten)."""
+        if folder not in self._whole:
+            self._whole.add(folder)
+            self.forget([folder])
 
     def _gathered(self, folder: str) -> tuple[str, ...] | None:
         """The entries of a folder built from some of them, None for a folder kustomize builds."""
-        if folder not in self.scope.dirty or folder in self.scope.touched:
+        if folder not in self.scope.dirty or folder in self.scope.touched or folder in self._whole:
             return None
         config = self.config(folder)
         if config is None:
@@ -281,5 +289,9 @@ class Follow:
         tainted = self.tainted(placed)
         if tainted or folder in self.scope.dirty:
             self._tainted[id(placed)] = tainted
+            if tainted:
+                for folders in (self.mine, self.other):
+                    if isinstance(folders, PlanFolders):
+                        folders.whole(folder)
             return True
         return False

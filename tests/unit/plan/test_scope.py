@@ -168,3 +168,27 @@ def test_a_kustomization_that_differs_is_followed_everywhere_below(tmp_path: Pat
     # THEN everything the changed Kustomization applies is walked: both spokes' chains and what they lead to
     folders = {application.folder for application in walk.applications}
     assert {"platform/spokes", "platform/extra/a", "platform/extra/b"} <= folders
+
+
+@needs_kubectl
+def test_a_folder_a_differing_kustomization_applies_is_built_whole(tmp_path: Path) -> None:
+    # GIVEN spoke a's extra folder changed, and the hub's spokes Kustomization prunes no more
+    before = fleet()
+    documents = list(yaml.safe_load_all(before["platform/clusters/hub/sync.yaml"]))
+    documents[2]["spec"]["prune"] = False
+    after = {
+        **before,
+        "platform/clusters/hub/sync.yaml": yaml.safe_dump_all(documents),
+        "platform/extra/a/extra.yaml": config_map("extra-a", "2"),
+    }
+    scope = Scope(changed_files(before, after))
+    for files in (before, after):
+        scope.add(Index(files), scope.changed)
+    builder = KubectlBuilder()
+    mine = PlanFolders(after, tmp_path / "head", builder, "head", scope)
+    other = PlanFolders(before, tmp_path / "base", builder, "base", scope)
+    repositories = Fleet(mine).find_repositories(["hub"])
+    walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
+    # THEN the spokes' folder, which only spoke a's change makes dirty, is built whole: spoke b's chain is walked too
+    folders = {application.folder for application in walk.applications}
+    assert {"platform/extra/a", "platform/extra/b"} <= folders
