@@ -70,3 +70,28 @@ def test_without_git_installed_it_says_what_needs_it(tmp_path: Path, monkeypatch
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(fgit.GitError, match=r"^git is not installed: testing$"):
         fgit.work_tree(tmp_path, purpose=PURPOSE)
+
+
+def test_the_files_of_a_folder_at_a_commit_are_read_byte_for_byte(tmp_path: Path) -> None:
+    # GIVEN a commit with a folder holding a file, a nested file, an executable and a symlink, and a later change
+    (tmp_path / "dist" / "sub").mkdir(parents=True)
+    (tmp_path / "dist" / "a.yaml").write_text("name: grüße\n", encoding="utf-8")
+    (tmp_path / "dist" / "sub" / "b.yaml").write_bytes(b"x: 1\r\n")
+    (tmp_path / "dist" / "run.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "dist" / "run.sh").chmod(0o755)
+    (tmp_path / "dist" / "link.yaml").symlink_to("a.yaml")
+    (tmp_path / "distant.yaml").write_text("y: 2\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "first")
+    commit = fgit.commit_of(tmp_path, "HEAD", purpose=PURPOSE)
+    assert commit is not None
+    (tmp_path / "dist" / "a.yaml").write_text("changed\n")
+    # WHEN the folder is read at the commit THEN its regular files are, by their path below it, as committed
+    assert fgit.files_at(tmp_path, commit, "dist", purpose=PURPOSE) == {
+        "a.yaml": "name: grüße\n".encode(),
+        "run.sh": b"#!/bin/sh\n",
+        "sub/b.yaml": b"x: 1\r\n",
+    }
+    # AND a folder the commit does not hold is None
+    assert fgit.files_at(tmp_path, commit, "missing", purpose=PURPOSE) is None

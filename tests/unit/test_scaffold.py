@@ -52,7 +52,8 @@ def test_init_writes_a_repository_pinning_this_version(
     assert {"/.fluxplane-cache/", "/.dist.spare/", "/.fluxplane-edit/", ".venv/"} <= set(ignored)
     workflow = yaml.safe_load((folder / ".github/workflows/fluxplane.yaml").read_text())
     runs = [step.get("run", "") for step in workflow["jobs"]["check"]["steps"]]
-    for command in ("fluxplane synth --check", "fluxplane validate", ".venv/bin/pytest", "fluxplane diff --base"):
+    commands = ("fluxplane synth --check", "fluxplane validate", ".venv/bin/pytest", "fluxplane diff --base")
+    for command in (*commands, "fluxplane plan --base"):
         assert any(command in run for run in runs), command
     out = capsys.readouterr().out.splitlines()
     assert out[: len(EXPECTED)] == [f"wrote {folder / path}" for path in EXPECTED]

@@ -12,7 +12,7 @@ composites of that cluster.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
@@ -23,8 +23,18 @@ from fluxplane.validate.tree import Document
 _KINDS = ("CompositeResourceDefinition", "Composition")
 
 
+def _overlay_definition(doc: dict[str, Any]) -> bool:
+    return is_definition(doc) and doc.get("kind") in _KINDS
+
+
 def overlay_definitions(documents: Iterable[Document]) -> Iterator[Document]:
     """The XRDs and Compositions of every cluster overlay among ``documents``, patched, as documents of its
+    kustomization file."""
+    return overlay_objects(documents, _overlay_definition)
+
+
+def overlay_objects(documents: Iterable[Document], wanted: Callable[[dict[str, Any]], bool]) -> Iterator[Document]:
+    """The objects ``wanted`` accepts of every cluster overlay among ``documents``, patched, as documents of its
     kustomization file."""
     by_file: dict[str, list[Any]] = {}
     for document in documents:
@@ -40,7 +50,7 @@ def overlay_definitions(documents: Iterable[Document]) -> Iterator[Document]:
         index = 0
         # the build applies the overlay's patches (fluxplane.core.tree.patches), to copies of the documents
         for item in folders.build(folder).items:
-            if not is_definition(item.doc) or item.doc.get("kind") not in _KINDS:
+            if not wanted(item.doc):
                 continue
             index += 1
             yield Document(config_file, index, item.doc)
