@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fluxplane.synth.hazards import field
 from fluxplane.core.layout import cluster_of
+from fluxplane.synth.hazards import field
 from fluxplane.validate.tree import Document
 
 #: The kinds of the AWS providers' configs, in either family.

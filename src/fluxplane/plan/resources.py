@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fluxplane.core.layout import cluster_of
 from fluxplane.diff.fleet import ObjectKey, Placed
 from fluxplane.plan.accounts import CONFIG_GROUPS, CONFIG_KINDS, IRSA_ROLE, Accounts, is_config
 from fluxplane.plan.cloud import Verdict, aws_name, judge, provider_config, region_of
@@ -27,7 +28,6 @@ from fluxplane.synth.hazards import ABSENT, field
 from fluxplane.synth.kinds import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, cloud_kind, is_managed, noun
 from fluxplane.validate.changed import is_definition
 from fluxplane.validate.compose.composer import Composer
-from fluxplane.core.layout import cluster_of
 from fluxplane.validate.compose.overlays import overlay_objects
 from fluxplane.validate.tree import Document
 

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fluxplane.core.layout import cluster_of
 from fluxplane.validate.compose.checks import same_cluster
 from fluxplane.validate.compose.composition import CompositionModel, read_composition, split_api
 from fluxplane.validate.compose.engine import render
-from fluxplane.core.layout import cluster_of
 from fluxplane.validate.compose.xr import XRD, XRD_GROUP, defaulted, observed_xr, read_xrd, select_compositions
 from fluxplane.validate.tree import Document
 
