@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
     root: Path = args.root
     base = plan.resolve(root, args.base)
-    warn(require_node(root))
+    warn(require_node())
     result = plan.run(root, base, progress=Progress("plan"))
     formats = {"text": text, "markdown": markdown, "json": to_json}
     sys.stdout.write(formats[args.format](result))
