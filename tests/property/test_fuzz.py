@@ -262,7 +262,7 @@ def test_a_broken_definition_is_exit_2_with_located_lines_and_dist_untouched(fil
         stdout, stderr = io.StringIO(), io.StringIO()
         try:
             with (
-                mock.patch("fluxplane.synth.render_plan", _render_stand_in),
+                mock.patch("fluxplane.synth.pipeline.render_plan", _render_stand_in),
                 redirect_stdout(stdout),
                 redirect_stderr(stderr),
             ):

@@ -33,7 +33,7 @@ def _no_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> dict[str, str]:
         raise AssertionError("render_plan was called: bad input reached the JavaScript runtime")
 
-    monkeypatch.setattr(fluxplane.synth, "render_plan", refuse)
+    monkeypatch.setattr(fluxplane.synth.pipeline, "render_plan", refuse)
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:

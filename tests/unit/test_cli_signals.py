@@ -28,7 +28,7 @@ DRIVER = r"""
 import os, signal, sys, time
 from pathlib import Path
 
-import fluxplane.synth as synth
+import fluxplane.synth.pipeline as pipeline
 from fluxplane.synth import writer
 from fluxplane.cli import main
 
@@ -37,7 +37,7 @@ files = {
     "platform/kustomization.yaml": "resources: [" + version + ".yaml]\n",
     "platform/" + version + ".yaml": "version: " + version + "\n",
 }
-synth.render_plan = lambda plan, cache=None: dict(files)
+pipeline.render_plan = lambda plan, cache=None: dict(files)
 
 def send():
     os.kill(os.getpid(), getattr(signal, name))
