@@ -16,6 +16,7 @@ from fluxplane.constructs.props import (
     KubeConfigReference,
     Label,
     Name,
+    PatchSelector,
     Props,
     dependency_entry,
     dumped,
@@ -197,31 +198,12 @@ class Test(Props):
     """Time to wait for each Kubernetes operation of the tests. Default: the HelmRelease's ``timeout``."""
 
 
-class DriftTarget(Props):
-    """An ``ignore`` rule's ``target``: the objects of the release its paths are ignored in."""
-
-    group: str | None = None
-    """API group of the objects. Default: not set (any)."""
-    version: str | None = None
-    """API version of the objects. Default: not set (any)."""
-    kind: str | None = None
-    """Kind of the objects. Default: not set (any)."""
-    name: str | None = None
-    """Name of the object. Default: not set (any)."""
-    namespace: str | None = None
-    """Namespace of the objects. Default: not set (any)."""
-    label_selector: str | None = None
-    """Label selector (``app=web,tier!=db``) the objects match. Default: not set (any)."""
-    annotation_selector: str | None = None
-    """Annotation selector the objects match, written like a label selector. Default: not set (any)."""
-
-
 class DriftIgnoreRule(Props):
     """A ``driftDetection.ignore`` entry: fields whose difference from the release is not drift."""
 
     paths: tuple[str, ...]
     """JSON Pointers (RFC 6901) to the fields, such as ``/spec/replicas``."""
-    target: DriftTarget | None = None
+    target: PatchSelector | None = None
     """The objects the paths are ignored in. Default: not set (every object of the release)."""
 
 
