@@ -265,6 +265,25 @@ class _Loader:
         self._report(origins, [(("kubernetesVersion",), f'{how}: {runs}, got "{wanted}"; {then}')])
         return merged
 
+    def _existing_version(self, merged: dict[str, Any], origins: Origins) -> None:
+        """An existing cluster runs a version already: the definition names it, since the newest EKS offers (a new
+        cluster's default) would be an upgrade of several minor versions, or a downgrade. Once recorded, the record
+        keeps it, as for every cluster."""
+        name = merged.get("name")
+        if not isinstance(merged.get("existing"), dict) or "kubernetesVersion" in merged or not isinstance(name, str):
+            return
+        if self.recorded.version_of(name, models.LEGACY_KUBERNETES_VERSION) is None:
+            self._report(
+                origins,
+                [
+                    (
+                        ("kubernetesVersion",),
+                        "an existing cluster's version is recorded from the definition: give the version it runs "
+                        f'(aws eks describe-cluster --name {name} --query cluster.version), quoted: "1.NN"',
+                    )
+                ],
+            )
+
     def _management(self, base: models.BaseFile) -> None:
         self.management = base.management
         name = base.management.name
@@ -469,6 +488,7 @@ class _Loader:
                 Layer(self.base_display, base.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
             ]
         )
+        self._existing_version(merged, origins)
         merged = self._versioned(merged, origins)
         # Duplicates are checked on the name as written, so a cluster with other problems still claims it.
         raw_name = merged.get("name")
