@@ -237,3 +237,91 @@ def test_the_fleet_packs_sit_in_the_hub_chain() -> None:
         ("crossplane-provider-configs",),
     )
     assert (workload_clusters.PACK.layer, workload_clusters.PACK.requires) == ("configs", ("eks-compositions",))
+
+
+# -- existing clusters -----------------------------------------------------------------------------------
+
+ESO_ROLE = "arn:aws:iam::111122223333:role/old-external-secrets"
+REGISTERED = _cluster(
+    "old",
+    kubernetesVersion="1.33",
+    network={"cidr": "10.64.0.0/16"},
+    hubAccess="keyless",
+    existing={
+        "mode": "registered",
+        "externalSecretsRoleArn": ESO_ROLE,
+        "clusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/old",
+    },
+)
+OBSERVED = _cluster(
+    "seen",
+    kubernetesVersion="1.33",
+    network={"cidr": "10.65.0.0/16"},
+    existing={
+        "mode": "observed",
+        "externalSecretsRoleArn": ESO_ROLE,
+        "vpcId": "vpc-0e1f2a3b4c5d60718",
+        "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
+    },
+)
+EXISTING_BASE = {
+    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}},
+    "management": {
+        "name": "hub",
+        "region": "us-west-2",
+        "fluxRoleArn": "arn:aws:iam::111122223333:role/hub-flux",
+        "packs": {},
+    },
+}
+
+
+def test_a_registered_cluster_gets_no_composite_and_no_aws_object_only_what_its_chain_reads(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN a registered cluster the hub reaches keyless
+    fleet = load_fleet(write_fleet(base=EXISTING_BASE, envs={"staging": {"clusters": [REGISTERED]}})).fleet
+
+    # WHEN workload-clusters is bound for it
+    documents, context = _build(fleet, "old")
+
+    # THEN nothing of Crossplane or AWS is written: no EKSCluster, no ProviderConfig, no managed resource, only the
+    # ConfigMaps of External Secrets' role and of keyless access, from the definition
+    assert documents == [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "old-bootstrap", "namespace": "old"},
+            "data": {"external-secrets-role-arn": ESO_ROLE},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "old-hub-access", "namespace": "old"},
+            "data": {"cluster": "arn:aws:eks:us-west-2:111122223333:cluster/old", "provider": "aws"},
+        },
+    ]
+    # AND nothing to wait for but what it applies (the chain's step waits for all of it), within the default time
+    assert (context.health_checks, context.health_check_exprs, context.timeout) == ([], [], None)
+    # AND no Composition is written for it
+    compositions, _ = _bind(eks_compositions.PACK, fleet)
+    assert [kind for kind, _, _ in _heads(compositions)] == ["CompositeResourceDefinition", "ClusterRole"]
+
+
+def test_an_observed_cluster_gets_a_composite_of_an_importing_composition(write_fleet: FleetWriter) -> None:
+    # GIVEN an observed cluster beside one the hub creates
+    envs = {"staging": {"clusters": [OBSERVED, _cluster("new"), REGISTERED]}}
+    fleet = load_fleet(write_fleet(base=EXISTING_BASE, envs=envs)).fleet
+
+    # WHEN workload-clusters is bound for it THEN it gets its EKSCluster, of the observed Composition, and the
+    # ProviderConfig that reaches it through the kubeconfig ClusterAuth writes
+    documents, context = _build(fleet, "seen")
+    assert _heads(documents) == [("EKSCluster", "seen", "seen"), ("ProviderConfig", "seen", "spoke")]
+    assert documents[0]["spec"]["crossplane"]["compositionRef"] == {"name": "eks-observed-2-subnets-1-node-group"}
+    assert documents[0]["spec"]["existing"]["vpcId"] == "vpc-0e1f2a3b4c5d60718"
+    assert context.timeout == "45m"
+    # AND the Compositions are the created cluster's, then the imported one's
+    compositions, _ = _bind(eks_compositions.PACK, fleet)
+    assert [name for kind, _, name in _heads(compositions) if kind == "Composition"] == [
+        "eks-3-zones-1-node-group",
+        "eks-observed-2-subnets-1-node-group",
+    ]
