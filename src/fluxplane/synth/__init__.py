@@ -15,7 +15,7 @@ from fluxplane.synth.cache import SynthCache
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.pipeline import Pipeline, load_plan, project_registry, render_plan
 from fluxplane.synth.plan import FleetPlan
-from fluxplane.synth.publish import Allowances, Publisher, Tree, kept_folders, with_kept
+from fluxplane.synth.publish import Allowances, Publisher, Tree, kept_folders, kept_owners, with_kept
 from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, copy_tree, write_tree
 
 
@@ -67,6 +67,7 @@ __all__ = [
     "compare_tree",
     "copy_tree",
     "kept_folders",
+    "kept_owners",
     "load_plan",
     "paused_gc",
     "project_registry",

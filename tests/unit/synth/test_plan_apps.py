@@ -190,3 +190,49 @@ def test_two_packs_that_provide_the_app_kinds_on_one_cluster_are_refused(write_f
         "environments/base.yaml: management.packs.kinds: packs 'app-compositions', 'kinds' all provide "
         "'app-resources' on cluster 'hub', which one pack does; enable only one of them",
     )
+
+
+def test_an_apps_database_on_a_registered_cluster_is_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN a registered cluster, whose subnets the hub does not know, and an app with a database on it
+    existing = {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/old-eso"}
+    envs = {
+        "staging": {
+            "clusters": [
+                {
+                    "name": "staging-1",
+                    "region": "us-west-2",
+                    "kubernetesVersion": "1.34",
+                    "network": {"cidr": "10.64.0.0/16"},
+                    "hubAccess": "keyless",
+                    "existing": {**existing, "clusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/staging-1"},
+                }
+            ]
+        }
+    }
+    base = {
+        **MINIMAL_BASE,
+        "management": {
+            **MINIMAL_BASE["management"],
+            "fluxRoleArn": "arn:aws:iam::111122223333:role/hub-flux",
+            "packs": {
+                **HUB_PACKS,
+                "crossplane-providers": {
+                    **HUB_PACKS["crossplane-providers"],
+                    "kubernetes": True,
+                    "services": ["ec2", "eks", "iam", "rds"],
+                },
+            },
+        },
+    }
+    project: Path = write_fleet(base=base, envs=envs)
+    (project / "environments" / "apps").mkdir(exist_ok=True)
+    app = {**APP, "aws": {"databases": [{"name": "main", "engine": "postgres", "engineVersion": "17"}]}}
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
+    # WHEN planned THEN the app's database is refused there, saying what to do
+    with pytest.raises(ConfigError) as caught:
+        plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+    assert list(caught.value.problems) == [
+        "environments/apps/shop.yaml: aws.databases: app 'shop' has a database on cluster 'staging-1', which is "
+        "registered: the hub knows nothing of its subnets to put it in; import the cluster (existing.mode: "
+        "observed), or leave the app off it"
+    ]
