@@ -188,3 +188,45 @@ def test_a_spoke_that_runs_its_own_flux_keeps_its_flux_system_as_bootstrap_wrote
     entry = yaml.safe_load((root / "dist/platform/clusters/own-flux/kustomization.yaml").read_text())
     assert "flux-system" in entry["resources"]
     assert_valid_and_built(root / "dist", [root / "dist/platform/clusters/own-flux"])
+
+
+# -- observed, then managed ---------------------------------------------------------------------------------
+
+SEEN = {
+    "name": "seen",
+    "region": "us-west-2",
+    "network": {"cidr": "10.66.0.0/16"},
+    "existing": {
+        "mode": "observed",
+        "externalSecretsRoleArn": ESO_ROLE % "seen",
+        "vpcId": "vpc-0e1f2a3b4c5d60718",
+        "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829", "subnet-0c3d4e5f607182930"],
+    },
+}
+
+
+def test_moving_an_observed_cluster_to_full_management_is_refused_without_manage(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN an observed cluster in dist/
+    root = _project(write_fleet, SEEN)
+    assert main(["--root", str(root), "synth"]) == 0
+    written = root / SPOKES / "seen/cluster/cluster.yaml"
+    before = written.read_text()
+    assert "name: eks-observed-3-subnets-1-node-group" in before
+    # WHEN its definition moves it to full management
+    managed = {**SEEN, "existing": {**SEEN["existing"], "mode": "managed"}}
+    write_fleet(base=BASE, envs={"production": {"clusters": [managed]}}, root=root)
+    capsys.readouterr()
+    # THEN synth refuses, naming the flag, and writes nothing
+    assert main(["--root", str(root), "synth"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "platform/spokes/seen/cluster/cluster.yaml: EKSCluster seen/seen: Crossplane starts to manage its imported "
+        "VPC, subnets, EKS cluster and node groups"
+    ) in err
+    assert "run synth with --manage 'EKSCluster/seen/seen'" in err
+    assert written.read_text() == before
+    # AND on the user's word, it is done
+    assert main(["--root", str(root), "synth", "--manage", "EKSCluster/seen/seen"]) == 0
+    assert "name: eks-managed-3-subnets-1-node-group" in written.read_text()

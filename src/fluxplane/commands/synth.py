@@ -70,6 +70,14 @@ def register(commands: Subcommands) -> None:
         help="allow this object to move to another Flux Kustomization, once the old one is suspended on the hub "
         "(repeatable)",
     )
+    synth.add_argument(
+        "--manage",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow this EKSCluster to start managing the AWS resources it imported (an existing cluster moved to "
+        "existing.mode: managed), which Crossplane may then update and delete (repeatable)",
+    )
 
 
 def stopped(args: argparse.Namespace) -> str | None:
@@ -113,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         target,
         cache=not args.no_cache,
         read_only=args.check,
-        allow=synth.Allowances.of(args.replace, args.delete, args.move),
+        allow=synth.Allowances.of(args.replace, args.delete, args.move, args.manage),
     )
     pipeline.check_outdir()
     transaction.note(transaction.recover(root, write=not args.check))

@@ -94,15 +94,22 @@ def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str,
 @dataclass(frozen=True)
 class Allowances:
     """What the user asked synth to do although it changes live infrastructure: ``Kind/namespace/name``
-    patterns, with shell wildcards (``--replace``, ``--delete``, ``--move``)."""
+    patterns, with shell wildcards (``--replace``, ``--delete``, ``--move``, ``--manage``)."""
 
     replace: tuple[str, ...] = ()
     delete: tuple[str, ...] = ()
     move: tuple[str, ...] = ()
+    manage: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, replace: Sequence[str] = (), delete: Sequence[str] = (), move: Sequence[str] = ()) -> Allowances:
-        return cls(tuple(replace), tuple(delete), tuple(move))
+    def of(
+        cls,
+        replace: Sequence[str] = (),
+        delete: Sequence[str] = (),
+        move: Sequence[str] = (),
+        manage: Sequence[str] = (),
+    ) -> Allowances:
+        return cls(tuple(replace), tuple(delete), tuple(move), tuple(manage))
 
 
 @dataclass(frozen=True)
@@ -148,6 +155,7 @@ class Publisher:
             replace=allow.replace,
             delete=allow.delete,
             move=allow.move,
+            manage=allow.manage,
             followed_versions=plan.followed_versions,
         )
 
