@@ -583,7 +583,8 @@ def test_a_managed_existing_cluster_is_managed_in_full_from_the_definition() -> 
     for name in ("vpc", "subnet-private-0", "cluster", "node-group-0", "node-group-1"):
         assert objects[name]["spec"]["managementPolicies"] == ["*"], name
     # AND the Kubernetes version and node group sizes follow the definition
-    assert objects["cluster"]["spec"]["forProvider"] == {"region": "eu-central-1", "version": DEFAULT_KUBERNETES_VERSION}
+    version = DEFAULT_KUBERNETES_VERSION
+    assert objects["cluster"]["spec"]["forProvider"] == {"region": "eu-central-1", "version": version}
     assert objects["node-group-1"]["spec"]["forProvider"]["scalingConfig"] == {"minSize": 0, "maxSize": 5}
     assert objects["node-group-1"]["spec"]["initProvider"] == {"scalingConfig": {"desiredSize": 1}}
     # AND the subnets the CRD asks for once Crossplane may create it are the imported ones, read at creation only
