@@ -422,7 +422,12 @@ def offboard_app(root: Path, name: str, clusters: Sequence[str] = ()) -> Edit:
         if not set(members.get(environment, ())) & set(leaving):
             continue
         by_env.remove(environment)
-        kept = [cluster for cluster in members[environment] if cluster not in leaving and cluster not in listed]
+        # the environment's clusters the app runs on: not one it is left off (a registered cluster, for a database)
+        kept = [
+            cluster
+            for cluster in members[environment]
+            if cluster in running and cluster not in leaving and cluster not in listed
+        ]
         listed += kept
         if kept:
             edit.notes.append(

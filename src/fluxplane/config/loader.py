@@ -56,6 +56,9 @@ class LoadedFleet:
     #: The clusters (the hub's included) whose definition names no kubernetesVersion, by name: their version
     #: follows environments/allocations.yaml, which only the definition may move (fluxplane.synth.guard).
     followed_versions: dict[str, FollowedVersion] = field(default_factory=dict)
+    #: What the definition does that the user should know without it being refused: an app left off a cluster of its
+    #: environment it cannot run on.
+    notes: tuple[str, ...] = ()
 
 
 def _display(root: Path, path: Path) -> str:
@@ -110,6 +113,8 @@ class _Loader:
         self.recorded = Recorded({})
         #: The clusters whose version follows the record (LoadedFleet.followed_versions).
         self.followed_versions: dict[str, FollowedVersion] = {}
+        #: What the load tells the user without refusing (LoadedFleet.notes).
+        self.notes: list[str] = []
         #: The project's cdk8s charts (charts/), which clusters name in cdk8sCharts.
         self.cdk8s_charts, found = find_cdk8s_charts(project, lambda path: _display(project, path))
         self.problems.lines.extend(found)
@@ -163,12 +168,13 @@ class _Loader:
 
         app_files, found_apps = read_app_files(root, lambda path: _display(root, path))
         problems.lines.extend(found_apps)
+        clusters = [cluster for env in environments for cluster in env.clusters]
         apps, found_placements = place_apps(
             app_files,
             {env.name: [(cluster.name, cluster.region) for cluster in env.clusters] for env in environments},
-            frozenset(
-                cluster.name for env in environments for cluster in env.clusters if cluster.app_resources == "spoke"
-            ),
+            frozenset(cluster.name for cluster in clusters if cluster.app_resources == "spoke"),
+            frozenset(c.name for c in clusters if c.existing is not None and not c.existing.imported),
+            self.notes,
         )
         if len(environments) == len(env_paths):
             # With an environment missing, its clusters would look unknown: report that once fixed.
@@ -210,6 +216,7 @@ class _Loader:
             apps=apps,
             cdk8s_charts=self.cdk8s_charts,
             followed_versions=self.followed_versions,
+            notes=tuple(self.notes),
         )
 
     def _recorded_version(self, cluster: str, definition: str, *, hub: bool = False) -> str | None:

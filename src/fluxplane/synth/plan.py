@@ -348,21 +348,6 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackReg
     return []
 
 
-def _registered_database_problems(loaded: LoadedFleet) -> list[str]:
-    """An app's database goes into its cluster's private subnets, which the hub knows of a cluster it made or
-    imported: of a registered one, it knows nothing."""
-    registered = {c.name for c in loaded.fleet.clusters if c.existing is not None and not c.existing.imported}
-    problems = []
-    for placement in loaded.apps:
-        if placement.cluster in registered and placement.app.aws.databases:
-            problems.append(
-                f"{app_path(Path(), placement.app.name).as_posix()}: aws.databases: app {placement.app.name!r} has a "
-                f"database on cluster {placement.cluster!r}, which is registered: the hub knows nothing of its "
-                "subnets to put it in; import the cluster (existing.mode: observed), or leave the app off it"
-            )
-    return problems
-
-
 def _keyless_problems(loaded: LoadedFleet) -> list[str]:
     """Keyless hub access needs a Flux that has it, and an IAM role for the hub's Flux to be let in."""
     fleet = loaded.fleet
@@ -543,7 +528,6 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
     if require_secrets:
         problems.extend(missing_secrets(loaded, hub, registry))
     problems.extend(_keyless_problems(loaded))
-    problems.extend(_registered_database_problems(loaded))
     problems.extend(_add_on_namespace_problems(loaded, registry))
     problems.extend(_tenant_file_clashes(loaded))
     problems.extend(_app_cloud_problems(loaded, hub, registry))
@@ -558,6 +542,6 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         base_configs=base_configs,
         environment_configs=environment_configs,
         apps=loaded.apps,
-        notes=tuple(_unique(notes)),
+        notes=tuple(_unique([*loaded.notes, *notes])),
         followed_versions=loaded.followed_versions,
     )

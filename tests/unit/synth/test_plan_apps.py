@@ -192,8 +192,8 @@ def test_two_packs_that_provide_the_app_kinds_on_one_cluster_are_refused(write_f
     )
 
 
-def test_an_apps_database_on_a_registered_cluster_is_refused(write_fleet: FleetWriter) -> None:
-    # GIVEN a registered cluster, whose subnets the hub does not know, and an app with a database on it
+def test_an_app_left_off_a_registered_cluster_is_said_in_the_plans_notes(write_fleet: FleetWriter) -> None:
+    # GIVEN a registered cluster, whose subnets the hub does not know, and an app with a database on its environment
     existing = {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/old-eso"}
     envs = {
         "staging": {
@@ -226,13 +226,17 @@ def test_an_apps_database_on_a_registered_cluster_is_refused(write_fleet: FleetW
     }
     project: Path = write_fleet(base=base, envs=envs)
     (project / "environments" / "apps").mkdir(exist_ok=True)
-    app = {**APP, "aws": {"databases": [{"name": "main", "engine": "postgres", "engineVersion": "17"}]}}
+    app = {
+        **APP,
+        "clusters": [],
+        "environments": ["staging"],
+        "aws": {"databases": [{"name": "main", "engine": "postgres", "engineVersion": "17"}]},
+    }
     (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
-    # WHEN planned THEN the app's database is refused there, saying what to do
-    with pytest.raises(ConfigError) as caught:
-        plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
-    assert list(caught.value.problems) == [
-        "environments/apps/shop.yaml: aws.databases: app 'shop' has a database on cluster 'staging-1', which is "
-        "registered: the hub knows nothing of its subnets to put it in; import the cluster (existing.mode: "
-        "observed), or leave the app off it"
-    ]
+    # WHEN planned THEN the app runs nowhere, and the plan says why, with the notes synth prints
+    planned = plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+    assert planned.apps == ()
+    assert planned.notes == (
+        "environments/apps/shop.yaml: environments[0]: app 'shop' is left off cluster 'staging-1' of environment "
+        "'staging': it has a database, and the cluster is registered, so the hub knows nothing of its subnets",
+    )
