@@ -12,6 +12,7 @@ import yaml
 
 from fluxplane.charts.spokes import FLUX_STEPS, chain_steps
 from fluxplane.cli import main
+from fluxplane.synth import load_plan
 from tests.conftest import HUB_PACKS, ROOT, FleetWriter, load_documents
 from tests.support.git import git
 from tests.support.manifests import assert_valid_and_built
@@ -230,3 +231,37 @@ def test_moving_an_observed_cluster_to_full_management_is_refused_without_manage
     # AND on the user's word, it is done
     assert main(["--root", str(root), "synth", "--manage", "EKSCluster/seen/seen"]) == 0
     assert "name: eks-managed-3-subnets-1-node-group" in written.read_text()
+
+
+# -- the example fleet ---------------------------------------------------------------------------------------
+
+
+def test_the_examples_existing_clusters_are_never_created_in_aws() -> None:
+    dist = ROOT / SPOKES
+    # GIVEN the example's registered production-euc1: its chain applies no composite and no object of AWS or
+    # Crossplane, only what its definition records
+    registered_step = load_documents(dist / "production-euc1/cluster/cluster.yaml")
+    assert [(doc["kind"], doc["metadata"]["name"]) for doc in registered_step] == [
+        ("ConfigMap", "production-euc1-bootstrap"),
+        ("ConfigMap", "production-euc1-hub-access"),
+    ]
+    # AND its observed production-euw1 is composed by a Composition whose AWS resources are imported and only read
+    (composite,) = [
+        doc for doc in load_documents(dist / "production-euw1/cluster/cluster.yaml") if doc["kind"] == "EKSCluster"
+    ]
+    name = composite["spec"]["crossplane"]["compositionRef"]["name"]
+    compositions = ROOT / "dist/platform/infrastructure/configs/eks-compositions/base/eks-compositions.yaml"
+    (composition,) = [doc for doc in load_documents(compositions) if doc["metadata"]["name"] == name]
+    resources = composition["spec"]["pipeline"][0]["input"]["resources"]
+    aws = [
+        r for r in resources if ".aws.m.upbound.io/" in r["base"]["apiVersion"] and r["base"]["kind"] != "ClusterAuth"
+    ]
+    assert sorted(r["base"]["kind"] for r in aws) == ["Cluster", "NodeGroup", "Subnet", "Subnet", "Subnet", "VPC"]
+    for resource in aws:
+        assert resource["base"]["spec"]["managementPolicies"] == ["Observe"], resource["name"]
+        assert any(
+            p.get("toFieldPath") == "metadata.annotations[crossplane.io/external-name]" for p in resource["patches"]
+        )
+    # AND the registered cluster gets no app whose database it cannot hold; the observed one does
+    apps = {(p.app.name, p.cluster) for p in load_plan(ROOT).apps}
+    assert ("orders", "production-euw1") in apps and ("orders", "production-euc1") not in apps

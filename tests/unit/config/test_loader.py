@@ -55,7 +55,13 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
         "environments/production.yaml",
         "environments/staging.yaml",
     ]
-    assert [c.name for c in fleet.clusters] == ["production-usw2", "production-use1", "staging-usw2"]
+    assert [c.name for c in fleet.clusters] == [
+        "production-usw2",
+        "production-use1",
+        "production-euc1",
+        "production-euw1",
+        "staging-usw2",
+    ]
     assert fleet.repositories.platform.url == "ssh://git@github.com/example-org/fleet.git"
     assert fleet.flux == models.FluxSettings(interval="10m", retryInterval="2m", timeout="5m")
     assert fleet.management.name == "hub"
@@ -64,7 +70,7 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
 def test_example_fleet_clusters_merge_base_environment_and_entry(example_project: Path) -> None:
     # GIVEN the example fleet WHEN loaded
     fleet = load_fleet(example_project).fleet
-    usw2, use1, staging = fleet.clusters
+    usw2, use1, _, _, staging = fleet.clusters
 
     # THEN the region comes from base clusterDefaults unless the entry sets it
     assert (usw2.region, use1.region, staging.region) == ("us-west-2", "us-east-1", "us-west-2")
@@ -1299,7 +1305,7 @@ def test_an_existing_cluster_names_the_version_it_runs(write_fleet: FleetWriter)
     # WHEN loaded THEN the newest version EKS offers is not assumed: the definition must say
     assert problems_of(write_fleet(envs={"staging": env})) == [
         "environments/staging.yaml: clusters[0].kubernetesVersion: an existing cluster's version is recorded from the "
-        'definition: give the version it runs (aws eks describe-cluster --name staging-1 --query cluster.version), '
+        "definition: give the version it runs (aws eks describe-cluster --name staging-1 --query cluster.version), "
         'quoted: "1.NN"'
     ]
     # AND named in clusterDefaults, it is taken from there, and the range as given

@@ -52,18 +52,21 @@ def _fleet(write_fleet: FleetWriter, envs: dict[str, Any]) -> Fleet:
 
 
 def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_per_shape() -> None:
-    # GIVEN the example fleet: three 3-zone clusters, one of them keyless
+    # GIVEN the example fleet: three 3-zone clusters the hub creates, one of them keyless, an observed one with three
+    # subnets, and a registered one
     fleet = load_plan(ROOT).fleet
 
     # WHEN eks-compositions is bound
     documents, context = _bind(eks_compositions.PACK, fleet)
 
-    # THEN the XRD, Crossplane's ConfigMap grant and the two shapes' Compositions are written
+    # THEN the XRD, Crossplane's ConfigMap grant and the three shapes' Compositions are written (none for the
+    # registered cluster)
     assert _heads(documents) == [
         ("CompositeResourceDefinition", None, "eksclusters.platform.fluxplane.io"),
         ("ClusterRole", None, "crossplane-compose-config-maps"),
         ("Composition", None, "eks-3-zones-1-node-group"),
         ("Composition", None, "eks-3-zones-1-node-group-keyless"),
+        ("Composition", None, "eks-observed-3-subnets-1-node-group"),
     ]
     xrd, grant, *compositions = documents
     assert xrd["apiVersion"] == XRD_API
@@ -83,8 +86,9 @@ def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_p
             }
         ],
     }
+    shapes = {shape.name: shape for shape in map(eks.composition_of, fleet.clusters) if shape is not None}
     for composition in compositions:
-        shape = next(eks.shape_of(c) for c in fleet.clusters if eks.shape_of(c).name == composition["metadata"]["name"])
+        shape = shapes[composition["metadata"]["name"]]
         assert composition["metadata"]["labels"] == shape.labels
         assert composition["spec"]["pipeline"] == eks.composition_props(shape)["pipeline"]
     # AND the pack is healthy once the XRD is Established (a namespaced XRD is never Offered), failed when not
