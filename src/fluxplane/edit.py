@@ -288,10 +288,18 @@ def remove_cluster(root: Path, name: str) -> Edit:
     ]
     for path in secrets:
         edit.files[path] = None
-    edit.notes.append(
-        f"{relative}: removed cluster {name!r}; when this change merges, Crossplane deletes the cluster, its node "
-        f"groups and its VPC in AWS, so synth asks you to confirm it: fluxplane synth --delete '*/{name}/*'"
-    )
+    existing = next((cluster.existing for cluster in loaded.fleet.clusters if cluster.name == name), None)
+    if existing is None or existing.mode == "managed":
+        edit.notes.append(
+            f"{relative}: removed cluster {name!r}; when this change merges, Crossplane deletes the cluster, its node "
+            f"groups and its VPC in AWS, so synth asks you to confirm it: fluxplane synth --delete '*/{name}/*'"
+        )
+    else:
+        edit.notes.append(
+            f"{relative}: removed {existing.mode} cluster {name!r}; its AWS resources stay as they are, but when this "
+            "change merges the hub prunes its chain, uninstalling what the hub installed there (its Flux among it, "
+            f"which synth asks you to confirm): fluxplane synth --delete '*/{name}/*'"
+        )
     if leaving:
         edit.notes.append(
             f"apps that leave with it (placed by environment): {', '.join(leaving)}; Crossplane deletes their "

@@ -173,6 +173,28 @@ def test_remove_cluster_takes_its_sealed_secrets_and_says_what_goes(
     load_plan(example_project)  # what is left synthesizes
 
 
+def test_removing_an_existing_cluster_says_its_aws_resources_stay(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example's registered cluster WHEN removed THEN the note says AWS keeps it, and what the hub prunes
+    assert run(example_project, "remove-cluster", "production-euc1") == 0
+    out = capsys.readouterr().out
+    assert (
+        "environments/production.yaml: removed registered cluster 'production-euc1'; its AWS resources stay as they "
+        "are, but when this change merges the hub prunes its chain, uninstalling what the hub installed there (its "
+        "Flux among it, which synth asks you to confirm): fluxplane synth --delete '*/production-euc1/*'"
+    ) in out
+    assert "Crossplane deletes the cluster" not in out
+    assert not (example_project / "environments/secrets/production-euc1").exists()
+    # AND synth asks for that word: the hub would uninstall the cluster's Flux
+    assert run(example_project, "synth") == EXIT_BAD_INPUT
+    assert (
+        "platform/spokes/production-euc1/flux/flux.yaml: HelmRelease production-euc1/flux: removed, so helm-controller "
+        "uninstalls Flux from the cluster"
+    ) in capsys.readouterr().err
+    assert run(example_project, "synth", "--delete", "*/production-euc1/*") == 0
+
+
 def test_dry_run_prints_the_change_and_writes_nothing(
     example_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
