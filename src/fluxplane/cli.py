@@ -2,10 +2,11 @@
 
 Exit codes: 0 success; 1 ``synth --check`` found dist/ stale, or ``validate`` found something; 2 bad
 input (every problem printed, one per line, no traceback, dist/ untouched), and a standard output that
-cannot be written (full, closed: one line); 130 and 143 stopped by SIGINT (Ctrl-C) or SIGTERM, after the
-cleanup on the way out, with one line; 141 standard output is a pipe whose reader left (``| head``),
-silently, as a shell reports git or cat stopped by the closed pipe. Anything else is a bug and keeps its
-traceback; ``--debug`` shows the traceback of the handled cases too.
+cannot be written (full, closed: one line); 3 ``plan --fail-on`` found what it names in the plan (printed
+first); 130 and 143 stopped by SIGINT (Ctrl-C) or SIGTERM, after the cleanup on the way out, with one
+line; 141 standard output is a pipe whose reader left (``| head``), silently, as a shell reports git or
+cat stopped by the closed pipe. Anything else is a bug and keeps its traceback; ``--debug`` shows the
+traceback of the handled cases too.
 """
 
 from __future__ import annotations
@@ -25,14 +26,18 @@ from typing import Any, TextIO, cast
 
 from fluxplane.commands import (
     Command,
+    aws_setup,
+    cdk8s,
     diff,
     edit,
     graph,
     init,
     installed_version,
     packs,
+    plan,
     reference,
     seal,
+    sealing_key,
     synth,
     validate,
     versions,
@@ -41,13 +46,30 @@ from fluxplane.errors import FluxplaneError
 from fluxplane.lock import project_lock
 
 #: The commands, in the order ``fluxplane --help`` lists them.
-COMMANDS: tuple[Command, ...] = (synth, init, reference, seal, edit, packs, validate, diff, versions, graph)
+COMMANDS: tuple[Command, ...] = (
+    synth,
+    cdk8s,
+    init,
+    reference,
+    seal,
+    sealing_key,
+    edit,
+    packs,
+    validate,
+    diff,
+    plan,
+    versions,
+    graph,
+    aws_setup,
+)
 _BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.NAMES}
 
 #: ``synth --check``: dist/ is stale (the command's own code, named here with the others).
 EXIT_STALE = synth.EXIT_STALE
 #: Bad input, and a standard output that cannot be written.
 EXIT_BAD_INPUT = 2
+#: ``plan --fail-on``: the plan holds what the option names (the command's own code, named here with the others).
+EXIT_GATED = plan.EXIT_GATED
 
 
 def _parser() -> argparse.ArgumentParser:

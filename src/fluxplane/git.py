@@ -1,4 +1,5 @@
-"""Running Git for the commands that compare with a ref (``diff --base``, ``validate --changed``).
+"""Running Git for the commands that compare with a ref (``diff --base``, ``validate --changed``), and for
+``init``, which makes a new fleet repository a Git repository.
 
 Git runs in the user's repository with its own configuration; fluxplane passes refs after
 ``--end-of-options`` and reads paths NUL-separated, so no ref or file name is read as an option or split.
@@ -37,23 +38,83 @@ def commit_of(cwd: Path, ref: str, *, purpose: str) -> str | None:
     return found.stdout.strip() if found.returncode == 0 else None
 
 
-def blobs(cwd: Path, commit: str, paths: list[str], *, purpose: str) -> list[bytes | None]:
-    """The content at ``commit`` of each of ``paths`` (relative to ``cwd``), in order; None where there is none."""
-    if not paths:
+def _batch(cwd: Path, requests: list[bytes], purpose: str) -> list[bytes | None]:
+    """``git cat-file --batch`` of ``requests`` (one object name each), in order; None where there is no blob."""
+    if not requests:
         return []
-    request = b"".join(f"{commit}:./{path}\n".encode() for path in paths)
     result = subprocess.run(
-        [_git(purpose), "cat-file", "--batch"], cwd=cwd, input=request, capture_output=True, check=False
+        [_git(purpose), "cat-file", "--batch"],
+        cwd=cwd,
+        input=b"".join(request + b"\n" for request in requests),
+        capture_output=True,
+        check=False,
     )
     found: list[bytes | None] = []
-    rest = result.stdout
-    while rest and len(found) < len(paths):
-        header, _, rest = rest.partition(b"\n")
-        parts = header.split(b" ")
+    output = result.stdout
+    position = 0
+    # An offset into the output, not slices of what is left: a tree's worth of blobs is read in one pass.
+    while position < len(output) and len(found) < len(requests):
+        end = output.find(b"\n", position)
+        if end < 0:
+            break
+        parts = output[position:end].split(b" ")
+        position = end + 1
         if len(parts) == 3 and parts[1] == b"blob" and parts[2].isdigit():
             size = int(parts[2])
-            found.append(rest[:size])
-            rest = rest[size + 1 :]
+            found.append(output[position : position + size])
+            position += size + 1
         else:
             found.append(None)
-    return found + [None] * (len(paths) - len(found))
+    return found + [None] * (len(requests) - len(found))
+
+
+def blobs(cwd: Path, commit: str, paths: list[str], *, purpose: str) -> list[bytes | None]:
+    """The content at ``commit`` of each of ``paths`` (relative to ``cwd``), in order; None where there is none."""
+    return _batch(cwd, [f"{commit}:./{path}".encode() for path in paths], purpose)
+
+
+def files_at(cwd: Path, commit: str, folder: str, *, purpose: str) -> dict[str, bytes] | None:
+    """The regular files below ``folder`` (relative to the top folder of the repository holding ``cwd``) at
+    ``commit``, by their path below it, byte for byte; None when the commit has no such folder. Symlinks and
+    submodules are left out."""
+    listed = run(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--", folder], cwd, purpose=purpose)
+    if listed.returncode != 0:
+        return None
+    prefix = folder.rstrip("/") + "/"
+    paths: list[str] = []
+    objects: list[bytes] = []
+    for entry in listed.stdout.split("\0"):
+        meta, _, path = entry.partition("\t")
+        mode, _, rest = meta.partition(" ")
+        kind, _, name = rest.partition(" ")
+        if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix):
+            paths.append(path[len(prefix) :])
+            objects.append(name.encode())
+    if not paths:
+        return None
+    contents = _batch(cwd, objects, purpose)
+    return {path: data for path, data in zip(paths, contents, strict=True) if data is not None}
+
+
+def work_tree(folder: Path, *, purpose: str) -> Path | None:
+    """The top folder of the Git work tree holding ``folder``; None when no repository holds it. GitError when
+    Git is not installed or cannot tell (a repository it refuses to read, say), with Git's own line."""
+    found = run(["rev-parse", "--show-toplevel"], folder, purpose=purpose)
+    if found.returncode == 0:
+        return Path(found.stdout.strip())
+    if "not a git repository" in found.stderr:
+        return None
+    raise GitError(f"{folder}: {_first_line(found.stderr)}")
+
+
+def init(folder: Path, branch: str, *, purpose: str) -> None:
+    """Make ``folder`` an empty Git repository whose first branch is ``branch``; GitError with Git's line when
+    it cannot."""
+    done = run(["init", "--quiet", f"--initial-branch={branch}", "."], folder, purpose=purpose)
+    if done.returncode != 0:
+        raise GitError(f"{folder}: git init: {_first_line(done.stderr)}")
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else "failed"

@@ -56,7 +56,7 @@ from fluxplane.packs.api import (
     PodIdentity,
     RunsOn,
 )
-from fluxplane.packs.helm import chart_release, keep_service_account, oci_chart_release
+from fluxplane.packs.helm import ReleaseConfig, ReleaseSettings, chart_release, keep_service_account, oci_chart_release
 from fluxplane.packs.policies import load_policy
 
 __all__ = [
@@ -94,6 +94,8 @@ __all__ = [
     "PodIdentity",
     "PolicyRule",
     "RawObject",
+    "ReleaseConfig",
+    "ReleaseSettings",
     "Resource",
     "Role",
     "RoleBinding",

@@ -12,6 +12,8 @@ repository: the seal cache (outside the repository, readable only by its owner) 
 ciphertext, an HMAC of the certificate, label, key and value under a random key that never leaves
 the cache. Nothing derived from the plaintext is written to Git, so the repository offers no way to
 test a guessed value; a sealer without the cache entry (another machine) simply seals anew.
+
+The fleet's key pair itself is made here too (:func:`make_key_pair`), as the controller makes its own.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import re
 import secrets
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +36,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.x509.oid import NameOID
 
 from fluxplane.errors import FluxplaneError
 from fluxplane.files import write_atomic
@@ -47,6 +50,11 @@ SESSION_KEY_BYTES = 32
 #: The weakest sealing key accepted. RSA-OAEP SHA-256 cannot even wrap the session key under 784 bits, and
 #: anything under 2048 is too weak to guard a secret for as long as Git keeps it.
 MIN_KEY_BITS = 2048
+#: The key pair fluxplane makes, as the controller makes its own (sealed-secrets, pkg/crypto/keys.go): RSA-4096, in a
+#: self-signed CA certificate named sealed-secret, valid for ten years (the controller's default key TTL).
+KEY_BITS = 4096
+KEY_COMMON_NAME = "sealed-secret"
+KEY_VALIDITY = datetime.timedelta(days=3650)
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SECRET_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
@@ -108,8 +116,56 @@ def load_certificate(path: Path, *, now: datetime.datetime | None = None) -> Cer
             f"{path}: the certificate's key is RSA-{key.key_size}, too weak to seal with; expected "
             f"RSA-{MIN_KEY_BITS} or stronger (the controller makes RSA-4096)"
         )
+    return Certificate(key, fingerprint(key), tuple(warnings))
+
+
+def fingerprint(key: rsa.RSAPublicKey) -> str:
+    """A public key's SHA-256 fingerprint (of its DER SubjectPublicKeyInfo), as hex."""
     der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-    return Certificate(key, hashlib.sha256(der).hexdigest(), tuple(warnings))
+    return hashlib.sha256(der).hexdigest()
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    """A sealing key pair: the certificate (PEM) that seals, the private key (PEM, PKCS #1 as the controller writes
+    ``tls.key``) that unseals, and what a person should be told about them."""
+
+    certificate: bytes
+    private_key: bytes = field(repr=False)
+    fingerprint: str
+    not_after: datetime.datetime
+
+    def secret_value(self) -> str:
+        """The key pair as the fleet keeps it in Secrets Manager: JSON properties ``tls.crt`` and ``tls.key``, which
+        each spoke's ExternalSecret turns into the controller's kubernetes.io/tls Secret."""
+        return json.dumps({"tls.crt": self.certificate.decode(), "tls.key": self.private_key.decode()})
+
+
+def make_key_pair(*, now: datetime.datetime | None = None, bits: int | None = None) -> KeyPair:
+    """A new RSA key pair of ``bits`` (default KEY_BITS) and its self-signed certificate, valid from ``now``
+    (default: this moment)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=bits or KEY_BITS)
+    moment = now or datetime.datetime.now(datetime.UTC)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, KEY_COMMON_NAME)])
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(moment)
+        .not_valid_after(moment + KEY_VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    return KeyPair(
+        certificate=certificate.public_bytes(serialization.Encoding.PEM),
+        private_key=key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+        ),
+        fingerprint=fingerprint(key.public_key()),
+        not_after=certificate.not_valid_after_utc,
+    )
 
 
 def encryption_label(scope: Scope, namespace: str, name: str) -> bytes:

@@ -94,6 +94,10 @@ def compatibility() -> dict[str, Compatibility]:
     return tables
 
 
+#: The readiness of a cluster on the newest Kubernetes version EKS offers.
+NEWEST = "newest: EKS offers no later version yet (fluxplane's calendar, or awsData.kubernetesVersions)"
+
+
 @dataclass(frozen=True)
 class ClusterVersions:
     """One cluster: what it runs, and whether it can move to the next Kubernetes minor version."""
@@ -114,6 +118,15 @@ class ClusterVersions:
     outside: tuple[str, ...] = ()
     #: Objects in API versions their project deprecates (DEPRECATED_APIS), with what replaces them.
     deprecated: tuple[str, ...] = ()
+    #: Whether it runs the newest version EKS offers: there is nothing to upgrade to, so nothing blocks.
+    newest: bool = False
+
+    @property
+    def verdict(self) -> str:
+        """The readiness in a word: ``newest``, ``ready`` or ``blocked``."""
+        if self.newest:
+            return "newest"
+        return "blocked" if self.blockers else "ready"
 
 
 def _support(version: str, facts: awsdata.AwsFacts, today: date) -> str:
@@ -198,6 +211,9 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[Clus
         version = versions[planned.name]
         target = f"1.{awsdata.minor(version) + 1}"
         packs = _pack_versions(plan, planned.packs)
+        newest = facts.version_problem(target) is not None and all(
+            awsdata.minor(offered) <= awsdata.minor(version) for offered in facts.supported_versions
+        )
         found.append(
             ClusterVersions(
                 name=planned.name,
@@ -207,9 +223,10 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[Clus
                 packs=packs,
                 apis=tuple(sorted({api for api, _ in objects})),
                 next=target,
-                blockers=tuple(_blockers(target, facts, packs, objects)),
+                blockers=() if newest else tuple(_blockers(target, facts, packs, objects)),
                 outside=tuple(f"{text}, and the cluster runs {version}" for _, text in unsupported(version, packs)),
                 deprecated=tuple(_deprecated(objects)),
+                newest=newest,
             )
         )
     return found
@@ -229,13 +246,29 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
 
 
+def _next(cluster: ClusterVersions) -> str:
+    """The NEXT column: the next minor version, or none for a cluster on the newest EKS offers."""
+    return "-" if cluster.newest else cluster.next
+
+
+def _ready(cluster: ClusterVersions) -> str:
+    """The READY column: ``yes``, ``no``, or ``newest`` for a cluster with nothing to upgrade to."""
+    return "newest" if cluster.newest else "no" if cluster.blockers else "yes"
+
+
+def _readiness(cluster: ClusterVersions) -> str:
+    """The readiness line's head: ``<cluster> <version> -> <next>: ready`` (or ``blocked``), or, on the newest
+    version EKS offers, that it is."""
+    if cluster.newest:
+        return f"{cluster.name} {cluster.kubernetes}: {NEWEST}"
+    return f"{cluster.name} {cluster.kubernetes} -> {cluster.next}: {cluster.verdict}"
+
+
 def text(clusters: Sequence[ClusterVersions]) -> str:
     """The report for a terminal."""
     lines = ["clusters:"]
     rows = [("CLUSTER", "ENVIRONMENT", "KUBERNETES", "EKS SUPPORT", "NEXT", "READY")]
-    rows += [
-        (c.name, c.environment, c.kubernetes, c.support, c.next, "yes" if not c.blockers else "no") for c in clusters
-    ]
+    rows += [(c.name, c.environment, c.kubernetes, c.support, _next(c), _ready(c)) for c in clusters]
     lines += ["  " + line for line in _table(rows)]
     lines += ["", "packs:"]
     lines += ["  " + line for line in _table([("PACK", "VERSION", "CLUSTERS"), *_pack_rows(clusters)])]
@@ -243,8 +276,7 @@ def text(clusters: Sequence[ClusterVersions]) -> str:
     lines += [f"  {c.name}: {', '.join(c.apis) or 'none'}" for c in clusters]
     lines += ["", "upgrade readiness:"]
     for cluster in clusters:
-        head = f"  {cluster.name} {cluster.kubernetes} -> {cluster.next}:"
-        lines.append(f"{head} ready" if not cluster.blockers else f"{head} blocked")
+        lines.append(f"  {_readiness(cluster)}")
         lines += [f"    - {blocker}" for blocker in cluster.blockers]
         lines += [f"    ! now: {outside}" for outside in cluster.outside]
         lines += [f"    ~ {deprecated}" for deprecated in cluster.deprecated]
@@ -265,7 +297,7 @@ def markdown(clusters: Sequence[ClusterVersions]) -> str:
     lines += table(
         [("cluster", "environment", "Kubernetes", "EKS support", "next", "ready")]
         + [
-            (c.name, c.environment, c.kubernetes, c.support, c.next, "yes" if not c.blockers else "**no**")
+            (c.name, c.environment, c.kubernetes, c.support, _next(c), "**no**" if c.blockers else _ready(c))
             for c in clusters
         ]
     )
@@ -275,8 +307,8 @@ def markdown(clusters: Sequence[ClusterVersions]) -> str:
     lines += [f"- **{c.name}**: {', '.join(f'`{api}`' for api in c.apis) or 'none'}" for c in clusters]
     lines += ["", "## Upgrade readiness", ""]
     for cluster in clusters:
-        verdict = "ready" if not cluster.blockers else "blocked"
-        lines.append(f"- **{cluster.name}** {cluster.kubernetes} → {cluster.next}: {verdict}")
+        step = cluster.kubernetes if cluster.newest else f"{cluster.kubernetes} → {cluster.next}"
+        lines.append(f"- **{cluster.name}** {step}: {NEWEST if cluster.newest else cluster.verdict}")
         lines += [f"  - {blocker}" for blocker in cluster.blockers]
         lines += [f"  - :warning: now: {outside}" for outside in cluster.outside]
         lines += [f"  - deprecated: {deprecated}" for deprecated in cluster.deprecated]

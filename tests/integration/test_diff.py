@@ -104,6 +104,14 @@ def test_markdown_report_is_a_pull_request_comment(changed_fleet: Path, capsys: 
     assert "<summary><b>platform / production-use1</b>: 0 added, 1 changed, 0 removed</summary>" in lines
     assert "```diff" in lines
     assert len(out) <= 65_536
+    # AND it ends with the plan of the same change: the removed cluster's EKS cluster and data go first
+    section = lines[lines.index(next(line for line in lines if line.startswith("### fluxplane plan: `HEAD~1`"))) :]
+    assert "#### :warning: Data-bearing resources replaced or deleted" in section
+    assert (
+        "- **deletes EKS cluster production-usw2 in account 444455556666 (us-west-2, cluster hub): destroys the "
+        "Kubernetes cluster and everything running on it**"
+    ) in section
+    assert section[-1].startswith("**Plan: AWS 0 to create, 0 to update in place, 0 to replace, 72 to delete")
 
 
 def test_an_empty_base_adds_everything(example_project: Path, capsys: pytest.CaptureFixture[str]) -> None:

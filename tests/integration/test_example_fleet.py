@@ -19,10 +19,15 @@ from typing import Any
 import pytest
 import yaml
 
+from fluxplane.charts.cluster import LAYER_LABEL
 from fluxplane.charts.overlay import object_key
 from fluxplane.constructs import Manifest, Root
-from fluxplane.packs.api import PackContext, split_pack
+from fluxplane.core.layout import LAYERS
+from fluxplane.core.tree import LazyDocuments
+from fluxplane.graph import FluxTree
+from fluxplane.packs.api import PackContext, covers, split_pack
 from fluxplane.synth import load_plan, render_plan
+from fluxplane.synth.order import BUILT_IN_GROUPS, GroupKind, applied_kinds, defined_kinds
 from fluxplane.synth.writer import compare_tree
 from tests.conftest import CRDS, ROOT, VALIDATE_MANIFESTS, skipped_kinds
 
@@ -208,6 +213,75 @@ def test_crds_and_their_custom_resources_never_share_a_kustomization() -> None:
         for source, defined in sources.items():
             if source in present:
                 assert not groups & set(defined), (name, source, groups)
+
+
+def _layers(cluster: str) -> dict[str, tuple[str, set[GroupKind], set[GroupKind]]]:
+    """Per Kustomization of ``cluster``, as Flux applies dist/: its layer (a tenant's: apps), the (group, kind) of
+    what it applies, and the kinds the CRDs and XRDs among them define."""
+    found: dict[str, tuple[str, set[GroupKind], set[GroupKind]]] = {}
+    for placed in _tree().fleet.local(cluster).on(cluster):
+        if placed.key[:2] == ("kustomize.toolkit.fluxcd.io", "Kustomization"):
+            layer = placed.doc["metadata"].get("labels", {}).get(LAYER_LABEL)
+            found[placed.key.name] = (layer or ("apps" if placed.namespace != "flux-system" else ""), set(), set())
+    for kustomization, placed in _tree().fleet.applied(cluster):
+        _, kinds, defined = found[kustomization.doc["metadata"]["name"]]
+        kinds |= applied_kinds([placed.doc])
+        defined |= defined_kinds([placed.doc])
+    return found
+
+
+@cache
+def _tree() -> FluxTree:
+    return FluxTree(LazyDocuments({}, rendered()), hub="hub")
+
+
+def test_no_kustomization_waits_for_an_add_on_it_neither_requires_nor_uses_the_crds_of() -> None:
+    # GIVEN every cluster's dependency graph, and what each pack (or part of one) requires and installs the CRDs of
+    plan = load_plan(ROOT)
+    parts = {part.name: part for pack in plan.registry for part in split_pack(pack)}
+    checked = 0
+    for cluster in sorted(cluster.name for cluster in plan.clusters):
+        graph = _tree().graph(cluster)
+        names = {node.id: node.name for node in graph.nodes if node.kind == "Kustomization" and not node.hub}
+        layers = _layers(cluster)
+        # WHEN a Kustomization waits for an add-on
+        for edge in graph.edges:
+            if edge.applies or edge.source not in names or edge.target not in names:
+                continue
+            add_on, waiting = names[edge.source], names[edge.target]
+            if add_on not in parts:
+                continue
+            layer, kinds, _ = layers[waiting]
+            below = LAYERS[: LAYERS.index(layer)] if layer in LAYERS else ()
+            installed = {
+                (group, kind)
+                for group, kind in kinds
+                if any(covers(pattern, group) for pattern in parts[add_on].installed_groups)
+                or (group, kind) in layers[add_on][2]
+            }
+            unknown = {
+                (group, kind)
+                for group, kind in kinds
+                if group not in BUILT_IN_GROUPS
+                and not any(
+                    other in parts and any(covers(pattern, group) for pattern in parts[other].installed_groups)
+                    for other in layers
+                )
+                and not any((group, kind) in defined for _, _, defined in layers.values())
+            }
+            nearest = next((lower for lower in reversed(below) if any(v[0] == lower for v in layers.values())), None)
+            # THEN it requires the add-on, or applies kinds whose CRDs the add-on installs; or it is of the apps
+            # layer, or plain manifests, which wait for the layer below as a whole; or applies a kind no one is
+            # known to install, which waits for every layer below
+            justified = (
+                add_on in (parts[waiting].requires if waiting in parts else ())
+                or bool(installed)
+                or ((layer == "apps" or waiting.startswith("manifests-")) and layers[add_on][0] == nearest)
+                or (bool(unknown) and layers[add_on][0] in below)
+            )
+            assert justified, (cluster, waiting, add_on, sorted(kinds))
+            checked += 1
+    assert checked >= 30
 
 
 def _documents(root: Path) -> list[tuple[str, dict[str, Any]]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -123,9 +124,21 @@ def test_a_chart_not_enabled_anywhere_emits_nothing(write_fleet: FleetWriter) ->
         ),
         (
             "canary",
-            {**CANARY, "version": ">=6.0.0"},
-            "environments/charts/canary.yaml: version: expected a semver version such as 1.2.3 or v1.2.3 "
-            '(MAJOR.MINOR.PATCH, optionally -prerelease and +build), got ">=6.0.0"',
+            {**CANARY, "version": ">=6.0.0 <="},
+            "environments/charts/canary.yaml: version: expected a semver version such as 6.7.1, or a range Flux reads, "
+            "such as 6.7.x, ~6.7.1 or >=6.7.0 <6.8.0 (comparisons joined by spaces or commas, alternatives by ||), got "
+            '">=6.0.0 <="',
+        ),
+        (
+            "canary",
+            {**GOLDILOCKS, "namespace": None, "targetNamespace": "flux-system"},
+            'environments/charts/canary.yaml: targetNamespace: "flux-system" is where fluxplane\'s own machinery runs',
+        ),
+        (
+            "canary",
+            {**GOLDILOCKS, "storageNamespace": "default"},
+            'environments/charts/canary.yaml: storageNamespace: "default" is neither "flux-system" nor the chart\'s '
+            'namespace, "goldilocks"',
         ),
         (
             "canary",
@@ -190,6 +203,99 @@ def test_a_bad_chart_file_is_one_line_with_its_location(
     assert not (root / "dist").exists()
 
 
+#: A release taken over where it runs: installed into kube-system by a HelmRelease of that namespace (so named and
+#: stored there), with the settings it ran with, and the chart's patch releases taken as they come.
+AUTOSCALER = {
+    "repository": "https://kubernetes.github.io/autoscaler",
+    "chart": "cluster-autoscaler",
+    "version": "9.46.x",
+    "targetNamespace": "kube-system",
+    "releaseName": "cluster-autoscaler",
+    "storageNamespace": "kube-system",
+    "timeout": "10m",
+    "install": {"remediation": {"retries": -1}, "strategy": {"name": "RetryOnFailure", "retryInterval": "2m"}},
+    "upgrade": {"remediation": {"remediateLastFailure": True, "strategy": "uninstall"}, "cleanupOnFail": True},
+    "test": {"enable": True, "ignoreFailures": True, "timeout": "2m"},
+    "driftDetection": {"mode": "warn", "ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "Deployment"}}]},
+}
+
+
+def test_a_chart_taken_over_where_it_runs_keeps_its_release(write_fleet: FleetWriter) -> None:
+    # GIVEN a chart file naming a running release and its settings, and an OCI chart at a range in one environment
+    root = _fleet(write_fleet, {"autoscaler": AUTOSCALER, "podinfo-canary": CANARY})
+    env = root / "environments" / "staging.yaml"
+    staging = yaml.safe_load(env.read_text())
+    staging["packs"]["podinfo-canary"] = {
+        "version": "6.9.x",
+        "releaseName": "podinfo",
+        "storageNamespace": "podinfo-canary",
+    }
+    env.write_text(yaml.safe_dump(staging, sort_keys=False))
+    # WHEN synthesized
+    assert main(["--root", str(root), "synth"]) == 0
+    dist = root / "dist" / "platform"
+    # THEN the release is the running one: its name, its namespace (not made by the pack), Helm's records there
+    autoscaler = _by_kind(dist / "infrastructure/controllers/autoscaler/base/autoscaler.yaml")
+    assert "Namespace" not in autoscaler
+    spec = autoscaler["HelmRelease"]["spec"]
+    assert (spec["releaseName"], spec["targetNamespace"], spec["storageNamespace"]) == (
+        "cluster-autoscaler",
+        "kube-system",
+        "kube-system",
+    )
+    # AND the range reaches Flux as written, with the settings over the fleet's defaults
+    assert spec["chart"]["spec"]["version"] == "9.46.x"
+    assert spec["timeout"] == "10m"
+    assert spec["install"] == {
+        "crds": "CreateReplace",
+        "remediation": {"retries": -1},
+        "strategy": {"name": "RetryOnFailure", "retryInterval": "2m"},
+    }
+    assert spec["upgrade"] == {
+        "crds": "CreateReplace",
+        "remediation": {"retries": 3, "remediateLastFailure": True, "strategy": "uninstall"},
+        "cleanupOnFail": True,
+    }
+    assert spec["test"] == AUTOSCALER["test"]
+    assert spec["driftDetection"] == AUTOSCALER["driftDetection"]
+    # AND the environment's release identity and range are an overlay: the OCI source follows the newest tag in it
+    overlay = yaml.safe_load((dist / "apps/podinfo-canary/staging/kustomization.yaml").read_text())
+    patches = [operation for patch in overlay["patches"] for operation in yaml.safe_load(patch["patch"])]
+    assert {"op": "replace", "path": "/spec/releaseName", "value": "podinfo"} in patches
+    assert {"op": "add", "path": "/spec/storageNamespace", "value": "podinfo-canary"} in patches
+    assert {"op": "remove", "path": "/spec/ref/tag"} in patches
+    assert {"op": "add", "path": "/spec/ref/semver", "value": "6.9.x"} in patches
+    # AND every document validates against the upstream CRDs, and every folder builds
+    assert_valid_and_built(
+        root / "dist",
+        [dist / "apps/podinfo-canary/staging", dist / "infrastructure/controllers/autoscaler/base"],
+    )
+
+
+def test_naming_a_charts_release_as_it_runs_needs_no_replace_and_renaming_it_does(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a chart synthesized with the name and storage its pack gives it
+    root = _fleet(write_fleet, {"goldilocks": GOLDILOCKS})
+    assert main(["--root", str(root), "synth"]) == 0
+    path = root / "environments" / "charts" / "goldilocks.yaml"
+    # WHEN the file names them as they are THEN nothing is reinstalled: synth writes without --replace
+    path.write_text(yaml.safe_dump({**GOLDILOCKS, "releaseName": "goldilocks", "storageNamespace": "flux-system"}))
+    assert main(["--root", str(root), "synth"]) == 0
+    # AND keeping Helm's records elsewhere reinstalls the release: the guard asks for it to be named
+    path.write_text(yaml.safe_dump({**GOLDILOCKS, "storageNamespace": "goldilocks"}))
+    assert main(["--root", str(root), "synth"]) == 2
+    assert main(["--root", str(root), "synth", "--replace", "HelmRelease/flux-system/goldilocks"]) == 0
+    # AND so does renaming it for one environment, which its overlay patches
+    env = root / "environments" / "staging.yaml"
+    env.write_text(env.read_text() + "packs:\n  goldilocks:\n    releaseName: vpa\n")
+    capsys.readouterr()
+    assert main(["--root", str(root), "synth"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("platform/clusters/staging-1: HelmRelease flux-system/goldilocks ")
+    assert "the release changes from goldilocks in goldilocks to vpa in goldilocks, so helm-controller" in err
+
+
 def test_charts_that_require_each_other_are_refused(
     write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -222,4 +328,4 @@ def test_packs_list_and_show_include_the_projects_charts(
     assert main(["--root", str(root), "packs", "show", "podinfo-canary"]) == 0
     shown = capsys.readouterr().out
     assert shown.startswith("podinfo-canary 6.7.1: podinfo again, for canary checks\n")
-    assert 'version  string   "6.7.1"' in shown
+    assert re.search(r'\n  version +string +"6\.7\.1" ', shown)

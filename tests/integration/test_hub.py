@@ -68,6 +68,27 @@ def xrd() -> dict[str, Any]:
     return found
 
 
+def test_the_hubs_chain_that_builds_the_clusters_waits_for_no_add_on_it_does_not_use() -> None:
+    # GIVEN the hub's Crossplane chain, which builds and changes every workload cluster, and what each waits for
+    chain = {*CHAIN, "app-compositions"}
+    waits = {name: {item["name"] for item in spec.get("dependsOn", [])} for name, spec in hub_kustomizations().items()}
+
+    def closure(name: str) -> set[str]:
+        found = set(waits[name])
+        for dependency in waits[name]:
+            found |= closure(dependency)
+        return found
+
+    # THEN each link waits, directly or not, for the chain alone: a fluent-bit, kyverno, metrics-server or
+    # cert-manager change that fails holds up no workload cluster
+    for link in chain:
+        assert closure(link) <= chain, (link, closure(link) - chain)
+    assert waits["crossplane-providers"] == {"crossplane"}
+    assert waits["crossplane-provider-configs"] == {"crossplane-providers"}
+    assert waits["eks-compositions"] == waits["app-compositions"] == {"crossplane-provider-configs", "crossplane"}
+    # AND so does each workload cluster's own chain, which starts after eks-compositions (below)
+
+
 def test_the_hub_chain_is_ordered_and_gated_on_crossplane_objects() -> None:
     hub = hub_kustomizations()
     # GIVEN the hub's Kustomizations THEN each link of the chain depends on the one before

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -151,16 +153,29 @@ def test_missing_crd_folder_is_bad_input(dist: Path, tmp_path: Path, capsys: pyt
     assert capsys.readouterr().err == f"--crds {tmp_path / 'crds'}: no such folder\n"
 
 
-def test_no_schemas_anywhere_is_bad_input(
+def test_with_no_crd_folder_and_no_network_validate_checks_against_the_shipped_crds(
     dist: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # GIVEN no --crds, no FLUXPLANE_CRDS, an empty cache, and no network
     monkeypatch.delenv("FLUXPLANE_CRDS", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert main(["validate", str(dist)]) == 2
-    assert capsys.readouterr().err == (
-        "no CRD schemas: pass --crds DIR, set FLUXPLANE_CRDS, or run 'fluxplane schemas pull' to fill "
-        f"{tmp_path / 'cache' / 'fluxplane' / 'crds'}\n"
-    )
+
+    def offline(*args: object, **kwargs: object) -> None:
+        raise AssertionError("validate reached for the network")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    monkeypatch.setattr(socket, "create_connection", offline)
+    # WHEN the example's dist/ is validated THEN every kind it emits has a schema, and it is valid
+    assert main(["validate", str(dist), "--no-kustomize"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.splitlines()[-1] == _summary(dist, "valid")
+    # AND a fault is still found
+    documents = list(yaml.safe_load_all((dist / HUB).read_text()))
+    documents[1]["spec"]["intervall"] = "5m"
+    (dist / HUB).write_text(yaml.safe_dump_all(documents, sort_keys=False))
+    assert main(["validate", str(dist), "--no-kustomize"]) == 1
+    assert 'spec.intervall: unknown field "intervall"' in capsys.readouterr().out
 
 
 def test_missing_kubectl_is_bad_input(

@@ -52,7 +52,6 @@ from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
 from fluxplane.cli import EXIT_BAD_INPUT, EXIT_STALE, main
-from tests.conftest import ROOT
 
 pytestmark = pytest.mark.fuzz
 
@@ -511,11 +510,7 @@ def test_check_over_hostile_trees_changes_nothing_at_all(seed: Seed, chosen: lis
 
 
 def _start(project: Path, args: tuple[str, ...]) -> subprocess.Popen[str]:
-    environment = {
-        **os.environ,
-        "PATH": f"{ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ.get('PATH', '')}",
-        "FLUXPLANE_PROGRESS": "off",
-    }
+    environment = {**os.environ, "FLUXPLANE_PROGRESS": "off"}
     return subprocess.Popen(
         [sys.executable, "-m", "fluxplane", "--root", str(project), "synth", *args],
         env=environment,

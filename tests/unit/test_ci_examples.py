@@ -58,14 +58,16 @@ def test_workflow_runs_on_pull_requests_with_the_history_diff_needs() -> None:
     assert checkout["with"]["fetch-depth"] == 0
 
 
-def test_workflow_checks_stale_then_validates_then_diffs_in_that_order() -> None:
+def test_workflow_checks_stale_then_validates_then_diffs_then_plans_in_that_order() -> None:
     # GIVEN the fluxplane commands of the workflow's steps
     commands = [_fluxplane_args(line) for line in _run_lines() if line.startswith(".venv/bin/fluxplane")]
-    # THEN setup comes first, and the commands are the stale check, the schemas, validate and the diff
+    # THEN setup comes first, and the commands are the stale check, validate (against the CRDs fluxplane ships),
+    # the diff (which ends with the plan) and the plan's gate on data-bearing resources
     assert _run_lines()[0] == "make setup"
-    assert [args[0] for args in commands] == ["synth", "schemas", "validate", "diff"]
+    assert [args[0] for args in commands] == ["synth", "validate", "diff", "plan"]
     assert commands[0] == ["synth", "--check"]
-    assert commands[3] == ["diff", "--base", "origin/main", "--format", "markdown"]
+    assert commands[2] == ["diff", "--base", "origin/main", "--format", "markdown"]
+    assert commands[3] == ["plan", "--base", "origin/main", "--fail-on", "data"]
 
 
 @pytest.mark.parametrize(
@@ -74,7 +76,7 @@ def test_workflow_checks_stale_then_validates_then_diffs_in_that_order() -> None
 def test_each_fluxplane_command_of_the_workflow_is_accepted_by_the_cli(line: str) -> None:
     # GIVEN a command the workflow runs WHEN the CLI parses it THEN it is a valid invocation
     args = _parser().parse_args(_fluxplane_args(line))
-    assert args.command in {"synth", "schemas", "validate", "diff"}
+    assert args.command in {"synth", "validate", "diff", "plan"}
 
 
 def test_the_diff_is_posted_as_one_comment_edited_on_every_push() -> None:

@@ -215,7 +215,7 @@ def test_a_bug_is_not_reported_as_bad_input(write_fleet: FleetWriter, monkeypatc
     def broken(root: Path, registry: Any = None) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(fluxplane.synth, "load_plan", broken)
+    monkeypatch.setattr(fluxplane.synth.pipeline, "load_plan", broken)
 
     # WHEN synth runs THEN the exception escapes with its traceback instead of exit 2
     with pytest.raises(RuntimeError, match=r"^boom$"):
@@ -247,6 +247,7 @@ def test_bad_input_in_a_real_process_exits_2_without_traceback(bad_fleet: Path) 
 PROJECT_COMMANDS = [
     ["synth"],
     ["synth", "--check"],
+    ["cdk8s", "synth"],
     ["seal", "--cluster", "staging-1", "--name", "db", "--namespace", "app", "--from-literal", "k=v"],
     ["new-cluster", "staging-2", "--env", "staging"],
     ["remove-cluster", "staging-1"],
@@ -301,7 +302,8 @@ def test_pack_problems_are_reported_with_the_other_problems(
     assert main(["--root", str(root), "synth"]) == EXIT_BAD_INPUT
     assert capsys.readouterr().err.splitlines() == [
         'environments/staging.yaml: clusters[0].region: expected an AWS region such as us-west-2, got "nowhere"',
-        f"environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr' (installed: {INSTALLED})",
+        "environments/base.yaml: packs.metrics-servr: unknown pack 'metrics-servr'; did you mean 'metrics-server'? "
+        f"(installed: {INSTALLED})",
     ]
 
 
@@ -323,7 +325,7 @@ def test_the_parser_is_built_from_the_command_modules_and_only_writers_lock_the_
     assert len(set(names)) == len(names)
     # AND the commands that write the project's definition or dist/ run under its lock
     locked = [name for command in COMMANDS if command.LOCKS_PROJECT for name in command.NAMES]
-    assert locked == ["synth", "seal", "new-cluster", "remove-cluster", "onboard-app", "offboard-app"]
+    assert locked == ["synth", "seal", "sealing-key", "new-cluster", "remove-cluster", "onboard-app", "offboard-app"]
 
 
 def test_importing_the_cli_starts_no_javascript_runtime() -> None:

@@ -220,7 +220,11 @@ def test_a_missing_default_certificate_is_bad_input(root: Path, capsys: pytest.C
     cert.unlink()
     assert run(root, "--from-literal", "a=1") == EXIT_BAD_INPUT
     captured = capsys.readouterr()
-    assert captured.err == f"{cert}: cannot read the certificate (No such file or directory)\n"
+    # THEN it says where it looked, and which command makes the key pair
+    assert captured.err == (
+        f"{cert}: no sealing certificate here, where seal looks unless --cert names one; make the fleet's key pair "
+        "with 'fluxplane sealing-key' (or fetch a running controller's with 'kubeseal --fetch-cert')\n"
+    )
     assert captured.out == ""
 
 

@@ -25,8 +25,17 @@ _PLUGIN = "pytest imports fluxplane.testing in every session where fluxplane is 
 
 #: (the module, the module it imports inside a function): why that import is late.
 LATE_IMPORTS: dict[tuple[str, str], str] = {
+    ("fluxplane", "importlib"): (
+        "importlib.metadata (email, zipfile, csv) is read only when __version__ is asked for: `import fluxplane`, "
+        "which the command and pytest's plugin do first, stays quick"
+    ),
+    ("fluxplane.commands.aws_setup", "fluxplane.aws_setup"): f"it plans the fleet with the packs; {_CLI}",
     ("fluxplane.commands.diff", "fluxplane.diff"): f"diff synthesizes, which {_CDK8S}; {_CLI}",
     ("fluxplane.commands.diff", "fluxplane.diff.report"): f"imported with fluxplane.diff; {_CLI}",
+    ("fluxplane.commands.diff", "fluxplane.plan"): f"the Markdown report ends with the plan, which synthesizes; {_CLI}",
+    ("fluxplane.commands.diff", "fluxplane.plan.report"): f"imported with fluxplane.plan; {_CLI}",
+    ("fluxplane.commands.plan", "fluxplane.plan"): f"plan synthesizes, which {_CDK8S}; {_CLI}",
+    ("fluxplane.commands.plan", "fluxplane.plan.report"): f"imported with fluxplane.plan; {_CLI}",
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
     ("fluxplane.commands.packs", "fluxplane.synth"): f"synth is heavy; {_CLI}",
     ("fluxplane.commands.synth", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
@@ -65,10 +74,14 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.testing", "fluxplane.testing.packs"): (
         f"binding a pack needs the pack API, the constructs and the config models; {_PLUGIN}"
     ),
+    ("fluxplane.testing", "fluxplane.testing.summary"): f"the tree walk reads every cluster's objects; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate.references"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.validate.tree"): f"the schema checker is heavy; {_PLUGIN}",
-    ("fluxplane.testing.pytest_plugin", "fluxplane.validate"): f"the schema checker is heavy; {_PLUGIN}",
+    ("fluxplane.testing.pytest_plugin", "fluxplane.testing.snapshot"): (
+        "it imports syrupy, a fleet repository's test dependency and not fluxplane's: only a test that takes "
+        "yaml_snapshot needs it"
+    ),
     ("fluxplane.testing.pytest_plugin", "fluxplane.validate.schemas"): f"the schema checker is heavy; {_PLUGIN}",
     ("fluxplane.validate.schemas", "kubernetes_validate.utils"): (
         "kubernetes-validate takes a tenth of a second to import, paid only when core kinds are checked"

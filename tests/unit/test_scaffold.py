@@ -5,6 +5,10 @@ from __future__ import annotations
 import builtins
 import errno
 import os
+import re
+import shutil
+import tomllib
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +17,7 @@ import yaml
 
 from fluxplane.cli import main
 from fluxplane.scaffold import scaffold
+from tests.support.distribution import installed_from
 
 EXPECTED = [
     ".github/workflows/fluxplane.yaml",
@@ -27,23 +32,28 @@ EXPECTED = [
 ]
 
 
-def test_init_writes_a_repository_pinning_this_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from importlib import metadata
-
+def test_init_writes_a_repository_pinning_this_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN fluxplane 1.2.3 installed from a package index
+    installed_from(monkeypatch, tmp_path / "site", None)
     folder = tmp_path / "Acme Fleet"
     assert main(["init", str(folder)]) == 0
-    written = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+    written = sorted(
+        str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file() and ".git" not in path.parts
+    )
     assert written == EXPECTED
     pyproject = (folder / "pyproject.toml").read_text()
-    assert f'dependencies = ["fluxplane=={metadata.version("fluxplane")}"]' in pyproject
+    assert 'dependencies = ["fluxplane==1.2.3"]' in pyproject
     assert 'name = "acme-fleet"' in pyproject
-    assert "@@" not in "".join(path.read_text() for path in folder.rglob("*") if path.is_file())
+    assert "@@" not in "".join(folder.joinpath(path).read_text() for path in EXPECTED)
     # the ignored working state is fluxplane's own
     ignored = (folder / ".gitignore").read_text().splitlines()
     assert {"/.fluxplane-cache/", "/.dist.spare/", "/.fluxplane-edit/", ".venv/"} <= set(ignored)
     workflow = yaml.safe_load((folder / ".github/workflows/fluxplane.yaml").read_text())
     runs = [step.get("run", "") for step in workflow["jobs"]["check"]["steps"]]
-    for command in ("fluxplane synth --check", "fluxplane validate", ".venv/bin/pytest", "fluxplane diff --base"):
+    commands = ("fluxplane synth --check", "fluxplane validate", ".venv/bin/pytest", "fluxplane diff --base")
+    for command in (*commands, "fluxplane plan --base"):
         assert any(command in run for run in runs), command
     out = capsys.readouterr().out.splitlines()
     assert out[: len(EXPECTED)] == [f"wrote {folder / path}" for path in EXPECTED]
@@ -156,10 +166,108 @@ def test_init_into_a_folder_it_cannot_write_is_one_line_and_leaves_nothing(
 def test_the_definition_it_writes_is_valid_as_written(tmp_path: Path) -> None:
     from fluxplane.synth import load_plan
 
-    files = scaffold(tmp_path / "fleet", "1.2.3").files
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
     for path in ("environments/base.yaml", "environments/staging.yaml", "charts/fleet_info.py"):
         target = tmp_path / "fleet" / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(files[path])
     plan = load_plan(tmp_path / "fleet")
     assert sorted(cluster.name for cluster in plan.clusters) == ["hub", "staging-usw2"]
+
+
+#: A setting the scaffold's definition leaves out, commented: `# field: value   # what it does`.
+SETTING = re.compile(r"^(?P<indent>\s*)# (?P<field>[a-z][A-Za-z0-9-]*): (?P<value>[^#]+?)\s+# (?P<says>.+)$")
+
+
+def _definition(root: Path, files: dict[str, str]) -> Any:
+    """The definition of ``files`` as synth plans it, without running the charts: the fleet, and each cluster's
+    pack configs."""
+    from fluxplane.config.loader import load_fleet
+    from fluxplane.synth.pipeline import project_registry
+    from fluxplane.synth.plan import plan_fleet
+
+    shutil.rmtree(root, ignore_errors=True)
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    plan = plan_fleet(load_fleet(root), project_registry(root))
+
+    def typed(value: Any) -> Any:
+        # the packs sections as written; their typed configs, defaults filled in, are compared below
+        if isinstance(value, dict):
+            return {key: typed(item) for key, item in value.items() if key != "packs"}
+        return [typed(item) for item in value] if isinstance(value, list) else value
+
+    packs = {
+        cluster.name: {name: pack.model_dump() for name, pack in cluster.packs.items()} for cluster in plan.clusters
+    }
+    return typed(plan.fleet.model_dump()), packs
+
+
+def _settings(files: dict[str, str]) -> list[tuple[str, int, re.Match[str]]]:
+    return [
+        (path, number, found)
+        for path, text in files.items()
+        if path.startswith("environments/")
+        for number, line in enumerate(text.splitlines())
+        if (found := SETTING.match(line))
+    ]
+
+
+def test_each_setting_left_out_in_a_comment_does_what_the_comment_says(tmp_path: Path) -> None:
+    # GIVEN the scaffold's definition, and each setting its comments leave out ("# field: value   # ...")
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    settings = _settings(files)
+    assert {found["field"] for _, _, found in settings} >= {"identity", "bootstrap"}
+    written = _definition(tmp_path / "fleet", files)
+    for path, number, found in settings:
+        # WHEN the setting is uncommented
+        lines = files[path].splitlines()
+        lines[number] = f"{found['indent']}{found['field']}: {found['value']}"
+        changed = _definition(tmp_path / "fleet", {**files, path: "\n".join(lines) + "\n"})
+        # THEN the definition is valid; and one the comment calls the default changes nothing
+        if found["says"].startswith("the default"):
+            assert changed == written, f"{path}:{number + 1}: {found['field']} is not the default"
+        else:
+            assert changed != written, f"{path}:{number + 1}: {found['field']}: {found['value']} changes nothing"
+
+
+def test_the_providers_role_is_documented_for_the_identity_the_pack_defaults_to(tmp_path: Path) -> None:
+    from fluxplane.packs.crossplane_providers import CrossplaneProvidersConfig
+
+    # GIVEN how each identity of the AWS providers is called, and the one the pack defaults to
+    ways = {"irsa": "IRSA", "pod-identity": "Pod Identity"}
+    identity = CrossplaneProvidersConfig.model_fields["identity"]
+    assert set(ways) == set(typing.get_args(identity.annotation))
+    default = identity.default
+    # WHEN the comments of the scaffold's crossplane-providers section are read
+    base = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files["environments/base.yaml"].splitlines()
+    start = next(number for number, line in enumerate(base) if line.strip() == "crossplane-providers:")
+    indent = len(base[start]) - len(base[start].lstrip())
+    section = []
+    for line in base[start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        section.append(line)
+    comments = " ".join(line.split("#", 1)[1] for line in section if "#" in line)
+    # THEN they name the default's way, and another way only by its value
+    assert ways[default] in comments
+    assert [way for value, way in ways.items() if value != default and way in comments] == []
+
+
+def test_the_new_repository_s_first_test_run_records_its_snapshots_and_ci_refuses_to(tmp_path: Path) -> None:
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    # GIVEN the new repository's test settings
+    pyproject = tomllib.loads(files["pyproject.toml"])
+    # THEN pytest records a snapshot that does not exist yet (syrupy 5.3 has the option), and compares the rest
+    assert pyproject["tool"]["pytest"]["ini_options"]["addopts"].split() == ["-ra", "--snapshot-update-new-only"]
+    assert "syrupy>=5.3" in pyproject["project"]["optional-dependencies"]["test"]
+    # AND its tests snapshot what each cluster runs, not the files of dist/
+    assert "fleet.summary(fleet_cluster) == yaml_snapshot" in files["tests/test_fleet.py"]
+    assert "dist_file" not in files["tests/test_fleet.py"]
+    # AND CI fails, after the tests, when they recorded a snapshot that was not committed
+    steps = yaml.safe_load(files[".github/workflows/fluxplane.yaml"])["jobs"]["check"]["steps"]
+    runs = [str(step.get("run", "")) for step in steps]
+    tests = next(index for index, run in enumerate(runs) if run.strip() == ".venv/bin/pytest")
+    assert 'if [ -n "$(git status --porcelain -- tests/__snapshots__)" ]; then' in runs[tests + 1]
+    assert "exit 1" in runs[tests + 1]

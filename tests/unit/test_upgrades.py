@@ -9,7 +9,16 @@ import pytest
 
 from fluxplane.cli import main
 from fluxplane.synth import load_plan, render_plan
-from fluxplane.upgrades import ClusterVersions, collect, compatibility, markdown, project_versions, text, unsupported
+from fluxplane.upgrades import (
+    NEWEST,
+    ClusterVersions,
+    collect,
+    compatibility,
+    markdown,
+    project_versions,
+    text,
+    unsupported,
+)
 from tests.conftest import MINIMAL_BASE, ROOT, FleetWriter
 
 TODAY = date(2026, 11, 24)
@@ -92,12 +101,33 @@ def test_an_api_version_the_next_kubernetes_no_longer_serves_blocks_the_upgrade(
     ) in cluster.blockers
 
 
-def test_a_version_eks_does_not_offer_blocks_the_upgrade(write_fleet: FleetWriter) -> None:
+def test_a_cluster_on_the_newest_eks_version_is_newest_not_blocked(write_fleet: FleetWriter) -> None:
+    # GIVEN a cluster on 1.37, the newest version of fluxplane's calendar
     cluster = _report(write_fleet())["staging-1"]
-    assert (cluster.kubernetes, cluster.next) == ("1.37", "1.38")
+    # THEN there is nothing to upgrade to: it is newest, and nothing blocks it
+    assert (cluster.kubernetes, cluster.next, cluster.newest, cluster.verdict) == ("1.37", "1.38", True, "newest")
+    assert cluster.blockers == ()
+    report = text([cluster])
+    assert "  staging-1  staging      1.37        standard until" in report
+    assert report.splitlines()[1].split() == ["CLUSTER", "ENVIRONMENT", "KUBERNETES", "EKS", "SUPPORT", "NEXT", "READY"]
+    assert report.splitlines()[2].split()[-2:] == ["-", "newest"]
+    assert f"  staging-1 1.37: {NEWEST}\n" in report
+    assert "| - | newest |" in markdown([cluster])
+    assert f"- **staging-1** 1.37: {NEWEST}" in markdown([cluster])
+
+
+def test_a_next_version_eks_does_not_offer_blocks_a_cluster_that_is_not_on_the_newest(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN a later version added through awsData, past a gap in the calendar
+    base = {**MINIMAL_BASE, "awsData": {"kubernetesVersions": ["1.39"]}}
+    cluster = _report(write_fleet(base=base))["staging-1"]
+    # THEN 1.37 is not the newest, and its next version is one EKS does not offer
+    assert (cluster.kubernetes, cluster.next, cluster.newest) == ("1.37", "1.38", False)
     assert cluster.blockers == (
         "EKS does not offer Kubernetes 1.38 (fluxplane's calendar, or awsData.kubernetesVersions)",
     )
+    assert "  staging-1 1.37 -> 1.38: blocked\n" in text([cluster])
 
 
 def test_both_formats_hold_every_section(write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,7 +139,7 @@ def test_both_formats_hold_every_section(write_fleet: FleetWriter, capsys: pytes
         "APIs the clusters' objects use:",
         "upgrade readiness:",
     ]
-    assert "  staging-1 1.37 -> 1.38: blocked\n" in text(clusters)
+    assert f"  staging-1 1.37: {NEWEST}\n" in text(clusters)
     assert "| staging-1 | staging | 1.37 |" in markdown(clusters)
     assert main(["--root", str(root), "versions", "--format", "markdown"]) == 0
     out = capsys.readouterr().out

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
+from fluxplane.config.accounts import sealing_key_region
 from fluxplane.config.hub import (
     ACCOUNT_LABEL,
     BUILD_STEP,
@@ -258,7 +259,7 @@ class SpokesChart(FleetChart):
     def _secret_store(self) -> str:
         directory = posixpath.join(self.directory, "steps", "secret-store")
         manifest = self._folder("secret-store", directory, "secret-store.yaml")
-        region = self.fleet.sealing_key.region or self.fleet.management.region
+        region = sealing_key_region(self.fleet)
         account = EXTERNAL_SECRETS_NAMESPACE
         ClusterSecretStore(
             manifest,

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import metadata
 from typing import Protocol, TypeAlias
 
-from fluxplane import __version__
+import fluxplane
 
 #: What ``register`` adds its subcommands to (``ArgumentParser.add_subparsers``'s result).
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -44,8 +43,5 @@ def warn(line: str | None) -> None:
 
 
 def installed_version() -> str:
-    """The installed distribution's version (the package's own when it runs from a source tree)."""
-    try:
-        return metadata.version("fluxplane")
-    except metadata.PackageNotFoundError:
-        return __version__
+    """The installed distribution's version (``0+unknown`` when the package runs from a source tree alone)."""
+    return str(fluxplane.__version__)

@@ -36,12 +36,18 @@ def run(args: argparse.Namespace) -> int:
     """Print the report of the working tree's definition against ``--base``'s."""
     # Imported when the command runs, not when the CLI parses: diff synthesizes (cdk8s's JavaScript runtime)
     # and is heavy, and `import fluxplane.cli` stays quick for the other commands and --help.
-    from fluxplane import diff
-    from fluxplane.diff.report import markdown, text
+    from fluxplane import diff, plan
+    from fluxplane.diff.report import COMMENT_LIMIT, markdown, text
+    from fluxplane.plan.report import markdown as plan_markdown
 
     root: Path = args.root
     base = diff.resolve(root, args.base)
-    warn(require_node(root))
+    warn(require_node())
     report = diff.run(root, base, Progress("diff"))
-    sys.stdout.write(markdown(report) if args.format == "markdown" else text(report))
+    if args.format != "markdown":
+        sys.stdout.write(text(report))
+        return 0
+    # The comment ends with the plan of the same change (fluxplane plan's section), within GitHub's limit.
+    section = plan_markdown(plan.from_diff(report), limit=COMMENT_LIMIT // 4, heading="###")
+    sys.stdout.write(markdown(report, limit=COMMENT_LIMIT - len(section) - 1) + "\n" + section)
     return 0

@@ -44,12 +44,13 @@ def run(args: argparse.Namespace) -> int:
     root: Path = args.root
     progress = Progress("graph")
     pipeline = synth.Pipeline(root)
+    # before the definition loads: its charts/ modules import cdk8s, which starts Node.js
+    warn(require_node())
     with progress.stage("load"):
         plan = pipeline.load()
     clusters = sorted(cluster.name for cluster in plan.clusters)
     if args.cluster not in clusters:
         raise GraphError(f"--cluster: unknown cluster {args.cluster!r} (clusters: {', '.join(clusters)})")
-    warn(require_node(root))
     with progress.stage("render") as stage:
         # with the files another tool owns in dist/ (flux bootstrap's sync objects), as Flux reads them
         files = pipeline.render(plan).files

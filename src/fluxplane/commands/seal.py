@@ -1,4 +1,4 @@
-"""``fluxplane seal``: seal a Secret offline into environments/secrets/<cluster>/, or print it."""
+"""``fluxplane seal``: seal a Secret offline into environments/secrets/<cluster>/ of each cluster named, or print it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 from fluxplane import transaction
 from fluxplane.commands import Subcommands
-from fluxplane.seal_secret import DEFAULT_CERT, SealRequest, seal_secret
+from fluxplane.seal_secret import DEFAULT_CERT, SealRequest, seal_secrets
+from fluxplane.sealing import SealError
 
 NAMES: tuple[str, ...] = ("seal",)
 LOCKS_PROJECT = True
@@ -20,11 +21,21 @@ def register(commands: Subcommands) -> None:
         "seal",
         help="seal a Secret offline into environments/secrets/<cluster>/ (or print it)",
         description="Seal values for the Sealed Secrets controller from its public certificate, without cluster "
-        "access. Values that did not change keep their ciphertext.",
+        "access, into one file per cluster: the clusters given, every cluster of an environment, every cluster an "
+        "app runs on. Every file is written, or none. Values that did not change keep their ciphertext.",
     )
-    seal.add_argument("--cluster", required=True, help="the cluster the secret is for")
+    seal.add_argument(
+        "--cluster", action="append", default=[], help="a cluster the secret is for (repeatable; or --env, --app)"
+    )
+    seal.add_argument("--env", action="append", default=[], help="every cluster of this environment (repeatable)")
+    seal.add_argument(
+        "--app",
+        action="append",
+        default=[],
+        help="every cluster this app runs on, in its namespace unless --namespace (repeatable)",
+    )
     seal.add_argument("--name", required=True, help="name of the Secret")
-    seal.add_argument("--namespace", required=True, help="namespace of the Secret")
+    seal.add_argument("--namespace", help="namespace of the Secret (with --app alone: the app's)")
     seal.add_argument(
         "--scope",
         choices=("strict", "namespace-wide", "cluster-wide"),
@@ -50,13 +61,15 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Seal, then print the SealedSecret (``--stdout``) or a line naming the file and which keys changed."""
+    """Seal, then print the SealedSecret (``--stdout``) or a line per file naming it and which keys changed."""
     root: Path = args.root
     transaction.note(transaction.recover(root, write=not args.stdout))
     request = SealRequest(
-        cluster=args.cluster,
         name=args.name,
         namespace=args.namespace,
+        clusters=args.cluster,
+        environments=args.env,
+        apps=args.app,
         scope=args.scope,
         cert=args.cert,
         secret_type=args.type,
@@ -66,18 +79,24 @@ def run(args: argparse.Namespace) -> int:
     )
     warnings: list[str] = []
     try:
-        sealed = seal_secret(root, request, write=not args.stdout, warnings=warnings)
+        sealed = seal_secrets(root, request, write=not args.stdout, warnings=warnings)
     finally:
         # the certificate's warnings come first, whatever refuses the request after them
         for line in warnings:
             print(line, file=sys.stderr)
-    if not sealed.written:
-        print(sealed.text, end="")
+    if args.stdout:
+        if len(sealed) > 1:
+            raise SealError(
+                f"--stdout: prints one SealedSecret, and this request seals {len(sealed)} "
+                f"({', '.join(item.path for item in sealed)}); leave out --stdout to write them"
+            )
+        print(sealed[0].text, end="")
         return 0
-    summary = ", ".join(
-        f"{label} {', '.join(keys)}"
-        for label, keys in (("sealed", sealed.sealed), ("unchanged", sealed.unchanged), ("removed", sealed.removed))
-        if keys
-    )
-    print(f"{sealed.path}: {summary}")
+    for item in sealed:
+        summary = ", ".join(
+            f"{label} {', '.join(keys)}"
+            for label, keys in (("sealed", item.sealed), ("unchanged", item.unchanged), ("removed", item.removed))
+            if keys
+        )
+        print(f"{item.path}: {summary}")
     return 0

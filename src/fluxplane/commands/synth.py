@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     pipeline.check_outdir()
     transaction.note(transaction.recover(root, write=not args.check))
     progress = Progress("synth")
-    warn(require_node(root))
+    warn(require_node())
     start_runtime()
     with progress.stage("load"), synth.paused_gc():
         plan = pipeline.load()

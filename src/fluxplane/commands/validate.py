@@ -2,7 +2,7 @@
 the schema cache it checks against.
 
 validate prints one finding per line on standard output, then what was checked; exit 1 when there is any
-finding, 0 when the tree is clean, 2 for bad input (no tree, no CRD schemas, no kubectl).
+finding, 0 when the tree is clean, 2 for bad input (no tree, no such --crds folder, no kubectl).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def register(commands: Subcommands) -> None:
         action="append",
         default=[],
         metavar="DIR",
-        help="a folder of CRD YAML (repeatable; default: $FLUXPLANE_CRDS, else the cache 'schemas pull' fills)",
+        help="a folder of CRD YAML (repeatable; default: $FLUXPLANE_CRDS, else the cache 'schemas pull' filled, "
+        "else the CRDs fluxplane ships)",
     )
     validate.add_argument("--no-kustomize", action="store_true", help="do not run kubectl kustomize")
     validate.add_argument(

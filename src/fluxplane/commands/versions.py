@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     # and is heavy, and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane import upgrades
 
-    warn(require_node(args.root))
+    warn(require_node())
     clusters = upgrades.project_versions(args.root, datetime.now(UTC).date())
     sys.stdout.write(upgrades.markdown(clusters) if args.format == "markdown" else upgrades.text(clusters))
     return 0

@@ -11,7 +11,6 @@ files, and an account's own zone names.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 from collections.abc import Iterable, Mapping
@@ -23,6 +22,7 @@ from typing import Any
 import yaml
 
 from fluxplane.config import models
+from fluxplane.config.problems import closest
 
 #: Where a definition adds facts newer than fluxplane's data.
 OVERRIDE = "environments/base.yaml"
@@ -210,8 +210,8 @@ def _quote(value: str) -> str:
 
 def _suggestion(value: str, known: Iterable[str], example: str) -> str:
     """``; did you mean "x"?`` for the closest known name, or an example when none is close."""
-    close = difflib.get_close_matches(value, sorted(known), n=1)
-    return f"; did you mean {_quote(close[0])}?" if close else f"; use one AWS offers, such as {example}"
+    guess = closest(value, known)
+    return f"; did you mean {_quote(guess)}?" if guess else f"; use one AWS offers, such as {example}"
 
 
 def _ranges(versions: Iterable[str]) -> str:

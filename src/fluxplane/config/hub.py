@@ -54,6 +54,11 @@ def platform_namespace(namespace: str) -> bool:
     return namespace in PLATFORM_NAMESPACES or namespace.startswith(PLATFORM_PREFIX)
 
 
+def kubernetes_namespace(namespace: str) -> bool:
+    """True for the namespaces Kubernetes itself makes on every cluster and keeps: default and every kube-*."""
+    return namespace == "default" or namespace.startswith(PLATFORM_PREFIX)
+
+
 def platform_namespaces_text() -> str:
     """The platform namespaces as messages list them: the names, then the prefix."""
     names = sorted(name for name in PLATFORM_NAMESPACES if not name.startswith(PLATFORM_PREFIX))

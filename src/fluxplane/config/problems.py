@@ -6,9 +6,11 @@ integer >= 1, got 0``: the file, the field path, what is allowed and what was fo
 
 from __future__ import annotations
 
+import difflib
 import re
 import types
 import typing
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,19 @@ PATTERN_HELP = {
 }
 
 
+#: How alike a name must be to a known one to be offered as what was meant (difflib's ratio).
+CLOSE = 0.75
+
+
+def closest(value: str, known: Iterable[str]) -> str | None:
+    """The name of ``known`` closest to ``value``, when one is close enough to be what a typo meant: what every
+    "did you mean" of fluxplane offers (a field, a pack, a region, an instance type). Close is three quarters
+    alike (difflib's ratio): a letter dropped, doubled or swapped, a case or a separator changed, but not
+    ``size`` for ``diskSize``."""
+    close = difflib.get_close_matches(value, sorted(known), n=1, cutoff=CLOSE)
+    return close[0] if close else None
+
+
 def show(value: Any) -> str:
     """A short, unambiguous rendering of a value found in the input."""
     if isinstance(value, str):
@@ -55,12 +70,15 @@ def show_url(value: str) -> str:
     """A URL found in the input as :func:`show` renders it, its credentials hidden: anything before an '@'
     (``user:token@``; the last '@', as a token may hold a '/') shown as ``***``, and so are the query
     (``?access_token=...``) and the fragment. A credential written into a URL is a secret all the same, and a
-    problem line reaches logs and CI output."""
+    problem line reaches logs and CI output. The login of an SSH URL (``git@host:org/repo``,
+    ``ssh://git@host/...``) is only a name, and stays: SSH takes no password in a URL."""
     scheme, separator, rest = value.partition("://")
     if not separator or not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
         scheme, separator, rest = "", "", value
     if "@" in rest:
-        rest = "***@" + rest.rsplit("@", 1)[1]
+        login, host = rest.rsplit("@", 1)
+        ssh = scheme.lower() in ("", "ssh", "git+ssh", "ssh+git") and not re.search(r"[:/]", login)
+        rest = rest if ssh else "***@" + host
     for mark in "?#":
         rest, found, _ = rest.partition(mark)
         rest += f"{mark}***" if found else ""
@@ -103,7 +121,10 @@ def _message(error: Any, model: type[BaseModel], loc: Loc) -> str:
         return "required field is missing"
     if kind == "extra_forbidden":
         allowed = allowed_keys(model, loc[:-1])
-        hint = f"; allowed: {', '.join(allowed)}" if allowed else ""
+        guess = closest(str(loc[-1]), allowed) if loc else None
+        hint = f'; did you mean "{guess}"?' if guess else ""
+        if allowed:
+            hint += f"{' ' if guess else '; '}allowed: {', '.join(allowed)}"
         return f"unknown field{hint}"
     if kind == "string_pattern_mismatch":
         pattern = ctx.get("pattern", "")
@@ -159,9 +180,11 @@ class ProblemList:
         self.lines: list[str] = []
 
     def validate(self, model: type[BaseModel], data: Any, origins: Origins, mount: Loc = ()) -> Any:
-        """``model`` validated from ``data``, or None with its problems recorded."""
+        """``model`` validated from ``data``, or None with its problems recorded. Fields are read by their names in
+        the files only (their aliases), also in a construct's props a file holds (a chart file's ``install``),
+        which Python code may give by their Python names."""
         try:
-            return model.model_validate(data)
+            return model.model_validate(data, by_name=False)
         except ValidationError as exc:
             self.lines.extend(describe_validation_error(exc, model, origins, mount))
             return None

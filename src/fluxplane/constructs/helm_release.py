@@ -9,6 +9,7 @@ from pydantic import StringConstraints, model_validator
 from fluxplane.config.merge import deep_merge
 from fluxplane.constructs.base import TypedResource
 from fluxplane.constructs.props import (
+    DNS_SUBDOMAIN,
     FLUX_NAMESPACE,
     DependsOn,
     Duration,
@@ -94,6 +95,11 @@ class ValuesReference(Props):
     ``false``)."""
 
 
+#: A Helm release name, as Helm checks it (chartutil.ValidateReleaseName): a DNS-1123 subdomain of at most 53
+#: characters, which leaves charts 10 of a 63-character name for what they add to it.
+ReleaseName = Annotated[str, StringConstraints(pattern=DNS_SUBDOMAIN, max_length=53)]
+
+
 class Remediation(Props):
     """What helm-controller does when a Helm install (or, as UpgradeRemediation, an upgrade) fails."""
 
@@ -103,6 +109,9 @@ class Remediation(Props):
     remediate_last_failure: bool | None = None
     """Whether the last failure is remediated too, once no retries remain. Default: not set (``false``; for an
     upgrade, ``true`` when ``retries`` is above 0)."""
+    ignore_test_failures: bool | None = None
+    """Whether Helm tests that fail after the action leave the release alone (no remediation). Default: not set
+    (``test.ignoreFailures``)."""
 
 
 class UpgradeRemediation(Remediation):
@@ -111,6 +120,23 @@ class UpgradeRemediation(Remediation):
     strategy: Literal["rollback", "uninstall"] | None = None
     """How a failed upgrade is remediated: ``rollback`` or ``uninstall``. Default: not set (Flux's default,
     ``rollback``)."""
+
+
+class Strategy(Props):
+    """How helm-controller goes on after a failed install or upgrade (``install.strategy``, ``upgrade.strategy``)."""
+
+    name: Literal["RemediateOnFailure", "RetryOnFailure"]
+    """``RemediateOnFailure`` remediates as ``remediation`` says (uninstall, roll back) between its retries;
+    ``RetryOnFailure`` leaves the failed release in place and retries it with an upgrade every ``retryInterval``."""
+    retry_interval: Duration | None = None
+    """How long to wait before trying a failed action again; only with ``RetryOnFailure``. Default: not set (Flux's
+    default, ``5m``)."""
+
+    @model_validator(mode="after")
+    def _interval_with_retry(self) -> Strategy:
+        if self.retry_interval is not None and self.name != "RetryOnFailure":
+            raise ValueError(f"retryInterval applies to name 'RetryOnFailure' only, got name {self.name!r}")
+        return self
 
 
 class Install(Props):
@@ -124,6 +150,8 @@ class Install(Props):
     (``false``)."""
     remediation: Remediation | None = None
     """What to do when the install fails. Default: not set (no remediation)."""
+    strategy: Strategy | None = None
+    """How helm-controller goes on after a failed install. Default: not set (Flux's default, ``RemediateOnFailure``)."""
     timeout: Duration | None = None
     """Time to wait for each Kubernetes operation of the install, such as a hook's Job. Default: the HelmRelease's
     ``timeout``."""
@@ -137,11 +165,64 @@ class Upgrade(Props):
     ``CreateReplace`` (existing ones updated too). Default: not set (Flux's default, ``Skip``)."""
     remediation: UpgradeRemediation | None = None
     """What to do when the upgrade fails. Default: not set (no remediation)."""
+    strategy: Strategy | None = None
+    """How helm-controller goes on after a failed upgrade. Default: not set (Flux's default, ``RemediateOnFailure``)."""
     cleanup_on_fail: bool | None = None
     """Whether resources a failed upgrade created are deleted. Default: not set (``false``)."""
     timeout: Duration | None = None
     """Time to wait for each Kubernetes operation of the upgrade, such as a hook's Job. Default: the HelmRelease's
     ``timeout``."""
+
+
+class TestFilter(Props):
+    """A ``test.filters`` entry: one of the chart's tests, run alone or left out."""
+
+    name: Annotated[str, StringConstraints(min_length=1, max_length=253)]
+    """Name of the test (its Pod's name in the chart)."""
+    exclude: bool | None = None
+    """Whether the test is left out (the others run) rather than run (alone with the other named ones). Default: not
+    set (``false``)."""
+
+
+class Test(Props):
+    """A HelmRelease's ``test``: whether helm-controller runs the chart's Helm tests after an install or upgrade."""
+
+    enable: bool | None = None
+    """Whether the tests run. Default: not set (``false``)."""
+    filters: tuple[TestFilter, ...] | None = None
+    """Tests to run, or to leave out. Default: not set (every test of the chart)."""
+    ignore_failures: bool | None = None
+    """Whether failed tests leave the release alone (no remediation). Default: not set (``false``)."""
+    timeout: Duration | None = None
+    """Time to wait for each Kubernetes operation of the tests. Default: the HelmRelease's ``timeout``."""
+
+
+class DriftTarget(Props):
+    """An ``ignore`` rule's ``target``: the objects of the release its paths are ignored in."""
+
+    group: str | None = None
+    """API group of the objects. Default: not set (any)."""
+    version: str | None = None
+    """API version of the objects. Default: not set (any)."""
+    kind: str | None = None
+    """Kind of the objects. Default: not set (any)."""
+    name: str | None = None
+    """Name of the object. Default: not set (any)."""
+    namespace: str | None = None
+    """Namespace of the objects. Default: not set (any)."""
+    label_selector: str | None = None
+    """Label selector (``app=web,tier!=db``) the objects match. Default: not set (any)."""
+    annotation_selector: str | None = None
+    """Annotation selector the objects match, written like a label selector. Default: not set (any)."""
+
+
+class DriftIgnoreRule(Props):
+    """A ``driftDetection.ignore`` entry: fields whose difference from the release is not drift."""
+
+    paths: tuple[str, ...]
+    """JSON Pointers (RFC 6901) to the fields, such as ``/spec/replicas``."""
+    target: DriftTarget | None = None
+    """The objects the paths are ignored in. Default: not set (every object of the release)."""
 
 
 class DriftDetection(Props):
@@ -150,6 +231,8 @@ class DriftDetection(Props):
     mode: Literal["enabled", "warn", "disabled"] = "enabled"
     """``enabled`` corrects differences between the Helm manifest and the cluster, ``warn`` reports them,
     ``disabled`` ignores them. Default: ``"enabled"`` (Flux's own default is ``disabled``)."""
+    ignore: tuple[DriftIgnoreRule, ...] | None = None
+    """Fields whose differences are not drift, such as replicas an autoscaler sets. Default: not set (none)."""
 
 
 class HelmReleaseProps(Props):
@@ -171,9 +254,10 @@ class HelmReleaseProps(Props):
     chart_ref: ChartReference | None = None
     """Source object that holds the chart artifact, such as an OCIRepository; set this or ``chart``. Default: not
     set."""
-    release_name: Annotated[str, StringConstraints(min_length=1, max_length=53)] | None = None
-    """Name of the Helm release, at most 53 characters. Default: not set (``<targetNamespace>-<name>``, or ``<name>``
-    without a target namespace)."""
+    release_name: ReleaseName | None = None
+    """Name of the Helm release: a DNS-1123 subdomain of at most 53 characters, as Helm takes it. Default: not set
+    (``<targetNamespace>-<name>``, or ``<name>`` without a target namespace; helm-controller shortens one longer than
+    53 characters, fluxplane.synth.hazards.release_target)."""
     target_namespace: Label | None = None
     """Namespace the release installs into. Default: not set (the HelmRelease's namespace)."""
     storage_namespace: Label | None = None
@@ -194,6 +278,8 @@ class HelmReleaseProps(Props):
     """How Helm installs the release. Default: not set (Flux's defaults)."""
     upgrade: Upgrade | None = None
     """How Helm upgrades the release. Default: not set (Flux's defaults)."""
+    test: Test | None = None
+    """Whether the chart's Helm tests run after an install or upgrade. Default: not set (they do not)."""
     drift_detection: DriftDetection | None = None
     """What Flux does when the cluster differs from the release. Default: not set (Flux's default, ``disabled``)."""
     values_from: tuple[ValuesReference, ...] | None = None

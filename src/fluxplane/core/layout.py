@@ -107,3 +107,13 @@ def catalogue_dir(layer: str, pack: str) -> str:
 def relative(from_dir: str, to_dir: str) -> str:
     """``to_dir`` as seen from ``from_dir`` (both relative to the same repository folder)."""
     return posixpath.relpath(to_dir, from_dir)
+
+
+def cluster_of(file: str) -> str | None:
+    """The cluster a file of dist/ is for when its path says so (``.../clusters/<cluster>/...``: the cluster's
+    entry point, its overlays, its tenants); None for what the hub applies or what clusters share (the catalogue)."""
+    parts = file.split("/")
+    for index, part in enumerate(parts[:-2]):
+        if part == "clusters":
+            return parts[index + 1]
+    return None

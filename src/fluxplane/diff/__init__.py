@@ -70,6 +70,8 @@ def compare(base: Tree, head: Tree, ref: str, commit: str, progress: Progress) -
             risks=risks(sections, entries),
             notes=sorted(set(before.notes) | set(after.notes)),
             support=list(head.support),
+            trees=(base, head),
+            walks=(before, after),
         )
         stage.note(f"{len(sections)} cluster sections, {len(report.risks)} risky changes")
     return report
@@ -89,10 +91,10 @@ class Base:
     commit: str
 
 
-def resolve(root: Path, ref: str) -> Base:
-    """The base ``ref`` names in the repository holding ``root``; DiffError when there is no repository or no
-    such ref."""
-    checkout = git.locate(root)
+def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> Base:
+    """The base ``ref`` names in the repository holding ``root``; DiffError (naming ``command``) when there is no
+    repository or no such ref."""
+    checkout = git.locate(root, command)
     return Base(ref, checkout, git.resolve(checkout, ref))
 
 

@@ -10,13 +10,14 @@ files any build read, and notes on what could not be followed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.core.tree import Fleet, KubectlBuilder, KubectlFolders, MissingPath, Repository, repositories_of
+from fluxplane.core.tree import Placed as WalkPlaced
 from fluxplane.core.tree.objects import Document, key_of
 
 #: (API group, kind, namespace, name): an object's identity on a cluster; its version may change.
@@ -33,6 +34,7 @@ __all__ = [
     "Tree",
     "object_key",
     "receive",
+    "received",
     "repositories_of_plan",
 ]
 
@@ -76,8 +78,18 @@ class Received:
     notes: list[str] = field(default_factory=list)
 
 
-def _received(tree: Tree, folders: KubectlFolders) -> Received:
-    walk = Fleet(folders, tree.repositories, substitute=True).walk()
+def received(
+    tree: Tree,
+    folders: KubectlFolders,
+    *,
+    repositories: Iterable[Repository] | None = None,
+    clusters: Sequence[str] | None = None,
+    follow: Callable[[WalkPlaced, str], bool] | None = None,
+) -> Received:
+    """What the clusters of ``tree`` (``clusters``, all when None) receive, its folders read by ``folders``;
+    ``repositories`` (default: the tree's) and ``follow`` are the walk's (fluxplane.core.tree.Fleet)."""
+    fleet = Fleet(folders, tree.repositories if repositories is None else repositories, substitute=True, follow=follow)
+    walk = fleet.walk(clusters)
     received = Received()
     for application in walk.applications:
         received.read |= folders.inputs(application.folder)
@@ -98,6 +110,6 @@ def receive(trees: Iterable[Tree], workdir: Path, builder: KubectlBuilder | None
     """What every cluster receives from each tree; ``workdir`` holds the trees written out."""
     chosen = builder or KubectlBuilder()
     return [
-        _received(tree, KubectlFolders(tree.files, workdir / f"tree-{index}", chosen, tree.label))
+        received(tree, KubectlFolders(tree.files, workdir / f"tree-{index}", chosen, tree.label))
         for index, tree in enumerate(trees)
     ]

@@ -40,13 +40,13 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return git.run(args, cwd, purpose=_PURPOSE)
 
 
-def locate(root: Path) -> Checkout:
-    """The repository holding ``root``; a DiffError when there is none."""
+def locate(root: Path, command: str = "fluxplane diff") -> Checkout:
+    """The repository holding ``root``; a DiffError, naming ``command``, when there is none."""
     if not root.is_dir():
         raise DiffError(f"{root}: no such project folder")
     top = _git(["rev-parse", "--show-toplevel"], root)
     if top.returncode != 0:
-        raise DiffError(f"{root}: not a Git repository (fluxplane diff compares with a Git ref)")
+        raise DiffError(f"{root}: not a Git repository ({command} compares with a Git ref)")
     prefix = _git(["rev-parse", "--show-prefix"], root)
     return Checkout(Path(top.stdout.strip()), prefix.stdout.strip().rstrip("/"))
 

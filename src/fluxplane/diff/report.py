@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from fluxplane.diff.fleet import Received, Tree
 from fluxplane.diff.objects import ADDED, CHANGED, REMOVED, ClusterDiff, FileChange, ObjectChange
 from fluxplane.diff.risks import Risk
 
@@ -32,6 +33,9 @@ class Report:
     notes: list[str] = field(default_factory=list)
     #: Clusters of the working tree on a Kubernetes version past or near the end of EKS standard support.
     support: list[str] = field(default_factory=list)
+    #: The trees compared and what each sends to every cluster (what fluxplane.plan reads a diff's plan from).
+    trees: tuple[Tree, Tree] | None = field(default=None, repr=False, compare=False)
+    walks: tuple[Received, Received] | None = field(default=None, repr=False, compare=False)
 
     @property
     def changed(self) -> bool:

@@ -24,23 +24,11 @@ from fluxplane.synth.guard import (
     immutable_fields,
     release_target,
 )
+from fluxplane.synth.hazards import DELETES, EKS_CLUSTER
 
 __all__ = ["EXTERNAL_NAME", "IMMUTABLE", "Risk", "immutable_fields", "object_risks", "risks"]
 
-#: The composite kind of a workload cluster (eks-compositions): removing it makes Crossplane delete the cluster.
-CLUSTER_COMPOSITES = frozenset({("platform.fluxplane.io", "EKSCluster")})
-#: Composites of cloud resources that hold data; removing one deletes the table, queue, bucket or database.
-DATA_COMPOSITES = frozenset(
-    {
-        ("platform.fluxplane.io", "AppTable"),
-        ("platform.fluxplane.io", "AppQueue"),
-        ("platform.fluxplane.io", "AppBucket"),
-        ("platform.fluxplane.io", "AppDatabase"),
-    }
-)
 PRUNE_ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"
-#: API groups of the Crossplane AWS managed resources (cluster-scoped and namespaced families).
-AWS_MANAGED = ("*.aws.upbound.io", "*.aws.m.upbound.io", "aws.upbound.io", "aws.m.upbound.io")
 BROAD_ROLES = frozenset({"cluster-admin", "admin"})
 
 
@@ -179,9 +167,9 @@ def removals(change: ObjectChange) -> list[str]:
     ident = _ident(change)
     if ident == ("", "Namespace"):
         return ["Namespace deleted: everything in it is deleted"]
-    if ident in CLUSTER_COMPOSITES:
+    if ident == EKS_CLUSTER:
         return ["workload cluster removed: Crossplane deletes the EKS cluster and its network"]
-    if ident in DATA_COMPOSITES:
+    if ident in DELETES:
         return [f"{change.key[1]} removed: Crossplane deletes the cloud resource and its data"]
     return []
 

@@ -56,22 +56,54 @@ PROVIDES: dict[str, str] = {
 }
 
 
-#: A semantic version (semver.org 2.0.0), with the ``v`` prefix Helm and Crossplane packages also take.
-SEMVER = (
-    r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+#: A version's -prerelease and +build (semver.org 2.0.0).
+_PRERELEASE_BUILD = (
     r"(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?"
     r"(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?"
 )
+#: A semantic version (semver.org 2.0.0), with the ``v`` prefix Helm and Crossplane packages also take.
+SEMVER = r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)" + _PRERELEASE_BUILD
+
+#: A semver range as Flux reads one (Masterminds/semver v3, for a HelmChart's version and an OCIRepository's
+#: ref.semver), or rather the part of that grammar a person writes: comparisons (an operator and a version that
+#: may leave out its patch or minor number, or give ``x``, ``X`` or ``*`` for it) joined by spaces or commas
+#: (and), groups of them joined by ``||`` (or), and hyphen ranges ``1.2 - 1.4.5``. Masterminds/semver also takes
+#: leading zeros, ``|`` inside a version and other whitespace; these are refused here.
+_PARTIAL = r"v?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}" + _PRERELEASE_BUILD
+_TERM = rf"({_PARTIAL} +- +{_PARTIAL}|((!=|>=|=>|<=|=<|~>|[=<>~^]) *)?{_PARTIAL})"
+_GROUP = rf" *{_TERM}(( *, *| +){_TERM})* *"
+SEMVER_RANGE = rf"{_GROUP}(\|\|{_GROUP})*"
+#: The longest range accepted: real ones are a few comparisons long.
+_RANGE_LENGTH = 100
 
 
 def exact_version(value: Any) -> Any:
-    """``value`` when it is a semver version; a chart or package version must be exact, not a range: the
-    fields say "chart version", and a pinned fleet is reviewable. Anything else (a range, a newline followed
-    by more YAML) would reach Flux as written."""
+    """``value`` when it is a semver version; a pack's chart or package version is exact, not a range: the
+    fields say "chart version", and a pinned fleet is reviewable (only a chart file may take a range,
+    version_or_range). Anything else (a range, a newline followed by more YAML) would reach Flux as written."""
     if isinstance(value, str) and re.fullmatch(SEMVER, value) is None:
         raise ValueError(
             f"expected a semver version such as 1.2.3 or v1.2.3 (MAJOR.MINOR.PATCH, optionally -prerelease "
             f"and +build), got {quoted(value, 80)}"
+        )
+    return value
+
+
+def is_exact(version: str) -> bool:
+    """Whether ``version`` is one version (semver), not a range."""
+    return re.fullmatch(SEMVER, version) is not None
+
+
+def version_or_range(value: Any) -> Any:
+    """``value`` when it is a semver version, or a semver range as Flux reads one (SEMVER_RANGE), such as
+    ``6.7.x``, ``~6.7.1`` or ``>=6.7.0 <6.8.0``: Flux then installs the newest version of the chart in the
+    range, and a new one when it is published."""
+    if not isinstance(value, str) or is_exact(value):
+        return value
+    if len(value) > _RANGE_LENGTH or re.fullmatch(SEMVER_RANGE, value) is None:
+        raise ValueError(
+            f"expected a semver version such as 6.7.1, or a range Flux reads, such as 6.7.x, ~6.7.1 or "
+            f">=6.7.0 <6.8.0 (comparisons joined by spaces or commas, alternatives by ||), got {quoted(value, 80)}"
         )
     return value
 
@@ -87,7 +119,7 @@ class PackConfig(BaseModel):
 
     A field named ``version`` is the version of the chart or package the pack installs (a HelmRelease's
     ``spec.chart.spec.version``, an OCI tag, a Crossplane package tag): it must be a semver version such as
-    1.2.3 or v1.2.3, checked here for every pack.
+    1.2.3 or v1.2.3, checked here for every pack (a chart file's pack checks it as a version or a range).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
@@ -208,9 +240,10 @@ class Pack(Generic[C]):
     layer: Layer
     bind: Callable[[PackContext, C], None]
     requires: tuple[str, ...] = ()
-    #: API groups whose CRDs the pack's controllers install. Objects of these groups that ``bind``
-    #: emits (a Karpenter NodePool, a cert-manager ClusterIssuer) cannot be applied with the
-    #: controllers; synth moves them to ``<pack>-configs`` in the configs layer, after the pack is Ready.
+    #: Of the API groups of the CRDs the pack installs (``crds``), those whose objects ``bind`` also emits (a
+    #: Karpenter NodePool, a cert-manager ClusterIssuer): they cannot be applied with the controllers, so
+    #: synth moves them to ``<pack>-configs`` in the configs layer, after the pack is Ready. They count as
+    #: installed whether ``crds`` lists them or not.
     crd_groups: tuple[str, ...] = ()
     #: A hub pack that builds the workload clusters: ``bind`` runs once per workload cluster
     #: (``ctx.cluster``), and what it emits is applied by that cluster's own chain on the hub (its
@@ -232,6 +265,16 @@ class Pack(Generic[C]):
     #: What the pack needs from the cluster it runs on (keys of CAPABILITIES): a pack that finds the
     #: cluster's network by fluxplane's tags cannot work on a hub made by hand.
     needs: tuple[str, ...] = ()
+    #: The API groups of every CRD the pack installs (its charts', its Crossplane packages'); ``*.example.com``
+    #: stands for every group under example.com (a provider family's members). A Flux Kustomization waits
+    #: for the pack only when it requires it or applies objects of one of these groups (fluxplane.synth.order),
+    #: so an add-on's trouble holds up nothing else.
+    crds: tuple[str, ...] = ()
+
+    @property
+    def installed_groups(self) -> tuple[str, ...]:
+        """The API groups (and ``*.`` patterns) of the CRDs the pack installs: ``crds`` and ``crd_groups``."""
+        return tuple(dict.fromkeys((*self.crds, *self.crd_groups)))
 
     def can_run_on(self, kind: ClusterKind) -> bool:
         """Whether the pack can work on a cluster of ``kind``."""
@@ -252,6 +295,12 @@ class Pack(Generic[C]):
 CONFIGS_SUFFIX = "-configs"
 
 
+def covers(pattern: str, group: str) -> bool:
+    """Whether ``pattern``, an API group of Pack.crds (``*.example.com`` for every group under example.com),
+    covers the API group ``group``."""
+    return group == pattern or (pattern.startswith("*.") and group.endswith(pattern[1:]))
+
+
 def _group(api_version: str | None) -> str:
     return api_version.split("/")[0] if api_version and "/" in api_version else ""
 
@@ -261,7 +310,7 @@ def split_pack(pack: Pack) -> tuple[Pack, ...]:
 
     Both halves bind the pack with the same config; each keeps only its own objects and health
     gates. ``<name>-configs`` sits in the configs layer and requires the pack, so Flux applies the
-    custom resources once the controllers that serve their kinds are Ready.
+    custom resources once the controllers that serve their kinds are Ready; the CRDs stay the pack's.
     """
     if not pack.crd_groups:
         return (pack,)
@@ -289,5 +338,6 @@ def split_pack(pack: Pack) -> tuple[Pack, ...]:
         bind=half(True),
         requires=(pack.name,),
         crd_groups=(),
+        crds=(),
     )
     return replace(pack, bind=half(False)), configs

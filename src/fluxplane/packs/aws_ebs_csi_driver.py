@@ -14,13 +14,13 @@ immutable: changing ``encrypted`` on a cluster that has the class needs the clas
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
 from fluxplane.config.models import Model
 from fluxplane.packs import versions
-from fluxplane.sdk import DnsLabel, Pack, PackConfig, PackContext, RawObject, chart_release, keep_service_account
+from fluxplane.sdk import DnsLabel, Pack, PackContext, RawObject, ReleaseConfig, chart_release, keep_service_account
 
 #: Where the driver runs, and the fixed name of its controller's service account: the Pod Identity
 #: association binds the IAM role to exactly this pair.
@@ -64,7 +64,9 @@ class StorageClassConfig(Model):
         return name
 
 
-class AwsEbsCsiDriverConfig(PackConfig):
+class AwsEbsCsiDriverConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     storage_class: StorageClassConfig = Field(
         default_factory=StorageClassConfig, alias="storageClass", description="The gp3 StorageClass."
     )
@@ -104,6 +106,7 @@ def bind(ctx: PackContext, config: AwsEbsCsiDriverConfig) -> None:
         chart=versions.AWS_EBS_CSI_DRIVER,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values(
         {

@@ -15,7 +15,7 @@ policy the controller publishes for its release.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
@@ -26,8 +26,8 @@ from fluxplane.sdk import (
     SUBSTITUTED,
     DnsLabel,
     Pack,
-    PackConfig,
     PackContext,
+    ReleaseConfig,
     chart_release,
     keep_service_account,
     load_policy,
@@ -70,7 +70,9 @@ def iam_policy() -> dict[str, Any]:
     return load_policy("aws-load-balancer-controller-controller")
 
 
-class AwsLoadBalancerControllerConfig(PackConfig):
+class AwsLoadBalancerControllerConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     replicas: int = Field(
         2,
         ge=1,
@@ -161,6 +163,7 @@ def bind(ctx: PackContext, config: AwsLoadBalancerControllerConfig) -> None:
         chart=versions.AWS_LOAD_BALANCER_CONTROLLER,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values(chart_values(config))
     release.add_values(config.values)
@@ -177,4 +180,6 @@ PACK = Pack(
     bind=bind,
     namespaces=(NAMESPACE,),
     needs=(FLUXPLANE_NETWORK,),
+    # the chart's crds/: TargetGroupBinding, IngressClassParams; GlobalAccelerator; the Gateway API configurations
+    crds=("elbv2.k8s.aws", "aga.k8s.aws", "gateway.k8s.aws"),
 )

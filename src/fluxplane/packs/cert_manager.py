@@ -13,14 +13,14 @@ default. The Pod Identity Agent sets no AWS region, so the solver names the clus
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
 from fluxplane.config.models import Model
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.sdk import DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, chart_release, load_policy
+from fluxplane.sdk import DnsLabel, Namespace, Pack, PackContext, RawObject, ReleaseConfig, chart_release, load_policy
 
 NAMESPACE = "cert-manager"
 #: The controller's service account: the chart's default name for release "cert-manager", set
@@ -87,7 +87,9 @@ class LetsEncryptIssuer(Model):
         return self
 
 
-class CertManagerConfig(PackConfig):
+class CertManagerConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     issuer: LetsEncryptIssuer = Field(default_factory=LetsEncryptIssuer, description="The Let's Encrypt ClusterIssuer.")
     version: str = Field(versions.CERT_MANAGER.version, description="Chart version.")
     values: dict[str, Any] = Field(default_factory=dict, description="Extra Helm values, merged last.")
@@ -135,7 +137,12 @@ def cluster_issuer(issuer: LetsEncryptIssuer) -> dict[str, Any]:
 def bind(ctx: PackContext, config: CertManagerConfig) -> None:
     Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
     release = chart_release(
-        ctx.scope, name="cert-manager", chart=versions.CERT_MANAGER, version=config.version, target_namespace=NAMESPACE
+        ctx.scope,
+        name="cert-manager",
+        chart=versions.CERT_MANAGER,
+        version=config.version,
+        target_namespace=NAMESPACE,
+        identity=config,
     )
     # keep: deleting the release must not delete the CRDs, and with them every Certificate in the cluster.
     release.add_values({"crds": {"enabled": True, "keep": True}})
@@ -162,5 +169,7 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("cert-manager.io",),
+    # the chart's CRDs (crds.enabled): Certificate, Issuer, ClusterIssuer, CertificateRequest; Order, Challenge
+    crds=("cert-manager.io", "acme.cert-manager.io"),
     namespaces=(NAMESPACE,),
 )

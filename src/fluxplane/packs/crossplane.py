@@ -3,17 +3,19 @@ resources itself (``appResources: spoke``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
 from fluxplane.packs import versions
-from fluxplane.sdk import Namespace, Pack, PackConfig, PackContext, chart_release
+from fluxplane.sdk import Namespace, Pack, PackContext, ReleaseConfig, chart_release
 
 NAMESPACE = "crossplane-system"
 
 
-class CrossplaneConfig(PackConfig):
+class CrossplaneConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     version: str = Field(versions.CROSSPLANE.version, description="Crossplane chart version (2.x).")
     values: dict[str, Any] = Field(default_factory=dict, description="Extra Helm values, merged last.")
 
@@ -26,6 +28,7 @@ def bind(ctx: PackContext, config: CrossplaneConfig) -> None:
         chart=versions.CROSSPLANE,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
         repository="crossplane-stable",
     )
     # No catch-all activation: a new hub activates only the managed resources crossplane-providers' policy
@@ -45,4 +48,7 @@ PACK = Pack(
     bind=bind,
     namespaces=(NAMESPACE,),
     runs_on="any",
+    # Crossplane's own (its pods apply them): XRDs, Compositions, MRDs and activation policies; packages and
+    # their runtime configs; Usages; Operations
+    crds=("apiextensions.crossplane.io", "pkg.crossplane.io", "protection.crossplane.io", "ops.crossplane.io"),
 )

@@ -8,6 +8,9 @@ Each AWS provider runs with its own DeploymentRuntimeConfig, which fixes its ser
 through IRSA (the role ARN annotation) or EKS Pod Identity (an association per account, made with
 the management cluster). No static credentials anywhere.
 
+The providers' IAM role itself, its trust and its policy, is made once outside the fleet, with the hub:
+``fluxplane aws-setup`` writes it (fluxplane.aws_setup) from :func:`service_accounts` and :func:`policy`.
+
 On a workload cluster that makes its apps' resources itself (``appResources: spoke``), ``hubRoles`` has
 the hub make each provider's role, as it does an add-on's (an AddonIdentity through EKS Pod Identity),
 allowed only the resources named after the cluster (``<cluster>-...``) in its region: a cluster's
@@ -16,7 +19,8 @@ Crossplane can never touch another cluster's tables, queues or buckets, nor IAM.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -36,6 +40,24 @@ ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
 #: named ``<cluster>-...`` (``${cluster_name}`` and ``${cluster_region}`` are the cluster's), and the
 #: account-wide reads it starts with.
 SCOPED_SERVICES = ("dynamodb", "s3", "sqs")
+#: IAM's prefix for the actions of a provider family member, where it is not the member's name.
+IAM_PREFIXES = {
+    "appautoscaling": "application-autoscaling",
+    "cloudwatchevents": "events",
+    "cloudwatchlogs": "logs",
+    "cognitoidentity": "cognito-identity",
+    "cognitoidp": "cognito-idp",
+    "ecrpublic": "ecr-public",
+    "efs": "elasticfilesystem",
+    "elasticsearch": "es",
+    "elb": "elasticloadbalancing",
+    "elbv2": "elasticloadbalancing",
+    "emr": "elasticmapreduce",
+    "networkfirewall": "network-firewall",
+    "opensearch": "es",
+    "s3control": "s3",
+    "sfn": "states",
+}
 FUNCTIONS = (
     ("function-patch-and-transform", versions.FUNCTION_PATCH_AND_TRANSFORM),
     ("function-auto-ready", versions.FUNCTION_AUTO_READY),
@@ -93,10 +115,44 @@ class CrossplaneProvidersConfig(PackConfig):
         return self
 
 
+def service_accounts(config: CrossplaneProvidersConfig) -> list[str]:
+    """The AWS providers' service accounts in crossplane-system, which their runtime configs fix: the family's,
+    then one per service. These, and no other, are what the providers' IAM role trusts."""
+    return ["provider-family-aws", *(f"provider-aws-{service}" for service in sorted(config.services))]
+
+
+def policy(config: CrossplaneProvidersConfig, assumed_roles: Sequence[str] = ()) -> dict[str, Any]:
+    """The IAM policy of the providers' role, and of the role they assume in each other account: every action of
+    each service the providers manage (what the compositions make, and what apps ask for, is named at run time),
+    the Secrets Manager rights RDS keeps a database's password with, and ``assumed_roles``, the ARNs of the
+    accounts' roles (the hub's role only)."""
+    statements: list[dict[str, Any]] = [
+        {
+            "Sid": service.capitalize(),
+            "Effect": "Allow",
+            "Action": [f"{IAM_PREFIXES.get(service, service)}:*"],
+            "Resource": ["*"],
+        }
+        for service in sorted(config.services)
+    ]
+    if "rds" in config.services:
+        statements += load_policy("crossplane-providers-rds-password")["Statement"]
+    if assumed_roles:
+        statements.append(
+            {
+                "Sid": "AccountRoles",
+                "Effect": "Allow",
+                "Action": ["sts:AssumeRole", "sts:TagSession"],
+                "Resource": list(assumed_roles),
+            }
+        )
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
 def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
     registry = versions.CROSSPLANE_REGISTRY
     annotations = {"eks.amazonaws.com/role-arn": config.role_arn} if config.identity == "irsa" else None
-    for name in ["provider-family-aws", *(f"provider-aws-{service}" for service in sorted(config.services))]:
+    for name in service_accounts(config):
         runtime = DeploymentRuntimeConfig(
             ctx.scope,
             f"{name}-runtime",
@@ -160,4 +216,14 @@ PACK = Pack(
     # Crossplane runs the providers' and functions' pods, and their service accounts, in its own namespace.
     namespaces=(CROSSPLANE_NAMESPACE,),
     runs_on="any",
+    # what the providers install: the family's provider configs and each member's managed resources, both
+    # cluster-scoped and namespaced; provider-kubernetes' Object and provider configs
+    crds=(
+        "aws.upbound.io",
+        "*.aws.upbound.io",
+        "aws.m.upbound.io",
+        "*.aws.m.upbound.io",
+        "kubernetes.crossplane.io",
+        "kubernetes.m.crossplane.io",
+    ),
 )

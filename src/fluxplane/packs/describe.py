@@ -123,6 +123,8 @@ def show_pack(pack: Pack) -> str:
             f"{pack.name + CONFIGS_SUFFIX!r}, after {pack.name!r} is Ready)"
         )
     out.append(f"requires: {', '.join(pack.requires) or 'nothing'}")
+    if pack.installed_groups:
+        out.append(f"CRDs of:  {', '.join(pack.installed_groups)} (what applies their kinds waits for {pack.name!r})")
     out.append(f"runs on:  {pack.placement()}")
     if pack.builds_clusters:
         out.append(

@@ -14,7 +14,7 @@ Controller, which makes it a Network Load Balancer with IP targets.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
@@ -22,7 +22,16 @@ from fluxplane.config.models import Model
 from fluxplane.config.problems import show
 from fluxplane.constructs.props import TENANT_LABEL
 from fluxplane.packs import versions
-from fluxplane.sdk import SUBSTITUTED, DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, oci_chart_release
+from fluxplane.sdk import (
+    SUBSTITUTED,
+    DnsLabel,
+    Namespace,
+    Pack,
+    PackContext,
+    RawObject,
+    ReleaseConfig,
+    oci_chart_release,
+)
 
 NAMESPACE = "envoy-gateway-system"
 #: The controller name Envoy Gateway's chart configures (config.envoyGateway.gateway.controllerName).
@@ -111,7 +120,9 @@ class SharedGateway(Model):
         return self
 
 
-class EnvoyGatewayConfig(PackConfig):
+class EnvoyGatewayConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     gateway_class: DnsLabel = Field(
         "envoy-gateway", alias="gatewayClass", description="GatewayClass name, for the gatewayClassName of Gateways."
     )
@@ -198,6 +209,7 @@ def bind(ctx: PackContext, config: EnvoyGatewayConfig) -> None:
         url=chart.url,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values(config.values)
     ctx.add_health_check(release)
@@ -221,5 +233,7 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("gateway.networking.k8s.io", "gateway.envoyproxy.io"),
+    # the chart's crds subchart: the Gateway API, experimental channel (XListenerSet, ...), and Envoy Gateway's own
+    crds=("gateway.networking.k8s.io", "gateway.networking.x-k8s.io", "gateway.envoyproxy.io"),
     namespaces=(NAMESPACE,),
 )

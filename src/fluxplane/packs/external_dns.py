@@ -11,7 +11,7 @@ Agent sets no AWS region; the pod gets the cluster's, as the tutorial's ``AWS_DE
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
@@ -21,8 +21,8 @@ from fluxplane.sdk import (
     SUBSTITUTED,
     Namespace,
     Pack,
-    PackConfig,
     PackContext,
+    ReleaseConfig,
     chart_release,
     keep_service_account,
     load_policy,
@@ -91,7 +91,9 @@ def _unique(values: list[str]) -> list[str]:
     return values
 
 
-class ExternalDnsConfig(PackConfig):
+class ExternalDnsConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     domain_filters: Annotated[list[DomainName], Field(min_length=1), AfterValidator(_unique), SUBSTITUTED] = Field(
         alias="domainFilters",
         description="DNS names whose Route 53 zones ExternalDNS may write (at least one): it publishes hostnames "
@@ -165,7 +167,12 @@ def chart_values(config: ExternalDnsConfig) -> dict[str, Any]:
 def bind(ctx: PackContext, config: ExternalDnsConfig) -> None:
     Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
     release = chart_release(
-        ctx.scope, name="external-dns", chart=versions.EXTERNAL_DNS, version=config.version, target_namespace=NAMESPACE
+        ctx.scope,
+        name="external-dns",
+        chart=versions.EXTERNAL_DNS,
+        version=config.version,
+        target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values(chart_values(config))
     release.add_values(config.values)
@@ -186,4 +193,6 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     namespaces=(NAMESPACE,),
+    # the chart's crds/: DNSEndpoint
+    crds=("externaldns.k8s.io",),
 )

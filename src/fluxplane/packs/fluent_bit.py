@@ -14,13 +14,13 @@ lags its image. The pipeline is written in the classic format the chart's ``conf
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackConfig, PackContext, chart_release, keep_service_account
+from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackContext, ReleaseConfig, chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
 #: binds the IAM role to exactly this pair.
@@ -72,7 +72,9 @@ FILTERS = """\
 LOG_STREAM_TEMPLATE = "$kubernetes['namespace_name'].$kubernetes['pod_name'].$kubernetes['container_name']"
 
 
-class FluentBitConfig(PackConfig):
+class FluentBitConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     log_group_name: Annotated[LogGroupName, SUBSTITUTED] = Field(
         "/aws/eks/${cluster_name}/containers",
         alias="logGroupName",
@@ -134,6 +136,7 @@ def bind(ctx: PackContext, config: FluentBitConfig) -> None:
         chart=versions.FLUENT_BIT,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values(
         {

@@ -1,61 +1,196 @@
-"""The shape most add-ons share: a chart from a Helm repository, released with the fleet's defaults."""
+"""The shape most add-ons share: a chart from a Helm repository, released with the fleet's defaults.
+
+A pack that releases a chart this way configures the release's identity with :class:`ReleaseConfig`: the name
+Helm knows it by and the namespace Helm keeps its records in. Those, with the namespace it installs into, are
+what helm-controller finds a release by; a release installed before (by hand, or by another Flux repository)
+is taken over where it is when they match, and installed a second time when they do not (the old one stays, or
+is pruned with everything it installed).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any, ClassVar, Self
 
-from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
+from pydantic import AfterValidator, Field, model_validator
+
+from fluxplane.config.merge import deep_merge
+from fluxplane.config.models import DnsLabel
+from fluxplane.config.problems import show
+from fluxplane.constructs.helm_release import (
+    DEFAULT_DRIFT_DETECTION,
+    DEFAULT_INSTALL,
+    DEFAULT_UPGRADE,
+    DriftDetection,
+    HelmRelease,
+    Install,
+    Test,
+    Upgrade,
+)
 from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
-from fluxplane.constructs.props import HELM_CONTROLLER
+from fluxplane.constructs.props import DNS_SUBDOMAIN, FLUX_NAMESPACE, HELM_CONTROLLER, Duration, Props
+from fluxplane.packs.api import PackConfig, is_exact
 from fluxplane.packs.versions import Chart
 
+#: The longest name Helm gives a release (chartutil.ValidateReleaseName).
+RELEASE_NAME_LENGTH = 53
 
-def _release(scope: Any, name: str, target_namespace: str, chart: dict[str, Any]) -> HelmRelease:
-    return HelmRelease(
-        scope,
-        "release",
-        {
-            "name": name,
-            "releaseName": name,
-            "targetNamespace": target_namespace,
-            "serviceAccountName": HELM_CONTROLLER,
-            **chart,
-            "install": DEFAULT_INSTALL,
-            "upgrade": DEFAULT_UPGRADE,
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
-        },
+
+def _release_name(value: str) -> str:
+    if len(value) > RELEASE_NAME_LENGTH or re.fullmatch(DNS_SUBDOMAIN, value) is None:
+        raise ValueError(
+            "expected a Helm release name: lower-case letters, digits, '-' and '.' (a DNS-1123 subdomain), at most "
+            f"{RELEASE_NAME_LENGTH} characters, got {show(value)}"
+        )
+    return value
+
+
+#: A Helm release name, as Helm takes it.
+ReleaseName = Annotated[str, AfterValidator(_release_name)]
+
+
+class ReleaseConfig(PackConfig):
+    """The config of a pack that installs one Helm release (chart_release, oci_chart_release), with the release's
+    identity beside the pack's own fields, set like them in base.yaml, an environment or a cluster.
+
+    A subclass names the namespace its release installs into (``release_namespace``, the ``target_namespace`` it
+    binds the release with): Helm's records of the release, which hold its values and its manifest, are kept
+    there or in flux-system, where no app runs (an app never runs in an add-on's namespace, nor in flux-system).
+    """
+
+    #: The namespace the pack's release installs into.
+    release_namespace: ClassVar[str]
+
+    release_name: ReleaseName | None = Field(
+        None,
+        alias="releaseName",
+        description="Helm release name (default: the pack's); a running release's name (helm ls -A) takes that "
+        "release over, and changing it reinstalls the release.",
     )
+    storage_namespace: DnsLabel | None = Field(
+        None,
+        alias="storageNamespace",
+        description="Where Helm keeps the release's records: flux-system (default) or the namespace the release "
+        "installs into; changing it reinstalls the release.",
+    )
+
+    def installs_into(self) -> str:
+        """The namespace the release installs into: ``release_namespace``, unless the pack's config chooses it."""
+        return self.release_namespace
+
+    @model_validator(mode="after")
+    def _stored_where_no_app_runs(self) -> Self:
+        allowed = (FLUX_NAMESPACE, self.installs_into())
+        if self.storage_namespace is not None and self.storage_namespace not in allowed:
+            raise ValueError(
+                f"storageNamespace {show(self.storage_namespace)} is neither {show(FLUX_NAMESPACE)} nor the "
+                f"namespace the release installs into, {show(self.installs_into())}: Helm's records of the release "
+                "hold its values, and stay where no app can read or change them"
+            )
+        return self
+
+
+class ReleaseSettings(Props):
+    """How helm-controller runs a release, merged over the fleet's defaults (DEFAULT_INSTALL, DEFAULT_UPGRADE,
+    DEFAULT_DRIFT_DETECTION; mappings merge, lists replace): a chart file's ``install``, ``upgrade``, ``test``,
+    ``timeout`` and ``driftDetection``."""
+
+    timeout: Duration | None = None
+    """Time to wait for each Kubernetes operation of a Helm action. Default: not set (Flux's, ``5m``)."""
+    install: Install | None = None
+    """How Helm installs the release, over DEFAULT_INSTALL. Default: not set (DEFAULT_INSTALL)."""
+    upgrade: Upgrade | None = None
+    """How Helm upgrades the release, over DEFAULT_UPGRADE. Default: not set (DEFAULT_UPGRADE)."""
+    test: Test | None = None
+    """Whether the chart's Helm tests run. Default: not set (they do not)."""
+    drift_detection: DriftDetection | None = None
+    """What Flux does about drift, over DEFAULT_DRIFT_DETECTION. Default: not set (DEFAULT_DRIFT_DETECTION)."""
+
+
+def _over(default: Props, setting: Props | None) -> dict[str, Any]:
+    return default.dump() if setting is None else deep_merge(default.dump(), setting.dump())
+
+
+def _release(
+    scope: Any,
+    name: str,
+    target_namespace: str,
+    chart: dict[str, Any],
+    identity: ReleaseConfig | None,
+    settings: ReleaseSettings | None,
+) -> HelmRelease:
+    if identity is not None and identity.installs_into() != target_namespace:
+        raise ValueError(
+            f"release {name!r} installs into {target_namespace!r}, but its config's release_namespace is "
+            f"{identity.installs_into()!r}"
+        )
+    settings = settings or ReleaseSettings()
+    props: dict[str, Any] = {
+        "name": name,
+        "releaseName": identity.release_name if identity is not None and identity.release_name else name,
+        "targetNamespace": target_namespace,
+        "storageNamespace": identity.storage_namespace if identity is not None else None,
+        "serviceAccountName": HELM_CONTROLLER,
+        **chart,
+        "timeout": settings.timeout,
+        "install": _over(DEFAULT_INSTALL, settings.install),
+        "upgrade": _over(DEFAULT_UPGRADE, settings.upgrade),
+        "test": settings.test,
+        "driftDetection": _over(DEFAULT_DRIFT_DETECTION, settings.drift_detection),
+    }
+    return HelmRelease(scope, "release", {key: value for key, value in props.items() if value is not None})
 
 
 def chart_release(
-    scope: Any, *, name: str, chart: Chart, version: str, target_namespace: str, repository: str | None = None
+    scope: Any,
+    *,
+    name: str,
+    chart: Chart,
+    version: str,
+    target_namespace: str,
+    repository: str | None = None,
+    identity: ReleaseConfig | None = None,
+    settings: ReleaseSettings | None = None,
 ) -> HelmRelease:
     """A HelmRepository for ``chart`` and a HelmRelease ``name`` of it into ``target_namespace``.
 
     Both live in flux-system (so they work under Flux's no-cross-namespace-refs lockdown); the
-    release retries installs, rolls back failed upgrades and corrects drift. Returns the release,
-    for values and health checks.
+    release retries installs, rolls back failed upgrades and corrects drift (``settings`` changes that).
+    ``version`` is a version, or a semver range of them. The release is called ``name`` and Helm keeps it in
+    flux-system, unless ``identity`` (the pack's config) names it otherwise. Returns the release, for values and
+    health checks.
     """
     source = HelmRepository(scope, "repository", {"name": repository or name, "url": chart.repository})
     spec = {"chart": chart.chart, "version": version, "sourceRef": {"kind": "HelmRepository", "name": source.name}}
-    return _release(scope, name, target_namespace, {"chart": {"spec": spec}})
+    return _release(scope, name, target_namespace, {"chart": {"spec": spec}}, identity, settings)
 
 
-def oci_chart_release(scope: Any, *, name: str, url: str, version: str, target_namespace: str) -> HelmRelease:
-    """An OCIRepository ``name`` for the chart artifact at ``url`` (tag ``version``) and a HelmRelease of
-    it (``chartRef``) into ``target_namespace``, with the same defaults as chart_release."""
+def oci_chart_release(
+    scope: Any,
+    *,
+    name: str,
+    url: str,
+    version: str,
+    target_namespace: str,
+    identity: ReleaseConfig | None = None,
+    settings: ReleaseSettings | None = None,
+) -> HelmRelease:
+    """An OCIRepository ``name`` for the chart artifact at ``url`` (tag ``version``, or the newest tag in it when
+    it is a semver range) and a HelmRelease of it (``chartRef``) into ``target_namespace``, with the same
+    defaults as chart_release."""
     source = OCIRepository(
         scope,
         "chart",
         {
             "name": name,
             "url": url,
-            "ref": {"tag": version},
+            "ref": {"tag": version} if is_exact(version) else {"semver": version},
             "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
         },
     )
-    return _release(scope, name, target_namespace, {"chartRef": {"kind": "OCIRepository", "name": source.name}})
+    chart_ref = {"chartRef": {"kind": "OCIRepository", "name": source.name}}
+    return _release(scope, name, target_namespace, chart_ref, identity, settings)
 
 
 def keep_service_account(values: dict[str, Any], namespace: str, account: str, under: str = "") -> dict[str, Any]:

@@ -3,15 +3,20 @@
 Adding one chart, the most common change a platform team makes, needs no Python: a file names the chart,
 its version and namespace, and which packs it needs first; clusters then enable it like any pack
 (``packs: {<name>: {}}`` in base.yaml, an environment or a cluster), with per-environment and per-cluster
-``version`` and ``values`` overrides. Each file becomes a :class:`~fluxplane.packs.api.Pack` with the same
-Flux objects as the built-in chart packs: a HelmRepository (``https://``) or an OCIRepository
-(``oci://``), a HelmRelease into the chart's namespace, the Namespace, and a health gate on the release.
+``version``, ``values``, ``releaseName`` and ``storageNamespace`` overrides. Each file becomes a
+:class:`~fluxplane.packs.api.Pack` with the same Flux objects as the built-in chart packs: a HelmRepository
+(``https://``) or an OCIRepository (``oci://``), a HelmRelease into the chart's namespace, the Namespace when the
+chart has its own, and a health gate on the release. The file may name the release and where Helm keeps it, so
+that a release that runs already is taken over rather than installed again, and takes the HelmRelease settings
+``install``, ``upgrade``, ``test``, ``timeout`` and ``driftDetection`` (over the fleet's defaults).
 
 A file is validated on its own, with its location in every message: the name (a DNS-1123 label that no
 installed pack has, nor a Flux object fluxplane makes in flux-system), the repository URL and its scheme
 (without credentials, and for ``oci://`` without a tag or digest), the chart (named for ``https://``, part of
-the URL for ``oci://``), a semver version, the namespace (its own: no platform namespace, none a pack or
-another chart installs into), the layer, and ``requires`` naming installed packs or other charts.
+the URL for ``oci://``), a semver version or range, the namespace (its own: no platform namespace, none a pack
+or another chart installs into; or ``targetNamespace``, one that exists without it: Kubernetes' own, or one of
+a pack or chart it requires), the release's name and storage, the layer, and ``requires`` naming installed packs
+or other charts.
 """
 
 from __future__ import annotations
@@ -23,19 +28,30 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
-from fluxplane.config.hub import platform_namespace, platform_namespaces_text
+from fluxplane.config.hub import kubernetes_namespace, platform_namespace, platform_namespaces_text
 from fluxplane.config.merge import Layer as Source
 from fluxplane.config.merge import Origins
-from fluxplane.config.models import DNS_LABEL, DnsLabel, Model
+from fluxplane.config.models import DNS_LABEL, DnsLabel, Duration, Model
 from fluxplane.config.problems import ProblemList, read_mapping, show, show_url
+from fluxplane.constructs.helm_release import DriftDetection, Install, Test, Upgrade
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.core.layout import OWN_FLUX_OBJECTS
 from fluxplane.packs import versions
-from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext, exact_version, split_pack
-from fluxplane.packs.helm import chart_release, oci_chart_release
+from fluxplane.packs.api import Layer, Pack, PackContext, split_pack, version_or_range
+from fluxplane.packs.helm import ReleaseConfig, ReleaseName, ReleaseSettings, chart_release, oci_chart_release
 from fluxplane.packs.registry import PackRegistry, find_cycle
 from fluxplane.packs.versions import Chart
 
@@ -88,11 +104,28 @@ def _repository(value: str) -> str:
 
 def _own_namespace(value: str) -> str:
     if platform_namespace(value):
+        existing = "; targetNamespace installs into it without making it" if kubernetes_namespace(value) else ""
         raise ValueError(
             f"{show(value)} is a platform namespace; a chart's namespace is its own (its pack makes the Namespace "
-            f"and deletes it when the chart is switched off), not {platform_namespaces_text()}"
+            f"and deletes it when the chart is switched off), not {platform_namespaces_text()}{existing}"
         )
     return value
+
+
+def _existing_namespace(value: str) -> str:
+    """A namespace a chart installs into without making it: not one of fluxplane's own machinery."""
+    if platform_namespace(value) and not kubernetes_namespace(value):
+        raise ValueError(
+            f"{show(value)} is where fluxplane's own machinery runs (Flux, Crossplane, the secrets controllers), "
+            "which a chart could take down with it: Helm takes over an object of the same name, and deletes it "
+            "when the chart is uninstalled; choose the chart's own namespace"
+        )
+    return value
+
+
+ONE_NAMESPACE = (
+    "give namespace (the chart's own, which its pack makes) or targetNamespace (one that exists without the chart)"
+)
 
 
 class ChartSpec(Model):
@@ -107,12 +140,32 @@ class ChartSpec(Model):
         validate_default=True,
         description="The chart's name in an https:// repository; not allowed with oci:// (the URL names it).",
     )
-    version: Annotated[str, AfterValidator(exact_version)] = Field(
-        description="The chart version every cluster starts from (semver, e.g. 6.7.1)."
+    version: Annotated[str, AfterValidator(version_or_range)] = Field(
+        description="The chart version every cluster starts from (semver, e.g. 6.7.1), or a semver range (6.7.x, "
+        ">=6.7.0 <6.8.0), of which Flux installs the newest and every newer one published."
     )
-    namespace: Annotated[DnsLabel, AfterValidator(_own_namespace)] = Field(
+    namespace: Annotated[DnsLabel, AfterValidator(_own_namespace)] | None = Field(
+        None,
         description="The namespace the chart installs into; the pack creates it. Its own: not a platform namespace, "
-        "nor one another pack or chart installs into."
+        "nor one another pack or chart installs into. Give this or targetNamespace.",
+    )
+    target_namespace: Annotated[DnsLabel, AfterValidator(_existing_namespace)] | None = Field(
+        None,
+        alias="targetNamespace",
+        description="Instead of namespace: a namespace that exists without the chart, which the pack neither makes "
+        "nor deletes: Kubernetes' own (kube-system, default), or one a pack or chart in requires installs into.",
+    )
+    release_name: ReleaseName | None = Field(
+        None,
+        alias="releaseName",
+        description="The Helm release's name (default: the file's name); a running release's name (helm ls -A) takes "
+        "that release over. Clusters may set their own.",
+    )
+    storage_namespace: DnsLabel | None = Field(
+        None,
+        alias="storageNamespace",
+        description="Where Helm keeps the release's records: flux-system (default) or the chart's namespace. Clusters "
+        "may set their own.",
     )
     layer: Layer = Field(
         "controllers",
@@ -124,6 +177,28 @@ class ChartSpec(Model):
     health: Literal["release", "none"] = Field(
         "release",
         description="What Flux waits for before the layers after it: the HelmRelease Ready (release), or nothing.",
+    )
+    timeout: Duration | None = Field(
+        None, description="Time to wait for each Kubernetes operation of a Helm action (default: Flux's, 5m)."
+    )
+    install: Install | None = Field(
+        None,
+        description="How Helm installs the release (HelmRelease spec.install: remediation, strategy, crds, timeout), "
+        "merged over the fleet's defaults (CRDs created and replaced, 3 retries).",
+    )
+    upgrade: Upgrade | None = Field(
+        None,
+        description="How Helm upgrades the release (HelmRelease spec.upgrade: remediation, strategy, crds, "
+        "cleanupOnFail, timeout), merged over the fleet's defaults (CRDs replaced, 3 retries, then a rollback).",
+    )
+    test: Test | None = Field(
+        None, description="Whether the chart's Helm tests run after each install and upgrade (HelmRelease spec.test)."
+    )
+    drift_detection: DriftDetection | None = Field(
+        None,
+        alias="driftDetection",
+        description="What Flux does when the cluster differs from the release (mode: enabled, the default, warn or "
+        "disabled; ignore: fields that are not drift).",
     )
     values: dict[str, Any] = Field(default_factory=dict, description="Helm values for every cluster.")
     description: str = Field("", max_length=200, description="One line for people: what the chart is for.")
@@ -138,13 +213,58 @@ class ChartSpec(Model):
             raise ValueError("not allowed with an oci:// repository: its URL names the chart")
         return value if value is None else _CHART_NAME(value)
 
+    @field_validator("target_namespace")
+    @classmethod
+    def _not_both(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("namespace") is not None:
+            raise ValueError(f"{ONE_NAMESPACE}, not both")
+        return value
+
+    @model_validator(mode="after")
+    def _one_namespace(self) -> ChartSpec:
+        if self.namespace is None and self.target_namespace is None:
+            raise ValueError(ONE_NAMESPACE)
+        return self
+
+    @field_validator("storage_namespace")
+    @classmethod
+    def _stored_where_no_app_runs(cls, value: str | None, info: ValidationInfo) -> str | None:
+        installs_into = info.data.get("namespace") or info.data.get("target_namespace")
+        if value is not None and installs_into is not None and value not in (FLUX_NAMESPACE, installs_into):
+            raise ValueError(
+                f"{show(value)} is neither {show(FLUX_NAMESPACE)} nor the chart's namespace, {show(installs_into)}: "
+                "Helm's records of the release hold its values, and stay where no app can read or change them"
+            )
+        return value
+
+    def installs_into(self) -> str:
+        """The namespace the release installs into: the chart's own, or the existing one it targets."""
+        return self.namespace or self.target_namespace or ""
+
+    def settings(self) -> ReleaseSettings:
+        return ReleaseSettings(
+            timeout=self.timeout,
+            install=self.install,
+            upgrade=self.upgrade,
+            test=self.test,
+            drift_detection=self.drift_detection,
+        )
+
 
 def _bind(name: str, spec: ChartSpec) -> Any:
     def bind(ctx: PackContext, config: Any) -> None:
-        Namespace(ctx.scope, "namespace", {"name": spec.namespace})
+        if spec.namespace is not None:
+            Namespace(ctx.scope, "namespace", {"name": spec.namespace})
+        settings = escaped(spec.settings())
         if spec.chart is None:
             release = oci_chart_release(
-                ctx.scope, name=name, url=spec.repository, version=config.version, target_namespace=spec.namespace
+                ctx.scope,
+                name=name,
+                url=spec.repository,
+                version=config.version,
+                target_namespace=spec.installs_into(),
+                identity=config,
+                settings=settings,
             )
         else:
             release = chart_release(
@@ -152,7 +272,9 @@ def _bind(name: str, spec: ChartSpec) -> Any:
                 name=name,
                 chart=Chart(spec.repository, spec.chart, spec.version),
                 version=config.version,
-                target_namespace=spec.namespace,
+                target_namespace=spec.installs_into(),
+                identity=config,
+                settings=settings,
             )
         # the file's values, escaped for post-build substitution as the config's are, then the cluster's
         release.add_values(escaped(spec.values))
@@ -164,14 +286,16 @@ def _bind(name: str, spec: ChartSpec) -> Any:
 
 
 def chart_pack(name: str, spec: ChartSpec) -> Pack:
-    """The pack of the chart ``name``; its config holds the per-cluster ``version`` and ``values``."""
+    """The pack of the chart ``name``; its config holds the per-cluster ``version``, ``values``, ``releaseName``
+    and ``storageNamespace``, whose defaults are the file's."""
     digest = hashlib.sha256(json.dumps(spec.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()
     # The spec's digest in the schema: the synth cache's key covers every pack's schema.
     base = type(
         f"_HelmChartBase_{name.replace('-', '_')}",
-        (PackConfig,),
+        (ReleaseConfig,),
         {
             "__module__": __name__,
+            "release_namespace": spec.installs_into(),
             "model_config": ConfigDict(
                 extra="forbid", frozen=True, populate_by_name=False, json_schema_extra={"x-fluxplane-chart": digest}
             ),
@@ -181,7 +305,20 @@ def chart_pack(name: str, spec: ChartSpec) -> Pack:
         f"HelmChart_{name.replace('-', '_')}",
         __base__=base,
         __doc__=f"The Helm chart {name} ({CHARTS_DIR}/{name}.yaml).",
-        version=(str, Field(spec.version, description="Chart version (default: the chart file's).")),
+        __validators__={"_semver": field_validator("version")(_version_or_range)},
+        release_name=(
+            ReleaseName | None,
+            Field(spec.release_name, alias="releaseName", description="Helm release name (default: the file's)."),
+        ),
+        storage_namespace=(
+            DnsLabel | None,
+            Field(
+                spec.storage_namespace,
+                alias="storageNamespace",
+                description="Where Helm keeps the release: flux-system or the chart's namespace (default: the file's).",
+            ),
+        ),
+        version=(str, Field(spec.version, description="Chart version or semver range (default: the file's).")),
         values=(dict[str, Any], Field(default_factory=dict, description="Helm values, merged over the file's.")),
     )
     origin = f"Helm chart {spec.chart or spec.repository.rsplit('/', 1)[-1]} from {spec.repository}"
@@ -189,12 +326,17 @@ def chart_pack(name: str, spec: ChartSpec) -> Pack:
         name=name,
         version=spec.version,
         description=spec.description or origin,
-        config=cast(type[PackConfig], model),
+        config=cast(type[ReleaseConfig], model),
         layer=spec.layer,
         bind=_bind(name, spec),
         requires=tuple(spec.requires),
-        namespaces=(spec.namespace,),
+        namespaces=(spec.installs_into(),),
     )
+
+
+def _version_or_range(cls: Any, value: Any) -> Any:
+    """A chart's version, per cluster too, may be a range, as the file's may."""
+    return version_or_range(value)
 
 
 def _taken_names(installed: PackRegistry) -> dict[str, str]:
@@ -221,6 +363,8 @@ def _namespace_problems(specs: dict[str, tuple[ChartSpec, str]], installed: Pack
     charts: dict[str, str] = {}
     problems = []
     for spec, shown in specs.values():
+        if spec.namespace is None:
+            continue
         namespace = spec.namespace
         if namespace in owners:
             whose = f"pack{'s' if len(owners[namespace]) > 1 else ''} {' and '.join(owners[namespace])}"
@@ -233,6 +377,32 @@ def _namespace_problems(specs: dict[str, tuple[ChartSpec, str]], installed: Pack
             f"{shown}: namespace: {show(namespace)} is the namespace of {whose}; a chart's namespace is its own "
             "(its pack makes the Namespace, and deletes it when the chart is switched off): choose one no pack or "
             f"other chart installs into (taken: {', '.join(sorted({*owners, *charts}))})"
+        )
+    return problems
+
+
+def _target_problems(specs: dict[str, tuple[ChartSpec, str]], installed: PackRegistry) -> list[str]:
+    """A chart's targetNamespace exists without it: Kubernetes makes it (default, kube-*), or a pack or chart the
+    chart requires installs into it, which Flux then applies first, on every cluster the chart is enabled on."""
+    problems = []
+    for spec, shown in specs.values():
+        target = spec.target_namespace
+        if target is None or kubernetes_namespace(target):
+            continue
+        required: dict[str, tuple[str, ...]] = {}
+        for name in spec.requires:
+            if name in installed:
+                required[name] = installed.get(name).namespaces
+            elif name in specs:
+                required[name] = (specs[name][0].installs_into(),)
+        theirs = sorted({namespace for namespaces in required.values() for namespace in namespaces})
+        if target in theirs:
+            continue
+        problems.append(
+            f"{shown}: targetNamespace: {show(target)} is neither Kubernetes' own (default, kube-*) nor one the packs "
+            f"and charts it requires install into ({', '.join(theirs) if theirs else 'it requires none'}), so it may "
+            "not exist where the chart is enabled: add the pack or chart that installs into it to requires, or give "
+            "it as namespace, the chart's own"
         )
     return problems
 
@@ -285,6 +455,7 @@ def load_chart_packs(root: Path, installed: PackRegistry, display: Any) -> tuple
         if spec is not None:
             specs[path.stem] = (spec, shown)
     problems.lines.extend(_namespace_problems(specs, installed))
+    problems.lines.extend(_target_problems(specs, installed))
     known = set(installed.names) | set(specs)
     for spec, shown in specs.values():
         for index, required in enumerate(spec.requires):

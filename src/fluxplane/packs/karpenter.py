@@ -24,7 +24,7 @@ EC2NodeClass are applied in ``karpenter-configs`` once the release is Ready.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
@@ -35,9 +35,9 @@ from fluxplane.sdk import (
     FLUXPLANE_NETWORK,
     DnsLabel,
     Pack,
-    PackConfig,
     PackContext,
     RawObject,
+    ReleaseConfig,
     keep_service_account,
     load_policy,
     oci_chart_release,
@@ -102,7 +102,9 @@ Architectures = Annotated[list[Literal["amd64", "arm64"]], Field(min_length=1), 
 KarpenterDuration = Annotated[str, Field(pattern=DURATION)]
 
 
-class KarpenterConfig(PackConfig):
+class KarpenterConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     name: DnsLabel = Field("default", description="Name of the default NodePool and of its EC2NodeClass.")
     instance_categories: InstanceCategories = Field(
         ["c", "m", "r"],
@@ -236,6 +238,7 @@ def bind(ctx: PackContext, config: KarpenterConfig) -> None:
         url=chart.url,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values(
         {
@@ -261,6 +264,8 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("karpenter.sh", "karpenter.k8s.aws"),
+    # the chart's crds/: NodePool, NodeClaim, NodeOverlay; EC2NodeClass
+    crds=("karpenter.sh", "karpenter.k8s.aws"),
     namespaces=(NAMESPACE,),
     needs=(FLUXPLANE_NETWORK,),
 )

@@ -11,7 +11,7 @@ the deprecated ClusterPolicy. Kyverno's chart installs its CRDs, so the policy i
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
@@ -20,7 +20,7 @@ from fluxplane.packs import versions
 from fluxplane.packs.fluent_bit import NAMESPACE as LOGGING
 from fluxplane.packs.pod_security import validating_policy
 from fluxplane.packs.prometheus import NAMESPACE as MONITORING
-from fluxplane.sdk import DnsLabel, Namespace, Pack, PackConfig, PackContext, RawObject, chart_release
+from fluxplane.sdk import DnsLabel, Namespace, Pack, PackContext, RawObject, ReleaseConfig, chart_release
 
 NAMESPACE = "kyverno"
 #: Namespaces whose pods Kyverno does not check by default: Kubernetes' own, Flux's and Kyverno's, and
@@ -31,7 +31,9 @@ EXCLUDED_NAMESPACES = tuple(
 )
 
 
-class KyvernoConfig(PackConfig):
+class KyvernoConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     level: Literal["baseline", "restricted"] = Field(
         "baseline", description="Pod Security Standards level the policy applies."
     )
@@ -97,7 +99,12 @@ def pod_security_policy(config: KyvernoConfig) -> dict[str, Any]:
 def bind(ctx: PackContext, config: KyvernoConfig) -> None:
     Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
     release = chart_release(
-        ctx.scope, name="kyverno", chart=versions.KYVERNO, version=config.version, target_namespace=NAMESPACE
+        ctx.scope,
+        name="kyverno",
+        chart=versions.KYVERNO,
+        version=config.version,
+        target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values({"admissionController": {"replicas": config.replicas}})
     release.add_values(config.values)
@@ -118,5 +125,8 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     crd_groups=("kyverno.io", "policies.kyverno.io"),
+    # the chart's crds and kyverno-api subcharts: policies, exceptions, cleanup; the policies.kyverno.io
+    # policies; the reports Kyverno writes
+    crds=("kyverno.io", "policies.kyverno.io", "reports.kyverno.io", "wgpolicyk8s.io"),
     namespaces=(NAMESPACE,),
 )

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
 from fluxplane.packs import versions
-from fluxplane.sdk import Pack, PackConfig, PackContext, chart_release
+from fluxplane.sdk import Pack, PackContext, ReleaseConfig, chart_release
 
 NAMESPACE = "kube-system"
 
 
-class MetricsServerConfig(PackConfig):
+class MetricsServerConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     replicas: int = Field(
         1, ge=1, le=10, description="metrics-server replicas; 2 or more also adds a PodDisruptionBudget."
     )
@@ -27,6 +29,7 @@ def bind(ctx: PackContext, config: MetricsServerConfig) -> None:
         chart=versions.METRICS_SERVER,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
     )
     release.add_values({"replicas": config.replicas})
     if config.replicas > 1:

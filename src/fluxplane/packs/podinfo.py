@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from fluxplane.packs import versions
-from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackConfig, PackContext, oci_chart_release
+from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackContext, ReleaseConfig, oci_chart_release
 
 NAMESPACE = "podinfo"
 
 
-class PodinfoConfig(PackConfig):
+class PodinfoConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     replicas: int = Field(1, ge=1, le=50, description="Pod replicas.")
     namespace: str = Field(NAMESPACE, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", description="Namespace to run in.")
     message: Annotated[str, SUBSTITUTED] = Field(
@@ -21,6 +23,9 @@ class PodinfoConfig(PackConfig):
     )
     version: str = Field(versions.PODINFO.version, description="Chart version (OCI tag).")
     values: dict[str, Any] = Field(default_factory=dict, description="Extra Helm values, merged last.")
+
+    def installs_into(self) -> str:
+        return self.namespace
 
 
 def bind(ctx: PackContext, config: PodinfoConfig) -> None:
@@ -31,6 +36,7 @@ def bind(ctx: PackContext, config: PodinfoConfig) -> None:
         url=versions.PODINFO.url,
         version=config.version,
         target_namespace=config.namespace,
+        identity=config,
     )
     release.add_values({"replicaCount": config.replicas, "ui": {"message": config.message}})
     release.add_values(config.values)

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.models import AWS_REGION
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackConfig, PackContext, chart_release, keep_service_account
+from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackContext, ReleaseConfig, chart_release, keep_service_account
 
 #: Where the chart runs, and the fixed name of the Prometheus server's service account: the
 #: Pod Identity association binds the IAM role to exactly this pair.
@@ -67,7 +67,9 @@ WorkspaceRegion = Annotated[
 ]
 
 
-class PrometheusConfig(PackConfig):
+class PrometheusConfig(ReleaseConfig):
+    release_namespace: ClassVar[str] = NAMESPACE
+
     workspace_id: WorkspaceId = Field(
         alias="workspaceId",
         description="ID of the AMP workspace to remote-write to (ws-...); no default: set it per environment "
@@ -123,6 +125,7 @@ def bind(ctx: PackContext, config: PrometheusConfig) -> None:
         chart=versions.KUBE_PROMETHEUS_STACK,
         version=config.version,
         target_namespace=NAMESPACE,
+        identity=config,
     )
     select_own_release = not config.select_all_monitors
     release.add_values(
@@ -175,4 +178,6 @@ PACK = Pack(
     layer="controllers",
     bind=bind,
     namespaces=(NAMESPACE,),
+    # the Prometheus operator's: ServiceMonitor, PodMonitor, PrometheusRule, Probe, ScrapeConfig, Prometheus, ...
+    crds=("monitoring.coreos.com",),
 )

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from fluxplane.config.merge import Origins
 from fluxplane.config.models import is_dns_label
-from fluxplane.config.problems import describe_validation_error
+from fluxplane.config.problems import closest, describe_validation_error
 from fluxplane.errors import PackError
 from fluxplane.packs.api import CAPABILITIES, PROVIDES, Pack, PackConfig
 
@@ -160,6 +160,12 @@ class PackRegistry:
     def _installed(self) -> str:
         return ", ".join(self._packs) or "none"
 
+    def _unknown(self, name: str) -> str:
+        """``unknown pack 'x'``, with the installed pack it is likely a typo of, and every installed pack."""
+        guess = closest(name, self._packs)
+        hint = f"; did you mean {guess!r}?" if guess else ""
+        return f"unknown pack {name!r}{hint} (installed: {self._installed()})"
+
     def __iter__(self) -> Iterator[Pack]:
         return iter(self._packs.values())
 
@@ -174,7 +180,7 @@ class PackRegistry:
         try:
             return self._packs[name]
         except KeyError:
-            raise PackError(f"unknown pack {name!r} (installed: {self._installed()})") from None
+            raise PackError(self._unknown(name)) from None
 
     def configure(self, sections: dict[str, Any], origins: Origins) -> tuple[dict[str, PackConfig], list[str]]:
         """Validate ``packs:`` sections; returns the enabled packs' configs and the problems found."""
@@ -183,7 +189,7 @@ class PackRegistry:
         for name in sorted(sections):
             raw = sections[name]
             if name not in self._packs:
-                problems.append(f"{origins.describe((name,))}: unknown pack {name!r} (installed: {self._installed()})")
+                problems.append(f"{origins.describe((name,))}: {self._unknown(name)}")
                 continue
             pack = self._packs[name]
             try:

@@ -1,10 +1,10 @@
 """``fluxplane init [DIR]``: a fleet repository that works at once.
 
-It writes the fluxplane version that runs it pinned in ``pyproject.toml``, ``cdk8s.yaml``, a commented
-definition (``environments/``: a hub and one environment with one workload cluster), a cdk8s chart of the
-fleet's own (``charts/``), the fleet's own tests
-(``tests/test_fleet.py``, through fluxplane's pytest plugin), a ``.gitignore`` for fluxplane's working
-state, a CI workflow and a README. The templates are package data (``scaffold/template``).
+It writes ``pyproject.toml`` pinning the fluxplane that runs it, from where it was installed
+(fluxplane.scaffold.pin), ``cdk8s.yaml``, a commented definition (``environments/``: a hub and one environment
+with one workload cluster), a cdk8s chart of the fleet's own (``charts/``), the fleet's own tests
+(``tests/test_fleet.py``, through fluxplane's pytest plugin), a ``.gitignore`` for fluxplane's working state, a
+CI workflow and a README. The templates are package data (``scaffold/template``).
 
 A file that exists is never overwritten: init refuses, naming each, before writing anything. A write that
 fails (a folder it may not write, a full disk) removes what init had written, and is one line too.
@@ -12,6 +12,7 @@ fails (a folder it may not write, a full disk) removes what init had written, an
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -65,12 +66,16 @@ def project_name(folder: Path) -> str:
     return name or "fleet"
 
 
-def scaffold(folder: Path, version: str) -> Scaffold:
-    """The files of a new fleet repository in ``folder``, pinning fluxplane ``version``."""
+def scaffold(folder: Path, requirement: str) -> Scaffold:
+    """The files of a new fleet repository in ``folder``, depending on fluxplane through ``requirement`` (PEP 508)."""
     name = project_name(folder)
+    # A TOML basic string: JSON's escapes are TOML's
+    values = {"@@NAME@@": name, "@@FLUXPLANE@@": json.dumps(requirement)}
     files = {}
     for relative, text in _templates().items():
-        files[_RENAMED.get(relative, relative)] = text.replace("@@NAME@@", name).replace("@@VERSION@@", version)
+        for placeholder, value in values.items():
+            text = text.replace(placeholder, value)
+        files[_RENAMED.get(relative, relative)] = text
     return Scaffold(files)
 
 

@@ -1,8 +1,9 @@
 """FleetApp: the cdk8s App of a fleet. Builds every chart from a FleetPlan.
 
-It wires: a ClusterChart per cluster with its packs and tenants, the folders the packs are applied from
-(the catalogue, fluxplane.synth.catalogue), and the hub's features, each switched on by the pack that
-provides it (fluxplane.synth.features).
+It wires: a ClusterChart per cluster with its packs and tenants, each Kustomization after what its folder
+needs (fluxplane.synth.order), the folders the packs are applied from (the catalogue,
+fluxplane.synth.catalogue), and the hub's features, each switched on by the pack that provides it
+(fluxplane.synth.features).
 
 ``FleetApp.synth()`` finishes the tree, runs the whole-tree checks, renders, and writes dist/ through the one
 pipeline's publishing steps (fluxplane.synth.publish), guarded as ``fluxplane synth`` writes it.
@@ -32,6 +33,7 @@ from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.synth.catalogue import Catalogue
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.features import AppResources, SpokeBootstrap
+from fluxplane.synth.order import Folder, dependencies, layer_below
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 from fluxplane.synth.publish import Publisher
 from fluxplane.synth.render import jsii_children_by_chart, render_app
@@ -133,26 +135,25 @@ class FleetApp(cdk8s.App):
             )
         )
         registry = self.plan.registry
-        by_layer: dict[str, list[str]] = {layer: [] for layer in LAYERS}
+        folders: list[Folder] = []
         for name, config in cluster.packs.items():
             for pack in self.catalogue.parts(registry.get(name)):
                 if pack.builds_clusters:
                     # bound once per workload cluster, in that cluster's chain (SpokeBootstrap)
                     continue
-                self._add_pack(chart, cluster, pack, config, by_layer)
+                folders.append(self._add_pack(chart, cluster, pack, config))
         for layer in LAYERS:
             files = [item for item in cluster.manifests if item.layer == layer]
             if files:
-                by_layer[layer].append(chart.add_plain_manifests(layer, files).name)
-        lower: list[str] = []
-        for layer in LAYERS:
-            for name in by_layer[layer]:
-                for dependency in lower:
-                    chart.pack_kustomizations[name].depends_on(dependency)
-            if by_layer[layer]:
-                lower = by_layer[layer]
+                manifests = chart.add_plain_manifests(layer, files).name
+                documents = [document for item in files for document in item.documents]
+                folders.append(Folder(manifests, layer, documents, whole_layer=True))
+        for name, waits in dependencies(folders).items():
+            for dependency in waits:
+                chart.pack_kustomizations[name].depends_on(dependency)
         if placements:
-            infrastructure = by_layer["configs"] or by_layer["controllers"]
+            # The apps' repositories are theirs: they come after the infrastructure, as the apps layer does.
+            infrastructure = layer_below(folders, "apps")
             self.tenants[cluster.name] = TenantsChart(
                 self,
                 f"tenants-{cluster.name}",
@@ -201,10 +202,9 @@ class FleetApp(cdk8s.App):
         """The IAM roles ``cluster``'s add-ons declared, in order."""
         return tuple(self._roles.get(cluster, ()))
 
-    def _add_pack(
-        self, chart: ClusterChart, cluster: ClusterPlan, pack: Pack, config: PackConfig, by_layer: dict[str, list[str]]
-    ) -> None:
-        """One pack (or part of one) on one cluster: its variant, its Kustomization, its gates and order."""
+    def _add_pack(self, chart: ClusterChart, cluster: ClusterPlan, pack: Pack, config: PackConfig) -> Folder:
+        """One pack (or part of one) on one cluster: its variant, its Kustomization and its gates; what it applies,
+        for its order (fluxplane.synth.order)."""
         variant = self.catalogue.variant(pack, cluster, config)
         declared: PackContext = variant.declared
         self._roles.setdefault(cluster.name, []).extend(
@@ -231,9 +231,7 @@ class FleetApp(cdk8s.App):
             kustomization.add_health_check(check)
         for expr in declared.health_check_exprs:
             kustomization.add_health_check_expr(expr)
-        for required in pack.requires:
-            kustomization.depends_on(required)
-        by_layer[pack.layer].append(pack.name)
+        return Folder.of_pack(pack, variant.documents)
 
     # -- synthesis ------------------------------------------------------------------------------
 

@@ -127,7 +127,9 @@ def code_key(registry: PackRegistry) -> str | None:
             return None
         parts.extend(
             (
-                _json([pack.name, pack.version, pack.layer, list(pack.requires), list(pack.crd_groups)]),
+                _json(
+                    [pack.name, pack.version, pack.layer, list(pack.requires), list(pack.crd_groups), list(pack.crds)]
+                ),
                 _json(pack.config.model_json_schema()),
                 source,
                 Path(source).read_bytes(),

@@ -67,7 +67,7 @@ from fluxplane.config.awsdata import minor
 from fluxplane.config.hub import APPLIED_BY
 from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import load_documents, parse_documents
-from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_vars_file
+from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_of, cluster_vars_file
 from fluxplane.core.tree import Fleet, LazyDocuments, Placed, Walk
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.synth import writer
@@ -518,12 +518,6 @@ def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | No
         return None
 
 
-def _cluster_of(path: str) -> str | None:
-    """The cluster whose own folder holds ``path`` (``<repository>/clusters/<cluster>/...``), if one does."""
-    parts = path.split("/")
-    return parts[2] if len(parts) > 3 and parts[1] == "clusters" else None
-
-
 def _applied_refusals(
     tree: OldTree,
     files: Mapping[str, str],
@@ -545,7 +539,7 @@ def _applied_refusals(
     ]
     if not reshaping:
         return []
-    own = {_cluster_of(path) for path in reshaping}
+    own = {cluster_of(path) for path in reshaping}
     walks = _walks(tree, files, None if None in own else sorted(c for c in own if c is not None))
     if walks is None:
         return []

@@ -1,30 +1,64 @@
 """The changes that would replace, reinstall or delete live infrastructure, known once for the replacement guard
-(fluxplane.synth.guard) and for diff's risk report: the table of immutable fields by kind, what deleting a
-composite deletes in AWS, a HelmRelease's release target, the Kubernetes version steps EKS refuses, and the changes
-of who owns a workload cluster's AWS resources (an existing cluster's, imported or managed).
+(fluxplane.synth.guard) and for diff's risk report: the table of immutable fields by kind (the cloud kinds' from
+fluxplane.synth.kinds), what deleting a composite deletes in AWS, a HelmRelease's release target, the Kubernetes
+version steps EKS refuses, and the changes of who owns a workload cluster's AWS resources (an existing cluster's,
+imported or managed).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fluxplane.config.awsdata import upgrade_refusal
 from fluxplane.config.hub import APPLIED_BY
 from fluxplane.packs.eks_composed import CREATED, MANAGED, OBSERVED, management_of
+from fluxplane.synth.kinds import (
+    ANY_MANAGED,
+    COMPOSITE_GROUP,
+    EXTERNAL_NAME,
+    KINDS,
+    MANAGED_GROUPS,
+    PROVIDER_CONFIG_NAME,
+    PROVIDER_CONFIG_REF,
+    FieldPath,
+)
 
-FieldPath = tuple[str, ...]
+__all__ = [
+    "ABSENT",
+    "CLOUD_GROUPS",
+    "DELETES",
+    "EKS_CLUSTER",
+    "EXTERNAL_NAME",
+    "HELM_RELEASE",
+    "IMMUTABLE",
+    "MANAGEMENT_CHANGES",
+    "PROVIDER_CONFIG_NAME",
+    "PROVIDER_CONFIG_REF",
+    "SPOKE_FLUX",
+    "FieldPath",
+    "Key",
+    "allowed",
+    "applier",
+    "deletes",
+    "field",
+    "immutable_change",
+    "immutable_fields",
+    "key_of",
+    "label",
+    "management",
+    "management_change",
+    "release_target",
+    "version_step",
+]
 
-#: The annotation Crossplane keeps a managed resource's cloud name in.
-EXTERNAL_NAME: FieldPath = ("metadata", "annotations", "crossplane.io/external-name")
-PROVIDER_CONFIG_REF: FieldPath = ("spec", "providerConfigRef", "name")
-PROVIDER_CONFIG_NAME: FieldPath = ("spec", "providerConfigName")
 #: What an absent field means, for the fields whose absence is a value: the provider config ``default`` (the hub's
 #: account), so that naming another account on an existing cluster is a change.
 ABSENT: dict[FieldPath, str] = {PROVIDER_CONFIG_REF: "default", PROVIDER_CONFIG_NAME: "default"}
 
-IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
+_KUBERNETES: dict[tuple[str, str], tuple[FieldPath, ...]] = {
     # Kubernetes: the API server refuses these updates, so Flux's apply fails until the object is recreated.
     ("apps", "Deployment"): (("spec", "selector"),),
     ("apps", "ReplicaSet"): (("spec", "selector"),),
@@ -65,91 +99,24 @@ IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
         ("spec", "template", "spec", "nodeClassRef", "group"),
         ("spec", "template", "spec", "nodeClassRef", "kind"),
     ),
-    # Upbound AWS managed resources. Their CRDs carry no immutability rules; these are the fields AWS
-    # cannot update in place (Terraform's ForceNew): a change replaces the resource or fails.
-    # The provider config names the AWS account: another one makes the resource anew there.
-    ("*.aws.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME, PROVIDER_CONFIG_REF),
-    ("*.aws.m.upbound.io", "*"): (("spec", "forProvider", "region"), EXTERNAL_NAME, PROVIDER_CONFIG_REF),
-    ("ec2.aws*", "VPC"): (("spec", "forProvider", "cidrBlock"),),
-    ("ec2.aws*", "Subnet"): (
-        ("spec", "forProvider", "cidrBlock"),
-        ("spec", "forProvider", "availabilityZone"),
-        ("spec", "forProvider", "vpcId"),
-    ),
-    ("eks.aws*", "Cluster"): (("spec", "forProvider", "roleArn"),),
-    ("eks.aws*", "NodeGroup"): (
-        ("spec", "forProvider", "clusterName"),
-        ("spec", "forProvider", "subnetIds"),
-        ("spec", "forProvider", "instanceTypes"),
-        ("spec", "forProvider", "capacityType"),
-        ("spec", "forProvider", "diskSize"),
-        ("spec", "forProvider", "amiType"),
-        ("spec", "forProvider", "nodeRoleArn"),
-    ),
-    ("dynamodb.aws*", "Table"): (("spec", "forProvider", "hashKey"), ("spec", "forProvider", "rangeKey")),
-    ("sqs.aws*", "Queue"): (("spec", "forProvider", "fifoQueue"),),
-    ("rds.aws*", "Instance"): (
-        ("spec", "forProvider", "engine"),
-        ("spec", "forProvider", "dbName"),
-        ("spec", "forProvider", "username"),
-        ("spec", "forProvider", "storageEncrypted"),
-    ),
-    # fluxplane's composites: these fields feed the managed resources' immutable fields above.
-    ("platform.fluxplane.io", "EKSCluster"): (
-        ("spec", "region"),
-        PROVIDER_CONFIG_NAME,
-        ("spec", "network", "vpcCidr"),
-        ("spec", "network", "zones"),
-    ),
-    ("platform.fluxplane.io", "AppTable"): (
-        ("spec", "region"),
-        PROVIDER_CONFIG_NAME,
-        ("spec", "tableName"),
-        ("spec", "hashKey"),
-        ("spec", "rangeKey"),
-    ),
-    ("platform.fluxplane.io", "AppQueue"): (
-        ("spec", "region"),
-        PROVIDER_CONFIG_NAME,
-        ("spec", "queueName"),
-        ("spec", "fifo"),
-    ),
-    ("platform.fluxplane.io", "AppBucket"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "bucketName")),
-    ("platform.fluxplane.io", "AppDatabase"): (
-        ("spec", "region"),
-        PROVIDER_CONFIG_NAME,
-        ("spec", "identifier"),
-        ("spec", "clusterName"),
-        ("spec", "engine"),
-        ("spec", "databaseName"),
-        ("spec", "username"),
-    ),
-    ("platform.fluxplane.io", "AppIdentity"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "clusterName")),
-    ("platform.fluxplane.io", "AddonIdentity"): (("spec", "region"), PROVIDER_CONFIG_NAME, ("spec", "clusterName")),
 }
-"""Fields the API server, a CRD's validation or the cloud API treat as immutable, by (API group, kind).
+"""Fields the API server or a CRD's validation treat as immutable, by (API group, kind): Kubernetes API
+validation (workload selectors, Service cluster IPs, PVC specs, StorageClass parameters, binding roleRefs) and
+the CEL ``self == oldSelf`` rules of the upstream Crossplane and Karpenter CRDs."""
 
-Group and kind may be glob patterns. Sources: Kubernetes API validation (workload selectors, Service
-cluster IPs, PVC specs, StorageClass parameters, binding roleRefs); the CEL ``self == oldSelf`` rules
-of the upstream Crossplane and Karpenter CRDs; for the Upbound AWS managed resources, whose
-CRDs declare none, the fields AWS cannot change in place (region, external name,
-VPC and subnet CIDR blocks, a subnet's availability zone, a node group's subnets and instance types);
-and fluxplane's own composites, whose fields become those managed-resource fields.
-"""
+IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
+    **_KUBERNETES,
+    # AWS managed resources, whose CRDs declare no immutability rules: the fields AWS cannot change in place.
+    **{(group, "*"): ANY_MANAGED for group in MANAGED_GROUPS},
+    **{(entry.group, entry.kind): entry.replaces for entry in KINDS if entry.replaces},
+}
+"""Fields whose change the API server refuses or that replace the cloud resource, by (API group, kind); group
+and kind may be glob patterns. The cloud kinds' fields are fluxplane.synth.kinds'."""
 
 #: API groups whose objects stand for cloud resources: an immutable change replaces the resource.
-CLOUD_GROUPS = ("platform.fluxplane.io", "*.aws.upbound.io", "*.aws.m.upbound.io")
+CLOUD_GROUPS = (COMPOSITE_GROUP, *MANAGED_GROUPS)
 #: What deleting an object of these kinds deletes in AWS (fluxplane's composites that hold a cluster or data).
-DELETES = {
-    ("platform.fluxplane.io", "EKSCluster"): "the EKS cluster, its node groups and its VPC",
-    ("platform.fluxplane.io", "AppTable"): "the DynamoDB table and its data",
-    ("platform.fluxplane.io", "AppQueue"): "the SQS queue and its messages",
-    ("platform.fluxplane.io", "AppBucket"): "the S3 bucket and its objects",
-    (
-        "platform.fluxplane.io",
-        "AppDatabase",
-    ): "the RDS database, once its deletionProtection is off (RDS keeps a final snapshot)",
-}
+DELETES = {(entry.group, entry.kind): entry.deletes for entry in KINDS if entry.group == COMPOSITE_GROUP and entry.data}
 
 #: A HelmRelease: a change of its release target reinstalls the release (release_target).
 HELM_RELEASE = ("helm.toolkit.fluxcd.io", "HelmRelease")
@@ -256,19 +223,29 @@ def immutable_change(before: Mapping[str, Any], after: Mapping[str, Any], path: 
     return old, new
 
 
+#: The longest Helm release name; helm-controller shortens a longer name it makes (release_target).
+RELEASE_NAME_LENGTH = 53
+
+
 def release_target(document: Mapping[str, Any]) -> tuple[str, str, str]:
     """A HelmRelease's release as helm-controller names it: (storage namespace, release namespace, release name).
 
     A change of any of them uninstalls the release before the new one is installed (helm-controller's
     ``ReleaseTargetChanged``); unset fields take their defaults: the HelmRelease's namespace, and
-    ``[targetNamespace-]name``.
+    ``[targetNamespace-]name``, which helm-controller shortens when it is longer than Helm allows (its
+    ``release.ShortenName``: the first 40 characters, ``-`` and 12 hex digits of the whole name's SHA-256). So
+    naming the release, or its namespaces, as they already are changes nothing.
     """
     namespace = str(field(document, ("metadata", "namespace")) or "")
     target = field(document, ("spec", "targetNamespace"))
-    name = field(document, ("spec", "releaseName")) or (
-        f"{target}-{field(document, ('metadata', 'name'))}" if target else field(document, ("metadata", "name"))
+    name = str(
+        field(document, ("spec", "releaseName"))
+        or (f"{target}-{field(document, ('metadata', 'name'))}" if target else field(document, ("metadata", "name")))
     )
-    return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), str(name)
+    if len(name) > RELEASE_NAME_LENGTH:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+        name = f"{name[: RELEASE_NAME_LENGTH - len(digest) - 1]}-{digest}"
+    return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), name
 
 
 def management(document: Mapping[str, Any] | None) -> str | None:

@@ -11,8 +11,12 @@ A fleet repository made by ``fluxplane init`` has ``tests/test_fleet.py``, which
 fluxplane installs (:mod:`fluxplane.testing.pytest_plugin`). Its fixtures hand tests a
 :class:`FleetUnderTest`: the project's definition synthesized in memory once per test session.
 
-* ``fleet.files``: {path under dist/: text}, what ``fluxplane synth`` would write; one syrupy snapshot per
-  file makes every change of the output a reviewed change of the snapshots;
+* ``fleet.files``: {path under dist/: text}, what ``fluxplane synth`` would write;
+* ``fleet.clusters`` and ``fleet.summary(cluster)``: what each cluster runs, as a reviewer reads a change
+  (fluxplane.testing.summary): the versions it pins (charts, sources, Crossplane packages) and every Flux
+  Kustomization that applies something there, with its path, dependsOn and objects. One snapshot of it per
+  cluster makes every change of what a cluster runs a reviewed change of a few lines; dist/ itself is held
+  by ``stale()``;
 * ``fleet.stale()``: the files of the committed dist/ that differ from it (``synth --check``);
 * ``fleet.reference_findings()``: what Flux and Crossplane would fail to resolve at run time (every
   ``sourceRef``, ``dependsOn``, ``spec.path``, ``kubeConfig`` ...), and values a YAML 1.2 reader types
@@ -28,6 +32,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +82,22 @@ class FleetUnderTest:
             *(f"removed: {path}" for path in staleness.removed),
         ]
 
+    @cached_property
+    def _summaries(self) -> dict[str, dict[str, Any]]:
+        # Imported here: pytest imports this module in every session (see stale).
+        from fluxplane.testing.summary import summarize
+
+        return summarize(self.files)
+
+    @property
+    def clusters(self) -> list[str]:
+        """The clusters of the fleet (every entry folder of dist/), by name."""
+        return list(self._summaries)
+
+    def summary(self, cluster: str) -> dict[str, Any]:
+        """What ``cluster`` runs: ``versions`` and ``kustomizations`` (fluxplane.testing.summary)."""
+        return self._summaries[cluster]
+
     @contextmanager
     def _tree(self) -> Iterator[Path]:
         holder = Path(tempfile.mkdtemp(prefix="fluxplane-test-"))
@@ -118,7 +139,7 @@ def synthesize_fleet(root: Path) -> FleetUnderTest:
     # Imported here: synth is heavy, and pytest imports this module in every session (see FleetUnderTest.stale).
     from fluxplane import synth
 
-    require_node(root)
+    require_node()
     pipeline = synth.Pipeline(root)
     plan = pipeline.load()
     return FleetUnderTest(root, pipeline.build(plan), synth.kept_folders(plan))

@@ -133,7 +133,7 @@ def check_pack(
     The declaration: what the registry refuses, in the registry's words (a name or namespaces that are no
     DNS-1123 labels, a need no cluster offers, a feature fluxplane does not have), then a semver version, a
     one-line description, a known layer and ``runs_on``, DNS labels for the packs it requires, and API groups
-    for ``crd_groups``.
+    for ``crd_groups`` and ``crds`` (there also ``*.<group>``).
     The config model: a PackConfig that forbids unknown fields, made with no values, or from ``example``
     when some are required. The bind, with that config (and ``fleet`` and ``cluster`` for a pack that
     builds clusters): it succeeds, every object has an apiVersion, a kind and a name, every namespace its
@@ -174,6 +174,11 @@ def _declaration_problems(pack: Pack) -> list[str]:
         f"crd_groups has {group!r}, which is not an API group"
         for group in pack.crd_groups
         if not _API_GROUP.fullmatch(group)
+    ]
+    problems += [
+        f"crds has {group!r}, which is not an API group nor *.<API group>"
+        for group in pack.crds
+        if not _API_GROUP.fullmatch(group.removeprefix("*."))
     ]
     return problems
 

@@ -1,9 +1,12 @@
 """fluxplane's pytest plugin: fixtures for testing a fleet repository (see :mod:`fluxplane.testing`).
 
 * ``fleet`` (session): the project's :class:`~fluxplane.testing.FleetUnderTest`, synthesized once;
+* ``fleet_cluster``: a test that takes it runs once per cluster of the fleet, its name as the test id;
+* ``yaml_snapshot``: syrupy's ``snapshot``, kept as one YAML file per test (``__snapshots__/<module>/<test>.yaml``),
+  for ``fleet.summary(fleet_cluster)``; it needs syrupy;
 * ``dist_file``: a test that takes it runs once per file the fleet synthesizes, its path as the test id;
 * ``crd_dirs``: the CRD folders validate reads (``$FLUXPLANE_CRDS``, else the cache ``fluxplane schemas
-  pull`` fills); the test is skipped, saying how to get them, when there are none.
+  pull`` filled, else the CRDs fluxplane ships: there are always some).
 
 The project folder is pytest's rootdir, or the ``fluxplane_root`` ini option (relative to it). The plugin
 does nothing in a test session that uses none of these.
@@ -12,6 +15,7 @@ does nothing in a test session that uses none of these.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,6 +37,9 @@ def _fleet(config: pytest.Config) -> FleetUnderTest:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "fleet_cluster" in metafunc.fixturenames:
+        clusters = _fleet(metafunc.config).clusters
+        metafunc.parametrize("fleet_cluster", clusters, ids=clusters)
     if "dist_file" in metafunc.fixturenames:
         paths = sorted(_fleet(metafunc.config).files)
         metafunc.parametrize("dist_file", paths, ids=paths)
@@ -44,13 +51,18 @@ def fleet(pytestconfig: pytest.Config) -> FleetUnderTest:
     return _fleet(pytestconfig)
 
 
+@pytest.fixture
+def yaml_snapshot(snapshot: Any) -> Any:
+    """syrupy's ``snapshot``, kept as one YAML file per test: a mapping compares as the YAML it is written as."""
+    # Imported here: syrupy is a fleet repository's test dependency, not fluxplane's.
+    from fluxplane.testing.snapshot import YamlSnapshot
+
+    return snapshot.use_extension(YamlSnapshot)
+
+
 @pytest.fixture(scope="session")
 def crd_dirs() -> list[Path]:
-    """The CRD folders validate reads; skips the test when there are none."""
-    from fluxplane.validate import ValidateError
+    """The CRD folders validate reads (see fluxplane.validate.schemas.default_crd_dirs)."""
     from fluxplane.validate.schemas import default_crd_dirs
 
-    try:
-        return default_crd_dirs()
-    except ValidateError as exc:
-        pytest.skip(str(exc))
+    return default_crd_dirs()

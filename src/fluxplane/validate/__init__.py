@@ -182,7 +182,7 @@ def run(
 ) -> Validation:
     """Validate the tree at ``dist`` against the CRDs in ``crd_dirs`` (none given: default_crd_dirs); with
     ``changed`` (a Git ref), only what changed since it beyond the references. ValidateError for bad input: no
-    tree, no CRD schemas, an unknown ref, no kubectl while ``kustomize``."""
+    tree, a CRD folder that is not there, an unknown ref, no kubectl while ``kustomize``."""
     crds = list(crd_dirs) or default_crd_dirs()
     check_tree(dist)
     change = changed_since(dist, changed) if changed is not None else None

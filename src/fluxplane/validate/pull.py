@@ -1,8 +1,9 @@
 """``fluxplane schemas pull``: fill the schema cache validate reads, from upstream or from a cluster.
 
 Every CRD found is written as ``<group>/<plural>.yaml`` (one CRD per file, grouped by API group), atomically
-(a temporary file renamed into place); :func:`pull` returns the files written. A download that fails is bad
-input naming the URL; nothing is half-written.
+(a temporary file renamed into place); :func:`pull` returns the files written, and says which fluxplane pulled
+them in ``pulled-by.txt`` (validate prefers the cache to the CRDs fluxplane ships only when this fluxplane
+pulled it). A download that fails is bad input naming the URL; nothing is half-written.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import yaml
 
 from fluxplane.files import write_atomic
 from fluxplane.validate.kustomize import find_kubectl
-from fluxplane.validate.schemas import cache_dir
+from fluxplane.validate.schemas import PULLED_BY, cache_dir, pulled_by
 from fluxplane.validate.tree import ManifestLoader, ValidateError
 from fluxplane.validate.upstream import URLS
 
@@ -105,4 +106,6 @@ def pull(
     ``from_cluster`` from the kubectl ``context`` (default: the current one)."""
     folder = dest or cache_dir()
     written = pull_cluster(folder, context) if from_cluster else pull_upstream(folder, fetch=fetch)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / PULLED_BY, pulled_by().encode("utf-8"))
     return Pulled(folder, written)

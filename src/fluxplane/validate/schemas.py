@@ -3,12 +3,19 @@
 Schemas are read in the strict dialect of :mod:`fluxplane.validate.strict`. Each schema is compiled once
 per apiVersion and kind; CRD files are parsed when their API group is first needed. Core kinds use the
 strict schemas of the ``kubernetes-validate`` package for the newest Kubernetes it ships.
+
+The CRDs of every kind fluxplane emits ship with it (:data:`SHIPPED_CRDS`: one ``<group>.json.gz`` per API
+group, a JSON list of its CRDs, with ``SOURCES.json`` and ``NOTICE`` saying where each comes from and under
+which licence), so validate needs no network; ``fluxplane schemas pull`` refreshes them into a cache.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +23,7 @@ from typing import Any
 import yaml
 from referencing import Registry, Resource
 
+from fluxplane import __version__
 from fluxplane.validate.findings import Finding, short
 from fluxplane.validate.strict import (
     PLACEHOLDER,
@@ -35,6 +43,8 @@ from fluxplane.validate.tree import Document, ManifestLoader, ValidateError
 __all__ = [
     "CACHE_ENV",
     "PLACEHOLDER",
+    "PULLED_BY",
+    "SHIPPED_CRDS",
     "CoreSchemas",
     "CrdCorpus",
     "SchemaReport",
@@ -54,27 +64,42 @@ __all__ = [
     "warning_lines",
 ]
 
-#: The cache ``fluxplane schemas pull`` fills and validate reads by default.
+#: The CRD folders validate reads instead of its defaults (os.pathsep-separated).
 CACHE_ENV = "FLUXPLANE_CRDS"
+#: The CRDs fluxplane ships (built by scripts/build_crds.py).
+SHIPPED_CRDS = Path(__file__).parent / "data" / "crds"
+#: The file ``fluxplane schemas pull`` leaves in the folder it fills: the fluxplane that pulled, one line.
+PULLED_BY = "pulled-by.txt"
+#: A CRD file of the shipped kind: one API group's CRDs, a gzip-compressed JSON list.
+_BUNDLE = ".json.gz"
 
 
 def cache_dir() -> Path:
-    """``${XDG_CACHE_HOME:-~/.cache}/fluxplane/crds``."""
+    """``${XDG_CACHE_HOME:-~/.cache}/fluxplane/crds``: the cache ``fluxplane schemas pull`` fills."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "fluxplane" / "crds"
 
 
+def pulled_by() -> str:
+    """What ``schemas pull`` writes to :data:`PULLED_BY`: this fluxplane."""
+    return f"fluxplane {__version__}\n"
+
+
 def default_crd_dirs() -> list[Path]:
-    """``$FLUXPLANE_CRDS`` (os.pathsep-separated), else the schema cache when it exists; else refuse."""
+    """``$FLUXPLANE_CRDS``, else the schema cache when this fluxplane pulled it, else the CRDs fluxplane ships.
+
+    A cache pulled by another fluxplane version (or by none that says so) holds the CRDs of that version's pins:
+    the shipped ones are newer for this one, so they win until ``schemas pull`` runs again.
+    """
     configured = os.environ.get(CACHE_ENV, "")
     if configured:
         return [Path(item) for item in configured.split(os.pathsep) if item]
     cache = cache_dir()
-    if cache.is_dir():
-        return [cache]
-    raise ValidateError(
-        f"no CRD schemas: pass --crds DIR, set {CACHE_ENV}, or run 'fluxplane schemas pull' to fill {cache}"
-    )
+    try:
+        stamp = (cache / PULLED_BY).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        stamp = ""
+    return [cache] if stamp == pulled_by() else [SHIPPED_CRDS]
 
 
 @dataclass
@@ -103,7 +128,7 @@ class CrdCorpus:
             if not folder.is_dir():
                 raise ValidateError(f"--crds {folder}: no such folder")
             for path in sorted(folder.rglob("*")):
-                if path.suffix not in (".yaml", ".yml") or not path.is_file():
+                if not path.name.endswith((".yaml", ".yml", _BUNDLE)) or not path.is_file():
                     continue
                 for group in corpus._groups_of(path):
                     corpus.group_files.setdefault(group, []).append(path)
@@ -116,6 +141,8 @@ class CrdCorpus:
         return corpus
 
     def _groups_of(self, path: Path) -> set[str]:
+        if path.name.endswith(_BUNDLE):
+            return {path.name.removesuffix(_BUNDLE)}
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -131,13 +158,18 @@ class CrdCorpus:
     @staticmethod
     def _parse(path: Path, text: str | None = None) -> list[dict[str, Any]]:
         try:
-            source = text if text is not None else path.read_text(encoding="utf-8")
-            documents = list(yaml.load_all(source, Loader=ManifestLoader))
+            if path.name.endswith(_BUNDLE):
+                documents = json.loads(gzip.decompress(path.read_bytes()))
+            else:
+                source = text if text is not None else path.read_text(encoding="utf-8")
+                documents = list(yaml.load_all(source, Loader=ManifestLoader))
         except (OSError, UnicodeDecodeError) as exc:
             raise ValidateError(f"{path}: cannot read CRD file: {exc}") from exc
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, ValueError, EOFError, zlib.error) as exc:
             first = " ".join(str(exc).split())
             raise ValidateError(f"{path}: cannot parse CRD file: {first}") from exc
+        if not isinstance(documents, list):
+            raise ValidateError(f"{path}: cannot parse CRD file: expected a list of CRDs")
         return [
             document
             for document in documents

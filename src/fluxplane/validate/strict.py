@@ -13,7 +13,6 @@ Not evaluated: CEL ``x-kubernetes-validations`` and ``format``.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,6 +21,7 @@ import jsonschema  # type: ignore[import-untyped]
 import jsonschema.exceptions  # type: ignore[import-untyped]
 import jsonschema.validators  # type: ignore[import-untyped]
 
+from fluxplane.config.problems import closest
 from fluxplane.validate.findings import Finding, format_path, short
 from fluxplane.validate.tree import Document
 
@@ -253,9 +253,9 @@ def json_type(value: Any) -> str:
 def unknown_field(key: str, known: list[str]) -> str:
     """``unknown field "key"``, with the closest known name, or all of them when they are few."""
     message = f'unknown field "{key}"'
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    if close:
-        message += f' (did you mean "{close[0]}"?)'
+    guess = closest(key, known)
+    if guess:
+        message += f' (did you mean "{guess}"?)'
     elif known and len(known) <= 12:
         message += f" (allowed: {', '.join(sorted(known))})"
     return message

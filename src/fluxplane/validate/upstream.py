@@ -7,12 +7,16 @@ v1.9.4, helm v1.6.3, notification v1.9.3), Crossplane v2.3.4, the crossplane-con
 v0.36.6 (chart 2.18.5), Karpenter 1.14.1, cert-manager v1.21.1, Gateway API v1.6.1 with Envoy Gateway
 v1.9.0, Kyverno v1.19.0 (chart 3.9.0), and the Flux Operator's FluxInstance (chart 0.58.1). Upgrading a
 pack's version is a change here too.
+
+:data:`SHIPPED` names the CRDs fluxplane carries in the package (fluxplane/validate/data/crds, converted by
+``scripts/build_crds.py`` from the upstream files of the shared CRD corpus, which also records their sources and
+licences).
 """
 
 from __future__ import annotations
 
 from fluxplane.packs import versions
-from fluxplane.packs.managed_resources import AWS_MANAGED_RESOURCES
+from fluxplane.packs.managed_resources import AWS_MANAGED_RESOURCES, NAMESPACED_GROUP
 
 _GITHUB = "https://github.com"
 _RAW = "https://raw.githubusercontent.com"
@@ -22,13 +26,28 @@ _AWS = f"{_RAW}/crossplane-contrib/provider-upjet-aws/{versions.PROVIDER_AWS}/pa
 _KUBERNETES = f"{_RAW}/crossplane-contrib/provider-kubernetes/{versions.PROVIDER_KUBERNETES}/package/crds"
 _KARPENTER = f"{_RAW}/aws/karpenter-provider-aws/v{versions.KARPENTER.version}/pkg/apis/crds"
 
-#: The provider configs, and every managed resource fluxplane composes (fluxplane.packs.managed_resources).
+#: The provider configs (group ``aws.m.upbound.io``), and every managed resource fluxplane composes
+#: (fluxplane.packs.managed_resources).
 _AWS_KINDS = ("aws_providerconfigs", "aws_clusterproviderconfigs", *AWS_MANAGED_RESOURCES)
 
 
-def _aws(kind: str) -> str:
-    group, plural = kind.split("_", 1)
-    return f"{_AWS}/{group}.aws.m.upbound.io_{plural}.yaml"
+def _aws_group(service: str, family: str = NAMESPACED_GROUP) -> str:
+    """``<service>.aws.m.upbound.io``; the family's own kinds (service ``aws``) are in ``aws.m.upbound.io``."""
+    return family if service == "aws" else f"{service}.{family}"
+
+
+def _aws(kind: str, family: str = NAMESPACED_GROUP) -> str:
+    service, plural = kind.split("_", 1)
+    return f"{_AWS}/{_aws_group(service, family)}_{plural}.yaml"
+
+
+def _aws_shipped() -> dict[str, tuple[str, ...]]:
+    """{group: plurals} of the managed resources fluxplane composes."""
+    groups: dict[str, tuple[str, ...]] = {}
+    for kind in AWS_MANAGED_RESOURCES:
+        service, plural = kind.split("_", 1)
+        groups[_aws_group(service)] = (*groups.get(_aws_group(service), ()), plural)
+    return groups
 
 
 URLS: tuple[str, ...] = (
@@ -54,8 +73,8 @@ URLS: tuple[str, ...] = (
             "protection.crossplane.io_clusterusages",
         )
     ),
-    *(_aws(kind) for kind in _AWS_KINDS if kind != "aws_clusterproviderconfigs"),
-    *(_aws(kind).replace(".aws.m.upbound.io_", ".aws.upbound.io_") for kind in _AWS_KINDS if kind.startswith("aws_p")),
+    *(_aws(kind) for kind in _AWS_KINDS),
+    _aws("aws_providerconfigs", "aws.upbound.io"),
     f"{_KUBERNETES}/kubernetes.m.crossplane.io_objects.yaml",
     f"{_KUBERNETES}/kubernetes.m.crossplane.io_providerconfigs.yaml",
     f"{_KUBERNETES}/kubernetes.m.crossplane.io_clusterproviderconfigs.yaml",
@@ -70,6 +89,33 @@ URLS: tuple[str, ...] = (
     "gateway.envoyproxy.io_envoyproxies.yaml",
     f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/kyverno/kyverno.io_clusterpolicies.yaml",
     f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/kyverno/kyverno.io_policies.yaml",
+    f"{_RAW}/kyverno/kyverno/v1.19.0/config/crds/policies.kyverno.io/policies.kyverno.io_validatingpolicies.yaml",
     f"{_RAW}/controlplaneio-fluxcd/flux-operator/v{versions.FLUX_OPERATOR.version}/config/crd/bases/"
     "fluxcd.controlplane.io_fluxinstances.yaml",
 )
+
+#: The CRDs fluxplane ships, by API group: ``None`` for every CRD of the group, else the plurals of the kinds
+#: fluxplane emits (a group shipped in part is partial: validate leaves its other kinds unchecked, with a warning).
+#: Every group of URLS that the corpus holds, but the ones fluxplane emits nothing of (``aws.upbound.io``, the
+#: cluster-scoped provider configs; External Secrets' generators, cert-manager's ACME orders and challenges).
+SHIPPED: dict[str, tuple[str, ...] | None] = {
+    "source.toolkit.fluxcd.io": None,
+    "kustomize.toolkit.fluxcd.io": None,
+    "helm.toolkit.fluxcd.io": None,
+    "notification.toolkit.fluxcd.io": None,
+    "apiextensions.crossplane.io": None,
+    "pkg.crossplane.io": None,
+    "protection.crossplane.io": None,
+    NAMESPACED_GROUP: None,
+    **_aws_shipped(),
+    "kubernetes.m.crossplane.io": None,
+    "external-secrets.io": None,
+    "bitnami.com": None,
+    "karpenter.sh": None,
+    "karpenter.k8s.aws": None,
+    "cert-manager.io": None,
+    "gateway.networking.k8s.io": None,
+    "gateway.envoyproxy.io": ("envoyproxies",),
+    "kyverno.io": ("clusterpolicies", "policies"),
+    "policies.kyverno.io": ("validatingpolicies",),
+}

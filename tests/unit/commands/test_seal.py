@@ -42,6 +42,30 @@ def test_seal_takes_the_project_lock_and_says_nothing_when_stopped(root: Path) -
     args = parse(seal, "seal", "--cluster", "c", "--namespace", "n", "--name", "x")
     assert (seal.NAMES, seal.LOCKS_PROJECT, seal.stopped(args)) == (("seal",), True, None)
     assert (args.scope, args.type, args.cert, args.from_literal) == ("strict", "Opaque", None, [])
+    # AND the clusters may be given several ways, each repeatable, and the namespace left to an app
+    args = parse(seal, "seal", "--cluster", "a", "--cluster", "b", "--env", "e", "--app", "p", "--name", "x")
+    assert (args.cluster, args.env, args.app, args.namespace) == (["a", "b"], ["e"], ["p"], None)
+
+
+def test_run_prints_a_line_per_cluster(
+    write_fleet: FleetWriter, key: rsa.RSAPrivateKey, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN two staging clusters
+    envs = {"staging": {"clusters": [{"name": "s-1", "region": "us-west-2"}, {"name": "s-2", "region": "us-east-1"}]}}
+    root = project_with_certificate(write_fleet(envs=envs), key)
+    # WHEN sealed for the environment THEN a line names each file
+    argv = ("seal", "--env", "staging", "--namespace", "flux-system", "--name", "git", "--from-literal", "k=v")
+    assert seal.run(parse(seal, *argv, root=root)) == 0
+    assert capsys.readouterr() == (
+        "environments/secrets/s-1/flux-system/git.yaml: sealed k\n"
+        "environments/secrets/s-2/flux-system/git.yaml: sealed k\n",
+        "",
+    )
+    # AND --stdout, which prints one document, refuses two, writing nothing
+    (root / "environments" / "secrets").rename(root / "kept")
+    with pytest.raises(SealError, match=r"^--stdout: prints one SealedSecret, and this request seals 2 \("):
+        seal.run(parse(seal, *argv, "--stdout", root=root))
+    assert not (root / "environments" / "secrets").exists()
 
 
 def test_run_prints_the_file_and_the_keys(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,6 @@
 """Accounts: workload clusters in AWS accounts of their own, reached by the hub's Crossplane through a provider config
-per account; the definition's checks, the provider configs, the compositions, the composites and the guard."""
+per account; the definition's checks, the provider configs, the compositions, the composites and the guard; and
+fluxplane.config.accounts, the accounts as aws-setup and sealing-key name them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.config.accounts import FleetAccount, fleet_accounts, profile, sealing_key_region
 from fluxplane.config.loader import load_fleet
 from fluxplane.constructs import Manifest, Root
 from fluxplane.packs import app_compositions, crossplane_provider_configs, eks
@@ -211,3 +213,37 @@ def test_moving_an_existing_cluster_to_another_account_needs_the_users_word(
     # AND with the user's word it is written
     assert main(["--root", str(example_project), "synth", "--replace", "*/staging-usw2/*"]) == 0
     assert "providerConfigName: production" in written.read_text()
+
+
+# -- fluxplane.config.accounts: the accounts as aws-setup and sealing-key see them ------------------------
+
+
+def test_the_fleets_accounts_are_the_hubs_then_each_named_one_with_the_clusters_made_there(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN staging-1 in the hub's account, prod-1 in production, and sandbox named by no cluster
+    envs = {
+        "staging": env(),
+        "production": {"clusters": [{"name": "prod-1", "region": "us-east-1", "account": "production"}]},
+    }
+    fleet = load_fleet(write_fleet(base=base(accounts=ACCOUNTS), envs=envs)).fleet
+    # THEN the hub's account comes first, then the others by name, each with its clusters
+    assert fleet_accounts(fleet) == [
+        FleetAccount(None, None, ("staging-1",)),
+        FleetAccount("production", "012345678912", ("prod-1",)),
+        FleetAccount("sandbox", "210987654321", ()),
+    ]
+    # AND the sealing key is read where clusters are, each account named by its profile
+    assert [
+        (account.name, account.holds_sealing_key, profile(fleet, account)) for account in fleet_accounts(fleet)
+    ] == [
+        (None, True, "hub"),
+        ("production", True, "production"),
+        ("sandbox", False, "sandbox"),
+    ]
+
+
+def test_the_sealing_keys_region_is_its_own_or_the_hubs(write_fleet: FleetWriter, tmp_path: Path) -> None:
+    assert sealing_key_region(load_fleet(write_fleet(base=base())).fleet) == "us-west-2"
+    moved = base(sealingKey={"region": "eu-west-1"})
+    assert sealing_key_region(load_fleet(write_fleet(base=moved, root=tmp_path / "moved")).fleet) == "eu-west-1"

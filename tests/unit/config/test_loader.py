@@ -286,7 +286,7 @@ def test_a_missing_base_file_and_a_bad_environment_file_are_reported_together(
     # WHEN loaded THEN both problems are reported
     assert problems_of(root) == [
         "environments/base.yaml: file not found",
-        f"environments/staging.yaml: cluster: unknown field; {ENV_ALLOWED}",
+        f'environments/staging.yaml: cluster: unknown field; did you mean "clusters"? {ENV_ALLOWED}',
     ]
 
 
@@ -393,7 +393,7 @@ def test_an_empty_base_file_reports_its_required_sections(write_fleet: FleetWrit
 def test_unknown_base_key_lists_the_allowed_keys(write_fleet: FleetWriter) -> None:
     # GIVEN a typo at the base file's top level WHEN loaded THEN the allowed keys are listed
     assert problems_of(write_fleet(base={**MINIMAL_BASE, "cluster_defaults": {}})) == [
-        f"environments/base.yaml: cluster_defaults: unknown field; {BASE_ALLOWED}"
+        f'environments/base.yaml: cluster_defaults: unknown field; did you mean "clusterDefaults"? {BASE_ALLOWED}'
     ]
 
 
@@ -409,7 +409,8 @@ def test_unknown_cluster_key_lists_the_cluster_keys(write_fleet: FleetWriter) ->
     # GIVEN a miscased key in a cluster entry WHEN loaded THEN the cluster's keys are listed
     env = {"clusters": [cluster(nodegroups=[])]}
     assert problems_of(write_fleet(envs={"staging": env})) == [
-        f"environments/staging.yaml: clusters[0].nodegroups: unknown field; {CLUSTER_ALLOWED}"
+        'environments/staging.yaml: clusters[0].nodegroups: unknown field; did you mean "nodeGroups"? '
+        f"{CLUSTER_ALLOWED}"
     ]
 
 
@@ -825,7 +826,7 @@ def test_unknown_keys_in_cluster_defaults_are_reported_against_defaults(write_fl
     # GIVEN a typo in staging's clusterDefaults WHEN loaded THEN the defaults path is named
     env = {"clusterDefaults": {"regoin": "us-west-2"}, "clusters": [cluster()]}
     assert problems_of(write_fleet(envs={"staging": env})) == [
-        f"environments/staging.yaml: clusterDefaults.regoin: unknown field; {CLUSTER_ALLOWED}"
+        f'environments/staging.yaml: clusterDefaults.regoin: unknown field; did you mean "region"? {CLUSTER_ALLOWED}'
     ]
 
 
@@ -936,7 +937,8 @@ def test_an_unknown_top_level_key_does_not_hide_cluster_problems(write_fleet: Fl
     # WHEN loaded THEN both problems are reported at once
     assert sorted(problems_of(root)) == sorted(
         [
-            f"environments/staging.yaml: cluster_defaults: unknown field; {ENV_ALLOWED}",
+            'environments/staging.yaml: cluster_defaults: unknown field; did you mean "clusterDefaults"? '
+            f"{ENV_ALLOWED}",
             f'environments/staging.yaml: clusters[0].region: {REGION_HELP}, got "nowhere"',
         ]
     )

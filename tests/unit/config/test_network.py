@@ -260,7 +260,8 @@ def test_loaded_fleets_keep_the_recorded_ranges(write_fleet: FleetWriter) -> Non
         ),
         (
             "cluster: {}\n",
-            "environments/allocations.yaml: cluster: unknown field; allowed: clusters, kubernetesVersions",
+            'environments/allocations.yaml: cluster: unknown field; did you mean "clusters"? allowed: clusters, '
+            "kubernetesVersions",
         ),
         ("clusters: [a]\n", "environments/allocations.yaml: clusters: expected a mapping, got a list"),
     ],

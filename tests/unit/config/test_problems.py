@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from fluxplane.config import models
 from fluxplane.config.merge import Layer, Origins
-from fluxplane.config.problems import allowed_keys, describe_validation_error, show, show_url
+from fluxplane.config.problems import allowed_keys, closest, describe_validation_error, show, show_url
 
 FILE = "environments/staging.yaml"
 
@@ -53,13 +53,35 @@ def test_show_shortens_long_numbers() -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("retentionDay", "retentionDays"),
+        ("nodegroups", "nodeGroups"),
+        ("cluster_defaults", "clusterDefaults"),
+        ("metrics-servr", "metrics-server"),
+        ("us-west2", "us-west-2"),
+        # a short name is three quarters alike to none: no guess rather than a wrong one
+        ("size", None),
+        ("kee", None),
+        ("istio", None),
+    ],
+)
+def test_closest_offers_what_a_typo_meant_and_nothing_else(value: str, expected: str | None) -> None:
+    known = ["retentionDays", "nodeGroups", "clusterDefaults", "metrics-server", "us-west-2", "diskSize", "key"]
+    assert closest(value, known) == expected
+
+
+@pytest.mark.parametrize(
     ("url", "expected"),
     [
         ("https://charts.example.com/stable", '"https://charts.example.com/stable"'),
         ("oci://localhost:5000/charts/podinfo", '"oci://localhost:5000/charts/podinfo"'),
         ("https://user:t0ken@example.com/x", '"https://***@example.com/x"'),
         ("https://t0ken@example.com/x", '"https://***@example.com/x"'),
-        ("ssh://git@example.com/org/fleet.git", '"ssh://***@example.com/org/fleet.git"'),
+        # an SSH login is a name, not a credential; a password in an SSH URL is one
+        ("ssh://git@example.com/org/fleet.git", '"ssh://git@example.com/org/fleet.git"'),
+        ("git@github.com:org/fleet.git", '"git@github.com:org/fleet.git"'),
+        ("ssh://git:pw@example.com/org/fleet.git", '"ssh://***@example.com/org/fleet.git"'),
         # a token may hold a '/' (base64) or an '@': everything up to the last '@' is hidden
         ("https://user:a/b@c@example.com/x", '"https://***@example.com/x"'),
         ("user:t0ken@example.com/x", '"***@example.com/x"'),
@@ -187,6 +209,10 @@ def _lines(data: dict[str, Any], origins: Origins | None = None, mount: tuple[st
         (
             {"zzz": 1},
             f"environments/staging.yaml: zzz: unknown field; {SAMPLE_ALLOWED}",
+        ),
+        (
+            {"flgs": True},
+            f'environments/staging.yaml: flgs: unknown field; did you mean "flag"? {SAMPLE_ALLOWED}',
         ),
         (
             {"tags": [{"key": "k", "kee": 1}]},

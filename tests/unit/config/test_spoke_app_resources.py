@@ -13,11 +13,11 @@ import yaml
 
 from fluxplane.config.loader import load_fleet
 from fluxplane.constructs.app_resources import GROUP, KINDS
+from fluxplane.core.layout import cluster_of
 from fluxplane.errors import ConfigError
 from fluxplane.packs import app_compositions, crossplane_providers
 from fluxplane.synth import load_plan, render_plan
 from fluxplane.validate.admission import AdmissionRequest, decide
-from fluxplane.validate.compose.overlays import _apply, cluster_of
 from tests.conftest import MINIMAL_BASE, MINIMAL_ENV, FleetWriter
 
 APP_PACKS = {**MINIMAL_BASE["management"]["packs"], "app-compositions": {}}
@@ -311,15 +311,6 @@ def test_a_files_cluster_is_read_from_its_path() -> None:
     assert cluster_of("platform/clusters/staging-1/overlays/app-compositions/kustomization.yaml") == "staging-1"
     assert cluster_of("platform/cloud/staging-1/shop.yaml") is None
     assert cluster_of("platform/infrastructure/configs/app-compositions/base/app-compositions.yaml") is None
-
-
-def test_json_patches_of_an_overlay_apply_to_its_definitions() -> None:
-    doc: dict[str, Any] = {"spec": {"pipeline": [1], "keep": True, "list": [1, 2]}}
-    _apply(doc, {"op": "replace", "path": "/spec/pipeline", "value": [2]})
-    _apply(doc, {"op": "remove", "path": "/spec/keep"})
-    _apply(doc, {"op": "add", "path": "/spec/list/-", "value": 3})
-    _apply(doc, {"op": "replace", "path": "/spec/missing/x", "value": 4})
-    assert doc == {"spec": {"pipeline": [2], "list": [1, 2, 3]}}
 
 
 def test_no_app_may_take_the_folder_of_the_clusters_app_resources(spoke: Path) -> None:

@@ -117,13 +117,43 @@ def build_every_kind(root: Root) -> tuple[Manifest, KustomizationFile]:
             "kubeConfig": {"secretRef": {"name": "kubeconfig", "key": "value"}},
             "serviceAccountName": "helm",
             "timeout": "5m",
-            "install": DEFAULT_INSTALL,
+            "install": {
+                "crds": "CreateReplace",
+                "createNamespace": True,
+                "remediation": {"retries": 3, "remediateLastFailure": True, "ignoreTestFailures": True},
+                "strategy": {"name": "RemediateOnFailure"},
+                "timeout": "10m",
+            },
             "upgrade": {
                 "crds": "Skip",
                 "cleanupOnFail": True,
-                "remediation": {"retries": 1, "strategy": "uninstall"},
+                "remediation": {"retries": 1, "strategy": "uninstall", "ignoreTestFailures": False},
+                "strategy": {"name": "RetryOnFailure", "retryInterval": "2m"},
+                "timeout": "10m",
             },
-            "driftDetection": DEFAULT_DRIFT_DETECTION,
+            "test": {
+                "enable": True,
+                "filters": [{"name": "smoke", "exclude": False}],
+                "ignoreFailures": True,
+                "timeout": "3m",
+            },
+            "driftDetection": {
+                "mode": "warn",
+                "ignore": [
+                    {
+                        "paths": ["/spec/replicas"],
+                        "target": {
+                            "group": "apps",
+                            "version": "v1",
+                            "kind": "Deployment",
+                            "name": "podinfo",
+                            "namespace": "apps",
+                            "labelSelector": "app=podinfo",
+                            "annotationSelector": "a.io/b=c",
+                        },
+                    }
+                ],
+            },
             "valuesFrom": [
                 {
                     "kind": "ConfigMap",
@@ -144,7 +174,9 @@ def build_every_kind(root: Root) -> tuple[Manifest, KustomizationFile]:
         {
             "name": "podinfo-oci",
             "chartRef": {"kind": "OCIRepository", "name": "podinfo", "namespace": "flux-system"},
+            "install": DEFAULT_INSTALL,
             "upgrade": DEFAULT_UPGRADE,
+            "driftDetection": DEFAULT_DRIFT_DETECTION,
         },
     )
     by_ref.depends_on(release)

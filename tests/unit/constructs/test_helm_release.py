@@ -133,6 +133,61 @@ def test_every_field_is_written_in_declared_order_with_values_last() -> None:
     assert list(doc["spec"])[-3:] == ["driftDetection", "valuesFrom", "values"]
 
 
+def test_strategies_tests_and_drift_rules_are_written_with_fluxs_names() -> None:
+    # GIVEN a release that retries failed upgrades, runs the chart's tests and ignores the replicas an autoscaler sets
+    spec = release(
+        install={"strategy": {"name": "RemediateOnFailure"}, "remediation": {"retries": 2, "ignoreTestFailures": True}},
+        upgrade={
+            "remediation": {"remediateLastFailure": False},
+            "strategy": {"name": "RetryOnFailure", "retryInterval": "2m"},
+        },
+        test={
+            "enable": True,
+            "ignoreFailures": False,
+            "timeout": "3m",
+            "filters": [{"name": "smoke", "exclude": True}],
+        },
+        drift_detection={
+            "mode": "warn",
+            "ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "Deployment", "labelSelector": "app=web"}}],
+        },
+    ).to_dict()["spec"]
+
+    # THEN each is written under its upstream name, test between upgrade and driftDetection
+    assert spec == {
+        "interval": "30m",
+        "chartRef": CHART_REF,
+        "install": {
+            "remediation": {"retries": 2, "ignoreTestFailures": True},
+            "strategy": {"name": "RemediateOnFailure"},
+        },
+        "upgrade": {
+            "remediation": {"remediateLastFailure": False},
+            "strategy": {"name": "RetryOnFailure", "retryInterval": "2m"},
+        },
+        "test": {
+            "enable": True,
+            "filters": [{"name": "smoke", "exclude": True}],
+            "ignoreFailures": False,
+            "timeout": "3m",
+        },
+        "driftDetection": {
+            "mode": "warn",
+            "ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "Deployment", "labelSelector": "app=web"}}],
+        },
+    }
+
+
+def test_a_retry_interval_needs_the_retry_strategy() -> None:
+    # GIVEN / WHEN / THEN a retryInterval with RemediateOnFailure is refused, as the CRD's rule refuses it
+    with pytest.raises(
+        ConstructError,
+        match=r"^root/m/podinfo: HelmReleaseProps\.upgrade\.strategy: retryInterval applies to name 'RetryOnFailure' "
+        r"only, got name 'RemediateOnFailure'$",
+    ):
+        release(upgrade={"strategy": {"name": "RemediateOnFailure", "retryInterval": "2m"}})
+
+
 def test_platform_defaults_render_as_expected() -> None:
     # GIVEN / WHEN a release given the module's platform defaults
     spec = release(install=DEFAULT_INSTALL, upgrade=DEFAULT_UPGRADE, drift_detection=DEFAULT_DRIFT_DETECTION).to_dict()[
@@ -242,6 +297,15 @@ def test_release_name_longer_than_53_characters_is_rejected() -> None:
     # GIVEN / WHEN / THEN a release name Helm cannot use is refused in the constructor
     with pytest.raises(ConstructError, match=r"HelmReleaseProps\.releaseName"):
         release(release_name="a" * 54)
+
+
+@pytest.mark.parametrize("name", ["Podinfo", "pod_info", "-podinfo", "podinfo."])
+def test_a_release_name_helm_refuses_is_rejected(name: str) -> None:
+    # GIVEN / WHEN / THEN a name that is no DNS-1123 subdomain is refused, as Helm refuses it
+    with pytest.raises(ConstructError, match=r"HelmReleaseProps\.releaseName: string should match pattern"):
+        release(release_name=name)
+    # AND a dotted one of 53 characters is Helm's
+    assert release(release_name="a.b-" + "c" * 49).to_dict()["spec"]["releaseName"] == "a.b-" + "c" * 49
 
 
 def test_the_service_account_is_any_service_account_name() -> None:

@@ -130,7 +130,10 @@ def test_the_immutable_table_matches_groups_by_pattern() -> None:
         ("spec", "providerConfigRef", "name"),
         ("spec", "forProvider", "cidrBlock"),
         ("spec", "forProvider", "availabilityZone"),
+        ("spec", "forProvider", "availabilityZoneId"),
         ("spec", "forProvider", "vpcId"),
+        ("spec", "forProvider", "outpostArn"),
+        ("spec", "forProvider", "ipv6Native"),
     ]
     assert immutable_fields("example.com", "Widget") == []
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from pydantic import Field, ValidationError
 
 from fluxplane.constructs import ConfigMap, CustomHealthCheck, Manifest, NamespacedObjectKindReference, Root
 from fluxplane.errors import ConfigError
-from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext
+from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext, covers, is_exact, split_pack, version_or_range
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from tests.conftest import MINIMAL_BASE
@@ -72,8 +73,43 @@ def test_pack_installs_into_no_namespace_by_default() -> None:
     assert SAMPLE.namespaces == ()
 
 
+def test_a_pack_installs_the_crds_it_declares_and_those_of_crd_groups_once() -> None:
+    pack = replace(SAMPLE, crds=("a.example.com", "*.b.example.com"), crd_groups=("a.example.com", "c.example.com"))
+    assert pack.installed_groups == ("a.example.com", "*.b.example.com", "c.example.com")
+    assert SAMPLE.installed_groups == ()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "group", "covered"),
+    [
+        ("karpenter.sh", "karpenter.sh", True),
+        ("karpenter.sh", "x.karpenter.sh", False),
+        ("*.aws.m.upbound.io", "ec2.aws.m.upbound.io", True),
+        ("*.aws.m.upbound.io", "aws.m.upbound.io", False),
+        ("*.aws.upbound.io", "ec2.aws.m.upbound.io", False),
+    ],
+)
+def test_a_crd_pattern_covers_its_group_or_every_group_under_it(pattern: str, group: str, covered: bool) -> None:
+    assert covers(pattern, group) is covered
+
+
+def test_the_configs_of_a_split_pack_install_no_crds() -> None:
+    # GIVEN a pack that installs CRDs and emits objects of one of their groups WHEN split
+    pack = replace(SAMPLE, layer="controllers", crds=("a.example.com", "b.example.com"), crd_groups=("a.example.com",))
+    controllers, configs = split_pack(pack)
+    # THEN the CRDs stay the pack's: what applies their kinds waits for it, not for its configs
+    assert controllers.installed_groups == ("a.example.com", "b.example.com")
+    assert configs.installed_groups == ()
+
+
 #: The built-in packs (their namespaces and the rest of the pack contract: tests/unit/packs/test_conformance.py).
 BUILT_IN = [pack for pack in PackRegistry.from_entry_points() if pack.bind.__module__.startswith("fluxplane.packs.")]
+
+
+def test_every_built_in_pack_lists_the_groups_of_crd_groups_in_crds() -> None:
+    # (crd_groups count as installed anyway; listing them keeps each pack's CRDs in one place)
+    for pack in BUILT_IN:
+        assert set(pack.crd_groups) <= set(pack.crds), pack.name
 
 
 def test_context_scope_is_its_manifest() -> None:
@@ -176,3 +212,62 @@ def test_a_bad_pack_version_is_one_located_line(write_fleet: Any) -> None:
         "environments/base.yaml: packs.metrics-server.version: expected a semver version such as 1.2.3 or v1.2.3 "
         '(MAJOR.MINOR.PATCH, optionally -prerelease and +build), got "3.12.2\\nfoo: bar"'
     ]
+
+
+# Masterminds/semver's own examples (constraints_test.go, TestNewConstraint), then ranges a team writes
+RANGES = [
+    ">= 1.1",
+    ">40.50.60, < 50.70",
+    "2.0",
+    "v2.3.5-20161202202307-sha.e8fc5e5",
+    ">= 1.2.3 < 2.0",
+    ">= 1.2.3 < 2.0 || => 3.0 < 4",
+    ">= 1.2.3, < 2.0 || => 3.0, < 4",
+    "3 - 4 || => 3.0, < 4",
+    "12.3.34 ~1.2.3",
+    "1.0.0 - 2.0.0, <=2.0.0",
+    "6.7.x",
+    "6.x",
+    "*",
+    "~6.7.1",
+    "~> 6.7",
+    "^6",
+    "!=6.7.2",
+    ">=6.7.0 <6.8.0",
+    "6.7.x-0",
+]
+
+
+@pytest.mark.parametrize("value", [*RANGES, "6.7.1", "v1.2.3"])
+def test_a_version_or_a_range_flux_reads_is_taken_as_written(value: str) -> None:
+    assert version_or_range(value) == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # refused by Masterminds/semver too
+        ">= bar",
+        "BAR >= 1.2.3",
+        "12.3.4.1234",
+        "12.3.34~ 1.2.3",
+        "",
+        "6.x ||",
+        # read by Masterminds/semver, but not as a person means them: refused here
+        "06.7.1",
+        "1|2",
+        "6.7.x\nfoo: bar",
+        "6.7.x\t",
+        "latest",
+        # longer than any range a person writes
+        ">=6.7.0 " + "<6.8.0 " * 14,
+    ],
+)
+def test_a_range_flux_cannot_read_is_refused(value: str) -> None:
+    with pytest.raises(ValueError, match=r"^expected a semver version such as 6\.7\.1, or a range Flux reads, "):
+        version_or_range(value)
+
+
+def test_a_version_is_exact_or_a_range() -> None:
+    assert is_exact("6.7.1") and is_exact("v6.7.1-rc.1")
+    assert not is_exact("6.7.x") and not is_exact("6.7")

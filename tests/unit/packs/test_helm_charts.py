@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from fluxplane.core.layout import LAYER_DIRS
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.helm_charts import load_chart_packs
 from fluxplane.packs.registry import PackRegistry
+from fluxplane.testing import bind_pack
 from tests.conftest import ROOT
 
 INSTALLED = PackRegistry.from_entry_points()
@@ -69,11 +71,17 @@ def test_good_chart_files_are_packs(tmp_path: Path) -> None:
 def test_a_platform_namespace_is_refused(tmp_path: Path, namespace: str) -> None:
     # GIVEN a chart installing into a namespace the platform runs in (its pack would own, and prune, the Namespace)
     _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, "namespace": namespace}})
-    # THEN the file and field, the value and what is allowed (the list apps and clusters are refused with)
+    # THEN the file and field, the value and what is allowed (the list apps and clusters are refused with), and
+    # for Kubernetes' own namespaces how to install into one without making it
+    hint = (
+        "; targetNamespace installs into it without making it"
+        if namespace in ("kube-system", "kube-public", "default")
+        else ""
+    )
     assert problems == [
         f'environments/charts/goldilocks.yaml: namespace: "{namespace}" is a platform namespace; a chart\'s '
         "namespace is its own (its pack makes the Namespace and deletes it when the chart is switched off), not "
-        "'crossplane-system', 'default', 'external-secrets', 'flux-system' or any 'kube-*'"
+        f"'crossplane-system', 'default', 'external-secrets', 'flux-system' or any 'kube-*'{hint}"
     ]
 
 
@@ -224,3 +232,228 @@ def test_a_bad_url_is_shown_without_its_credentials(tmp_path: Path, url: str, sh
         f'the chart, got "{shown}"'
     ]
     assert "t0ken" not in problems[0]
+
+
+# -- installing into a namespace the chart does not own ------------------------------------------------
+
+
+def _release(pack: Pack, config: dict[str, Any] | None = None) -> tuple[list[str], dict[str, Any]]:
+    """The kinds the chart's pack makes, and its HelmRelease's spec."""
+    bound = bind_pack(pack, config or {})
+    return [kind for kind, _ in bound.kinds()], bound.one("HelmRelease")["spec"]
+
+
+def test_a_chart_installs_into_kubernetes_own_namespace_without_making_it(tmp_path: Path) -> None:
+    # GIVEN a chart installing into kube-system, where cluster components live, without owning it
+    packs, problems = _load(
+        tmp_path, {"autoscaler": {**GOLDILOCKS, "namespace": None, "targetNamespace": "kube-system"}}
+    )
+    assert problems == []
+    # WHEN bound THEN no Namespace is made (nor pruned when the chart is switched off); the release goes there
+    kinds, spec = _release(packs[0])
+    assert kinds == ["HelmRepository", "HelmRelease"]
+    assert (spec["releaseName"], spec["targetNamespace"]) == ("autoscaler", "kube-system")
+    # AND no app may run there (the namespace is the pack's, for the tenancy rules)
+    assert packs[0].namespaces == ("kube-system",)
+
+
+@pytest.mark.parametrize("namespace", ["flux-system", "crossplane-system", "external-secrets"])
+def test_fluxplanes_own_machinery_is_no_charts_target(tmp_path: Path, namespace: str) -> None:
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, "namespace": None, "targetNamespace": namespace}})
+    assert problems == [
+        f'environments/charts/goldilocks.yaml: targetNamespace: "{namespace}" is where fluxplane\'s own machinery '
+        "runs (Flux, Crossplane, the secrets controllers), which a chart could take down with it: Helm takes over an "
+        "object of the same name, and deletes it when the chart is uninstalled; choose the chart's own namespace"
+    ]
+
+
+def test_a_target_namespace_of_a_required_pack_or_chart_is_there_first(tmp_path: Path) -> None:
+    # GIVEN charts installing into cert-manager's namespace, and into another chart's, each requiring its owner
+    trust = {**GOLDILOCKS, "namespace": None, "targetNamespace": "cert-manager", "requires": ["cert-manager"]}
+    plugin = {**PODINFO, "namespace": None, "targetNamespace": "goldilocks", "requires": ["goldilocks"]}
+    packs, problems = _load(tmp_path, {"goldilocks": GOLDILOCKS, "trust": trust, "plugin": plugin})
+    # THEN both are packs, which make no Namespace
+    assert problems == []
+    assert {pack.name: pack.namespaces for pack in packs} == {
+        "goldilocks": ("goldilocks",),
+        "plugin": ("goldilocks",),
+        "trust": ("cert-manager",),
+    }
+    assert "Namespace" not in _release(next(pack for pack in packs if pack.name == "trust"))[0]
+
+
+@pytest.mark.parametrize(
+    ("spec", "theirs"),
+    [
+        ({"targetNamespace": "cert-manager"}, "it requires none"),
+        (
+            {"targetNamespace": "monitoring", "requires": ["cert-manager", "metrics-server"]},
+            "cert-manager, kube-system",
+        ),
+    ],
+)
+def test_a_target_namespace_nothing_it_requires_makes_is_refused(
+    tmp_path: Path, spec: dict[str, Any], theirs: str
+) -> None:
+    # GIVEN a chart installing into a namespace that may not exist where it is enabled
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, "namespace": None, **spec}})
+    # THEN it is refused, naming what its requirements install into
+    assert problems == [
+        f'environments/charts/goldilocks.yaml: targetNamespace: "{spec["targetNamespace"]}" is neither Kubernetes\' '
+        f"own (default, kube-*) nor one the packs and charts it requires install into ({theirs}), so it may not "
+        "exist where the chart is enabled: add the pack or chart that installs into it to requires, or give it as "
+        "namespace, the chart's own"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("spec", "where", "tail"),
+    [({"targetNamespace": "kube-system"}, "targetNamespace", ", not both"), ({"namespace": None}, "(top level)", "")],
+)
+def test_a_chart_gives_one_namespace(tmp_path: Path, spec: dict[str, Any], where: str, tail: str) -> None:
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, **spec}})
+    assert problems == [
+        f"environments/charts/goldilocks.yaml: {where}: give namespace (the chart's own, which its pack makes) or "
+        f"targetNamespace (one that exists without the chart){tail}"
+    ]
+
+
+# -- the release's identity ----------------------------------------------------------------------------
+
+
+def test_a_chart_takes_over_a_running_release_by_its_name_and_storage(tmp_path: Path) -> None:
+    # GIVEN a chart file naming the release a HelmRelease in the chart's namespace installed, and kept there
+    adopted = {**GOLDILOCKS, "releaseName": "vpa-advice", "storageNamespace": "goldilocks"}
+    packs, problems = _load(tmp_path, {"goldilocks": adopted})
+    assert problems == []
+    # WHEN bound THEN the release is that one
+    spec = _release(packs[0])[1]
+    assert (spec["releaseName"], spec["targetNamespace"], spec["storageNamespace"]) == (
+        "vpa-advice",
+        "goldilocks",
+        "goldilocks",
+    )
+    # AND a cluster whose release is named otherwise names its own; null is the file's name
+    assert _release(packs[0], {"releaseName": "goldilocks-goldilocks"})[1]["releaseName"] == "goldilocks-goldilocks"
+    assert _release(packs[0], {"releaseName": None, "storageNamespace": None})[1] == {
+        key: value for key, value in spec.items() if key != "storageNamespace"
+    } | {"releaseName": "goldilocks"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        (
+            {"storageNamespace": "apps"},
+            'storageNamespace: "apps" is neither "flux-system" nor the chart\'s namespace, "goldilocks": Helm\'s '
+            "records of the release hold its values, and stay where no app can read or change them",
+        ),
+        (
+            {"releaseName": "Goldilocks"},
+            "releaseName: expected a Helm release name: lower-case letters, digits, '-' and '.' (a DNS-1123 "
+            'subdomain), at most 53 characters, got "Goldilocks"',
+        ),
+    ],
+)
+def test_a_release_identity_helm_refuses_or_an_app_could_reach_is_refused(
+    tmp_path: Path, spec: dict[str, Any], problem: str
+) -> None:
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, **spec}})
+    assert problems == [f"environments/charts/goldilocks.yaml: {problem}"]
+
+
+def test_a_clusters_storage_namespace_is_held_to_the_charts_namespace(tmp_path: Path) -> None:
+    # GIVEN a chart in goldilocks WHEN a cluster keeps its release elsewhere THEN its section is refused
+    packs, _ = _load(tmp_path, {"goldilocks": GOLDILOCKS})
+    with pytest.raises(ValidationError, match='storageNamespace "default" is neither "flux-system" nor the namespace'):
+        packs[0].config.model_validate({"storageNamespace": "default"})
+    assert packs[0].config.model_validate({"storageNamespace": "goldilocks"}).storage_namespace == "goldilocks"
+
+
+# -- the HelmRelease settings and a version range ------------------------------------------------------
+
+
+def test_a_charts_release_settings_are_merged_over_the_fleets_defaults(tmp_path: Path) -> None:
+    # GIVEN a chart file with each release setting
+    settings = {
+        "timeout": "10m",
+        "install": {"remediation": {"retries": 5}, "strategy": {"name": "RetryOnFailure", "retryInterval": "2m"}},
+        "upgrade": {"remediation": {"strategy": "uninstall", "remediateLastFailure": True}},
+        "test": {"enable": True, "ignoreFailures": True},
+        "driftDetection": {"mode": "warn", "ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "Deployment"}}]},
+    }
+    packs, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, **settings}})
+    assert problems == []
+    # WHEN bound THEN each is in the HelmRelease, over the fleet's defaults (CRDs replaced, 3 retries, a rollback)
+    spec = _release(packs[0])[1]
+    assert {key: spec[key] for key in ("timeout", "install", "upgrade", "test", "driftDetection")} == {
+        "timeout": "10m",
+        "install": {
+            "crds": "CreateReplace",
+            "remediation": {"retries": 5},
+            "strategy": {"name": "RetryOnFailure", "retryInterval": "2m"},
+        },
+        "upgrade": {
+            "crds": "CreateReplace",
+            "remediation": {"retries": 3, "remediateLastFailure": True, "strategy": "uninstall"},
+        },
+        "test": {"enable": True, "ignoreFailures": True},
+        "driftDetection": {"mode": "warn", "ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "Deployment"}}]},
+    }
+
+
+@pytest.mark.parametrize(
+    ("settings", "problem"),
+    [
+        ({"install": {"remediation": {"retries": "three"}}}, "install.remediation.retries: expected an integer"),
+        (
+            {"upgrade": {"cleanup_on_fail": True}},
+            'upgrade.cleanup_on_fail: unknown field; did you mean "cleanupOnFail"? allowed: crds, remediation, '
+            "strategy, cleanupOnFail, timeout",
+        ),
+        (
+            {"upgrade": {"strategy": {"name": "RemediateOnFailure", "retryInterval": "1m"}}},
+            "upgrade.strategy: retryInterval applies to name 'RetryOnFailure' only, got name 'RemediateOnFailure'",
+        ),
+        ({"driftDetection": {"mode": "on"}}, "driftDetection.mode: expected one of 'enabled', 'warn' or 'disabled'"),
+        ({"timeout": "ten minutes"}, "timeout: expected a duration such as 30s, 5m or 1h30m"),
+    ],
+)
+def test_a_bad_release_setting_is_refused_with_its_field(
+    tmp_path: Path, settings: dict[str, Any], problem: str
+) -> None:
+    # GIVEN a chart file whose release settings the CRD would refuse (or Python's names for Flux's fields)
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, **settings}})
+    # THEN one line with the file and the field
+    assert len(problems) == 1
+    assert problems[0].startswith(f"environments/charts/goldilocks.yaml: {problem}"), problems[0]
+
+
+@pytest.mark.parametrize("version", ["9.0.x", "~9.0.2", ">=9.0.0 <9.1.0", ">=9.0.0, <9.1.0", "9.x || 10.x", "*"])
+def test_a_version_range_is_taken_as_flux_reads_it(tmp_path: Path, version: str) -> None:
+    # GIVEN a chart that takes its patch releases as they come WHEN loaded THEN Flux gets the range as written
+    packs, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, "version": version}})
+    assert problems == []
+    assert _release(packs[0])[1]["chart"]["spec"]["version"] == version
+    # AND a cluster may hold its own range, or an exact version
+    assert packs[0].config.model_validate({"version": "9.0.2"}).version == "9.0.2"
+    assert packs[0].config.model_validate({"version": "9.1.x"}).version == "9.1.x"
+
+
+def test_an_oci_chart_at_a_range_follows_the_newest_tag_in_it(tmp_path: Path) -> None:
+    packs, problems = _load(tmp_path, {"canary": {**PODINFO, "version": "6.7.x"}})
+    assert problems == []
+    assert bind_pack(packs[0], {}).one("OCIRepository")["spec"]["ref"] == {"semver": "6.7.x"}
+
+
+@pytest.mark.parametrize("version", ["9.0.2.1", ">= bar", "latest", "9.x ||", "09.0.2"])
+def test_a_version_flux_cannot_read_is_refused(tmp_path: Path, version: str) -> None:
+    _, problems = _load(tmp_path, {"goldilocks": {**GOLDILOCKS, "version": version}})
+    assert problems == [
+        "environments/charts/goldilocks.yaml: version: expected a semver version such as 6.7.1, or a range Flux "
+        "reads, such as 6.7.x, ~6.7.1 or >=6.7.0 <6.8.0 (comparisons joined by spaces or commas, alternatives by "
+        f'||), got "{version}"'
+    ]
+    packs, _ = _load(tmp_path / "cluster", {"goldilocks": GOLDILOCKS})
+    with pytest.raises(ValidationError, match=r"expected a semver version such as 6\.7\.1, or a range Flux reads"):
+        packs[0].config.model_validate({"version": version})

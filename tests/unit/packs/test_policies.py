@@ -23,6 +23,7 @@ def test_the_policies_are_those_the_packs_load() -> None:
         "aws-load-balancer-controller-controller",
         "cert-manager-route53",
         "crossplane-providers-dynamodb",
+        "crossplane-providers-rds-password",
         "crossplane-providers-s3",
         "crossplane-providers-sqs",
         "external-dns-route53",

@@ -82,6 +82,20 @@ def test_get_an_unknown_pack_lists_the_installed_ones() -> None:
         registry.get("gamma")
 
 
+def test_an_unknown_pack_close_to_an_installed_one_is_offered_it() -> None:
+    # GIVEN a registry WHEN asked for a misspelt pack THEN the pack it was likely meant to be comes first
+    registry = PackRegistry([pack("kyverno"), pack("karpenter")])
+    with pytest.raises(
+        PackError, match=r"^unknown pack 'kyvern'; did you mean 'kyverno'\? \(installed: karpenter, kyverno\)$"
+    ):
+        registry.get("kyvern")
+    sections: dict[str, Any] = {"karpentr": {}}
+    assert registry.configure(sections, staging_origins(sections))[1] == [
+        "environments/staging.yaml: packs.karpentr: unknown pack 'karpentr'; did you mean 'karpenter'? "
+        "(installed: karpenter, kyverno)"
+    ]
+
+
 def test_duplicate_packs_are_refused() -> None:
     # GIVEN the same name twice WHEN registered THEN it is refused
     with pytest.raises(PackError) as exc:
@@ -322,8 +336,8 @@ def test_configure_reports_values_that_fail_the_pack_model() -> None:
         "environments/staging.yaml: packs.podinfo.replicas: expected an integer >= 1, got 0",
         "environments/staging.yaml: packs.podinfo.namespace: expected a DNS-1123 label "
         "(lower-case letters, digits and '-', starting and ending with a letter or digit), got \"Apps\"",
-        "environments/staging.yaml: packs.podinfo.replica: unknown field; "
-        "allowed: enabled, replicas, namespace, message, version, values",
+        'environments/staging.yaml: packs.podinfo.replica: unknown field; did you mean "replicas"? '
+        "allowed: enabled, releaseName, storageNamespace, replicas, namespace, message, version, values",
     ]
     assert configs == {}
 

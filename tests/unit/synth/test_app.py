@@ -10,7 +10,10 @@ import pytest
 import yaml
 
 from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION
+from fluxplane.constructs.raw import RawObject
 from fluxplane.errors import TreeError
+from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext
+from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
@@ -25,8 +28,8 @@ BASE: dict[str, Any] = {
 }
 
 
-def _render(project: Path) -> dict[str, Any]:
-    files = render_app(FleetApp(load_plan(project, demo_registry())))
+def _render(project: Path, registry: PackRegistry | None = None) -> dict[str, Any]:
+    files = render_app(FleetApp(load_plan(project, registry or demo_registry())))
     return {path: list(yaml.safe_load_all(text)) for path, text in files.items() if path.endswith(".yaml")}
 
 
@@ -120,6 +123,44 @@ def test_dependencies_follow_requires_and_layers(write_fleet: FleetWriter) -> No
     assert "dependsOn" not in _kustomization(files, "s1", "ctrl")["spec"]
     assert _kustomization(files, "s1", "conf")["spec"]["dependsOn"] == [{"name": "ctrl"}]
     assert _kustomization(files, "s1", "web")["spec"]["dependsOn"] == [{"name": "conf"}]
+
+
+def _applying(name: str, layer: Layer, *kinds: tuple[str, str], crds: tuple[str, ...] = ()) -> Pack:
+    """A pack that applies one object of each (apiVersion, kind) and installs the CRDs of ``crds``."""
+
+    def bind(ctx: PackContext, config: PackConfig) -> None:
+        for api_version, kind in kinds:
+            RawObject(ctx.scope, kind, {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}})
+
+    return Pack(name=name, version="1.0.0", description=name, config=PackConfig, layer=layer, bind=bind, crds=crds)
+
+
+def test_an_add_on_holds_up_only_what_requires_it_or_applies_its_kinds(write_fleet: FleetWriter) -> None:
+    # GIVEN controllers that install no CRDs (ctrl, logs) and one that installs the widgets.example.com CRDs, and
+    # configs that apply a Widget, only core kinds, and a kind no pack declares
+    registry = demo_registry(
+        _applying("logs", "controllers", ("v1", "Namespace")),
+        _applying("widgets", "controllers", ("v1", "Namespace"), crds=("widgets.example.com",)),
+        _applying("widget-config", "configs", ("widgets.example.com/v1", "Widget")),
+        _applying("quota", "configs", ("v1", "ResourceQuota")),
+        _applying("mystery", "configs", ("things.example.org/v1", "Thing")),
+    )
+    packs = {name: {} for name in ("ctrl", "conf", "web", "logs", "widgets", "widget-config", "quota", "mystery")}
+    project = write_fleet({**BASE, "packs": packs}, {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}})
+    # WHEN synthesized
+    files = _render(project, registry)
+    depends = {
+        name: [item["name"] for item in _kustomization(files, "s1", name)["spec"].get("dependsOn", [])]
+        for name in packs
+    }
+    # THEN each configs Kustomization waits for what it requires and the installer of its kinds, and for no other
+    # controller; one applying a kind no pack declares waits for them all, as before; apps for the configs
+    assert depends["widget-config"] == ["widgets"]
+    assert depends["quota"] == []
+    assert depends["conf"] == ["ctrl"]
+    assert depends["mystery"] == ["ctrl", "logs", "widgets"]
+    assert depends["web"] == ["conf", "mystery", "quota", "widget-config"]
+    assert depends["ctrl"] == depends["logs"] == depends["widgets"] == []
 
 
 def test_health_gates_come_from_the_pack(write_fleet: FleetWriter) -> None:

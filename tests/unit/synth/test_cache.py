@@ -292,6 +292,13 @@ def test_code_key_changes_with_a_pack_version() -> None:
     assert code_key(bumped) != code_key(registry)
 
 
+def test_code_key_changes_with_the_crds_a_pack_installs() -> None:
+    # GIVEN the installed packs WHEN one pack declares other CRDs THEN the code key differs (they order a cluster)
+    packs = list(PackRegistry.from_entry_points())
+    declared = PackRegistry([dataclasses.replace(packs[0], crds=(*packs[0].crds, "x.example.com")), *packs[1:]])
+    assert code_key(declared) != code_key(PackRegistry(packs))
+
+
 def test_code_key_changes_with_a_data_file_of_a_pack_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # GIVEN a pack in a package of its own with an IAM policy as package data
     package = tmp_path / "cache_key_pack"

@@ -135,6 +135,73 @@ def test_a_move_to_another_kustomization_is_refused_until_the_old_one_is_suspend
     assert guard(files, dist, hub="hub", move=["EKSCluster/a/*"]) == []
 
 
+RELEASES = "platform/infrastructure/controllers/goldilocks/base/goldilocks.yaml"
+
+
+def helm_release(name: str = "goldilocks", **spec: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": name, "namespace": "flux-system"},
+        "spec": {"interval": "30m", "chartRef": {"kind": "OCIRepository", "name": name}, **spec},
+    }
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # the names helm-controller gives the release when none is set, now written out
+        ({"targetNamespace": "goldilocks"}, {"targetNamespace": "goldilocks", "releaseName": "goldilocks-goldilocks"}),
+        ({}, {"releaseName": "goldilocks", "targetNamespace": "flux-system", "storageNamespace": "flux-system"}),
+        ({"targetNamespace": "goldilocks"}, {"targetNamespace": "goldilocks", "storageNamespace": "flux-system"}),
+    ],
+)
+def test_naming_a_release_as_it_is_named_already_is_no_reinstallation(
+    tmp_path: Path, before: dict[str, str], after: dict[str, str]
+) -> None:
+    # GIVEN a release whose name and namespaces are helm-controller's defaults, now written out as they are
+    dist = write(tmp_path / "dist", {RELEASES: [helm_release(**before)]})
+    # WHEN guarded THEN the release stays where it is: nothing is refused
+    assert guard(texts({RELEASES: [helm_release(**after)]}), dist, hub="hub") == []
+
+
+def test_a_release_name_helm_controller_shortened_is_the_same_release(tmp_path: Path) -> None:
+    # GIVEN a release whose [targetNamespace-]name is longer than Helm allows: helm-controller shortened it
+    long = {"targetNamespace": "release-name-with-very-long-name"}
+    dist = write(tmp_path / "dist", {RELEASES: [helm_release("which-is-longer-than-53-characters", **long)]})
+    # WHEN the release is named as helm-controller named it (its own test's example, internal/release/name_test.go)
+    shortened = "release-name-with-very-long-name-which-i-788ca0d0d7b0"
+    named = helm_release("which-is-longer-than-53-characters", **long, releaseName=shortened)
+    # THEN nothing is refused
+    assert guard(texts({RELEASES: [named]}), dist, hub="hub") == []
+
+
+@pytest.mark.parametrize(
+    ("after", "change"),
+    [
+        ({"releaseName": "vpa"}, "vpa in goldilocks (stored in flux-system)"),
+        ({"storageNamespace": "goldilocks"}, "goldilocks in goldilocks"),
+        ({"targetNamespace": "kube-system"}, "goldilocks in kube-system (stored in flux-system)"),
+    ],
+)
+def test_another_release_name_or_namespace_is_a_reinstallation_refused_unless_named(
+    tmp_path: Path, after: dict[str, str], change: str
+) -> None:
+    # GIVEN a release as a chart file's pack makes it (its name, its namespace, stored in flux-system)
+    made = {"releaseName": "goldilocks", "targetNamespace": "goldilocks"}
+    dist = write(tmp_path / "dist", {RELEASES: [helm_release(**made)]})
+    files = texts({RELEASES: [helm_release(**{**made, **after})]})
+    # WHEN its name, its storage or its namespace changes THEN the reinstallation is refused, in one line
+    problems = guard(files, dist, hub="hub")
+    assert problems == [
+        f"{RELEASES}: HelmRelease flux-system/goldilocks: the release changes from goldilocks in goldilocks (stored in "
+        f"flux-system) to {change}, so helm-controller uninstalls it, deleting what it installed, before it installs "
+        "the new one; to do it on purpose, run synth with --replace 'HelmRelease/flux-system/goldilocks'"
+    ]
+    # AND the user's word allows it
+    assert guard(files, dist, hub="hub", replace=["HelmRelease/flux-system/goldilocks"]) == []
+
+
 def test_a_tree_written_before_objects_named_their_applier_is_followed_to_find_it(tmp_path: Path) -> None:
     # GIVEN an old tree whose cluster has no annotation: the hub's Kustomization workload-clusters applies
     # the folder that holds it, the way Flux reads the tree (from the GitRepository of the hub's bootstrap)

@@ -50,6 +50,22 @@ def test_a_release_target_takes_helm_controllers_defaults() -> None:
     assert release_target(named) == ("helm", "flux-system", "p")
 
 
+def test_a_release_name_longer_than_helm_allows_is_shortened_as_helm_controller_shortens_it() -> None:
+    # GIVEN a HelmRelease whose [targetNamespace-]name is longer than 53 characters, and one whose name fits
+    long = {
+        "metadata": {"name": "which-is-longer-than-53-characters", "namespace": "flux-system"},
+        "spec": {"targetNamespace": "release-name-with-very-long-name"},
+    }
+    fits = {"metadata": {"name": "a" * 53, "namespace": "flux-system"}, "spec": {}}
+    # THEN the long one's release is named as helm-controller names it (its test, internal/release/name_test.go)
+    assert release_target(long) == (
+        "flux-system",
+        "release-name-with-very-long-name",
+        "release-name-with-very-long-name-which-i-788ca0d0d7b0",
+    )
+    assert release_target(fits)[2] == "a" * 53
+
+
 def test_eks_moves_a_cluster_one_minor_version_up_and_never_down() -> None:
     assert version_step("1.33", "1.34") is None
     assert version_step("1.33", "1.35") == (

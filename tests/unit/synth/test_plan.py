@@ -365,8 +365,8 @@ def test_problems_of_all_clusters_are_reported_together_and_once(
     # THEN every problem of every cluster is listed, the shared one only once
     assert problems == [
         "environments/production.yaml: packs.podinfo.replicas: expected an integer >= 1, got 0",
-        "environments/production.yaml: clusters[1].packs.metrics-server.replica: unknown field; "
-        "allowed: enabled, replicas, version, values",
+        "environments/production.yaml: clusters[1].packs.metrics-server.replica: unknown field; did you mean "
+        '"replicas"? allowed: enabled, releaseName, storageNamespace, replicas, version, values',
         f"environments/staging.yaml: clusters[0].packs.istio: unknown pack 'istio' (installed: {INSTALLED})",
         "environments/staging.yaml: clusters[1].packs.podinfo: expected a mapping, got true",
     ]

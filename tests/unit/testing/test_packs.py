@@ -139,6 +139,8 @@ def test_a_pack_that_keeps_the_contract_has_no_problems() -> None:
             "(known: app-resources, aws-providers)",
         ),
         ({"crd_groups": ("sample",)}, "crd_groups has 'sample', which is not an API group"),
+        ({"crds": ("*.sample",)}, "crds has '*.sample', which is not an API group nor *.<API group>"),
+        ({"crds": ("Sample.io",)}, "crds has 'Sample.io', which is not an API group nor *.<API group>"),
     ],
 )
 def test_each_bad_declaration_is_a_problem(change: dict[str, Any], problem: str) -> None:

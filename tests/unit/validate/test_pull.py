@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.validate.pull import Pulled, fetch_url, pull, pull_cluster, pull_upstream, split_crds
+from fluxplane.validate.schemas import PULLED_BY, default_crd_dirs, pulled_by
 from fluxplane.validate.tree import ValidateError
 from fluxplane.validate.upstream import URLS
 
@@ -101,6 +102,10 @@ def test_pull_fills_the_schema_cache_by_default_and_returns_what_it_wrote(
     assert fetched == list(URLS)
     assert pulled == Pulled(cache, [cache / "example.io" / "widgets.yaml"] * len(URLS))
     assert capsys.readouterr() == ("", "")
+    # AND it says this fluxplane pulled it, so validate reads it instead of the CRDs fluxplane ships
+    assert (cache / PULLED_BY).read_text() == pulled_by()
+    monkeypatch.delenv("FLUXPLANE_CRDS", raising=False)
+    assert default_crd_dirs() == [cache]
 
 
 def test_pull_from_cluster_writes_to_dest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.schemas import (
+    PULLED_BY,
+    SHIPPED_CRDS,
     CoreSchemas,
     CrdCorpus,
     check_documents,
     default_crd_dirs,
     defined_kinds,
+    pulled_by,
     warning_lines,
 )
-from fluxplane.validate.tree import Document, ValidateError, load_documents
+from fluxplane.validate.tree import Document, ValidateError, load_documents, load_tree
+from tests.conftest import ROOT
 
 CRD = """\
 apiVersion: apiextensions.k8s.io/v1
@@ -182,12 +189,48 @@ def test_unparsable_crd_file_is_bad_input(tmp_path: Path) -> None:
 
 
 def test_default_crd_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # GIVEN FLUXPLANE_CRDS THEN its entries; else the cache when it exists; else bad input
+    # GIVEN FLUXPLANE_CRDS THEN its entries
     monkeypatch.setenv("FLUXPLANE_CRDS", f"{tmp_path / 'a'}:{tmp_path / 'b'}")
     assert default_crd_dirs() == [tmp_path / "a", tmp_path / "b"]
+    # GIVEN no cache THEN the CRDs fluxplane ships
     monkeypatch.delenv("FLUXPLANE_CRDS")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    with pytest.raises(ValidateError, match=r"no CRD schemas: pass --crds DIR, set FLUXPLANE_CRDS, or run"):
-        default_crd_dirs()
-    (tmp_path / "cache" / "fluxplane" / "crds").mkdir(parents=True)
-    assert default_crd_dirs() == [tmp_path / "cache" / "fluxplane" / "crds"]
+    assert default_crd_dirs() == [SHIPPED_CRDS]
+    # GIVEN a cache another fluxplane pulled, or one that does not say THEN still the shipped ones
+    cache = tmp_path / "cache" / "fluxplane" / "crds"
+    cache.mkdir(parents=True)
+    assert default_crd_dirs() == [SHIPPED_CRDS]
+    (cache / PULLED_BY).write_text("fluxplane 0.0.1\n")
+    assert default_crd_dirs() == [SHIPPED_CRDS]
+    # GIVEN a cache this fluxplane pulled THEN the cache
+    (cache / PULLED_BY).write_text(pulled_by())
+    assert default_crd_dirs() == [cache]
+
+
+def test_a_group_bundle_is_read_as_its_crds(tmp_path: Path, core: CoreSchemas) -> None:
+    # GIVEN the CRD as a shipped group bundle: a gzip-compressed JSON list of the group's CRDs
+    (tmp_path / "example.io.json.gz").write_bytes(gzip.compress(json.dumps([yaml.safe_load(CRD)]).encode()))
+    corpus = CrdCorpus.from_dirs([tmp_path])
+    # THEN its group is covered, and its documents are checked as from the YAML
+    assert corpus.covers("example.io") and corpus.scope("example.io", "Widget") == "Namespaced"
+    report = check_documents([_widget({"size": 1, "replica": 2})], corpus, core, set())
+    assert [finding.message for finding in report.findings] == ['unknown field "replica" (did you mean "replicas"?)']
+
+
+def test_a_broken_bundle_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / "example.io.json.gz").write_bytes(b"\x1f\x8b\x08\x00 not gzip")
+    corpus = CrdCorpus.from_dirs([tmp_path])
+    with pytest.raises(ValidateError, match=r"example\.io\.json\.gz: cannot (read|parse) CRD file: "):
+        corpus.schema("example.io", "v1", "Widget")
+    (tmp_path / "example.io.json.gz").write_bytes(gzip.compress(b'{"not": "a list"}'))
+    with pytest.raises(ValidateError, match=r"example\.io\.json\.gz: cannot parse CRD file: expected a list of CRDs$"):
+        CrdCorpus.from_dirs([tmp_path]).schema("example.io", "v1", "Widget")
+
+
+def test_the_shipped_crds_cover_every_kind_the_example_emits(core: CoreSchemas) -> None:
+    # GIVEN the example's committed dist/ WHEN checked against the CRDs fluxplane ships
+    tree = load_tree(ROOT / "dist")
+    report = check_documents(tree.documents, CrdCorpus.from_dirs([SHIPPED_CRDS]), core, defined_kinds(tree.documents))
+    # THEN every kind has a schema, and every document is valid
+    assert report.uncovered == {}
+    assert report.findings == []

@@ -177,8 +177,23 @@ def substitute_text(text: str, variables: Mapping[str, str], *, complete: bool =
     return _TOKEN.sub(replace, text)
 
 
+def _has_dollar(value: Any) -> bool:
+    """Whether a ``$`` is anywhere in ``value``'s strings, keys included (what substitution could replace)."""
+    if isinstance(value, str):
+        return "$" in value
+    if isinstance(value, dict):
+        return any(_has_dollar(key) or _has_dollar(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_dollar(item) for item in value)
+    return False
+
+
 def substitute(doc: Document, variables: Mapping[str, str], *, complete: bool = True) -> Document:
-    """``doc`` with its variables replaced (itself when it has none, or switches substitution off)."""
+    """``doc`` with its variables replaced (itself when it has none, or switches substitution off).
+
+    A document without a ``$`` is itself without writing it out: most of what a fleet's Kustomizations apply."""
+    if not _has_dollar(doc):
+        return doc
     metadata = metadata_of(doc)
     for marks in (metadata.get("annotations") or {}, metadata.get("labels") or {}):
         if isinstance(marks, dict) and marks.get(SUBSTITUTE_SWITCH) == "disabled":

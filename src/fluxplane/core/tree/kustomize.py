@@ -109,6 +109,13 @@ def _join(folder: str, entry: str) -> str:
     return posixpath.normpath(posixpath.join(folder, entry))
 
 
+def listed(folder: str, config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The paths of the tree a kustomization file in ``folder`` lists: its resources, bases and components, and the
+    files its patches and CRDs read (URLs left out)."""
+    entries = _entries(config)
+    return tuple(_join(folder, entry) for entry in (*entries.resources, *entries.files))
+
+
 #: Built folders are grouped by this many leading segments, so that forgetting a cluster's folders reads only them.
 GROUP = 3
 
@@ -291,9 +298,7 @@ class Folders:
                     self._collect(entry, found, seen)
             return
         found.add(config)
-        entries = _entries(self._config_item(config).doc)
-        for entry in (*entries.resources, *entries.files):
-            target = _join(folder, entry)
+        for target in listed(folder, self._config_item(config).doc):
             if target in self.documents:
                 found.add(target)
             else:
@@ -318,6 +323,8 @@ class KubectlBuilder:
                 todo.setdefault(key, (folders, folder))
         if not todo:
             return
+        for folders, folder in todo.values():
+            folders.materialize(folder)
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             results = pool.map(lambda job: self._run(*job), todo.values())
             for key, docs in zip(todo, results, strict=True):
@@ -326,6 +333,7 @@ class KubectlBuilder:
     def get(self, folders: KubectlFolders, folder: str) -> list[Document]:
         key = folders.fingerprint(folder)
         if key not in self._cache:
+            folders.materialize(folder)
             self._cache[key] = self._run(folders, folder)
         return self._cache[key]
 
@@ -345,19 +353,39 @@ class KubectlBuilder:
 
 
 class KubectlFolders(Folders):
-    """A tree ({path: text}) written under ``root``, whose folders with a kustomization file kubectl builds."""
+    """A tree ({path: text}) written under ``root``, whose folders with a kustomization file kubectl builds.
 
-    def __init__(self, files: Mapping[str, str], root: Path, builder: KubectlBuilder, label: str) -> None:
+    The whole tree is written at once; with ``lazy``, only the files a build reads (``inputs``), before kubectl
+    builds it: a reader that builds a few folders of a large tree writes only those."""
+
+    def __init__(
+        self, files: Mapping[str, str], root: Path, builder: KubectlBuilder, label: str, *, lazy: bool = False
+    ) -> None:
         super().__init__(LazyDocuments({}, files))
         self.files = files
         self.root = root
         self.builder = builder
         self.label = label
         self._fingerprints: dict[str, str] = {}
-        for relative, text in files.items():
-            target = root / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+        self._written: set[str] = set()
+        if not lazy:
+            self._write(files)
+
+    def _write(self, paths: Iterable[str]) -> None:
+        made: set[Path] = set()
+        for relative in paths:
+            if relative in self._written:
+                continue
+            self._written.add(relative)
+            target = self.root / relative
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            target.write_text(self.files[relative], encoding="utf-8")
+
+    def materialize(self, folder: str) -> None:
+        """Write the files a build of ``folder`` reads, those not written yet."""
+        self._write(sorted(self.inputs(folder)))
 
     def fingerprint(self, folder: str) -> str:
         """The key of ``folder``'s build: the folder and the name and content of every file it reads."""

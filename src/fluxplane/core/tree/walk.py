@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from fluxplane.core.layout import PLATFORM, cluster_dir
@@ -310,7 +310,9 @@ class Fleet:
 
     ``documents`` are the tree's documents by path (or a ``Folders`` reader over them, such as the kubectl
     backend); ``repositories`` are the repositories fluxplane writes, read from the tree when not given;
-    ``substitute`` replaces each Kustomization's postBuild variables in what it applies.
+    ``substitute`` replaces each Kustomization's postBuild variables in what it applies; ``follow``, when given,
+    is asked of each Kustomization and the folder it applies whether the walk goes there (a reader that needs
+    part of a fleet leaves the rest unbuilt).
     """
 
     def __init__(
@@ -319,8 +321,10 @@ class Fleet:
         repositories: Iterable[Repository] | None = None,
         *,
         substitute: bool = False,
+        follow: Callable[[Placed, str], bool] | None = None,
     ) -> None:
         self.folders = documents if isinstance(documents, Folders) else Folders(documents)
+        self.follow = follow
         self._repositories = None if repositories is None else tuple(sorted(repositories))
         self._by_url: dict[str, tuple[Repository, ...]] | None = None
         self.substitute = substitute
@@ -354,7 +358,7 @@ class Fleet:
     @property
     def repositories(self) -> tuple[Repository, ...]:
         if self._repositories is None:
-            self._repositories = self._find_repositories()
+            self._repositories = self.find_repositories()
         return self._repositories
 
     def locate(self, url: str, branch: str | None, path: str) -> Location | None:
@@ -409,7 +413,7 @@ class Fleet:
                 folder = self._resolve(walk, placed, waiting)
                 if not waiting or waiting[-1] is not placed:
                     resolved[key] = folder
-            if folder is None:
+            if folder is None or (self.follow is not None and not self.follow(placed, folder)):
                 return None
             if _remote(placed.item.doc):
                 walk._remote_object(placed, folder)
@@ -539,11 +543,12 @@ class Fleet:
         return tuple(item._replace(doc=substitute(item.doc, values, complete=complete)) for item in items)
 
     # -- where repositories live ------------------------------------------------------------------
-    def _find_repositories(self) -> tuple[Repository, ...]:
-        """The repositories fluxplane writes, read from the entry folders (module docstring)."""
+    def find_repositories(self, clusters: Iterable[str] | None = None) -> tuple[Repository, ...]:
+        """The repositories fluxplane writes, read from the entry folders of ``clusters`` (all when None; module
+        docstring)."""
         votes: dict[str, Counter[Repository]] = {}
         tops = {entry for entry in self.folders.listing(".") if not self.folders.is_file(entry)}
-        for cluster in self.clusters:
+        for cluster in self.clusters if clusters is None else clusters:
             items = self.folders.build(self.entry(cluster)).items
             origins: dict[tuple[str, str, str], tuple[str, str | None]] = {}
             for item in items:

@@ -34,20 +34,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fluxplane.core.layout import cluster_of
 from fluxplane.validate.compose.composition import CompositionModel, read_composition, split_api
 from fluxplane.validate.compose.engine import Composed, Render, render
 from fluxplane.validate.compose.fastcheck import Check, compile_schema
-from fluxplane.validate.compose.fieldpath import Unknown, copy_json
-from fluxplane.validate.compose.overlays import cluster_of, overlay_definitions
+from fluxplane.validate.compose.fieldpath import Unknown
+from fluxplane.validate.compose.overlays import overlay_definitions
 from fluxplane.validate.compose.ptinput import Location, Patch
 from fluxplane.validate.compose.selectors import Placed, selector_problems
 from fluxplane.validate.compose.xr import (
-    COMPOSITE_LABEL,
     XRD,
     XRD_GROUP,
-    apply_defaults,
     crd_schema,
     defaulted,
+    observed_xr,
     read_xrd,
     select_compositions,
 )
@@ -338,7 +338,7 @@ class _Checker:
         if problems:
             self.findings.update(problems)
             return
-        selection = select_compositions(xrd, body, same_cluster(document, self.compositions))
+        selection = select_compositions(xrd, body, same_cluster(cluster_of(document.file), self.compositions))
         if selection.problem is not None:
             self.add(document.finding(*selection.problem))
             return
@@ -354,24 +354,10 @@ class _Checker:
             if model.fatal or model.pipeline is None:
                 self.incomplete.add(namespace)
                 continue
-            observed = self._observed_xr(body, xrd, composition, schema)
+            observed = observed_xr(body, xrd, composition.name, schema)
             result = render(model.pipeline, observed)
             self.report.compositions_rendered += 1
             self._check_render(model, result, xr, namespace, xrd)
-
-    def _observed_xr(self, body: dict[str, Any], xrd: XRD, composition: Document, schema: Any) -> dict[str, Any]:
-        """The XR as the function sees it: Crossplane's label and composition reference set, defaulted."""
-        xr: dict[str, Any] = copy_json(body)
-        meta = xr.setdefault("metadata", {})
-        labels = meta.setdefault("labels", {})
-        labels.setdefault(COMPOSITE_LABEL, meta.get("name", ""))
-        spec = xr.setdefault("spec", {})
-        machinery = spec.setdefault("crossplane", {}) if xrd.modern else spec
-        machinery["compositionRef"] = {"name": composition.name}
-        apply_defaults(xr, schema)
-        if xrd.referenceable:
-            xr["apiVersion"] = f"{xrd.group}/{xrd.referenceable}"
-        return xr
 
     # -- a render's output -----------------------------------------------------------------------------
     def _check_render(self, model: CompositionModel, result: Render, xr: str, namespace: str, xrd: XRD) -> None:
@@ -511,11 +497,11 @@ class _Checker:
         return self.report
 
 
-def same_cluster(document: Document, compositions: list[Document]) -> list[Document]:
-    """The Compositions an XR of ``document`` can meet: where clusters define Compositions of one name differently
-    (the hub's and a cluster's own, which makes its apps' resources), those of the XR's cluster, or else the ones
-    no cluster's path claims (the catalogue's, which the hub applies)."""
-    cluster = cluster_of(document.file)
+def same_cluster(cluster: str | None, compositions: list[Document]) -> list[Document]:
+    """The Compositions a composite of ``cluster`` (None: one no cluster's path claims) can meet: where clusters
+    define Compositions of one name differently (the hub's and a cluster's own, which makes its apps' resources),
+    those of the composite's cluster, or else the ones no cluster's path claims (the catalogue's, which the hub
+    applies)."""
     by_name: dict[str, list[Document]] = {}
     for composition in compositions:
         by_name.setdefault(composition.name, []).append(composition)

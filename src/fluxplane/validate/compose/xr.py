@@ -349,3 +349,19 @@ def select_compositions(xrd: XRD, xr: dict[str, Any], compositions: list[Documen
 def _composes(document: Document, type_ref: tuple[str, str] | None) -> bool:
     reference = (document.body.get("spec") or {}).get("compositeTypeRef") or {}
     return type_ref is not None and (reference.get("apiVersion"), reference.get("kind")) == type_ref
+
+
+def observed_xr(body: dict[str, Any], xrd: XRD, composition: str, schema: Any) -> dict[str, Any]:
+    """The XR ``body`` as the function sees it when ``composition`` (a name) renders it: Crossplane's composite
+    label and composition reference set, defaulted."""
+    xr: dict[str, Any] = copy_json(body)
+    meta = xr.setdefault("metadata", {})
+    labels = meta.setdefault("labels", {})
+    labels.setdefault(COMPOSITE_LABEL, meta.get("name", ""))
+    spec = xr.setdefault("spec", {})
+    machinery = spec.setdefault("crossplane", {}) if xrd.modern else spec
+    machinery["compositionRef"] = {"name": composition}
+    apply_defaults(xr, schema)
+    if xrd.referenceable:
+        xr["apiVersion"] = f"{xrd.group}/{xrd.referenceable}"
+    return xr

@@ -3,6 +3,9 @@ lives in the tree, and postBuild substitution as Flux does it."""
 
 from __future__ import annotations
 
+import pytest
+import yaml
+
 from fluxplane.config.models import Repositories
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.core.tree import Location, Repository, repositories_of, substitute, substitute_text
@@ -98,6 +101,16 @@ def test_every_double_dollar_is_one_dollar_as_in_flux() -> None:
     assert substitute_text(text, variables) == "some text abcdEFGH28ij${var${var01}$var01abcdEFGH28ij"
     assert substitute_text("a$$b $$$c $$$${var01}", variables) == "a$b $$c $${var01}"
     assert substitute({"data": {"price": "$$5"}}, variables) == {"data": {"price": "$5"}}
+
+
+def test_a_document_without_a_dollar_is_itself_without_being_written_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN YAML that cannot be written WHEN a document without a "$" is substituted THEN it is returned as is
+    def refuse(*args: object, **kwargs: object) -> str:
+        raise AssertionError("written out")
+
+    monkeypatch.setattr(yaml, "safe_dump", refuse)
+    doc = {"kind": "ConfigMap", "data": {"a": ["b", {"c": 1}], "d": None}}
+    assert substitute(doc, {"a": "x"}) is doc
 
 
 def test_objects_that_disable_substitution_keep_their_text() -> None:

@@ -232,3 +232,22 @@ def test_kubectl_builds_the_folders_with_a_kustomization_file(tmp_path: Path) ->
     again.prefetch(["app/prod", "all/prod"])
     assert builder.builds == 2
     assert again.fingerprint("app/prod") == folders.fingerprint("app/prod")
+
+
+@needs_kubectl
+def test_a_lazy_tree_writes_only_what_a_build_reads(tmp_path: Path) -> None:
+    # GIVEN a tree of an overlay, its base, and a folder nothing builds
+    files = {
+        "app/base/kustomization.yaml": yaml.safe_dump(kustomization("app.yaml")[0]),
+        "app/base/app.yaml": yaml.safe_dump(config_map("app", "x")),
+        "app/prod/kustomization.yaml": yaml.safe_dump(kustomization("../base")[0]),
+        "other/kustomization.yaml": yaml.safe_dump(kustomization("other.yaml")[0]),
+        "other/other.yaml": yaml.safe_dump(config_map("other")),
+    }
+    folders = KubectlFolders(files, tmp_path, KubectlBuilder(), "head", lazy=True)
+    assert list(tmp_path.iterdir()) == []
+    # WHEN the overlay is built THEN it is, and only its inputs were written
+    [item] = folders.build("app/prod").items
+    assert item.doc["metadata"]["name"] == "app"
+    written = sorted(path.relative_to(tmp_path).as_posix() for path in tmp_path.rglob("*") if path.is_file())
+    assert written == ["app/base/app.yaml", "app/base/kustomization.yaml", "app/prod/kustomization.yaml"]

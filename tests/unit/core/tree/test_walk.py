@@ -290,6 +290,32 @@ def test_where_the_bootstraps_disagree_most_clusters_win() -> None:
     ]
 
 
+def test_the_repositories_can_be_read_from_some_clusters_alone() -> None:
+    # GIVEN the fleet with a third cluster whose bootstrap is wrong WHEN only the others are asked THEN they decide
+    documents = fleet()
+    documents["platform/clusters/c/kustomization.yaml"] = kustomization("gotk-sync.yaml")
+    documents["platform/clusters/c/gotk-sync.yaml"] = [source(), ks("flux-system", "./elsewhere/clusters/c")]
+    tree = Fleet(documents)
+    assert tree.find_repositories(["a"]) == Fleet(fleet()).repositories
+    assert tree.find_repositories(["c"]) == (Repository("platform", FLEET, "elsewhere", "main"),)
+
+
+def test_follow_leaves_the_folders_it_refuses_unwalked() -> None:
+    # GIVEN a walk told to go nowhere but into the spokes' folder and spoke a's entry and tenants
+    asked: list[tuple[str, str]] = []
+
+    def follow(placed: Any, folder: str) -> bool:
+        asked.append((placed.key.name, folder))
+        return folder == "platform/spokes" or folder.startswith(("platform/clusters/a", "workloads/"))
+
+    walk = Fleet(fleet(), follow=follow).walk()
+    # THEN the app is never built, on the hub or through kubeConfig, and what the followed folders hold is placed
+    assert "platform/apps/app" not in {application.folder for application in walk.applications}
+    assert ("app", "platform/apps/app") in asked
+    assert ("Kustomization", "shop", "shop", "tenants") in landed(walk, "a")
+    assert ("ConfigMap", "apps", "app", "app") not in landed(walk, "hub")
+
+
 def test_post_build_variables_are_substituted_when_asked() -> None:
     documents = fleet()
     walk = Fleet(documents, substitute=True).walk()

@@ -1,0 +1,157 @@
+"""What happens to one AWS managed resource between two trees: created, updated in place, replaced, deleted or
+left in AWS, the fields that change, and why.
+
+A resource is read from its managed-resource object (in the tree, or composed from a composite): its region
+(``forProvider.region``), its AWS name (the external name, else the field fluxplane.synth.kinds says names it)
+and its provider config, which names the account (fluxplane.plan.accounts). It is replaced when a field AWS
+cannot change in place changes (fluxplane.synth.kinds.replacing_fields; a field set for the first time replaces
+nothing, as the guard reads it: fluxplane.synth.hazards.immutable_change), updated when anything else below
+``spec`` or its external name changes. A deletion says what it destroys, unless the object's deletion or
+management policy leaves the resource in AWS (``forget``). Values only the cluster knows (a composed
+resource's generated name, an observed status) compare equal to each other and read ``(known after apply)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fluxplane.plan.model import CREATE, DELETE, FORGET, REPLACE, UPDATE
+from fluxplane.synth.hazards import ABSENT, field, immutable_change
+from fluxplane.synth.kinds import (
+    EXTERNAL_NAME,
+    PROVIDER_CONFIG_REF,
+    REGION,
+    FieldPath,
+    cloud_kind,
+    replacing_fields,
+)
+from fluxplane.validate.compose import Unknown
+
+#: How a value only the cluster knows reads.
+UNKNOWN = "(known after apply)"
+_SCALARS = (str, int, float, bool)
+_KNOWN_OR_NOT = (*_SCALARS, Unknown)
+
+
+def show(value: Any) -> str:
+    """A value as a plan line shows it: scalars as they are, structures by what they are."""
+    if isinstance(value, Unknown):
+        return UNKNOWN
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, _SCALARS):
+        return str(value)
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def dotted(path: FieldPath) -> str:
+    """A field path as a plan names it: below ``spec.forProvider`` (``engine``) or else ``spec``
+    (``providerConfigRef.name``), the external name by its name."""
+    if path == EXTERNAL_NAME:
+        return "external name"
+    for prefix in (("spec", "forProvider"), ("spec",)):
+        if path[: len(prefix)] == prefix and len(path) > len(prefix):
+            return ".".join(path[len(prefix) :])
+    return ".".join(path)
+
+
+def _differences(old: Any, new: Any, path: FieldPath, found: list[FieldPath]) -> None:
+    if old == new:
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in [*old, *(key for key in new if key not in old)]:
+            _differences(old.get(key), new.get(key), (*path, str(key)), found)
+        return
+    found.append(path)
+
+
+def changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldPath]:
+    """The fields below ``spec``, and the external name, whose values differ (a list or a value that changes type
+    is one field)."""
+    found: list[FieldPath] = []
+    _differences(old.get("spec"), new.get("spec"), ("spec",), found)
+    if field(old, EXTERNAL_NAME) != field(new, EXTERNAL_NAME):
+        found.insert(0, EXTERNAL_NAME)
+    return found
+
+
+def keeps_resource(document: Mapping[str, Any]) -> bool:
+    """Whether deleting this managed resource leaves the AWS resource in place (deletion policy ``Orphan``, or
+    management policies without ``Delete``)."""
+    policies = field(document, ("spec", "managementPolicies"))
+    if isinstance(policies, list) and not ("*" in policies or "Delete" in policies):
+        return True
+    return bool(field(document, ("spec", "deletionPolicy")) == "Orphan")
+
+
+def _change_text(path: FieldPath, old: Any, new: Any) -> str:
+    if path in ABSENT:
+        old = ABSENT[path] if old is None else old
+        new = ABSENT[path] if new is None else new
+    if isinstance(old, _KNOWN_OR_NOT) and isinstance(new, _KNOWN_OR_NOT):
+        return f"{dotted(path)} changed from {show(old)} to {show(new)}"
+    return f"{dotted(path)} changed"
+
+
+def aws_name(group: str, kind: str, document: Mapping[str, Any]) -> str | None:
+    """The resource's name in AWS when the object says it: its external name, else its kind's name field."""
+    for path in (EXTERNAL_NAME, getattr(cloud_kind(group, kind), "name", None)):
+        value = field(document, path) if path is not None else None
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def region_of(document: Mapping[str, Any]) -> str:
+    value = field(document, REGION)
+    return value if isinstance(value, str) and value else "global"
+
+
+def provider_config(document: Mapping[str, Any]) -> str:
+    """The provider config a managed resource names (``default`` when it names none, as Crossplane reads it)."""
+    value = field(document, PROVIDER_CONFIG_REF)
+    return value if isinstance(value, str) and value else ABSENT[PROVIDER_CONFIG_REF]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What happens to one resource: the action, the fields that change, and why."""
+
+    action: str
+    fields: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+
+def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> Verdict | None:
+    """The verdict on a managed resource of ``group`` and ``kind`` that was ``old`` and becomes ``new`` (None for
+    absent); None when nothing changes."""
+    entry = cloud_kind(group, kind)
+    if old is None and new is None:
+        return None
+    if old is None:
+        return Verdict(CREATE)
+    if new is None:
+        if keeps_resource(old):
+            return Verdict(FORGET, reasons=("its deletion policy leaves it in AWS, unmanaged",))
+        destroyed = entry.deletes if entry is not None and entry.deletes else ""
+        return Verdict(DELETE, reasons=(f"destroys {destroyed}",) if destroyed else ())
+    fields = changed_fields(old, new)
+    if not fields:
+        return None
+    reasons: list[str] = []
+    for path in replacing_fields(group, kind):
+        values = immutable_change(old, new, path)
+        if values is None or all(isinstance(value, Unknown) for value in values):
+            continue
+        text = _change_text(path, *values)
+        if path == PROVIDER_CONFIG_REF:
+            text += " (another account: made anew there, the old one is left unmanaged)"
+        reasons.append(text)
+    shown = tuple(dict.fromkeys(dotted(path) for path in fields))
+    if reasons:
+        return Verdict(REPLACE, shown, tuple(reasons))
+    return Verdict(UPDATE, shown)

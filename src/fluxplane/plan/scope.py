@@ -1,0 +1,297 @@
+"""Which part of two trees a change reaches, so that a plan builds that part and nothing else.
+
+The files whose text differs between the trees are the change (with, when the definitions of a composite kind
+differ, the files holding composites of that kind: what they compose changes too). From them, in each tree:
+
+* **touched** folders are those whose build reads a changed file: the folder a changed file is the kustomization
+  file of, a folder without one above a changed file or touched folder (Flux generates its build from what lies
+  below it), and a folder whose kustomization file lists one (core.tree.kustomize.listed);
+* **dirty** folders are those from which Flux reaches a changed file: the touched ones, and, again and again,
+  the folders that read a file holding a Flux Kustomization whose ``spec.path`` leads to a dirty folder;
+* the **clusters** walked are those whose entry folder (platform/clusters/<cluster>) is dirty.
+
+Only the kustomization files whose text names a target, and the files holding Flux Kustomizations whose text
+names a dirty folder's path, are parsed. The walk (fluxplane.diff.fleet.received, kustomize builds with kubectl
+of only the folders it visits) then follows a Kustomization when the folder it applies is dirty, or when the
+Kustomization itself differs from the other tree's (a touched folder placed it and the other tree's build of that
+folder holds another one, or none): below such a one everything is followed, since all it applies may land
+differently. What no followed Kustomization reaches is the same in both trees, and costs nothing.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fluxplane.core.codec import parse_documents
+from fluxplane.core.layout import PLATFORM
+from fluxplane.core.tree import KubectlFolders
+from fluxplane.core.tree import Placed as WalkPlaced
+from fluxplane.core.tree.flux import normal
+from fluxplane.core.tree.kustomize import Build, listed
+from fluxplane.core.tree.objects import (
+    FLUX_KUSTOMIZE,
+    KUSTOMIZE_FILES,
+    Item,
+    group_of,
+    is_flux_kustomization,
+    metadata_of,
+    spec_of,
+)
+
+#: Where the entry folders are: platform/clusters/<cluster>.
+CLUSTERS = f"{PLATFORM}/clusters/"
+_FLUX_KUSTOMIZATION = re.compile(r"(?m)^kind: Kustomization\s*$")
+_DOCUMENT = re.compile(r"(?m)^---[ \t]*$")
+
+
+def changed_files(before: Mapping[str, str], after: Mapping[str, str]) -> frozenset[str]:
+    """The paths whose text differs between two trees (added and removed ones too)."""
+    return frozenset(path for path in set(before) | set(after) if before.get(path) != after.get(path))
+
+
+class Index:
+    """One tree's kustomization files and Flux Kustomizations, parsed where a question needs them; ``parsed`` is
+    shared by the trees of a plan, keyed by text (most files are the same in both)."""
+
+    def __init__(self, files: Mapping[str, str], parsed: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        self.files = files
+        self._parsed = {} if parsed is None else parsed
+        self.configs: dict[str, str] = {}
+        for path in sorted(files):
+            folder, _, name = path.rpartition("/")
+            if name in KUSTOMIZE_FILES:
+                current = self.configs.get(folder)
+                if current is None or KUSTOMIZE_FILES.index(name) < KUSTOMIZE_FILES.index(current.rpartition("/")[2]):
+                    self.configs[folder] = path
+        self.flux = [
+            path
+            for path, text in files.items()
+            if path.rpartition("/")[2] not in KUSTOMIZE_FILES
+            and FLUX_KUSTOMIZE in text
+            and _FLUX_KUSTOMIZATION.search(text)
+        ]
+        self._listed: dict[str, frozenset[str]] = {}
+        self._paths: dict[str, list[str]] = {}
+
+    def parse(self, text: str) -> list[dict[str, Any]]:
+        found = self._parsed.get(text)
+        if found is None:
+            found = self._parsed[text] = parse_documents(text)
+        return found
+
+    def listed(self, folder: str) -> frozenset[str]:
+        """What ``folder``'s kustomization file lists."""
+        found = self._listed.get(folder)
+        if found is None:
+            documents = self.parse(self.files[self.configs[folder]])
+            found = self._listed[folder] = frozenset(listed(folder, documents[0]) if documents else ())
+        return found
+
+    def readers(self, target: str) -> set[str]:
+        """The folders whose build reads ``target`` (a file or a folder) itself."""
+        found: set[str] = set()
+        parent = posixpath.dirname(target)
+        if parent:
+            config = self.configs.get(parent)
+            if config is None or config == target:
+                found.add(parent)
+        name = posixpath.basename(target)
+        # an entry naming it: a list item or a patch's path whose value ends in its name
+        entry = re.compile(r"(?m)^\s*-?\s*(?:path:\s*)?[\"']?(?:[^\s\"']*/)?" + re.escape(name) + r"/?[\"']?\s*$")
+        for folder, config in self.configs.items():
+            text = self.files[config]
+            if name in text and entry.search(text) and target in self.listed(folder):
+                found.add(folder)
+        return found
+
+    def flux_paths(self, path: str) -> list[str]:
+        """The normalised ``spec.path`` of every Flux Kustomization in one file."""
+        found = self._paths.get(path)
+        if found is None:
+            found = []
+            for text in _DOCUMENT.split(self.files[path]):
+                if FLUX_KUSTOMIZE not in text or not _FLUX_KUSTOMIZATION.search(text):
+                    continue
+                for doc in self.parse(text):
+                    spec_path = spec_of(doc).get("path")
+                    if is_flux_kustomization(doc):
+                        found.append(normal(spec_path) if isinstance(spec_path, str) and spec_path else ".")
+            self._paths[path] = found
+        return found
+
+    def appliers(self, folder: str) -> set[str]:
+        """The files holding a Flux Kustomization whose path may lead to ``folder``: its path ends like the folder's
+        below dist/'s repository folder (where the repositories lie is not needed); a repository folder's own
+        path ends in its name."""
+        rest = folder.partition("/")[2] or folder
+        # a line "path: <...>rest", the value ending there, quoted or not, with or without a final slash
+        line = re.compile(r"(?m)^\s*path:\s*[\"']?(?:[^\n]*/)?" + re.escape(rest) + r"/?[\"']?\s*$")
+        found: set[str] = set()
+        for path in self.flux:
+            if rest not in self.files[path] or not line.search(self.files[path]):
+                continue
+            for spec_path in self.flux_paths(path):
+                if spec_path == rest or spec_path.endswith("/" + rest):
+                    found.add(path)
+                    break
+        return found
+
+
+@dataclass
+class Scope:
+    """The part of two trees a change reaches (module docstring)."""
+
+    changed: frozenset[str]
+    touched: set[str] = field(default_factory=set)
+    dirty: set[str] = field(default_factory=set)
+    clusters: set[str] = field(default_factory=set)
+    #: The files that lead to a change: the changed ones, and those holding a Kustomization into a dirty folder.
+    files: set[str] = field(default_factory=set)
+
+    def add(self, index: Index, changed: Iterable[str]) -> None:
+        """What ``changed`` reaches in one tree."""
+        frontier = list(changed)
+        touched: set[str] = set()
+        while frontier:
+            for reader in index.readers(frontier.pop()):
+                if reader not in touched:
+                    touched.add(reader)
+                    frontier.append(reader)
+        dirty = set(touched)
+        frontier = sorted(touched)
+        seen_files: set[str] = set()
+        while frontier:
+            folder = frontier.pop()
+            for path in index.appliers(folder) - seen_files:
+                seen_files.add(path)
+                pending = [path]
+                while pending:
+                    for reader in index.readers(pending.pop()):
+                        if reader not in dirty:
+                            dirty.add(reader)
+                            frontier.append(reader)
+                            pending.append(reader)
+        self.touched |= touched
+        self.dirty |= dirty
+        self.files |= set(changed) | seen_files
+        self.clusters |= {folder[len(CLUSTERS) :] for folder in dirty if folder.startswith(CLUSTERS)} - {""}
+        self.clusters = {cluster for cluster in self.clusters if "/" not in cluster}
+
+    def line(self, walked: int, total: int) -> str:
+        return (
+            f"{len(self.changed)} changed files reach {len(self.dirty)} folders and {len(self.clusters)} of {total} "
+            f"clusters; {walked} folders built"
+        )
+
+
+def _identity(doc: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    metadata = metadata_of(doc)
+    return (
+        group_of(doc.get("apiVersion")),
+        str(doc.get("kind") or ""),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name") or ""),
+    )
+
+
+#: What the walk needs of a folder besides the Kustomizations it follows: the sources they name, the variables
+#: they substitute.
+_WALK_NEEDS = re.compile(r"(?m)^kind: (?:GitRepository|OCIRepository|Bucket|ExternalArtifact|ConfigMap|Secret)\s*$")
+#: The fields of a kustomization file that only gather what it lists.
+_GATHERS = frozenset({"apiVersion", "kind", "resources"})
+
+
+class PlanFolders(KubectlFolders):
+    """A tree's folders for a plan's walk: kustomize builds with kubectl, but a folder that is dirty, not touched and
+    only gathers what it lists (a kustomization file of ``resources`` alone) is built from the entries that lead to
+    the change, and those holding what the walk needs (sources, variables): the others' objects are the same in
+    both trees and lead nowhere that changes (a hub's folder of a thousand clusters' chains, one of which changes)."""
+
+    def __init__(self, files: Mapping[str, str], root: Any, builder: Any, label: str, scope: Scope) -> None:
+        super().__init__(files, root, builder, label, lazy=True)
+        self.scope = scope
+        self._whole: set[str] = set()
+
+    def whole(self, folder: str) -> None:
+        """Build ``folder`` whole from now on: a Kustomization that differs applies it, and all it holds may land
+        differently (what was gathered of it before is forgotten)."""
+        if folder not in self._whole:
+            self._whole.add(folder)
+            self.forget([folder])
+
+    def _gathered(self, folder: str) -> tuple[str, ...] | None:
+        """The entries of a folder built from some of them, None for a folder kustomize builds."""
+        if folder not in self.scope.dirty or folder in self.scope.touched or folder in self._whole:
+            return None
+        config = self.config(folder)
+        if config is None:
+            return None
+        documents = self.documents[config]
+        own = documents[0] if documents and isinstance(documents[0], dict) else None
+        if own is None or not set(own) <= _GATHERS:
+            return None
+        return listed(folder, own)
+
+    def _needed(self, entry: str) -> bool:
+        if entry in self.scope.dirty or entry in self.scope.files:
+            return True
+        paths = [entry] if entry in self.files else sorted(self.inputs(entry))
+        return any(_WALK_NEEDS.search(self.files[path]) for path in paths if path in self.files)
+
+    def _kustomize(self, folder: str, config: str) -> Build:
+        entries = self._gathered(folder)
+        if entries is None:
+            return super()._kustomize(folder, config)
+        items: list[Item] = []
+        for entry in entries:
+            if not self._needed(entry):
+                continue
+            items.extend(self.items(entry) if entry in self.files else self.build(entry).items)
+        return Build(tuple(items))
+
+    def prefetch(self, folders: Iterable[str]) -> None:
+        super().prefetch(folder for folder in folders if self._gathered(folder) is None)
+
+
+class Follow:
+    """The walk's choice of Kustomizations to follow in one tree, against the other tree (module docstring)."""
+
+    def __init__(self, scope: Scope, mine: KubectlFolders, other: KubectlFolders, entries: set[str]) -> None:
+        self.scope = scope
+        self.mine = mine
+        self.other = other
+        #: Clusters whose entry folder only one of the trees has: everything they apply is new or gone.
+        self.entries = entries
+        self._tainted: dict[int, bool] = {}
+
+    def _differs(self, placed: WalkPlaced, folder: str) -> bool:
+        """Whether the Kustomization ``placed`` is not the same in the other tree's build of the folder placing it."""
+        if not self.other.is_folder(folder):
+            return True
+        identity = _identity(placed.item.doc)
+        mine = [item.doc for item in self.mine.build(folder).items if _identity(item.doc) == identity]
+        theirs = [item.doc for item in self.other.build(folder).items if _identity(item.doc) == identity]
+        return mine != theirs
+
+    def tainted(self, placed: WalkPlaced) -> bool:
+        application = placed.application
+        if application.applier is None:
+            inherited = application.cluster in self.entries
+        else:
+            inherited = self._tainted.get(id(application.applier), True)
+        return inherited or (application.folder in self.scope.touched and self._differs(placed, application.folder))
+
+    def __call__(self, placed: WalkPlaced, folder: str) -> bool:
+        tainted = self.tainted(placed)
+        if tainted or folder in self.scope.dirty:
+            self._tainted[id(placed)] = tainted
+            if tainted:
+                for folders in (self.mine, self.other):
+                    if isinstance(folders, PlanFolders):
+                        folders.whole(folder)
+            return True
+        return False

@@ -1,0 +1,159 @@
+"""``fluxplane plan`` end to end on the example fleet in a Git repository of its own.
+
+The base commit is the example with its dist/; each test changes the definition in the working tree, as a pull
+request would, and reads the plan against it: an RDS engine change replaces the instance (data-bearing, first), an
+instance class changes in place, an app's table removed is deleted (and synth refuses it without --delete), a
+cluster added only creates, and a pack's version bump upgrades exactly the clusters that run it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fluxplane.cli import EXIT_GATED, main
+from tests.support.files import read_tree
+from tests.support.git import git
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed: plan builds with it"),
+]
+
+ORDERS = "environments/apps/orders.yaml"
+
+
+@pytest.fixture
+def fleet(example_project: Path) -> Path:
+    """The example, environments/ and dist/, committed."""
+    git(example_project, "init", "-q")
+    git(example_project, "add", "environments", "dist")
+    git(example_project, "commit", "-qm", "example")
+    return example_project
+
+
+def edit(root: Path, path: str, old: str, new: str) -> None:
+    file = root / path
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new, 1))
+
+
+def plan(root: Path, capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> str:
+    dist = read_tree(root / "dist")
+    capsys.readouterr()
+    assert main(["--root", str(root), "plan", *args]) == code
+    # nothing is written to dist/
+    assert read_tree(root / "dist") == dist
+    return capsys.readouterr().out
+
+
+def plan_json(root: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(plan(root, capsys, "--format", "json"))
+    assert document["base"]["source"] == "committed"
+    return document
+
+
+def actions(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    return [(item["action"], item["noun"], item["name"], item["cluster"]) for item in document["resources"]]
+
+
+def test_an_engine_change_replaces_the_database_first_of_all(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(fleet, ORDERS, "engine: postgres", "engine: mysql")
+    document = plan_json(fleet, capsys)
+    # THEN both clusters' RDS instances are replaced, in the production account, and they come first
+    replaced = [item for item in document["resources"] if item["action"] == "replace"]
+    assert [(item["name"], item["account"], item["region"]) for item in replaced] == [
+        ("production-use1-orders-main", "444455556666", "us-east-1"),
+        ("production-usw2-orders-main", "444455556666", "us-west-2"),
+    ]
+    assert document["resources"][:2] == replaced
+    assert all(item["dataBearing"] and item["kind"] == "Instance" for item in replaced)
+    assert replaced[0]["reasons"] == ["engine changed from postgres to mysql"]
+    assert replaced[0]["source"] == "AppDatabase production-use1/orders-database-main: instance"
+    # AND the security groups' rules follow the engine's port in place
+    assert {(item["action"], item["kind"]) for item in document["resources"][2:]} == {
+        ("update", "SecurityGroupIngressRule")
+    }
+    assert document["summary"]["dataBearing"] == 2
+    # AND the text says it on its first lines, and --fail-on data stops a pipeline
+    out = plan(fleet, capsys, "--fail-on", "data", code=EXIT_GATED)
+    lines = out.splitlines()
+    assert lines[lines.index("data-bearing resources replaced or deleted (2):") + 1] == (
+        "  ! replaces RDS instance production-use1-orders-main in account 444455556666 (us-east-1, cluster hub): "
+        "engine changed from postgres to mysql"
+    )
+
+
+def test_an_instance_class_changes_in_place(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(fleet, ORDERS, '      engineVersion: "17"\n', '      engineVersion: "17"\n      instanceClass: db.t4g.small\n')
+    document = plan_json(fleet, capsys)
+    assert actions(document) == [
+        ("update", "RDS instance", "production-use1-orders-main", "hub"),
+        ("update", "RDS instance", "production-usw2-orders-main", "hub"),
+    ]
+    assert [item["fields"] for item in document["resources"]] == [["instanceClass"], ["instanceClass"]]
+    assert plan(fleet, capsys, "--fail-on", "replace,delete,data").endswith("0 destructive changes.\n")
+
+
+def test_an_apps_table_removed_is_deleted_and_synth_refuses_it(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(fleet, ORDERS, "  tables:\n    - name: orders\n      hashKey: orderId\n", "")
+    # GIVEN synth refuses to write the deletion without --delete
+    assert main(["--root", str(fleet), "synth"]) == 2
+    assert "--delete 'AppTable/" in capsys.readouterr().err
+    # THEN the plan deletes both DynamoDB tables, data-bearing: the hub's for production-use1, and the one
+    # production-usw2 makes itself, in the same account
+    document = plan_json(fleet, capsys)
+    tables = [item for item in document["resources"] if item["kind"] == "Table"]
+    assert [(item["action"], item["name"], item["cluster"], item["account"]) for item in tables] == [
+        ("delete", "production-use1-orders-orders", "hub", "444455556666"),
+        ("delete", "production-usw2-orders-orders", "production-usw2", "444455556666"),
+    ]
+    assert all(item["dataBearing"] and item["reasons"] == ["destroys the table and its items"] for item in tables)
+    assert {item["action"] for item in document["resources"]} == {"delete"}
+    plan(fleet, capsys, "--fail-on", "delete", code=EXIT_GATED)
+
+
+def test_a_cluster_added_only_creates(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = str(fleet)
+    assert main(["--root", root, "new-cluster", "staging-use2", "--env", "staging", "--region", "us-east-2"]) == 0
+    sealed = ["--cluster", "staging-use2", "--namespace", "flux-system", "--name", "flux-system"]
+    assert (
+        main(["--root", root, "seal", *sealed, "--from-literal", "identity=x", "--from-literal", "known_hosts=y"]) == 0
+    )
+    document = plan_json(fleet, capsys)
+    # THEN every AWS resource is new: the cluster, its network, its node group, its add-ons' roles
+    assert {item["action"] for item in document["resources"]} == {"create"}
+    made = {(item["noun"], item["name"]) for item in document["resources"]}
+    assert {("EKS cluster", "staging-use2"), ("VPC", "staging-use2/vpc")} <= made
+    assert {item["region"] for item in document["resources"] if item["noun"] == "EKS cluster"} == {"us-east-2"}
+    # AND the new cluster's releases are installed; nothing is destructive
+    assert {item["action"] for item in document["kubernetes"]} == {"create"}
+    assert document["summary"]["destructive"] == 0
+    plan(fleet, capsys, "--fail-on", "destructive")
+
+
+def test_a_pack_version_bump_upgrades_exactly_the_clusters_that_run_it(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN production's Prometheus pack on another chart version (staging keeps the default)
+    edit(
+        fleet,
+        "environments/production.yaml",
+        "    workspaceRegion: us-west-2\n",
+        "    workspaceRegion: us-west-2\n    version: 91.6.0\n",
+    )
+    document = plan_json(fleet, capsys)
+    # THEN both production clusters upgrade their release in place, and nothing else changes
+    assert document["resources"] == []
+    assert [(item["action"], item["cluster"], item["kind"], item["name"]) for item in document["kubernetes"]] == [
+        ("update", "production-use1", "HelmRelease", "kube-prometheus-stack"),
+        ("update", "production-usw2", "HelmRelease", "kube-prometheus-stack"),
+    ]
+    assert document["kubernetes"][0]["reason"] == "upgrades chart kube-prometheus-stack from 91.5.0 to 91.6.0"
+    out = plan(fleet, capsys, "--fail-on", "update", code=EXIT_GATED)
+    assert "Kubernetes 2 releases or packages installed or upgraded, 0 destructive changes." in out

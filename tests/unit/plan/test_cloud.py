@@ -1,0 +1,106 @@
+"""Tests for fluxplane.plan.cloud: what happens to one AWS managed resource between two trees, and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fluxplane.plan.cloud import UNKNOWN, Verdict, aws_name, changed_fields, dotted, judge, provider_config, show
+from fluxplane.synth.kinds import EXTERNAL_NAME
+from fluxplane.validate.compose import Unknown
+
+RDS = ("rds.aws.m.upbound.io", "Instance")
+
+
+def instance(**given: Any) -> dict[str, Any]:
+    values = {"region": "us-east-1", "identifier": "orders", "engine": "postgres", "instanceClass": "db.t4g.micro"}
+    return {
+        "apiVersion": "rds.aws.m.upbound.io/v1beta1",
+        "kind": "Instance",
+        "metadata": {"name": "orders"},
+        "spec": {
+            "forProvider": {**values, **given},
+            "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "p"},
+        },
+    }
+
+
+def test_an_instance_class_is_updated_in_place() -> None:
+    assert judge(*RDS, instance(), instance(instanceClass="db.t4g.small")) == Verdict("update", ("instanceClass",))
+
+
+def test_an_engine_replaces_the_instance_and_says_why() -> None:
+    verdict = judge(*RDS, instance(), instance(engine="mysql", port=3306))
+    assert verdict == Verdict("replace", ("engine", "port"), ("engine changed from postgres to mysql",))
+
+
+def test_a_field_set_for_the_first_time_replaces_nothing() -> None:
+    # GIVEN an availability zone (which AWS cannot change in place) set where there was none
+    assert judge(*RDS, instance(), instance(availabilityZone="us-east-1a")) == Verdict("update", ("availabilityZone",))
+
+
+def test_another_provider_config_is_another_account() -> None:
+    old, new = instance(), instance()
+    new["spec"]["providerConfigRef"]["name"] = "production"
+    verdict = judge(*RDS, old, new)
+    assert verdict is not None
+    assert verdict.reasons == (
+        "providerConfigRef.name changed from p to production (another account: made anew there, the old one is left "
+        "unmanaged)",
+    )
+
+
+def test_created_deleted_and_left_in_aws() -> None:
+    assert judge(*RDS, None, instance()) == Verdict("create")
+    assert judge(*RDS, instance(), None) == Verdict(
+        "delete",
+        reasons=("destroys the database instance and its data (RDS keeps a final snapshot unless skipFinalSnapshot)",),
+    )
+    orphaned = instance()
+    orphaned["spec"]["deletionPolicy"] = "Orphan"
+    assert judge(*RDS, orphaned, None) == Verdict(
+        "forget", reasons=("its deletion policy leaves it in AWS, unmanaged",)
+    )
+    observed = instance()
+    observed["spec"]["managementPolicies"] = ["Observe"]
+    assert judge(*RDS, observed, None).action == "forget"  # type: ignore[union-attr]
+    # AND a kind whose deletion needs no saying is deleted without a reason
+    assert judge("ec2.aws.m.upbound.io", "Route", {"spec": {}}, None) == Verdict("delete")
+    assert judge(*RDS, instance(), instance()) is None
+
+
+def test_values_only_the_cluster_knows_are_equal_to_each_other() -> None:
+    # GIVEN a composed resource whose name field is known only after apply, in both trees
+    old, new = instance(identifier=Unknown("a")), instance(identifier=Unknown("b"))
+    assert judge(*RDS, old, new) is None
+    # THEN one that becomes known is a change, shown as such
+    verdict = judge(*RDS, old, instance(identifier="orders"))
+    assert verdict is not None
+    assert verdict.reasons == (f"identifier changed from {UNKNOWN} to orders",)
+
+
+def test_changed_fields_are_below_spec_and_the_external_name() -> None:
+    old, new = instance(), instance(tags={"a": "1"})
+    new["metadata"]["annotations"] = {"crossplane.io/external-name": "x"}
+    new["metadata"]["labels"] = {"ignored": "yes"}
+    assert changed_fields(old, new) == [EXTERNAL_NAME, ("spec", "forProvider", "tags")]
+    assert [dotted(path) for path in changed_fields(old, new)] == ["external name", "tags"]
+    assert dotted(("spec", "providerConfigRef", "name")) == "providerConfigRef.name"
+
+
+def test_names_and_provider_configs() -> None:
+    # THEN an RDS instance is named by its identifier, anything by its external name first
+    assert aws_name(*RDS, instance()) == "orders"
+    named = instance()
+    named["metadata"]["annotations"] = {"crossplane.io/external-name": "by-annotation"}
+    assert aws_name(*RDS, named) == "by-annotation"
+    assert aws_name("ec2.aws.m.upbound.io", "VPC", {"spec": {}}) is None
+    assert provider_config(instance()) == "p"
+    assert provider_config({"spec": {}}) == "default"
+    assert [show(value) for value in (True, 3, None, [1], {"a": 1}, Unknown())] == [
+        "true",
+        "3",
+        "nothing",
+        "a list",
+        "an object",
+        UNKNOWN,
+    ]

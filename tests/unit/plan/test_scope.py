@@ -1,0 +1,194 @@
+"""Tests for fluxplane.plan.scope: which folders and clusters a change reaches, read from the files alone."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fluxplane.core.tree import Fleet, KubectlBuilder
+from fluxplane.plan.scope import Follow, Index, PlanFolders, Scope, changed_files
+
+
+def kustomization(*resources: str, **fields: Any) -> str:
+    return yaml.safe_dump(
+        {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "resources": list(resources),
+            **fields,
+        }
+    )
+
+
+def flux(name: str, path: str, namespace: str = "flux-system") -> dict[str, Any]:
+    return {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"path": path, "prune": True, "sourceRef": {"kind": "GitRepository", "name": "flux-system"}},
+    }
+
+
+SOURCE = {
+    "apiVersion": "source.toolkit.fluxcd.io/v1",
+    "kind": "GitRepository",
+    "metadata": {"name": "flux-system", "namespace": "flux-system"},
+    "spec": {"url": "ssh://git@example.com/fleet.git", "ref": {"branch": "main"}},
+}
+
+
+def config_map(name: str, value: str = "1") -> str:
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "apps"},
+            "data": {"value": value},
+        }
+    )
+
+
+def fleet() -> dict[str, str]:
+    """A hub that applies the spokes' folder (every cluster's chain), and two spokes that apply the shared app."""
+    files = {
+        "platform/clusters/hub/kustomization.yaml": kustomization("sync.yaml"),
+        "platform/clusters/hub/sync.yaml": yaml.safe_dump_all(
+            [SOURCE, flux("flux-system", "./dist/platform/clusters/hub"), flux("spokes", "./dist/platform/spokes")]
+        ),
+        "platform/spokes/kustomization.yaml": kustomization("a", "b"),
+        "platform/apps/app/kustomization.yaml": kustomization("app.yaml"),
+        "platform/apps/app/app.yaml": config_map("app"),
+    }
+    for spoke in ("a", "b"):
+        files[f"platform/spokes/{spoke}/kustomization.yaml"] = kustomization("chain.yaml")
+        files[f"platform/spokes/{spoke}/chain.yaml"] = yaml.safe_dump(
+            flux(f"{spoke}-extra", f"./dist/platform/extra/{spoke}")
+        )
+        files[f"platform/extra/{spoke}/extra.yaml"] = config_map(f"extra-{spoke}")
+        files[f"platform/clusters/{spoke}/kustomization.yaml"] = kustomization("sync.yaml", "overlays/app")
+        files[f"platform/clusters/{spoke}/sync.yaml"] = yaml.safe_dump_all(
+            [SOURCE, flux("flux-system", f"./dist/platform/clusters/{spoke}")]
+        )
+        files[f"platform/clusters/{spoke}/overlays/app/kustomization.yaml"] = kustomization("../../../../apps/app")
+    return files
+
+
+def test_changed_files_are_those_whose_text_differs() -> None:
+    assert changed_files({"a": "1", "b": "2", "c": "3"}, {"a": "1", "b": "x", "d": "4"}) == {"b", "c", "d"}
+
+
+def test_a_folder_is_read_by_its_kustomization_file_its_listing_and_a_generated_parent() -> None:
+    index = Index(fleet())
+    assert index.readers("platform/spokes/a/chain.yaml") == {"platform/spokes/a"}
+    # the kustomization file of a folder is read by it; a folder listed by another is read by that one
+    assert index.readers("platform/spokes/a/kustomization.yaml") == {"platform/spokes/a"}
+    assert index.readers("platform/spokes/a") == {"platform/spokes"}
+    assert index.readers("platform/apps/app") == {
+        "platform/apps",
+        "platform/clusters/a/overlays/app",
+        "platform/clusters/b/overlays/app",
+    }
+    # AND a file without a kustomization file above it is read by the folder Flux generates
+    assert index.readers("platform/extra/a/extra.yaml") == {"platform/extra/a"}
+
+
+def test_kustomizations_that_lead_to_a_folder_are_found_by_their_path() -> None:
+    index = Index(fleet())
+    assert index.appliers("platform/extra/a") == {"platform/spokes/a/chain.yaml"}
+    assert index.appliers("platform/spokes") == {"platform/clusters/hub/sync.yaml"}
+    assert index.appliers("platform/apps/app") == set()
+
+
+def test_a_change_to_one_spokes_chain_reaches_the_hub_alone() -> None:
+    scope = Scope(frozenset({"platform/extra/a/extra.yaml"}))
+    scope.add(Index(fleet()), scope.changed)
+    assert scope.touched == {"platform/extra/a", "platform/extra", "platform"}
+    assert {"platform/spokes/a", "platform/spokes", "platform/clusters/hub"} <= scope.dirty
+    assert "platform/spokes/b" not in scope.dirty
+    assert scope.clusters == {"hub"}
+    assert scope.files == {
+        "platform/extra/a/extra.yaml",
+        "platform/spokes/a/chain.yaml",
+        "platform/clusters/hub/sync.yaml",
+    }
+
+
+def test_a_change_to_a_shared_folder_reaches_every_cluster_that_applies_it() -> None:
+    scope = Scope(frozenset({"platform/apps/app/app.yaml"}))
+    scope.add(Index(fleet()), scope.changed)
+    assert scope.clusters == {"a", "b"}
+
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+
+
+@needs_kubectl
+def test_the_walk_follows_only_what_leads_to_the_change(tmp_path: Path) -> None:
+    # GIVEN spoke a's extra folder changed
+    before = fleet()
+    after = {**before, "platform/extra/a/extra.yaml": config_map("extra-a", "2")}
+    scope = Scope(changed_files(before, after))
+    for files in (before, after):
+        scope.add(Index(files), scope.changed)
+    builder = KubectlBuilder()
+    mine = PlanFolders(after, tmp_path / "head", builder, "head", scope)
+    other = PlanFolders(before, tmp_path / "base", builder, "base", scope)
+    repositories = Fleet(mine).find_repositories(["hub"])
+    walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
+    # THEN the hub walks to spoke a's chain and its extra folder, and the spokes' folder is gathered from a alone
+    folders = {application.folder for application in walk.applications}
+    assert folders == {"platform/clusters/hub", "platform/spokes", "platform/extra/a"}
+    names = {placed.key.name for placed in walk.on("hub")}
+    assert "a-extra" in names and "b-extra" not in names
+    assert ("ConfigMap", "extra-a") in {(placed.key.kind, placed.key.name) for placed in walk.on("hub")}
+    # AND the folders that only gather what they list were built without kubectl
+    assert builder.builds == 0
+
+
+@needs_kubectl
+def test_a_kustomization_that_differs_is_followed_everywhere_below(tmp_path: Path) -> None:
+    # GIVEN the hub's sync file changed so that its spokes' Kustomization prunes no more
+    before = fleet()
+    changed = yaml.safe_load_all(before["platform/clusters/hub/sync.yaml"])
+    documents = list(changed)
+    documents[2]["spec"]["prune"] = False
+    after = {**before, "platform/clusters/hub/sync.yaml": yaml.safe_dump_all(documents)}
+    scope = Scope(changed_files(before, after))
+    for files in (before, after):
+        scope.add(Index(files), scope.changed)
+    builder = KubectlBuilder()
+    mine = PlanFolders(after, tmp_path / "head", builder, "head", scope)
+    other = PlanFolders(before, tmp_path / "base", builder, "base", scope)
+    repositories = Fleet(mine).find_repositories(["hub"])
+    walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
+    # THEN everything the changed Kustomization applies is walked: both spokes' chains and what they lead to
+    folders = {application.folder for application in walk.applications}
+    assert {"platform/spokes", "platform/extra/a", "platform/extra/b"} <= folders
+
+
+@needs_kubectl
+def test_a_folder_a_differing_kustomization_applies_is_built_whole(tmp_path: Path) -> None:
+    # GIVEN spoke a's extra folder changed, and the hub's spokes Kustomization prunes no more
+    before = fleet()
+    documents = list(yaml.safe_load_all(before["platform/clusters/hub/sync.yaml"]))
+    documents[2]["spec"]["prune"] = False
+    after = {
+        **before,
+        "platform/clusters/hub/sync.yaml": yaml.safe_dump_all(documents),
+        "platform/extra/a/extra.yaml": config_map("extra-a", "2"),
+    }
+    scope = Scope(changed_files(before, after))
+    for files in (before, after):
+        scope.add(Index(files), scope.changed)
+    builder = KubectlBuilder()
+    mine = PlanFolders(after, tmp_path / "head", builder, "head", scope)
+    other = PlanFolders(before, tmp_path / "base", builder, "base", scope)
+    repositories = Fleet(mine).find_repositories(["hub"])
+    walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
+    # THEN the spokes' folder, which only spoke a's change makes dirty, is built whole: spoke b's chain is walked too
+    folders = {application.folder for application in walk.applications}
+    assert {"platform/extra/a", "platform/extra/b"} <= folders
