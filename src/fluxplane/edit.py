@@ -288,10 +288,18 @@ def remove_cluster(root: Path, name: str) -> Edit:
     ]
     for path in secrets:
         edit.files[path] = None
-    edit.notes.append(
-        f"{relative}: removed cluster {name!r}; when this change merges, Crossplane deletes the cluster, its node "
-        f"groups and its VPC in AWS, so synth asks you to confirm it: fluxplane synth --delete '*/{name}/*'"
-    )
+    existing = next((cluster.existing for cluster in loaded.fleet.clusters if cluster.name == name), None)
+    if existing is None or existing.mode == "managed":
+        edit.notes.append(
+            f"{relative}: removed cluster {name!r}; when this change merges, Crossplane deletes the cluster, its node "
+            f"groups and its VPC in AWS, so synth asks you to confirm it: fluxplane synth --delete '*/{name}/*'"
+        )
+    else:
+        edit.notes.append(
+            f"{relative}: removed {existing.mode} cluster {name!r}; its AWS resources stay as they are, but when this "
+            "change merges the hub prunes its chain, uninstalling what the hub installed there (its Flux among it, "
+            f"which synth asks you to confirm): fluxplane synth --delete '*/{name}/*'"
+        )
     if leaving:
         edit.notes.append(
             f"apps that leave with it (placed by environment): {', '.join(leaving)}; Crossplane deletes their "
@@ -422,7 +430,12 @@ def offboard_app(root: Path, name: str, clusters: Sequence[str] = ()) -> Edit:
         if not set(members.get(environment, ())) & set(leaving):
             continue
         by_env.remove(environment)
-        kept = [cluster for cluster in members[environment] if cluster not in leaving and cluster not in listed]
+        # the environment's clusters the app runs on: not one it is left off (a registered cluster, for a database)
+        kept = [
+            cluster
+            for cluster in members[environment]
+            if cluster in running and cluster not in leaving and cluster not in listed
+        ]
         listed += kept
         if kept:
             edit.notes.append(

@@ -16,6 +16,7 @@ from fluxplane.config.hub import (
     hub_access_config_map,
     kubeconfig_secret,
 )
+from fluxplane.config.models import ExistingCluster
 from fluxplane.synth import load_plan
 from tests.conftest import ROOT, load_documents
 
@@ -230,8 +231,14 @@ def test_secrets_come_first_and_the_sealing_key_is_the_one_the_controller_reads(
         assert controller["spec"]["values"]["keyrenewperiod"] == "0"
 
 
+def existing() -> dict[str, ExistingCluster]:
+    """The example's existing clusters, by name: what the definition records of them."""
+    return {c.name: c.existing for c in load_plan(ROOT).fleet.clusters if c.existing is not None}
+
+
 def test_external_secrets_gets_the_role_the_composition_made_for_it() -> None:
-    composites = {cluster: composite(cluster) for cluster in clusters()}
+    recorded = existing()
+    composites = {cluster: composite(cluster) for cluster in clusters() if cluster not in registered()}
     compositions = [
         doc
         for doc in load_documents(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
@@ -244,12 +251,26 @@ def test_external_secrets_gets_the_role_the_composition_made_for_it() -> None:
             "toFieldPath": "metadata.name",
             "policy": {"fromFieldPath": "Required"},
         } in patches
-        assert any(p["toFieldPath"] == f"data[{EXTERNAL_SECRETS_ROLE_ARN_KEY}]" for p in patches)
+        (arn,) = [p for p in patches if p["toFieldPath"] == f"data[{EXTERNAL_SECRETS_ROLE_ARN_KEY}]"]
+        if composition["metadata"]["labels"].get("platform.fluxplane.io/existing"):
+            # an imported cluster's role is the one its definition names: nothing is made in AWS for it
+            assert arn["fromFieldPath"] == "spec.existing.externalSecretsRoleArn"
+            assert "role-external-secrets" not in resources
+            continue
         trust = resources["role-external-secrets"]["patches"][0]
         assert "system:serviceaccount:external-secrets:external-secrets" in trust["combine"]["string"]["fmt"]
     for cluster in clusters():
         values = bootstrap_values(cluster)
-        assert composites[cluster]["spec"]["bootstrapConfigMapName"] == values.name
+        if cluster in registered():
+            # a registered cluster's cluster step writes the role its definition names
+            (config_map,) = [
+                doc
+                for doc in applied(whole_chain(cluster)["cluster"]["spec"])
+                if doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == values.name
+            ]
+            assert config_map["data"] == {EXTERNAL_SECRETS_ROLE_ARN_KEY: recorded[cluster].external_secrets_role_arn}
+        else:
+            assert composites[cluster]["spec"]["bootstrapConfigMapName"] == values.name
         (release,) = applied(chain(cluster)["external-secrets"]["spec"])
         assert release["spec"]["valuesFrom"] == [
             {
@@ -279,15 +300,35 @@ def test_the_spoke_syncs_its_own_entry_point_with_its_sealed_credentials() -> No
         assert "secrets" in entry["resources"]
 
 
+def registered() -> set[str]:
+    return {name for name, found in existing().items() if not found.imported}
+
+
+def test_keyless_access_to_a_registered_cluster_reads_the_arn_its_definition_records() -> None:
+    recorded = existing()
+    keyless = [cluster for cluster in sorted(registered()) if access()[cluster] == "keyless"]
+    assert keyless
+    for cluster in keyless:
+        (config_map,) = [
+            doc
+            for doc in applied(whole_chain(cluster)["cluster"]["spec"])
+            if doc["metadata"]["name"] == hub_access_config_map(cluster)
+        ]
+        assert config_map["data"] == {"provider": "aws", "cluster": recorded[cluster].cluster_arn}
+
+
 def test_keyless_clusters_admit_the_hubs_flux_role_and_publish_their_arn_for_flux() -> None:
     fleet = load_plan(ROOT).fleet
-    composites = {cluster: composite(cluster) for cluster in clusters()}
+    # the clusters the hub creates: an existing one admits the hub's Flux role itself
+    composites = {cluster: composite(cluster) for cluster in clusters() if cluster not in existing()}
     compositions = {
         doc["metadata"]["name"]: doc
         for doc in load_documents(PLATFORM / "infrastructure/configs/eks-compositions/base/eks-compositions.yaml")
         if doc["kind"] == "Composition"
     }
     for cluster, mode in access().items():
+        if cluster not in composites:
+            continue
         spec = composites[cluster]["spec"]
         composition = compositions[spec["crossplane"]["compositionRef"]["name"]]
         resources = {r["name"]: r for r in composition["spec"]["pipeline"][0]["input"]["resources"]}

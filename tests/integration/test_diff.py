@@ -54,11 +54,13 @@ def test_text_report_counts_each_cluster_and_flags_the_removal(
     out = diff(changed_fleet, capsys)
     lines = out.splitlines()
     # THEN the summary counts what each repository changes on each cluster
-    table = lines[lines.index("REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED") :][:6]
+    table = lines[lines.index("REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED") :][:8]
     assert table == [
         "REPOSITORY  CLUSTER                    ADDED  CHANGED  REMOVED",
         # the removed cluster's chain goes, and nothing the hub shares with the other clusters changes
         "platform    hub                            0        0       28",
+        "platform    production-euc1                0        1        0",
+        "platform    production-euw1                0        1        0",
         "platform    production-use1                0        1        0",
         "platform    production-usw2 (removed)      0        0       87",
         "workloads   production-usw2 (removed)      0        0        9",
@@ -98,7 +100,7 @@ def test_markdown_report_is_a_pull_request_comment(changed_fleet: Path, capsys: 
         "dist/platform/clusters/production-usw2/ is gone",
     ]
     assert lines.index("### Summary") < lines.index("| platform | production-usw2 (removed) | 0 | 0 | 87 |")
-    assert out.count("<details>") == out.count("</details>") == 5
+    assert out.count("<details>") == out.count("</details>") == 7
     assert "<summary><b>platform / production-use1</b>: 0 added, 1 changed, 0 removed</summary>" in lines
     assert "```diff" in lines
     assert len(out) <= 65_536

@@ -109,10 +109,16 @@ def test_the_hub_chain_is_ordered_and_gated_on_crossplane_objects() -> None:
         xrd_expr["failed"] == "status.?conditions.orValue([]).exists(c, c.type == 'Established' && c.status == 'False')"
     )
     # AND each workload cluster is built by its own chain once the compositions are served, which waits for its
-    # composite resource alone to be Ready, long enough for EKS
+    # composite resource alone to be Ready, long enough for EKS; a registered cluster has none, and its step waits
+    # for what it applies
     assert "workload-clusters" not in hub
-    for name in (cluster.name for cluster in load_plan(ROOT).fleet.clusters):
+    for cluster in load_plan(ROOT).fleet.clusters:
+        name = cluster.name
         spec = builds(name)["spec"]
+        if eks.composition_of(cluster) is None:
+            assert (spec["wait"], spec["timeout"]) == (True, "5m")
+            assert "healthChecks" not in spec
+            continue
         assert spec["dependsOn"] == [{"name": "eks-compositions", "namespace": "flux-system"}]
         assert spec["healthChecks"] == [
             {"apiVersion": f"{GROUP}/v1alpha1", "kind": KIND, "name": name, "namespace": cluster_namespace(name)}
@@ -127,12 +133,17 @@ def test_the_hub_chain_is_ordered_and_gated_on_crossplane_objects() -> None:
 def test_one_composite_resource_per_workload_cluster_in_its_own_namespace() -> None:
     fleet = load_plan(ROOT).fleet
     found = composites()
+    # (a registered cluster has none)
+    shapes = {cluster.name: eks.composition_of(cluster) for env in fleet.environments for cluster in env.clusters}
     clusters = {cluster.name: cluster for env in fleet.environments for cluster in env.clusters}
-    assert set(found) == set(clusters)
+    assert set(found) == {name for name, shape in shapes.items() if shape is not None}
+    assert set(found) < set(clusters)
     namespaces = {doc["metadata"]["name"] for _, doc in documents(SPOKES) if doc["kind"] == "Namespace"}
     for name, composite in found.items():
+        shape = shapes[name]
+        assert shape is not None
         assert composite["metadata"]["namespace"] == cluster_namespace(name) in namespaces
-        assert composite["spec"]["crossplane"]["compositionRef"]["name"] == eks.shape_of(clusters[name]).name
+        assert composite["spec"]["crossplane"]["compositionRef"]["name"] == shape.name
         assert composite["spec"]["network"]["vpcCidr"] == str(clusters[name].network.cidr)
 
 
@@ -159,18 +170,26 @@ def test_vpcs_do_not_overlap_and_subnets_stay_inside_their_vpc() -> None:
     for (a, net_a), (b, net_b) in combinations(vpcs.items(), 2):
         assert not net_a.overlaps(net_b), (a, b)
     for name, network in networks.items():
+        # (an imported cluster's subnets are its own: it has no zones planned)
         subnets = [
-            IPv4Network(zone[key]) for zone in network["zones"] for key in ("publicSubnetCidr", "privateSubnetCidr")
+            IPv4Network(zone[key])
+            for zone in network.get("zones", [])
+            for key in ("publicSubnetCidr", "privateSubnetCidr")
         ]
         assert all(subnet.subnet_of(vpcs[name]) for subnet in subnets)
         assert not any(x.overlaps(y) for x, y in combinations(subnets, 2))
 
 
 def test_every_keyless_reference_names_the_config_map_the_composition_writes() -> None:
+    # the Composition's, or, for a registered cluster, the one its chain applies from the definition
     written = {
         (doc["metadata"]["namespace"], doc["spec"]["hubAccess"]["configMapName"])
         for doc in composites().values()
         if "hubAccess" in doc["spec"]
+    } | {
+        (doc["metadata"]["namespace"], doc["metadata"]["name"])
+        for path, doc in documents(SPOKES)
+        if path.parent.name == "cluster" and doc["kind"] == "ConfigMap" and doc["data"].get("provider") == "aws"
     }
     checked = 0
     for path, doc in documents(DIST):

@@ -20,7 +20,7 @@ from fluxplane.cli import main
 from fluxplane.synth.cache import CACHE_DIR, ENTRY_SUFFIX
 from tests.support.files import read_tree
 
-WORKLOAD_CLUSTERS = ("production-use1", "production-usw2", "staging-usw2")
+WORKLOAD_CLUSTERS = ("production-euc1", "production-euw1", "production-use1", "production-usw2", "staging-usw2")
 
 
 def _entries(project: Path) -> dict[str, int]:

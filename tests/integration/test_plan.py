@@ -65,25 +65,26 @@ def actions(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 def test_an_engine_change_replaces_the_database_first_of_all(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
     edit(fleet, ORDERS, "engine: postgres", "engine: mysql")
     document = plan_json(fleet, capsys)
-    # THEN both clusters' RDS instances are replaced, in the production account, and they come first
+    # THEN the three clusters' RDS instances are replaced, in the production account, and they come first
     replaced = [item for item in document["resources"] if item["action"] == "replace"]
     assert [(item["name"], item["account"], item["region"]) for item in replaced] == [
+        ("production-euw1-orders-main", "444455556666", "eu-west-1"),
         ("production-use1-orders-main", "444455556666", "us-east-1"),
         ("production-usw2-orders-main", "444455556666", "us-west-2"),
     ]
-    assert document["resources"][:2] == replaced
+    assert document["resources"][:3] == replaced
     assert all(item["dataBearing"] and item["kind"] == "Instance" for item in replaced)
-    assert replaced[0]["reasons"] == ["engine changed from postgres to mysql"]
-    assert replaced[0]["source"] == "AppDatabase production-use1/orders-database-main: instance"
+    assert replaced[1]["reasons"] == ["engine changed from postgres to mysql"]
+    assert replaced[1]["source"] == "AppDatabase production-use1/orders-database-main: instance"
     # AND the security groups' rules follow the engine's port in place
-    assert {(item["action"], item["kind"]) for item in document["resources"][2:]} == {
+    assert {(item["action"], item["kind"]) for item in document["resources"][3:]} == {
         ("update", "SecurityGroupIngressRule")
     }
-    assert document["summary"]["dataBearing"] == 2
+    assert document["summary"]["dataBearing"] == 3
     # AND the text says it on its first lines, and --fail-on data stops a pipeline
     out = plan(fleet, capsys, "--fail-on", "data", code=EXIT_GATED)
     lines = out.splitlines()
-    assert lines[lines.index("data-bearing resources replaced or deleted (2):") + 1] == (
+    assert lines[lines.index("data-bearing resources replaced or deleted (3):") + 2] == (
         "  ! replaces RDS instance production-use1-orders-main in account 444455556666 (us-east-1, cluster hub): "
         "engine changed from postgres to mysql"
     )
@@ -93,10 +94,11 @@ def test_an_instance_class_changes_in_place(fleet: Path, capsys: pytest.CaptureF
     edit(fleet, ORDERS, '      engineVersion: "17"\n', '      engineVersion: "17"\n      instanceClass: db.t4g.small\n')
     document = plan_json(fleet, capsys)
     assert actions(document) == [
+        ("update", "RDS instance", "production-euw1-orders-main", "hub"),
         ("update", "RDS instance", "production-use1-orders-main", "hub"),
         ("update", "RDS instance", "production-usw2-orders-main", "hub"),
     ]
-    assert [item["fields"] for item in document["resources"]] == [["instanceClass"], ["instanceClass"]]
+    assert [item["fields"] for item in document["resources"]] == [["instanceClass"]] * 3
     assert plan(fleet, capsys, "--fail-on", "replace,delete,data").endswith("0 destructive changes.\n")
 
 
@@ -105,11 +107,12 @@ def test_an_apps_table_removed_is_deleted_and_synth_refuses_it(fleet: Path, caps
     # GIVEN synth refuses to write the deletion without --delete
     assert main(["--root", str(fleet), "synth"]) == 2
     assert "--delete 'AppTable/" in capsys.readouterr().err
-    # THEN the plan deletes both DynamoDB tables, data-bearing: the hub's for production-use1, and the one
-    # production-usw2 makes itself, in the same account
+    # THEN the plan deletes the three DynamoDB tables, data-bearing: the hub's for production-euw1 and
+    # production-use1, and the one production-usw2 makes itself, in the same account
     document = plan_json(fleet, capsys)
     tables = [item for item in document["resources"] if item["kind"] == "Table"]
     assert [(item["action"], item["name"], item["cluster"], item["account"]) for item in tables] == [
+        ("delete", "production-euw1-orders-orders", "hub", "444455556666"),
         ("delete", "production-use1-orders-orders", "hub", "444455556666"),
         ("delete", "production-usw2-orders-orders", "production-usw2", "444455556666"),
     ]
@@ -148,12 +151,64 @@ def test_a_pack_version_bump_upgrades_exactly_the_clusters_that_run_it(
         "    workspaceRegion: us-west-2\n    version: 91.6.0\n",
     )
     document = plan_json(fleet, capsys)
-    # THEN both production clusters upgrade their release in place, and nothing else changes
+    # THEN every production cluster upgrades its release in place, and nothing else changes
     assert document["resources"] == []
     assert [(item["action"], item["cluster"], item["kind"], item["name"]) for item in document["kubernetes"]] == [
+        ("update", "production-euc1", "HelmRelease", "kube-prometheus-stack"),
+        ("update", "production-euw1", "HelmRelease", "kube-prometheus-stack"),
         ("update", "production-use1", "HelmRelease", "kube-prometheus-stack"),
         ("update", "production-usw2", "HelmRelease", "kube-prometheus-stack"),
     ]
     assert document["kubernetes"][0]["reason"] == "upgrades chart kube-prometheus-stack from 91.5.0 to 91.6.0"
     out = plan(fleet, capsys, "--fail-on", "update", code=EXIT_GATED)
-    assert "Kubernetes 2 releases or packages installed or upgraded, 0 destructive changes." in out
+    assert "Kubernetes 4 releases or packages installed or upgraded, 0 destructive changes." in out
+
+
+def test_an_existing_cluster_added_reads_its_aws_resources_and_makes_none(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN another cluster Terraform made, declared observed: a copy of production-euw1 under other ids
+    text = (fleet / "environments/production.yaml").read_text()
+    entry = text[text.index("  - name: production-euw1\n") :]
+    ids = {"production-euw1": "production-euw2", "10.65.": "10.66.", "vpc-0e1f": "vpc-0f1f", "subnet-0": "subnet-1"}
+    for old, new in ids.items():
+        entry = entry.replace(old, new)
+    (fleet / "environments/production.yaml").write_text(text + entry.replace("eu-west-1", "eu-west-2"))
+    shutil.copytree(fleet / "environments/secrets/production-euw1", fleet / "environments/secrets/production-euw2")
+    document = plan_json(fleet, capsys)
+    # THEN its VPC, subnets, EKS cluster and node group are read, never created
+    cluster = [item for item in document["resources"] if item["source"].startswith("EKSCluster production-euw2/")]
+    assert {(item["noun"], item["action"]) for item in cluster if item["noun"] != "EKS cluster credentials"} == {
+        ("VPC", "import"),
+        ("subnet", "import"),
+        ("EKS cluster", "import"),
+        ("EKS node group", "import"),
+    }
+    assert sorted(item["name"] for item in cluster if item["noun"] == "subnet") == [
+        "subnet-1a1b2c3d4e5f60718",
+        "subnet-1b2c3d4e5f6071829",
+        "subnet-1c3d4e5f607182930",
+    ]
+    assert document["summary"]["import"] == 6
+
+
+def test_moving_an_observed_cluster_to_full_management_shows_what_it_starts_to_manage(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example's observed production-euw1 moved to full management
+    edit(fleet, "environments/production.yaml", "      mode: observed\n", "      mode: managed\n")
+    document = plan_json(fleet, capsys)
+    # THEN the plan lists each imported resource Crossplane starts to manage, and makes, replaces or deletes nothing
+    managed = {(item["noun"], item["name"]) for item in document["resources"] if item["action"] == "manage"}
+    assert managed == {
+        ("VPC", "vpc-0e1f2a3b4c5d60718"),
+        ("subnet", "subnet-0a1b2c3d4e5f60718"),
+        ("subnet", "subnet-0b2c3d4e5f6071829"),
+        ("subnet", "subnet-0c3d4e5f607182930"),
+        ("EKS cluster", "production-euw1"),
+        ("EKS node group", "general"),
+    }
+    assert {item["action"] for item in document["resources"]} == {"manage"}
+    # AND a pipeline can stop on it, while synth asks for --manage
+    plan(fleet, capsys, "--fail-on", "manage", code=EXIT_GATED)
+    assert main(["--root", str(fleet), "synth"]) == 2

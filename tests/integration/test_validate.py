@@ -25,14 +25,14 @@ def dist(tmp_path: Path) -> Path:
 
 
 def _summary(dist: Path, tail: str) -> str:
-    documents = 359
-    return f"{dist}: {documents} documents in 155 files, 77 kustomizations: {tail}"
+    documents = 472
+    return f"{dist}: {documents} documents in 205 files, 100 kustomizations: {tail}"
 
 
 #: What validate checked on the example beyond the schemas (the line before the summary).
 COVERAGE = re.compile(
     r"checked: [1-9][0-9]* CEL rules evaluated \(0 not evaluated, [1-9][0-9]* transition rules skipped\), "
-    r"[1-9][0-9]* health expressions, 37 composite resources, 37 compositions rendered \(0 not rendered\), "
+    r"[1-9][0-9]* health expressions, 53 composite resources, 53 compositions rendered \(0 not rendered\), "
     r"[1-9][0-9]* composed resources"
 )
 
@@ -88,7 +88,7 @@ def test_yaml_error_is_a_finding_and_no_kustomize_skips_builds(dist: Path, capsy
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 3
     assert out[0].startswith("platform/cloud/extra.yaml:1 -/-: (root): cannot parse YAML: ")
-    assert out[2] == f"{dist}: 359 documents in 156 files, 77 kustomizations: 1 finding"
+    assert out[2] == f"{dist}: 472 documents in 206 files, 100 kustomizations: 1 finding"
 
 
 @needs_crds
@@ -121,10 +121,17 @@ def test_paths_and_sources_resolve_wherever_the_repository_keeps_its_content(
         *(
             f"{release}:3 HelmRelease/cert-manager: spec.chart.spec.sourceRef.name: HelmRepository "
             f"'flux-system/nothing' not found in cluster '{cluster}'"
-            for cluster in ("hub", "production-use1", "production-usw2", "staging-usw2")
+            for cluster in (
+                "hub",
+                "production-euc1",
+                "production-euw1",
+                "production-use1",
+                "production-usw2",
+                "staging-usw2",
+            )
         ),
     ]
-    assert out[-1].endswith(": 5 findings")
+    assert out[-1].endswith(": 7 findings")
 
 
 def test_missing_dist_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

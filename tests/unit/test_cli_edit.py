@@ -83,8 +83,8 @@ def test_new_cluster_in_a_fleet_with_its_own_charts(example_project: Path) -> No
 def test_new_cluster_fields_reach_the_definition(example_project: Path) -> None:
     options = ["--region", "eu-west-1", "--kubernetes-version", "1.32", "--hub-access", "keyless"]
     options += ["--cidr", "10.250.0.0/16", "--availability-zones", "2"]
-    assert run(example_project, "new-cluster", "production-euw1", "--env", "production", *options) == 0
-    cluster = clusters_of(example_project)["production-euw1"]
+    assert run(example_project, "new-cluster", "production-euw2", "--env", "production", *options) == 0
+    cluster = clusters_of(example_project)["production-euw2"]
     assert (cluster["region"], cluster["kubernetesVersion"], cluster["hubAccess"]) == ("eu-west-1", "1.32", "keyless")
     assert str(cluster["network"]["cidr"]) == "10.250.0.0/16"  # type: ignore[index]
     assert cluster["network"]["availabilityZones"] == 2  # type: ignore[index]
@@ -139,7 +139,7 @@ def test_new_cluster_in_a_region_with_fewer_zones_than_the_default_uses_them_all
             "environments/staging.yaml: clusters\\[1\\].network.availabilityZones: ",
         ),
         (["remove-cluster", "hub"], "NAME: 'hub' is the management cluster"),
-        (["remove-cluster", "nowhere"], "NAME: unknown workload cluster 'nowhere' \\(clusters: production-use1, "),
+        (["remove-cluster", "nowhere"], "NAME: unknown workload cluster 'nowhere' \\(clusters: production-euc1, "),
         (
             ["remove-cluster", "staging-usw2"],
             "environments/apps/notifications.yaml: clusters: app 'notifications' runs on cluster 'staging-usw2'; "
@@ -171,6 +171,28 @@ def test_remove_cluster_takes_its_sealed_secrets_and_says_what_goes(
     assert not (example_project / "environments/secrets/production-usw2").exists()
     assert "production-usw2" not in clusters_of(example_project)
     load_plan(example_project)  # what is left synthesizes
+
+
+def test_removing_an_existing_cluster_says_its_aws_resources_stay(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example's registered cluster WHEN removed THEN the note says AWS keeps it, and what the hub prunes
+    assert run(example_project, "remove-cluster", "production-euc1") == 0
+    out = capsys.readouterr().out
+    assert (
+        "environments/production.yaml: removed registered cluster 'production-euc1'; its AWS resources stay as they "
+        "are, but when this change merges the hub prunes its chain, uninstalling what the hub installed there (its "
+        "Flux among it, which synth asks you to confirm): fluxplane synth --delete '*/production-euc1/*'"
+    ) in out
+    assert "Crossplane deletes the cluster" not in out
+    assert not (example_project / "environments/secrets/production-euc1").exists()
+    # AND synth asks for that word: the hub would uninstall the cluster's Flux
+    assert run(example_project, "synth") == EXIT_BAD_INPUT
+    assert (
+        "platform/spokes/production-euc1/flux/flux.yaml: HelmRelease production-euc1/flux: removed, so helm-controller "
+        "uninstalls Flux from the cluster"
+    ) in capsys.readouterr().err
+    assert run(example_project, "synth", "--delete", "*/production-euc1/*") == 0
 
 
 def test_dry_run_prints_the_change_and_writes_nothing(
@@ -274,7 +296,8 @@ def test_onboard_app_adds_clusters_to_an_app_and_keeps_its_comments(example_proj
         (["offboard-app", "ledger"], "NAME: unknown app 'ledger' \\(apps: notifications, orders\\)"),
         (
             ["offboard-app", "orders", "--cluster", "staging-usw2"],
-            "--cluster: app 'orders' does not run on 'staging-usw2' \\(it runs on: production-usw2, production-use1\\)",
+            "--cluster: app 'orders' does not run on 'staging-usw2' \\(it runs on: production-usw2, production-use1, "
+            "production-euw1\\)",
         ),
     ],
 )
@@ -297,7 +320,8 @@ def test_offboard_app_from_one_cluster_of_its_environment_lists_the_others(
     assert "no longer follows environment 'production'" in out
     assert "deleted environments/secrets/production-use1/orders/orders-git.yaml" in out
     data = yaml.safe_load((example_project / "environments/apps/orders.yaml").read_text())
-    assert data["clusters"] == ["production-usw2"] and "environments" not in data
+    # (the environment's other clusters it runs on: not the registered production-euc1, which it is left off)
+    assert data["clusters"] == ["production-usw2", "production-euw1"] and "environments" not in data
     assert (example_project / "environments/secrets/production-usw2/orders/orders-git.yaml").exists()
     placements = [(p.app.name, p.cluster) for p in load_plan(example_project).apps]
     assert ("orders", "production-use1") not in placements and ("orders", "production-usw2") in placements

@@ -506,7 +506,8 @@ def test_unknown_cluster(capsys: pytest.CaptureFixture[str]) -> None:
     # WHEN the cluster is not in the fleet THEN exit 2 and the clusters are listed
     assert run("--cluster", "x") == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
-        "--cluster: unknown cluster 'x' (clusters: hub, production-use1, production-usw2, staging-usw2)\n"
+        "--cluster: unknown cluster 'x' (clusters: hub, production-euc1, production-euw1, production-use1, "
+        "production-usw2, staging-usw2)\n"
     )
 
 

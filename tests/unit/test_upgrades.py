@@ -43,6 +43,8 @@ def test_the_example_fleet_shows_the_cluster_held_back_and_every_pack_where_it_r
     assert next(iter(clusters)) == "hub"
     assert {name: (item.kubernetes, item.next) for name, item in clusters.items()} == {
         "hub": ("1.34", "1.35"),
+        "production-euc1": ("1.34", "1.35"),
+        "production-euw1": ("1.34", "1.35"),
         "production-use1": ("1.33", "1.34"),
         "production-usw2": ("1.34", "1.35"),
         "staging-usw2": ("1.34", "1.35"),

@@ -28,7 +28,11 @@ what it applied; the first ones wait only for the hub's shared platform (the Com
 9. ``flux-sync``: the spoke's GitRepository and root Kustomization (clusters/<cluster>/flux-system),
    after which the spoke reconciles itself.
 
-The last two hand objects over to the spoke's own Flux, so the hub does not prune them. The hub's
+The last two hand objects over to the spoke's own Flux, so the hub does not prune them. A cluster that runs a
+Flux of its own (``bootstrap: flux`` or ``flux-operator``) keeps it: its chain ends with ``sealed-secrets``, and
+its own Flux syncs its entry point, secrets included. A registered cluster's ``cluster`` step applies what the
+definition records of it (fluxplane.packs.workload_clusters) and, when the hub reaches it with a kubeconfig, the
+sealed Secret the user provides for it. The hub's
 ``spoke-bootstrap`` Kustomization applies every cluster's namespace and chain and waits for none of
 them. Objects whose deletion deletes something live carry the annotation naming the Kustomization
 that applies them (fluxplane.config.hub.APPLIED_BY).
@@ -38,7 +42,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
@@ -61,7 +65,7 @@ from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSe
 from fluxplane.constructs.health import conditions_health, ready_health
 from fluxplane.constructs.helm_release import DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
 from fluxplane.constructs.helm_repository import Chart, HelmRepository
-from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.kustomization import Kustomization, escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
@@ -95,13 +99,20 @@ STEPS = (
 )
 
 
-def chain_steps(installer: str, git_credentials: bool) -> tuple[str, ...]:
+#: The steps that install Flux on a cluster and hand it its sync: none for a cluster that runs a Flux of its own.
+FLUX_STEPS = ("flux", "flux-instance", "git-credentials", "flux-sync")
+
+
+def chain_steps(installer: str, git_credentials: bool, bootstrap: str = "fluxplane") -> tuple[str, ...]:
     """The bootstrap steps of a cluster's chain, in order: ``flux-instance`` for a cluster whose Flux the
-    Flux Operator installs, ``git-credentials`` when the platform repository needs credentials."""
+    Flux Operator installs, ``git-credentials`` when the platform repository needs credentials, and none of
+    FLUX_STEPS for a cluster whose Flux is its own (``bootstrap`` other than ``fluxplane``)."""
     return tuple(
         step
         for step in STEPS
-        if (step != "git-credentials" or git_credentials) and (step != "flux-instance" or installer == "flux-operator")
+        if (step != "git-credentials" or git_credentials)
+        and (step != "flux-instance" or installer == "flux-operator")
+        and (step not in FLUX_STEPS or bootstrap == "fluxplane")
     )
 
 
@@ -170,11 +181,14 @@ class ChainInputs:
 
     ``variables`` are each cluster's post-build variables (cluster_name, ...), substituted in what the
     chain applies from the hub's folders (it also turns ``$${`` back into ``${``, which IAM policies keep).
+    ``kubeconfigs`` are the sealed kubeconfig Secrets the user provides for registered clusters the hub reaches
+    with one (WorkloadCluster.provided_kubeconfig), by cluster: the chain's ``cluster`` step applies each.
     """
 
     identities: Mapping[str, ChainFolder] = field(default_factory=dict)
     resources: Mapping[str, ChainFolder] = field(default_factory=dict)
     variables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    kubeconfigs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 class SpokesChart(FleetChart):
@@ -222,7 +236,7 @@ class SpokesChart(FleetChart):
         sources = self.add_manifest("sources", posixpath.join(self.directory, "sources.yaml"))
         for chart in (self.charts.external_secrets, self.charts.sealed_secrets, self.charts.flux2):
             HelmRepository(sources, chart.chart, {"name": chart.chart, "url": chart.repository})
-        if any(cluster.flux_installer == "flux-operator" for cluster in self.fleet.clusters):
+        if any(c.flux_installer == "flux-operator" and c.bootstrap == "fluxplane" for c in self.fleet.clusters):
             chart = self.charts.flux_operator
             OCIRepository(
                 sources,
@@ -389,6 +403,11 @@ class SpokesChart(FleetChart):
         directory = posixpath.join(self.directory, cluster.name, BUILD_STEP)
         manifest = self._folder("cluster", directory, f"{BUILD_STEP}.yaml", scope)
         built = self.builder.bind(manifest, cluster)
+        kubeconfig = self.inputs.kubeconfigs.get(cluster.name)
+        if kubeconfig is not None:
+            # Applied with the chain's variables: the document as sealed, escaped.
+            RawObject(manifest, "kubeconfig", escaped(dict(kubeconfig)))
+            built = replace(built, health_check_exprs=(*built.health_check_exprs, SYNCED_SEALED_SECRET))
         annotate(manifest, applied_by(cluster_namespace(cluster.name), BUILD_STEP))
         step = self._step(
             file,
@@ -455,6 +474,9 @@ class SpokesChart(FleetChart):
                 chain[step] = self._after_build(file, name, step, applied, chain[BUILD_STEP])
         remote = self._access[name]
         repository = self.fleet.repositories.platform
+        steps = chain_steps(
+            cluster.flux_installer, git_credentials=repository.secret_ref is not None, bootstrap=cluster.bootstrap
+        )
         releases = {
             "external-secrets": self._release(
                 name,
@@ -474,15 +496,16 @@ class SpokesChart(FleetChart):
                 # make its own, or sealing offline with the fleet's certificate would stop working.
                 {"fullnameOverride": SEALED_SECRETS_CONTROLLER, "keyrenewperiod": "0"},
             ),
+        }
+        if "flux" in steps:
             # Multi-tenancy lockdown: no cross-namespace references, and a Kustomization or HelmRelease
             # that names no account runs as its namespace's `default` account, which holds no rights.
             # The platform's own objects name kustomize-controller or helm-controller; tenants name theirs.
-            "flux": (
+            releases["flux"] = (
                 self._release(name, "flux", self.charts.flux2, FLUX_NAMESPACE, "flux2", FLUX_LOCKDOWN)
                 if cluster.flux_installer == "flux2-chart"
                 else self._release(name, "flux", self.charts.flux_operator, FLUX_NAMESPACE, "flux-operator", {})
-            ),
-        }
+            )
         folders = {
             **{step: folder for step, (folder, _) in releases.items()},
             "secret-store": self._secret_store_dir,
@@ -490,9 +513,8 @@ class SpokesChart(FleetChart):
             "git-credentials": posixpath.join(cluster_dir(name), "secrets"),
             "flux-sync": posixpath.join(cluster_dir(name), "flux-system"),
         }
-        if cluster.flux_installer == "flux-operator":
+        if "flux-instance" in steps:
             folders["flux-instance"] = self._flux_instance(name)
-        steps = chain_steps(cluster.flux_installer, git_credentials=repository.secret_ref is not None)
         # The bootstrap starts once the cluster is Ready and its add-ons' roles exist.
         previous: list[str] = [step for step in (BUILD_STEP, IDENTITIES_STEP) if step in chain]
         for step in steps:

@@ -16,7 +16,7 @@ LOCKS_PROJECT = False
 EXIT_GATED = 3
 #: What ``--fail-on`` accepts: an action, ``data`` (a data-bearing resource replaced or deleted) and ``destructive``
 #: (anything replaced or deleted, destructive Kubernetes changes included); fluxplane.plan.model.Plan.gated reads them.
-GATES = ("create", "update", "replace", "delete", "data", "destructive")
+GATES = ("create", "update", "replace", "delete", "manage", "data", "destructive")
 
 
 def _gates(value: str) -> list[str]:
@@ -51,8 +51,8 @@ def register(commands: Subcommands) -> None:
         default=[],
         metavar="KINDS",
         help=f"exit {EXIT_GATED} when the plan holds any of these (comma-separated): create, update, replace, "
-        "delete, data (a data-bearing resource replaced or deleted), destructive (anything replaced or deleted, "
-        "destructive Kubernetes changes included)",
+        "delete, manage (an imported resource Crossplane starts to write), data (a data-bearing resource replaced or "
+        "deleted), destructive (anything replaced or deleted, destructive Kubernetes changes included)",
     )
 
 

@@ -70,6 +70,14 @@ def register(commands: Subcommands) -> None:
         help="allow this object to move to another Flux Kustomization, once the old one is suspended on the hub "
         "(repeatable)",
     )
+    synth.add_argument(
+        "--manage",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow this EKSCluster to start managing the AWS resources it imported (an existing cluster moved to "
+        "existing.mode: managed), which Crossplane may then update and delete (repeatable)",
+    )
 
 
 def stopped(args: argparse.Namespace) -> str | None:
@@ -113,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         target,
         cache=not args.no_cache,
         read_only=args.check,
-        allow=synth.Allowances.of(args.replace, args.delete, args.move),
+        allow=synth.Allowances.of(args.replace, args.delete, args.move, args.manage),
     )
     pipeline.check_outdir()
     transaction.note(transaction.recover(root, write=not args.check))
@@ -131,13 +139,15 @@ def run(args: argparse.Namespace) -> int:
         tree = pipeline.render(plan)
         files = tree.files
         stage.note(f"{len(files)} files")
-    for folder in synth.kept_folders(plan):
+    for folder, owner in synth.kept_owners(plan).items():
         if not any(path.startswith(folder) for path in files):
-            path = f"<the repository's path to {target.name}>/{posixpath.dirname(folder.rstrip('/'))}"
+            entry = posixpath.dirname(folder.rstrip("/"))
+            path = f"<the repository's path to {target.name}>/{entry}"
+            setting = "management.bootstrap" if posixpath.basename(entry) == plan.fleet.management.name else "bootstrap"
             writer = (
-                f"`flux bootstrap` writes it (management.bootstrap: flux), with --path={path}"
-                if plan.fleet.management.bootstrap == "flux"
-                else f"your FluxInstance goes there (management.bootstrap: flux-operator), with sync.path: {path}"
+                f"`flux bootstrap` writes it ({setting}: flux), with --path={path}"
+                if owner == "flux"
+                else f"your FluxInstance goes there ({setting}: flux-operator), with sync.path: {path}"
             )
             print(f"note: {target / folder}/ is empty: {writer}", file=sys.stderr)
     if args.check:

@@ -56,6 +56,9 @@ class LoadedFleet:
     #: The clusters (the hub's included) whose definition names no kubernetesVersion, by name: their version
     #: follows environments/allocations.yaml, which only the definition may move (fluxplane.synth.guard).
     followed_versions: dict[str, FollowedVersion] = field(default_factory=dict)
+    #: What the definition does that the user should know without it being refused: an app left off a cluster of its
+    #: environment it cannot run on.
+    notes: tuple[str, ...] = ()
 
 
 def _display(root: Path, path: Path) -> str:
@@ -110,6 +113,8 @@ class _Loader:
         self.recorded = Recorded({})
         #: The clusters whose version follows the record (LoadedFleet.followed_versions).
         self.followed_versions: dict[str, FollowedVersion] = {}
+        #: What the load tells the user without refusing (LoadedFleet.notes).
+        self.notes: list[str] = []
         #: The project's cdk8s charts (charts/), which clusters name in cdk8sCharts.
         self.cdk8s_charts, found = find_cdk8s_charts(project, lambda path: _display(project, path))
         self.problems.lines.extend(found)
@@ -163,12 +168,13 @@ class _Loader:
 
         app_files, found_apps = read_app_files(root, lambda path: _display(root, path))
         problems.lines.extend(found_apps)
+        clusters = [cluster for env in environments for cluster in env.clusters]
         apps, found_placements = place_apps(
             app_files,
             {env.name: [(cluster.name, cluster.region) for cluster in env.clusters] for env in environments},
-            frozenset(
-                cluster.name for env in environments for cluster in env.clusters if cluster.app_resources == "spoke"
-            ),
+            frozenset(cluster.name for cluster in clusters if cluster.app_resources == "spoke"),
+            frozenset(c.name for c in clusters if c.existing is not None and not c.existing.imported),
+            self.notes,
         )
         if len(environments) == len(env_paths):
             # With an environment missing, its clusters would look unknown: report that once fixed.
@@ -210,6 +216,7 @@ class _Loader:
             apps=apps,
             cdk8s_charts=self.cdk8s_charts,
             followed_versions=self.followed_versions,
+            notes=tuple(self.notes),
         )
 
     def _recorded_version(self, cluster: str, definition: str, *, hub: bool = False) -> str | None:
@@ -264,6 +271,25 @@ class _Loader:
         runs = f"the cluster runs {running} ({self.recorded.version_where(name)})"
         self._report(origins, [(("kubernetesVersion",), f'{how}: {runs}, got "{wanted}"; {then}')])
         return merged
+
+    def _existing_version(self, merged: dict[str, Any], origins: Origins) -> None:
+        """An existing cluster runs a version already: the definition names it, since the newest EKS offers (a new
+        cluster's default) would be an upgrade of several minor versions, or a downgrade. Once recorded, the record
+        keeps it, as for every cluster."""
+        name = merged.get("name")
+        if not isinstance(merged.get("existing"), dict) or "kubernetesVersion" in merged or not isinstance(name, str):
+            return
+        if self.recorded.version_of(name, models.LEGACY_KUBERNETES_VERSION) is None:
+            self._report(
+                origins,
+                [
+                    (
+                        ("kubernetesVersion",),
+                        "an existing cluster's version is recorded from the definition: give the version it runs "
+                        f'(aws eks describe-cluster --name {name} --query cluster.version), quoted: "1.NN"',
+                    )
+                ],
+            )
 
     def _management(self, base: models.BaseFile) -> None:
         self.management = base.management
@@ -469,6 +495,7 @@ class _Loader:
                 Layer(self.base_display, base.cluster_defaults, mount=(), prefix=("clusterDefaults",)),
             ]
         )
+        self._existing_version(merged, origins)
         merged = self._versioned(merged, origins)
         # Duplicates are checked on the name as written, so a cluster with other problems still claims it.
         raw_name = merged.get("name")

@@ -29,6 +29,7 @@ SECTIONS: tuple[tuple[type[BaseModel], str, str], ...] = (
     (models.WorkloadCluster, "Workload cluster", "each entry of `clusters`, merged over `clusterDefaults`"),
     (models.Network, "Network", "a workload cluster's `network`"),
     (models.Endpoint, "Endpoint", "a workload cluster's `endpoint`"),
+    (models.ExistingCluster, "Existing cluster", "a workload cluster's `existing`"),
     (models.NodeGroup, "Node group", "each entry of `nodeGroups`"),
     (models.Taint, "Taint", "each entry of `taints`"),
     (models.Teams, "Teams", "`teams` in `environments/base.yaml`"),

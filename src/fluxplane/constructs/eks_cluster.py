@@ -8,10 +8,11 @@ the API server's validation too (a test checks every emitted XR against the XRD 
 from __future__ import annotations
 
 from ipaddress import IPv4Network
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
+from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID
 from fluxplane.constructs.base import TypedResource
 from fluxplane.constructs.props import DNS_LABEL, Label, Name, Props
 
@@ -25,6 +26,7 @@ ZONE = r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9][a-z]$"
 KUBERNETES_VERSION = r"^1\.[0-9]{2}$"
 MIN_ZONES = 2
 MAX_ZONES = 6
+
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 TAINT_EFFECTS = ("NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE")
 
@@ -59,14 +61,16 @@ class NetworkSpec(Props):
 
     vpc_cidr: IPv4Network
     """CIDR of the VPC; every subnet lies inside it."""
-    nat_gateways: Literal["OnePerZone", "Single"] = "OnePerZone"
-    """A NAT gateway per zone (``OnePerZone``) or a single one (``Single``). Default: ``"OnePerZone"``."""
-    zones: tuple[Zone, ...] = Field(min_length=MIN_ZONES, max_length=MAX_ZONES)
-    """Availability zones and their subnets; the Composition fixes their count."""
+    nat_gateways: Literal["OnePerZone", "Single"] | None = None
+    """A NAT gateway per zone (``OnePerZone``) or a single one (``Single``). Default: ``"OnePerZone"`` for a cluster
+    the hub creates; not set for an existing one, whose gateways are its own."""
+    zones: Annotated[tuple[Zone, ...], Field(min_length=MIN_ZONES, max_length=MAX_ZONES)] | None = None
+    """Availability zones and their subnets; the Composition fixes their count. Default: none, for an existing
+    cluster (``existing``), whose subnets are imported."""
 
     @model_validator(mode="after")
     def _subnets_inside(self) -> NetworkSpec:
-        for zone in self.zones:
+        for zone in self.zones or ():
             for subnet in (zone.public_subnet_cidr, zone.private_subnet_cidr):
                 if not subnet.subnet_of(self.vpc_cidr):
                     raise ValueError(f"subnet {subnet} of zone {zone.name} lies outside the VPC {self.vpc_cidr}")
@@ -139,6 +143,19 @@ class HubAccessSpec(Props):
     """ConfigMap in the composite's namespace that receives the data of Flux's ``kubeConfig.configMapRef``."""
 
 
+class ExistingSpec(Props):
+    """The AWS ids of an existing cluster, which its Composition imports."""
+
+    vpc_id: str = Field(pattern=VPC_ID)
+    """The cluster's VPC."""
+    subnet_ids: tuple[Annotated[str, StringConstraints(pattern=SUBNET_ID)], ...] = Field(
+        min_length=MIN_SUBNETS, max_length=MAX_SUBNETS
+    )
+    """The private subnets the cluster's nodes run in."""
+    external_secrets_role_arn: str = Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")
+    """The IAM role External Secrets on the cluster runs as (IRSA), which may read the sealing key."""
+
+
 class EKSClusterProps(Props):
     """Props of an EKSCluster composite: one workload cluster on AWS."""
 
@@ -156,10 +173,11 @@ class EKSClusterProps(Props):
     """EKS Kubernetes minor version, e.g. ``"1.33"``."""
     network: NetworkSpec
     """The VPC and its subnets."""
-    endpoint: EndpointSpec
-    """Who can reach the Kubernetes API endpoint."""
-    logging: tuple[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"], ...] = ()
-    """Control plane log types sent to CloudWatch. Default: none."""
+    endpoint: EndpointSpec | None = None
+    """Who can reach the Kubernetes API endpoint. Default: not set (an existing cluster's is its own)."""
+    logging: tuple[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"], ...] | None = None
+    """Control plane log types sent to CloudWatch. Default: none for a cluster the hub creates; not set for an existing
+    one, whose log types are its own."""
     node_groups: tuple[NodeGroupSpec, ...] = Field(min_length=1)
     """The managed node groups, at least one."""
     tags: dict[str, str] = Field(default_factory=dict)
@@ -176,6 +194,32 @@ class EKSClusterProps(Props):
     hub_access: HubAccessSpec | None = None
     """Keyless access for the hub's Flux: an EKS access entry and a kubeConfig ConfigMap. Default: not set (no access
     entry)."""
+    existing: ExistingSpec | None = None
+    """The AWS ids of an existing cluster, which its Composition imports instead of making the cluster. Default: not
+    set (the hub makes the cluster)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _created_defaults(cls, data: Any) -> Any:
+        """A cluster the hub creates has its NAT mode and log types written out, defaults included, for review; an
+        existing cluster's are its own, and not written."""
+        if not isinstance(data, dict) or data.get("existing") is not None:
+            return data
+        filled = dict(data)
+        if "logging" not in filled:
+            filled["logging"] = ()
+        network = filled.get("network")
+        if isinstance(network, NetworkSpec) and network.nat_gateways is None:
+            filled["network"] = network.model_copy(update={"nat_gateways": "OnePerZone"})
+        elif isinstance(network, dict) and not {"natGateways", "nat_gateways"} & network.keys():
+            filled["network"] = {**network, "natGateways": "OnePerZone"}
+        return filled
+
+    @model_validator(mode="after")
+    def _zones_or_existing(self) -> EKSClusterProps:
+        if self.existing is None and not self.network.zones:
+            raise ValueError("network.zones is required for a cluster the hub creates (the XRD's rule)")
+        return self
 
 
 class EKSCluster(TypedResource[EKSClusterProps]):

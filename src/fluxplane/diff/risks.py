@@ -14,6 +14,7 @@ from typing import Any
 
 from fluxplane.diff.fleet import Document
 from fluxplane.diff.objects import ClusterDiff, ObjectChange
+from fluxplane.packs.eks_composed import OBSERVED
 from fluxplane.synth.guard import (
     EXTERNAL_NAME,
     HELM_RELEASE,
@@ -24,7 +25,7 @@ from fluxplane.synth.guard import (
     immutable_fields,
     release_target,
 )
-from fluxplane.synth.hazards import DELETES, EKS_CLUSTER
+from fluxplane.synth.hazards import DELETES, EKS_CLUSTER, management
 
 __all__ = ["EXTERNAL_NAME", "IMMUTABLE", "Risk", "immutable_fields", "object_risks", "risks"]
 
@@ -168,6 +169,8 @@ def removals(change: ObjectChange) -> list[str]:
     if ident == ("", "Namespace"):
         return ["Namespace deleted: everything in it is deleted"]
     if ident == EKS_CLUSTER:
+        if management(change.before) == OBSERVED:
+            return ["workload cluster removed: its AWS resources were only read, and stay as they are"]
         return ["workload cluster removed: Crossplane deletes the EKS cluster and its network"]
     if ident in DELETES:
         return [f"{change.key[1]} removed: Crossplane deletes the cloud resource and its data"]

@@ -10,6 +10,10 @@ Patch-and-transform cannot loop, so one Composition serves one shape (zone count
 NAT mode) and each composite resource names its Composition. fluxplane writes the Compositions of
 the shapes the fleet uses. Subnet CIDRs are computed by fluxplane (P&T has no CIDR arithmetic) and
 written into the composite resource, where reviewers see them.
+
+An existing cluster (``existing`` in the definition) that the hub imports is an EKSCluster too, composed by an
+existing cluster's Composition (``eks-observed-...`` or ``eks-managed-...``) from the AWS ids in its
+``spec.existing``, without zones: nothing is planned for it. A registered one has no composite resource at all.
 """
 
 from __future__ import annotations
@@ -19,25 +23,60 @@ from typing import Any
 from fluxplane.config.awsdata import AwsFacts, shipped
 from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeconfig_secret
 from fluxplane.config.models import SealingKey, WorkloadCluster
+from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID
 from fluxplane.config.network import subnet_plan
 from fluxplane.constructs import eks_cluster as xr
 from fluxplane.constructs import patch_and_transform as pt
 from fluxplane.constructs.patch_and_transform import PATCH_SETS
-from fluxplane.packs.eks_composed import KARPENTER_DISCOVERY, NODE_ROLE_NAME, Shape, composed_resources
+from fluxplane.packs.eks_composed import (
+    CREATED,
+    KARPENTER_DISCOVERY,
+    MANAGED,
+    NODE_ROLE_NAME,
+    OBSERVED,
+    ExistingShape,
+    Shape,
+    composed_resources,
+    existing_resources,
+    management_of,
+)
 
 # The composed resources' names stay importable from here, where the packs and their tests take them.
 __all__ = [
+    "CREATED",
     "KARPENTER_DISCOVERY",
+    "MANAGED",
     "NODE_ROLE_NAME",
+    "OBSERVED",
     "PATCH_SETS",
+    "ExistingShape",
     "Shape",
     "composed_resources",
     "composite_props",
+    "composition_of",
     "composition_props",
+    "existing_resources",
+    "management_of",
     "shape_of",
     "xrd_props",
     "xrd_schema",
 ]
+
+
+def composition_of(cluster: WorkloadCluster) -> Shape | ExistingShape | None:
+    """The shape of the Composition that composes ``cluster``: a created cluster's, an imported one's, or None for a
+    registered cluster, which has no composite resource."""
+    existing = cluster.existing
+    if existing is None:
+        return shape_of(cluster)
+    if not existing.imported:
+        return None
+    return ExistingShape(
+        mode=existing.mode,
+        subnets=len(existing.subnet_ids),
+        node_groups=len(cluster.node_groups),
+        keyless=cluster.hub_access == "keyless",
+    )
 
 
 def shape_of(cluster: WorkloadCluster) -> Shape:
@@ -62,29 +101,42 @@ def composite_props(
     """
     if cluster.network.cidr is None:
         raise ValueError(f"cluster {cluster.name!r} has no VPC CIDR; load the fleet with fluxplane.config.loader")
+    shape = composition_of(cluster)
+    if shape is None:
+        raise ValueError(
+            f"cluster {cluster.name!r} is registered: the hub imports nothing of it, so it has no composite"
+        )
     secret = kubeconfig_secret(cluster.name)
-    names = (aws or shipped()).zone_names(cluster.region, cluster.network.availability_zones)
-    zones = subnet_plan(cluster.network.cidr, names)
-    return {
+    existing = cluster.existing
+    built: dict[str, Any] = {
         "name": cluster.name,
         "namespace": secret.namespace,
-        "crossplane": {"compositionRef": {"name": shape_of(cluster).name}},
+        "crossplane": {"compositionRef": {"name": shape.name}},
         "region": cluster.region,
         "kubernetesVersion": cluster.kubernetes_version,
-        "network": {
+    }
+    if existing is None:
+        names = (aws or shipped()).zone_names(cluster.region, cluster.network.availability_zones)
+        zones = subnet_plan(cluster.network.cidr, names)
+        built["network"] = {
             "vpcCidr": cluster.network.cidr,
             "natGateways": cluster.network.nat_gateways,
             "zones": [
                 {"name": zone.zone, "publicSubnetCidr": zone.public, "privateSubnetCidr": zone.private}
                 for zone in zones
             ],
-        },
-        "endpoint": {
+        }
+        built["endpoint"] = {
             "privateAccess": cluster.endpoint.private_access,
             "publicAccess": cluster.endpoint.public_access,
             "publicAccessCidrs": cluster.endpoint.public_access_cidrs if cluster.endpoint.public_access else [],
-        },
-        "logging": cluster.logging,
+        }
+        built["logging"] = cluster.logging
+    else:
+        # What the cluster has is imported, not planned: its range as the definition records it, and no zones.
+        built["network"] = {"vpcCidr": cluster.network.cidr}
+    return {
+        **built,
         "nodeGroups": [
             {
                 "name": group.name,
@@ -108,6 +160,17 @@ def composite_props(
         "kubeconfigSecretName": secret.name,
         "bootstrapConfigMapName": bootstrap_values(cluster.name).name,
         "hubAccess": _hub_access(cluster, hub_flux_role),
+        **(
+            {}
+            if existing is None
+            else {
+                "existing": {
+                    "vpcId": existing.vpc_id,
+                    "subnetIds": existing.subnet_ids,
+                    "externalSecretsRoleArn": existing.external_secrets_role_arn,
+                }
+            }
+        ),
     }
 
 
@@ -165,6 +228,25 @@ def xrd_schema() -> dict[str, Any]:
             },
         ],
     }
+    existing = {
+        "type": "object",
+        "description": "An existing cluster's AWS ids, which its Composition imports (observed or managed).",
+        "required": ["vpcId", "subnetIds", "externalSecretsRoleArn"],
+        "properties": {
+            "vpcId": pt.string_property("The cluster's VPC.", pattern=VPC_ID),
+            "subnetIds": {
+                "type": "array",
+                "description": "The private subnets the cluster's nodes run in; the Composition fixes their count.",
+                "minItems": MIN_SUBNETS,
+                "maxItems": MAX_SUBNETS,
+                "items": pt.string_property("A private subnet.", pattern=SUBNET_ID),
+            },
+            "externalSecretsRoleArn": pt.string_property(
+                "The IAM role External Secrets on the cluster runs as (IRSA), which may read the sealing key.",
+                pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$",
+            ),
+        },
+    }
     spec = {
         "type": "object",
         "required": [
@@ -183,7 +265,7 @@ def xrd_schema() -> dict[str, Any]:
             ),
             "network": {
                 "type": "object",
-                "required": ["vpcCidr", "zones"],
+                "required": ["vpcCidr"],
                 "properties": {
                     "vpcCidr": pt.cidr_property("VPC CIDR."),
                     "natGateways": pt.string_property(
@@ -191,7 +273,8 @@ def xrd_schema() -> dict[str, Any]:
                     ),
                     "zones": {
                         "type": "array",
-                        "description": "Availability zones and their subnets; the Composition fixes their count.",
+                        "description": "Availability zones and their subnets; the Composition fixes their count. "
+                        "An existing cluster has none.",
                         "minItems": xr.MIN_ZONES,
                         "maxItems": xr.MAX_ZONES,
                         "items": {
@@ -248,7 +331,14 @@ def xrd_schema() -> dict[str, Any]:
                     ),
                 },
             },
+            "existing": existing,
         },
+        "x-kubernetes-validations": [
+            {
+                "rule": "has(self.existing) || has(self.network.zones)",
+                "message": "network.zones is required for a cluster the hub creates",
+            }
+        ],
     }
     status = {
         "type": "object",
@@ -260,6 +350,7 @@ def xrd_schema() -> dict[str, Any]:
             "oidcIssuerHost": {"type": "string"},
             "oidcProviderArn": {"type": "string"},
             "externalSecretsRoleArn": {"type": "string"},
+            "certificateAuthority": {"type": "string"},
         },
     }
     return {"type": "object", "required": ["spec"], "properties": {"spec": spec, "status": status}}
@@ -290,7 +381,8 @@ def xrd_props() -> dict[str, Any]:
 # -- the Composition of a shape --------------------------------------------------------------------
 
 
-def composition_props(shape: Shape) -> dict[str, Any]:
+def composition_props(shape: Shape | ExistingShape) -> dict[str, Any]:
+    resources = composed_resources(shape) if isinstance(shape, Shape) else existing_resources(shape)
     return {
         "name": shape.name,
         "labels": shape.labels,
@@ -309,7 +401,7 @@ def composition_props(shape: Shape) -> dict[str, Any]:
                         "patches": [pt.patch("spec.kubeconfigSecretName", "name")],
                     },
                     "patchSets": PATCH_SETS,
-                    "resources": composed_resources(shape),
+                    "resources": resources,
                 },
             },
             {"step": "detect-readiness", "functionRef": {"name": pt.AUTO_READY}},

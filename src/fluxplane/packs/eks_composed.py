@@ -12,6 +12,15 @@
 
 Resource names are stable across shapes (``subnet-private-0`` is the same subnet in every shape), so a
 cluster that changes shape keeps its resources and only gains or loses the difference.
+
+An existing cluster's Composition (:class:`ExistingShape`, ``existing.mode: observed`` or ``managed``) composes
+none of that anew: it imports the cluster's VPC, its private subnets, the EKS cluster and its node groups by their
+AWS ids (``crossplane.io/external-name``), under the same names and labels (an app's database finds the subnets as
+in a cluster fluxplane made), with ``managementPolicies: [Observe]`` when observed, so their live state (ARN,
+endpoint, certificate authority, OIDC issuer) flows into the composite without a write; managed, Crossplane may
+update and delete them, and keeps their Kubernetes version and node group sizes to the definition. The ClusterAuth
+(a token, no AWS resource) and the ConfigMaps the hub reads are composed as for any cluster; External Secrets' role
+is the one the definition names.
 """
 
 from __future__ import annotations
@@ -34,6 +43,27 @@ KARPENTER_DISCOVERY = "karpenter.sh/discovery"
 NODE_ROLE_NAME = "%s-node"
 
 
+#: Who owns the AWS resources behind an EKSCluster, by its Composition: the hub made them (``created``), it reads
+#: them (``observed``), or it manages resources it imported (``managed``). See :func:`management_of`.
+CREATED, OBSERVED, MANAGED = "created", "observed", "managed"
+#: The management policies of an existing cluster's imported resources, by mode.
+MANAGEMENT_POLICIES = {OBSERVED: ["Observe"], MANAGED: ["*"]}
+_EXISTING_PREFIX = {OBSERVED: "eks-observed-", MANAGED: "eks-managed-"}
+
+
+def management_of(composition: str | None) -> str:
+    """Who owns the AWS resources of an EKSCluster composed by the Composition named ``composition`` (CREATED,
+    OBSERVED or MANAGED)."""
+    for mode, prefix in _EXISTING_PREFIX.items():
+        if composition is not None and composition.startswith(prefix):
+            return mode
+    return CREATED
+
+
+def _groups(count: int) -> str:
+    return "node-group" if count == 1 else "node-groups"
+
+
 @dataclass(frozen=True, order=True)
 class Shape:
     """What a Composition fixes: zone count, node group count and NAT mode."""
@@ -45,10 +75,9 @@ class Shape:
 
     @property
     def name(self) -> str:
-        groups = "node-group" if self.node_groups == 1 else "node-groups"
         suffix = "-single-nat" if self.nat_gateways == "Single" else ""
         keyless = "-keyless" if self.keyless else ""
-        return f"eks-{self.zones}-zones-{self.node_groups}-{groups}{suffix}{keyless}"
+        return f"eks-{self.zones}-zones-{self.node_groups}-{_groups(self.node_groups)}{suffix}{keyless}"
 
     @property
     def labels(self) -> dict[str, str]:
@@ -57,6 +86,32 @@ class Shape:
             f"{pt.LABEL}/hub-access": "keyless" if self.keyless else "kubeconfig",
             f"{pt.LABEL}/nat-gateways": self.nat_gateways,
             f"{pt.LABEL}/node-groups": str(self.node_groups),
+        }
+
+
+@dataclass(frozen=True, order=True)
+class ExistingShape:
+    """What an existing cluster's Composition fixes: how the hub holds its resources (OBSERVED or MANAGED), the
+    private subnet count, the node group count, and keyless hub access."""
+
+    mode: str
+    subnets: int
+    node_groups: int
+    keyless: bool = False
+
+    @property
+    def name(self) -> str:
+        keyless = "-keyless" if self.keyless else ""
+        groups = f"{self.node_groups}-{_groups(self.node_groups)}"
+        return f"{_EXISTING_PREFIX[self.mode]}{self.subnets}-subnets-{groups}{keyless}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {
+            f"{pt.LABEL}/existing": self.mode,
+            f"{pt.LABEL}/hub-access": "keyless" if self.keyless else "kubeconfig",
+            f"{pt.LABEL}/node-groups": str(self.node_groups),
+            f"{pt.LABEL}/subnets": str(self.subnets),
         }
 
 
@@ -268,13 +323,7 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
                 pt.patch("spec.endpoint.publicAccessCidrs", "spec.forProvider.vpcConfig.publicAccessCidrs"),
                 pt.patch("spec.logging", "spec.forProvider.enabledClusterLogTypes"),
                 pt.use("tags"),
-                pt.status("status.atProvider.arn", "status.clusterArn"),
-                pt.status("status.atProvider.endpoint", "status.endpoint"),
-                pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuer"),
-                {
-                    **pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuerHost"),
-                    "transforms": [{"type": "string", "string": {"type": "TrimPrefix", "trim": "https://"}}],
-                },
+                *_cluster_status(),
             ],
         )
     ]
@@ -327,19 +376,7 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
                 pt.status("status.atProvider.arn", "status.oidcProviderArn"),
             ],
         ),
-        pt.resource(
-            "cluster-auth",
-            pt.managed(
-                "eks",
-                "ClusterAuth",
-                {"clusterNameSelector": pt.selector()},
-                writeConnectionSecretToRef={"name": "cluster-auth"},
-            ),
-            [*regional, pt.patch("metadata.name", "spec.writeConnectionSecretToRef.name", fmt="%s-cluster-auth")],
-            connectionDetails=[
-                {"name": "value", "type": "FromConnectionSecretKey", "fromConnectionSecretKey": CLUSTER_AUTH_KEY}
-            ],
-        ),
+        _cluster_auth(),
     ]
     return resources
 
@@ -448,15 +485,50 @@ def _keyless() -> list[dict[str, Any]]:
             ),
             [*regional, principal],
         ),
-        pt.resource(
-            "hub-access",
-            {"apiVersion": "v1", "kind": "ConfigMap", "data": {"provider": "aws"}},
-            [
-                pt.patch("spec.hubAccess.configMapName", "metadata.name", required=True),
-                pt.patch("status.clusterArn", "data.cluster", required=True),
-            ],
-            readinessChecks=[{"type": "None"}],
+        _hub_access_config_map(),
+    ]
+
+
+def _hub_access_config_map() -> dict[str, Any]:
+    """The ConfigMap Flux's keyless ``kubeConfig.configMapRef`` reads: ``provider: aws`` and the cluster's ARN."""
+    return pt.resource(
+        "hub-access",
+        {"apiVersion": "v1", "kind": "ConfigMap", "data": {"provider": "aws"}},
+        [
+            pt.patch("spec.hubAccess.configMapName", "metadata.name", required=True),
+            pt.patch("status.clusterArn", "data.cluster", required=True),
+        ],
+        readinessChecks=[{"type": "None"}],
+    )
+
+
+def _cluster_auth() -> dict[str, Any]:
+    """A short-lived token kubeconfig of the cluster (no AWS resource), which the composition publishes."""
+    return pt.resource(
+        "cluster-auth",
+        pt.managed(
+            "eks",
+            "ClusterAuth",
+            {"clusterNameSelector": pt.selector()},
+            writeConnectionSecretToRef={"name": "cluster-auth"},
         ),
+        [pt.use("region"), pt.patch("metadata.name", "spec.writeConnectionSecretToRef.name", fmt="%s-cluster-auth")],
+        connectionDetails=[
+            {"name": "value", "type": "FromConnectionSecretKey", "fromConnectionSecretKey": CLUSTER_AUTH_KEY}
+        ],
+    )
+
+
+def _cluster_status() -> list[dict[str, Any]]:
+    """What the EKS cluster tells the composite: its ARN, endpoint and OIDC issuer."""
+    return [
+        pt.status("status.atProvider.arn", "status.clusterArn"),
+        pt.status("status.atProvider.endpoint", "status.endpoint"),
+        pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuer"),
+        {
+            **pt.status("status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuerHost"),
+            "transforms": [{"type": "string", "string": {"type": "TrimPrefix", "trim": "https://"}}],
+        },
     ]
 
 
@@ -464,3 +536,95 @@ def composed_resources(shape: Shape) -> list[dict[str, Any]]:
     """The P&T resource templates of ``shape``, in dependency order (network, identity, EKS, bootstrap)."""
     keyless = _keyless() if shape.keyless else []
     return [*_network(shape), *_identity(), *_cluster(shape), *_bootstrap(), *keyless]
+
+
+def _imported(shape: ExistingShape, name: str, base: dict[str, Any], patches: list[dict[str, Any]]) -> dict[str, Any]:
+    """An AWS resource of an existing cluster, imported by the id ``patches`` give its external name."""
+    base["spec"]["managementPolicies"] = list(MANAGEMENT_POLICIES[shape.mode])
+    return pt.resource(name, base, [pt.use("region"), *patches])
+
+
+def existing_resources(shape: ExistingShape) -> list[dict[str, Any]]:
+    """The P&T resource templates of an existing cluster's ``shape``: its imported VPC, private subnets, EKS cluster
+    and node groups (under the names and labels of a created cluster's), the ClusterAuth, and the ConfigMaps the
+    hub's bootstrap of the cluster reads."""
+    external_name = "metadata.annotations[crossplane.io/external-name]"
+    managed = shape.mode == MANAGED
+    resources = [
+        _imported(
+            shape,
+            "vpc",
+            pt.managed("ec2", "VPC", {}),
+            [
+                pt.patch("spec.existing.vpcId", external_name, required=True),
+                pt.status("status.atProvider.id", "status.vpcId"),
+            ],
+        )
+    ]
+    for index in range(shape.subnets):
+        resources.append(
+            _imported(
+                shape,
+                f"subnet-private-{index}",
+                pt.managed("ec2", "Subnet", {}, labels={"tier": "private", "zone": str(index)}),
+                [pt.patch(f"spec.existing.subnetIds[{index}]", external_name, required=True)],
+            )
+        )
+    # Managed, the cluster's version follows the definition; the subnets are those it was made with (initProvider,
+    # read at creation only, which never comes: the CRD asks for them once Crossplane may create or update it).
+    cluster_base = pt.managed(
+        "eks",
+        "Cluster",
+        {},
+        **({"initProvider": {"vpcConfig": {"subnetIdSelector": pt.selector(tier="private")}}} if managed else {}),
+    )
+    resources.append(
+        _imported(
+            shape,
+            "cluster",
+            cluster_base,
+            [
+                pt.patch("metadata.name", external_name),
+                *([pt.patch("spec.kubernetesVersion", "spec.forProvider.version")] if managed else []),
+                *_cluster_status(),
+                pt.status("status.atProvider.certificateAuthority[0].data", "status.certificateAuthority"),
+            ],
+        )
+    )
+    for index in range(shape.node_groups):
+        group = f"spec.nodeGroups[{index}]"
+        sizes = (
+            [
+                pt.patch("spec.kubernetesVersion", "spec.forProvider.version"),
+                pt.patch(f"{group}.minSize", "spec.forProvider.scalingConfig.minSize"),
+                pt.patch(f"{group}.maxSize", "spec.forProvider.scalingConfig.maxSize"),
+                pt.patch(f"{group}.desiredSize", "spec.initProvider.scalingConfig.desiredSize"),
+            ]
+            if managed
+            else []
+        )
+        resources.append(
+            _imported(
+                shape,
+                f"node-group-{index}",
+                pt.managed("eks", "NodeGroup", {"clusterNameSelector": pt.selector()}),
+                [pt.patch(f"{group}.name", external_name, required=True), *sizes],
+            )
+        )
+    resources += [
+        _cluster_auth(),
+        pt.resource(
+            "bootstrap-values",
+            {"apiVersion": "v1", "kind": "ConfigMap"},
+            [
+                pt.patch("spec.bootstrapConfigMapName", "metadata.name", required=True),
+                pt.patch(
+                    "spec.existing.externalSecretsRoleArn", f"data[{EXTERNAL_SECRETS_ROLE_ARN_KEY}]", required=True
+                ),
+            ],
+            readinessChecks=[{"type": "None"}],
+        ),
+    ]
+    if shape.keyless:
+        resources.append(_hub_access_config_map())
+    return resources

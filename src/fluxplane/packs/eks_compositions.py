@@ -46,14 +46,18 @@ def bind(ctx: PackContext, config: EksCompositionsConfig) -> None:
             ],
         },
     )
-    shapes = sorted({eks.shape_of(cluster) for env in ctx.fleet.environments for cluster in env.clusters})
+    # A registered cluster has no composite resource, so no Composition; an imported one's come after the others.
+    found = {eks.composition_of(cluster) for env in ctx.fleet.environments for cluster in env.clusters}
+    created = sorted(shape for shape in found if isinstance(shape, eks.Shape))
+    existing = sorted(shape for shape in found if isinstance(shape, eks.ExistingShape))
+    shapes: list[eks.Shape | eks.ExistingShape] = [*created, *existing]
     for shape in shapes:
         Composition(ctx.scope, shape.name, eks.composition_props(shape))
 
 
 PACK = Pack(
     name="eks-compositions",
-    version="1.0.0",
+    version="1.1.0",
     description="EKSCluster composite API (XRD) and its Pipeline Compositions for the hub",
     config=EksCompositionsConfig,
     layer="configs",

@@ -10,6 +10,12 @@ quarter of an hour, hence the long timeout. A cluster that never gets Ready hold
 
 Removing a cluster from the definition removes its chain from dist/; Flux prunes it and Crossplane
 deletes the cluster, its node groups and its VPC in AWS.
+
+An existing cluster (``existing``) is built by no one: an imported one is an EKSCluster of an existing cluster's
+Composition (fluxplane.packs.eks), which reads (or manages) what AWS has; a registered one gets no composite
+resource and no Crossplane object at all, only the ConfigMaps the rest of its chain reads, written from the
+definition: External Secrets' role and, for keyless access, the EKS cluster's ARN. Its ``cluster`` step then
+waits for nothing but them.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from fluxplane.config.awsdata import facts
-from fluxplane.config.hub import kubeconfig_secret
+from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeconfig_secret
+from fluxplane.config.models import WorkloadCluster
+from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kubernetes_provider_config import KubernetesProviderConfig
@@ -41,6 +49,10 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
     if ctx.fleet is None or ctx.cluster is None:
         raise PackError("workload-clusters: the pack builds one workload cluster at a time; bind it with one")
     cluster = ctx.cluster
+    existing = cluster.existing
+    if existing is not None and not existing.imported:
+        _registered(ctx, cluster)
+        return
     composite = EKSCluster(
         ctx.scope,
         cluster.name,
@@ -68,7 +80,7 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
 
 PACK = Pack(
     name="workload-clusters",
-    version="2.0.0",
+    version="2.1.0",
     description="Each workload cluster as an EKSCluster composite resource, applied by the cluster's own hub chain",
     config=WorkloadClustersConfig,
     layer="configs",
@@ -79,3 +91,28 @@ PACK = Pack(
     namespaces=(),
     runs_on="management",
 )
+
+
+def _registered(ctx: PackContext, cluster: WorkloadCluster) -> None:
+    """What the hub knows of a registered cluster, from the definition: the ConfigMaps its chain reads."""
+    assert cluster.existing is not None
+    values = bootstrap_values(cluster.name)
+    ConfigMap(
+        ctx.scope,
+        f"{cluster.name}-bootstrap-values",
+        {
+            "name": values.name,
+            "namespace": values.namespace,
+            "data": {values.external_secrets_role_arn_key: cluster.existing.external_secrets_role_arn},
+        },
+    )
+    if cluster.hub_access == "keyless" and cluster.existing.cluster_arn is not None:
+        ConfigMap(
+            ctx.scope,
+            f"{cluster.name}-hub-access",
+            {
+                "name": hub_access_config_map(cluster.name),
+                "namespace": values.namespace,
+                "data": {"provider": "aws", "cluster": cluster.existing.cluster_arn},
+            },
+        )

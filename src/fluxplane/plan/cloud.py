@@ -7,8 +7,11 @@ and its provider config, which names the account (fluxplane.plan.accounts). It i
 cannot change in place changes (fluxplane.synth.kinds.replacing_fields; a field set for the first time replaces
 nothing, as the guard reads it: fluxplane.synth.hazards.immutable_change), updated when anything else below
 ``spec`` or its external name changes. A deletion says what it destroys, unless the object's deletion or
-management policy leaves the resource in AWS (``forget``). Values only the cluster knows (a composed
-resource's generated name, an observed status) compare equal to each other and read ``(known after apply)``.
+management policy leaves the resource in AWS (``forget``). A resource whose management policies only observe it
+(an existing cluster's, imported) is read, never made, changed or deleted (``import``); one whose policies come
+to write it is one Crossplane starts to manage (``manage``), and the other way round one it stops managing.
+Values only the cluster knows (a composed resource's generated name, an observed status) compare equal to each
+other and read ``(known after apply)``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fluxplane.plan.model import CREATE, DELETE, FORGET, REPLACE, UPDATE
+from fluxplane.plan.model import CREATE, DELETE, FORGET, IMPORT, MANAGE, REPLACE, UPDATE
 from fluxplane.synth.hazards import ABSENT, field, immutable_change
 from fluxplane.synth.kinds import (
     EXTERNAL_NAME,
@@ -31,6 +34,8 @@ from fluxplane.validate.compose import Unknown
 
 #: How a value only the cluster knows reads.
 UNKNOWN = "(known after apply)"
+#: Why a resource Crossplane only observes changes nothing in AWS.
+READ_ONLY = "its management policies only observe it: nothing is made, changed or deleted in AWS"
 _SCALARS = (str, int, float, bool)
 _KNOWN_OR_NOT = (*_SCALARS, Unknown)
 
@@ -77,6 +82,13 @@ def changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Field
     if field(old, EXTERNAL_NAME) != field(new, EXTERNAL_NAME):
         found.insert(0, EXTERNAL_NAME)
     return found
+
+
+def writes(document: Mapping[str, Any]) -> bool:
+    """Whether Crossplane may write this managed resource in AWS: its management policies (all, by default) hold
+    more than Observe and LateInitialize (an existing cluster's imported resources, observed, hold only Observe)."""
+    policies = field(document, ("spec", "managementPolicies"))
+    return not isinstance(policies, list) or bool(set(policies) - {"Observe", "LateInitialize"})
 
 
 def keeps_resource(document: Mapping[str, Any]) -> bool:
@@ -133,6 +145,9 @@ def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str
     if old is None and new is None:
         return None
     if old is None:
+        assert new is not None
+        if not writes(new):
+            return Verdict(IMPORT, reasons=(READ_ONLY,))
         return Verdict(CREATE)
     if new is None:
         if keeps_resource(old):
@@ -142,6 +157,12 @@ def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str
     fields = changed_fields(old, new)
     if not fields:
         return None
+    if not writes(new):
+        # what changes is which resource is read, or that it is no longer written
+        return Verdict(FORGET if writes(old) else IMPORT, reasons=(READ_ONLY,))
+    if not writes(old):
+        shown = tuple(dict.fromkeys(dotted(path) for path in fields))
+        return Verdict(MANAGE, shown, ("Crossplane may now update it to the definition, and delete it",))
     reasons: list[str] = []
     for path in replacing_fields(group, kind):
         values = immutable_change(old, new, path)

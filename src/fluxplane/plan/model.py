@@ -1,4 +1,5 @@
-"""What a plan holds: each AWS resource the change creates, updates, replaces, deletes or stops managing, and each
+"""What a plan holds: each AWS resource the change creates, updates, replaces, deletes, starts or stops managing, or
+only reads, and each
 Kubernetes release or package installed or upgraded and object whose change is destructive, in report order."""
 
 from __future__ import annotations
@@ -12,8 +13,13 @@ REPLACE = "replace"
 DELETE = "delete"
 #: Crossplane stops managing the resource and leaves it in AWS (its deletion policy orphans it).
 FORGET = "forget"
+#: Crossplane starts to manage a resource it only read (an existing cluster's, imported: its management policies
+#: gain Create, Update or Delete).
+MANAGE = "manage"
+#: Crossplane reads a resource that exists and changes nothing in AWS (management policies of Observe only).
+IMPORT = "import"
 #: The order resources are listed in within a group: what loses something first.
-ACTIONS = (DELETE, REPLACE, UPDATE, CREATE, FORGET)
+ACTIONS = (DELETE, REPLACE, MANAGE, UPDATE, CREATE, FORGET, IMPORT)
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,17 @@ JSON (``schema``: ``fluxplane.plan/v1``; within a schema version keys are only e
 
     {"schema": "fluxplane.plan/v1",
      "base": {"ref", "commit", "source": "committed" | "synthesized" | "empty"},
-     "summary": {"create", "update", "replace", "delete", "forget", "dataBearing", "kubernetes", "destructive"},
+     "summary": {"create", "update", "replace", "delete", "forget", "manage", "import", "dataBearing",
+                 "kubernetes", "destructive"},
      "resources": [{"action", "account", "region", "cluster", "apiVersion", "kind", "noun", "name",
                     "source", "fields": [...], "reasons": [...], "dataBearing"}],
      "kubernetes": [{"action", "destructive", "cluster", "repository", "apiVersion", "kind", "namespace",
                      "name", "reason"}],
      "notes": [...]}
 
-``resources`` and ``kubernetes`` are in report order; ``action`` is one of create, update, replace, delete and
-forget (left in AWS, unmanaged) for a resource, and create, update, reinstall, replace and delete for a
-Kubernetes object.
+``resources`` and ``kubernetes`` are in report order; ``action`` is one of create, update, replace, delete,
+forget (left in AWS, unmanaged), manage (an imported resource Crossplane starts to write) and import (an existing
+resource only read) for a resource, and create, update, reinstall, replace and delete for a Kubernetes object.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from fluxplane.plan.model import (
     CREATE,
     DELETE,
     FORGET,
+    IMPORT,
+    MANAGE,
     REINSTALL,
     REPLACE,
     UPDATE,
@@ -44,8 +47,16 @@ from fluxplane.plan.model import (
 
 SCHEMA = "fluxplane.plan/v1"
 #: How each action reads in a plan's headline.
-VERBS = {CREATE: "creates", UPDATE: "updates in place", REPLACE: "replaces", DELETE: "deletes", FORGET: "leaves"}
-MARKS = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", FORGET: "?", REINSTALL: "-/+"}
+VERBS = {
+    CREATE: "creates",
+    UPDATE: "updates in place",
+    REPLACE: "replaces",
+    DELETE: "deletes",
+    FORGET: "leaves",
+    MANAGE: "starts to manage",
+    IMPORT: "reads",
+}
+MARKS = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", FORGET: "?", MANAGE: "!", IMPORT: "=", REINSTALL: "-/+"}
 SOURCES = {
     "committed": "dist/ as committed",
     "synthesized": "its definition, synthesized",
@@ -60,8 +71,10 @@ def summary(plan: Plan) -> str:
         f"{plan.count(action)} to {word}"
         for action, word in ((CREATE, "create"), (UPDATE, "update in place"), (REPLACE, "replace"), (DELETE, "delete"))
     )
-    forgotten = plan.count(FORGET)
+    forgotten, managed, imported = plan.count(FORGET), plan.count(MANAGE), plan.count(IMPORT)
     left = f", {forgotten} to leave in AWS unmanaged" if forgotten else ""
+    left += f", {managed} to start managing" if managed else ""
+    left += f", {imported} to read without change" if imported else ""
     installed = len(plan.kubernetes) - len(plan.destructive)
     return (
         f"Plan: AWS {counts}{left} ({len(plan.data_bearing)} data-bearing replaced or deleted); Kubernetes "
@@ -80,7 +93,7 @@ def headline(change: ResourceChange) -> str:
 
 def _details(change: ResourceChange) -> list[str]:
     details = [change.source]
-    if change.fields and change.action in (UPDATE, REPLACE):
+    if change.fields and change.action in (UPDATE, REPLACE, MANAGE):
         details.append("changes " + ", ".join(change.fields))
     return details + list(change.reasons)
 
@@ -220,7 +233,7 @@ def to_json(plan: Plan) -> str:
         "schema": SCHEMA,
         "base": {"ref": plan.base.ref, "commit": plan.base.commit, "source": plan.base.source},
         "summary": {
-            **{action: plan.count(action) for action in (CREATE, UPDATE, REPLACE, DELETE, FORGET)},
+            **{action: plan.count(action) for action in (CREATE, UPDATE, REPLACE, DELETE, FORGET, MANAGE, IMPORT)},
             "dataBearing": len(plan.data_bearing),
             "kubernetes": len(plan.kubernetes),
             "destructive": len(plan.destructive),

@@ -15,7 +15,7 @@ from fluxplane.synth.cache import SynthCache
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.pipeline import Pipeline, load_plan, project_registry, render_plan
 from fluxplane.synth.plan import FleetPlan
-from fluxplane.synth.publish import Allowances, Publisher, Tree, kept_folders, with_kept
+from fluxplane.synth.publish import Allowances, Publisher, Tree, kept_folders, kept_owners, with_kept
 from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, copy_tree, write_tree
 
 
@@ -34,14 +34,17 @@ def synthesize(
     replace: Sequence[str] = (),
     delete: Sequence[str] = (),
     move: Sequence[str] = (),
+    manage: Sequence[str] = (),
 ) -> SynthResult:
     """Synthesize the fleet under ``root`` into ``outdir`` (default: fluxplane.files.output_dir), atomically.
 
     ``use_cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache).
-    A change that replaces, deletes or moves a live object of the tree it replaces is refused
-    (ConfigError) unless ``replace``, ``delete`` or ``move`` names it (fluxplane.synth.guard).
+    A change that replaces, deletes or moves a live object of the tree it replaces, or that starts to manage a
+    cluster's imported AWS resources, is refused (ConfigError) unless ``replace``, ``delete``, ``move`` or ``manage``
+    names it (fluxplane.synth.guard).
     """
-    pipeline = Pipeline(root, outdir, registry=registry, cache=use_cache, allow=Allowances.of(replace, delete, move))
+    allow = Allowances.of(replace, delete, move, manage)
+    pipeline = Pipeline(root, outdir, registry=registry, cache=use_cache, allow=allow)
     tree = pipeline.render()
     pipeline.write(tree)
     return SynthResult(files=tree.files, outdir=pipeline.outdir)
@@ -67,6 +70,7 @@ __all__ = [
     "compare_tree",
     "copy_tree",
     "kept_folders",
+    "kept_owners",
     "load_plan",
     "paused_gc",
     "project_registry",

@@ -25,7 +25,7 @@ from fluxplane.charts.cluster import ClusterChart
 from fluxplane.charts.spokes import DIRECTORY as SPOKES_DIR
 from fluxplane.charts.spokes import SpokesChart
 from fluxplane.charts.tenants import TenantsChart
-from fluxplane.config.hub import cluster_namespace
+from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.core.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.errors import TreeError
 from fluxplane.files import output_dir
@@ -70,6 +70,7 @@ class FleetApp(cdk8s.App):
         #: The hub's features, each for the pack that provides it (fluxplane.synth.features).
         self.app_resources = AppResources(plan, self.layout, reused=self.reused)
         self.spoke_bootstrap = SpokeBootstrap(plan, self.layout, reused=self.reused)
+        self._workload = {cluster.name: cluster for cluster in plan.fleet.clusters}
         self._finished = False
         for cluster in plan.clusters:
             if cluster.name in self.reused:
@@ -107,7 +108,9 @@ class FleetApp(cdk8s.App):
             cluster=cluster.name,
             variables=cluster.variables,
             flux=self.plan.fleet.flux,
-            bootstrap=management.bootstrap if cluster.name == management.name else "fluxplane",
+            bootstrap=management.bootstrap
+            if cluster.name == management.name
+            else self._workload[cluster.name].bootstrap,
         )
         self.clusters[cluster.name] = chart
         placements = [placement for placement in self.plan.apps if placement.cluster == cluster.name]
@@ -121,7 +124,16 @@ class FleetApp(cdk8s.App):
                 for p in self.plan.apps
                 if p.app.aws.path and p.app.repository.secret_ref and p.cluster not in self.app_resources.spokes
             }
-        chart.add_sealed_secrets(tuple(item for item in cluster.sealed_secrets if item.namespace not in moved))
+        # The kubeconfigs of registered clusters live with their chains (fluxplane.charts.spokes).
+        kubeconfigs = self.spoke_bootstrap.kubeconfigs() if cluster.name == self.plan.hub.name else {}
+        given = {(kubeconfig_secret(name).namespace, kubeconfig_secret(name).name) for name in kubeconfigs}
+        chart.add_sealed_secrets(
+            tuple(
+                item
+                for item in cluster.sealed_secrets
+                if item.namespace not in moved and (item.namespace, item.name) not in given
+            )
+        )
         registry = self.plan.registry
         folders: list[Folder] = []
         for name, config in cluster.packs.items():

@@ -13,6 +13,7 @@ A third-party pack that declares the capability gets the same feature as the bui
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, ClusterIdentities
@@ -27,7 +28,7 @@ from fluxplane.charts.spokes import (
     SpokesChart,
 )
 from fluxplane.charts.tenants import TenantsChart
-from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace
+from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace, kubeconfig_secret
 from fluxplane.config.models import WorkloadCluster
 from fluxplane.constructs.app_resources import GROUP, VERSION, AppDatabase
 from fluxplane.constructs.base import TypedResource
@@ -206,6 +207,19 @@ class SpokeBootstrap:
         )
         self.spokes: SpokesChart | None = None
 
+    def kubeconfigs(self) -> dict[str, dict[str, Any]]:
+        """The sealed kubeconfig Secrets the user provides for registered clusters the hub reaches with one
+        (WorkloadCluster.provided_kubeconfig), by cluster: hub secrets of the cluster's namespace, which its chain
+        applies, not the hub's entry point (planning makes sure each is there)."""
+        hub = {(item.namespace, item.name): item for item in self.plan.hub.sealed_secrets}
+        found = {}
+        for cluster in self.plan.fleet.clusters:
+            secret = kubeconfig_secret(cluster.name)
+            item = hub.get((secret.namespace, secret.name))
+            if cluster.provided_kubeconfig and item is not None:
+                found[cluster.name] = item.document
+        return found
+
     def add(self, scope: Any, hub: ClusterChart, inputs: ChainInputs) -> None:
         """The chains, with what each applies besides its bootstrap (``inputs``), when there are clusters to build."""
         if self.builder is None or not self.plan.fleet.clusters:
@@ -226,7 +240,7 @@ class SpokeBootstrap:
             fleet=fleet,
             builder=ClusterBuilder(pack=pack.name, requires=pack.requires, bind=build),
             charts=BOOTSTRAP_CHARTS,
-            inputs=inputs,
+            inputs=replace(inputs, kubeconfigs=self.kubeconfigs()),
             reused=self.reused,
         )
         # Applies every cluster's namespace and chain, and waits for none of them: each chain is gated on

@@ -13,7 +13,14 @@ and refuses, one line each, these changes to an object that exists in both:
   ``--replace PATTERN`` allows it.
 * **a deletion** of a cloud resource that holds a cluster or data (an EKSCluster, an app's table, queue or
   bucket): Crossplane deletes it in AWS. Renaming a cluster or an app is such a deletion (and a new
-  resource). ``--delete PATTERN`` allows it.
+  resource). An observed cluster's EKSCluster is not one: Crossplane only reads what it imported. A workload
+  cluster's Flux HelmRelease removed while its cluster stays (its cluster now runs a Flux of its own, or a
+  registered cluster leaves the fleet) is one too: helm-controller uninstalls Flux there. ``--delete PATTERN``
+  allows it.
+* **a change of who manages a cluster's AWS resources**: an EKSCluster that starts to manage the resources it
+  imported (an existing cluster's ``observed`` to ``managed``, or managed from the start) or that moves from
+  importing them to making them, ``--manage PATTERN`` allows it; one that moves between making and importing
+  them otherwise, ``--replace PATTERN`` (fluxplane.synth.hazards.MANAGEMENT_CHANGES).
 * **a move**: the Flux Kustomization that applies an object changes (the hub's objects whose deletion
   deletes something live carry it, fluxplane.config.hub.APPLIED_BY). When the old Kustomization stops
   applying the object it deletes it, before the new one adopts it, unless the old one is suspended
@@ -67,7 +74,6 @@ from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
     ABSENT,
     CLOUD_GROUPS,
-    DELETES,
     EKS_CLUSTER,
     EXTERNAL_NAME,
     HELM_RELEASE,
@@ -75,11 +81,13 @@ from fluxplane.synth.hazards import (
     Key,
     allowed,
     applier,
+    deletes,
     field,
     immutable_change,
     immutable_fields,
     key_of,
     label,
+    management_change,
     release_target,
     version_step,
 )
@@ -314,9 +322,11 @@ def guard(
     replace: Sequence[str] = (),
     delete: Sequence[str] = (),
     move: Sequence[str] = (),
+    manage: Sequence[str] = (),
     followed_versions: Mapping[str, FollowedVersion] | None = None,
 ) -> list[str]:
-    """The replacements, deletions and moves writing ``files`` over the tree at ``outdir`` would make, not allowed.
+    """The replacements, deletions, moves and changes of management writing ``files`` over the tree at ``outdir``
+    would make, not allowed.
 
     ``followed_versions`` are the clusters whose definition names no Kubernetes version
     (fluxplane.synth.plan.FleetPlan.followed_versions): the record alone may not change theirs.
@@ -333,17 +343,26 @@ def guard(
     problems: list[str] = list(moved_versions.values())
     #: The objects a refusal names already: the applied stage does not name them again.
     reported: set[Key] = set()
+    # A cluster removed with its EKSCluster: its Flux goes with it, which the cluster's own refusal says.
+    removed_clusters = {key[2] for key in before.keys() - after.keys() if key[:2] == EKS_CLUSTER}
     for key in sorted(before.keys() - after.keys()):
-        refusal = _deletion(key, delete)
+        refusal = _deletion(key, before[key].document, delete, removed_clusters)
         if refusal is not None:
             reported.add(key)
             problems.append(f"{before[key].path}: {_name(key)}: {refusal}")
+    for key in sorted(after.keys() - before.keys()):
+        refusal = _management(key, None, after[key].document, replace, manage)
+        if refusal is not None:
+            reported.add(key)
+            problems.append(f"{after[key].path}: {_name(key)}: {refusal}")
     moves: dict[str, None] = {}
     legacy: dict[Key, str] | None = None
     for key in sorted(after.keys() & before.keys()):
         was, now = before[key], after[key]
         where = f"{now.path}: {_name(key)}"
-        refusals = _changes(key, was.document, now.document, replace, versions=key[3] not in moved_versions)
+        refusals = _changes(
+            key, was.document, now.document, replace, manage=manage, versions=key[3] not in moved_versions
+        )
         if refusals:
             reported.add(key)
         problems.extend(f"{where}: {refusal}" for refusal in refusals)
@@ -370,7 +389,7 @@ def guard(
             f"to move them all: on the hub, {'; '.join(moves)}; then run synth with --move '*', merge, and resume "
             "those that remain once the objects are adopted"
         )
-    problems.extend(_applied_refusals(tree, files, changed, reported, replace=replace, delete=delete))
+    problems.extend(_applied_refusals(tree, files, changed, reported, replace=replace, delete=delete, manage=manage))
     return problems
 
 
@@ -378,23 +397,56 @@ def _name(key: Key) -> str:
     return f"{key[1]} {key[2] + '/' if key[2] else ''}{key[3]}"
 
 
-def _deletion(key: Key, delete: Sequence[str]) -> str | None:
-    """Why removing the object of ``key`` is refused, or None."""
-    deleted = DELETES.get(key[:2])
-    if deleted is None or allowed(key, delete):
+def _deletion(
+    key: Key, document: Mapping[str, Any], delete: Sequence[str], removed_clusters: Iterable[str] = ()
+) -> str | None:
+    """Why removing the object of ``key`` (``document`` in the old tree) is refused, or None; the Flux of a cluster
+    whose EKSCluster goes too (``removed_clusters``, by namespace) is that cluster's refusal's."""
+    deleted = deletes(key, document)
+    if deleted is None or allowed(key, delete) or (key[:2] == HELM_RELEASE and key[2] in removed_clusters):
         return None
     return (
-        f"removed, so Crossplane deletes {deleted} in AWS (renaming is removing and adding); to do it on purpose, run "
-        f"synth with --delete '{label(key)}'"
+        f"removed, so {deleted} (renaming is removing and adding); to do it on purpose, run synth with --delete "
+        f"'{label(key)}'"
     )
 
 
+def _management(
+    key: Key,
+    was: Mapping[str, Any] | None,
+    now: Mapping[str, Any],
+    replace: Sequence[str],
+    manage: Sequence[str],
+) -> str | None:
+    """Why moving an EKSCluster from ``was`` (None: new) to ``now`` is refused: it changes who manages the cluster's
+    AWS resources (fluxplane.synth.hazards.management_change), and the flag that allows it does not name it."""
+    if key[:2] != EKS_CLUSTER:
+        return None
+    change = management_change(was, now)
+    if change is None:
+        return None
+    flag, effect = change
+    if allowed(key, manage if flag == "manage" else replace):
+        return None
+    return f"{effect}; to do it on purpose, run synth with --{flag} '{label(key)}'"
+
+
 def _changes(
-    key: Key, was: Mapping[str, Any], now: Mapping[str, Any], replace: Sequence[str], *, versions: bool = True
+    key: Key,
+    was: Mapping[str, Any],
+    now: Mapping[str, Any],
+    replace: Sequence[str],
+    *,
+    manage: Sequence[str] = (),
+    versions: bool = True,
 ) -> list[str]:
     """Why changing the object of ``key`` from ``was`` to ``now`` is refused: its immutable fields, its Helm
-    release target, its Kubernetes version (``versions``: not when the record's own refusal names it)."""
+    release target, its Kubernetes version (``versions``: not when the record's own refusal names it), who manages
+    its AWS resources."""
     found: list[str] = []
+    managed = _management(key, was, now, replace, manage)
+    if managed is not None:
+        found.append(managed)
     if not allowed(key, replace):
         for path in immutable_fields(key[0], key[1]):
             values = immutable_change(was, now, path)
@@ -474,6 +526,7 @@ def _applied_refusals(
     *,
     replace: Sequence[str],
     delete: Sequence[str],
+    manage: Sequence[str] = (),
 ) -> list[str]:
     """What each cluster applies, compared (kustomize's build, with its patches, and Flux's post-build variables):
     a change that reaches an object only through an overlay's patch, a namespace or a variable is judged as the
@@ -494,16 +547,17 @@ def _applied_refusals(
     problems: dict[str, None] = {}
     for cluster in sorted({application.cluster for application in (*old.applications, *new.applications)}):
         before, after = old.objects(cluster), new.objects(cluster)
+        removed_clusters = {key[2] for key in before.keys() - after.keys() if key[:2] == EKS_CLUSTER}
         for key in sorted(before.keys() | after.keys()):
             if key in reported:
                 continue
             was, now = before.get(key), after.get(key)
             if was is not None and now is not None and was.doc != now.doc:
                 where = _applied_where(cluster, key, now)
-                for refusal in _changes(key, was.doc, now.doc, replace):
+                for refusal in _changes(key, was.doc, now.doc, replace, manage=manage):
                     problems[f"{where}: {refusal}"] = None
             elif was is not None and now is None:
-                deletion = _deletion(key, delete)
+                deletion = _deletion(key, was.doc, delete, removed_clusters)
                 if deletion is not None:
                     problems[f"{_applied_where(cluster, key, was)}: {deletion}"] = None
     return list(problems)

@@ -1,7 +1,8 @@
 """The changes that would replace, reinstall or delete live infrastructure, known once for the replacement guard
 (fluxplane.synth.guard) and for diff's risk report: the table of immutable fields by kind (the cloud kinds' from
-fluxplane.synth.kinds), what deleting a composite deletes in AWS, a HelmRelease's release target, and the
-Kubernetes version steps EKS refuses.
+fluxplane.synth.kinds), what deleting a composite deletes in AWS, a HelmRelease's release target, the Kubernetes
+version steps EKS refuses, and the changes of who owns a workload cluster's AWS resources (an existing cluster's,
+imported or managed).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from fluxplane.config.awsdata import upgrade_refusal
 from fluxplane.config.hub import APPLIED_BY
+from fluxplane.packs.eks_composed import CREATED, MANAGED, OBSERVED, management_of
 from fluxplane.synth.kinds import (
     ANY_MANAGED,
     COMPOSITE_GROUP,
@@ -32,17 +34,22 @@ __all__ = [
     "EXTERNAL_NAME",
     "HELM_RELEASE",
     "IMMUTABLE",
+    "MANAGEMENT_CHANGES",
     "PROVIDER_CONFIG_NAME",
     "PROVIDER_CONFIG_REF",
+    "SPOKE_FLUX",
     "FieldPath",
     "Key",
     "allowed",
     "applier",
+    "deletes",
     "field",
     "immutable_change",
     "immutable_fields",
     "key_of",
     "label",
+    "management",
+    "management_change",
     "release_target",
     "version_step",
 ]
@@ -115,6 +122,45 @@ DELETES = {(entry.group, entry.kind): entry.deletes for entry in KINDS if entry.
 HELM_RELEASE = ("helm.toolkit.fluxcd.io", "HelmRelease")
 #: A workload cluster: EKS moves its Kubernetes version one minor version up at a time and never down.
 EKS_CLUSTER = ("platform.fluxplane.io", "EKSCluster")
+#: The HelmRelease of a workload cluster's chain that installs its Flux (fluxplane.charts.spokes): removing it, while
+#: the cluster stays, uninstalls Flux there, its CRDs and with them every Flux object on the cluster.
+SPOKE_FLUX = "flux"
+
+#: The changes of who owns an EKSCluster's AWS resources that need the user's word, by (old, new) management
+#: (fluxplane.packs.eks_composed.management_of; None: the composite is new): the flag that allows one, and what it
+#: does. Stopping the management of imported resources (managed to observed) writes nothing, and needs none.
+MANAGEMENT_CHANGES: dict[tuple[str | None, str], tuple[str, str]] = {
+    (None, MANAGED): (
+        "manage",
+        "its imported VPC, subnets, EKS cluster and node groups are managed in full from the start: Crossplane keeps "
+        "their Kubernetes version and node group sizes to the definition, and deletes them with the cluster",
+    ),
+    (OBSERVED, MANAGED): (
+        "manage",
+        "Crossplane starts to manage its imported VPC, subnets, EKS cluster and node groups: it keeps their "
+        "Kubernetes version and node group sizes to the definition, and deletes them with the cluster",
+    ),
+    (OBSERVED, CREATED): (
+        "manage",
+        "its Composition changes from one that imports the cluster to one that makes it: Crossplane takes over the "
+        "EKS cluster and makes a network and roles for it anew",
+    ),
+    (MANAGED, CREATED): (
+        "replace",
+        "its Composition changes from one that imports the cluster to one that makes it: Crossplane makes a network "
+        "and roles for it anew, and the imported ones are left unmanaged",
+    ),
+    (CREATED, OBSERVED): (
+        "replace",
+        "its Composition changes from one that made the cluster to one that imports it: Crossplane deletes what the "
+        "new one does not compose (gateways, route tables, IAM roles, ...)",
+    ),
+    (CREATED, MANAGED): (
+        "replace",
+        "its Composition changes from one that made the cluster to one that imports it: Crossplane deletes what the "
+        "new one does not compose (gateways, route tables, IAM roles, ...)",
+    ),
+}
 
 Key = tuple[str, str, str, str]
 """An object's identity: (API group, kind, namespace, name)."""
@@ -200,6 +246,35 @@ def release_target(document: Mapping[str, Any]) -> tuple[str, str, str]:
         digest = hashlib.sha256(name.encode()).hexdigest()[:12]
         name = f"{name[: RELEASE_NAME_LENGTH - len(digest) - 1]}-{digest}"
     return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), name
+
+
+def management(document: Mapping[str, Any] | None) -> str | None:
+    """Who owns the AWS resources of an EKSCluster ``document``, by its Composition (CREATED, OBSERVED or MANAGED);
+    None for no document."""
+    if document is None:
+        return None
+    name = field(document, ("spec", "crossplane", "compositionRef", "name"))
+    return management_of(name if isinstance(name, str) else None)
+
+
+def management_change(was: Mapping[str, Any] | None, now: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The flag and the effect of moving the EKSCluster ``was`` (None: a new one) to ``now``, when the move changes
+    who owns its AWS resources in a way that needs the user's word (MANAGEMENT_CHANGES)."""
+    old, new = management(was), management(now)
+    if old == new or new is None:
+        return None
+    return MANAGEMENT_CHANGES.get((old, new))
+
+
+def deletes(key: Key, document: Mapping[str, Any] | None) -> str | None:
+    """What removing the object of ``key`` (``document`` in the old tree) deletes, or None: a composite's AWS resources
+    (DELETES), except an observed cluster's, which Crossplane only reads; a workload cluster's Flux (SPOKE_FLUX)."""
+    if key[:2] == EKS_CLUSTER and management(document) == OBSERVED:
+        return None
+    if key[:2] == HELM_RELEASE and key[3] == SPOKE_FLUX and field(document, ("spec", "kubeConfig")) is not None:
+        return "helm-controller uninstalls Flux from the cluster, with its CRDs and every Flux object there"
+    deleted = DELETES.get(key[:2])
+    return None if deleted is None else f"Crossplane deletes {deleted} in AWS"
 
 
 def version_step(old: Any, new: Any) -> str | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from fluxplane.config.apps import RESOURCE_KINDS, Placement, app_path
-from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace
+from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace, kubeconfig_secret
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.manifests import ManifestFile
 from fluxplane.config.merge import Origins
@@ -99,12 +99,29 @@ def _missing_git_credentials(loaded: LoadedFleet) -> list[str]:
     problems = []
     for cluster in loaded.fleet.clusters:
         sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(cluster.name, ())}
-        if (FLUX_NAMESPACE, secret) not in sealed:
+        # A cluster that runs a Flux of its own has its Git credentials from its own bootstrap.
+        if cluster.bootstrap == "fluxplane" and (FLUX_NAMESPACE, secret) not in sealed:
             problems.append(
                 f"{secret_path(Path(), cluster.name, FLUX_NAMESPACE, secret).as_posix()}: missing; the hub gives "
                 f"cluster {cluster.name!r} its Git credentials (repositories.platform.secretRef {secret!r}) from it: "
                 f"fluxplane seal --cluster {cluster.name} --namespace {FLUX_NAMESPACE} --name {secret} "
                 "--from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+            )
+    return problems
+
+
+def _missing_kubeconfigs(loaded: LoadedFleet) -> list[str]:
+    """The hub reaches a registered cluster without keyless access with a kubeconfig the user seals for it."""
+    hub = loaded.fleet.management.name
+    sealed = {(item.namespace, item.name) for item in loaded.sealed_secrets.get(hub, ())}
+    problems = []
+    for cluster in loaded.fleet.clusters:
+        secret = kubeconfig_secret(cluster.name)
+        if cluster.provided_kubeconfig and (secret.namespace, secret.name) not in sealed:
+            problems.append(
+                f"{secret_path(Path(), hub, secret.namespace, secret.name).as_posix()}: missing; the hub reaches "
+                f"registered cluster {cluster.name!r} with it (or set hubAccess: keyless): fluxplane seal --cluster "
+                f"{hub} --namespace {secret.namespace} --name {secret.name} --from-file {secret.key}=<kubeconfig>"
             )
     return problems
 
@@ -396,7 +413,7 @@ def _add_on_namespace_problems(loaded: LoadedFleet, registry: PackRegistry) -> l
 
 def missing_secrets(loaded: LoadedFleet, hub: ClusterPlan, registry: PackRegistry) -> list[str]:
     """The sealed secrets the definition needs and environments/secrets/ lacks, each with the command that seals it."""
-    problems = _missing_git_credentials(loaded) if builders(hub, registry) else []
+    problems = _missing_git_credentials(loaded) + _missing_kubeconfigs(loaded) if builders(hub, registry) else []
     return problems + _missing_app_credentials(loaded) + _missing_workloads_credentials(loaded)
 
 
@@ -525,6 +542,6 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         base_configs=base_configs,
         environment_configs=environment_configs,
         apps=loaded.apps,
-        notes=tuple(_unique(notes)),
+        notes=tuple(_unique([*loaded.notes, *notes])),
         followed_versions=loaded.followed_versions,
     )

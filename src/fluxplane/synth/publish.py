@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxplane.core.layout import PLATFORM
-from fluxplane.errors import ConfigError
+from fluxplane.errors import ConfigError, OutputError
 from fluxplane.files import output_dir
 from fluxplane.synth import allocations
 from fluxplane.synth.guard import guard
@@ -27,21 +27,33 @@ from fluxplane.synth.plan import FleetPlan
 from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, regular_files, write_tree
 
 
-def _sync_folder(plan: FleetPlan) -> str:
+def _sync_folder(plan: FleetPlan, cluster: str | None = None) -> str:
+    """The folder of ``cluster``'s Flux sync objects (the hub's by default)."""
     # Imported here: the charts load cdk8s, which this package must not (load_plan, the packs and edit commands)
     from fluxplane.charts.cluster import sync_folder
 
-    return sync_folder(PLATFORM, plan.fleet.management.name)
+    return sync_folder(PLATFORM, cluster or plan.fleet.management.name)
 
 
-#: How messages name a file of the hub's flux-system/ that synth keeps, by management.bootstrap.
+#: How messages name a file of a cluster's flux-system/ that synth keeps, by who owns it (``bootstrap``).
 _KEPT_FROM = {"flux": "kept from flux bootstrap", "flux-operator": "kept for your FluxInstance"}
 
 
+def kept_owners(plan: FleetPlan) -> dict[str, str]:
+    """The folders of dist/ another tool owns, with who owns them (``flux`` or ``flux-operator``): a cluster's
+    ``flux-system/`` when ``flux bootstrap`` writes it or the FluxInstance of the Flux Operator syncs the cluster
+    (``bootstrap: flux`` or ``flux-operator``, the hub's under ``management``). The hub's first."""
+    owners: dict[str, str] = {}
+    clusters = [(None, plan.fleet.management.bootstrap), *((c.name, c.bootstrap) for c in plan.fleet.clusters)]
+    for cluster, bootstrap in clusters:
+        if bootstrap != "fluxplane":
+            owners[_sync_folder(plan, cluster)] = bootstrap
+    return owners
+
+
 def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
-    """The folders of dist/ another tool owns: the hub's ``flux-system/`` when ``flux bootstrap`` writes it, or
-    the FluxInstance of the Flux Operator syncs the hub (``management.bootstrap: flux`` or ``flux-operator``)."""
-    return (_sync_folder(plan),) if plan.fleet.management.bootstrap != "fluxplane" else ()
+    """The folders of dist/ another tool owns (kept_owners)."""
+    return tuple(kept_owners(plan))
 
 
 def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str, str]:
@@ -52,9 +64,18 @@ def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str,
     ``flux-system/`` that synth does not write (``flux bootstrap``'s ``gotk-components.yaml``: the Flux
     controllers and CRDs) is refused, not deleted: Flux would prune itself, and every custom resource with its CRDs.
     """
-    folders = kept_folders(plan)
-    if folders:
-        return {**files, **read_kept(outdir, folders, _KEPT_FROM[plan.fleet.management.bootstrap])}
+    owners = kept_owners(plan)
+    kept: dict[str, str] = {}
+    problems: list[str] = []
+    for owner in sorted(set(owners.values())):
+        try:
+            kept.update(read_kept(outdir, tuple(f for f, o in owners.items() if o == owner), _KEPT_FROM[owner]))
+        except OutputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise OutputError(problems)
+    if plan.fleet.management.bootstrap != "fluxplane":
+        return {**files, **kept}
     foreign = [path for path in regular_files(outdir, _sync_folder(plan)) if path not in files]
     if foreign:
         raise ConfigError(
@@ -67,21 +88,28 @@ def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str,
             ]
             + [f"{outdir}: nothing written"]
         )
-    return files
+    return {**files, **kept}
 
 
 @dataclass(frozen=True)
 class Allowances:
     """What the user asked synth to do although it changes live infrastructure: ``Kind/namespace/name``
-    patterns, with shell wildcards (``--replace``, ``--delete``, ``--move``)."""
+    patterns, with shell wildcards (``--replace``, ``--delete``, ``--move``, ``--manage``)."""
 
     replace: tuple[str, ...] = ()
     delete: tuple[str, ...] = ()
     move: tuple[str, ...] = ()
+    manage: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, replace: Sequence[str] = (), delete: Sequence[str] = (), move: Sequence[str] = ()) -> Allowances:
-        return cls(tuple(replace), tuple(delete), tuple(move))
+    def of(
+        cls,
+        replace: Sequence[str] = (),
+        delete: Sequence[str] = (),
+        move: Sequence[str] = (),
+        manage: Sequence[str] = (),
+    ) -> Allowances:
+        return cls(tuple(replace), tuple(delete), tuple(move), tuple(manage))
 
 
 @dataclass(frozen=True)
@@ -127,6 +155,7 @@ class Publisher:
             replace=allow.replace,
             delete=allow.delete,
             move=allow.move,
+            manage=allow.manage,
             followed_versions=plan.followed_versions,
         )
 

@@ -29,7 +29,8 @@ def test_an_unknown_gate_is_bad_input(capsys: pytest.CaptureFixture[str]) -> Non
         main(["plan", "--fail-on", "replace,explode"])
     assert stopped.value.code == 2
     assert (
-        "argument --fail-on: expected a comma-separated list of create, update, replace, delete, data, destructive, "
+        "argument --fail-on: expected a comma-separated list of create, update, replace, delete, manage, data, "
+        "destructive, "
         "got 'replace,explode'" in capsys.readouterr().err
     )
 

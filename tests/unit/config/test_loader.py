@@ -25,7 +25,7 @@ BASE_ALLOWED = (
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = (
     "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups, "
-    "fluxInstaller, account, appResources, cdk8sCharts"
+    "fluxInstaller, account, appResources, existing, bootstrap, cdk8sCharts"
 )
 REGION_HELP = "expected an AWS region such as us-west-2"
 VERSION_HELP = 'expected a Kubernetes minor version such as "1.33" (quoted)'
@@ -55,7 +55,13 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
         "environments/production.yaml",
         "environments/staging.yaml",
     ]
-    assert [c.name for c in fleet.clusters] == ["production-usw2", "production-use1", "staging-usw2"]
+    assert [c.name for c in fleet.clusters] == [
+        "production-usw2",
+        "production-use1",
+        "production-euc1",
+        "production-euw1",
+        "staging-usw2",
+    ]
     assert fleet.repositories.platform.url == "ssh://git@github.com/example-org/fleet.git"
     assert fleet.flux == models.FluxSettings(interval="10m", retryInterval="2m", timeout="5m")
     assert fleet.management.name == "hub"
@@ -64,7 +70,7 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
 def test_example_fleet_clusters_merge_base_environment_and_entry(example_project: Path) -> None:
     # GIVEN the example fleet WHEN loaded
     fleet = load_fleet(example_project).fleet
-    usw2, use1, staging = fleet.clusters
+    usw2, use1, _, _, staging = fleet.clusters
 
     # THEN the region comes from base clusterDefaults unless the entry sets it
     assert (usw2.region, use1.region, staging.region) == ("us-west-2", "us-east-1", "us-west-2")
@@ -1271,3 +1277,40 @@ def test_clusters_that_share_only_a_prefix_are_fine(write_fleet: FleetWriter) ->
         "staging-1-fluxes",
         "staging-1-build",
     ]
+
+
+# -- existing clusters ------------------------------------------------------------------------------
+
+EXISTING = {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/staging-1-external-secrets"}
+
+
+def test_an_existing_clusters_problems_are_located_in_its_file(write_fleet: FleetWriter) -> None:
+    # GIVEN an observed cluster without its VPC's id or range, in an environment file
+    existing = {**EXISTING, "mode": "observed", "subnetIds": ["subnet-0a1b2c3d", "subnet-0b2c3d4e"]}
+    env = {"clusters": [cluster(kubernetesVersion="1.34", existing=existing)]}
+    # WHEN loaded THEN the missing id is named at its field, in the cluster's entry
+    assert problems_of(write_fleet(envs={"staging": env})) == [
+        "environments/staging.yaml: clusters[0].existing.vpcId: mode observed imports the cluster's VPC by its id: "
+        "give it (vpc-...)"
+    ]
+    # AND with the id, the missing range is named at network.cidr
+    env = {"clusters": [cluster(kubernetesVersion="1.34", existing={**existing, "vpcId": "vpc-0a1b2c3d"})]}
+    assert problems_of(write_fleet(envs={"staging": env})) == [
+        "environments/staging.yaml: clusters[0].network.cidr: an existing cluster's VPC range is recorded from the "
+        "definition, never allocated: give its VPC's CIDR"
+    ]
+
+
+def test_an_existing_cluster_names_the_version_it_runs(write_fleet: FleetWriter) -> None:
+    # GIVEN a registered cluster whose definition names no version, and none recorded
+    env = {"clusters": [cluster(network={"cidr": "10.64.0.0/16"}, existing=EXISTING)]}
+    # WHEN loaded THEN the newest version EKS offers is not assumed: the definition must say
+    assert problems_of(write_fleet(envs={"staging": env})) == [
+        "environments/staging.yaml: clusters[0].kubernetesVersion: an existing cluster's version is recorded from the "
+        "definition: give the version it runs (aws eks describe-cluster --name staging-1 --query cluster.version), "
+        'quoted: "1.NN"'
+    ]
+    # AND named in clusterDefaults, it is taken from there, and the range as given
+    base = {**MINIMAL_BASE, "clusterDefaults": {"kubernetesVersion": "1.33"}}
+    (loaded,) = load_fleet(write_fleet(base=base, envs={"staging": env})).fleet.clusters
+    assert (loaded.kubernetes_version, str(loaded.network.cidr)) == ("1.33", "10.64.0.0/16")

@@ -210,3 +210,40 @@ def test_one_bad_node_group_field_is_one_problem() -> None:
 def test_what_the_xrd_refuses_the_props_refuse(change: Callable[[dict[str, Any]], None]) -> None:
     with pytest.raises(ConstructError, match=r"^root/m/a: EKSClusterProps\."):
         _cluster(change)
+
+
+EXISTING = {
+    "vpcId": "vpc-0e1f2a3b4c5d60718",
+    "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
+    "externalSecretsRoleArn": "arn:aws:iam::444455556666:role/a-external-secrets",
+}
+
+
+def test_an_existing_clusters_composite_spells_out_its_ids_and_plans_nothing() -> None:
+    # GIVEN an existing cluster's props: its range, its AWS ids, no zones, endpoint or logging
+    def change(props: dict[str, Any]) -> None:
+        props["crossplane"]["compositionRef"]["name"] = "eks-observed-2-subnets-1-node-group"
+        props["network"] = {"vpcCidr": "10.1.0.0/16"}
+        props.pop("endpoint")
+        props["existing"] = EXISTING
+
+    spec = _cluster(change).to_dict()["spec"]
+    # THEN the ids are written, and no default of a cluster the hub creates is made up for it
+    assert spec["existing"] == EXISTING
+    assert spec["network"] == {"vpcCidr": "10.1.0.0/16"}
+    assert not {"endpoint", "logging"} & spec.keys()
+
+
+def test_a_cluster_the_hub_creates_needs_its_zones() -> None:
+    # GIVEN props without zones and without existing ids WHEN made THEN the XRD's rule refuses them
+    def change(props: dict[str, Any]) -> None:
+        props["network"].pop("zones")
+
+    with pytest.raises(
+        ConstructError,
+        match=r"^root/m/a: EKSClusterProps\.\(props\): network\.zones is required for a cluster the hub creates",
+    ):
+        _cluster(change)
+    # AND ids of an existing cluster are refused when malformed
+    with pytest.raises(ConstructError, match=r"^root/m/a: EKSClusterProps\.existing\.vpcId: string should match"):
+        _cluster(_set(("existing",), {**EXISTING, "vpcId": "vpc-1"}))

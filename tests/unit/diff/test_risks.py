@@ -39,6 +39,20 @@ def test_a_removed_workload_cluster_composite_is_flagged() -> None:
     ]
 
 
+def test_a_removed_observed_cluster_keeps_its_aws_resources() -> None:
+    # GIVEN an existing cluster's composite, whose Composition only reads what it imported, removed
+    composite = {
+        "apiVersion": "platform.fluxplane.io/v1alpha1",
+        "kind": "EKSCluster",
+        "metadata": {"name": "a", "namespace": "a"},
+        "spec": {"crossplane": {"compositionRef": {"name": "eks-observed-3-subnets-1-node-group"}}},
+    }
+    # THEN the reviewer is told that nothing is deleted in AWS
+    assert object_risks(change(composite, None)) == [
+        "workload cluster removed: its AWS resources were only read, and stay as they are"
+    ]
+
+
 def test_a_role_gaining_a_verb_is_widening() -> None:
     before = role([{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}])
     after = role([{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "delete"]}])

@@ -26,6 +26,7 @@ from fluxplane.constructs import Manifest, Root
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.packs import eks
 from fluxplane.synth import load_plan
+from fluxplane.validate.celengine import compile_expression
 from tests.conftest import ROOT
 
 LABEL = "platform.fluxplane.io"
@@ -422,6 +423,84 @@ def test_keyless_composite_props_need_the_hubs_flux_role() -> None:
         eks.composite_props(cluster, example_fleet().sealing_key)
 
 
+ESO_ROLE = "arn:aws:iam::444455556666:role/a-external-secrets"
+#: An observed cluster: its VPC and two private subnets imported by id, its node group named by the definition.
+OBSERVED_CLUSTER = {
+    "network": {"cidr": "10.20.0.0/16"},
+    "nodeGroups": [{"name": "general", "instanceTypes": ["m6i.xlarge"]}],
+    "existing": {
+        "mode": "observed",
+        "vpcId": "vpc-0e1f2a3b4c5d60718",
+        "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
+        "externalSecretsRoleArn": ESO_ROLE,
+    },
+}
+
+
+def test_composite_props_of_an_observed_cluster_exactly() -> None:
+    # GIVEN an observed cluster WHEN made into composite props
+    props = eks.composite_props(workload_cluster(**OBSERVED_CLUSTER), example_fleet().sealing_key)
+
+    # THEN its Composition imports, its AWS ids are spelled out, and nothing is planned: no zones, endpoint or logging
+    assert props == {
+        "name": "a",
+        "namespace": "a",
+        "crossplane": {"compositionRef": {"name": "eks-observed-2-subnets-1-node-group"}},
+        "region": "eu-central-1",
+        "kubernetesVersion": DEFAULT_KUBERNETES_VERSION,
+        "network": {"vpcCidr": IPv4Network("10.20.0.0/16")},
+        "nodeGroups": [
+            {
+                "name": "general",
+                "instanceTypes": ["m6i.xlarge"],
+                "capacityType": "ON_DEMAND",
+                "minSize": 2,
+                "maxSize": 4,
+                "desiredSize": 2,
+                "diskSize": 50,
+                "labels": {},
+                "taints": [],
+            }
+        ],
+        "tags": {},
+        "sealingKeySecret": "fluxplane/sealing-key",
+        "kubeconfigSecretName": "a-kubeconfig",
+        "bootstrapConfigMapName": "a-bootstrap",
+        "hubAccess": None,
+        "existing": {
+            "vpcId": "vpc-0e1f2a3b4c5d60718",
+            "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
+            "externalSecretsRoleArn": ESO_ROLE,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("mode", "hub_access", "shape"),
+    [
+        ("observed", "kubeconfig", eks.ExistingShape(eks.OBSERVED, 2, 1)),
+        ("managed", "keyless", eks.ExistingShape(eks.MANAGED, 2, 1, keyless=True)),
+    ],
+)
+def test_an_imported_clusters_composition_follows_its_mode(mode: str, hub_access: str, shape: Any) -> None:
+    existing = {**OBSERVED_CLUSTER["existing"], "mode": mode}
+    cluster = workload_cluster(**{**OBSERVED_CLUSTER, "existing": existing, "hubAccess": hub_access})
+    assert eks.composition_of(cluster) == shape
+    assert eks.management_of(shape.name) == mode
+
+
+def test_a_registered_cluster_has_no_composite_resource() -> None:
+    # GIVEN a registered cluster WHEN its Composition is asked for THEN it has none, and no composite props
+    existing = {"mode": "registered", "externalSecretsRoleArn": ESO_ROLE}
+    cluster = workload_cluster(existing=existing)
+    assert eks.composition_of(cluster) is None
+    with pytest.raises(ValueError, match=r"^cluster 'a' is registered: the hub imports nothing of it"):
+        eks.composite_props(cluster, example_fleet().sealing_key)
+    # AND a cluster the hub creates keeps the Composition of its shape
+    assert eks.composition_of(workload_cluster()) == eks.Shape(zones=2, node_groups=1)
+    assert eks.management_of("eks-2-zones-1-node-group") == eks.CREATED
+
+
 # -- the XRD ---------------------------------------------------------------------------------------
 
 
@@ -448,7 +527,8 @@ def xr_validator() -> jsonschema.Draft7Validator:
 def test_every_example_composite_resource_validates_against_the_xrd() -> None:
     validator = xr_validator()
     fleet = example_fleet()
-    for cluster in fleet.clusters:
+    # (a registered cluster has no composite resource)
+    for cluster in [c for c in fleet.clusters if eks.composition_of(c) is not None]:
         document = composite(cluster, fleet)
         errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
         assert errors == [], cluster.name
@@ -490,6 +570,22 @@ def test_what_json_schema_cannot_check_is_left_to_cel_rules() -> None:
     assert endpoint["x-kubernetes-validations"] == [
         {"rule": "self.privateAccess || self.publicAccess", "message": "enable private or public access"}
     ]
+
+
+def test_zones_are_required_of_a_cluster_the_hub_creates_only() -> None:
+    # GIVEN the XRD's rule on the spec
+    (rule,) = eks.xrd_schema()["properties"]["spec"]["x-kubernetes-validations"]
+    program = compile_expression(rule["rule"]).program
+    assert program is not None
+    fleet = example_fleet()
+    created = composite(fleet.clusters[0], fleet)["spec"]
+    imported = composite(workload_cluster(**OBSERVED_CLUSTER), fleet)["spec"]
+    # WHEN evaluated THEN a created cluster with zones and an imported one without pass
+    assert (program.run({"self": created}).value, program.run({"self": imported}).value) == (True, True)
+    # AND a created cluster without zones is refused, with the rule's message
+    created["network"].pop("zones")
+    assert program.run({"self": created}).value is False
+    assert rule["message"] == "network.zones is required for a cluster the hub creates"
 
 
 def test_xrd_props_name_the_referenceable_version_and_its_schema() -> None:

@@ -20,6 +20,9 @@ import yaml
 from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION, WorkloadCluster
 from fluxplane.packs import eks
 from fluxplane.packs.eks_composed import Shape, composed_resources
+from fluxplane.validate.cel import CelRules
+from fluxplane.validate.schemas import CrdCorpus
+from fluxplane.validate.tree import Document
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
 from tests.unit.packs.test_eks import (
     KEYLESS,
@@ -299,11 +302,12 @@ SMALL_KEYLESS = workload_cluster(
 
 
 def rendered_fleet() -> list[tuple[WorkloadCluster, dict[str, Any], dict[str, dict[str, Any]]]]:
-    """(cluster, composite, rendered resources) of every example cluster and of SMALL_KEYLESS."""
+    """(cluster, composite, rendered resources) of every example cluster the hub creates and of SMALL_KEYLESS."""
     fleet = example_fleet()
     return [
         (cluster, xr, render(observed(xr), eks.composition_props(eks.shape_of(cluster))))
         for cluster in (*fleet.clusters, SMALL_KEYLESS)
+        if cluster.existing is None
         for xr in [composite(cluster, fleet)]
     ]
 
@@ -450,3 +454,168 @@ def test_composition_templates_set_only_fields_of_their_crds(tmp_path: Path) -> 
     assert result.returncode == 0, result.stdout + result.stderr
     count = len(templates)
     assert f"{count} documents, {count} valid, 0 invalid, 0 skipped" in result.stdout, result.stdout
+
+
+# -- an existing cluster's Composition ------------------------------------------------------------------
+
+#: What Crossplane would have read back from an existing cluster's imported resources.
+IMPORTED_STATUS = {
+    **{key: OBSERVED_STATUS[key] for key in ("vpcId", "clusterArn", "endpoint", "oidcIssuer", "oidcIssuerHost")},
+    "certificateAuthority": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t",
+}
+
+
+def existing_cluster(mode: str, **fields: Any) -> WorkloadCluster:
+    """An existing cluster of ``mode`` importing its VPC, three private subnets and two node groups."""
+    return workload_cluster(
+        network={"cidr": "10.65.0.0/16"},
+        nodeGroups=[
+            {"name": "general", "instanceTypes": ["m6i.xlarge"], "minSize": 3, "maxSize": 9, "desiredSize": 3},
+            {"name": "batch", "instanceTypes": ["c6i.xlarge"], "minSize": 0, "maxSize": 5, "desiredSize": 1},
+        ],
+        existing={
+            "mode": mode,
+            "vpcId": "vpc-0e1f2a3b4c5d60718",
+            "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829", "subnet-0c3d4e5f607182930"],
+            "externalSecretsRoleArn": "arn:aws:iam::444455556666:role/a-external-secrets",
+        },
+        **fields,
+    )
+
+
+def rendered_existing(cluster: WorkloadCluster) -> dict[str, dict[str, Any]]:
+    fleet = example_fleet()
+    shape = eks.composition_of(cluster)
+    assert isinstance(shape, eks.ExistingShape)
+    return render({**composite(cluster, fleet), "status": IMPORTED_STATUS}, eks.composition_props(shape))
+
+
+@pytest.mark.parametrize(
+    ("shape", "name"),
+    [
+        (eks.ExistingShape(eks.OBSERVED, 3, 1), "eks-observed-3-subnets-1-node-group"),
+        (eks.ExistingShape(eks.MANAGED, 2, 2, keyless=True), "eks-managed-2-subnets-2-node-groups-keyless"),
+    ],
+)
+def test_an_existing_clusters_shape_names_and_labels_its_composition(shape: eks.ExistingShape, name: str) -> None:
+    assert shape.name == name
+    assert eks.management_of(name) == shape.mode
+    assert shape.labels == {
+        f"{LABEL}/existing": shape.mode,
+        f"{LABEL}/hub-access": "keyless" if shape.keyless else "kubeconfig",
+        f"{LABEL}/node-groups": str(shape.node_groups),
+        f"{LABEL}/subnets": str(shape.subnets),
+    }
+
+
+def test_an_observed_cluster_is_imported_by_id_and_only_read() -> None:
+    # GIVEN an observed cluster, rendered through its Composition
+    cluster = existing_cluster("observed")
+    objects = rendered_existing(cluster)
+
+    # THEN it composes its VPC, subnets, EKS cluster and node groups, a ClusterAuth and the bootstrap ConfigMap:
+    # nothing else, so nothing is made in AWS
+    assert {name: (obj["kind"]) for name, obj in objects.items()} == {
+        "vpc": "VPC",
+        "subnet-private-0": "Subnet",
+        "subnet-private-1": "Subnet",
+        "subnet-private-2": "Subnet",
+        "cluster": "Cluster",
+        "node-group-0": "NodeGroup",
+        "node-group-1": "NodeGroup",
+        "cluster-auth": "ClusterAuth",
+        "bootstrap-values": "ConfigMap",
+    }
+    # AND each AWS resource is imported by its id, Observe only: Crossplane never creates, updates or deletes it
+    ids = {
+        "vpc": "vpc-0e1f2a3b4c5d60718",
+        "subnet-private-0": "subnet-0a1b2c3d4e5f60718",
+        "subnet-private-1": "subnet-0b2c3d4e5f6071829",
+        "subnet-private-2": "subnet-0c3d4e5f607182930",
+        "cluster": "a",
+        "node-group-0": "general",
+        "node-group-1": "batch",
+    }
+    for name, external_name in ids.items():
+        obj = objects[name]
+        assert obj["metadata"]["annotations"] == {"crossplane.io/external-name": external_name}, name
+        assert obj["spec"]["managementPolicies"] == ["Observe"], name
+        # AND it asks for nothing: only where to look, and which cluster a node group is of
+        assert set(obj["spec"]["forProvider"]) <= {"region", "clusterNameSelector"}, name
+        assert obj["spec"]["forProvider"]["region"] == "eu-central-1"
+        assert obj["spec"]["providerConfigRef"] == {"kind": "ClusterProviderConfig", "name": "default"}
+        assert "initProvider" not in obj["spec"], name
+    # AND its private subnets carry the labels an app's database finds them by, as a created cluster's do
+    assert objects["subnet-private-1"]["metadata"]["labels"] == {f"{LABEL}/tier": "private", f"{LABEL}/zone": "1"}
+    # AND the ClusterAuth, which makes no AWS resource, writes the kubeconfig the hub reads
+    assert objects["cluster-auth"]["spec"]["writeConnectionSecretToRef"] == {"name": "a-cluster-auth"}
+    # AND External Secrets' role is the one the definition names
+    assert objects["bootstrap-values"]["data"] == {
+        "external-secrets-role-arn": "arn:aws:iam::444455556666:role/a-external-secrets"
+    }
+
+
+def test_an_observed_clusters_live_state_flows_into_its_composite() -> None:
+    # GIVEN an observed cluster's Composition WHEN its resources' status patches are read
+    shape = eks.ExistingShape(eks.OBSERVED, 3, 1)
+    written = {
+        (resource["name"], patch["fromFieldPath"], patch["toFieldPath"])
+        for resource in eks.existing_resources(shape)
+        for patch in resource["patches"]
+        if patch["type"] == "ToCompositeFieldPath"
+    }
+    # THEN the VPC's id, the cluster's ARN, endpoint, certificate authority and OIDC issuer reach the composite
+    assert written == {
+        ("vpc", "status.atProvider.id", "status.vpcId"),
+        ("cluster", "status.atProvider.arn", "status.clusterArn"),
+        ("cluster", "status.atProvider.endpoint", "status.endpoint"),
+        ("cluster", "status.atProvider.certificateAuthority[0].data", "status.certificateAuthority"),
+        ("cluster", "status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuer"),
+        ("cluster", "status.atProvider.identity[0].oidc[0].issuer", "status.oidcIssuerHost"),
+    }
+
+
+def test_a_managed_existing_cluster_is_managed_in_full_from_the_definition() -> None:
+    # GIVEN the same cluster, managed, with keyless hub access
+    objects = rendered_existing(existing_cluster("managed", hubAccess="keyless"))
+
+    # THEN its imported resources are Crossplane's in full
+    for name in ("vpc", "subnet-private-0", "cluster", "node-group-0", "node-group-1"):
+        assert objects[name]["spec"]["managementPolicies"] == ["*"], name
+    # AND the Kubernetes version and node group sizes follow the definition
+    version = DEFAULT_KUBERNETES_VERSION
+    assert objects["cluster"]["spec"]["forProvider"] == {"region": "eu-central-1", "version": version}
+    assert objects["node-group-1"]["spec"]["forProvider"]["scalingConfig"] == {"minSize": 0, "maxSize": 5}
+    assert objects["node-group-1"]["spec"]["initProvider"] == {"scalingConfig": {"desiredSize": 1}}
+    # AND the subnets the CRD asks for once Crossplane may create it are the imported ones, read at creation only
+    assert objects["cluster"]["spec"]["initProvider"] == {
+        "vpcConfig": {"subnetIdSelector": {"matchControllerRef": True, "matchLabels": {f"{LABEL}/tier": "private"}}}
+    }
+    # AND keyless access reads the imported cluster's ARN; no access entry is made, the user grants it
+    assert objects["hub-access"]["data"] == {"provider": "aws", "cluster": OBSERVED_STATUS["clusterArn"]}
+    assert not any(obj["kind"] in ("AccessEntry", "AccessPolicyAssociation") for obj in objects.values())
+
+
+@pytest.mark.slow
+@needs_crds
+def test_an_existing_clusters_resources_are_valid_objects(tmp_path: Path) -> None:
+    # GIVEN an observed and a managed cluster's resources rendered through their Compositions
+    documents = [
+        obj
+        for mode in ("observed", "managed")
+        for obj in rendered_existing(existing_cluster(mode, hubAccess="keyless")).values()
+    ]
+    (tmp_path / "rendered.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
+
+    # WHEN validated as whole objects against the provider CRDs THEN every one is valid
+    result = subprocess.run(
+        [sys.executable, str(VALIDATE_MANIFESTS), str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    count = len(documents)
+    assert f"{count} documents, {count} valid, 0 invalid, 0 skipped" in result.stdout, result.stdout
+    # AND the CRDs' CEL rules hold: an Observe-only resource needs none of the fields Create or Update need, and a
+    # managed one has them (a node group's scaling, a cluster's subnets)
+    rules = CelRules.from_corpus(CrdCorpus.from_dirs([CRDS]))
+    assert rules.check_all(Document("rendered.yaml", index, obj) for index, obj in enumerate(documents)) == []
+    assert rules.counts.evaluated >= 2 * 2 + 2

@@ -52,18 +52,21 @@ def _fleet(write_fleet: FleetWriter, envs: dict[str, Any]) -> Fleet:
 
 
 def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_per_shape() -> None:
-    # GIVEN the example fleet: three 3-zone clusters, one of them keyless
+    # GIVEN the example fleet: three 3-zone clusters the hub creates, one of them keyless, an observed one with three
+    # subnets, and a registered one
     fleet = load_plan(ROOT).fleet
 
     # WHEN eks-compositions is bound
     documents, context = _bind(eks_compositions.PACK, fleet)
 
-    # THEN the XRD, Crossplane's ConfigMap grant and the two shapes' Compositions are written
+    # THEN the XRD, Crossplane's ConfigMap grant and the three shapes' Compositions are written (none for the
+    # registered cluster)
     assert _heads(documents) == [
         ("CompositeResourceDefinition", None, "eksclusters.platform.fluxplane.io"),
         ("ClusterRole", None, "crossplane-compose-config-maps"),
         ("Composition", None, "eks-3-zones-1-node-group"),
         ("Composition", None, "eks-3-zones-1-node-group-keyless"),
+        ("Composition", None, "eks-observed-3-subnets-1-node-group"),
     ]
     xrd, grant, *compositions = documents
     assert xrd["apiVersion"] == XRD_API
@@ -83,8 +86,9 @@ def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_p
             }
         ],
     }
+    shapes = {shape.name: shape for shape in map(eks.composition_of, fleet.clusters) if shape is not None}
     for composition in compositions:
-        shape = next(eks.shape_of(c) for c in fleet.clusters if eks.shape_of(c).name == composition["metadata"]["name"])
+        shape = shapes[composition["metadata"]["name"]]
         assert composition["metadata"]["labels"] == shape.labels
         assert composition["spec"]["pipeline"] == eks.composition_props(shape)["pipeline"]
     # AND the pack is healthy once the XRD is Established (a namespaced XRD is never Offered), failed when not
@@ -237,3 +241,91 @@ def test_the_fleet_packs_sit_in_the_hub_chain() -> None:
         ("crossplane-provider-configs",),
     )
     assert (workload_clusters.PACK.layer, workload_clusters.PACK.requires) == ("configs", ("eks-compositions",))
+
+
+# -- existing clusters -----------------------------------------------------------------------------------
+
+ESO_ROLE = "arn:aws:iam::111122223333:role/old-external-secrets"
+REGISTERED = _cluster(
+    "old",
+    kubernetesVersion="1.33",
+    network={"cidr": "10.64.0.0/16"},
+    hubAccess="keyless",
+    existing={
+        "mode": "registered",
+        "externalSecretsRoleArn": ESO_ROLE,
+        "clusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/old",
+    },
+)
+OBSERVED = _cluster(
+    "seen",
+    kubernetesVersion="1.33",
+    network={"cidr": "10.65.0.0/16"},
+    existing={
+        "mode": "observed",
+        "externalSecretsRoleArn": ESO_ROLE,
+        "vpcId": "vpc-0e1f2a3b4c5d60718",
+        "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
+    },
+)
+EXISTING_BASE = {
+    "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}},
+    "management": {
+        "name": "hub",
+        "region": "us-west-2",
+        "fluxRoleArn": "arn:aws:iam::111122223333:role/hub-flux",
+        "packs": {},
+    },
+}
+
+
+def test_a_registered_cluster_gets_no_composite_and_no_aws_object_only_what_its_chain_reads(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN a registered cluster the hub reaches keyless
+    fleet = load_fleet(write_fleet(base=EXISTING_BASE, envs={"staging": {"clusters": [REGISTERED]}})).fleet
+
+    # WHEN workload-clusters is bound for it
+    documents, context = _build(fleet, "old")
+
+    # THEN nothing of Crossplane or AWS is written: no EKSCluster, no ProviderConfig, no managed resource, only the
+    # ConfigMaps of External Secrets' role and of keyless access, from the definition
+    assert documents == [
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "old-bootstrap", "namespace": "old"},
+            "data": {"external-secrets-role-arn": ESO_ROLE},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "old-hub-access", "namespace": "old"},
+            "data": {"cluster": "arn:aws:eks:us-west-2:111122223333:cluster/old", "provider": "aws"},
+        },
+    ]
+    # AND nothing to wait for but what it applies (the chain's step waits for all of it), within the default time
+    assert (context.health_checks, context.health_check_exprs, context.timeout) == ([], [], None)
+    # AND no Composition is written for it
+    compositions, _ = _bind(eks_compositions.PACK, fleet)
+    assert [kind for kind, _, _ in _heads(compositions)] == ["CompositeResourceDefinition", "ClusterRole"]
+
+
+def test_an_observed_cluster_gets_a_composite_of_an_importing_composition(write_fleet: FleetWriter) -> None:
+    # GIVEN an observed cluster beside one the hub creates
+    envs = {"staging": {"clusters": [OBSERVED, _cluster("new"), REGISTERED]}}
+    fleet = load_fleet(write_fleet(base=EXISTING_BASE, envs=envs)).fleet
+
+    # WHEN workload-clusters is bound for it THEN it gets its EKSCluster, of the observed Composition, and the
+    # ProviderConfig that reaches it through the kubeconfig ClusterAuth writes
+    documents, context = _build(fleet, "seen")
+    assert _heads(documents) == [("EKSCluster", "seen", "seen"), ("ProviderConfig", "seen", "spoke")]
+    assert documents[0]["spec"]["crossplane"]["compositionRef"] == {"name": "eks-observed-2-subnets-1-node-group"}
+    assert documents[0]["spec"]["existing"]["vpcId"] == "vpc-0e1f2a3b4c5d60718"
+    assert context.timeout == "45m"
+    # AND the Compositions are the created cluster's, then the imported one's
+    compositions, _ = _bind(eks_compositions.PACK, fleet)
+    assert [name for kind, _, name in _heads(compositions) if kind == "Composition"] == [
+        "eks-3-zones-1-node-group",
+        "eks-observed-2-subnets-1-node-group",
+    ]

@@ -104,3 +104,24 @@ def test_names_and_provider_configs() -> None:
         "an object",
         UNKNOWN,
     ]
+
+
+def test_a_resource_only_observed_is_read_and_one_that_comes_to_be_written_starts_to_be_managed() -> None:
+    # GIVEN an existing cluster's resource, imported with management policies of Observe only
+    observed, managed = instance(), instance()
+    observed["spec"]["managementPolicies"] = ["Observe"]
+    managed["spec"]["managementPolicies"] = ["*"]
+    read_only = "its management policies only observe it: nothing is made, changed or deleted in AWS"
+    # WHEN it appears THEN it is read, never created
+    assert judge(*RDS, None, observed) == Verdict("import", reasons=(read_only,))
+    # AND moved to full management, Crossplane starts to manage it, the policies among what changes
+    assert judge(*RDS, observed, managed) == Verdict(
+        "manage", ("managementPolicies",), ("Crossplane may now update it to the definition, and delete it",)
+    )
+    # AND moved back, nothing is written any more: it is left in AWS, only read
+    assert judge(*RDS, managed, observed) == Verdict("forget", reasons=(read_only,))
+    # AND another resource read in its place is still only read
+    other = instance()
+    other["spec"]["managementPolicies"] = ["Observe"]
+    other["metadata"]["annotations"] = {"crossplane.io/external-name": "other"}
+    assert judge(*RDS, observed, other) == Verdict("import", reasons=(read_only,))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from fluxplane.plan.model import Base, KubernetesChange, Plan, ResourceChange
+from fluxplane.plan.model import Base, KubernetesChange, Plan, ResourceChange, ordered
 from fluxplane.plan.report import SCHEMA, markdown, summary, text, to_json
 
 BASE = Base("main", "0123456789abcdef0123", "committed")
@@ -123,6 +123,8 @@ def test_json_has_a_stable_schema() -> None:
         "replace": 1,
         "delete": 0,
         "forget": 0,
+        "manage": 0,
+        "import": 0,
         "dataBearing": 1,
         "kubernetes": 1,
         "destructive": 0,
@@ -143,3 +145,26 @@ def test_json_has_a_stable_schema() -> None:
     }
     assert document["kubernetes"][0]["destructive"] is False
     assert document["notes"] == []
+
+
+def test_resources_only_read_or_that_start_to_be_managed_are_said_so() -> None:
+    # GIVEN an existing cluster's VPC imported read only, and its node group Crossplane starts to manage
+    def change(action: str, kind: str, fields: tuple[str, ...] = ()) -> ResourceChange:
+        return ResourceChange(
+            action, "444455556666", "eu-west-1", "hub", "ec2.aws.m.upbound.io/v1beta1", kind, kind, "x", "s", fields
+        )
+
+    read = Plan(BASE, ordered([change("import", "VPC"), change("manage", "NodeGroup", ("managementPolicies",))]))
+    # THEN the summary counts them apart from what is made, the lines mark them (what starts to be written before
+    # what is only read), and JSON counts them
+    assert summary(read) == (
+        "Plan: AWS 0 to create, 0 to update in place, 0 to replace, 0 to delete, 1 to start managing, 1 to read "
+        "without change (0 data-bearing replaced or deleted); Kubernetes 0 releases or packages installed or "
+        "upgraded, 0 destructive changes."
+    )
+    lines = text(read).splitlines()
+    assert "  !   manage  NodeGroup x" in lines and "  =   import  VPC x" in lines
+    assert lines.index("  !   manage  NodeGroup x") < lines.index("  =   import  VPC x")
+    assert "                changes managementPolicies" in lines
+    assert json.loads(to_json(read))["summary"]["import"] == 1
+    assert read.gated(["manage", "create"]) == ["manage"]

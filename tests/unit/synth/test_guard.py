@@ -438,7 +438,8 @@ def test_an_edited_record_alone_never_upgrades_a_cluster(
     # WHEN synthesized, even with every flag THEN exit 2, at the record, and nothing is written
     every = ["--replace", "*", "--delete", "*", "--move", "*"]
     assert main(["--root", str(example_project), "synth", *every]) == EXIT_BAD_INPUT
-    assert capsys.readouterr().err.splitlines() == [
+    # (the example's notes aside: an app left off its registered cluster)
+    assert [line for line in capsys.readouterr().err.splitlines() if not line.startswith("note: ")] == [
         'environments/allocations.yaml: kubernetesVersions.staging-usw2: "1.35" would move the cluster from '
         "Kubernetes 1.34, its version in dist/ (platform/clusters/staging-usw2/cluster-vars.yaml), though its "
         'definition names no version; the record only follows the definition: put back "1.34", or upgrade the '
@@ -587,3 +588,122 @@ def test_a_release_target_changed_through_an_overlay_is_refused(tmp_path: Path) 
         "'HelmRelease/flux-system/podinfo'"
     )
     assert guard(texts(_release_tree([moved])), dist, hub="hub", replace=["HelmRelease/*"]) == []
+
+
+# -- who manages an existing cluster's AWS resources --------------------------------------------------------
+
+
+def composed_by(composition: str) -> dict[str, Any]:
+    """The cluster, composed by ``composition``: it says who holds the cluster's AWS resources."""
+    document = cluster()
+    document["spec"]["crossplane"] = {"compositionRef": {"name": composition}}
+    return document
+
+
+OBSERVED = "eks-observed-3-subnets-1-node-group"
+MANAGED = "eks-managed-3-subnets-1-node-group"
+CREATED = "eks-3-zones-1-node-group"
+
+
+def test_an_observed_cluster_starts_to_be_managed_only_on_the_users_word(tmp_path: Path) -> None:
+    # GIVEN an observed cluster, moved to full management
+    dist = write(tmp_path / "dist", {FILE: [composed_by(OBSERVED)]})
+    files = texts({FILE: [composed_by(MANAGED)]})
+    # WHEN guarded THEN it is refused, saying what Crossplane starts to do, and the flag that allows it
+    assert guard(files, dist, hub="hub") == [
+        f"{FILE}: EKSCluster a/a: Crossplane starts to manage its imported VPC, subnets, EKS cluster and node groups: "
+        "it keeps their Kubernetes version and node group sizes to the definition, and deletes them with the cluster; "
+        "to do it on purpose, run synth with --manage 'EKSCluster/a/a'"
+    ]
+    # AND neither --replace nor --delete allows it; --manage does
+    assert len(guard(files, dist, hub="hub", replace=["*"], delete=["*"])) == 1
+    assert guard(files, dist, hub="hub", manage=["EKSCluster/a/*"]) == []
+    # AND going back to observing writes nothing to AWS, and needs no word
+    assert (
+        guard(
+            texts({FILE: [composed_by(OBSERVED)]}),
+            write(tmp_path / "managed", {FILE: [composed_by(MANAGED)]}),
+            hub="hub",
+        )
+        == []
+    )
+
+
+def test_a_cluster_managed_in_full_from_the_start_needs_the_users_word(tmp_path: Path) -> None:
+    # GIVEN a live tree, and a new cluster whose imported resources are managed at once
+    dist = write(tmp_path / "dist", {"platform/spokes/b/cluster/cluster.yaml": [table()]})
+    files = texts({"platform/spokes/b/cluster/cluster.yaml": [table()], FILE: [composed_by(MANAGED)]})
+    # WHEN guarded THEN it is refused as the move from observing is
+    (line,) = guard(files, dist, hub="hub")
+    assert line.startswith(
+        f"{FILE}: EKSCluster a/a: its imported VPC, subnets, EKS cluster and node groups are "
+        "managed in full from the start"
+    )
+    assert line.endswith("run synth with --manage 'EKSCluster/a/a'")
+    # AND a new observed cluster, which writes nothing, is not
+    live = {"platform/spokes/b/cluster/cluster.yaml": [table()]}
+    assert guard(texts({**live, FILE: [composed_by(OBSERVED)]}), dist, hub="hub") == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "flag", "effect"),
+    [
+        (OBSERVED, CREATED, "manage", "from one that imports the cluster to one that makes it: Crossplane takes over"),
+        (MANAGED, CREATED, "replace", "from one that imports the cluster to one that makes it: Crossplane makes"),
+        (CREATED, OBSERVED, "replace", "from one that made the cluster to one that imports it: Crossplane deletes"),
+        (CREATED, MANAGED, "replace", "from one that made the cluster to one that imports it: Crossplane deletes"),
+    ],
+)
+def test_moving_between_making_and_importing_a_cluster_needs_the_users_word(
+    tmp_path: Path, old: str, new: str, flag: str, effect: str
+) -> None:
+    dist = write(tmp_path / "dist", {FILE: [composed_by(old)]})
+    files = texts({FILE: [composed_by(new)]})
+    (line,) = guard(files, dist, hub="hub")
+    assert f"its Composition changes {effect}" in line
+    assert line.endswith(f"run synth with --{flag} 'EKSCluster/a/a'")
+    assert guard(files, dist, hub="hub", **{flag: ["EKSCluster/a/a"]}) == []
+    # AND a created cluster that changes shape keeps its Composition's kind: nothing to allow
+    assert (
+        guard(
+            texts({FILE: [composed_by("eks-3-zones-2-node-groups")]}),
+            write(tmp_path / "c", {FILE: [composed_by(CREATED)]}),
+            hub="hub",
+        )
+        == []
+    )
+
+
+def test_removing_an_observed_cluster_deletes_nothing_in_aws(tmp_path: Path) -> None:
+    # GIVEN an observed cluster that leaves the fleet WHEN guarded THEN nothing is refused: Crossplane only read it
+    assert guard({}, write(tmp_path / "dist", {FILE: [composed_by(OBSERVED)]}), hub="hub") == []
+    # AND a managed one is refused as a created one is
+    (line,) = guard({}, write(tmp_path / "managed", {FILE: [composed_by(MANAGED)]}), hub="hub")
+    assert "removed, so Crossplane deletes the EKS cluster" in line
+
+
+SPOKE_FLUX = "platform/spokes/a/flux/flux.yaml"
+
+
+def spoke_flux() -> dict[str, Any]:
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "flux", "namespace": "a", "annotations": {APPLIED_BY: "a/flux"}},
+        "spec": {"releaseName": "flux2", "targetNamespace": "flux-system", "kubeConfig": {"secretRef": {"name": "x"}}},
+    }
+
+
+def test_a_spokes_flux_is_never_uninstalled_while_its_cluster_stays_unless_allowed(tmp_path: Path) -> None:
+    # GIVEN a spoke whose Flux the hub installed, now said to run its own (bootstrap: flux)
+    dist = write(tmp_path / "dist", {FILE: [cluster()], SPOKE_FLUX: [spoke_flux()]})
+    # WHEN guarded THEN removing its HelmRelease is refused: helm-controller would uninstall Flux there
+    assert guard(texts({FILE: [cluster()]}), dist, hub="hub") == [
+        f"{SPOKE_FLUX}: HelmRelease a/flux: removed, so helm-controller uninstalls Flux from the cluster, with its "
+        "CRDs and every Flux object there (renaming is removing and adding); to do it on purpose, run synth with "
+        "--delete 'HelmRelease/a/flux'"
+    ]
+    assert guard(texts({FILE: [cluster()]}), dist, hub="hub", delete=["HelmRelease/a/flux"]) == []
+    # AND a cluster removed whole is refused once, for its EKSCluster
+    (line,) = guard({}, dist, hub="hub")
+    assert line.startswith(f"{FILE}: EKSCluster a/a: removed")

@@ -3,13 +3,18 @@ risk report read them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fluxplane.synth.hazards import (
     PROVIDER_CONFIG_REF,
     allowed,
+    deletes,
     immutable_change,
     immutable_fields,
     key_of,
     label,
+    management,
+    management_change,
     release_target,
     version_step,
 )
@@ -84,3 +89,38 @@ def test_patterns_match_kind_namespace_and_name() -> None:
     assert allowed(vpc, ["VPC/*/a"]) is True
     assert allowed(vpc, ["VPC/a"]) is False
     assert key_of({"kind": "VPC"}) is None
+
+
+def _cluster(composition: str) -> dict[str, Any]:
+    return {"kind": "EKSCluster", "spec": {"crossplane": {"compositionRef": {"name": composition}}}}
+
+
+def test_who_manages_a_clusters_aws_resources_is_read_from_its_composition() -> None:
+    assert management(_cluster("eks-3-zones-1-node-group")) == "created"
+    assert management(_cluster("eks-observed-2-subnets-1-node-group")) == "observed"
+    assert management(_cluster("eks-managed-2-subnets-1-node-group-keyless")) == "managed"
+    assert management(None) is None
+
+
+def test_starting_to_manage_what_was_imported_needs_manage_and_stopping_needs_nothing() -> None:
+    observed, managed = _cluster("eks-observed-2-subnets-1-node-group"), _cluster("eks-managed-2-subnets-1-node-group")
+    assert management_change(observed, managed)[0] == "manage"  # type: ignore[index]
+    assert management_change(None, managed)[0] == "manage"  # type: ignore[index]
+    assert management_change(managed, observed) is None
+    assert management_change(None, observed) is None
+    assert management_change(observed, observed) is None
+
+
+def test_what_removing_an_object_deletes() -> None:
+    cluster = ("platform.fluxplane.io", "EKSCluster", "a", "a")
+    assert deletes(cluster, _cluster("eks-3-zones-1-node-group")) == (
+        "Crossplane deletes the EKS cluster, its node groups and its VPC in AWS"
+    )
+    # an observed cluster's resources are only read
+    assert deletes(cluster, _cluster("eks-observed-2-subnets-1-node-group")) is None
+    # a spoke's Flux, installed through its kubeconfig, is uninstalled there
+    release = ("helm.toolkit.fluxcd.io", "HelmRelease", "a", "flux")
+    assert deletes(release, {"spec": {"kubeConfig": {"secretRef": {"name": "a-kubeconfig"}}}}) == (
+        "helm-controller uninstalls Flux from the cluster, with its CRDs and every Flux object there"
+    )
+    assert deletes(release, {"spec": {}}) is None

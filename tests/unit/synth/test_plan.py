@@ -69,6 +69,8 @@ def test_example_fleet_clusters_management_first_then_definition_order(
         ("hub", None),
         ("production-usw2", "production"),
         ("production-use1", "production"),
+        ("production-euc1", "production"),
+        ("production-euw1", "production"),
         ("staging-usw2", "staging"),
     ]
     assert fleet_plan.registry is registry

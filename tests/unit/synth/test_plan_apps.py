@@ -190,3 +190,53 @@ def test_two_packs_that_provide_the_app_kinds_on_one_cluster_are_refused(write_f
         "environments/base.yaml: management.packs.kinds: packs 'app-compositions', 'kinds' all provide "
         "'app-resources' on cluster 'hub', which one pack does; enable only one of them",
     )
+
+
+def test_an_app_left_off_a_registered_cluster_is_said_in_the_plans_notes(write_fleet: FleetWriter) -> None:
+    # GIVEN a registered cluster, whose subnets the hub does not know, and an app with a database on its environment
+    existing = {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/old-eso"}
+    envs = {
+        "staging": {
+            "clusters": [
+                {
+                    "name": "staging-1",
+                    "region": "us-west-2",
+                    "kubernetesVersion": "1.34",
+                    "network": {"cidr": "10.64.0.0/16"},
+                    "hubAccess": "keyless",
+                    "existing": {**existing, "clusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/staging-1"},
+                }
+            ]
+        }
+    }
+    base = {
+        **MINIMAL_BASE,
+        "management": {
+            **MINIMAL_BASE["management"],
+            "fluxRoleArn": "arn:aws:iam::111122223333:role/hub-flux",
+            "packs": {
+                **HUB_PACKS,
+                "crossplane-providers": {
+                    **HUB_PACKS["crossplane-providers"],
+                    "kubernetes": True,
+                    "services": ["ec2", "eks", "iam", "rds"],
+                },
+            },
+        },
+    }
+    project: Path = write_fleet(base=base, envs=envs)
+    (project / "environments" / "apps").mkdir(exist_ok=True)
+    app = {
+        **APP,
+        "clusters": [],
+        "environments": ["staging"],
+        "aws": {"databases": [{"name": "main", "engine": "postgres", "engineVersion": "17"}]},
+    }
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
+    # WHEN planned THEN the app runs nowhere, and the plan says why, with the notes synth prints
+    planned = plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+    assert planned.apps == ()
+    assert planned.notes == (
+        "environments/apps/shop.yaml: environments[0]: app 'shop' is left off cluster 'staging-1' of environment "
+        "'staging': it has a database, and the cluster is registered, so the hub knows nothing of its subnets",
+    )

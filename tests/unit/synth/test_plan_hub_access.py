@@ -11,7 +11,7 @@ from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import plan_fleet
-from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
 
 ROLE = "arn:aws:iam::111122223333:role/hub-flux"
 
@@ -84,3 +84,49 @@ def test_a_hub_that_bootstraps_spokes_needs_their_sealed_git_credentials(write_f
     (line,) = problems(root)
     assert line.startswith("environments/secrets/a/flux-system/flux-system.yaml: missing;")
     assert "fluxplane seal --cluster a --namespace flux-system --name flux-system" in line
+
+
+def test_a_spoke_that_runs_its_own_flux_has_its_git_credentials_from_its_own_bootstrap(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN the same hub, and a cluster whose Flux `flux bootstrap` installed (with its own deploy key)
+    management = {**MINIMAL_BASE["management"], "packs": HUB_PACKS}
+    repositories = {"platform": {"url": "ssh://git@example.com/org/fleet.git"}}
+    root = write_fleet(
+        base=base(management=management, repositories=repositories),
+        envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2", "bootstrap": "flux"}]}},
+    )
+    # WHEN planned without sealed Git credentials for it THEN none are asked for: the hub hands it no sync
+    plan = plan_fleet(load_fleet(root), PackRegistry.from_entry_points())
+    assert plan.fleet.clusters[0].bootstrap == "flux"
+
+
+def test_a_registered_cluster_needs_the_kubeconfig_the_hub_reaches_it_with(write_fleet: FleetWriter) -> None:
+    # GIVEN a registered cluster the hub reaches with a kubeconfig, and another keyless
+    existing = {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/old-eso"}
+    clusters = [
+        {
+            "name": "old",
+            "region": "us-west-2",
+            "kubernetesVersion": "1.34",
+            "network": {"cidr": "10.64.0.0/16"},
+            "existing": existing,
+        },
+        {
+            "name": "keyless",
+            "region": "us-west-2",
+            "kubernetesVersion": "1.34",
+            "network": {"cidr": "10.65.0.0/16"},
+            "hubAccess": "keyless",
+            "existing": {**existing, "clusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/keyless"},
+        },
+    ]
+    management = {**MINIMAL_BASE["management"], "packs": HUB_PACKS, "fluxRoleArn": ROLE}
+    root = write_fleet(base=base(management=management), envs={"staging": {"clusters": clusters}})
+    # WHEN planned without it THEN the first one's is asked for, with the command that seals it; the keyless one
+    # needs none
+    assert problems(root) == [
+        "environments/secrets/hub/old/old-kubeconfig.yaml: missing; the hub reaches registered cluster 'old' with it "
+        "(or set hubAccess: keyless): fluxplane seal --cluster hub --namespace old --name old-kubeconfig "
+        "--from-file value=<kubeconfig>"
+    ]

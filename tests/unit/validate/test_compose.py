@@ -85,8 +85,8 @@ def test_example_dist_is_clean(dist: Path, corpus: CrdCorpus, core: CoreSchemas)
     report = check(dist, corpus, core)
     assert report.findings == []
     # THEN every XR was checked and rendered, every composed resource checked against a schema
-    assert report.xrs_checked == 37
-    assert report.compositions_rendered == 37
+    assert report.xrs_checked == 53
+    assert report.compositions_rendered == 53
     assert report.composed_resources_checked > 100
     assert report.not_rendered == 0
     assert report.unchecked == {}
@@ -97,9 +97,10 @@ def test_example_dist_without_crds_checks_xrs_and_selectors(dist: Path) -> None:
     # GIVEN no CRD corpus WHEN checked THEN XRs, renders and selectors are still checked, composed kinds counted
     report = check(dist)
     assert report.findings == []
-    assert report.xrs_checked == 37 and report.compositions_rendered == 37
+    assert report.xrs_checked == 53 and report.compositions_rendered == 53
     assert report.composed_resources_checked == 0
-    assert report.unchecked[("ec2.aws.m.upbound.io/v1beta1", "Subnet")] == 18
+    # six per cluster the hub makes, and the three private subnets of the observed one
+    assert report.unchecked[("ec2.aws.m.upbound.io/v1beta1", "Subnet")] == 21
 
 
 # -- one fault at a time -----------------------------------------------------------------------------------
@@ -123,7 +124,7 @@ def test_renamed_xr_field_is_unknown_and_missing(dist: Path) -> None:
         ("spec", 'missing required field "region"'),
         ("spec.regoin", 'unknown field "regoin" (did you mean "region"?)'),
     ]
-    assert report.compositions_rendered == 36
+    assert report.compositions_rendered == 52
 
 
 def test_xr_defaults_are_applied_before_validation(dist: Path) -> None:
@@ -325,7 +326,8 @@ def test_composition_ref_to_a_missing_composition(dist: Path) -> None:
             "staging-usw2",
             "spec.crossplane.compositionRef.name",
             "Composition 'eks-9-zones' (spec.crossplane.compositionRef.name) is not in the tree (Compositions of "
-            "EKSCluster: eks-3-zones-1-node-group, eks-3-zones-1-node-group-keyless)",
+            "EKSCluster: eks-3-zones-1-node-group, eks-3-zones-1-node-group-keyless, "
+            "eks-observed-3-subnets-1-node-group)",
         )
     ]
 
@@ -349,6 +351,11 @@ def test_extra_check_is_attributed_like_the_schema(dist: Path) -> None:
             "spec.pipeline[0].input.patchSets[0].patches[0]",
             'resource "vpc" patch 0 (PatchSet "region") (ec2.aws.m.upbound.io/v1beta1 VPC) rendered for '
             "EKSCluster production-use1/production-use1: spec.forProvider.region: region refused",
+        ),
+        (
+            "spec.pipeline[0].input.patchSets[0].patches[0]",
+            'resource "vpc" patch 0 (PatchSet "region") (ec2.aws.m.upbound.io/v1beta1 VPC) rendered for '
+            "EKSCluster production-euw1/production-euw1: spec.forProvider.region: region refused",
         ),
     ]
 

@@ -212,7 +212,14 @@ def test_helmrelease_source_must_resolve_in_a_repository_kept_under_deploy(deplo
     assert lines(deploy_dist) == [
         f"{file}:3 HelmRelease/cert-manager: spec.chart.spec.sourceRef.name: "
         f"HelmRepository 'flux-system/nothing' not found in cluster '{cluster}'"
-        for cluster in ("hub", "production-use1", "production-usw2", "staging-usw2")
+        for cluster in (
+            "hub",
+            "production-euc1",
+            "production-euw1",
+            "production-use1",
+            "production-usw2",
+            "staging-usw2",
+        )
     ]
 
 

@@ -84,12 +84,18 @@ SPOKE_RESOURCES_DIR = "app-resources"
 
 
 def place_apps(
-    files: list[AppFile], environments: dict[str, list[tuple[str, str]]], spokes: frozenset[str] = frozenset()
+    files: list[AppFile],
+    environments: dict[str, list[tuple[str, str]]],
+    spokes: frozenset[str] = frozenset(),
+    registered: frozenset[str] = frozenset(),
+    notes: list[str] | None = None,
 ) -> tuple[tuple[Placement, ...], list[str]]:
     """Resolve each app's clusters and environments against the fleet; report what does not resolve.
 
     ``environments`` maps each environment to its clusters as (name, region), in definition order; ``spokes`` are
-    the clusters that make their apps' resources themselves.
+    the clusters that make their apps' resources themselves; ``registered`` those whose subnets the hub does not
+    know (an existing cluster, registered), where an app's database cannot go: an app with one that names such a
+    cluster is refused, one that runs on its environment leaves it out, said in ``notes``.
     """
     problems: list[str] = []
     region_of = {name: (env, region) for env, clusters in environments.items() for name, region in clusters}
@@ -104,6 +110,13 @@ def place_apps(
                 known = ", ".join(sorted(region_of)) or "none"
                 problems.append(f"{shown}: clusters[{index}]: unknown workload cluster {cluster!r} (clusters: {known})")
                 continue
+            if cluster in registered and app.aws.databases:
+                problems.append(
+                    f"{shown}: clusters[{index}]: app {app.name!r} has a database, which cannot go on cluster "
+                    f"{cluster!r}: it is registered, and the hub knows nothing of its subnets; import the cluster "
+                    "(existing.mode: observed), or take it off the app's clusters"
+                )
+                continue
             targets[cluster] = None
         for index, environment in enumerate(app.environments):
             if environment not in environments:
@@ -113,6 +126,14 @@ def place_apps(
                 )
                 continue
             for cluster, _ in environments[environment]:
+                if cluster in registered and app.aws.databases and cluster not in targets:
+                    if notes is not None:
+                        notes.append(
+                            f"{shown}: environments[{index}]: app {app.name!r} is left off cluster {cluster!r} of "
+                            f"environment {environment!r}: it has a database, and the cluster is registered, so the "
+                            "hub knows nothing of its subnets"
+                        )
+                    continue
                 targets[cluster] = None
         for cluster in targets:
             environment, region = region_of[cluster]

@@ -4,6 +4,7 @@ and the pool their VPC ranges come from."""
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from ipaddress import IPv4Network
 from typing import Annotated, Any, Literal
@@ -17,12 +18,28 @@ from fluxplane.config.models.fields import (
     DnsLabel,
     KubernetesVersion,
     Model,
+    located,
     quoted_version,
     repeated,
 )
 from fluxplane.config.models.nodes import NodeGroup
 
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
+#: An EKS cluster's ARN: its partition, region, account and name.
+EKS_CLUSTER_ARN = r"^arn:aws[a-z-]*:eks:([a-z0-9-]+):([0-9]{12}):cluster/([A-Za-z0-9][A-Za-z0-9_-]*)$"
+VPC_ID = r"^vpc-([0-9a-f]{8}|[0-9a-f]{17})$"
+SUBNET_ID = r"^subnet-([0-9a-f]{8}|[0-9a-f]{17})$"
+#: Who owns a cluster's Flux sync objects (``clusters/<cluster>/flux-system/``): fluxplane, ``flux bootstrap`` or the
+#: user's FluxInstance (the Flux Operator).
+Bootstrap = Literal["fluxplane", "flux", "flux-operator"]
+#: How an existing workload cluster joins the fleet (ExistingCluster.mode).
+ExistingMode = Literal["registered", "observed", "managed"]
+#: The modes in which the hub's Crossplane imports the cluster's AWS resources by their ids (an EKSCluster composed
+#: by an existing cluster's Composition, fluxplane.packs.eks).
+IMPORTED_MODES = ("observed", "managed")
+#: How many private subnets an imported cluster names: at least two (an app's database needs two zones), at most as
+#: many zones as a cluster fluxplane makes has.
+MIN_SUBNETS, MAX_SUBNETS = 2, 6
 #: The AWS provider family members a cluster with ``appResources: spoke`` runs: those of the app kinds its tenants ask.
 SPOKE_APP_SERVICES = ("dynamodb", "s3", "sqs")
 #: The packs a workload cluster with ``appResources: spoke`` runs, under the definition's own sections for it:
@@ -80,7 +97,7 @@ class ManagementCluster(ClusterBase):
         description="IAM role of the hub's kustomize-controller and helm-controller (IRSA or Pod Identity); "
         "required when a workload cluster uses `hubAccess: keyless`.",
     )
-    bootstrap: Literal["fluxplane", "flux", "flux-operator"] = Field(
+    bootstrap: Bootstrap = Field(
         "fluxplane",
         description="Who owns the hub's Flux sync objects (`clusters/<hub>/flux-system/`): `fluxplane` writes "
         "them (`gotk-sync.yaml`, applied once with `kubectl apply -k`); `flux` leaves the folder to `flux "
@@ -146,6 +163,87 @@ class Endpoint(Model):
     def _reachable(self) -> Endpoint:
         if not (self.public_access or self.private_access):
             raise ValueError("the API endpoint needs publicAccess or privateAccess")
+        return self
+
+
+class ExistingCluster(Model):
+    """A workload cluster that exists already (built by Terraform, eksctl or the console), which the hub does not
+    create: registered, or its AWS resources imported by their ids (see Existing clusters)."""
+
+    mode: ExistingMode = Field(
+        description="`registered`: the hub never touches its AWS resources, it only reaches and bootstraps the "
+        "cluster; `observed`: the hub's Crossplane imports its VPC, subnets, EKS cluster and node groups by their ids, "
+        "read only (`managementPolicies: [Observe]`); `managed`: the same resources, which Crossplane then manages "
+        "in full (synth asks for `--manage` to move a cluster there)."
+    )
+    external_secrets_role_arn: Annotated[str, StringConstraints(pattern=ROLE_ARN)] = Field(
+        alias="externalSecretsRoleArn",
+        description="The IAM role External Secrets on the cluster runs as (IRSA for "
+        "`external-secrets:external-secrets`), which may read the sealing key: made with the cluster, since the hub "
+        "creates nothing in AWS for it.",
+    )
+    cluster_arn: Annotated[str, StringConstraints(pattern=EKS_CLUSTER_ARN)] | None = Field(
+        None,
+        alias="clusterArn",
+        description="`registered` only: the EKS cluster's ARN, which keyless hub access reads (required with "
+        "`hubAccess: keyless`). The EKS cluster is named like the fleet's cluster.",
+    )
+    vpc_id: Annotated[str, StringConstraints(pattern=VPC_ID)] | None = Field(
+        None, alias="vpcId", description="`observed` and `managed` (required): the id of the cluster's VPC."
+    )
+    subnet_ids: list[Annotated[str, StringConstraints(pattern=SUBNET_ID)]] = Field(
+        default_factory=list,
+        alias="subnetIds",
+        description=f"`observed` and `managed` (required): the private subnets its nodes run in, "
+        f"{MIN_SUBNETS} to {MAX_SUBNETS}, where the apps' databases go too. Its node groups are those `nodeGroups` "
+        "names.",
+    )
+
+    @property
+    def imported(self) -> bool:
+        """Whether the hub's Crossplane imports the cluster's AWS resources (an EKSCluster of its own)."""
+        return self.mode in IMPORTED_MODES
+
+    @model_validator(mode="after")
+    def _what_the_mode_needs(self) -> ExistingCluster:
+        problems: list[tuple[tuple[str | int, ...], str]] = []
+        if not self.imported:
+            if self.vpc_id is not None:
+                problems.append(
+                    (("vpcId",), f"mode {self.mode} imports nothing of the cluster's; remove it, or set mode: observed")
+                )
+            if self.subnet_ids:
+                problems.append(
+                    (
+                        ("subnetIds",),
+                        f"mode {self.mode} imports nothing of the cluster's; remove them, or set mode: observed",
+                    )
+                )
+        else:
+            if self.vpc_id is None:
+                problems.append(
+                    (("vpcId",), f"mode {self.mode} imports the cluster's VPC by its id: give it (vpc-...)")
+                )
+            if not MIN_SUBNETS <= len(self.subnet_ids) <= MAX_SUBNETS:
+                problems.append(
+                    (
+                        ("subnetIds",),
+                        f"mode {self.mode} imports the private subnets the cluster's nodes run in: give "
+                        f"{MIN_SUBNETS} to {MAX_SUBNETS} subnet ids, got {len(self.subnet_ids)}",
+                    )
+                )
+            twice = repeated(self.subnet_ids)
+            if twice:
+                problems.append((("subnetIds",), f"each subnet once, {', '.join(map(repr, twice))} repeated"))
+            if self.cluster_arn is not None:
+                problems.append(
+                    (
+                        ("clusterArn",),
+                        f"mode {self.mode} reads the EKS cluster's ARN from AWS; remove it",
+                    )
+                )
+        if problems:
+            raise located(type(self).__name__, problems)
         return self
 
 
@@ -232,6 +330,19 @@ class WorkloadCluster(ClusterBase):
         "(`hub`), or by a Crossplane of the cluster's own, which its tenants ask in their namespaces (`spoke`; the "
         "hub still makes the apps' IAM roles). See App resources on the cluster itself.",
     )
+    existing: ExistingCluster | None = Field(
+        None,
+        description="A cluster that exists already, which the hub does not create: registered, observed or managed "
+        "(see Existing clusters). Its `network.cidr`, `region`, `kubernetesVersion` and `account` are recorded "
+        "from the definition, never allocated.",
+    )
+    bootstrap: Bootstrap = Field(
+        "fluxplane",
+        description="Who installs Flux on the cluster and owns its sync objects (`clusters/<cluster>/flux-system/`): "
+        "`fluxplane` (the hub's chain installs it, `fluxInstaller`); `flux` for a cluster that runs Flux from `flux "
+        "bootstrap --path <platform path>/clusters/<cluster>`, or `flux-operator` from your FluxInstance: the hub "
+        "installs no Flux there and synth keeps that folder's files as they are.",
+    )
     cdk8s_charts: list[DnsLabel] = Field(
         default_factory=list,
         alias="cdk8sCharts",
@@ -287,6 +398,49 @@ class WorkloadCluster(ClusterBase):
         if twice:
             raise ValueError(f"each chart once, {', '.join(map(repr, twice))} repeated")
         return value
+
+    @property
+    def provided_kubeconfig(self) -> bool:
+        """Whether the hub reaches the cluster with a kubeconfig Secret the user seals for it: a registered cluster
+        without keyless access, whose kubeconfig no composition writes."""
+        return self.existing is not None and not self.existing.imported and self.hub_access == "kubeconfig"
+
+    @model_validator(mode="after")
+    def _existing_recorded(self) -> WorkloadCluster:
+        """An existing cluster's facts come from the definition: its range is given, never allocated; keyless access
+        to a registered one reads its ARN, which must name this cluster in its region."""
+        existing = self.existing
+        if existing is None:
+            return self
+        problems: list[tuple[tuple[str | int, ...], str]] = []
+        if self.network.cidr is None:
+            problems.append(
+                (
+                    ("network", "cidr"),
+                    "an existing cluster's VPC range is recorded from the definition, never allocated: give its VPC's "
+                    "CIDR",
+                )
+            )
+        arn = re.fullmatch(EKS_CLUSTER_ARN, existing.cluster_arn or "")
+        if existing.mode == "registered" and self.hub_access == "keyless" and arn is None:
+            problems.append(
+                (
+                    ("existing", "clusterArn"),
+                    "keyless hub access reaches a registered cluster by its EKS ARN: give it (aws eks describe-cluster "
+                    f"--name {self.name} --query cluster.arn)",
+                )
+            )
+        if arn is not None and (arn[1], arn[3]) != (self.region, self.name):
+            problems.append(
+                (
+                    ("existing", "clusterArn"),
+                    f"names EKS cluster {arn[3]!r} in {arn[1]}; the cluster is {self.name!r} in {self.region} (the EKS "
+                    "cluster is named like the fleet's cluster)",
+                )
+            )
+        if problems:
+            raise located(type(self).__name__, problems)
+        return self
 
     @field_validator("node_groups")
     @classmethod

@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from fluxplane.config.merge import quoted
 
@@ -86,6 +87,19 @@ def repeated(values: Sequence[str]) -> list[str]:
     """The values given more than once in ``values``, sorted, each once."""
     counts = Counter(values)
     return sorted(value for value, count in counts.items() if count > 1)
+
+
+def located(title: str, problems: Sequence[tuple[tuple[str | int, ...], str]]) -> ValidationError:
+    """The problems a model's own validator finds in its fields, each at its field's path (``("network",
+    "cidr")``), not at the model: raised from the validator, pydantic places them below the model's own path, so a
+    problem line names the field to change."""
+    return ValidationError.from_exception_data(
+        title,
+        [
+            InitErrorDetails(type=PydanticCustomError("value_error", "{error}", {"error": text}), loc=loc, input=None)
+            for loc, text in problems
+        ],
+    )
 
 
 def is_dns_label(value: str) -> bool:

@@ -115,3 +115,63 @@ def test_a_64_character_app_name_and_a_70_character_namespace_are_located(write_
         "(it has 64) (lower-case letters, digits and '-'); rename the file",
         f'environments/apps/shop.yaml: namespace: expected at most 63 characters, got 70: "{"n" * 70}"',
     ]
+
+
+#: Production with a registered cluster: the hub knows nothing of its subnets.
+WITH_REGISTERED = {
+    **ENVS,
+    "production": {
+        "clusters": [
+            *ENVS["production"]["clusters"],
+            {
+                "name": "prod-old",
+                "region": "us-west-2",
+                "kubernetesVersion": "1.34",
+                "network": {"cidr": "10.64.0.0/16"},
+                "existing": {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/old"},
+            },
+        ]
+    },
+}
+DATABASE = {"aws": {"databases": [{"name": "main", "engine": "postgres", "engineVersion": "17"}]}}
+
+
+def test_an_app_with_a_database_runs_on_every_cluster_of_its_environment_but_a_registered_one(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN production with a registered cluster, an app with a database and one without, both on production
+    project = write_fleet(envs=WITH_REGISTERED)
+    write_apps(
+        project,
+        {
+            "shop": {**APP, "clusters": [], "environments": ["production"], **DATABASE},
+            "web": {**APP, "clusters": [], "environments": ["production"]},
+        },
+    )
+    loaded = load_fleet(project)
+    # WHEN placed THEN the app with a database is left off the registered cluster, the other runs there too
+    assert [(p.app.name, p.cluster) for p in loaded.apps] == [
+        ("shop", "prod-1"),
+        ("shop", "prod-2"),
+        ("web", "prod-1"),
+        ("web", "prod-2"),
+        ("web", "prod-old"),
+    ]
+    # AND the user is told, at the app's environment
+    assert loaded.notes == (
+        "environments/apps/shop.yaml: environments[0]: app 'shop' is left off cluster 'prod-old' of environment "
+        "'production': it has a database, and the cluster is registered, so the hub knows nothing of its subnets",
+    )
+
+
+def test_an_app_with_a_database_that_names_a_registered_cluster_is_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN the app with a database naming the registered cluster itself WHEN placed THEN it is refused, there
+    project = write_fleet(envs=WITH_REGISTERED)
+    write_apps(project, {"shop": {**APP, "clusters": ["prod-1", "prod-old"], **DATABASE}})
+    with pytest.raises(ConfigError) as caught:
+        load_fleet(project)
+    assert list(caught.value.problems) == [
+        "environments/apps/shop.yaml: clusters[1]: app 'shop' has a database, which cannot go on cluster 'prod-old': "
+        "it is registered, and the hub knows nothing of its subnets; import the cluster (existing.mode: observed), or "
+        "take it off the app's clusters"
+    ]

@@ -209,3 +209,112 @@ def test_a_workload_cluster_may_not_take_the_name_of_a_shared_bootstrap_step(nam
         f"{name!r} is taken: the hub's bootstrap chains share a step of that name (spokes/steps/{name}), which "
         "fluxplane names like the chain of this cluster; choose another name",
     )
+
+
+# -- existing clusters --------------------------------------------------------------------------------
+
+ESO_ROLE = "arn:aws:iam::444455556666:role/a-external-secrets"
+EXISTING_CLUSTER = {**CLUSTER, "region": "eu-central-1", "network": {"cidr": "10.64.0.0/16"}}
+REGISTERED = {"mode": "registered", "externalSecretsRoleArn": ESO_ROLE}
+OBSERVED = {
+    "mode": "observed",
+    "externalSecretsRoleArn": ESO_ROLE,
+    "vpcId": "vpc-0e1f2a3b4c5d60718",
+    "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
+}
+
+
+def _problems(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    with pytest.raises(ValidationError) as caught:
+        models.WorkloadCluster.model_validate(data)
+    return [(tuple(e["loc"]), str(e["ctx"]["error"])) for e in caught.value.errors(include_url=False)]
+
+
+@pytest.mark.parametrize("existing", [REGISTERED, OBSERVED, {**OBSERVED, "mode": "managed"}])
+def test_an_existing_cluster_of_each_mode_is_recorded_as_given(existing: dict[str, Any]) -> None:
+    # GIVEN an existing cluster with what its mode needs WHEN validated THEN it is kept as given
+    cluster = models.WorkloadCluster.model_validate({**EXISTING_CLUSTER, "existing": existing})
+    assert cluster.existing is not None
+    assert (cluster.existing.mode, cluster.existing.imported) == (existing["mode"], existing["mode"] != "registered")
+    assert cluster.existing.external_secrets_role_arn == ESO_ROLE
+    # AND the hub reaches a registered one with a kubeconfig the user seals, an imported one with the composed one
+    assert cluster.provided_kubeconfig is (existing["mode"] == "registered")
+    assert models.WorkloadCluster.model_validate({**EXISTING_CLUSTER}).provided_kubeconfig is False
+
+
+def test_an_existing_clusters_range_is_given_never_allocated() -> None:
+    # GIVEN an existing cluster without network.cidr WHEN validated THEN the problem is at network.cidr
+    assert _problems({**CLUSTER, "existing": REGISTERED}) == [
+        (
+            ("network", "cidr"),
+            "an existing cluster's VPC range is recorded from the definition, never allocated: give its VPC's CIDR",
+        )
+    ]
+
+
+def test_an_observed_cluster_names_its_vpc_and_subnets_each_at_its_field() -> None:
+    # GIVEN an observed cluster without its VPC, with one subnet twice, and an ARN it does not take
+    existing = {
+        "mode": "observed",
+        "externalSecretsRoleArn": ESO_ROLE,
+        "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0a1b2c3d4e5f60718"],
+        "clusterArn": "arn:aws:eks:eu-central-1:444455556666:cluster/a",
+    }
+    # WHEN validated THEN each problem is at its own field, all at once
+    assert _problems({**EXISTING_CLUSTER, "existing": existing}) == [
+        (("existing", "vpcId"), "mode observed imports the cluster's VPC by its id: give it (vpc-...)"),
+        (("existing", "subnetIds"), "each subnet once, 'subnet-0a1b2c3d4e5f60718' repeated"),
+        (("existing", "clusterArn"), "mode observed reads the EKS cluster's ARN from AWS; remove it"),
+    ]
+    # AND too few subnets are refused, with the count found
+    assert _problems({**EXISTING_CLUSTER, "existing": {**OBSERVED, "subnetIds": ["subnet-0a1b2c3d"]}}) == [
+        (
+            ("existing", "subnetIds"),
+            "mode observed imports the private subnets the cluster's nodes run in: give 2 to 6 subnet ids, got 1",
+        )
+    ]
+
+
+def test_a_registered_cluster_imports_nothing() -> None:
+    # GIVEN a registered cluster with AWS ids only an imported one reads WHEN validated THEN both are refused
+    existing = {**REGISTERED, "vpcId": OBSERVED["vpcId"], "subnetIds": OBSERVED["subnetIds"]}
+    assert _problems({**EXISTING_CLUSTER, "existing": existing}) == [
+        (("existing", "vpcId"), "mode registered imports nothing of the cluster's; remove it, or set mode: observed"),
+        (
+            ("existing", "subnetIds"),
+            "mode registered imports nothing of the cluster's; remove them, or set mode: observed",
+        ),
+    ]
+
+
+def test_keyless_access_to_a_registered_cluster_reads_its_arn_which_must_name_it() -> None:
+    # GIVEN a registered cluster with keyless access and no ARN WHEN validated THEN the ARN is asked for
+    keyless = {**EXISTING_CLUSTER, "hubAccess": "keyless", "existing": REGISTERED}
+    assert _problems(keyless) == [
+        (
+            ("existing", "clusterArn"),
+            "keyless hub access reaches a registered cluster by its EKS ARN: give it (aws eks describe-cluster --name "
+            "a --query cluster.arn)",
+        )
+    ]
+    # AND an ARN of another cluster, or of another region, is refused
+    other = {**REGISTERED, "clusterArn": "arn:aws:eks:eu-west-1:444455556666:cluster/b"}
+    assert _problems({**keyless, "existing": other}) == [
+        (
+            ("existing", "clusterArn"),
+            "names EKS cluster 'b' in eu-west-1; the cluster is 'a' in eu-central-1 (the EKS cluster is named like the "
+            "fleet's cluster)",
+        )
+    ]
+    # AND the cluster's own ARN is taken
+    own = {**REGISTERED, "clusterArn": "arn:aws:eks:eu-central-1:444455556666:cluster/a"}
+    assert models.WorkloadCluster.model_validate({**keyless, "existing": own}).existing == models.ExistingCluster(
+        mode="registered", externalSecretsRoleArn=ESO_ROLE, clusterArn=own["clusterArn"]
+    )
+
+
+@pytest.mark.parametrize("bootstrap", ["fluxplane", "flux", "flux-operator"])
+def test_a_workload_cluster_says_who_installs_its_flux(bootstrap: str) -> None:
+    cluster = models.WorkloadCluster.model_validate({**CLUSTER, "bootstrap": bootstrap})
+    assert cluster.bootstrap == bootstrap
+    assert models.WorkloadCluster.model_validate(CLUSTER).bootstrap == "fluxplane"
