@@ -111,7 +111,8 @@ def markdown() -> str:
     out: list[str] = []
     for model, heading, where in SECTIONS:
         out.append(f"#### {heading}\n")
-        out.append(f"{(model.__doc__ or '').strip().splitlines()[0]} Appears as {where}.\n")
+        summary = " ".join((model.__doc__ or "").split())
+        out.append(f"{summary} Appears as {where}.\n")
         out.append("| key | type | default | description |")
         out.append("|---|---|---|---|")
         for key, kind, default, description in field_rows(model):
