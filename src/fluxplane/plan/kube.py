@@ -40,7 +40,10 @@ PACKAGES = frozenset(("pkg.crossplane.io", kind) for kind in ("Provider", "Funct
 
 
 def _release(target: tuple[str, str, str]) -> str:
-    return f"{target[2]} in {target[1]}"
+    """A release as ``helm ls -A`` finds it: its name, its namespace, and where Helm keeps its records when that is
+    another namespace."""
+    storage, namespace, name = target
+    return f"{name} in {namespace}" + (f" (records in {storage})" if storage != namespace else "")
 
 
 def _installed_as(document: Mapping[str, Any]) -> tuple[str, str]:
@@ -73,6 +76,10 @@ def _upgrade(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
 
 def _installed(ident: tuple[str, str], before: Any, after: Any) -> tuple[str, str] | None:
     if before is None:
+        if ident == HELM_RELEASE:
+            # The release's identity, to hold against `helm ls -A`: one running under it is taken over in place.
+            target = _release(release_target(after))
+            return CREATE, f"installs {installs(after)} as release {target}, or takes over the one running there"
         return CREATE, f"installs {installs(after)}"
     if after is None:
         if ident == HELM_RELEASE:

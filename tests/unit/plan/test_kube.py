@@ -34,19 +34,34 @@ def changes(before: dict[str, Any] | None, after: dict[str, Any] | None, status:
 
 
 def test_a_release_is_installed_upgraded_reinstalled_and_uninstalled() -> None:
-    assert changes(None, release()) == [("create", "installs chart app 1.0.0")]
+    assert changes(None, release()) == [
+        ("create", "installs chart app 1.0.0 as release app in flux-system, or takes over the one running there")
+    ]
     assert changes(release(), release("1.1.0")) == [("update", "upgrades chart app from 1.0.0 to 1.1.0")]
     assert changes(release(), release(values={"a": 1})) == [("update", "its values or settings change")]
     assert changes(release(), release(targetNamespace="apps")) == [
         (
             "reinstall",
-            "the release moves from app in flux-system to apps-app in apps: helm-controller uninstalls it, deleting "
-            "what it installed, then installs the new one",
+            "the release moves from app in flux-system to apps-app in apps (records in flux-system): helm-controller "
+            "uninstalls it, deleting what it installed, then installs the new one",
         )
     ]
     assert changes(release(), None) == [
         ("delete", "helm-controller uninstalls release app in flux-system, deleting what it installed")
     ]
+
+
+def test_a_release_is_named_as_helm_ls_lists_it_records_included() -> None:
+    # GIVEN a release installed into its own namespace with Helm's records there, then moved to flux-system's records
+    own = release(targetNamespace="web", releaseName="web", storageNamespace="web")
+    # WHEN it is added, and WHEN only its records move THEN each names the release as helm ls -A lists it
+    assert changes(None, own) == [
+        ("create", "installs chart app 1.0.0 as release web in web, or takes over the one running there")
+    ]
+    moved = release(targetNamespace="web", releaseName="web", storageNamespace="flux-system")
+    assert changes(own, moved)[0][1].startswith(
+        "the release moves from web in web to web in web (records in flux-system)"
+    )
 
 
 def test_a_crossplane_package_upgrade_names_its_tag() -> None:
