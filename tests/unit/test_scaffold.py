@@ -175,6 +175,15 @@ def test_the_definition_it_writes_is_valid_as_written(tmp_path: Path) -> None:
     assert sorted(cluster.name for cluster in plan.clusters) == ["hub", "staging-usw2"]
 
 
+def test_a_new_fleet_starts_on_kyvernos_validating_policy(tmp_path: Path) -> None:
+    # GIVEN the definition init writes WHEN it is planned
+    _, packs = _definition(tmp_path / "fleet", scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files)
+    # THEN every workload cluster writes the Pod Security Standards as a policies.kyverno.io ValidatingPolicy, not
+    # the ClusterPolicy form Kyverno deprecates (the pack's default, kept for fleets that run it already)
+    kyverno = [configs["kyverno"] for name, configs in packs.items() if name != "hub"]
+    assert kyverno and all(config["policy_kind"] == "ValidatingPolicy" for config in kyverno)
+
+
 #: A setting the scaffold's definition leaves out, commented: `# field: value   # what it does`.
 SETTING = re.compile(r"^(?P<indent>\s*)# (?P<field>[a-z][A-Za-z0-9-]*): (?P<value>[^#]+?)\s+# (?P<says>.+)$")
 
