@@ -17,6 +17,7 @@ like the definition: unknown keys, malformed ranges and overlaps are errors with
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -168,6 +169,21 @@ def _overlaps(ranges: Sequence[_Range]) -> list[tuple[_Range, _Range]]:
     return found
 
 
+def _free(blocks: Sequence[IPv4Network], used: Sequence[IPv4Network]) -> list[bool]:
+    """For each of ``blocks``, whether no range of ``used`` overlaps it: each block is held against the used ranges
+    that start at or before its end, by the furthest end among them (a sweep, not every pair)."""
+    spans = sorted((int(network.network_address), int(network.broadcast_address)) for network in used)
+    starts = [start for start, _ in spans]
+    furthest: list[int] = []
+    for _, end in spans:
+        furthest.append(max(end, furthest[-1]) if furthest else end)
+    free = []
+    for block in blocks:
+        before = bisect.bisect_right(starts, int(block.broadcast_address))
+        free.append(before == 0 or furthest[before - 1] < int(block.network_address))
+    return free
+
+
 def _overlap_line(item: _Range, other: _Range, reserved_where: str) -> str:
     """A line about ``item`` overlapping ``other``, placed where the user can act on it."""
     if item.owner is None:  # a reserved range laid over a cluster's: the reserved list is what changed
@@ -221,8 +237,7 @@ def allocate(
         problems.append(_overlap_line(item, other, reserved_where))
 
     blocks = list(settings.pool.subnets(new_prefix=settings.prefix_length))
-    used = [item.network for item in fixed]
-    free = [not any(block.overlaps(network) for network in used) for block in blocks]
+    free = _free(blocks, [item.network for item in fixed])
     left_out: list[str] = []
     for claim in sorted((claim for claim in claims if claim.cluster not in result), key=lambda claim: claim.cluster):
         if left_out:

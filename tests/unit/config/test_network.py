@@ -8,11 +8,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.merge import Layer, Origins
 from fluxplane.config.models import ClusterNetwork
-from fluxplane.config.network import ALLOCATIONS_HEADER, VERSIONS_HEADER, Claim, Recorded, allocate, allocations_text
+from fluxplane.config.network import (
+    ALLOCATIONS_HEADER,
+    VERSIONS_HEADER,
+    Claim,
+    Recorded,
+    _free,
+    allocate,
+    allocations_text,
+)
 from fluxplane.errors import ConfigError
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
@@ -275,3 +285,17 @@ def test_a_damaged_recorded_file_is_a_located_error(write_fleet: FleetWriter, te
     with pytest.raises(ConfigError) as caught:
         load_fleet(root)
     assert problem in caught.value.problems
+
+
+@given(
+    prefix=st.sampled_from([12, 16, 20]),
+    used=st.lists(
+        st.tuples(st.integers(0, 255), st.integers(0, 255), st.sampled_from([10, 14, 16, 20, 24])), max_size=30
+    ),
+)
+def test_a_block_is_free_exactly_when_no_used_range_overlaps_it(prefix: int, used: list[tuple[int, int, int]]) -> None:
+    # GIVEN a pool's blocks and ranges taken in it (overlapping each other, inside and across blocks)
+    blocks = list(IPv4Network("10.0.0.0/8").subnets(new_prefix=prefix))
+    taken = [IPv4Network(f"10.{b}.{c}.0/{length}", strict=False) for b, c, length in used]
+    # WHEN the free blocks are found THEN they are those no taken range overlaps
+    assert _free(blocks, taken) == [not any(block.overlaps(network) for network in taken) for block in blocks]
