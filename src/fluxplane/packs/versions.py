@@ -23,7 +23,7 @@ FLUX_REGISTRY = "ghcr.io/fluxcd"
 #: The bootstrap's charts: the hub names their Flux sources after them, in its flux-system.
 BOOTSTRAP = (EXTERNAL_SECRETS, SEALED_SECRETS, FLUX2, FLUX_OPERATOR)
 
-CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
+CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.4.3")
 
 #: Crossplane packages, pinned. The AWS providers are the provider-upjet-aws family, published by
 #: crossplane-contrib; every AWS provider of one fleet must share the family's version.
