@@ -29,7 +29,7 @@ CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.4.3")
 #: crossplane-contrib; every AWS provider of one fleet must share the family's version.
 CROSSPLANE_REGISTRY = "xpkg.crossplane.io/crossplane-contrib"
 #: Each line names its package (renovate.json reads it from the comment).
-PROVIDER_AWS = "v2.6.0"  # xpkg.crossplane.io/crossplane-contrib/provider-family-aws
+PROVIDER_AWS = "v2.7.2"  # xpkg.crossplane.io/crossplane-contrib/provider-family-aws
 PROVIDER_KUBERNETES = "v1.2.1"  # xpkg.crossplane.io/crossplane-contrib/provider-kubernetes
 FUNCTION_PATCH_AND_TRANSFORM = "v0.10.8"  # xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform
 FUNCTION_AUTO_READY = "v0.7.0"  # xpkg.crossplane.io/crossplane-contrib/function-auto-ready
