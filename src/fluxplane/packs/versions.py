@@ -12,7 +12,7 @@ METRICS_SERVER = Chart("https://kubernetes-sigs.github.io/metrics-server/", "met
 PODINFO = Chart("oci://ghcr.io/stefanprodan/charts", "podinfo", "6.14.1")
 
 #: Installed on every workload cluster by the hub's bootstrap chain (fluxplane.charts.spokes).
-EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.9.0")
+EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.14.0")
 SEALED_SECRETS = Chart("https://bitnami-labs.github.io/sealed-secrets", "sealed-secrets", "2.18.5")
 FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0")
 #: For clusters with ``fluxInstaller: flux-operator``: the Flux Operator's chart, and the Flux its FluxInstance
