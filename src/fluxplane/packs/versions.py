@@ -17,7 +17,7 @@ SEALED_SECRETS = Chart("https://bitnami-labs.github.io/sealed-secrets", "sealed-
 FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0")
 #: For clusters with ``fluxInstaller: flux-operator``: the Flux Operator's chart, and the Flux its FluxInstance
 #: asks for (a semver range: the operator applies Flux's patch releases of that minor as they come).
-FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts", "flux-operator", "0.58.1")
+FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts", "flux-operator", "0.60.0")
 FLUX_DISTRIBUTION = "2.9.x"
 FLUX_REGISTRY = "ghcr.io/fluxcd"
 #: The bootstrap's charts: the hub names their Flux sources after them, in its flux-system.
