@@ -156,6 +156,7 @@ def test_every_step_reaches_the_spoke_through_the_composed_kubeconfig_or_keyless
                 assert release["spec"]["kubeConfig"] == reference
                 assert release["spec"]["storageNamespace"] == release["spec"]["targetNamespace"]
                 assert release["spec"]["install"]["createNamespace"] is True
+                assert release["spec"]["postRenderStrategy"] == "nohooks", (cluster, step)
             else:
                 assert spec["kubeConfig"] == reference, (cluster, step)
 

@@ -55,7 +55,7 @@ def test_the_example_fleet_shows_the_cluster_held_back_and_every_pack_where_it_r
     plan = load_plan(ROOT)
     for planned in plan.clusters:
         assert set(clusters[planned.name].packs) == set(planned.packs)
-    assert clusters["hub"].packs["crossplane"] == "2.3.4"
+    assert clusters["hub"].packs["crossplane"] == "2.4.3"
     # AND the API versions of what the cluster's Flux applies
     assert {"kustomize.toolkit.fluxcd.io/v1", "helm.toolkit.fluxcd.io/v2"} <= set(clusters["staging-usw2"].apis)
     assert "apiextensions.crossplane.io/v1" in clusters["hub"].apis

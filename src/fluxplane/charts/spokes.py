@@ -63,7 +63,12 @@ from fluxplane.config.models import Fleet, WorkloadCluster
 from fluxplane.constructs.base import Construct, Resource, annotate
 from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSecret
 from fluxplane.constructs.health import conditions_health, ready_health
-from fluxplane.constructs.helm_release import DEFAULT_INSTALL, DEFAULT_UPGRADE, HelmRelease
+from fluxplane.constructs.helm_release import (
+    DEFAULT_INSTALL,
+    DEFAULT_POST_RENDER_STRATEGY,
+    DEFAULT_UPGRADE,
+    HelmRelease,
+)
 from fluxplane.constructs.helm_repository import Chart, HelmRepository
 from fluxplane.constructs.kustomization import Kustomization, escaped
 from fluxplane.constructs.manifest import Manifest
@@ -338,6 +343,7 @@ class SpokesChart(FleetChart):
             ),
             "install": DEFAULT_INSTALL.model_copy(update={"create_namespace": True}),
             "upgrade": DEFAULT_UPGRADE,
+            "postRenderStrategy": DEFAULT_POST_RENDER_STRATEGY,
             "values": values,
         }
         if step == "external-secrets":

@@ -217,6 +217,12 @@ class DriftDetection(Props):
     """Fields whose differences are not drift, such as replicas an autoscaler sets. Default: not set (none)."""
 
 
+#: How helm-controller passes a chart's hooks to its post-renderers (``postRenderStrategy``, Flux 2.9 and newer):
+#: ``nohooks`` leaves them out (Helm 3's way, Flux's default before 2.9), ``combined`` renders them with the other
+#: templates in one stream (Helm 4's way, Flux's default from 2.9), ``separate`` in a stream of their own.
+PostRenderStrategy = Literal["nohooks", "combined", "separate"]
+
+
 class HelmReleaseProps(Props):
     """Props of a HelmRelease: the chart, where it goes, and how helm-controller reconciles it."""
 
@@ -264,6 +270,11 @@ class HelmReleaseProps(Props):
     """Whether the chart's Helm tests run after an install or upgrade. Default: not set (they do not)."""
     drift_detection: DriftDetection | None = None
     """What Flux does when the cluster differs from the release. Default: not set (Flux's default, ``disabled``)."""
+    post_render_strategy: PostRenderStrategy | None = None
+    """Whether the chart's hooks (its Jobs and what they need) go through the post-renderers too: ``nohooks``,
+    ``combined`` or ``separate`` (PostRenderStrategy). Every release runs at least Flux's own post-renderer, which
+    labels each object with the HelmRelease it came from. Default: not set (Flux's default: ``combined`` from Flux
+    2.9, ``nohooks`` before)."""
     values_from: tuple[ValuesReference, ...] | None = None
     """ConfigMaps and Secrets with values, merged in order; ``values`` is merged over them. Default: not set (none)."""
     values: dict[str, Any] | None = None
@@ -282,6 +293,14 @@ class HelmReleaseProps(Props):
 DEFAULT_INSTALL = Install(crds="CreateReplace", remediation=Remediation(retries=3))
 DEFAULT_UPGRADE = Upgrade(crds="CreateReplace", remediation=UpgradeRemediation(retries=3, strategy="rollback"))
 DEFAULT_DRIFT_DETECTION = DriftDetection(mode="enabled")
+#: Hooks stay out of the post-renderers, as before Flux 2.9 made ``combined`` its default. fluxplane gives a release
+#: no post-renderers of its own, so ``combined`` would only add Flux's origin labels to the hooks' Jobs, at the price
+#: of running every hook of the catalogue (cert-manager's startupapicheck, kube-prometheus-stack's admission-webhook
+#: patch Jobs, Kyverno's migration and clean-up Jobs, Envoy Gateway's certgen, the flux2 chart's flux-check and
+#: migration Jobs) through kustomize's resource map, where a hook with the kind, namespace and name of another
+#: object fails the whole release. With ``nohooks`` a fleet renders its hooks as the charts write them, whichever
+#: Flux it runs (a Flux older than 2.9 drops the field and does the same).
+DEFAULT_POST_RENDER_STRATEGY: PostRenderStrategy = "nohooks"
 
 
 class HelmRelease(TypedResource[HelmReleaseProps]):

@@ -20,6 +20,7 @@ from fluxplane.config.problems import show
 from fluxplane.constructs.helm_release import (
     DEFAULT_DRIFT_DETECTION,
     DEFAULT_INSTALL,
+    DEFAULT_POST_RENDER_STRATEGY,
     DEFAULT_UPGRADE,
     DriftDetection,
     HelmRelease,
@@ -138,6 +139,7 @@ def _release(
         "upgrade": _over(DEFAULT_UPGRADE, settings.upgrade),
         "test": settings.test,
         "driftDetection": _over(DEFAULT_DRIFT_DETECTION, settings.drift_detection),
+        "postRenderStrategy": DEFAULT_POST_RENDER_STRATEGY,
     }
     return HelmRelease(scope, "release", {key: value for key, value in props.items() if value is not None})
 

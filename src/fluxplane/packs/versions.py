@@ -12,24 +12,24 @@ METRICS_SERVER = Chart("https://kubernetes-sigs.github.io/metrics-server/", "met
 PODINFO = Chart("oci://ghcr.io/stefanprodan/charts", "podinfo", "6.14.1")
 
 #: Installed on every workload cluster by the hub's bootstrap chain (fluxplane.charts.spokes).
-EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.9.0")
+EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.14.0")
 SEALED_SECRETS = Chart("https://bitnami-labs.github.io/sealed-secrets", "sealed-secrets", "2.18.5")
 FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0")
 #: For clusters with ``fluxInstaller: flux-operator``: the Flux Operator's chart, and the Flux its FluxInstance
 #: asks for (a semver range: the operator applies Flux's patch releases of that minor as they come).
-FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts", "flux-operator", "0.58.1")
+FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts", "flux-operator", "0.60.0")
 FLUX_DISTRIBUTION = "2.9.x"
 FLUX_REGISTRY = "ghcr.io/fluxcd"
 #: The bootstrap's charts: the hub names their Flux sources after them, in its flux-system.
 BOOTSTRAP = (EXTERNAL_SECRETS, SEALED_SECRETS, FLUX2, FLUX_OPERATOR)
 
-CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.3.4")
+CROSSPLANE = Chart("https://charts.crossplane.io/stable", "crossplane", "2.4.3")
 
 #: Crossplane packages, pinned. The AWS providers are the provider-upjet-aws family, published by
 #: crossplane-contrib; every AWS provider of one fleet must share the family's version.
 CROSSPLANE_REGISTRY = "xpkg.crossplane.io/crossplane-contrib"
 #: Each line names its package (renovate.json reads it from the comment).
-PROVIDER_AWS = "v2.6.0"  # xpkg.crossplane.io/crossplane-contrib/provider-family-aws
+PROVIDER_AWS = "v2.7.2"  # xpkg.crossplane.io/crossplane-contrib/provider-family-aws
 PROVIDER_KUBERNETES = "v1.2.1"  # xpkg.crossplane.io/crossplane-contrib/provider-kubernetes
 FUNCTION_PATCH_AND_TRANSFORM = "v0.10.8"  # xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform
 FUNCTION_AUTO_READY = "v0.7.0"  # xpkg.crossplane.io/crossplane-contrib/function-auto-ready

@@ -1,12 +1,10 @@
 """Where ``fluxplane schemas pull`` downloads the CRDs of every API fluxplane emits, pinned.
 
-One table, one URL per upstream file, at the versions fluxplane pins (fluxplane.packs.versions) and
-the CRD snapshot the tests validate against: the Flux v2.9 controllers (source v1.9.4, kustomize
-v1.9.4, helm v1.6.3, notification v1.9.3), Crossplane v2.3.4, the crossplane-contrib AWS family
-``PROVIDER_AWS`` and provider-kubernetes ``PROVIDER_KUBERNETES``, External Secrets 2.9.0, Sealed Secrets
-v0.36.6 (chart 2.18.5), Karpenter 1.14.1, cert-manager v1.21.1, Gateway API v1.6.1 with Envoy Gateway
-v1.9.0, Kyverno v1.19.0 (chart 3.9.0), and the Flux Operator's FluxInstance (chart 0.58.1). Upgrading a
-pack's version is a change here too.
+One table, one URL per upstream file: the Flux v2.9 controllers (source v1.9.4, kustomize v1.9.4, helm v1.6.3,
+notification v1.9.3), Sealed Secrets v0.36.6, Gateway API v1.6.1 and Kyverno v1.19.0 (chart 3.9.0), pinned here;
+Crossplane, the crossplane-contrib AWS family, provider-kubernetes, External Secrets, Karpenter, cert-manager, Envoy
+Gateway and the Flux Operator's FluxInstance at the versions fluxplane.packs.versions pins, so that upgrading one of
+those packs there moves its URL too.
 
 :data:`SHIPPED` names the CRDs fluxplane carries in the package (fluxplane/validate/data/crds, converted by
 ``scripts/build_crds.py`` from the upstream files of the shared CRD corpus, which also records their sources and

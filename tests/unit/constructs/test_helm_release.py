@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 
 from fluxplane.constructs import DependsOn, HelmRelease, HelmReleaseProps, Manifest, Root
-from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE
+from fluxplane.constructs.helm_release import (
+    DEFAULT_DRIFT_DETECTION,
+    DEFAULT_INSTALL,
+    DEFAULT_POST_RENDER_STRATEGY,
+    DEFAULT_UPGRADE,
+)
 from fluxplane.errors import ConstructError
 
 CHART_REF = {"kind": "OCIRepository", "name": "podinfo"}
@@ -85,6 +90,7 @@ def test_every_field_is_written_in_declared_order_with_values_last() -> None:
     doc = release(
         values={"replicaCount": 2},
         values_from=[{"kind": "ConfigMap", "name": "podinfo-values", "valuesKey": "values.yaml", "optional": True}],
+        post_render_strategy="separate",
         drift_detection={"mode": "warn"},
         upgrade={
             "crds": "Skip",
@@ -127,10 +133,11 @@ def test_every_field_is_written_in_declared_order_with_values_last() -> None:
             "cleanupOnFail": True,
         },
         "driftDetection": {"mode": "warn"},
+        "postRenderStrategy": "separate",
         "valuesFrom": [{"kind": "ConfigMap", "name": "podinfo-values", "valuesKey": "values.yaml", "optional": True}],
         "values": {"replicaCount": 2},
     }
-    assert list(doc["spec"])[-3:] == ["driftDetection", "valuesFrom", "values"]
+    assert list(doc["spec"])[-4:] == ["driftDetection", "postRenderStrategy", "valuesFrom", "values"]
 
 
 def test_strategies_tests_and_drift_rules_are_written_with_fluxs_names() -> None:
@@ -190,14 +197,31 @@ def test_a_retry_interval_needs_the_retry_strategy() -> None:
 
 def test_platform_defaults_render_as_expected() -> None:
     # GIVEN / WHEN a release given the module's platform defaults
-    spec = release(install=DEFAULT_INSTALL, upgrade=DEFAULT_UPGRADE, drift_detection=DEFAULT_DRIFT_DETECTION).to_dict()[
-        "spec"
-    ]
+    spec = release(
+        install=DEFAULT_INSTALL,
+        upgrade=DEFAULT_UPGRADE,
+        drift_detection=DEFAULT_DRIFT_DETECTION,
+        post_render_strategy=DEFAULT_POST_RENDER_STRATEGY,
+    ).to_dict()["spec"]
 
-    # THEN installs retry, upgrades roll back, CRDs are replaced, drift detection is on
+    # THEN installs retry, upgrades roll back, CRDs are replaced, drift detection is on, hooks skip post-renderers
     assert spec["install"] == {"crds": "CreateReplace", "remediation": {"retries": 3}}
     assert spec["upgrade"] == {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}}
     assert spec["driftDetection"] == {"mode": "enabled"}
+    assert spec["postRenderStrategy"] == "nohooks"
+
+
+def test_the_post_render_strategy_is_left_to_flux_unless_given() -> None:
+    # GIVEN / WHEN a release that names no strategy
+    spec = release().to_dict()["spec"]
+
+    # THEN the field is not written (Flux's default applies)
+    assert "postRenderStrategy" not in spec
+
+
+def test_the_post_render_strategy_is_one_flux_knows() -> None:
+    with pytest.raises(ConstructError, match=r"postRenderStrategy.*'nohooks', 'combined' or 'separate'"):
+        release(post_render_strategy="hooks")
 
 
 def test_empty_values_are_not_written() -> None:

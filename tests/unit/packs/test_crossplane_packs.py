@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.packs import crossplane, crossplane_provider_configs, crossplane_providers
+from fluxplane.packs import crossplane, crossplane_provider_configs, crossplane_providers, versions
 from fluxplane.packs.api import Pack
 from fluxplane.testing import BoundPack, bind_pack
 
@@ -51,7 +51,7 @@ def test_providers_get_one_runtime_config_each_with_the_irsa_role() -> None:
     ]
     for provider in providers:
         name = provider["metadata"]["name"]
-        assert provider["spec"]["package"] == f"xpkg.crossplane.io/crossplane-contrib/{name}:v2.6.0"
+        assert provider["spec"]["package"] == f"xpkg.crossplane.io/crossplane-contrib/{name}:{versions.PROVIDER_AWS}"
         assert provider["spec"]["runtimeConfigRef"]["name"] == name
         assert runtimes[name]["spec"]["serviceAccountTemplate"]["metadata"] == {
             "name": name,

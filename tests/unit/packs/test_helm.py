@@ -49,6 +49,8 @@ def test_chart_release_pairs_a_repository_and_a_release_in_flux_system() -> None
         "remediation": {"retries": 3, "strategy": "rollback"},
     }
     assert released["spec"]["driftDetection"] == {"mode": "enabled"}
+    # AND the chart's hooks stay out of the post-renderers, whatever Flux's default
+    assert released["spec"]["postRenderStrategy"] == "nohooks"
     assert release.name == "demo"
 
 
@@ -106,6 +108,7 @@ def test_a_release_takes_its_name_and_storage_from_the_config_and_its_settings_o
         },
         "test": {"enable": True},
         "driftDetection": {"mode": "enabled", "ignore": [{"paths": ["/spec/replicas"]}]},
+        "postRenderStrategy": "nohooks",
     }
 
 
