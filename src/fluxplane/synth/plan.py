@@ -18,12 +18,13 @@ from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace, kubeconfig_sec
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.manifests import ManifestFile
 from fluxplane.config.merge import Origins
-from fluxplane.config.models import Fleet
+from fluxplane.config.models import Fleet, ManagementCluster, WorkloadCluster
 from fluxplane.config.network import FollowedVersion
 from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
+from fluxplane.packs import versions
 from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, CAPABILITIES, OFFERS, PROVIDES, ClusterKind, PackConfig
 from fluxplane.packs.app_compositions import SERVICES
 from fluxplane.packs.registry import PackRegistry
@@ -32,6 +33,50 @@ from fluxplane.packs.registry import PackRegistry
 MANAGEMENT_ENVIRONMENT = "management"
 #: The built-in pack that builds the workload clusters on the hub (Pack.builds_clusters).
 CLUSTER_BUILDER = "workload-clusters"
+#: How to run a newer controller the hub's bootstrap installs on a workload cluster.
+PINNED = "upgrade fluxplane first: the hub's bootstrap installs the version it pins"
+
+
+@dataclass(frozen=True)
+class Controller:
+    """A controller of the platform itself on a cluster, beside its packs: its name in the compatibility tables
+    (fluxplane.config.compatibility), the version it runs, and how to run a newer one."""
+
+    name: str
+    version: str
+    upgrade: str
+
+
+def platform_controllers(fleet: Fleet, cluster: ManagementCluster | WorkloadCluster) -> tuple[Controller, ...]:
+    """The platform's controllers on ``cluster`` that are not packs: the hub's Flux (``flux.version``, which the user
+    installs), and on a workload cluster what the hub's bootstrap installs (fluxplane.charts.spokes): External
+    Secrets, Sealed Secrets and, unless the cluster runs a Flux of its own, Flux. Crossplane is a pack."""
+    if isinstance(cluster, ManagementCluster):
+        return (Controller("flux", fleet.flux.version, "upgrade the hub's Flux first, and set flux.version"),)
+    found = [
+        Controller("external-secrets", versions.EXTERNAL_SECRETS.version, PINNED),
+        Controller("sealed-secrets", versions.SEALED_SECRETS.version, PINNED),
+    ]
+    if cluster.bootstrap == "fluxplane":
+        flux = versions.FLUX2_APP_VERSION if cluster.flux_installer == "flux2-chart" else versions.FLUX_DISTRIBUTION
+        found.insert(0, Controller("flux", flux, PINNED))
+    return tuple(found)
+
+
+def pack_versions(packs: Mapping[str, PackConfig], registry: PackRegistry) -> dict[str, str]:
+    """The version of each of ``packs``: the one its config names, or the pack's own."""
+    found = {}
+    for name, config in packs.items():
+        version = getattr(config, "version", None)
+        found[name] = str(version) if version is not None else registry.get(name).version
+    return dict(sorted(found.items()))
+
+
+def running(
+    packs: Mapping[str, PackConfig], controllers: Iterable[Controller], registry: PackRegistry
+) -> dict[str, str]:
+    """Every controller of ``packs`` and ``controllers`` by name, with its version."""
+    return {**pack_versions(packs, registry), **{controller.name: controller.version for controller in controllers}}
 
 
 @dataclass(frozen=True)
@@ -45,6 +90,8 @@ class ClusterPlan:
     sealed_secrets: tuple[SealedFile, ...] = ()
     #: Plain manifests of environments/manifests/ for this cluster, its environment's first.
     manifests: tuple[ManifestFile, ...] = ()
+    #: The platform's controllers on it that are not packs (platform_controllers).
+    controllers: tuple[Controller, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +119,10 @@ class FleetPlan:
         """
         found = providing(cluster.packs, self.registry, capability)
         return found[0] if found else None
+
+    def running(self, cluster: ClusterPlan) -> dict[str, str]:
+        """Every controller on ``cluster`` by name, with its version: its packs, then the platform's."""
+        return running(cluster.packs, cluster.controllers, self.registry)
 
     def __post_init__(self) -> None:
         if not any(cluster.name == self.fleet.management.name for cluster in self.clusters):
@@ -484,6 +535,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         },
         packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
         sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
+        controllers=platform_controllers(fleet, management),
     )
     clusters = [hub]
     environment_configs: dict[tuple[str, str], PackConfig] = {}
@@ -503,6 +555,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                     },
                     packs=configure(cluster.packs, loaded.pack_origins[cluster.name], "workload"),
                     sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
+                    controllers=platform_controllers(fleet, cluster),
                 )
             )
     # The catalogue base of an add-on is rendered from the fleet-wide values: the pack's defaults
