@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import ValidationError
 
+from fluxplane.config import awsdata
 from fluxplane.config.apps import RESOURCE_KINDS, Placement, app_path
+from fluxplane.config.compatibility import ceilings, newest_supported, published, unsupported
 from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace, kubeconfig_secret
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.manifests import ManifestFile
@@ -35,6 +38,8 @@ MANAGEMENT_ENVIRONMENT = "management"
 CLUSTER_BUILDER = "workload-clusters"
 #: How to run a newer controller the hub's bootstrap installs on a workload cluster.
 PINNED = "upgrade fluxplane first: the hub's bootstrap installs the version it pins"
+
+_Cluster = TypeVar("_Cluster", ManagementCluster, WorkloadCluster)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,39 @@ def running(
     return {**pack_versions(packs, registry), **{controller.name: controller.version for controller in controllers}}
 
 
+def _started(
+    cluster: _Cluster,
+    on_it: Mapping[str, str],
+    followed: FollowedVersion | None,
+    problems: list[str],
+    held_back: dict[str, str],
+    fleet: Fleet,
+) -> _Cluster:
+    """``cluster`` on the newest Kubernetes version EKS offers that every controller on it supports, when it is new:
+    its definition names no version and none is recorded for it. A recorded version is a contract: kept as it is."""
+    if followed is None or followed.recorded is not None:
+        return cluster
+    offered = awsdata.facts(fleet.aws_data).supported_versions
+    newest = max(offered, key=awsdata.minor)
+    version = newest_supported(offered, on_it)
+    if version is None:
+        narrowing = {name: on_it[name] for name in on_it if any(unsupported(v, {name: on_it[name]}) for v in offered)}
+        problems.append(
+            f"{followed.definition}: no Kubernetes version EKS offers is supported by every controller cluster "
+            f"{cluster.name!r} runs ({'; '.join(published(narrowing))}); set kubernetesVersion, or versions of the "
+            "packs whose ranges meet"
+        )
+        return cluster
+    if version != newest:
+        held_back[cluster.name] = (
+            f"{cluster.name}: kubernetesVersion {version}, the newest every controller on it supports "
+            f"({ceilings(newest, on_it)}; EKS offers {newest})"
+        )
+    return (
+        cluster if version == cluster.kubernetes_version else cluster.model_copy(update={"kubernetes_version": version})
+    )
+
+
 @dataclass(frozen=True)
 class ClusterPlan:
     """One cluster as synth sees it: identity, variables and enabled packs with their configs."""
@@ -108,6 +146,9 @@ class FleetPlan:
     notes: tuple[str, ...] = ()
     #: The clusters whose version follows environments/allocations.yaml (LoadedFleet.followed_versions).
     followed_versions: Mapping[str, FollowedVersion] = field(default_factory=dict)
+    #: By new cluster that starts below the newest version EKS offers: the note that says which controllers hold it
+    #: back. Said once synth has recorded the version (environments/allocations.yaml), not among ``notes``.
+    held_back: Mapping[str, str] = field(default_factory=dict)
     #: The project the definition was loaded from (load_plan), where synth records its allocations; None for a
     #: plan made another way.
     root: Path | None = None
@@ -523,41 +564,43 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         problems.extend(found)
         return _placed(configs, kind, origins, registry, problems, notes) if not found else configs
 
-    management = fleet.management
-    hub = ClusterPlan(
-        name=management.name,
-        environment=None,
-        variables={
-            "cluster_name": management.name,
-            "cluster_region": management.region,
-            "environment": MANAGEMENT_ENVIRONMENT,
-            "kubernetes_version": management.kubernetes_version,
-        },
-        packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
-        sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
-        controllers=platform_controllers(fleet, management),
-    )
+    held_back: dict[str, str] = {}
+
+    def plan(cluster: _Cluster, environment: str | None, kind: ClusterKind) -> tuple[_Cluster, ClusterPlan]:
+        """The cluster, on the version it starts on when it is new (_started), and its plan."""
+        packs = configure(cluster.packs, loaded.pack_origins[cluster.name], kind)
+        controllers = platform_controllers(fleet, cluster)
+        followed = loaded.followed_versions.get(cluster.name)
+        cluster = _started(cluster, running(packs, controllers, registry), followed, problems, held_back, fleet)
+        variables = {
+            "cluster_name": cluster.name,
+            "cluster_region": cluster.region,
+            "environment": environment or MANAGEMENT_ENVIRONMENT,
+            "kubernetes_version": cluster.kubernetes_version,
+        }
+        return cluster, ClusterPlan(
+            name=cluster.name,
+            environment=environment,
+            variables=variables,
+            packs=packs,
+            sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
+            controllers=controllers,
+        )
+
+    management, hub = plan(fleet.management, None, "management")
     clusters = [hub]
+    environments = []
     environment_configs: dict[tuple[str, str], PackConfig] = {}
     for env in fleet.environments:
         for name, config in configure(env.packs, loaded.environment_pack_origins[env.name], "workload").items():
             environment_configs[(env.name, name)] = config
+        started = []
         for cluster in env.clusters:
-            clusters.append(
-                ClusterPlan(
-                    name=cluster.name,
-                    environment=env.name,
-                    variables={
-                        "cluster_name": cluster.name,
-                        "cluster_region": cluster.region,
-                        "environment": env.name,
-                        "kubernetes_version": cluster.kubernetes_version,
-                    },
-                    packs=configure(cluster.packs, loaded.pack_origins[cluster.name], "workload"),
-                    sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
-                    controllers=platform_controllers(fleet, cluster),
-                )
-            )
+            cluster, planned = plan(cluster, env.name, "workload")
+            started.append(cluster)
+            clusters.append(planned)
+        environments.append(env.model_copy(update={"clusters": tuple(started)}))
+    fleet = fleet.model_copy(update={"management": management, "environments": tuple(environments)})
     # The catalogue base of an add-on is rendered from the fleet-wide values: the pack's defaults
     # under the base file's section. An add-on whose defaults are incomplete (a required role ARN,
     # say) and that the base file does not configure starts from the first cluster that enables it.
@@ -597,4 +640,5 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         apps=loaded.apps,
         notes=tuple(_unique([*loaded.notes, *notes])),
         followed_versions=loaded.followed_versions,
+        held_back=held_back,
     )
