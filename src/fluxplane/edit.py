@@ -54,6 +54,9 @@ class Edit:
     #: Path below ``root`` (POSIX) -> new text, or None to delete the file.
     files: dict[str, str | None] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The workload clusters it adds: checking the edit says which controllers hold one back from the newest
+    #: Kubernetes version EKS offers (FleetPlan.held_back).
+    added: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -228,7 +231,7 @@ def new_cluster(
         entries.append(("network", network))
     document = YamlText(_read(root, relative), relative)
     document.append_mapping_item("clusters", entries)
-    edit = Edit(root, {relative: document.text})
+    edit = Edit(root, {relative: document.text}, added=[name])
     edit.notes.append(
         f"{relative}: added cluster {name!r}; the hub builds it and bootstraps its Flux when this change merges"
     )
@@ -499,8 +502,9 @@ def _diff(root: Path, edit: Edit) -> str:
     return "".join(chunks)
 
 
-def validate(edit: Edit) -> list[str]:
-    """Check the definition as ``edit`` leaves it, on a copy; return the sealed secrets it still needs."""
+def validate(edit: Edit) -> tuple[list[str], list[str]]:
+    """Check the definition as ``edit`` leaves it, on a copy; return the sealed secrets it still needs, and the
+    notes on the Kubernetes version each cluster it adds starts on, when held back."""
     # Imported here, as the commands import synth: fluxplane.commands.edit imports this module when the CLI
     # parses, and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane.synth import project_registry
@@ -525,7 +529,8 @@ def validate(edit: Edit) -> list[str]:
             raise ConfigError(_cannot_write(exc, copy)) from None
         loaded = load_fleet(copy, check_packs, project=edit.root)
         plan = plan_fleet(loaded, registry, require_secrets=False)
-        return missing_secrets(loaded, plan.hub, registry)
+        held_back = [plan.held_back[name] for name in edit.added if name in plan.held_back]
+        return missing_secrets(loaded, plan.hub, registry), held_back
 
 
 def _copy_definition(source: Path, copy: Path) -> None:
@@ -573,8 +578,8 @@ def _apply_to_copy(copy: Path, files: dict[str, str | None]) -> None:
 def carry_out(edit: Edit, *, dry_run: bool = False) -> Outcome:
     """Validate ``edit`` and, unless ``dry_run``, write it as one transaction (see :mod:`fluxplane.transaction`);
     raise ConfigError and write nothing when invalid."""
-    todo = validate(edit)
-    outcome = Outcome(diff=_diff(edit.root, edit), notes=list(edit.notes), todo=todo)
+    todo, held_back = validate(edit)
+    outcome = Outcome(diff=_diff(edit.root, edit), notes=[*edit.notes, *held_back], todo=todo)
     if not dry_run:
         try:
             transaction.commit(edit.root, edit.files)

@@ -1,12 +1,13 @@
 """``fluxplane versions``: which version runs where, and what blocks each cluster's next upgrade.
 
 For every cluster: its Kubernetes version and where it stands in EKS support, the version of every pack
-enabled on it, the API versions its objects use (what its controllers must serve), and a readiness verdict
-for its next Kubernetes minor version. An upgrade is blocked by:
+enabled on it and of the platform's controllers that are not packs (Flux, External Secrets, Sealed Secrets),
+the API versions its objects use (what its controllers must serve), and a readiness verdict for its next
+Kubernetes minor version. An upgrade is blocked by:
 
 * a version EKS does not offer (fluxplane's calendar and ``awsData``);
-* an add-on whose project publishes the Kubernetes versions it supports (config/data/
-  kubernetes-compatibility.yaml) and whose version on the cluster does not support the next one;
+* a controller, the platform's or an add-on, whose project publishes the Kubernetes versions it supports
+  (fluxplane.config.compatibility) and whose version on the cluster supports none as new as the next one;
 * an object the cluster's Flux applies in an API version Kubernetes stops serving by then (the Kubernetes
   deprecated API migration guide, below).
 
@@ -18,20 +19,16 @@ machine; only the EKS support column reads today's date.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from fluxplane import synth
 from fluxplane.config import awsdata
+from fluxplane.config.compatibility import outgrown, unsupported
 from fluxplane.core.tree import Fleet, LazyDocuments
-from fluxplane.synth.plan import FleetPlan
+from fluxplane.synth.plan import FleetPlan, pack_versions
 
 #: Core API versions Kubernetes stopped serving, by (apiVersion, kind): the release that removed it, and what
 #: replaces it (kubernetes.io, "Deprecated API Migration Guide": v1.25 to v1.32, the last with removals).
@@ -63,37 +60,6 @@ DEPRECATED_APIS: dict[tuple[str, str], str] = {
 }
 
 
-@dataclass(frozen=True)
-class Compatibility:
-    """The Kubernetes versions one add-on supports, as its project publishes them."""
-
-    source: str
-    #: Add-on minor version to (lowest, highest or None) Kubernetes minor number.
-    rows: Mapping[str, tuple[int, int | None]]
-    #: Chart minor version to the add-on minor version it installs, where the two differ.
-    app: Mapping[str, str]
-
-    def supported(self, version: str) -> tuple[int, int | None] | None:
-        """The Kubernetes minor numbers ``version`` (the pack's, a chart version) supports; None: not published."""
-        minor = ".".join(version.lstrip("v").split(".")[:2])
-        return self.rows.get(self.app.get(minor, minor))
-
-
-@functools.cache
-def compatibility() -> dict[str, Compatibility]:
-    """The published compatibility tables, by pack name."""
-    text = (resources.files("fluxplane.config") / "data" / "kubernetes-compatibility.yaml").read_text("utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
-    tables = {}
-    for pack, entry in data["packs"].items():
-        rows = {}
-        for addon, span in entry["rows"].items():
-            low, _, high = span.partition("-")
-            rows[addon] = (awsdata.minor(low), awsdata.minor(high) if high else None)
-        tables[pack] = Compatibility(entry["source"], rows, dict(entry.get("app") or {}))
-    return tables
-
-
 #: The readiness of a cluster on the newest Kubernetes version EKS offers.
 NEWEST = "newest: EKS offers no later version yet (fluxplane's calendar, or awsData.kubernetesVersions)"
 
@@ -109,6 +75,9 @@ class ClusterVersions:
     support: str
     #: Pack name to the version enabled on this cluster.
     packs: Mapping[str, str]
+    #: The platform's controllers on it that are not packs (fluxplane.synth.plan.platform_controllers), by name, with
+    #: their version.
+    controllers: Mapping[str, str]
     #: The API versions (``group/version``) of what the cluster's Flux applies to it, sorted.
     apis: tuple[str, ...]
     #: The next Kubernetes minor version, and what blocks the upgrade to it (nothing: ready).
@@ -140,38 +109,20 @@ def _support(version: str, facts: awsdata.AwsFacts, today: date) -> str:
     return f"ended {release.end_of_extended_support.isoformat()}"
 
 
-def _pack_versions(plan: FleetPlan, packs: Mapping[str, Any]) -> dict[str, str]:
-    found = {}
-    for name, config in packs.items():
-        version = getattr(config, "version", None)
-        found[name] = str(version) if version is not None else plan.registry.get(name).version
-    return dict(sorted(found.items()))
-
-
-def unsupported(kubernetes: str, packs: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(pack, what it supports) for each pack whose published table leaves out Kubernetes ``kubernetes``."""
-    wanted = awsdata.minor(kubernetes)
-    found = []
-    for pack, version in packs.items():
-        table = compatibility().get(pack)
-        span = table.supported(version) if table is not None else None
-        if table is None or span is None:
-            continue
-        low, high = span
-        if wanted < low or (high is not None and wanted > high):
-            shown = f"1.{low} to 1.{high}" if high is not None else f"1.{low} and later"
-            found.append((pack, f"{pack} {version} supports Kubernetes {shown} ({table.source})"))
-    return found
-
-
 def _blockers(
-    target: str, facts: awsdata.AwsFacts, packs: Mapping[str, str], objects: Iterable[tuple[str, str]]
+    target: str,
+    facts: awsdata.AwsFacts,
+    on_it: Mapping[str, str],
+    upgrades: Mapping[str, str],
+    objects: Iterable[tuple[str, str]],
 ) -> list[str]:
     found = []
     if facts.version_problem(target) is not None:
         found.append(f"EKS does not offer Kubernetes {target} (fluxplane's calendar, or awsData.kubernetesVersions)")
     wanted = awsdata.minor(target)
-    found += [f"{supports}: upgrade {pack} first" for pack, supports in unsupported(target, packs)]
+    found += [
+        f"{supports}: {upgrades.get(name, f'upgrade {name} first')}" for name, supports in outgrown(target, on_it)
+    ]
     counts: dict[tuple[str, str], int] = {}
     for api_version, kind in objects:
         removed = REMOVED_APIS.get((api_version, kind))
@@ -210,7 +161,8 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[Clus
         ]
         version = versions[planned.name]
         target = f"1.{awsdata.minor(version) + 1}"
-        packs = _pack_versions(plan, planned.packs)
+        on_it = plan.running(planned)
+        upgrades = {controller.name: controller.upgrade for controller in planned.controllers}
         newest = facts.version_problem(target) is not None and all(
             awsdata.minor(offered) <= awsdata.minor(version) for offered in facts.supported_versions
         )
@@ -220,11 +172,12 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[Clus
                 environment=environments.get(planned.name, "management"),
                 kubernetes=version,
                 support=_support(version, facts, today),
-                packs=packs,
+                packs=pack_versions(planned.packs, plan.registry),
+                controllers={controller.name: controller.version for controller in planned.controllers},
                 apis=tuple(sorted({api for api, _ in objects})),
                 next=target,
-                blockers=() if newest else tuple(_blockers(target, facts, packs, objects)),
-                outside=tuple(f"{text}, and the cluster runs {version}" for _, text in unsupported(version, packs)),
+                blockers=() if newest else tuple(_blockers(target, facts, on_it, upgrades, objects)),
+                outside=tuple(f"{text}, and the cluster runs {version}" for _, text in unsupported(version, on_it)),
                 deprecated=tuple(_deprecated(objects)),
                 newest=newest,
             )
@@ -232,13 +185,14 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[Clus
     return found
 
 
-def _pack_rows(clusters: Sequence[ClusterVersions]) -> list[tuple[str, str, str]]:
-    """(pack, version, clusters) for each version of each pack in use, by pack then version."""
+def _rows(clusters: Sequence[ClusterVersions], controllers: bool = False) -> list[tuple[str, str, str]]:
+    """(pack, version, clusters) for each version of each pack in use, by pack then version; or of each of the
+    platform's controllers."""
     where: dict[tuple[str, str], list[str]] = {}
     for cluster in clusters:
-        for pack, version in cluster.packs.items():
-            where.setdefault((pack, version), []).append(cluster.name)
-    return [(pack, version, ", ".join(names)) for (pack, version), names in sorted(where.items())]
+        for name, version in (cluster.controllers if controllers else cluster.packs).items():
+            where.setdefault((name, version), []).append(cluster.name)
+    return [(name, version, ", ".join(names)) for (name, version), names in sorted(where.items())]
 
 
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -271,7 +225,9 @@ def text(clusters: Sequence[ClusterVersions]) -> str:
     rows += [(c.name, c.environment, c.kubernetes, c.support, _next(c), _ready(c)) for c in clusters]
     lines += ["  " + line for line in _table(rows)]
     lines += ["", "packs:"]
-    lines += ["  " + line for line in _table([("PACK", "VERSION", "CLUSTERS"), *_pack_rows(clusters)])]
+    lines += ["  " + line for line in _table([("PACK", "VERSION", "CLUSTERS"), *_rows(clusters)])]
+    lines += ["", "the platform's controllers:"]
+    lines += ["  " + line for line in _table([("CONTROLLER", "VERSION", "CLUSTERS"), *_rows(clusters, True)])]
     lines += ["", "APIs the clusters' objects use:"]
     lines += [f"  {c.name}: {', '.join(c.apis) or 'none'}" for c in clusters]
     lines += ["", "upgrade readiness:"]
@@ -302,7 +258,9 @@ def markdown(clusters: Sequence[ClusterVersions]) -> str:
         ]
     )
     lines += ["", "## Packs", ""]
-    lines += table([("pack", "version", "clusters"), *_pack_rows(clusters)])
+    lines += table([("pack", "version", "clusters"), *_rows(clusters)])
+    lines += ["", "## The platform's controllers", ""]
+    lines += table([("controller", "version", "clusters"), *_rows(clusters, True)])
     lines += ["", "## APIs the clusters' objects use", ""]
     lines += [f"- **{c.name}**: {', '.join(f'`{api}`' for api in c.apis) or 'none'}" for c in clusters]
     lines += ["", "## Upgrade readiness", ""]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fluxplane.cli import EXIT_BAD_INPUT, EXIT_STALE, main
 from fluxplane.constructs.config_map import ConfigMap
@@ -146,6 +147,7 @@ def test_a_tree_error_is_bad_input_and_leaves_dist_untouched(
     monkeypatch.setattr(PackRegistry, "from_entry_points", staticmethod(lambda: PackRegistry([twice, demo_builder()])))
     root = write_fleet(base={"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB})
     assert main(["--root", str(root), "synth"]) == 0
+    capsys.readouterr()
     before = read_tree(root / "dist")
     (root / "environments/staging.yaml").write_text(
         "packs:\n  twice: {}\nclusters:\n  - {name: s1, region: us-west-2}\n"
@@ -216,8 +218,9 @@ def test_a_pack_left_off_the_hub_is_a_note_on_standard_error(
     root = write_fleet(base={**MINIMAL_BASE, "management": hub, "packs": {"metrics-server": {}, "karpenter": {}}})
     # WHEN synthesized THEN it succeeds, saying on standard error that the hub goes without it
     assert main(["--root", str(root), "synth"]) == 0
-    (note,) = capsys.readouterr().err.splitlines()
+    note, *started = capsys.readouterr().err.splitlines()
     assert note.startswith("note: environments/base.yaml: packs.karpenter: pack 'karpenter' is left off the management")
+    assert [line.split(":")[1] for line in started] == [" hub", " staging-1"]  # the versions they start on
     hub_kustomizations = (root / "dist/platform/clusters/hub/infrastructure.yaml").read_text()
     assert "name: karpenter\n" not in hub_kustomizations
     assert "name: karpenter\n" in (root / "dist/platform/clusters/staging-1/infrastructure.yaml").read_text()
@@ -289,3 +292,24 @@ def test_synth_warns_about_clusters_past_eks_standard_support(
         "warning: Kubernetes 1.33 left EKS standard support on 2026-07-29: staging-1 runs on paid extended support "
         "until 2027-07-29, when EKS upgrades it; upgrade to 1.34 (kubernetesVersion)"
     ) in capsys.readouterr().err.splitlines()
+
+
+def test_synth_records_the_version_a_new_cluster_starts_on_and_says_what_holds_it_back(
+    write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a new fleet whose definition names no Kubernetes version
+    root = write_fleet()
+    # WHEN synthesized THEN each cluster starts on the newest version every controller on it supports, recorded
+    assert main(["--root", str(root), "synth"]) == 0
+    recorded = yaml.safe_load((root / "environments/allocations.yaml").read_text())["kubernetesVersions"]
+    assert recorded == {"hub": "1.36", "staging-1": "1.36"}
+    # AND standard error says, after the work, which controllers hold each back from the newest EKS offers
+    assert capsys.readouterr().err.splitlines() == [
+        "note: hub: kubernetesVersion 1.36, the newest every controller on it supports (crossplane 2.3.4 and flux 2.9 "
+        "support up to 1.36; EKS offers 1.37)",
+        "note: staging-1: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.9.0 "
+        "and flux 2.9 support up to 1.36; EKS offers 1.37)",
+    ]
+    # AND once recorded, the version is the cluster's: the next synth keeps it and has nothing to say
+    assert main(["--root", str(root), "synth"]) == 0
+    assert capsys.readouterr().err == ""

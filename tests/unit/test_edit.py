@@ -1,4 +1,4 @@
-"""fluxplane.edit's onboard_app: an AppRequest in, the Edit it makes out (nothing written until carry_out)."""
+"""fluxplane.edit: a request in, the Edit it makes out (nothing written until carry_out), and what checking it says."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.edit import AppRequest, onboard_app
+from fluxplane.edit import AppRequest, carry_out, new_cluster, onboard_app
 from fluxplane.errors import ConfigError
+from tests.conftest import FleetWriter
 
 APP = "environments/apps/shop.yaml"
 REPO = "https://github.com/example-org/shop"
@@ -58,3 +59,21 @@ def test_an_existing_app_takes_only_clusters_and_environments(example_project: P
 def test_a_new_app_needs_repo_and_path(example_project: Path) -> None:
     with pytest.raises(ConfigError, match=rf"^--repo and --path: required for a new app \({APP} does not exist\)$"):
         onboard_app(example_project, AppRequest(name="shop", environments=["staging"]))
+
+
+def test_new_cluster_says_the_version_it_starts_on_and_what_holds_it_back(write_fleet: FleetWriter) -> None:
+    # GIVEN a fleet whose definition names no Kubernetes version
+    root = write_fleet()
+    # WHEN a cluster is added (checked, not written)
+    outcome = carry_out(new_cluster(root, "staging-2", "staging", region="us-west-2"), dry_run=True)
+    # THEN the notes say the version it starts on, and which controllers keep it off the newest EKS offers; the
+    # clusters it does not add are synth's to tell
+    assert outcome.notes[1:] == [
+        "staging-2: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.9.0 and "
+        "flux 2.9 support up to 1.36; EKS offers 1.37)"
+    ]
+    # AND a cluster that names its version is told nothing
+    named = carry_out(
+        new_cluster(root, "staging-3", "staging", region="us-west-2", kubernetes_version="1.37"), dry_run=True
+    )
+    assert len(named.notes) == 1

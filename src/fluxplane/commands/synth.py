@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
     for note in plan.notes:
         print(f"note: {note}", file=sys.stderr)
     # said once synth has done its work: after any refusal, never before it
-    support = [f"warning: {line}" for line in fleet_support_warnings(plan.fleet, datetime.now(UTC).date())]
+    support = [f"note: {line}" for line in plan.held_back.values()]
+    support += [f"warning: {line}" for line in fleet_support_warnings(plan.fleet, datetime.now(UTC).date())]
     started = time.perf_counter()
     with progress.stage("render") as stage:
         tree = pipeline.render(plan)

@@ -15,6 +15,9 @@ PODINFO = Chart("oci://ghcr.io/stefanprodan/charts", "podinfo", "6.14.1")
 EXTERNAL_SECRETS = Chart("https://charts.external-secrets.io", "external-secrets", "2.14.0")
 SEALED_SECRETS = Chart("https://bitnami-labs.github.io/sealed-secrets", "sealed-secrets", "2.18.5")
 FLUX2 = Chart("https://fluxcd-community.github.io/helm-charts", "flux2", "2.19.0")
+#: The Flux minor version the flux2 chart above installs (the chart's appVersion), which fluxplane judges against
+#: the Kubernetes versions Flux supports; the same as FLUX_DISTRIBUTION's, so that the installer changes no Flux.
+FLUX2_APP_VERSION = "2.9"
 #: For clusters with ``fluxInstaller: flux-operator``: the Flux Operator's chart, and the Flux its FluxInstance
 #: asks for (a semver range: the operator applies Flux's patch releases of that minor as they come).
 FLUX_OPERATOR = Chart("oci://ghcr.io/controlplaneio-fluxcd/charts", "flux-operator", "0.60.0")

@@ -10,20 +10,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import ValidationError
 
+from fluxplane.config import awsdata
 from fluxplane.config.apps import RESOURCE_KINDS, Placement, app_path
+from fluxplane.config.compatibility import ceilings, newest_supported, published, unsupported
 from fluxplane.config.hub import KEYLESS_FLUX, cluster_namespace, kubeconfig_secret
 from fluxplane.config.loader import LoadedFleet
 from fluxplane.config.manifests import ManifestFile
 from fluxplane.config.merge import Origins
-from fluxplane.config.models import Fleet
+from fluxplane.config.models import Fleet, ManagementCluster, WorkloadCluster
 from fluxplane.config.network import FollowedVersion
 from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
+from fluxplane.packs import versions
 from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, CAPABILITIES, OFFERS, PROVIDES, ClusterKind, PackConfig
 from fluxplane.packs.app_compositions import SERVICES
 from fluxplane.packs.registry import PackRegistry
@@ -32,6 +36,85 @@ from fluxplane.packs.registry import PackRegistry
 MANAGEMENT_ENVIRONMENT = "management"
 #: The built-in pack that builds the workload clusters on the hub (Pack.builds_clusters).
 CLUSTER_BUILDER = "workload-clusters"
+#: How to run a newer controller the hub's bootstrap installs on a workload cluster.
+PINNED = "upgrade fluxplane first: the hub's bootstrap installs the version it pins"
+
+_Cluster = TypeVar("_Cluster", ManagementCluster, WorkloadCluster)
+
+
+@dataclass(frozen=True)
+class Controller:
+    """A controller of the platform itself on a cluster, beside its packs: its name in the compatibility tables
+    (fluxplane.config.compatibility), the version it runs, and how to run a newer one."""
+
+    name: str
+    version: str
+    upgrade: str
+
+
+def platform_controllers(fleet: Fleet, cluster: ManagementCluster | WorkloadCluster) -> tuple[Controller, ...]:
+    """The platform's controllers on ``cluster`` that are not packs: the hub's Flux (``flux.version``, which the user
+    installs), and on a workload cluster what the hub's bootstrap installs (fluxplane.charts.spokes): External
+    Secrets, Sealed Secrets and, unless the cluster runs a Flux of its own, Flux. Crossplane is a pack."""
+    if isinstance(cluster, ManagementCluster):
+        return (Controller("flux", fleet.flux.version, "upgrade the hub's Flux first, and set flux.version"),)
+    found = [
+        Controller("external-secrets", versions.EXTERNAL_SECRETS.version, PINNED),
+        Controller("sealed-secrets", versions.SEALED_SECRETS.version, PINNED),
+    ]
+    if cluster.bootstrap == "fluxplane":
+        flux = versions.FLUX2_APP_VERSION if cluster.flux_installer == "flux2-chart" else versions.FLUX_DISTRIBUTION
+        found.insert(0, Controller("flux", flux, PINNED))
+    return tuple(found)
+
+
+def pack_versions(packs: Mapping[str, PackConfig], registry: PackRegistry) -> dict[str, str]:
+    """The version of each of ``packs``: the one its config names, or the pack's own."""
+    found = {}
+    for name, config in packs.items():
+        version = getattr(config, "version", None)
+        found[name] = str(version) if version is not None else registry.get(name).version
+    return dict(sorted(found.items()))
+
+
+def running(
+    packs: Mapping[str, PackConfig], controllers: Iterable[Controller], registry: PackRegistry
+) -> dict[str, str]:
+    """Every controller of ``packs`` and ``controllers`` by name, with its version."""
+    return {**pack_versions(packs, registry), **{controller.name: controller.version for controller in controllers}}
+
+
+def _started(
+    cluster: _Cluster,
+    on_it: Mapping[str, str],
+    followed: FollowedVersion | None,
+    problems: list[str],
+    held_back: dict[str, str],
+    fleet: Fleet,
+) -> _Cluster:
+    """``cluster`` on the newest Kubernetes version EKS offers that every controller on it supports, when it is new:
+    its definition names no version and none is recorded for it. A recorded version is a contract: kept as it is."""
+    if followed is None or followed.recorded is not None:
+        return cluster
+    offered = awsdata.facts(fleet.aws_data).supported_versions
+    newest = max(offered, key=awsdata.minor)
+    version = newest_supported(offered, on_it)
+    if version is None:
+        narrowing = {name: on_it[name] for name in on_it if any(unsupported(v, {name: on_it[name]}) for v in offered)}
+        problems.append(
+            f"{followed.definition}: no Kubernetes version EKS offers is supported by every controller cluster "
+            f"{cluster.name!r} runs ({'; '.join(published(narrowing))}); set kubernetesVersion, or versions of the "
+            "packs whose ranges meet"
+        )
+        return cluster
+    if version != newest:
+        held_back[cluster.name] = (
+            f"{cluster.name}: kubernetesVersion {version}, the newest every controller on it supports "
+            f"({ceilings(newest, on_it)}; EKS offers {newest})"
+        )
+    return (
+        cluster if version == cluster.kubernetes_version else cluster.model_copy(update={"kubernetes_version": version})
+    )
 
 
 @dataclass(frozen=True)
@@ -45,6 +128,8 @@ class ClusterPlan:
     sealed_secrets: tuple[SealedFile, ...] = ()
     #: Plain manifests of environments/manifests/ for this cluster, its environment's first.
     manifests: tuple[ManifestFile, ...] = ()
+    #: The platform's controllers on it that are not packs (platform_controllers).
+    controllers: tuple[Controller, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,6 +146,9 @@ class FleetPlan:
     notes: tuple[str, ...] = ()
     #: The clusters whose version follows environments/allocations.yaml (LoadedFleet.followed_versions).
     followed_versions: Mapping[str, FollowedVersion] = field(default_factory=dict)
+    #: By new cluster that starts below the newest version EKS offers: the note that says which controllers hold it
+    #: back. Said once synth has recorded the version (environments/allocations.yaml), not among ``notes``.
+    held_back: Mapping[str, str] = field(default_factory=dict)
     #: The project the definition was loaded from (load_plan), where synth records its allocations; None for a
     #: plan made another way.
     root: Path | None = None
@@ -72,6 +160,10 @@ class FleetPlan:
         """
         found = providing(cluster.packs, self.registry, capability)
         return found[0] if found else None
+
+    def running(self, cluster: ClusterPlan) -> dict[str, str]:
+        """Every controller on ``cluster`` by name, with its version: its packs, then the platform's."""
+        return running(cluster.packs, cluster.controllers, self.registry)
 
     def __post_init__(self) -> None:
         if not any(cluster.name == self.fleet.management.name for cluster in self.clusters):
@@ -472,39 +564,43 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         problems.extend(found)
         return _placed(configs, kind, origins, registry, problems, notes) if not found else configs
 
-    management = fleet.management
-    hub = ClusterPlan(
-        name=management.name,
-        environment=None,
-        variables={
-            "cluster_name": management.name,
-            "cluster_region": management.region,
-            "environment": MANAGEMENT_ENVIRONMENT,
-            "kubernetes_version": management.kubernetes_version,
-        },
-        packs=configure(management.packs, loaded.pack_origins[management.name], "management"),
-        sealed_secrets=loaded.sealed_secrets.get(management.name, ()),
-    )
+    held_back: dict[str, str] = {}
+
+    def plan(cluster: _Cluster, environment: str | None, kind: ClusterKind) -> tuple[_Cluster, ClusterPlan]:
+        """The cluster, on the version it starts on when it is new (_started), and its plan."""
+        packs = configure(cluster.packs, loaded.pack_origins[cluster.name], kind)
+        controllers = platform_controllers(fleet, cluster)
+        followed = loaded.followed_versions.get(cluster.name)
+        cluster = _started(cluster, running(packs, controllers, registry), followed, problems, held_back, fleet)
+        variables = {
+            "cluster_name": cluster.name,
+            "cluster_region": cluster.region,
+            "environment": environment or MANAGEMENT_ENVIRONMENT,
+            "kubernetes_version": cluster.kubernetes_version,
+        }
+        return cluster, ClusterPlan(
+            name=cluster.name,
+            environment=environment,
+            variables=variables,
+            packs=packs,
+            sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
+            controllers=controllers,
+        )
+
+    management, hub = plan(fleet.management, None, "management")
     clusters = [hub]
+    environments = []
     environment_configs: dict[tuple[str, str], PackConfig] = {}
     for env in fleet.environments:
         for name, config in configure(env.packs, loaded.environment_pack_origins[env.name], "workload").items():
             environment_configs[(env.name, name)] = config
+        started = []
         for cluster in env.clusters:
-            clusters.append(
-                ClusterPlan(
-                    name=cluster.name,
-                    environment=env.name,
-                    variables={
-                        "cluster_name": cluster.name,
-                        "cluster_region": cluster.region,
-                        "environment": env.name,
-                        "kubernetes_version": cluster.kubernetes_version,
-                    },
-                    packs=configure(cluster.packs, loaded.pack_origins[cluster.name], "workload"),
-                    sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
-                )
-            )
+            cluster, planned = plan(cluster, env.name, "workload")
+            started.append(cluster)
+            clusters.append(planned)
+        environments.append(env.model_copy(update={"clusters": tuple(started)}))
+    fleet = fleet.model_copy(update={"management": management, "environments": tuple(environments)})
     # The catalogue base of an add-on is rendered from the fleet-wide values: the pack's defaults
     # under the base file's section. An add-on whose defaults are incomplete (a required role ARN,
     # say) and that the base file does not configure starts from the first cluster that enables it.
@@ -544,4 +640,5 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         apps=loaded.apps,
         notes=tuple(_unique([*loaded.notes, *notes])),
         followed_versions=loaded.followed_versions,
+        held_back=held_back,
     )

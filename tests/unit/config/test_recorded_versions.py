@@ -22,6 +22,11 @@ OLD_RECORD = """clusters:
 """
 
 
+#: Where a new cluster of the minimal fleet starts: Flux 2.9 supports up to 1.36 (fluxplane.synth.plan's tests hold
+#: the choice itself).
+STARTED = "1.36"
+
+
 def _versions(root: Path) -> dict[str, str]:
     fleet = load_fleet(root).fleet
     return {cluster.name: cluster.kubernetes_version for cluster in (fleet.management, *fleet.clusters)}
@@ -46,16 +51,17 @@ def test_the_default_is_the_newest_version_of_the_calendar() -> None:
     assert newest == DEFAULT_KUBERNETES_VERSION
 
 
-def test_a_new_fleet_starts_on_the_newest_version_and_records_it(write_fleet: FleetWriter) -> None:
+def test_a_new_fleet_starts_on_the_newest_version_its_controllers_support_and_records_it(
+    write_fleet: FleetWriter,
+) -> None:
     root = write_fleet()
+    # the definition leaves it to planning: the newest EKS offers, held back to what every controller supports
     assert _versions(root) == {"hub": DEFAULT_KUBERNETES_VERSION, "staging-1": DEFAULT_KUBERNETES_VERSION}
-    recorded = yaml.safe_load(recorded_text(load_plan(root)))
-    assert recorded["kubernetesVersions"] == {
-        "hub": DEFAULT_KUBERNETES_VERSION,
-        "staging-1": DEFAULT_KUBERNETES_VERSION,
-    }
+    plan = load_plan(root)
+    recorded = yaml.safe_load(recorded_text(plan))
+    assert recorded["kubernetesVersions"] == {"hub": STARTED, "staging-1": STARTED}
     # quoted: a YAML 1.2 reader would take 1.30 for the number 1.3
-    assert f'staging-1: "{DEFAULT_KUBERNETES_VERSION}"' in recorded_text(load_plan(root))
+    assert f'staging-1: "{STARTED}"' in recorded_text(plan)
 
 
 def test_clusters_of_a_fleet_from_before_versions_were_recorded_keep_the_old_default(write_fleet: FleetWriter) -> None:
@@ -64,11 +70,13 @@ def test_clusters_of_a_fleet_from_before_versions_were_recorded_keep_the_old_def
         envs={"staging": {"clusters": [*MINIMAL_ENV["clusters"], {"name": "staging-2", "region": "us-west-2"}]}}
     )
     _record(root, OLD_RECORD)
-    # THEN the recorded cluster and the hub keep the version they were built with; the new one gets the newest
-    assert _versions(root) == {
+    # THEN the recorded cluster and the hub keep the version they were built with; the new one starts on the newest
+    # its controllers support
+    fleet = load_plan(root).fleet
+    assert {cluster.name: cluster.kubernetes_version for cluster in (fleet.management, *fleet.clusters)} == {
         "hub": LEGACY_KUBERNETES_VERSION,
         "staging-1": LEGACY_KUBERNETES_VERSION,
-        "staging-2": DEFAULT_KUBERNETES_VERSION,
+        "staging-2": STARTED,
     }
 
 
@@ -91,17 +99,17 @@ def test_the_clusters_whose_version_follows_the_record_are_known_with_both_place
     ]
     root = write_fleet(envs={"staging": {"clusters": clusters}})
     recorded = recorded_text(load_plan(root))
-    _record(root, recorded.replace(f'staging-1: "{DEFAULT_KUBERNETES_VERSION}"', 'staging-1: "1.36"'))
+    _record(root, recorded.replace(f'staging-1: "{STARTED}"', 'staging-1: "1.35"'))
     write_fleet(envs={"staging": {"clusters": [*clusters, {"name": "staging-3", "region": "us-west-2"}]}}, root=root)
     # WHEN loaded THEN those that name none follow the record: its entry and value, and where to name one instead
     assert load_fleet(root).followed_versions == {
         "hub": FollowedVersion(
-            DEFAULT_KUBERNETES_VERSION,
+            STARTED,
             "environments/allocations.yaml: kubernetesVersions.hub",
             "environments/base.yaml: management.kubernetesVersion",
         ),
         "staging-1": FollowedVersion(
-            "1.36",
+            "1.35",
             "environments/allocations.yaml: kubernetesVersions.staging-1",
             "environments/staging.yaml: clusters[0].kubernetesVersion",
         ),

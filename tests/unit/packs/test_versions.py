@@ -98,3 +98,8 @@ def test_the_helm_manager_reads_the_repository_of_each_https_chart() -> None:
         "depName": "kyverno",
         "currentValue": "3.9.0",
     }
+
+
+def test_both_installers_of_a_spokes_flux_install_the_same_flux() -> None:
+    # the flux2 chart's Flux, which fluxplane judges, is the minor the Flux Operator's FluxInstance asks for
+    assert ".".join(versions.FLUX_DISTRIBUTION.split(".")[:2]) == versions.FLUX2_APP_VERSION

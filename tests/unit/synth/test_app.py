@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION
 from fluxplane.constructs.raw import RawObject
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext
@@ -190,7 +189,8 @@ def test_cluster_entry_point_and_sync(write_fleet: FleetWriter) -> None:
         "cluster_name": "s1",
         "cluster_region": "eu-west-1",
         "environment": "staging",
-        "kubernetes_version": DEFAULT_KUBERNETES_VERSION,
+        # the version planning starts the new cluster on, which synth records
+        "kubernetes_version": load_plan(project, demo_registry()).fleet.clusters[0].kubernetes_version,
     }
     assert _kustomization(files, "s1", "ctrl")["spec"]["postBuild"] == {
         "substituteFrom": [{"kind": "ConfigMap", "name": "cluster-vars"}]

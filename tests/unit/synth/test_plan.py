@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
+from fluxplane.config import awsdata
+from fluxplane.config.compatibility import compatibility, unsupported
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
@@ -21,6 +23,7 @@ from fluxplane.packs.metrics_server import MetricsServerConfig
 from fluxplane.packs.podinfo import PodinfoConfig
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.packs.workload_clusters import WorkloadClustersConfig
+from fluxplane.synth.allocations import recorded_text
 from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
 from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
 from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
@@ -671,3 +674,72 @@ def test_every_built_in_pack_says_where_it_runs(registry: PackRegistry) -> None:
         "aws-load-balancer-controller",
         "karpenter",
     }
+
+
+# -- the Kubernetes version a new cluster starts on ------------------------------------------------
+
+
+def test_a_new_cluster_starts_on_the_newest_version_every_controller_on_it_supports(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN a new fleet whose definition names no Kubernetes version, with a cluster that runs Crossplane too
+    clusters = [cluster("staging-1"), cluster("staging-2", appResources="spoke")]
+    fleet_plan = plan(write_fleet(envs={"staging": {"clusters": clusters}}), registry)
+    offered = awsdata.shipped().supported_versions
+    for planned in fleet_plan.clusters:
+        version, on_it = planned.variables["kubernetes_version"], fleet_plan.running(planned)
+        # THEN every controller on it supports the version it starts on: Flux, and Crossplane, External Secrets and
+        # Sealed Secrets where they run
+        assert unsupported(version, on_it) == [], planned.name
+        assert {"flux", "crossplane"} <= set(on_it) if planned.name != "staging-1" else "crossplane" not in on_it
+        # AND none of the newer versions EKS offers is one they all support
+        assert all(unsupported(newer, on_it) for newer in offered if awsdata.minor(newer) > awsdata.minor(version))
+    assert {"flux", "external-secrets", "sealed-secrets"} <= set(fleet_plan.running(by_name(fleet_plan)["staging-1"]))
+    # AND the fleet holds it, so synth records it
+    fleet = fleet_plan.fleet
+    assert {c.name: c.kubernetes_version for c in (fleet.management, *fleet.clusters)} == {
+        planned.name: planned.variables["kubernetes_version"] for planned in fleet_plan.clusters
+    }
+    assert 'staging-2: "1.36"' in recorded_text(fleet_plan)
+    # AND held back from the newest EKS offers, it says by what
+    assert fleet_plan.held_back["staging-1"] == (
+        "staging-1: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.9.0 and "
+        "flux 2.9 support up to 1.36; EKS offers 1.37)"
+    )
+    assert fleet_plan.held_back["staging-1"] not in fleet_plan.notes  # said by synth once it has recorded it
+
+
+def test_a_recorded_or_named_version_is_kept_whatever_its_controllers_support(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN a cluster recorded on 1.37 (the default before), and one whose definition names 1.37
+    clusters = [cluster("staging-1"), cluster("staging-2", kubernetesVersion="1.37")]
+    root = write_fleet(envs={"staging": {"clusters": clusters}})
+    (root / "environments" / "allocations.yaml").write_text(
+        'clusters: {}\nkubernetesVersions:\n  hub: "1.37"\n  staging-1: "1.37"\n  staging-2: "1.37"\n'
+    )
+    # THEN both stay there: a recorded version is a contract, and a named one the definition's choice
+    fleet_plan = plan(root, registry)
+    assert {planned.name: planned.variables["kubernetes_version"] for planned in fleet_plan.clusters} == {
+        "hub": "1.37",
+        "staging-1": "1.37",
+        "staging-2": "1.37",
+    }
+    assert fleet_plan.held_back == {}
+
+
+def test_a_new_cluster_whose_controllers_share_no_version_is_refused(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN Kyverno 3.6 (Kubernetes 1.31 to 1.34) on a new workload cluster, whose External Secrets supports 1.36
+    env = {"clusters": [cluster("staging-1", packs={"kyverno": {"version": "3.6.1"}})]}
+    problems = problems_of(write_fleet(envs={"staging": env}), registry)
+    # THEN no version fits: the cluster's entry is named, with every range that leaves out a version EKS offers
+    kyverno = f"kyverno 3.6.1 supports Kubernetes 1.31 to 1.34 ({compatibility()['kyverno'].source})"
+    assert [line for line in problems if "no Kubernetes version" in line] == [
+        "environments/staging.yaml: clusters[0].kubernetesVersion: no Kubernetes version EKS offers is supported by "
+        f"every controller cluster 'staging-1' runs ({kyverno}; flux 2.9 supports Kubernetes 1.34 to 1.36 "
+        f"({compatibility()['flux'].source}); external-secrets 2.9.0 supports Kubernetes 1.36 "
+        f"({compatibility()['external-secrets'].source})); set kubernetesVersion, or versions of the packs whose "
+        "ranges meet"
+    ]

@@ -57,8 +57,9 @@ SPOKE_APP_PACKS: dict[str, dict[str, Any]] = {
     "app-compositions": {"mode": "spoke"},
 }
 
-#: The Kubernetes version of a new cluster whose definition names none: the newest EKS offers (the release
-#: calendar in config/data; a test keeps the two equal).
+#: The Kubernetes version of a new cluster whose definition names none, as loaded: the newest EKS offers (the release
+#: calendar in config/data; a test keeps the two equal). Planning then holds it back to the newest version every
+#: controller on the cluster supports (fluxplane.synth.plan), and synth records that one.
 DEFAULT_KUBERNETES_VERSION = "1.37"
 #: The default of the fluxplane releases that did not record each cluster's version: a cluster of an
 #: allocations file from then was built with it, and keeps it.
@@ -73,8 +74,8 @@ class ClusterBase(Model):
         alias="kubernetesVersion",
         description='EKS Kubernetes minor version, e.g. "1.37" (quoted); one whose EKS extended support has not '
         "ended (see AWS data). Unset: the version recorded for the cluster in environments/allocations.yaml, so a "
-        "newer default never upgrades it; a new cluster gets the newest EKS version. An upgrade moves one minor "
-        "version at a time.",
+        "newer default never upgrades it; a new cluster gets the newest EKS version that every controller on it "
+        "supports (see `fluxplane versions`). An upgrade moves one minor version at a time.",
     )
     packs: dict[str, Any] = Field(
         default_factory=dict,
