@@ -305,9 +305,9 @@ def test_synth_records_the_version_a_new_cluster_starts_on_and_says_what_holds_i
     assert recorded == {"hub": "1.36", "staging-1": "1.36"}
     # AND standard error says, after the work, which controllers hold each back from the newest EKS offers
     assert capsys.readouterr().err.splitlines() == [
-        "note: hub: kubernetesVersion 1.36, the newest every controller on it supports (crossplane 2.3.4 and flux 2.9 "
+        "note: hub: kubernetesVersion 1.36, the newest every controller on it supports (crossplane 2.4.3 and flux 2.9 "
         "support up to 1.36; EKS offers 1.37)",
-        "note: staging-1: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.9.0 "
+        "note: staging-1: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.14.0 "
         "and flux 2.9 support up to 1.36; EKS offers 1.37)",
     ]
     # AND once recorded, the version is the cluster's: the next synth keeps it and has nothing to say

@@ -69,7 +69,7 @@ def test_new_cluster_says_the_version_it_starts_on_and_what_holds_it_back(write_
     # THEN the notes say the version it starts on, and which controllers keep it off the newest EKS offers; the
     # clusters it does not add are synth's to tell
     assert outcome.notes[1:] == [
-        "staging-2: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.9.0 and "
+        "staging-2: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.14.0 and "
         "flux 2.9 support up to 1.36; EKS offers 1.37)"
     ]
     # AND a cluster that names its version is told nothing

@@ -61,7 +61,7 @@ def test_the_example_fleet_shows_the_cluster_held_back_and_every_pack_where_it_r
     assert clusters["hub"].controllers == {"flux": "2.9"}
     assert clusters["staging-usw2"].controllers == {
         "flux": "2.9",
-        "external-secrets": "2.9.0",
+        "external-secrets": "2.14.0",
         "sealed-secrets": "2.18.5",
     }
     # AND each cluster's readiness names exactly the controllers whose published range ends below its next version
@@ -194,19 +194,19 @@ def test_the_platforms_controllers_are_listed_per_cluster_and_block_an_upgrade_p
     hub, spoke = clusters["hub"], clusters["staging-1"]
     # THEN Flux is listed on both, the hub's from flux.version, External Secrets and Sealed Secrets on the spoke
     assert hub.controllers == {"flux": "2.9"}
-    assert spoke.controllers == {"flux": "2.9", "external-secrets": "2.9.0", "sealed-secrets": "2.18.5"}
+    assert spoke.controllers == {"flux": "2.9", "external-secrets": "2.14.0", "sealed-secrets": "2.18.5"}
     assert "  flux              2.9      hub, staging-1\n" in text([hub, spoke])
     assert "| sealed-secrets | 2.18.5 | staging-1 |" in markdown([hub, spoke])
     # AND each one whose range ends at 1.36 blocks 1.37, saying how to run a newer one
     table = compatibility()
     flux, eso, crossplane = table["flux"].source, table["external-secrets"].source, table["crossplane"].source
     assert hub.blockers == (
-        f"crossplane 2.3.4 supports Kubernetes 1.34 to 1.36 ({crossplane}): upgrade crossplane first",
+        f"crossplane 2.4.3 supports Kubernetes 1.34 to 1.36 ({crossplane}): upgrade crossplane first",
         f"flux 2.9 supports Kubernetes 1.34 to 1.36 ({flux}): upgrade the hub's Flux first, and set flux.version",
     )
     assert spoke.blockers == (
         f"flux 2.9 supports Kubernetes 1.34 to 1.36 ({flux}): {PINNED}",
-        f"external-secrets 2.9.0 supports Kubernetes 1.36 ({eso}): {PINNED}",
+        f"external-secrets 2.14.0 supports Kubernetes 1.36 ({eso}): {PINNED}",
     )
     assert (hub.outside, spoke.outside) == ((), ())
 
@@ -221,7 +221,7 @@ def test_a_spokes_flux_is_the_one_its_installer_installs_and_none_of_its_own_is_
     found = _report(write_fleet(envs={"staging": {"clusters": clusters}}))
     assert found["staging-1"].controllers["flux"] == "2.9.x"
     assert "flux" not in found["staging-2"].controllers
-    assert found["staging-2"].controllers == {"external-secrets": "2.9.0", "sealed-secrets": "2.18.5"}
+    assert found["staging-2"].controllers == {"external-secrets": "2.14.0", "sealed-secrets": "2.18.5"}
 
 
 def test_a_controller_whose_range_starts_above_the_next_version_does_not_block_the_upgrade_toward_it(

@@ -67,7 +67,8 @@ def test_the_newest_version_every_controller_supports_and_what_keeps_the_others_
     running["cert-manager"] = "v1.21.1"
     assert newest_supported(offered, running) == "1.36"
     assert ceilings("1.37", running) == (
-        "cert-manager v1.21.1, crossplane 2.3.4, external-secrets 2.9.0 and flux 2.9 support up to 1.36"
+        f"cert-manager v1.21.1, crossplane {PLATFORM['crossplane']}, external-secrets {PLATFORM['external-secrets']} "
+        "and flux 2.9 support up to 1.36"
     )
     assert ceilings("1.37", {"flux": "2.8", "crossplane": "2.3.4"}) == (
         "flux 2.8 supports up to 1.35; crossplane 2.3.4 supports up to 1.36"

@@ -703,7 +703,7 @@ def test_a_new_cluster_starts_on_the_newest_version_every_controller_on_it_suppo
     assert 'staging-2: "1.36"' in recorded_text(fleet_plan)
     # AND held back from the newest EKS offers, it says by what
     assert fleet_plan.held_back["staging-1"] == (
-        "staging-1: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.9.0 and "
+        "staging-1: kubernetesVersion 1.36, the newest every controller on it supports (external-secrets 2.14.0 and "
         "flux 2.9 support up to 1.36; EKS offers 1.37)"
     )
     assert fleet_plan.held_back["staging-1"] not in fleet_plan.notes  # said by synth once it has recorded it
@@ -739,7 +739,7 @@ def test_a_new_cluster_whose_controllers_share_no_version_is_refused(
     assert [line for line in problems if "no Kubernetes version" in line] == [
         "environments/staging.yaml: clusters[0].kubernetesVersion: no Kubernetes version EKS offers is supported by "
         f"every controller cluster 'staging-1' runs ({kyverno}; flux 2.9 supports Kubernetes 1.34 to 1.36 "
-        f"({compatibility()['flux'].source}); external-secrets 2.9.0 supports Kubernetes 1.36 "
+        f"({compatibility()['flux'].source}); external-secrets 2.14.0 supports Kubernetes 1.36 "
         f"({compatibility()['external-secrets'].source})); set kubernetesVersion, or versions of the packs whose "
         "ranges meet"
     ]
