@@ -10,6 +10,7 @@ import pytest
 from fluxplane.cli import main
 from tests.conftest import CRDS, ROOT
 from tests.support.git import git
+from tests.support.manifests import dist_counts
 
 pytestmark = [
     pytest.mark.skipif(not CRDS.is_dir(), reason=f"the CRD corpus {CRDS} is missing"),
@@ -47,9 +48,10 @@ def _validate(dist: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tup
 def test_nothing_changed_checks_only_the_references(dist: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _validate(dist, capsys, "--changed", "HEAD")
     assert code == 0
+    documents, _, kustomizations = dist_counts(dist)
     assert out[0] == (
-        "changed: 0 changed files since HEAD: 0 of 472 documents, 0 of 100 kustomizations checked, "
-        "references across the whole tree"
+        f"changed: 0 changed files since HEAD: 0 of {documents} documents, 0 of {kustomizations} kustomizations "
+        "checked, references across the whole tree"
     )
     assert out[-1].endswith(": valid")
 
@@ -65,9 +67,10 @@ def test_a_fault_in_a_changed_file_is_found_and_unchanged_files_are_not_rechecke
     assert f'{CLUSTER}:1 EKSCluster/staging-usw2: spec.regoin: unknown field "regoin" (did you mean "region"?)' in out
     # AND the unchanged file is not checked again, nor folders that do not read the changed file
     assert not any(line.startswith(OTHER) for line in out)
+    documents, _, kustomizations = dist_counts(dist)
     assert out[-3] == (
-        "changed: 1 changed files since HEAD: 2 of 472 documents, 3 of 100 kustomizations checked, "
-        "references across the whole tree"
+        f"changed: 1 changed files since HEAD: 2 of {documents} documents, 3 of {kustomizations} kustomizations "
+        "checked, references across the whole tree"
     )
     # AND a run without --changed finds both
     code, out = _validate(dist, capsys, "--no-kustomize")
@@ -86,7 +89,8 @@ def test_a_deleted_file_breaks_the_builds_that_read_it(dist: Path, capsys: pytes
     failed = [line.split(":", 1)[0] for line in narrowed if "kubectl kustomize failed" in line]
     assert failed == [f"{SPOKE}/cluster/kustomization.yaml"]
     assert failed == [line.split(":", 1)[0] for line in everything if "kubectl kustomize failed" in line]
-    assert "0 of 470 documents, 3 of 100 kustomizations checked" in narrowed[-3]
+    documents, _, kustomizations = dist_counts(dist)
+    assert f"0 of {documents} documents, 3 of {kustomizations} kustomizations checked" in narrowed[-3]
 
 
 def test_a_reference_broken_by_a_deletion_is_found_in_the_unchanged_file(

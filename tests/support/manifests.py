@@ -8,6 +8,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+import yaml
+
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
 
 
@@ -23,3 +25,16 @@ def assert_valid_and_built(dist: Path, folders: Iterable[Path]) -> None:
         for folder in folders:
             built = subprocess.run(["kubectl", "kustomize", str(folder)], capture_output=True, text=True, check=False)
             assert built.returncode == 0, built.stderr
+
+
+def dist_counts(dist: Path) -> tuple[int, int, int]:
+    """The YAML documents, files and kustomizations of ``dist``, counted as ``validate`` counts them (a file that
+    does not parse holds no document)."""
+    files = sorted(dist.rglob("*.yaml"))
+    documents = 0
+    for path in files:
+        try:
+            documents += sum(1 for doc in yaml.safe_load_all(path.read_text()) if doc is not None)
+        except yaml.YAMLError:
+            continue
+    return documents, len(files), sum(1 for path in files if path.name == "kustomization.yaml")
