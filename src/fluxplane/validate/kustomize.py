@@ -2,7 +2,8 @@
 
 Flux runs the same build (kustomize as a library) before it applies a folder; a folder that does not
 build stops its whole Kustomization. The builds run in parallel on a thread pool, since each is a
-separate process; a failure is a finding on that folder's kustomization.yaml.
+separate process (fluxplane.core.processes: a signal ends them at once); a failure is a finding on that
+folder's kustomization.yaml.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from fluxplane.core.processes import Processes
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.tree import ValidateError
 
@@ -45,9 +45,9 @@ def _message(line: str) -> str:
         return line
 
 
-def build_error(kubectl: str, folder: Path, root: Path | None = None) -> str | None:
+def build_error(processes: Processes, kubectl: str, folder: Path, root: Path | None = None) -> str | None:
     """None when ``kubectl kustomize folder`` succeeds, else its error on one line, paths relative to ``root``."""
-    result = subprocess.run([kubectl, "kustomize", str(folder)], capture_output=True, text=True, check=False)
+    result = processes.run([kubectl, "kustomize", str(folder)])
     if result.returncode == 0:
         return None
     lines = [_message(line.strip()) for line in result.stderr.splitlines() if line.strip()]
@@ -65,9 +65,10 @@ def check_builds(
     advance: Callable[[], None] = lambda: None,
 ) -> list[Finding]:
     """Build every folder (relative to ``root``); one finding per folder that fails."""
+    processes = Processes(workers=min(16, (os.cpu_count() or 2) * 2))
 
     def build(folder: str) -> Finding | None:
-        error = build_error(kubectl, root / folder, root)
+        error = build_error(processes, kubectl, root / folder, root)
         advance()
         if error is None:
             return None
@@ -75,6 +76,4 @@ def check_builds(
         name = root.name if folder == "." else folder.rsplit("/", 1)[-1]
         return Finding(file, 1, "Kustomization", name, "(root)", f"kubectl kustomize failed: {error}")
 
-    with ThreadPoolExecutor(max_workers=min(16, (os.cpu_count() or 2) * 2)) as pool:
-        results = list(pool.map(build, folders))
-    return [finding for finding in results if finding is not None]
+    return [finding for finding in processes.map(build, folders) if finding is not None]

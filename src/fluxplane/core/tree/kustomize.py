@@ -16,8 +16,9 @@ A build also says which kustomization files it read (validate checks the variabl
 
 ``KubectlFolders`` builds the folders that have a kustomization file with ``kubectl kustomize`` instead
 (``fluxplane diff`` shows what kustomize makes of them, patches applied), from a copy of the tree written
-to a temporary folder, many folders at a time in threads. A build is keyed by the content of every file it
-reads, so a folder whose inputs are the same in two trees (the base and the working tree) is built once.
+to a temporary folder, many folders at a time in threads (fluxplane.core.processes: a signal ends them at
+once). A build is keyed by the content of every file it reads, so a folder whose inputs are the same in two
+trees (the base and the working tree) is built once.
 """
 
 from __future__ import annotations
@@ -27,9 +28,7 @@ import hashlib
 import os
 import posixpath
 import shutil
-import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from typing import Any
 import yaml
 
 from fluxplane.core.codec import load_documents, parse_documents
+from fluxplane.core.processes import Processes
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Document, Documents, Item, LazyDocuments
 from fluxplane.core.tree.patches import PatchError, apply_patches, patches_of
 from fluxplane.errors import FluxplaneError
@@ -311,6 +311,7 @@ class KubectlBuilder:
     def __init__(self, workers: int | None = None) -> None:
         self.kubectl = shutil.which("kubectl")
         self.workers = workers or min(8, 2 * (os.cpu_count() or 1))
+        self.processes = Processes(self.workers)
         self._cache: dict[str, list[Document]] = {}
         self.builds = 0
 
@@ -325,10 +326,9 @@ class KubectlBuilder:
             return
         for folders, folder in todo.values():
             folders.materialize(folder)
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            results = pool.map(lambda job: self._run(*job), todo.values())
-            for key, docs in zip(todo, results, strict=True):
-                self._cache[key] = docs
+        results = self.processes.map(lambda job: self._run(*job), todo.values())
+        for key, docs in zip(todo, results, strict=True):
+            self._cache[key] = docs
 
     def get(self, folders: KubectlFolders, folder: str) -> list[Document]:
         key = folders.fingerprint(folder)
@@ -343,9 +343,7 @@ class KubectlBuilder:
             raise BuildError(
                 "kubectl is not installed: fluxplane diff builds each cluster's folders with kubectl kustomize"
             )
-        done = subprocess.run(
-            [self.kubectl, "kustomize", str(folders.root / folder)], capture_output=True, text=True, check=False
-        )
+        done = self.processes.run([self.kubectl, "kustomize", str(folders.root / folder)])
         if done.returncode != 0:
             detail = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise BuildError(f"{folders.label}: kubectl kustomize dist/{folder}: {detail}")
