@@ -1,4 +1,4 @@
-"""What a composite composes, compared between two trees: the comparison plan lists.
+"""What a composite composes, compared between two trees: the comparison plan lists and the replacement guard judges.
 
 A composite (an object of a kind an XRD defines: fluxplane's ``EKSCluster``, ``AppTable``, ``AppDatabase``, ...)
 stands for the AWS resources its Composition composes. Its Composition, among those its cluster meets, is rendered
@@ -9,7 +9,9 @@ under one name is deleted and made anew. So a Composition that sets a field diff
 no more, shows as the change of each composite it renders, its composites unchanged. A composite that cannot be
 rendered on either side says why, and nothing is compared (plan then compares the composite itself).
 
-``fluxplane plan`` compares what each cluster applies (fluxplane.plan.resources).
+``fluxplane plan`` compares what each cluster applies (fluxplane.plan.resources); the replacement guard
+(fluxplane.synth.guard) compares the files synth writes with the tree it replaces (:class:`ChangedTrees`), a
+composite placed on the cluster its path names (fluxplane.core.layout.cluster_of), as validate renders it.
 
 :class:`Texts` reads one tree's files: those holding a top-level ``kind:`` of the kinds asked for are parsed (once),
 the others are never read as YAML.
@@ -17,15 +19,16 @@ the others are never read as YAML.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
 from fluxplane.synth.cloud import DELETE, FORGET, Verdict, judge
-from fluxplane.synth.hazards import field
+from fluxplane.synth.hazards import Key, field, key_of
 from fluxplane.synth.kinds import DEFINITION_KINDS, is_managed
 from fluxplane.validate.changed import is_definition
 from fluxplane.validate.compose.composer import Composer
@@ -35,7 +38,9 @@ from fluxplane.validate.tree import Document, load_documents
 __all__ = [
     "DEFINITION_KINDS",
     "EVERY_KIND",
+    "ChangedTrees",
     "ComposedChange",
+    "Pair",
     "Rendering",
     "Texts",
     "changed_kinds",
@@ -227,3 +232,82 @@ def compare(
             if verdict is not None:
                 changes.append(ComposedChange(name, verdict, first, second))
     return Rendering(tuple(changes), rendered)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A composite in both trees, in the file of the new one that holds it, that may compose otherwise."""
+
+    path: str
+    key: Key
+    old: dict[str, Any]
+    new: dict[str, Any]
+
+
+class ChangedTrees:
+    """Two trees as the guard holds them: the new one's files, and the old one's texts of the paths whose content
+    differs (None for a new path). The old tree's definitions are read only when ``definitions_changed`` (a changed
+    file may hold one); else they are the new tree's, and one Composer renders both sides."""
+
+    def __init__(self, files: Mapping[str, str], changed: Mapping[str, str | None], definitions_changed: bool) -> None:
+        self.changed = changed
+        kinds: dict[str, frozenset[str]] = {}
+        self.after = Texts(files, kinds)
+        old = {path: text for path, text in files.items() if path not in changed}
+        old.update((path, text) for path, text in changed.items() if text is not None)
+        self.before = Texts(old, kinds)
+        self.definitions_changed = definitions_changed
+
+    @functools.cached_property
+    def _definitions(self) -> tuple[list[Document], list[Document]]:
+        after = definitions(self.after)
+        return (definitions(self.before) if self.definitions_changed else after), after
+
+    @functools.cached_property
+    def composers(self) -> tuple[Composer, Composer]:
+        """The old tree's Composer and the new one's: the same when no definition changed."""
+        before, after = self._definitions
+        composer = Composer(after)
+        return (Composer(before) if before is not after else composer), composer
+
+    @functools.cached_property
+    def kinds(self) -> frozenset[str]:
+        """The composite kinds whose definitions differ (changed_kinds)."""
+        before, after = self._definitions
+        return changed_kinds(before, after) if before is not after else frozenset()
+
+    def _composites(self, texts: Texts, composer: Composer, paths: Iterable[str]) -> dict[Key, tuple[str, Any]]:
+        found: dict[Key, tuple[str, Any]] = {}
+        for path in paths:
+            cluster = cluster_of(path)
+            documents = texts.documents(path) if path in self.changed else self.after.documents(path)
+            for document in documents:
+                key = key_of(document.body) if isinstance(document.body, dict) else None
+                if key is not None and composer.definition(key[0], key[1], cluster) is not None:
+                    found.setdefault(key, (path, document.body))
+        return found
+
+    def pairs(self) -> Iterator[Pair]:
+        """The composites in both trees that may compose otherwise: those whose object changes, and every one of a
+        kind whose definitions do."""
+        before, after = self.composers
+        defined = {kind for composer in (before, after) for (_, _, kind) in composer.cluster_xrds}
+        kinds = self.kinds
+        old_paths, new_paths = (
+            {
+                *(path for path in texts.holding(defined) if path in self.changed),
+                *composite_files(texts, kinds, documents),
+            }
+            for texts, documents in zip((self.before, self.after), self._definitions, strict=True)
+        )
+        was = self._composites(self.before, before, sorted(old_paths))
+        now = self._composites(self.after, after, sorted(new_paths))
+        for key in sorted(was.keys() & now.keys()):
+            (_, old), (path, new) = was[key], now[key]
+            if old != new or EVERY_KIND in kinds or key[1] in kinds:
+                yield Pair(path, key, old, new)
+
+    def compare(self, pair: Pair) -> Rendering:
+        """What ``pair``'s composite does to the AWS resources it composes (:func:`compare`)."""
+        before, after = self.composers
+        return compare(before, after, cluster_of(pair.path), pair.old, pair.new)

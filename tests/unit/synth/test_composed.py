@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from fluxplane.synth.composed import Rendering, Texts, changed_kinds, compare
+from fluxplane.synth.composed import ChangedTrees, Rendering, Texts, changed_kinds, compare
 from fluxplane.validate.compose.composer import Composed
 from fluxplane.validate.tree import Document
+from tests.conftest import ROOT
 
 
 def composition(kind: str, name: str = "c") -> Document:
@@ -89,3 +90,45 @@ def test_a_side_that_cannot_be_rendered_compares_nothing_and_says_why() -> None:
     assert rendering == Rendering(rendered=2, reasons=("no XRD",))
     # AND a side without the composite is not rendered
     assert compare(FixedComposer({}), FixedComposer({}), None, None, COMPOSITE).rendered == 1
+
+
+ORDERS = "platform/cloud/production-use1/orders.yaml"
+APP_COMPOSITIONS = "platform/infrastructure/configs/app-compositions/base/app-compositions.yaml"
+
+
+def example_files() -> dict[str, str]:
+    return {path.relative_to(ROOT / "dist").as_posix(): path.read_text() for path in (ROOT / "dist").rglob("*.yaml")}
+
+
+def test_changed_trees_pair_the_changed_composites_with_one_composer_when_no_definition_changes() -> None:
+    # GIVEN the example's files, the production-use1 orders app's database with a larger instance
+    old = example_files()
+    files = {**old, ORDERS: old[ORDERS].replace("instanceClass: db.t4g.micro", "instanceClass: db.t4g.small")}
+    trees = ChangedTrees(files, {ORDERS: old[ORDERS]}, definitions_changed=False)
+    # WHEN its composites are paired THEN only the changed one is, rendered with one Composer for both trees
+    [pair] = trees.pairs()
+    assert (pair.path, pair.key) == (
+        ORDERS,
+        ("platform.fluxplane.io", "AppDatabase", "production-use1", "orders-database-main"),
+    )
+    before, after = trees.composers
+    assert before is after
+    [change] = trees.compare(pair).changes
+    assert (change.name, change.verdict.action, change.verdict.fields) == ("instance", "update", ("instanceClass",))
+
+
+def test_changed_trees_pair_every_composite_of_a_kind_whose_definition_changes() -> None:
+    # GIVEN the example's files, and the database Composition changed (its instances' storage type)
+    old = example_files()
+    files = {**old, APP_COMPOSITIONS: old[APP_COMPOSITIONS].replace("storageType: gp3", "storageType: gp2")}
+    assert files != old
+    trees = ChangedTrees(files, {APP_COMPOSITIONS: old[APP_COMPOSITIONS]}, definitions_changed=True)
+    # WHEN its composites are paired THEN every database is, unchanged itself, rendered with each tree's definitions
+    assert trees.kinds == {"AppDatabase"}
+    assert [pair.path for pair in trees.pairs()] == [
+        f"platform/cloud/{c}/orders.yaml" for c in ("production-euw1", "production-use1", "production-usw2")
+    ]
+    before, after = trees.composers
+    assert before is not after
+    for pair in trees.pairs():
+        assert [(c.name, c.verdict.fields) for c in trees.compare(pair).changes] == [("instance", ("storageType",))]
