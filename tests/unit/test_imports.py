@@ -51,6 +51,11 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.synth.publish", "fluxplane.charts.cluster"): (
         f"the charts' {_CDK8S}, which fluxplane.synth must not (load_plan, the packs and edit commands)"
     ),
+    ("fluxplane.synth.guard", "fluxplane.synth.cloud"): (
+        "it imports the composition renderer (fluxplane.validate), which takes most of a second: a write that "
+        "changes no composite and no definition pays nothing for the composed stage"
+    ),
+    ("fluxplane.synth.guard", "fluxplane.synth.composed"): "imported with fluxplane.synth.cloud, for the same reason",
     ("fluxplane.synth.pipeline", "fluxplane.synth.app"): (
         f"FleetApp {_CDK8S}, which fluxplane.synth must not (load_plan, the packs and edit commands)"
     ),

@@ -6,7 +6,7 @@ file; only the part of them the changed files reach is built and walked (fluxpla
 as Flux applies it. On each cluster the plan then compares the AWS managed resources placed there and what each
 composite composes, Composition rendered offline for both trees (fluxplane.plan.resources), and lists every
 resource created, updated in place, replaced, deleted or left in AWS, with the fields that change and why
-(fluxplane.plan.cloud, reading fluxplane.synth.kinds), in its AWS account and region (fluxplane.plan.accounts);
+(fluxplane.synth.cloud, reading fluxplane.synth.kinds), in its AWS account and region (fluxplane.plan.accounts);
 and every Kubernetes release or package installed or upgraded and object whose change is destructive
 (fluxplane.plan.kube). Nothing is written. :func:`resolve` names the base, :func:`run` returns the plan; the
 command (fluxplane.commands.plan) prints it (fluxplane.plan.report) and gates on it.
@@ -27,10 +27,11 @@ from fluxplane.diff.report import Report
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.plan import kube
 from fluxplane.plan.model import Base, Plan, ordered
-from fluxplane.plan.resources import EVERY_KIND, Comparison, Reading, Side, changed_kinds
+from fluxplane.plan.resources import Comparison, Reading, Side
 from fluxplane.plan.scope import Follow, Index, PlanFolders, Scope, changed_files
-from fluxplane.plan.trees import Texts, base_tree, head_tree
+from fluxplane.plan.trees import base_tree, head_tree
 from fluxplane.progress import Progress
+from fluxplane.synth.composed import changed_kinds, composite_files
 
 __all__ = ["Plan", "compare", "from_diff", "from_walks", "resolve", "run"]
 
@@ -39,17 +40,6 @@ def resolve(root: Path, ref: str) -> diff.Base:
     """The base ``ref`` names in the repository holding ``root``; DiffError when there is no repository or no
     such ref."""
     return diff.resolve(root, ref, "fluxplane plan")
-
-
-def _composites(texts: Texts, kinds: frozenset[str], documents: Iterable[object]) -> list[str]:
-    """The files of a tree holding composites of ``kinds`` (every kind its XRDs define for EVERY_KIND)."""
-    if EVERY_KIND in kinds:
-        kinds = frozenset(
-            str((getattr(document, "body", {}).get("spec") or {}).get("names", {}).get("kind"))
-            for document in documents
-            if getattr(document, "kind", "") == "CompositeResourceDefinition"
-        )
-    return texts.holding(kinds) if kinds else []
 
 
 def from_walks(
@@ -107,7 +97,7 @@ def compare(before: Tree, after: Tree, base: Base, hub: str | None = None, progr
         kinds = changed_kinds(readings[0].definitions, readings[1].definitions)
         reach = set(changed)
         for reading in readings:
-            reach.update(_composites(reading.texts, kinds, reading.definitions))
+            reach.update(composite_files(reading.texts, kinds, reading.definitions))
         scope = Scope(frozenset(changed))
         parsed: dict[str, list[dict[str, Any]]] = {}
         for tree in (before, after):

@@ -7,17 +7,26 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-CREATE = "create"
-UPDATE = "update"
-REPLACE = "replace"
-DELETE = "delete"
-#: Crossplane stops managing the resource and leaves it in AWS (its deletion policy orphans it).
-FORGET = "forget"
-#: Crossplane starts to manage a resource it only read (an existing cluster's, imported: its management policies
-#: gain Create, Update or Delete).
-MANAGE = "manage"
-#: Crossplane reads a resource that exists and changes nothing in AWS (management policies of Observe only).
-IMPORT = "import"
+# The actions are the verdicts of the one-resource judgement, which the replacement guard makes too.
+from fluxplane.synth.cloud import CREATE, DELETE, FORGET, IMPORT, MANAGE, REPLACE, UPDATE
+
+__all__ = [
+    "ACTIONS",
+    "CREATE",
+    "DELETE",
+    "FORGET",
+    "IMPORT",
+    "MANAGE",
+    "REINSTALL",
+    "REPLACE",
+    "UPDATE",
+    "Base",
+    "KubernetesChange",
+    "Plan",
+    "ResourceChange",
+    "ordered",
+]
+
 #: The order resources are listed in within a group: what loses something first.
 ACTIONS = (DELETE, REPLACE, MANAGE, UPDATE, CREATE, FORGET, IMPORT)
 

@@ -1,18 +1,17 @@
 """The AWS resources of two trees, compared resource by resource.
 
-A cluster's AWS resources are the managed resources placed on it (objects of an AWS service's API group) and
-what each composite placed on it composes: its Composition, among those the cluster meets, rendered offline for
-the old tree's composite with the old tree's definitions and for the new one's with the new ones
-(fluxplane.validate.compose.composer), then compared managed resource by managed resource, by their names in
-the Composition. A composite is rendered again when it changes or when the definitions of its kind do (its XRD,
-a Composition of its kind, any Function). A composite that cannot be rendered on either side is compared as the
-composite itself, by its kind's entry in fluxplane.synth.kinds, and a note says why.
+A cluster's AWS resources are the managed resources placed on it (objects of an AWS service's API group), each
+judged as one resource (fluxplane.synth.cloud), and what each composite placed on it composes: its Composition,
+among those the cluster meets, rendered for the old tree's composite with the old tree's definitions and for the
+new one's with the new ones, compared managed resource by managed resource (fluxplane.synth.composed, which the
+replacement guard reads too). A composite is rendered again when it changes or when the definitions of its kind do
+(its XRD, a Composition of its kind, any Function). A composite that cannot be rendered on either side is compared
+as the composite itself, by its kind's entry in fluxplane.synth.kinds, and a note says why.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,70 +19,14 @@ from typing import Any
 from fluxplane.core.layout import cluster_of
 from fluxplane.diff.fleet import ObjectKey, Placed
 from fluxplane.plan.accounts import CONFIG_GROUPS, CONFIG_KINDS, IRSA_ROLE, Accounts, is_config
-from fluxplane.plan.cloud import Verdict, aws_name, judge, provider_config, region_of
 from fluxplane.plan.model import DELETE, FORGET, ResourceChange
 from fluxplane.plan.scope import CLUSTERS
-from fluxplane.plan.trees import Texts
+from fluxplane.synth.cloud import Verdict, aws_name, judge, provider_config, region_of
+from fluxplane.synth.composed import EVERY_KIND, Texts, compare, definitions, group_kind, with_overlays
 from fluxplane.synth.hazards import ABSENT, field
 from fluxplane.synth.kinds import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, cloud_kind, is_managed, noun
-from fluxplane.validate.changed import is_definition
 from fluxplane.validate.compose.composer import Composer
-from fluxplane.validate.compose.overlays import overlay_objects
 from fluxplane.validate.tree import Document
-
-DEFINITION_KINDS = ("CompositeResourceDefinition", "Composition", "Function")
-#: Any composite kind: a Function changed.
-EVERY_KIND = "*"
-
-
-def _with_overlays(texts: Texts, documents: list[Document], wanted: Any) -> list[Document]:
-    """``documents`` and the clusters' overlays of them (fluxplane.validate.compose.overlays): the overlays that
-    name a folder holding one of them are read, with the kustomization files of those folders."""
-    folders = {document.file.rpartition("/")[0] for document in documents}
-    needles = {"/".join(folder.split("/")[-2:]) for folder in folders if folder}
-    configs: list[Document] = []
-    for path, text in texts.files.items():
-        name = path.rpartition("/")[2]
-        if name != "kustomization.yaml":
-            continue
-        folder = path.rpartition("/")[0]
-        overlay = cluster_of(path) is not None and "/overlays/" in f"/{folder}/"
-        if folder in folders or (overlay and any(needle in text for needle in needles)):
-            configs.extend(texts.documents(path))
-    return [*documents, *overlay_objects([*documents, *configs], wanted)]
-
-
-def definitions(texts: Texts) -> list[Document]:
-    """The XRDs, Compositions and Functions of a tree, with the clusters' overlays of them."""
-
-    def wanted(body: dict[str, Any]) -> bool:
-        return is_definition(body) or (
-            body.get("kind") == "Function" and "crossplane.io" in str(body.get("apiVersion"))
-        )
-
-    found = texts.objects(DEFINITION_KINDS, wanted)
-    return _with_overlays(texts, found, lambda body: is_definition(body) and body.get("kind") != "Function")
-
-
-def changed_kinds(before: Iterable[Document], after: Iterable[Document]) -> frozenset[str]:
-    """The composite kinds whose definitions differ between two trees (EVERY_KIND when a Function does)."""
-
-    def by_kind(documents: Iterable[Document]) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for document in documents:
-            body = document.body
-            if body.get("kind") == "Function":
-                kind = EVERY_KIND
-            elif body.get("kind") == "Composition":
-                kind = str(field(body, ("spec", "compositeTypeRef", "kind")))
-            else:
-                kind = str(field(body, ("spec", "names", "kind")))
-            text = json.dumps([cluster_of(document.file), body], sort_keys=True, default=str)
-            found.setdefault(kind, []).append(text)
-        return {kind: sorted(texts) for kind, texts in found.items()}
-
-    old, new = by_kind(before), by_kind(after)
-    return frozenset(kind for kind in set(old) | set(new) if old.get(kind) != new.get(kind))
 
 
 def _composite(body: dict[str, Any]) -> bool:
@@ -128,7 +71,7 @@ def accounts(texts: Texts, hub: str | None = None) -> Accounts:
     """The accounts a tree's provider configs name (fluxplane.plan.accounts); ``hub`` is the one cluster whose
     entry folder holds no EKSCluster of its name when not given."""
     found = texts.objects(CONFIG_KINDS, is_config, [f"apiVersion: {group}/" for group in CONFIG_GROUPS])
-    configs = _with_overlays(texts, found, is_config)
+    configs = with_overlays(texts, found, is_config)
     annotation = ("spec", "serviceAccountTemplate", "metadata", "annotations", IRSA_ROLE)
     roles = [
         str(field(document.body, annotation))
@@ -193,11 +136,6 @@ def _label(key: ObjectKey) -> str:
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
 
-def _group_kind(body: Mapping[str, Any]) -> tuple[str, str]:
-    api = str(body.get("apiVersion") or "")
-    return (api.rpartition("/")[0] if "/" in api else "", str(body.get("kind") or ""))
-
-
 class Comparison:
     """The resource changes between two sides, and the notes on what could not be compared."""
 
@@ -239,37 +177,24 @@ class Comparison:
 
     def _composed(self, cluster: str, key: ObjectKey, old: Any, new: Any) -> None:
         label = _label(key)
-        composed = []
-        for side, body in ((self.before, old), (self.after, new)):
-            result = side.composer.compose(body, cluster) if body is not None else None
-            if result is not None:
-                self.rendered += 1
-                if result.reason:
-                    self.notes.append(f"{cluster}: {label} not rendered: {result.reason}")
-            composed.append(result)
-        before, after = composed
-        if (before is not None and before.reason) or (after is not None and after.reason):
+        rendering = compare(self.before.composer, self.after.composer, cluster, old, new)
+        self.rendered += rendering.rendered
+        self.notes.extend(f"{cluster}: {label} not rendered: {reason}" for reason in rendering.reasons)
+        if rendering.reasons:
             self._whole(cluster, key, old, new)
             return
-        old_resources = before.resources if before is not None else {}
-        new_resources = after.resources if after is not None else {}
-        for name in [*old_resources, *(name for name in new_resources if name not in old_resources)]:
-            was, now = old_resources.get(name), new_resources.get(name)
-            source = f"{label}: {name}"
-            fallback = f"{key[3]}/{name}"
-            if was is not None and now is not None and _group_kind(was) != _group_kind(now):
-                self._compare(_Resource(cluster, was, source, fallback), None)
-                self._compare(None, _Resource(cluster, now, source, fallback))
-                continue
-            self._compare(
-                _Resource(cluster, was, source, fallback) if was is not None else None,
-                _Resource(cluster, now, source, fallback) if now is not None else None,
+        for change in rendering.changes:
+            source, fallback = f"{label}: {change.name}", f"{key[3]}/{change.name}"
+            self._add(
+                change.verdict,
+                _Resource(cluster, change.old, source, fallback) if change.old is not None else None,
+                _Resource(cluster, change.new, source, fallback) if change.new is not None else None,
             )
 
     def _compare(self, old: _Resource | None, new: _Resource | None) -> None:
         chosen = new if new is not None else old
         assert chosen is not None
-        group, kind = _group_kind(chosen.body)
+        group, kind = group_kind(chosen.body)
         if not is_managed(group):
             return
         verdict = judge(group, kind, old.body if old else None, new.body if new else None)
@@ -283,7 +208,7 @@ class Comparison:
         side = self.before if chosen is old else self.after
         assert chosen is not None
         body = chosen.body
-        group, kind = _group_kind(body)
+        group, kind = group_kind(body)
         entry = cloud_kind(group, kind)
         if group == COMPOSITE_GROUP:
             region = str(field(body, ("spec", "region")) or "global")

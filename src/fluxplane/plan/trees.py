@@ -1,4 +1,4 @@
-"""The two trees a plan compares, and reading a tree's files only where a question needs them.
+"""The two trees a plan compares.
 
 **Base.** The dist/ committed at the base ref, read from Git byte for byte (fluxplane.git.files_at): that is
 what Flux applies, whatever fluxplane version wrote it. When the ref has no dist/ in the project's place, its
@@ -8,18 +8,12 @@ is an empty tree.
 **Head.** What synth would write now: the definition loaded and rendered in memory, the clusters whose inputs did
 not change taken from the synth cache (read only: the plan writes nothing), with the folders another tool owns
 as they are in dist/ (fluxplane.synth.with_kept).
-
-``Texts`` reads one tree's files: those holding a top-level ``kind:`` of the kinds asked for are parsed (once),
-the others are never read as YAML.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from fluxplane import diff, git, synth
 from fluxplane.config.awsdata import fleet_support_warnings
@@ -30,60 +24,8 @@ from fluxplane.files import output_dir
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.plan.model import Base
 from fluxplane.synth.plan import FleetPlan
-from fluxplane.validate.tree import Document, load_documents
 
 _PURPOSE = "fluxplane plan reads the base's dist/ from Git"
-
-
-_KIND = re.compile(r"(?m)^kind: (\S+)\s*$")
-
-
-class Texts:
-    """One tree's files by path, parsed where asked (module docstring); ``kinds`` is shared by the trees of a plan,
-    keyed by text: the top-level kinds of each file."""
-
-    def __init__(self, files: Mapping[str, str], kinds: dict[str, frozenset[str]] | None = None) -> None:
-        self.files = files
-        self._parsed: dict[str, list[Document]] = {}
-        self._kinds_of = {} if kinds is None else kinds
-        self._by_kind: dict[str, list[str]] | None = None
-
-    def documents(self, path: str) -> list[Document]:
-        """The documents of one file (none when it does not parse)."""
-        found = self._parsed.get(path)
-        if found is None:
-            found = self._parsed[path] = load_documents(self.files[path], path, typed=False)[0]
-        return found
-
-    def holding(self, kinds: Iterable[str]) -> list[str]:
-        """The YAML files with a top-level ``kind:`` among ``kinds``, sorted."""
-        if self._by_kind is None:
-            self._by_kind = {}
-            for path in sorted(self.files):
-                if not path.endswith((".yaml", ".yml")):
-                    continue
-                text = self.files[path]
-                found = self._kinds_of.get(text)
-                if found is None:
-                    found = self._kinds_of[text] = frozenset(_KIND.findall(text))
-                for kind in found:
-                    self._by_kind.setdefault(kind, []).append(path)
-        return sorted({path for kind in set(kinds) for path in self._by_kind.get(kind, ())})
-
-    def objects(
-        self, kinds: Iterable[str], wanted: Callable[[dict[str, Any]], bool], mentions: Iterable[str] = ()
-    ) -> list[Document]:
-        """The documents of ``kinds`` that ``wanted`` accepts, in path order; with ``mentions``, only files whose
-        text holds one of them are parsed."""
-        chosen = set(kinds)
-        needles = tuple(mentions)
-        return [
-            document
-            for path in self.holding(chosen)
-            if not needles or any(needle in self.files[path] for needle in needles)
-            for document in self.documents(path)
-            if isinstance(document.body, dict) and document.body.get("kind") in chosen and wanted(document.body)
-        ]
 
 
 def _committed(base: diff.Base, dist: Path) -> dict[str, str] | None:

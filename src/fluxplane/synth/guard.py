@@ -17,6 +17,10 @@ and refuses, one line each, these changes to an object that exists in both:
   cluster's Flux HelmRelease removed while its cluster stays (its cluster now runs a Flux of its own, or a
   registered cluster leaves the fleet) is one too: helm-controller uninstalls Flux there. ``--delete PATTERN``
   allows it.
+* **a replacement or a deletion of an AWS resource a composite composes**, as ``fluxplane plan`` calls it: a
+  Composition that sets a field AWS cannot change in place otherwise (a database's engine, a VPC's CIDR), or
+  composes a resource no more, though its composites stay as they are; or a composite's field that reaches such a
+  field of what it composes. ``--replace PATTERN`` (``--delete PATTERN``) naming the composite allows it.
 * **a change of who manages a cluster's AWS resources**: an EKSCluster that starts to manage the resources it
   imported (an existing cluster's ``observed`` to ``managed``, or managed from the start) or that moves from
   importing them to making them, ``--manage PATTERN`` allows it; one that moves between making and importing
@@ -42,8 +46,16 @@ are walked in the old tree and the new one (fluxplane.core.tree: kustomize's bui
 Kustomization's variables substituted), and an object that changes there is judged by the same rules. So a
 change made only through an environment's or a cluster's overlay is refused as the object's own change is.
 
+Composites are judged a third way, by what they compose, when a changed file holds one or a definition (an XRD,
+a Composition, a Function, or a cluster's overlay of one): each composite in both trees whose object changes, or
+whose kind's definitions do, is rendered with the old tree's definitions and with the new one's, and compared AWS
+resource by AWS resource (fluxplane.synth.composed, which plan compares with too). A composite the first stage
+refused, or whose change of management it judged, is not named again; a composite removed is the first stage's
+(what deleting it destroys).
+
 Only the files whose text changes are parsed, so a change to one cluster of a large fleet costs a
-read of the old tree and a few parses. The old tree is state that arrives from elsewhere: it is read,
+read of the old tree and a few parses; the old tree's definitions are read only when a changed file may hold one
+(else they are the new tree's). The old tree is state that arrives from elsewhere: it is read,
 never trusted to be fluxplane's (an object without the annotation is placed by following the hub's
 Flux paths), and symlinks in it are not followed.
 """
@@ -91,6 +103,7 @@ from fluxplane.synth.hazards import (
     release_target,
     version_step,
 )
+from fluxplane.synth.kinds import COMPOSITE_GROUP, DEFINITION_KINDS, noun
 
 # What diff's risk report reads from here stays importable from here.
 __all__ = [
@@ -111,6 +124,10 @@ __all__ = [
 _KINDS = frozenset({*(kind for _, kind in IMMUTABLE if kind != "*"), HELM_RELEASE[1]})
 _TOP_KIND = re.compile(r"(?m)^kind: (\S+)$")
 _AWS_API = re.compile(r"(?m)^apiVersion: \S+\.aws(\.m)?\.upbound\.io/")
+#: A file that may change what composites compose (the composed stage): one that holds a definition, or a cluster's
+#: overlay of one (which names the definition's kind in its patches' targets), or one of fluxplane's composites.
+_DEFINES = re.compile(rf"\bkind: (?:{'|'.join(DEFINITION_KINDS)})\b")
+_COMPOSES = re.compile(rf"(?m)^apiVersion: {re.escape(COMPOSITE_GROUP)}/")
 
 
 def _change(old: Any, new: Any) -> str:
@@ -389,6 +406,7 @@ def guard(
             f"to move them all: on the hub, {'; '.join(moves)}; then run synth with --move '*', merge, and resume "
             "those that remain once the objects are adopted"
         )
+    problems.extend(_composed_refusals(files, changed, reported, replace=replace, delete=delete))
     problems.extend(_applied_refusals(tree, files, changed, reported, replace=replace, delete=delete, manage=manage))
     return problems
 
@@ -480,6 +498,59 @@ def _changes(
                 "recorded in environments/allocations.yaml disagree with it)"
             )
     return found
+
+
+# -- the composed stage: what each changed composite, or each composite of a changed definition, composes ---------
+
+
+def _composed_refusals(
+    files: Mapping[str, str],
+    changed: Mapping[str, bytes | None],
+    reported: set[Key],
+    *,
+    replace: Sequence[str],
+    delete: Sequence[str],
+) -> list[str]:
+    """The AWS resources the composites in both trees compose, compared (fluxplane.synth.composed): a composed
+    resource replaced or deleted is refused, one line each, unless ``--replace`` (``--delete``) names its composite.
+    Only when a changed file holds a composite or a definition; a composite the first stage refused, or whose change
+    of management it judged (its flag's message says what the other Composition deletes), is not judged again."""
+    old_texts = {path: data.decode("utf-8", "replace") if data is not None else None for path, data in changed.items()}
+    texts = [text for path, was in old_texts.items() for text in (was, files.get(path)) if text is not None]
+    definitions_changed = any(_DEFINES.search(text) for text in texts)
+    if not definitions_changed and not any(_COMPOSES.search(text) for text in texts):
+        return []
+    # Imported here: the composition renderer (fluxplane.validate) takes most of a second to import, which a write
+    # that changes no composite and no definition must not pay.
+    from fluxplane.synth.cloud import DELETE, REPLACE, aws_name
+    from fluxplane.synth.composed import ChangedTrees, group_kind
+
+    trees = ChangedTrees(files, old_texts, definitions_changed)
+    problems: list[str] = []
+    for pair in trees.pairs():
+        key = pair.key
+        if key in reported or management_change(pair.old, pair.new) is not None:
+            continue
+        if allowed(key, replace) and allowed(key, delete):
+            continue
+        for change in trees.compare(pair).changes:
+            action = change.verdict.action
+            if action == REPLACE and not allowed(key, replace):
+                flag, effect = "replace", "replaced"
+            elif action == DELETE and not allowed(key, delete):
+                flag, effect = "delete", "deleted"
+            else:
+                continue
+            group, kind = group_kind(change.body)
+            name = aws_name(group, kind, change.body)
+            why = "; ".join(change.verdict.reasons)
+            reported.add(key)
+            problems.append(
+                f"{pair.path}: {_name(key)}: composes {noun(group, kind)} {name + ' ' if name else ''}({change.name}), "
+                f"which is {effect}{': ' + why if why else ''}; to do it on purpose, run synth with --{flag} "
+                f"'{label(key)}'"
+            )
+    return problems
 
 
 # -- the applied stage: what each cluster applies, patches and variables included --------------------------------

@@ -34,6 +34,8 @@ REGION: FieldPath = ("spec", "forProvider", "region")
 MANAGED_GROUPS = ("*.aws.upbound.io", "*.aws.m.upbound.io")
 #: fluxplane's composites.
 COMPOSITE_GROUP = "platform.fluxplane.io"
+#: The kinds that say what a composite composes: its XRD, its Compositions and the functions they run.
+DEFINITION_KINDS = ("CompositeResourceDefinition", "Composition", "Function")
 #: Fields whose change replaces any AWS managed resource: another region or external name is another resource,
 #: another provider config another account.
 ANY_MANAGED: tuple[FieldPath, ...] = (REGION, EXTERNAL_NAME, PROVIDER_CONFIG_REF)

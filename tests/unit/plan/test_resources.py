@@ -6,32 +6,8 @@ import copy
 from typing import Any
 
 from fluxplane.diff.fleet import Placed
-from fluxplane.plan.resources import Comparison, Reading, Side, changed_kinds
-from fluxplane.plan.trees import Texts
-from fluxplane.validate.tree import Document
+from fluxplane.plan.resources import Comparison, Reading, Side
 from tests.conftest import ROOT
-
-
-def composition(kind: str, name: str = "c") -> Document:
-    body = {
-        "apiVersion": "apiextensions.crossplane.io/v1",
-        "kind": "Composition",
-        "metadata": {"name": name},
-        "spec": {"compositeTypeRef": {"apiVersion": "platform.fluxplane.io/v1alpha1", "kind": kind}},
-    }
-    return Document("platform/infrastructure/configs/x/base/x.yaml", 1, body)
-
-
-def test_changed_kinds_are_those_whose_definitions_differ() -> None:
-    table, queue = composition("AppTable"), composition("AppQueue", "q")
-    changed = copy.deepcopy(table)
-    changed.body["spec"]["mode"] = "Pipeline"
-    assert changed_kinds([table, queue], [changed, queue]) == {"AppTable"}
-    assert changed_kinds([table], [table]) == frozenset()
-    function = Document(
-        "f.yaml", 1, {"apiVersion": "pkg.crossplane.io/v1", "kind": "Function", "metadata": {"name": "f"}}
-    )
-    assert changed_kinds([table], [table, function]) == {"*"}
 
 
 def example_reading() -> Reading:
@@ -100,10 +76,3 @@ def test_a_composite_that_cannot_be_rendered_is_compared_as_itself() -> None:
     )
     assert change.data is True
     assert comparison.notes[0].startswith("hub: AppDatabase production-use1/orders-database-main not rendered: ")
-
-
-def test_texts_find_files_by_their_top_level_kinds() -> None:
-    texts = Texts({"a.yaml": "kind: A\n---\nkind: B\n", "b.yaml": "  kind: A\n", "c.txt": "kind: A\n"})
-    assert texts.holding(["A"]) == ["a.yaml"]
-    assert texts.objects(["B"], lambda body: True)[0].index == 2
-    assert texts.objects(["A"], lambda body: True, ["nowhere"]) == []

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -11,11 +13,11 @@ import pytest
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config.network import FollowedVersion
-from fluxplane.core.codec import dump_documents
+from fluxplane.core.codec import dump_documents, parse_documents
 from fluxplane.errors import ConfigError
 from fluxplane.synth import synthesize
 from fluxplane.synth.guard import guard, read_tree
-from tests.conftest import FleetWriter
+from tests.conftest import ROOT, FleetWriter
 
 APPLIED_BY = "fluxplane.io/applied-by"
 
@@ -707,3 +709,175 @@ def test_a_spokes_flux_is_never_uninstalled_while_its_cluster_stays_unless_allow
     # AND a cluster removed whole is refused once, for its EKSCluster
     (line,) = guard({}, dist, hub="hub")
     assert line.startswith(f"{FILE}: EKSCluster a/a: removed")
+
+
+# -- what composites compose --------------------------------------------------------------------------------------
+
+APP_COMPOSITIONS = "platform/infrastructure/configs/app-compositions/base/app-compositions.yaml"
+ORDERS = "platform/cloud/production-use1/orders.yaml"
+
+
+def example_tree(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """The example's dist/, as the tree a write replaces, and its files, as synth writes them again."""
+    dist = tmp_path / "dist"
+    shutil.copytree(ROOT / "dist", dist)
+    return {path: data.decode() for path, data in read_tree(dist).items()}, dist
+
+
+def edited(files: dict[str, str], path: str, edit: Callable[[dict[str, Any]], None]) -> dict[str, str]:
+    """``files`` with each document of ``path`` passed through ``edit``."""
+    documents = parse_documents(files[path])
+    for document in documents:
+        edit(document)
+    return {**files, path: dump_documents(documents)}
+
+
+def composed_resources(composition: dict[str, Any]) -> list[dict[str, Any]]:
+    """The resource templates of a Composition's patch-and-transform step."""
+    resources: list[dict[str, Any]] = composition["spec"]["pipeline"][0]["input"]["resources"]
+    return resources
+
+
+def mysql_databases(document: dict[str, Any]) -> None:
+    """The AppDatabase Composition, setting the instance's engine itself: every database becomes a MySQL one."""
+    if document["kind"] != "Composition" or document["metadata"]["name"] != "appdatabase":
+        return
+    [instance] = [resource for resource in composed_resources(document) if resource["name"] == "instance"]
+    instance["base"]["spec"]["forProvider"]["engine"] = "mysql"
+    instance["patches"] = [p for p in instance["patches"] if p.get("toFieldPath") != "spec.forProvider.engine"]
+
+
+def test_a_composition_that_replaces_what_a_composite_composes_is_refused_unless_allowed(tmp_path: Path) -> None:
+    # GIVEN the example's dist/, and the database Composition setting another engine, its composites unchanged
+    files, dist = example_tree(tmp_path)
+    files = edited(files, APP_COMPOSITIONS, mysql_databases)
+    # WHEN guarded THEN each database's RDS instance is named, replaced, with the flag naming its composite
+    assert guard(files, dist, hub="hub") == [
+        f"platform/cloud/{cluster}/orders.yaml: AppDatabase {cluster}/orders-database-main: composes RDS instance "
+        f"{cluster}-orders-main (instance), which is replaced: engine changed from postgres to mysql; to do it on "
+        f"purpose, run synth with --replace 'AppDatabase/{cluster}/orders-database-main'"
+        for cluster in ("production-euw1", "production-use1", "production-usw2")
+    ]
+    # AND the user's word for a composite allows its own resources; --delete allows no replacement
+    allowed = guard(files, dist, hub="hub", replace=["AppDatabase/production-use1/*"], delete=["*"])
+    assert [line.split(":")[0] for line in allowed] == [
+        "platform/cloud/production-euw1/orders.yaml",
+        "platform/cloud/production-usw2/orders.yaml",
+    ]
+    assert guard(files, dist, hub="hub", replace=["AppDatabase/*"]) == []
+
+
+def test_a_composition_that_no_longer_composes_a_table_is_a_deletion_refused_unless_allowed(tmp_path: Path) -> None:
+    # GIVEN the example's dist/, and the table Composition without its table
+    files, dist = example_tree(tmp_path)
+
+    def without_table(document: dict[str, Any]) -> None:
+        if document["kind"] == "Composition" and document["metadata"]["name"] == "apptable":
+            resources = composed_resources(document)
+            resources[:] = [resource for resource in resources if resource["name"] != "table"]
+
+    files = edited(files, APP_COMPOSITIONS, without_table)
+    # WHEN guarded THEN each table is named, deleted with its items, and the policy that lets the app use it (which
+    # reads the table's ARN), with --delete
+    refused = guard(files, dist, hub="hub")
+    assert refused == [
+        line
+        for cluster in ("production-euw1", "production-use1")
+        for line in (
+            f"platform/cloud/{cluster}/orders.yaml: AppTable {cluster}/orders-table-orders: composes DynamoDB table "
+            f"{cluster}-orders-orders (table), which is deleted: destroys the table and its items; to do it on "
+            f"purpose, run synth with --delete 'AppTable/{cluster}/orders-table-orders'",
+            f"platform/cloud/{cluster}/orders.yaml: AppTable {cluster}/orders-table-orders: composes IAM role policy "
+            f"(access), which is deleted; to do it on purpose, run synth with --delete "
+            f"'AppTable/{cluster}/orders-table-orders'",
+        )
+    ]
+    # AND --replace does not allow it; --delete does
+    assert guard(files, dist, hub="hub", replace=["*"]) == refused
+    assert guard(files, dist, hub="hub", delete=["AppTable/*"]) == []
+
+
+def test_only_what_a_composite_change_replaces_is_refused_not_what_it_updates(tmp_path: Path) -> None:
+    # GIVEN the example's dist/, and the production-use1 orders app with a larger database instance (updated in
+    # place) and another service account (its pod identity association is replaced: AWS cannot change it in place,
+    # though the app's identity lists no such field of its own)
+    files, dist = example_tree(tmp_path)
+
+    def changed(document: dict[str, Any]) -> None:
+        if document["kind"] == "AppDatabase":
+            document["spec"]["instanceClass"] = "db.t4g.small"
+        if document["kind"] == "AppIdentity":
+            document["spec"]["serviceAccount"] = "orders-api"
+
+    files = edited(files, ORDERS, changed)
+    # WHEN guarded THEN only the replacement is refused
+    assert guard(files, dist, hub="hub") == [
+        f"{ORDERS}: AppIdentity production-use1/orders: composes EKS pod identity association "
+        "(pod-identity-association), which is replaced: serviceAccount changed from orders to orders-api; to do it "
+        "on purpose, run synth with --replace 'AppIdentity/production-use1/orders'"
+    ]
+    assert guard(files, dist, hub="hub", replace=["AppIdentity/*"]) == []
+
+
+def test_a_composite_refused_for_its_own_fields_is_not_named_again_for_what_it_composes(tmp_path: Path) -> None:
+    # GIVEN the example's dist/, and a database whose engine changes on the composite itself
+    files, dist = example_tree(tmp_path)
+
+    def mysql(document: dict[str, Any]) -> None:
+        if document["kind"] == "AppDatabase":
+            document["spec"]["engine"] = "mysql"
+
+    # WHEN guarded THEN one line says it, the composite's own
+    (line,) = guard(edited(files, ORDERS, mysql), dist, hub="hub")
+    assert line.startswith(f"{ORDERS}: AppDatabase production-use1/orders-database-main: spec.engine changes")
+
+
+def test_synth_refuses_a_pack_upgrade_whose_composition_replaces_a_database(
+    example_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example fleet, and an app-compositions pack whose database Composition sets the engine itself, as
+    # an upgrade of the pack would: the definition and every composite stay as they are
+    from fluxplane.packs import app_compositions
+
+    original = app_compositions.composition_props
+
+    def upgraded(kind: str, *, spoke: bool = False) -> dict[str, Any]:
+        props = original(kind, spoke=spoke)
+        if kind == "AppDatabase":
+            mysql_databases({"kind": "Composition", "metadata": {"name": "appdatabase"}, "spec": props})
+        return props
+
+    monkeypatch.setattr(app_compositions, "composition_props", upgraded)
+    dist = read_tree(example_project / "dist")
+    # WHEN synthesized THEN each database's replacement is refused, and nothing is written
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        f"{ORDERS}: AppDatabase production-use1/orders-database-main: composes RDS instance "
+        "production-use1-orders-main (instance), which is replaced: engine changed from postgres to mysql; to do it "
+        "on purpose, run synth with --replace 'AppDatabase/production-use1/orders-database-main'"
+    ) in err
+    assert len([line for line in err if "composes RDS instance" in line]) == 3
+    assert read_tree(example_project / "dist") == dist
+    # AND with the user's word it is written
+    assert main(["--root", str(example_project), "synth", "--replace", "AppDatabase/*"]) == 0
+    assert "engine: mysql" in (example_project / "dist" / APP_COMPOSITIONS).read_text()
+
+
+def test_a_change_of_management_allowed_is_not_refused_again_for_what_the_other_composition_drops(
+    tmp_path: Path,
+) -> None:
+    # GIVEN the example's dist/, and staging-usw2 moved from a Composition that made it to one that imports it
+    files, dist = example_tree(tmp_path)
+    cluster_file = "platform/spokes/staging-usw2/cluster/cluster.yaml"
+
+    def imported(document: dict[str, Any]) -> None:
+        if document["kind"] == "EKSCluster":
+            document["spec"]["crossplane"]["compositionRef"]["name"] = OBSERVED
+
+    files = edited(files, cluster_file, imported)
+    # WHEN guarded THEN one line says what the move deletes (its gateways, route tables, roles), and --replace, which
+    # it names, allows it all: the resources the new Composition no longer composes are not refused one by one
+    (line,) = guard(files, dist, hub="hub")
+    assert line.endswith("run synth with --replace 'EKSCluster/staging-usw2/staging-usw2'")
+    assert guard(files, dist, hub="hub", replace=["EKSCluster/staging-usw2/staging-usw2"]) == []

@@ -1,10 +1,10 @@
-"""Tests for fluxplane.plan.cloud: what happens to one AWS managed resource between two trees, and why."""
+"""Tests for fluxplane.synth.cloud: what happens to one AWS managed resource between two trees, and why."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fluxplane.plan.cloud import UNKNOWN, Verdict, aws_name, changed_fields, dotted, judge, provider_config, show
+from fluxplane.synth.cloud import UNKNOWN, Verdict, aws_name, changed_fields, dotted, judge, provider_config, show
 from fluxplane.synth.kinds import EXTERNAL_NAME
 from fluxplane.validate.compose import Unknown
 

@@ -12,6 +12,9 @@ management policy leaves the resource in AWS (``forget``). A resource whose mana
 to write it is one Crossplane starts to manage (``manage``), and the other way round one it stops managing.
 Values only the cluster knows (a composed resource's generated name, an observed status) compare equal to each
 other and read ``(known after apply)``.
+
+Plan lists these verdicts (fluxplane.plan); the replacement guard refuses a replacement or a deletion of what a
+composite composes (fluxplane.synth.composed, fluxplane.synth.guard): both judge a resource here.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fluxplane.plan.model import CREATE, DELETE, FORGET, IMPORT, MANAGE, REPLACE, UPDATE
 from fluxplane.synth.hazards import ABSENT, field, immutable_change
 from fluxplane.synth.kinds import (
     EXTERNAL_NAME,
@@ -31,6 +33,18 @@ from fluxplane.synth.kinds import (
     replacing_fields,
 )
 from fluxplane.validate.compose import Unknown
+
+CREATE = "create"
+UPDATE = "update"
+REPLACE = "replace"
+DELETE = "delete"
+#: Crossplane stops managing the resource and leaves it in AWS (its deletion policy orphans it).
+FORGET = "forget"
+#: Crossplane starts to manage a resource it only read (an existing cluster's, imported: its management policies
+#: gain Create, Update or Delete).
+MANAGE = "manage"
+#: Crossplane reads a resource that exists and changes nothing in AWS (management policies of Observe only).
+IMPORT = "import"
 
 #: How a value only the cluster knows reads.
 UNKNOWN = "(known after apply)"
