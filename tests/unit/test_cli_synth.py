@@ -76,7 +76,7 @@ def test_a_new_cluster_whose_name_hashes_to_a_taken_block_moves_no_existing_clus
     # THEN every existing cluster keeps its range and the newcomer probes past the taken block
     after = (example_project / "environments/allocations.yaml").read_text()
     assert after == recorded.replace("clusters:\n", "clusters:\n  ml-afc: 10.199.0.0/16\n").replace(
-        '  hub: "1.34"\n', '  hub: "1.34"\n  ml-afc: "1.34"\n'
+        '  hub: "1.35"\n', '  hub: "1.35"\n  ml-afc: "1.35"\n'
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.cli import main
+from fluxplane.config.awsdata import minor
 from fluxplane.config.compatibility import compatibility, outgrown
 from fluxplane.synth import load_plan, render_plan
 from fluxplane.synth.plan import PINNED
@@ -34,25 +35,32 @@ def _report(root: Path) -> dict[str, ClusterVersions]:
     return {cluster.name: cluster for cluster in collect(plan, render_plan(plan), TODAY)}
 
 
-def test_the_example_fleet_shows_the_cluster_held_back_and_every_pack_where_it_runs() -> None:
-    clusters = _report(ROOT)
+#: A fleet half way through an upgrade wave (README: fluxplane versions): staging and the hub on 1.35, production held
+#: on 1.34 with a Kyverno that supports no later version.
+WAVE = ROOT / "tests" / "fixtures" / "upgrade-wave"
+
+
+def test_a_wave_shows_the_cluster_held_back_what_blocks_it_and_every_pack_where_it_runs() -> None:
+    clusters = _report(WAVE)
     # THEN the hub comes first, and the cluster held back a version is on it, next in line for the one after
     assert next(iter(clusters)) == "hub"
     assert {name: (item.kubernetes, item.next) for name, item in clusters.items()} == {
-        "hub": ("1.34", "1.35"),
-        "production-euc1": ("1.34", "1.35"),
-        "production-euw1": ("1.34", "1.35"),
-        "production-use1": ("1.33", "1.34"),
+        "hub": ("1.35", "1.36"),
         "production-usw2": ("1.34", "1.35"),
-        "staging-usw2": ("1.34", "1.35"),
+        "staging-usw2": ("1.35", "1.36"),
     }
-    assert clusters["production-use1"].support == "extended (paid) until 2027-07-29"
-    assert clusters["staging-usw2"].support == "standard until 2026-12-02"
+    assert clusters["production-usw2"].support == "standard until 2026-12-02"
+    assert clusters["staging-usw2"].support == "standard until 2027-03-27"
+    # AND the add-on that holds it back is named, with what to do first
+    source = compatibility()["kyverno"].source
+    assert clusters["production-usw2"].blockers == (
+        f"kyverno 3.6.1 supports Kubernetes 1.31 to 1.34 ({source}): upgrade kyverno first",
+    )
     # AND every pack each cluster enables, with the version it runs there
-    plan = load_plan(ROOT)
+    plan = load_plan(WAVE)
     for planned in plan.clusters:
         assert set(clusters[planned.name].packs) == set(planned.packs)
-    assert clusters["hub"].packs["crossplane"] == "2.4.3"
+    assert clusters["production-usw2"].packs["kyverno"] == "3.6.1"
     # AND the API versions of what the cluster's Flux applies
     assert {"kustomize.toolkit.fluxcd.io/v1", "helm.toolkit.fluxcd.io/v2"} <= set(clusters["staging-usw2"].apis)
     assert "apiextensions.crossplane.io/v1" in clusters["hub"].apis
@@ -68,6 +76,25 @@ def test_the_example_fleet_shows_the_cluster_held_back_and_every_pack_where_it_r
     for item in clusters.values():
         named = {line.split()[0] for line in item.blockers if line.endswith("first") or PINNED in line}
         assert named == {name for name, _ in outgrown(item.next, {**item.packs, **item.controllers})}, item.name
+
+
+def test_the_readme_shows_the_waves_report(capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN the README's report of an upgrade wave WHEN versions runs on the wave THEN each line it quotes is there
+    readme = (ROOT / "README.md").read_text()
+    quoted = readme.split("$ fluxplane versions\n", 1)[1].split("```", 1)[0]
+    quoted += readme.split("is told of the switch:\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert main(["--root", str(WAVE), "versions"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for line in quoted.splitlines():
+        if line.strip() != "...":
+            assert line in out, line
+
+
+def test_the_example_fleet_is_current() -> None:
+    # GIVEN the example users copy WHEN its versions are read THEN no cluster is below 1.35, each in standard support
+    for name, item in _report(ROOT).items():
+        assert minor(item.kubernetes) >= 35, name
+        assert item.support.startswith("standard"), name
 
 
 def test_an_addon_outside_its_range_blocks_the_upgrade_and_is_flagged_when_already_outside(
@@ -164,7 +191,7 @@ def test_objects_in_deprecated_api_versions_are_listed_and_block_nothing(write_f
             "1 ClusterPolicy in kyverno.io/v1, deprecated: move to policies.kyverno.io/v1 ValidatingPolicy (the "
             "kyverno pack's policyKind)",
         ), item.name
-    assert clusters["production-use1"].blockers == ()
+    assert all(item.blockers == () for item in clusters.values())
     assert "    ~ 1 ClusterPolicy in kyverno.io/v1, deprecated" in text(list(clusters.values()))
     # AND the policy written as a ValidatingPolicy is not listed
     base = {**MINIMAL_BASE, "packs": {"kyverno": {"policyKind": "ValidatingPolicy"}}}
@@ -206,7 +233,7 @@ def test_the_platforms_controllers_are_listed_per_cluster_and_block_an_upgrade_p
     )
     assert spoke.blockers == (
         f"flux 2.9 supports Kubernetes 1.34 to 1.36 ({flux}): {PINNED}",
-        f"external-secrets 2.14.0 supports Kubernetes 1.36 ({eso}): {PINNED}",
+        f"external-secrets 2.14.0 supports Kubernetes 1.19 to 1.36 ({eso}): {PINNED}",
     )
     assert (hub.outside, spoke.outside) == ((), ())
 

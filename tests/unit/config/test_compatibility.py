@@ -37,10 +37,11 @@ def test_every_platform_controller_is_judged_at_the_version_fluxplane_pins(name:
 
 
 def test_the_platform_controllers_ranges_are_the_published_ones() -> None:
-    # Flux 2.9: "Announcing Flux 2.9 GA"; ESO 2.9: its support table's one version; Sealed Secrets: no upper bound
+    # Flux 2.9: "Announcing Flux 2.9 GA"; ESO: its chart's floor to its support table's version; Sealed Secrets: no
+    # upper bound
     assert compatibility()["flux"].supported("2.9") == (34, 36)
     assert compatibility()["flux"].supported(versions.FLUX_DISTRIBUTION) == (34, 36)
-    assert compatibility()["external-secrets"].supported("2.9.0") == (36, 36)
+    assert compatibility()["external-secrets"].supported("2.9.0") == (19, 36)
     assert compatibility()["sealed-secrets"].supported("2.18.5") == (25, None)
     assert compatibility()["crossplane"].supported("2.3.4") == (34, 36)
 
@@ -49,8 +50,12 @@ def test_a_range_leaves_out_the_versions_on_either_side() -> None:
     running = {"external-secrets": "2.9.0", "sealed-secrets": "2.18.5", "kyverno": "9.9.9"}
     source = compatibility()["external-secrets"].source
     assert unsupported("1.36", running) == []
-    assert unsupported("1.35", running) == [
-        ("external-secrets", f"external-secrets 2.9.0 supports Kubernetes 1.36 ({source})")
+    assert unsupported("1.18", running) == [
+        ("external-secrets", f"external-secrets 2.9.0 supports Kubernetes 1.19 to 1.36 ({source})"),
+        (
+            "sealed-secrets",
+            f"sealed-secrets 2.18.5 supports Kubernetes 1.25 and later ({compatibility()['sealed-secrets'].source})",
+        ),
     ]
     # what an upgrade to a version leaves behind is only a range that ends below it
     assert outgrown("1.35", running) == []
@@ -63,7 +68,8 @@ def test_a_range_leaves_out_the_versions_on_either_side() -> None:
 def test_the_newest_version_every_controller_supports_and_what_keeps_the_others_off() -> None:
     offered = ["1.34", "1.35", "1.36", "1.37"]
     running = {**PLATFORM, "cert-manager": "v1.20.0", "metrics-server": "3.13.1"}
-    assert newest_supported(offered, running) is None  # cert-manager 1.20 ends at 1.35, ESO 2.9 starts at 1.36
+    assert newest_supported(offered, running) == "1.35"  # cert-manager 1.20 ends at 1.35
+    assert newest_supported(offered[2:], running) is None  # and no version offered is that old
     running["cert-manager"] = "v1.21.1"
     assert newest_supported(offered, running) == "1.36"
     assert ceilings("1.37", running) == (

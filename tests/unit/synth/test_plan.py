@@ -120,19 +120,19 @@ def test_example_fleet_variables(example_project: Path, registry: PackRegistry) 
         "cluster_name": "hub",
         "cluster_region": "us-west-2",
         "environment": "management",
-        "kubernetes_version": "1.34",
+        "kubernetes_version": "1.35",
     }
     assert clusters["production-use1"].variables == {
         "cluster_name": "production-use1",
         "cluster_region": "us-east-1",
         "environment": "production",
-        "kubernetes_version": "1.33",
+        "kubernetes_version": "1.35",
     }
     assert clusters["staging-usw2"].variables == {
         "cluster_name": "staging-usw2",
         "cluster_region": "us-west-2",
         "environment": "staging",
-        "kubernetes_version": "1.34",
+        "kubernetes_version": "1.35",
     }
     assert MANAGEMENT_ENVIRONMENT == "management"
 
@@ -731,15 +731,15 @@ def test_a_recorded_or_named_version_is_kept_whatever_its_controllers_support(
 def test_a_new_cluster_whose_controllers_share_no_version_is_refused(
     write_fleet: FleetWriter, registry: PackRegistry
 ) -> None:
-    # GIVEN Kyverno 3.6 (Kubernetes 1.31 to 1.34) on a new workload cluster, whose External Secrets supports 1.36
-    env = {"clusters": [cluster("staging-1", packs={"kyverno": {"version": "3.6.1"}})]}
+    # GIVEN Envoy Gateway 1.6 (Kubernetes 1.30 to 1.33) on a new workload cluster, whose Flux supports 1.34 to 1.36
+    env = {"clusters": [cluster("staging-1", packs={"envoy-gateway": {"version": "v1.6.0"}})]}
     problems = problems_of(write_fleet(envs={"staging": env}), registry)
     # THEN no version fits: the cluster's entry is named, with every range that leaves out a version EKS offers
-    kyverno = f"kyverno 3.6.1 supports Kubernetes 1.31 to 1.34 ({compatibility()['kyverno'].source})"
+    table = compatibility()
     assert [line for line in problems if "no Kubernetes version" in line] == [
         "environments/staging.yaml: clusters[0].kubernetesVersion: no Kubernetes version EKS offers is supported by "
-        f"every controller cluster 'staging-1' runs ({kyverno}; flux 2.9 supports Kubernetes 1.34 to 1.36 "
-        f"({compatibility()['flux'].source}); external-secrets 2.14.0 supports Kubernetes 1.36 "
-        f"({compatibility()['external-secrets'].source})); set kubernetesVersion, or versions of the packs whose "
-        "ranges meet"
+        f"every controller cluster 'staging-1' runs (envoy-gateway v1.6.0 supports Kubernetes 1.30 to 1.33 "
+        f"({table['envoy-gateway'].source}); flux 2.9 supports Kubernetes 1.34 to 1.36 ({table['flux'].source}); "
+        f"external-secrets 2.14.0 supports Kubernetes 1.19 to 1.36 ({table['external-secrets'].source})); set "
+        "kubernetesVersion, or versions of the packs whose ranges meet"
     ]
