@@ -8,7 +8,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup synth check test lint bench bench-validate bench-fetch docs crds clean
+.PHONY: setup synth check test lint bench bench-validate bench-fetch bench-plan docs crds clean
 
 setup: $(VENV)/.installed
 
@@ -46,6 +46,9 @@ bench-validate: setup
 
 bench-fetch: setup
 	$(BIN)/python benchmarks/fetch_fleet.py
+
+bench-plan: setup
+	$(BIN)/python benchmarks/plan_fleet.py
 
 # The CRDs fluxplane ships (src/fluxplane/validate/data/crds), from the CRD corpus beside the checkout.
 crds: setup
