@@ -581,10 +581,15 @@ def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | No
         if path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
     }
     try:
-        old = Fleet(LazyDocuments(makers), substitute=True)
-        new = Fleet(LazyDocuments({}, files), substitute=True)
-        chosen = sorted(set(old.clusters) | set(new.clusters)) if clusters is None else clusters
-        return old.walk([c for c in chosen if old.is_cluster(c)]), new.walk([c for c in chosen if new.is_cluster(c)])
+        walks = []
+        for documents in (LazyDocuments(makers), LazyDocuments({}, files)):
+            fleet = Fleet(documents, substitute=True)
+            chosen = fleet.clusters if clusters is None else [c for c in clusters if fleet.is_cluster(c)]
+            # Where the repositories lie is read from the walked clusters' entry folders alone: reading every
+            # cluster's would build the whole fleet for a change to one cluster.
+            mine = Fleet(documents, fleet.find_repositories(chosen), substitute=True) if clusters is not None else fleet
+            walks.append(mine.walk(chosen))
+        return walks[0], walks[1]
     except (yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError):  # a tree that cannot be followed
         return None
 

@@ -14,6 +14,7 @@ import pytest
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import dump_documents, parse_documents
+from fluxplane.core.tree import Folders
 from fluxplane.errors import ConfigError
 from fluxplane.synth import synthesize
 from fluxplane.synth.guard import guard, read_tree
@@ -353,15 +354,15 @@ def test_a_kubernetes_version_eks_refuses_is_refused_whatever_the_recorded_versi
 def test_a_tampered_recorded_version_cannot_skip_a_clusters_upgrade(
     example_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # GIVEN the record claims staging-usw2 runs 1.35 while dist/ has it on 1.34, and the definition asks for 1.36
+    # GIVEN the record claims staging-usw2 runs 1.36 while dist/ has it on 1.35, and the definition asks for 1.37
     allocations = example_project / "environments" / "allocations.yaml"
     text = allocations.read_text()
-    assert 'staging-usw2: "1.34"' in text
-    allocations.write_text(text.replace('staging-usw2: "1.34"', 'staging-usw2: "1.35"'))
+    assert 'staging-usw2: "1.35"' in text
+    allocations.write_text(text.replace('staging-usw2: "1.35"', 'staging-usw2: "1.36"'))
     staging = example_project / "environments" / "staging.yaml"
     staging.write_text(
         staging.read_text().replace(
-            "  - name: staging-usw2\n", '  - name: staging-usw2\n    kubernetesVersion: "1.36"\n'
+            "  - name: staging-usw2\n", '  - name: staging-usw2\n    kubernetesVersion: "1.37"\n'
         )
     )
     written = example_project / "dist" / "platform" / "spokes" / "staging-usw2" / "cluster" / "cluster.yaml"
@@ -369,7 +370,7 @@ def test_a_tampered_recorded_version_cannot_skip_a_clusters_upgrade(
     capsys.readouterr()
     # WHEN synthesized, even with --replace THEN exit 2 with the reason, and dist/ is untouched
     assert main(["--root", str(example_project), "synth", "--replace", "*"]) == EXIT_BAD_INPUT
-    assert "spec.kubernetesVersion changes from 1.34 to 1.36, which EKS upgrades a cluster one minor version" in (
+    assert "spec.kubernetesVersion changes from 1.35 to 1.37, which EKS upgrades a cluster one minor version" in (
         capsys.readouterr().err
     )
     assert written.read_bytes() == before
@@ -426,15 +427,15 @@ def test_a_version_the_definition_names_or_a_tree_without_one_is_not_the_records
 def test_an_edited_record_alone_never_upgrades_a_cluster(
     example_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # GIVEN clusters whose definition names no kubernetesVersion: staging-usw2 follows its record, 1.34 as in dist/
+    # GIVEN clusters whose definition names no kubernetesVersion: staging-usw2 follows its record, 1.35 as in dist/
     base = example_project / "environments" / "base.yaml"
-    base.write_text(base.read_text().replace('  kubernetesVersion: "1.34"\n  tags:\n', "  tags:\n"))
+    base.write_text(base.read_text().replace('  kubernetesVersion: "1.35"\n  tags:\n', "  tags:\n"))
     staging = (example_project / "environments" / "staging.yaml").read_text()
     assert "kubernetesVersion" not in staging
-    # AND its record edited to 1.35
+    # AND its record edited to 1.36
     allocations = example_project / "environments" / "allocations.yaml"
     text = allocations.read_text()
-    allocations.write_text(text.replace('staging-usw2: "1.34"', 'staging-usw2: "1.35"'))
+    allocations.write_text(text.replace('staging-usw2: "1.35"', 'staging-usw2: "1.36"'))
     dist = read_tree(example_project / "dist")
     capsys.readouterr()
     # WHEN synthesized, even with every flag THEN exit 2, at the record, and nothing is written
@@ -442,22 +443,22 @@ def test_an_edited_record_alone_never_upgrades_a_cluster(
     assert main(["--root", str(example_project), "synth", *every]) == EXIT_BAD_INPUT
     # (the example's notes aside: an app left off its registered cluster)
     assert [line for line in capsys.readouterr().err.splitlines() if not line.startswith("note: ")] == [
-        'environments/allocations.yaml: kubernetesVersions.staging-usw2: "1.35" would move the cluster from '
-        "Kubernetes 1.34, its version in dist/ (platform/clusters/staging-usw2/cluster-vars.yaml), though its "
-        'definition names no version; the record only follows the definition: put back "1.34", or upgrade the '
-        'cluster with kubernetesVersion: "1.35" at environments/staging.yaml: clusters[0].kubernetesVersion',
+        'environments/allocations.yaml: kubernetesVersions.staging-usw2: "1.36" would move the cluster from '
+        "Kubernetes 1.35, its version in dist/ (platform/clusters/staging-usw2/cluster-vars.yaml), though its "
+        'definition names no version; the record only follows the definition: put back "1.35", or upgrade the '
+        'cluster with kubernetesVersion: "1.36" at environments/staging.yaml: clusters[0].kubernetesVersion',
         f"{example_project / 'dist'}: nothing written",
     ]
     assert read_tree(example_project / "dist") == dist
     # AND the library refuses it alike
-    with pytest.raises(ConfigError, match=r"kubernetesVersions\.staging-usw2: \"1\.35\" would move the cluster"):
+    with pytest.raises(ConfigError, match=r"kubernetesVersions\.staging-usw2: \"1\.36\" would move the cluster"):
         synthesize(example_project, replace=["*"])
     # AND the definition's own kubernetesVersion upgrades it, and the record follows
     (example_project / "environments" / "staging.yaml").write_text(
-        staging.replace("  - name: staging-usw2\n", '  - name: staging-usw2\n    kubernetesVersion: "1.35"\n')
+        staging.replace("  - name: staging-usw2\n", '  - name: staging-usw2\n    kubernetesVersion: "1.36"\n')
     )
     assert main(["--root", str(example_project), "synth"]) == 0
-    assert 'staging-usw2: "1.35"' in allocations.read_text()
+    assert 'staging-usw2: "1.36"' in allocations.read_text()
 
 
 def test_an_edited_range_in_the_record_is_a_replacement_the_guard_refuses(
@@ -522,6 +523,29 @@ def test_an_immutable_field_changed_only_through_an_overlay_is_refused(
         synthesize(example_project)
     synthesize(example_project, replace=["StorageClass/gp3"])
     assert read_tree(example_project / "dist") != dist
+
+
+def test_a_change_through_one_clusters_overlay_reads_no_other_clusters_entry(
+    example_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the example, and a change that only staging-usw2's overlay makes
+    assert main(["--root", str(example_project), "synth"]) == 0
+    _encrypted_off(example_project, "cluster")
+    built: list[str] = []
+    real = Folders.build
+
+    def build(self: Folders, folder: str) -> Any:
+        built.append(folder)
+        return real(self, folder)
+
+    monkeypatch.setattr(Folders, "build", build)
+    # WHEN synth judges what the cluster applies (and refuses it)
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    # THEN only the entry folders of that cluster and of the hub (which applies its chain) are built, in each tree:
+    # where the repositories lie is read from them alone, so a change to one cluster builds no other cluster
+    entries = {folder for folder in built if folder.startswith("platform/clusters/") and folder.count("/") == 2}
+    assert entries <= {"platform/clusters/staging-usw2", "platform/clusters/hub"}
+    assert "platform/clusters/staging-usw2" in entries
 
 
 def test_fleet_app_synth_refuses_a_change_made_through_an_overlay(example_project: Path) -> None:
