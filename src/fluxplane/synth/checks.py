@@ -2,22 +2,32 @@
 
 They catch what Flux would only report at run time, on the cluster: a dependsOn or sourceRef that
 names nothing, a dependency cycle (Flux would wait forever), a Flux path that is not in dist/, two
-objects with one identity in one kustomize build, two files at one path, and plaintext in Git: a Secret
-with values, or a SealedSecret carrying values in clear beside its ciphertext.
+objects with one identity in one kustomize build, two files at one path, one object that two Flux
+Kustomizations apply on a cluster (each takes it from the other, and prunes it when it stops applying it),
+and plaintext in Git: a Secret with values, or a SealedSecret carrying values in clear beside its ciphertext.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.secrets import SECRET_KINDS, check_plaintext
 from fluxplane.constructs.base import node_of, resources_below
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.manifest import Manifest
+from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.core.tree import Fleet, LazyDocuments, Placed, Walk, repositories_of
+from fluxplane.packs.helm_charts import chart_file
 from fluxplane.packs.registry import find_cycle
+from fluxplane.synth.cdk8s_charts import CHART_FILES
+
+if TYPE_CHECKING:
+    from fluxplane.synth.app import FleetApp
 
 
 def flux_sources(chart: Any) -> set[tuple[str, str, str]]:
@@ -128,4 +138,90 @@ def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any
                 problems.append(
                     f"{users[0].node.path}: spec.path {path!r} is not a folder of dist/ with a kustomization.yaml"
                 )
+    return problems
+
+
+# -- one writer per object on a cluster ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Writer:
+    """How a message names what writes an object: ``where`` leads the line, ``name`` is how the other writer's line
+    names it; the lowest ``rank`` leads (0: a file of the user's own, 1: a chart file, 2: a pack or fluxplane's own),
+    and its ``remedy`` ends the line."""
+
+    rank: int
+    where: str
+    name: str
+    remedy: str
+
+
+_EITHER = "only one of them may apply it"
+
+
+class _Writers:
+    """Names the writers of a walk of ``app``'s tree as the user knows them: the plain manifest or cdk8s chart an
+    object comes from, the chart file or pack whose Kustomization applies it, else what applies it."""
+
+    def __init__(self, app: FleetApp, walk: Walk) -> None:
+        self.walk = walk
+        self.registry = app.plan.registry
+        self.source = app.catalogue.source
+        self.files = {
+            posixpath.join(chart.layout.key, path): item
+            for chart in app.clusters.values()
+            for path, item in chart.manifest_files.items()
+        }
+        self.custom = {posixpath.join(chart.layout.key, chart.custom_path) for chart in app.clusters.values()}
+
+    def of(self, placed: Placed) -> _Writer:
+        path = placed.item.path or ""
+        item = self.files.get(path)
+        if item is not None:
+            what = "chart" if item.scope == CHART_FILES else "file"
+            return _Writer(0, item.source, item.source, f"remove it from the {what} or give it another name")
+        if path in self.custom:
+            return _Writer(
+                0, path, f"the cdk8s constructs of {path}", "remove it from the cluster chart or give it another name"
+            )
+        applier = self.walk.writer(placed)
+        if applier is None:
+            return _Writer(2, path, "the cluster's entry point", _EITHER)
+        namespace, name = applier.key.namespace, applier.key.name
+        pack = self.source(name) if namespace == FLUX_NAMESPACE else None
+        if pack is not None and pack in self.registry:
+            chart = chart_file(self.registry.get(pack))
+            if chart is not None:
+                # a chart's objects are named after its file, but its Namespace (``namespace``)
+                remedy = "choose another namespace in the file" if placed.key.name != pack else "rename the chart file"
+                return _Writer(1, chart, chart, remedy)
+            return _Writer(2, path, f"pack {pack!r}", _EITHER)
+        return _Writer(2, path, f"Kustomization {namespace}/{name}", _EITHER)
+
+
+def check_writers(
+    app: FleetApp, makers: Mapping[str, Callable[[], Sequence[Any]]], texts: Mapping[str, str]
+) -> list[str]:
+    """One writer per object on a cluster: no object that two Flux Kustomizations, or one and the cluster's entry
+    point, apply on one cluster (fluxplane.core.tree's Walk.contested). Each would take it from the other at every
+    reconciliation, and the one that stops applying it prunes it while the other still needs it.
+
+    What each cluster ``app`` renders applies is walked from ``makers`` (the documents of synth's files, by path) and
+    ``texts`` (the other files: cdk8s output, and what the walk may read of the clusters reused from the synth cache,
+    whose own objects were judged when they were rendered). One line per object and pair of writers, led by the
+    user's file, with the clusters.
+    """
+    fleet = Fleet(LazyDocuments(makers, texts), repositories_of([app.layout, app.workloads]))
+    walk = fleet.walk(list(app.clusters))
+    writers = _Writers(app, walk)
+    found: dict[tuple[str, str, str, str], list[str]] = {}
+    for cluster in walk.placed:
+        for contested in walk.contested(cluster):
+            lead, other = sorted((writers.of(contested.placed), writers.of(contested.other)), key=lambda w: w.rank)
+            what = contested.key.shown if lead.rank < 2 else f"{contested.key.shown} of {lead.name}"
+            found.setdefault((lead.where, what, other.name, lead.remedy), []).append(cluster)
+    problems = []
+    for (where, what, by, remedy), clusters in sorted(found.items()):
+        on = f"cluster {clusters[0]!r}" if len(clusters) == 1 else f"clusters {', '.join(map(repr, sorted(clusters)))}"
+        problems.append(f"{where}: {what} is written by {by} too on {on}; {remedy}")
     return problems

@@ -31,7 +31,7 @@ from fluxplane.constructs.manifest import Manifest
 from fluxplane.core.codec import dump_documents
 from fluxplane.errors import TreeError
 from fluxplane.graph import FluxTree
-from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, flux_sources
+from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_writers, flux_sources
 from fluxplane.synth.codeowners import codeowners
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
 
@@ -61,7 +61,7 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     drawn = _drawn(app, reused or {})
     rendering = start_render(app, files, drawn, readmes=not custom_charts)
     try:
-        custom = _check(app, files, spokes, tenants, reused, custom_charts)
+        custom = _check(app, files, spokes, tenants, reused, custom_charts, drawn)
         texts, readmes = rendering.result({**drawn, **custom})
     finally:
         rendering.stop()
@@ -103,10 +103,12 @@ def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:
 
 
 def _drawn(app: FleetApp, reused: Mapping[str, str]) -> Mapping[str, str]:
-    """The reused files the README graphs read: not the hub's folders of reused clusters.
+    """The reused files the README graphs and the check of what each cluster applies read: not the hub's folders of
+    reused clusters.
 
     Only a cluster's own graph shows the hub's chain for it, and a reused cluster's README is reused
-    too; leaving those folders out spares parsing every cluster's chain to draw the few rendered anew.
+    too (its objects were checked when it was rendered); leaving those folders out spares parsing every
+    cluster's chain to draw and check the few rendered anew.
     """
     if not app.reused:
         return reused
@@ -140,9 +142,10 @@ def _check(
     tenants: list[Any],
     reused: Mapping[str, str] | None,
     custom_charts: list[ClusterChart],
+    drawn: Mapping[str, str],
 ) -> dict[str, str]:
-    """Check the finished tree (TreeError on problems); returns the YAML of the cdk8s constructs of
-    ``custom_charts``, by path."""
+    """Check the finished tree (TreeError on problems), what each cluster applies included (check_writers, over the
+    reused files the graphs read, ``drawn``); returns the YAML of the cdk8s constructs of ``custom_charts``, by path."""
     problems = check_files(files)
     for chart in dict.fromkeys(chart for chart, _ in files):
         problems.extend(
@@ -177,6 +180,10 @@ def _check(
         for document in documents:
             problems.extend(check_plaintext(document, f"cluster-{chart.cluster} (cdk8s)", path))
         custom[path] = dump_documents(documents)
+    if problems:
+        raise TreeError(problems)
+    makers = {posixpath.join(chart.layout.key, manifest.path): manifest.documents for chart, manifest in files}
+    problems.extend(check_writers(app, makers, {**drawn, **custom}))
     if problems:
         raise TreeError(problems)
     return custom
