@@ -161,7 +161,8 @@ _EITHER = "only one of them may apply it"
 
 class _Writers:
     """Names the writers of a walk of ``app``'s tree as the user knows them: the plain manifest or cdk8s chart an
-    object comes from, the chart file or pack whose Kustomization applies it, else what applies it."""
+    object, or the Kustomization that applies it, comes from; the chart file or pack whose Kustomization applies it;
+    else what applies it."""
 
     def __init__(self, app: FleetApp, walk: Walk) -> None:
         self.walk = walk
@@ -174,7 +175,8 @@ class _Writers:
         }
         self.custom = {posixpath.join(chart.layout.key, chart.custom_path) for chart in app.clusters.values()}
 
-    def of(self, placed: Placed) -> _Writer:
+    def of(self, placed: Placed, *, own: bool = True) -> _Writer:
+        """How ``placed``'s writer is named; ``own``: a Kustomization of the user's that leads to it names it."""
         path = placed.item.path or ""
         item = self.files.get(path)
         if item is not None:
@@ -187,6 +189,19 @@ class _Writers:
         applier = self.walk.writer(placed)
         if applier is None:
             return _Writer(2, path, "the cluster's entry point", _EITHER)
+        # a Kustomization of the user's own (a plain manifest's or cdk8s chart's) applies it, or one it applies does
+        origin: Placed | None = applier if own else None
+        while origin is not None:
+            item = self.files.get(origin.item.path or "")
+            if item is not None:
+                theirs = f"Kustomization {origin.key.namespace}/{origin.key.name}"
+                return _Writer(
+                    0,
+                    item.source,
+                    f"{theirs} of {item.source}",
+                    f"its {theirs} applies it: point that at a folder of its own",
+                )
+            origin = self.walk.writer(origin)
         namespace, name = applier.key.namespace, applier.key.name
         pack = self.source(name) if namespace == FLUX_NAMESPACE else None
         if pack is not None and pack in self.registry:
@@ -196,7 +211,8 @@ class _Writers:
                 remedy = "choose another namespace in the file" if placed.key.name != pack else "rename the chart file"
                 return _Writer(1, chart, chart, remedy)
             return _Writer(2, path, f"pack {pack!r}", _EITHER)
-        return _Writer(2, path, f"Kustomization {namespace}/{name}", _EITHER)
+        elsewhere = f" of cluster {applier.cluster!r}" if applier.cluster != placed.cluster else ""
+        return _Writer(2, path, f"Kustomization {namespace}/{name}{elsewhere}", _EITHER)
 
 
 def check_writers(
@@ -214,14 +230,23 @@ def check_writers(
     fleet = Fleet(LazyDocuments(makers, texts), repositories_of([app.layout, app.workloads]))
     walk = fleet.walk(list(app.clusters))
     writers = _Writers(app, walk)
-    found: dict[tuple[str, str, str, str], list[str]] = {}
+    found: dict[tuple[str, str, str, str], set[str]] = {}
     for cluster in walk.placed:
         for contested in walk.contested(cluster):
-            lead, other = sorted((writers.of(contested.placed), writers.of(contested.other)), key=lambda w: w.rank)
+            (lead, _), (other, placed) = sorted(
+                ((writers.of(placed), placed) for placed in (contested.placed, contested.other)),
+                key=lambda pair: pair[0].rank,
+            )
+            if other == lead:  # both through one Kustomization of the user's: the other by what applies it
+                other = writers.of(placed, own=False)
             what = contested.key.shown if lead.rank < 2 else f"{contested.key.shown} of {lead.name}"
-            found.setdefault((lead.where, what, other.name, lead.remedy), []).append(cluster)
+            found.setdefault((lead.where, what, other.name, lead.remedy), set()).add(cluster)
     problems = []
     for (where, what, by, remedy), clusters in sorted(found.items()):
-        on = f"cluster {clusters[0]!r}" if len(clusters) == 1 else f"clusters {', '.join(map(repr, sorted(clusters)))}"
+        on = (
+            f"cluster {next(iter(clusters))!r}"
+            if len(clusters) == 1
+            else f"clusters {', '.join(map(repr, sorted(clusters)))}"
+        )
         problems.append(f"{where}: {what} is written by {by} too on {on}; {remedy}")
     return problems

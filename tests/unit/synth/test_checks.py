@@ -162,6 +162,33 @@ def test_an_object_a_manifest_or_cdk8s_chart_writes_with_a_pack_or_the_entry_poi
     ]
 
 
+def test_an_object_a_kustomization_of_the_users_applies_with_a_pack_is_refused_with_its_file(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN an environment's plain manifest declaring a Flux Kustomization that applies pack ctrl's folder again
+    copy = {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": "copy", "namespace": "flux-system"},
+        "spec": {
+            "interval": "10m",
+            "path": "./dist/platform/infrastructure/controllers/ctrl/base",
+            "prune": True,
+            "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+        },
+    }
+    manifest = ManifestFile(
+        "apps", "environment", "copy.yaml", "environments/manifests/staging/apps/copy.yaml", (copy,)
+    )
+    app = _with_manifests(write_fleet(BASE, TWO_CLUSTERS), manifest)
+    # WHEN rendered THEN what it applies is refused with the file, which is told to point it elsewhere
+    assert _refusals(app) == [
+        f"environments/manifests/staging/apps/copy.yaml: {shown} is written by pack 'ctrl' too on clusters 's1', "
+        "'s2'; its Kustomization flux-system/copy applies it: point that at a folder of its own"
+        for shown in ("ConfigMap ctrl/settings", "Namespace ctrl")
+    ]
+
+
 def test_an_object_a_chart_file_writes_with_a_pack_is_refused_with_the_chart_file(write_fleet: FleetWriter) -> None:
     # GIVEN a chart file installing into pack ctrl's namespace, and a pack that writes a HelmRepository of its name
     project = write_fleet({**BASE, "packs": {"ctrl": {}, "tool": {}, "mirror": {}}}, TWO_CLUSTERS)
