@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
-from fluxplane.core.tree import Fleet, LazyDocuments, Placed, Walk, repositories_of
+from fluxplane.core.tree import Placed, Walk
 from fluxplane.packs.helm_charts import chart_file
 from fluxplane.packs.registry import find_cycle
 from fluxplane.synth.cdk8s_charts import CHART_FILES
@@ -143,6 +143,10 @@ def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any
 
 # -- one writer per object on a cluster ------------------------------------------------------------------------
 
+#: One object two writers apply on a cluster, as its line names it: what leads the line, the object, the other writer,
+#: the remedy, and the cluster (check_writers joins the clusters of one line).
+Contest = tuple[str, str, str, str, str]
+
 
 @dataclass(frozen=True)
 class _Writer:
@@ -159,13 +163,18 @@ class _Writer:
 _EITHER = "only one of them may apply it"
 
 
-class _Writers:
-    """Names the writers of a walk of ``app``'s tree as the user knows them: the plain manifest or cdk8s chart an
-    object, or the Kustomization that applies it, comes from; the chart file or pack whose Kustomization applies it;
-    else what applies it."""
+class Writers:
+    """The objects two Flux Kustomizations, or one and the cluster's entry point, apply on a cluster of ``app``
+    (fluxplane.core.tree's ``Walk.contested``), each with its writers named as the user knows them: the plain
+    manifest or cdk8s chart an object, or the Kustomization that applies it, comes from; the chart file or pack whose
+    Kustomization applies it; else what applies it. Each writer would take the object from the other at every
+    reconciliation, and the one that stops applying it would prune it while the other still needs it.
 
-    def __init__(self, app: FleetApp, walk: Walk) -> None:
-        self.walk = walk
+    The walk is each cluster's own, which its README graph is drawn from (fluxplane.synth.readmes), so synth walks a
+    cluster once; a cluster reused from the synth cache was judged when it was rendered.
+    """
+
+    def __init__(self, app: FleetApp) -> None:
         self.registry = app.plan.registry
         self.source = app.catalogue.source
         self.files = {
@@ -175,7 +184,21 @@ class _Writers:
         }
         self.custom = {posixpath.join(chart.layout.key, chart.custom_path) for chart in app.clusters.values()}
 
-    def of(self, placed: Placed, *, own: bool = True) -> _Writer:
+    def contests(self, walk: Walk, cluster: str) -> list[Contest]:
+        """The objects two writers apply on ``cluster`` (``walk`` is the cluster's own)."""
+        found: list[Contest] = []
+        for contested in walk.contested(cluster):
+            (lead, _), (other, placed) = sorted(
+                ((self._of(walk, placed), placed) for placed in (contested.placed, contested.other)),
+                key=lambda pair: pair[0].rank,
+            )
+            if other == lead:  # both through one Kustomization of the user's: the other by what applies it
+                other = self._of(walk, placed, own=False)
+            what = contested.key.shown if lead.rank < 2 else f"{contested.key.shown} of {lead.name}"
+            found.append((lead.where, what, other.name, lead.remedy, cluster))
+        return found
+
+    def _of(self, walk: Walk, placed: Placed, *, own: bool = True) -> _Writer:
         """How ``placed``'s writer is named; ``own``: a Kustomization of the user's that leads to it names it."""
         path = placed.item.path or ""
         item = self.files.get(path)
@@ -186,7 +209,7 @@ class _Writers:
             return _Writer(
                 0, path, f"the cdk8s constructs of {path}", "remove it from the cluster chart or give it another name"
             )
-        applier = self.walk.writer(placed)
+        applier = walk.writer(placed)
         if applier is None:
             return _Writer(2, path, "the cluster's entry point", _EITHER)
         # a Kustomization of the user's own (a plain manifest's or cdk8s chart's) applies it, or one it applies does
@@ -201,7 +224,7 @@ class _Writers:
                     f"{theirs} of {item.source}",
                     f"its {theirs} applies it: point that at a folder of its own",
                 )
-            origin = self.walk.writer(origin)
+            origin = walk.writer(origin)
         namespace, name = applier.key.namespace, applier.key.name
         pack = self.source(name) if namespace == FLUX_NAMESPACE else None
         if pack is not None and pack in self.registry:
@@ -215,38 +238,15 @@ class _Writers:
         return _Writer(2, path, f"Kustomization {namespace}/{name}{elsewhere}", _EITHER)
 
 
-def check_writers(
-    app: FleetApp, makers: Mapping[str, Callable[[], Sequence[Any]]], texts: Mapping[str, str]
-) -> list[str]:
-    """One writer per object on a cluster: no object that two Flux Kustomizations, or one and the cluster's entry
-    point, apply on one cluster (fluxplane.core.tree's Walk.contested). Each would take it from the other at every
-    reconciliation, and the one that stops applying it prunes it while the other still needs it.
-
-    What each cluster ``app`` renders applies is walked from ``makers`` (the documents of synth's files, by path) and
-    ``texts`` (the other files: cdk8s output, and what the walk may read of the clusters reused from the synth cache,
-    whose own objects were judged when they were rendered). One line per object and pair of writers, led by the
-    user's file, with the clusters.
-    """
-    fleet = Fleet(LazyDocuments(makers, texts), repositories_of([app.layout, app.workloads]))
-    walk = fleet.walk(list(app.clusters))
-    writers = _Writers(app, walk)
+def check_writers(contests: Iterable[Contest]) -> list[str]:
+    """One line per object and pair of writers (Writers.contests), led by the user's file, with its clusters."""
     found: dict[tuple[str, str, str, str], set[str]] = {}
-    for cluster in walk.placed:
-        for contested in walk.contested(cluster):
-            (lead, _), (other, placed) = sorted(
-                ((writers.of(placed), placed) for placed in (contested.placed, contested.other)),
-                key=lambda pair: pair[0].rank,
-            )
-            if other == lead:  # both through one Kustomization of the user's: the other by what applies it
-                other = writers.of(placed, own=False)
-            what = contested.key.shown if lead.rank < 2 else f"{contested.key.shown} of {lead.name}"
-            found.setdefault((lead.where, what, other.name, lead.remedy), set()).add(cluster)
+    for where, what, by, remedy, cluster in contests:
+        found.setdefault((where, what, by, remedy), set()).add(cluster)
     problems = []
     for (where, what, by, remedy), clusters in sorted(found.items()):
-        on = (
-            f"cluster {next(iter(clusters))!r}"
-            if len(clusters) == 1
-            else f"clusters {', '.join(map(repr, sorted(clusters)))}"
+        named = ", ".join(map(repr, sorted(clusters)))
+        problems.append(
+            f"{where}: {what} is written by {by} too on cluster{'s' if len(clusters) > 1 else ''} {named}; {remedy}"
         )
-        problems.append(f"{where}: {what} is written by {by} too on {on}; {remedy}")
     return problems

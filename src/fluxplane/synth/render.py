@@ -7,9 +7,10 @@ Dumping is most of synth's time and PyYAML holds the GIL, so large fleets are re
 worker processes, one per core, while synth checks the tree. The work is cut into a few parts per
 worker, each part every n-th cluster and every n-th file outside cluster folders, taken by the
 workers as they get free. For each cluster a worker turns the cluster's files into documents once,
-dumps them and draws the cluster's README.md graph from them. Workers only read the tree and
-return text; they never touch the JavaScript runtime. Output does not depend on the number of
-workers.
+dumps them and draws the cluster's README.md graph from them; the walk the graph is drawn from says
+which objects two writers apply on the cluster, which synth refuses once the workers are done.
+Workers only read the tree and return text; they never touch the JavaScript runtime. Output does
+not depend on the number of workers.
 """
 
 from __future__ import annotations
@@ -31,7 +32,15 @@ from fluxplane.constructs.manifest import Manifest
 from fluxplane.core.codec import dump_documents
 from fluxplane.errors import TreeError
 from fluxplane.graph import FluxTree
-from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, check_writers, flux_sources
+from fluxplane.synth.checks import (
+    Contest,
+    Writers,
+    check_cluster,
+    check_files,
+    check_flux_paths,
+    check_writers,
+    flux_sources,
+)
 from fluxplane.synth.codeowners import codeowners
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
 
@@ -43,7 +52,9 @@ if TYPE_CHECKING:
 
 
 def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path.
+    """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path. An object two
+    Flux Kustomizations apply on a cluster it renders is refused (fluxplane.synth.checks.Writers), as the other checks'
+    problems are (TreeError).
 
     ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetApp.reused):
     they join the output, and the folders among them count for the Flux path checks.
@@ -61,10 +72,14 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     drawn = _drawn(app, reused or {})
     rendering = start_render(app, files, drawn, readmes=not custom_charts)
     try:
-        custom = _check(app, files, spokes, tenants, reused, custom_charts, drawn)
-        texts, readmes = rendering.result({**drawn, **custom})
+        custom = _check(app, files, spokes, tenants, reused, custom_charts)
+        texts, readmes, contests = rendering.result({**drawn, **custom})
     finally:
         rendering.stop()
+    # what each cluster applies, judged from the walks its README graph is drawn from
+    problems = check_writers(contests)
+    if problems:
+        raise TreeError(problems)
     out = dict(reused or {})
     out.update(
         (posixpath.join(chart.layout.key, manifest.path), text)
@@ -103,12 +118,10 @@ def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:
 
 
 def _drawn(app: FleetApp, reused: Mapping[str, str]) -> Mapping[str, str]:
-    """The reused files the README graphs and the check of what each cluster applies read: not the hub's folders of
-    reused clusters.
+    """The reused files the README graphs read: not the hub's folders of reused clusters.
 
     Only a cluster's own graph shows the hub's chain for it, and a reused cluster's README is reused
-    too (its objects were checked when it was rendered); leaving those folders out spares parsing every
-    cluster's chain to draw and check the few rendered anew.
+    too; leaving those folders out spares parsing every cluster's chain to draw the few rendered anew.
     """
     if not app.reused:
         return reused
@@ -142,10 +155,9 @@ def _check(
     tenants: list[Any],
     reused: Mapping[str, str] | None,
     custom_charts: list[ClusterChart],
-    drawn: Mapping[str, str],
 ) -> dict[str, str]:
-    """Check the finished tree (TreeError on problems), what each cluster applies included (check_writers, over the
-    reused files the graphs read, ``drawn``); returns the YAML of the cdk8s constructs of ``custom_charts``, by path."""
+    """Check the finished tree (TreeError on problems); returns the YAML of the cdk8s constructs of
+    ``custom_charts``, by path."""
     problems = check_files(files)
     for chart in dict.fromkeys(chart for chart, _ in files):
         problems.extend(
@@ -182,10 +194,6 @@ def _check(
         custom[path] = dump_documents(documents)
     if problems:
         raise TreeError(problems)
-    makers = {posixpath.join(chart.layout.key, manifest.path): manifest.documents for chart, manifest in files}
-    problems.extend(check_writers(app, makers, {**drawn, **custom}))
-    if problems:
-        raise TreeError(problems)
     return custom
 
 
@@ -208,9 +216,10 @@ class _Job:
 
 
 _JOB: _Job | None = None
-#: In a worker: the documents of the cluster it renders, by file position, and the tree its graphs use.
+#: In a worker: the documents of the cluster it renders, by file position, the tree its graphs use, and what names
+#: the writers of the objects two of them apply on a cluster.
 _MADE: dict[int, list[dict[str, Any]]] = {}
-_TREE: FluxTree | None = None
+_TREE: tuple[FluxTree, Writers] | None = None
 
 
 class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
@@ -237,32 +246,36 @@ class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
         return len(self._job.index)
 
 
-def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str]]:
-    """Part ``part`` of the work: (positions in the file list, their YAML texts, README.md texts by path)."""
+def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str], list[Contest]]:
+    """Part ``part`` of the work: (positions in the file list, their YAML texts, README.md texts by path, the
+    objects two writers apply on its clusters)."""
     job = _JOB
     assert job is not None  # set before the fork
     clusters, others = job.parts[part]
     positions: list[int] = []
     texts: list[str] = []
     readmes: dict[str, str] = {}
+    contests: list[Contest] = []
     global _TREE
     if _TREE is None and job.readmes:
-        _TREE = fleet_tree(job.app, _Makers(job, _MADE), job.texts)
-    made, tree = _MADE, _TREE
+        _TREE = fleet_tree(job.app, _Makers(job, _MADE), job.texts), Writers(job.app)
+    made, drawing = _MADE, _TREE
     for name in clusters:
         for position in job.clusters[name]:
             documents = job.manifests[position].documents()
             made[position] = documents
             positions.append(position)
             texts.append(dump_documents(documents))
-        if tree is not None:
-            path, text = cluster_readme(job.app, tree, name)
+        if drawing is not None:
+            tree, writers = drawing
+            path, text, found = cluster_readme(job.app, tree, name, writers)
             readmes[path] = text
+            contests.extend(found)
         made.clear()
     for position in others:
         positions.append(position)
         texts.append(dump_documents(job.manifests[position].documents()))
-    return positions, texts, readmes
+    return positions, texts, readmes, contests
 
 
 def _workers() -> int:
@@ -285,17 +298,19 @@ class PendingRender:
     def _start(self, pool: Any, pending: Any, readmes: bool) -> None:
         self._pool, self._pending, self._readmes = pool, pending, readmes
 
-    def result(self, texts: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-        """``texts`` supplies the files that are not manifests, for the graphs this process draws."""
-        readmes = {} if self._readmes else cluster_readmes(self._app, self._files, texts)
+    def result(self, texts: Mapping[str, str]) -> tuple[list[str], dict[str, str], list[Contest]]:
+        """The texts, the README.md texts and the objects two writers apply on a cluster (Writers.contests).
+        ``texts`` supplies the files that are not manifests, for the graphs this process draws."""
+        readmes, contests = ({}, []) if self._readmes else cluster_readmes(self._app, self._files, texts)
         if self._pool is None:
-            return [dump_documents(manifest.documents()) for _, manifest in self._files], readmes
+            return [dump_documents(manifest.documents()) for _, manifest in self._files], readmes, contests
         dumped: list[str] = [""] * len(self._files)
-        for positions, part, drawn in self._pending.get():
+        for positions, part, drawn, found in self._pending.get():
             for position, text in zip(positions, part, strict=True):
                 dumped[position] = text
             readmes.update(drawn)
-        return dumped, readmes
+            contests.extend(found)
+        return dumped, readmes, contests
 
     def stop(self) -> None:
         if self._pool is not None:

@@ -86,13 +86,14 @@ class Placed:
     """An object on a cluster: the item kustomize built, the namespace it lands in, and the application (the
     Kustomization and folder) that put it there."""
 
-    __slots__ = ("application", "cluster", "item", "namespace")
+    __slots__ = ("_key", "application", "cluster", "item", "namespace")
 
     def __init__(self, cluster: str, item: Item, namespace: str, application: Application) -> None:
         self.cluster = cluster
         self.item = item
         self.namespace = namespace
         self.application = application
+        self._key: Key | None = None
 
     @property
     def doc(self) -> Document:
@@ -100,13 +101,15 @@ class Placed:
 
     @property
     def key(self) -> Key:
-        metadata = metadata_of(self.item.doc)
-        return Key(
-            group_of(self.item.doc.get("apiVersion")),
-            str(self.item.doc.get("kind") or ""),
-            self.namespace,
-            str(metadata.get("name") or ""),
-        )
+        if self._key is None:
+            metadata = metadata_of(self.item.doc)
+            self._key = Key(
+                group_of(self.item.doc.get("apiVersion")),
+                str(self.item.doc.get("kind") or ""),
+                self.namespace,
+                str(metadata.get("name") or ""),
+            )
+        return self._key
 
     @property
     def applier(self) -> Placed | None:
