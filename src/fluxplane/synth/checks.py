@@ -171,7 +171,9 @@ class Writers:
     reconciliation, and the one that stops applying it would prune it while the other still needs it.
 
     The walk is each cluster's own, which its README graph is drawn from (fluxplane.synth.readmes), so synth walks a
-    cluster once; a cluster reused from the synth cache was judged when it was rendered.
+    cluster once; a cluster reused from the synth cache was judged when it was rendered. What the hub applies on a
+    workload cluster through kubeConfig is not in that cluster's own walk: its Flux sync objects, handed over, and
+    its bootstrap steps (the secret store and the sealing key), whose names are fluxplane's own.
     """
 
     def __init__(self, app: FleetApp) -> None:
@@ -188,12 +190,12 @@ class Writers:
         """The objects two writers apply on ``cluster`` (``walk`` is the cluster's own)."""
         found: list[Contest] = []
         for contested in walk.contested(cluster):
-            (lead, _), (other, placed) = sorted(
-                ((self._of(walk, placed), placed) for placed in (contested.placed, contested.other)),
+            (lead, _), (other, second) = sorted(
+                ((self._of(walk, side), side) for side in (contested.placed, contested.other)),
                 key=lambda pair: pair[0].rank,
             )
             if other == lead:  # both through one Kustomization of the user's: the other by what applies it
-                other = self._of(walk, placed, own=False)
+                other = self._of(walk, second, own=False)
             what = contested.key.shown if lead.rank < 2 else f"{contested.key.shown} of {lead.name}"
             found.append((lead.where, what, other.name, lead.remedy, cluster))
         return found
