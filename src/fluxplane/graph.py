@@ -153,10 +153,21 @@ class FluxTree:
         self.hub = hub
         self._chains: dict[str, list[_Entry]] | None = None
         self._hub: tuple[dict[Key, _Entry], Walk] | None = None
+        self._local: dict[str, Walk] = {}
 
     def forget(self, cluster: str) -> None:
         """Drop what was built from ``cluster``'s own folders (drawn once), keeping the shared ones."""
         self.fleet.forget(cluster)
+        if cluster != self.hub:
+            self._local.pop(cluster, None)
+
+    def local(self, cluster: str) -> Walk:
+        """``cluster``'s own walk (fluxplane.core.tree's ``Fleet.local``), which its graph is drawn from; kept until
+        the cluster is forgotten (the hub's for good), so what else reads it needs no walk of its own."""
+        walk = self._local.get(cluster)
+        if walk is None:
+            walk = self._local[cluster] = self.fleet.local(cluster)
+        return walk
 
     def _walk(self, cluster: str) -> tuple[dict[Key, _Entry], Walk]:
         """Every Flux object of the cluster's walk, with the Kustomization that first applies it.
@@ -166,7 +177,7 @@ class FluxTree:
         """
         if cluster == self.hub and self._hub is not None:
             return self._hub
-        walk = self.fleet.local(cluster)
+        walk = self.local(cluster)
         applications = {application.applier: application for application in walk.applications}
         entries: dict[Key, _Entry] = {}
         queue: deque[_Entry] = deque()

@@ -12,6 +12,7 @@ import yaml
 
 from fluxplane.cli import main
 from tests.conftest import MINIMAL_BASE, MINIMAL_ENV, FleetWriter, load_documents
+from tests.support.files import read_tree
 from tests.support.manifests import assert_valid_and_built
 
 CANARY = {
@@ -201,6 +202,28 @@ def test_a_bad_chart_file_is_one_line_with_its_location(
     assert err.startswith(message), err
     assert "t0ken" not in err
     assert not (root / "dist").exists()
+
+
+def test_a_chart_file_named_after_a_packs_helm_repository_is_refused_where_both_run(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example with a chart file named after the HelmRepository pack crossplane makes in the hub's
+    # flux-system (a name no pack or Kustomization of fluxplane's takes), enabled on the hub
+    (example_project / "environments" / "charts").mkdir()
+    (example_project / "environments" / "charts" / "crossplane-stable.yaml").write_text(yaml.safe_dump(GOLDILOCKS))
+    base_file = example_project / "environments" / "base.yaml"
+    base = yaml.safe_load(base_file.read_text())
+    base["management"]["packs"]["crossplane-stable"] = {}
+    base_file.write_text(yaml.safe_dump(base, sort_keys=False))
+    dist = read_tree(example_project / "dist")
+    # WHEN synthesized THEN the one object both would write on the hub is refused, with the chart file, and dist/ is
+    # left as it was
+    assert main(["--root", str(example_project), "synth"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "environments/charts/crossplane-stable.yaml: HelmRepository flux-system/crossplane-stable is written by pack "
+        "'crossplane' too on cluster 'hub'; rename the chart file"
+    )
+    assert read_tree(example_project / "dist") == dist
 
 
 #: A release taken over where it runs: installed into kube-system by a HelmRelease of that namespace (so named and

@@ -10,6 +10,7 @@ import yaml
 
 from fluxplane.cli import main
 from tests.conftest import FleetWriter, load_documents
+from tests.support.files import read_tree
 from tests.support.manifests import assert_valid_and_built
 
 QUOTAS = """apiVersion: v1
@@ -174,3 +175,27 @@ def test_what_flux_could_not_apply_is_refused_with_its_file(
     assert err.startswith(message), err
     assert not any(shown in err for shown in ("stringData:", "password", "hunter2", ": x")), err
     assert not (root / "dist").exists()
+
+
+POLICY = """apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: pod-security-baseline
+spec:
+  rules: []
+"""
+
+
+def test_a_manifest_that_writes_a_packs_object_is_refused_with_its_file(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example with a staging manifest declaring the Kyverno policy pack kyverno writes on every cluster
+    _write(example_project, {"staging/configs/policies.yaml": POLICY})
+    dist = read_tree(example_project / "dist")
+    # WHEN synthesized THEN it is refused, with the file, the pack and the cluster, and dist/ is left as it was
+    assert main(["--root", str(example_project), "synth"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "environments/manifests/staging/configs/policies.yaml: ClusterPolicy pod-security-baseline is written by "
+        "pack 'kyverno' too on cluster 'staging-usw2'; remove it from the file or give it another name"
+    )
+    assert read_tree(example_project / "dist") == dist

@@ -143,13 +143,15 @@ def test_validate_finds_a_kustomization_whose_path_its_sparse_checkout_leaves_ou
     from fluxplane.validate.references import check_references
     from fluxplane.validate.tree import load_tree
 
-    # GIVEN a cluster's plain manifests that add a Flux Kustomization reading a folder outside its checkout
+    # GIVEN a cluster's plain manifests that add a Flux Kustomization reading a folder outside its checkout (the
+    # hub's chain of the cluster, which writes nothing of the cluster's own)
     root = write_fleet()
     manifest = root / "environments/manifests/staging/apps/extra.yaml"
     manifest.parent.mkdir(parents=True)
     manifest.write_text(
         "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: extra\n"
-        "  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./dist/platform/clusters/hub\n  prune: true\n"
+        "  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./dist/platform/spokes/staging-1/cluster\n"
+        "  prune: true\n"
         "  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
     )
     assert main(["--root", str(root), "synth"]) == 0
@@ -157,7 +159,8 @@ def test_validate_finds_a_kustomization_whose_path_its_sparse_checkout_leaves_ou
     lines = [finding.line() for finding in check_references(load_tree(root / "dist"))]
     assert any(
         "extra.yaml" in line
-        and "'./dist/platform/clusters/hub' is outside the sparse checkout of GitRepository flux-system/flux-system"
+        and "'./dist/platform/spokes/staging-1/cluster' is outside the sparse checkout of GitRepository "
+        "flux-system/flux-system"
         in line
         for line in lines
     ), lines

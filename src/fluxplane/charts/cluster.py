@@ -136,6 +136,9 @@ class ClusterChart(FleetChart):
         self._tenants: Manifest | None = None
         self._secrets_dir: str | None = None
         self.pack_kustomizations: dict[str, Kustomization] = {}
+        #: The files of the definition's plain manifests and cdk8s charts, by the path of the file each becomes
+        #: (relative to the repository's folder): what messages name an object of theirs by.
+        self.manifest_files: dict[str, ManifestFile] = {}
         self._workloads: RepositoryLayout | None = None
         self._tenants_source = SYNC_SOURCE
 
@@ -206,6 +209,7 @@ class ClusterChart(FleetChart):
         for index, item in enumerate(files):
             relative = posixpath.join(item.scope, item.name)
             manifest = self.add_manifest(f"manifests-{layer}-{index}", posixpath.join(directory, relative))
+            self.manifest_files[manifest.path] = item
             for number, document in enumerate(item.documents):
                 RawObject(manifest, f"object-{number}", document)
             listing.add_resource(relative)

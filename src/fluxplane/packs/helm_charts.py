@@ -57,6 +57,8 @@ from fluxplane.packs.versions import Chart
 
 #: Where the definition's charts live, relative to the project.
 CHARTS_DIR = "environments/charts"
+#: The key of a chart's pack config schema that holds the digest of its file (the synth cache's key covers it).
+_CHART_DIGEST = "x-fluxplane-chart"
 #: A chart repository URL: https:// for a Helm repository, oci:// for an OCI registry (no spaces or quotes).
 _URL = r"(https|oci)://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%!$&'()*+,;=:@/-]*)?"
 #: A chart's name in its repository (Helm: lower-case letters, digits, '-', '_' and '.').
@@ -297,7 +299,7 @@ def chart_pack(name: str, spec: ChartSpec) -> Pack:
             "__module__": __name__,
             "release_namespace": spec.installs_into(),
             "model_config": ConfigDict(
-                extra="forbid", frozen=True, populate_by_name=False, json_schema_extra={"x-fluxplane-chart": digest}
+                extra="forbid", frozen=True, populate_by_name=False, json_schema_extra={_CHART_DIGEST: digest}
             ),
         },
     )
@@ -332,6 +334,12 @@ def chart_pack(name: str, spec: ChartSpec) -> Pack:
         requires=tuple(spec.requires),
         namespaces=(spec.installs_into(),),
     )
+
+
+def chart_file(pack: Pack) -> str | None:
+    """The chart file ``pack`` is made from (``environments/charts/<name>.yaml``, chart_pack); None for another pack."""
+    extra = pack.config.model_config.get("json_schema_extra")
+    return f"{CHARTS_DIR}/{pack.name}.yaml" if isinstance(extra, dict) and _CHART_DIGEST in extra else None
 
 
 def _version_or_range(cls: Any, value: Any) -> Any:

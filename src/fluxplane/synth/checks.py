@@ -2,22 +2,32 @@
 
 They catch what Flux would only report at run time, on the cluster: a dependsOn or sourceRef that
 names nothing, a dependency cycle (Flux would wait forever), a Flux path that is not in dist/, two
-objects with one identity in one kustomize build, two files at one path, and plaintext in Git: a Secret
-with values, or a SealedSecret carrying values in clear beside its ciphertext.
+objects with one identity in one kustomize build, two files at one path, one object that two Flux
+Kustomizations apply on a cluster (each takes it from the other, and prunes it when it stops applying it),
+and plaintext in Git: a Secret with values, or a SealedSecret carrying values in clear beside its ciphertext.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.secrets import SECRET_KINDS, check_plaintext
 from fluxplane.constructs.base import node_of, resources_below
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.manifest import Manifest
+from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.core.tree import Placed, Walk
+from fluxplane.packs.helm_charts import chart_file
 from fluxplane.packs.registry import find_cycle
+from fluxplane.synth.cdk8s_charts import CHART_FILES
+
+if TYPE_CHECKING:
+    from fluxplane.synth.app import FleetApp
 
 
 def flux_sources(chart: Any) -> set[tuple[str, str, str]]:
@@ -128,4 +138,117 @@ def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any
                 problems.append(
                     f"{users[0].node.path}: spec.path {path!r} is not a folder of dist/ with a kustomization.yaml"
                 )
+    return problems
+
+
+# -- one writer per object on a cluster ------------------------------------------------------------------------
+
+#: One object two writers apply on a cluster, as its line names it: what leads the line, the object, the other writer,
+#: the remedy, and the cluster (check_writers joins the clusters of one line).
+Contest = tuple[str, str, str, str, str]
+
+
+@dataclass(frozen=True)
+class _Writer:
+    """How a message names what writes an object: ``where`` leads the line, ``name`` is how the other writer's line
+    names it; the lowest ``rank`` leads (0: a file of the user's own, 1: a chart file, 2: a pack or fluxplane's own),
+    and its ``remedy`` ends the line."""
+
+    rank: int
+    where: str
+    name: str
+    remedy: str
+
+
+_EITHER = "only one of them may apply it"
+
+
+class Writers:
+    """The objects two Flux Kustomizations, or one and the cluster's entry point, apply on a cluster of ``app``
+    (fluxplane.core.tree's ``Walk.contested``), each with its writers named as the user knows them: the plain
+    manifest or cdk8s chart an object, or the Kustomization that applies it, comes from; the chart file or pack whose
+    Kustomization applies it; else what applies it. Each writer would take the object from the other at every
+    reconciliation, and the one that stops applying it would prune it while the other still needs it.
+
+    The walk is each cluster's own, which its README graph is drawn from (fluxplane.synth.readmes), so synth walks a
+    cluster once; a cluster reused from the synth cache was judged when it was rendered. What the hub applies on a
+    workload cluster through kubeConfig is not in that cluster's own walk: its Flux sync objects, handed over, and
+    its bootstrap steps (the secret store and the sealing key), whose names are fluxplane's own.
+    """
+
+    def __init__(self, app: FleetApp) -> None:
+        self.registry = app.plan.registry
+        self.source = app.catalogue.source
+        self.files = {
+            posixpath.join(chart.layout.key, path): item
+            for chart in app.clusters.values()
+            for path, item in chart.manifest_files.items()
+        }
+        self.custom = {posixpath.join(chart.layout.key, chart.custom_path) for chart in app.clusters.values()}
+
+    def contests(self, walk: Walk, cluster: str) -> list[Contest]:
+        """The objects two writers apply on ``cluster`` (``walk`` is the cluster's own)."""
+        found: list[Contest] = []
+        for contested in walk.contested(cluster):
+            (lead, _), (other, second) = sorted(
+                ((self._of(walk, side), side) for side in (contested.placed, contested.other)),
+                key=lambda pair: pair[0].rank,
+            )
+            if other == lead:  # both through one Kustomization of the user's: the other by what applies it
+                other = self._of(walk, second, own=False)
+            what = contested.key.shown if lead.rank < 2 else f"{contested.key.shown} of {lead.name}"
+            found.append((lead.where, what, other.name, lead.remedy, cluster))
+        return found
+
+    def _of(self, walk: Walk, placed: Placed, *, own: bool = True) -> _Writer:
+        """How ``placed``'s writer is named; ``own``: a Kustomization of the user's that leads to it names it."""
+        path = placed.item.path or ""
+        item = self.files.get(path)
+        if item is not None:
+            what = "chart" if item.scope == CHART_FILES else "file"
+            return _Writer(0, item.source, item.source, f"remove it from the {what} or give it another name")
+        if path in self.custom:
+            return _Writer(
+                0, path, f"the cdk8s constructs of {path}", "remove it from the cluster chart or give it another name"
+            )
+        applier = walk.writer(placed)
+        if applier is None:
+            return _Writer(2, path, "the cluster's entry point", _EITHER)
+        # a Kustomization of the user's own (a plain manifest's or cdk8s chart's) applies it, or one it applies does
+        origin: Placed | None = applier if own else None
+        while origin is not None:
+            item = self.files.get(origin.item.path or "")
+            if item is not None:
+                theirs = f"Kustomization {origin.key.namespace}/{origin.key.name}"
+                return _Writer(
+                    0,
+                    item.source,
+                    f"{theirs} of {item.source}",
+                    f"its {theirs} applies it: point that at a folder of its own",
+                )
+            origin = walk.writer(origin)
+        namespace, name = applier.key.namespace, applier.key.name
+        pack = self.source(name) if namespace == FLUX_NAMESPACE else None
+        if pack is not None and pack in self.registry:
+            chart = chart_file(self.registry.get(pack))
+            if chart is not None:
+                # a chart's objects are named after its file, but its Namespace (``namespace``)
+                remedy = "choose another namespace in the file" if placed.key.name != pack else "rename the chart file"
+                return _Writer(1, chart, chart, remedy)
+            return _Writer(2, path, f"pack {pack!r}", _EITHER)
+        elsewhere = f" of cluster {applier.cluster!r}" if applier.cluster != placed.cluster else ""
+        return _Writer(2, path, f"Kustomization {namespace}/{name}{elsewhere}", _EITHER)
+
+
+def check_writers(contests: Iterable[Contest]) -> list[str]:
+    """One line per object and pair of writers (Writers.contests), led by the user's file, with its clusters."""
+    found: dict[tuple[str, str, str, str], set[str]] = {}
+    for where, what, by, remedy, cluster in contests:
+        found.setdefault((where, what, by, remedy), set()).add(cluster)
+    problems = []
+    for (where, what, by, remedy), clusters in sorted(found.items()):
+        named = ", ".join(map(repr, sorted(clusters)))
+        problems.append(
+            f"{where}: {what} is written by {by} too on cluster{'s' if len(clusters) > 1 else ''} {named}; {remedy}"
+        )
     return problems

@@ -7,9 +7,10 @@ Dumping is most of synth's time and PyYAML holds the GIL, so large fleets are re
 worker processes, one per core, while synth checks the tree. The work is cut into a few parts per
 worker, each part every n-th cluster and every n-th file outside cluster folders, taken by the
 workers as they get free. For each cluster a worker turns the cluster's files into documents once,
-dumps them and draws the cluster's README.md graph from them. Workers only read the tree and
-return text; they never touch the JavaScript runtime. Output does not depend on the number of
-workers.
+dumps them and draws the cluster's README.md graph from them; the walk the graph is drawn from says
+which objects two writers apply on the cluster, which synth refuses once the workers are done.
+Workers only read the tree and return text; they never touch the JavaScript runtime. Output does
+not depend on the number of workers.
 """
 
 from __future__ import annotations
@@ -31,7 +32,15 @@ from fluxplane.constructs.manifest import Manifest
 from fluxplane.core.codec import dump_documents
 from fluxplane.errors import TreeError
 from fluxplane.graph import FluxTree
-from fluxplane.synth.checks import check_cluster, check_files, check_flux_paths, flux_sources
+from fluxplane.synth.checks import (
+    Contest,
+    Writers,
+    check_cluster,
+    check_files,
+    check_flux_paths,
+    check_writers,
+    flux_sources,
+)
 from fluxplane.synth.codeowners import codeowners
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
 
@@ -43,7 +52,9 @@ if TYPE_CHECKING:
 
 
 def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path.
+    """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path. An object two
+    Flux Kustomizations apply on a cluster it renders is refused (fluxplane.synth.checks.Writers), as the other checks'
+    problems are (TreeError).
 
     ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetApp.reused):
     they join the output, and the folders among them count for the Flux path checks.
@@ -62,9 +73,13 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     rendering = start_render(app, files, drawn, readmes=not custom_charts)
     try:
         custom = _check(app, files, spokes, tenants, reused, custom_charts)
-        texts, readmes = rendering.result({**drawn, **custom})
+        texts, readmes, contests = rendering.result({**drawn, **custom})
     finally:
         rendering.stop()
+    # what each cluster applies, judged from the walks its README graph is drawn from
+    problems = check_writers(contests)
+    if problems:
+        raise TreeError(problems)
     out = dict(reused or {})
     out.update(
         (posixpath.join(chart.layout.key, manifest.path), text)
@@ -201,9 +216,10 @@ class _Job:
 
 
 _JOB: _Job | None = None
-#: In a worker: the documents of the cluster it renders, by file position, and the tree its graphs use.
+#: In a worker: the documents of the cluster it renders, by file position, the tree its graphs use, and what names
+#: the writers of the objects two of them apply on a cluster.
 _MADE: dict[int, list[dict[str, Any]]] = {}
-_TREE: FluxTree | None = None
+_TREE: tuple[FluxTree, Writers] | None = None
 
 
 class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
@@ -230,32 +246,36 @@ class _Makers(Mapping[str, Callable[[], list[dict[str, Any]]]]):
         return len(self._job.index)
 
 
-def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str]]:
-    """Part ``part`` of the work: (positions in the file list, their YAML texts, README.md texts by path)."""
+def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str], list[Contest]]:
+    """Part ``part`` of the work: (positions in the file list, their YAML texts, README.md texts by path, the
+    objects two writers apply on its clusters)."""
     job = _JOB
     assert job is not None  # set before the fork
     clusters, others = job.parts[part]
     positions: list[int] = []
     texts: list[str] = []
     readmes: dict[str, str] = {}
+    contests: list[Contest] = []
     global _TREE
     if _TREE is None and job.readmes:
-        _TREE = fleet_tree(job.app, _Makers(job, _MADE), job.texts)
-    made, tree = _MADE, _TREE
+        _TREE = fleet_tree(job.app, _Makers(job, _MADE), job.texts), Writers(job.app)
+    made, drawing = _MADE, _TREE
     for name in clusters:
         for position in job.clusters[name]:
             documents = job.manifests[position].documents()
             made[position] = documents
             positions.append(position)
             texts.append(dump_documents(documents))
-        if tree is not None:
-            path, text = cluster_readme(job.app, tree, name)
+        if drawing is not None:
+            tree, writers = drawing
+            path, text, found = cluster_readme(job.app, tree, name, writers)
             readmes[path] = text
+            contests.extend(found)
         made.clear()
     for position in others:
         positions.append(position)
         texts.append(dump_documents(job.manifests[position].documents()))
-    return positions, texts, readmes
+    return positions, texts, readmes, contests
 
 
 def _workers() -> int:
@@ -278,17 +298,19 @@ class PendingRender:
     def _start(self, pool: Any, pending: Any, readmes: bool) -> None:
         self._pool, self._pending, self._readmes = pool, pending, readmes
 
-    def result(self, texts: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-        """``texts`` supplies the files that are not manifests, for the graphs this process draws."""
-        readmes = {} if self._readmes else cluster_readmes(self._app, self._files, texts)
+    def result(self, texts: Mapping[str, str]) -> tuple[list[str], dict[str, str], list[Contest]]:
+        """The texts, the README.md texts and the objects two writers apply on a cluster (Writers.contests).
+        ``texts`` supplies the files that are not manifests, for the graphs this process draws."""
+        readmes, contests = ({}, []) if self._readmes else cluster_readmes(self._app, self._files, texts)
         if self._pool is None:
-            return [dump_documents(manifest.documents()) for _, manifest in self._files], readmes
+            return [dump_documents(manifest.documents()) for _, manifest in self._files], readmes, contests
         dumped: list[str] = [""] * len(self._files)
-        for positions, part, drawn in self._pending.get():
+        for positions, part, drawn, found in self._pending.get():
             for position, text in zip(positions, part, strict=True):
                 dumped[position] = text
             readmes.update(drawn)
-        return dumped, readmes
+            contests.extend(found)
+        return dumped, readmes, contests
 
     def stop(self) -> None:
         if self._pool is not None:

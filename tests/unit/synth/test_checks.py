@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from fluxplane.config.manifests import ManifestFile
+from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.kustomization import Kustomization
+from fluxplane.constructs.namespace import Namespace
 from fluxplane.errors import TreeError
+from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
+from fluxplane.synth.cdk8s_charts import CHART_FILES
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
 from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
@@ -94,3 +101,126 @@ def test_two_files_at_one_path_and_two_objects_with_one_identity(app: FleetApp) 
         "cluster-s1/again/b: Kustomization 'same' is already defined in platform/clusters/s1/cluster-vars.yaml "
         "by cluster-s1/again/a"
     ) in caught.value.problems
+
+
+# -- one writer per object on a cluster ------------------------------------------------------------------------
+
+TWO_CLUSTERS = {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}, {"name": "s2", "region": "us-west-2"}]}}
+
+
+def _pack(name: str, bind: Any) -> Pack:
+    return Pack(name=name, version="1.0.0", description=name, config=PackConfig, layer="controllers", bind=bind)
+
+
+def _refusals(app: FleetApp) -> list[str]:
+    with pytest.raises(TreeError) as caught:
+        render_app(app)
+    return list(caught.value.problems)
+
+
+def _with_manifests(project: Path, *files: ManifestFile) -> FleetApp:
+    """``project``'s app, its workload clusters given ``files`` as load_plan gives them plain manifests."""
+    plan = load_plan(project, demo_registry())
+    clusters = tuple(replace(c, manifests=files) if c.name != plan.hub.name else c for c in plan.clusters)
+    return FleetApp(replace(plan, clusters=clusters))
+
+
+def test_an_object_a_manifest_or_cdk8s_chart_writes_with_a_pack_or_the_entry_point_is_refused_with_its_file(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN an environment's plain manifest writing pack ctrl's ConfigMap and the entry point's variables, beside an
+    # object of its own, and a cdk8s chart writing pack conf's Namespace
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "data": {}}
+    manifest = ManifestFile(
+        "configs",
+        "environment",
+        "mine.yaml",
+        "environments/manifests/staging/configs/mine.yaml",
+        (
+            {**config_map, "metadata": {"name": "settings", "namespace": "ctrl"}},
+            {**config_map, "metadata": {"name": "cluster-vars", "namespace": "flux-system"}},
+            {**config_map, "metadata": {"name": "mine", "namespace": "ctrl"}},
+        ),
+    )
+    chart = ManifestFile(
+        "apps",
+        CHART_FILES,
+        "extras.yaml",
+        "charts/extras.py",
+        ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "conf"}},),
+    )
+    app = _with_manifests(write_fleet(BASE, TWO_CLUSTERS), manifest, chart)
+    # WHEN rendered THEN each object two writers apply is one line, led by the user's file, naming the other writer
+    # and the clusters, and what to do
+    assert _refusals(app) == [
+        "charts/extras.py: Namespace conf is written by pack 'conf' too on clusters 's1', 's2'; remove it from the "
+        "chart or give it another name",
+        "environments/manifests/staging/configs/mine.yaml: ConfigMap ctrl/settings is written by pack 'ctrl' too on "
+        "clusters 's1', 's2'; remove it from the file or give it another name",
+        "environments/manifests/staging/configs/mine.yaml: ConfigMap flux-system/cluster-vars is written by the "
+        "cluster's entry point too on clusters 's1', 's2'; remove it from the file or give it another name",
+    ]
+
+
+def test_an_object_a_kustomization_of_the_users_applies_with_a_pack_is_refused_with_its_file(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN an environment's plain manifest declaring a Flux Kustomization that applies pack ctrl's folder again
+    copy = {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": "copy", "namespace": "flux-system"},
+        "spec": {
+            "interval": "10m",
+            "path": "./dist/platform/infrastructure/controllers/ctrl/base",
+            "prune": True,
+            "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+        },
+    }
+    manifest = ManifestFile(
+        "apps", "environment", "copy.yaml", "environments/manifests/staging/apps/copy.yaml", (copy,)
+    )
+    app = _with_manifests(write_fleet(BASE, TWO_CLUSTERS), manifest)
+    # WHEN rendered THEN what it applies is refused with the file, which is told to point it elsewhere
+    assert _refusals(app) == [
+        f"environments/manifests/staging/apps/copy.yaml: {shown} is written by pack 'ctrl' too on clusters 's1', "
+        "'s2'; its Kustomization flux-system/copy applies it: point that at a folder of its own"
+        for shown in ("ConfigMap ctrl/settings", "Namespace ctrl")
+    ]
+
+
+def test_an_object_a_chart_file_writes_with_a_pack_is_refused_with_the_chart_file(write_fleet: FleetWriter) -> None:
+    # GIVEN a chart file installing into pack ctrl's namespace, and a pack that writes a HelmRepository of its name
+    project = write_fleet({**BASE, "packs": {"ctrl": {}, "tool": {}, "mirror": {}}}, TWO_CLUSTERS)
+    (project / "environments" / "charts").mkdir()
+    (project / "environments" / "charts" / "tool.yaml").write_text(
+        yaml.safe_dump(
+            {"repository": "https://charts.example.com", "chart": "tool", "version": "1.0.0", "namespace": "ctrl"}
+        )
+    )
+
+    def mirror(ctx: PackContext, config: PackConfig) -> None:
+        HelmRepository(ctx.scope, "source", {"name": "tool", "url": "https://mirror.example.com"})
+
+    app = FleetApp(load_plan(project, demo_registry(_pack("mirror", mirror))))
+    # WHEN rendered THEN the chart file leads each line, and is told what to change
+    assert _refusals(app) == [
+        "environments/charts/tool.yaml: HelmRepository flux-system/tool is written by pack 'mirror' too on clusters "
+        "'hub', 's1', 's2'; rename the chart file",
+        "environments/charts/tool.yaml: Namespace ctrl is written by pack 'ctrl' too on clusters 'hub', 's1', 's2'; "
+        "choose another namespace in the file",
+    ]
+
+
+def test_an_object_two_packs_write_is_refused_with_the_file_of_one(write_fleet: FleetWriter) -> None:
+    # GIVEN a pack that writes pack ctrl's Namespace
+    def copy(ctx: PackContext, config: PackConfig) -> None:
+        Namespace(ctx.scope, "namespace", {"name": "ctrl"})
+
+    project = write_fleet({**BASE, "packs": {"ctrl": {}, "copy": {}}})
+    app = FleetApp(load_plan(project, demo_registry(_pack("copy", copy))))
+    # WHEN rendered THEN the line names the file in dist/ of the first one the cluster applies, and both packs
+    assert _refusals(app) == [
+        "platform/infrastructure/controllers/copy/base/copy.yaml: Namespace ctrl of pack 'copy' is written by pack "
+        "'ctrl' too on clusters 'hub', 'staging-1'; only one of them may apply it",
+    ]

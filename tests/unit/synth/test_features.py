@@ -26,6 +26,10 @@ def _kinds_bind(ctx: PackContext, config: PackConfig) -> None:
     ConfigMap(ctx.scope, "kinds", {"name": "kinds", "namespace": "default", "data": {}})
 
 
+def _providers_bind(ctx: PackContext, config: PackConfig) -> None:
+    ConfigMap(ctx.scope, "providers", {"name": "providers", "namespace": "default", "data": {}})
+
+
 def _agent_bind(ctx: PackContext, config: PackConfig) -> None:
     ConfigMap(ctx.scope, "agent", {"name": "agent", "namespace": "agent", "data": {}})
     ctx.add_pod_identity(
@@ -44,7 +48,7 @@ class ProvidersConfig(PackConfig):
 #: A third-party pack of the app kinds, one of AWS providers, and an add-on whose pods call AWS.
 KINDS = Pack("kinds", "1.0.0", "app kinds", PackConfig, "configs", _kinds_bind, provides=(APP_RESOURCES,))
 PROVIDERS = Pack(
-    "providers", "1.0.0", "AWS providers", ProvidersConfig, "configs", _kinds_bind, provides=(AWS_PROVIDERS,)
+    "providers", "1.0.0", "AWS providers", ProvidersConfig, "configs", _providers_bind, provides=(AWS_PROVIDERS,)
 )
 AGENT = Pack("agent", "1.0.0", "calls AWS", PackConfig, "controllers", _agent_bind)
 #: A pack named like the built-in one, which provides nothing.

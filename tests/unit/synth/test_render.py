@@ -74,6 +74,51 @@ def test_a_problem_found_while_workers_render_stops_them(
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.parametrize(
+    ("custom", "refusal"),
+    [
+        (
+            False,
+            "environments/manifests/staging/configs/kyverno.yaml: Namespace kyverno is written by pack 'kyverno' too "
+            "on cluster 'staging-usw2'; remove it from the file or give it another name",
+        ),
+        (
+            True,
+            "platform/clusters/staging-usw2/custom.yaml: Namespace kyverno is written by pack 'kyverno' too on cluster "
+            "'staging-usw2'; remove it from the cluster chart or give it another name",
+        ),
+    ],
+    ids=["judged-in-workers", "judged-after-cdk8s"],
+)
+def test_workers_refuse_an_object_two_writers_apply_as_one_process_does(
+    example_project: Path, monkeypatch: pytest.MonkeyPatch, custom: bool, refusal: str
+) -> None:
+    import cdk8s
+
+    # GIVEN pack kyverno's Namespace written again on staging-usw2, by a plain manifest or a cdk8s construct
+    def app() -> FleetApp:
+        made = _app(example_project)
+        if custom:
+            metadata = {"name": "kyverno"}
+            cdk8s.ApiObject(
+                made.clusters["staging-usw2"], "again", api_version="v1", kind="Namespace", metadata=metadata
+            )
+        return made
+
+    if not custom:
+        manifest = example_project / "environments/manifests/staging/configs/kyverno.yaml"
+        manifest.parent.mkdir(parents=True)
+        manifest.write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyverno\n")
+    # WHEN rendered by this process alone, and by 2 forked workers THEN both refuse it alike, leaving no worker
+    with pytest.raises(TreeError) as alone:
+        render_app(app())
+    _workers(monkeypatch, 2)
+    with pytest.raises(TreeError) as workers:
+        render_app(app())
+    assert alone.value.problems == workers.value.problems == (refusal,)
+    assert multiprocessing.active_children() == []
+
+
 def _handlers(_: int) -> tuple[object, object]:
     return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
 

@@ -8,7 +8,7 @@ graph, validate and diff all ask this one question of a tree, with one set of ru
 * fluxplane.core.tree.flux: a Kustomization's source stands for a repository, its path resolves against where
   that repository's content lies in the tree, its postBuild variables;
 * fluxplane.core.tree.walk: the walk from each cluster's entry folder, kubeConfig to the cluster it reaches,
-  and the problems found on the way, as data.
+  what writes each object on its cluster, and the problems found on the way, as data.
 
 This is a small core layer: it reads documents and knows dist/'s layout (fluxplane.core.layout), and
 nothing above it (graph, validate, diff, synth).
@@ -17,12 +17,22 @@ nothing above it (graph, validate, diff, synth).
 from fluxplane.core.tree.flux import Location, Repository, repositories_of, substitute, substitute_text
 from fluxplane.core.tree.kustomize import Build, BuildError, Folders, KubectlBuilder, KubectlFolders
 from fluxplane.core.tree.objects import Document, Documents, Item, Key, LazyDocuments, group_of, key_of
-from fluxplane.core.tree.walk import Application, Fleet, MissingPath, MissingSource, Placed, Problem, Walk
+from fluxplane.core.tree.walk import (
+    Application,
+    Contested,
+    Fleet,
+    MissingPath,
+    MissingSource,
+    Placed,
+    Problem,
+    Walk,
+)
 
 __all__ = [
     "Application",
     "Build",
     "BuildError",
+    "Contested",
     "Document",
     "Documents",
     "Fleet",

@@ -63,6 +63,11 @@ class Key(NamedTuple):
     namespace: str
     name: str
 
+    @property
+    def shown(self) -> str:
+        """``Kind namespace/name`` (``Kind name`` for a cluster-scoped object), as messages name the object."""
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
 
 class Item(NamedTuple):
     """One object as a kustomize build yields it: the document, the file and 1-based position in it that it was

@@ -24,6 +24,13 @@ once the clusters' own walks are done.
 a repository fluxplane writes that names no folder of the tree (``MissingPath``), and a ``sourceRef`` that
 names no source on the Kustomization's cluster (``MissingSource``).
 
+**Writers.** What writes an object on a cluster is the Kustomization that applies it there, or the cluster's entry
+point (what Flux's bootstrap applies, and the cluster's own Kustomization of its entry folder keeps applying). An
+object two writers apply (``Walk.contested``) is taken by each from the other at every reconciliation, and pruned by
+the one that stops applying it while the other still needs it. A Kustomization that applies the very document
+another writer applies, and does not prune it, hands it over (the hub giving a workload cluster its bootstrap): it
+is no second writer.
+
 **Where repositories live.** A walk resolves paths against the repositories it is given (synth and diff
 know them from the definition). Without them it reads them from the tree: Flux's bootstrap Kustomization
 (``flux-system`` in namespace ``flux-system``) of each entry folder says where ``platform/`` lies in its
@@ -79,13 +86,14 @@ class Placed:
     """An object on a cluster: the item kustomize built, the namespace it lands in, and the application (the
     Kustomization and folder) that put it there."""
 
-    __slots__ = ("application", "cluster", "item", "namespace")
+    __slots__ = ("_key", "application", "cluster", "item", "namespace")
 
     def __init__(self, cluster: str, item: Item, namespace: str, application: Application) -> None:
         self.cluster = cluster
         self.item = item
         self.namespace = namespace
         self.application = application
+        self._key: Key | None = None
 
     @property
     def doc(self) -> Document:
@@ -93,13 +101,15 @@ class Placed:
 
     @property
     def key(self) -> Key:
-        metadata = metadata_of(self.item.doc)
-        return Key(
-            group_of(self.item.doc.get("apiVersion")),
-            str(self.item.doc.get("kind") or ""),
-            self.namespace,
-            str(metadata.get("name") or ""),
-        )
+        if self._key is None:
+            metadata = metadata_of(self.item.doc)
+            self._key = Key(
+                group_of(self.item.doc.get("apiVersion")),
+                str(self.item.doc.get("kind") or ""),
+                self.namespace,
+                str(metadata.get("name") or ""),
+            )
+        return self._key
 
     @property
     def applier(self) -> Placed | None:
@@ -168,6 +178,27 @@ class MissingSource:
 Problem = MissingPath | MissingSource
 
 
+@dataclass(frozen=True, eq=False)
+class Contested:
+    """An object two writers apply on one cluster (``Walk.contested``): ``placed`` as the first one applies it,
+    ``other`` as the other one does."""
+
+    placed: Placed
+    other: Placed
+
+    @property
+    def cluster(self) -> str:
+        return self.placed.cluster
+
+    @property
+    def key(self) -> Key:
+        return self.placed.key
+
+
+#: A writer of objects on a cluster: a Kustomization (its cluster and key), or None for the cluster's entry point.
+Writer = tuple[str, Key] | None
+
+
 class Walk:
     """What a walk found: the applications in the order it made them, the objects on each cluster, the folder
     each Kustomization applies, and the problems."""
@@ -194,6 +225,37 @@ class Walk:
         found: dict[Key, Placed] = {}
         for placed in self.on(cluster):
             found.setdefault(placed.key, placed)
+        return found
+
+    def writer(self, placed: Placed) -> Placed | None:
+        """The Kustomization that writes ``placed`` on its cluster; None for the cluster's entry point, which Flux's
+        bootstrap applies and the cluster's own Kustomization of its entry folder keeps applying: one writer."""
+        application = placed.application
+        applier = application.applier
+        if applier is None or (
+            applier.cluster == application.cluster and application.folder == self.fleet.entry(application.cluster)
+        ):
+            return None
+        return applier
+
+    def contested(self, cluster: str) -> list[Contested]:
+        """The objects two writers apply on ``cluster`` (module docstring), in walk order: one for each object and
+        writer after the first. The same object given twice to one writer is kustomize's to refuse, not listed."""
+        first: dict[Key, tuple[Writer, Placed]] = {}
+        listed: set[tuple[Key, Writer]] = set()
+        found: list[Contested] = []
+        for placed in self.on(cluster):
+            applier = self.writer(placed)
+            writer: Writer = None if applier is None else (applier.cluster, applier.key)
+            key = placed.key
+            known = first.setdefault(key, (writer, placed))
+            if known[0] == writer or (key, writer) in listed:
+                continue
+            listed.add((key, writer))
+            other = known[1]
+            if placed.doc == other.doc and not (_prunes(applier) and _prunes(self.writer(other))):
+                continue
+            found.append(Contested(other, placed))
         return found
 
     def source(self, cluster: str, kind: str, namespace: str, name: str) -> Placed | None:
@@ -298,6 +360,12 @@ def _remote(doc: Document) -> bool:
     """Whether a Flux object works on another cluster (it has a ``spec.kubeConfig``)."""
     spec = doc.get("spec")
     return isinstance(spec, dict) and bool(spec.get("kubeConfig"))
+
+
+def _prunes(writer: Placed | None) -> bool:
+    """Whether a writer (``Walk.writer``) deletes what it stops applying: a Kustomization with ``spec.prune``, and
+    the entry point (its Kustomization prunes, as ``flux bootstrap`` makes it)."""
+    return writer is None or spec_of(writer.item.doc).get("prune") is True
 
 
 def _identity(placed: Placed) -> Identity:

@@ -20,6 +20,9 @@ def test_key_is_group_kind_namespace_name() -> None:
     # AND the namespace an object lands in replaces its own when given
     assert key_of(release, "elsewhere").namespace == "elsewhere"
     assert group_of("v1") == "" and group_of(None) == ""
+    # AND messages name it by kind, namespace and name, a cluster-scoped one without a namespace
+    assert key_of(release).shown == "HelmRelease b/a"
+    assert Key("", "Namespace", "", "apps").shown == "Namespace apps"
 
 
 def test_lazy_documents_are_made_or_parsed_on_each_access() -> None:

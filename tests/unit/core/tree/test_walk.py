@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from fluxplane.core.tree import Fleet, Key, MissingPath, MissingSource, Repository, Walk
+from fluxplane.core.tree import Contested, Fleet, Key, MissingPath, MissingSource, Repository, Walk
 
 FLEET = "ssh://git@example.com/org/fleet.git"
 SHOP = "https://github.com/org/shop.git"
@@ -345,6 +345,71 @@ def test_applied_pairs_each_object_with_its_kustomization() -> None:
     assert ("app", "app") in pairs
     assert ("spokes", "flux-sync") in pairs
     assert not any(applier == "flux-sync" for applier, _ in pairs)
+
+
+def contested(walk: Walk, cluster: str) -> set[tuple[str, str | None, str | None]]:
+    """(object, its first writer, its other writer) of each object two writers apply on ``cluster``; None for the
+    entry point."""
+
+    def writer(found: Contested, placed: Any) -> str | None:
+        applier = walk.writer(placed)
+        assert found.cluster == cluster
+        return None if applier is None else applier.key.name
+
+    return {
+        (found.key.shown, writer(found, found.placed), writer(found, found.other)) for found in walk.contested(cluster)
+    }
+
+
+def test_the_entry_point_is_one_writer_and_a_hand_over_that_does_not_prune_is_none() -> None:
+    # GIVEN the hub handing spoke a its bootstrap (the same documents a's entry point applies) without pruning them
+    documents = fleet()
+    documents["platform/spokes/a.yaml"][0]["spec"]["prune"] = False
+    walk = Fleet(documents).walk()
+    # THEN the entry folder, applied by the bootstrap and again by its own Kustomization, has one writer
+    entry = [placed for placed in walk.on("hub") if placed.item.path == "platform/clusters/hub/vars.yaml"]
+    assert len(entry) == 2
+    assert [walk.writer(placed) for placed in entry] == [None, None]
+    # AND another Kustomization of the cluster is the writer of what it applies
+    app = next(placed for placed in walk.on("hub") if placed.key.name == "app" and placed.key.kind == "ConfigMap")
+    writer = walk.writer(app)
+    assert writer is not None and writer.key.name == "app"
+    # AND no object has two writers, on any cluster
+    assert {cluster: contested(walk, cluster) for cluster in walk.placed} == {cluster: set() for cluster in walk.placed}
+
+
+def test_a_hand_over_that_prunes_is_a_second_writer() -> None:
+    # GIVEN the hub's flux-sync applying a's bootstrap and pruning it: when it stops, it deletes what a's Flux runs on
+    walk = Fleet(fleet()).walk()
+    # THEN a's sync objects have two writers, its entry point and the hub's flux-sync
+    assert contested(walk, "a") == {
+        ("GitRepository flux-system/flux-system", None, "flux-sync"),
+        ("Kustomization flux-system/flux-system", None, "flux-sync"),
+    }
+    assert contested(walk, "hub") == set()
+
+
+def test_an_object_two_kustomizations_apply_on_a_cluster_has_two_writers() -> None:
+    # GIVEN a second Kustomization of the hub applying its own version of the app's ConfigMap, and the app's Namespace
+    documents = fleet()
+    documents["platform/spokes/a.yaml"][0]["spec"]["prune"] = False
+    documents["platform/clusters/hub/infrastructure.yaml"].append(ks("again", "./dist/platform/apps/again"))
+    documents["platform/apps/again/again.yaml"] = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "apps"}},
+        config_map("app", "apps", cluster="mine"),
+    ]
+    # AND a third one applying the entry point's variables
+    documents["platform/clusters/hub/infrastructure.yaml"].append(ks("vars", "./dist/platform/apps/vars"))
+    documents["platform/apps/vars/vars.yaml"] = [config_map("cluster-vars", "flux-system", cluster_name="other")]
+    walk = Fleet(documents).walk()
+    # THEN each is listed once, with the first writer and the other, the same document too (both prune)
+    assert contested(walk, "hub") == {
+        ("Namespace apps", "app", "again"),
+        ("ConfigMap apps/app", "app", "again"),
+        ("ConfigMap flux-system/cluster-vars", None, "vars"),
+    }
+    # AND what the hub applies on a through kubeConfig (into namespace tools) takes nothing of a's
+    assert contested(walk, "a") == set()
 
 
 def test_the_package_imports_only_the_core_layer() -> None:
