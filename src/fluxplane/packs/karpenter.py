@@ -238,6 +238,7 @@ PACK = Pack(
     crd_groups=("karpenter.sh", "karpenter.k8s.aws"),
     # the chart's crds/: NodePool, NodeClaim, NodeOverlay; EC2NodeClass
     crds=("karpenter.sh", "karpenter.k8s.aws"),
+    replaced_by_auto_mode="node autoscaling (nodes for pending pods, consolidated when underused)",
     namespaces=(NAMESPACE,),
     needs=(FLUXPLANE_NETWORK,),
 )

@@ -461,6 +461,42 @@ def _placed(
     return kept
 
 
+def _without_auto_modes_work(
+    configs: dict[str, PackConfig],
+    cluster: str,
+    origins: Origins,
+    registry: PackRegistry,
+    problems: list[str],
+    notes: list[str],
+) -> dict[str, PackConfig]:
+    """The packs of ``configs`` an Auto Mode cluster runs: not those whose work EKS Auto Mode does
+    (Pack.replaced_by_auto_mode), so it is not done twice. One the cluster's own entry enables is refused; one it
+    inherits from its environment or the base file (meant for the clusters without Auto Mode) is left off, with a
+    note."""
+    kept: dict[str, PackConfig] = {}
+    for name, config in configs.items():
+        what = registry.get(name).replaced_by_auto_mode
+        if not what:
+            kept[name] = config
+            continue
+        where = origins.describe((name,))
+        if origins.where((name,))[1].startswith("clusters["):
+            problems.append(
+                f"{where}: pack {name!r} is not for Auto Mode cluster {cluster!r}: EKS Auto Mode does its work itself, "
+                f"{what}; remove it here"
+            )
+        else:
+            notes.append(f"{where}: pack {name!r} is left off Auto Mode cluster {cluster!r}: EKS Auto Mode does {what}")
+    for name in kept:
+        for required in registry.get(name).requires:
+            if required in configs and required not in kept:
+                problems.append(
+                    f"{origins.describe((name,))}: pack {name!r} requires {required!r}, which Auto Mode cluster "
+                    f"{cluster!r} does not run (EKS Auto Mode does its work)"
+                )
+    return kept
+
+
 def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: bool = True) -> FleetPlan:
     """Resolve ``loaded`` against ``registry``; ``require_secrets=False`` lets sealed secrets still be missing."""
     fleet = loaded.fleet
@@ -491,6 +527,10 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         for name, config in configure(env.packs, loaded.environment_pack_origins[env.name], "workload").items():
             environment_configs[(env.name, name)] = config
         for cluster in env.clusters:
+            origins = loaded.pack_origins[cluster.name]
+            packs = configure(cluster.packs, origins, "workload")
+            if cluster.auto:
+                packs = _without_auto_modes_work(packs, cluster.name, origins, registry, problems, notes)
             clusters.append(
                 ClusterPlan(
                     name=cluster.name,
@@ -501,7 +541,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                         "environment": env.name,
                         "kubernetes_version": cluster.kubernetes_version,
                     },
-                    packs=configure(cluster.packs, loaded.pack_origins[cluster.name], "workload"),
+                    packs=packs,
                     sealed_secrets=loaded.sealed_secrets.get(cluster.name, ()),
                 )
             )

@@ -25,7 +25,7 @@ BASE_ALLOWED = (
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = (
     "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups, "
-    "fluxInstaller, account, appResources, existing, bootstrap, cdk8sCharts"
+    "autoMode, fluxInstaller, account, appResources, existing, bootstrap, cdk8sCharts"
 )
 REGION_HELP = "expected an AWS region such as us-west-2"
 VERSION_HELP = 'expected a Kubernetes minor version such as "1.33" (quoted)'
@@ -675,7 +675,33 @@ def test_an_empty_node_group_list_is_refused(write_fleet: FleetWriter) -> None:
     # GIVEN nodeGroups: [] WHEN loaded THEN at least one is asked for
     root = write_fleet(envs={"staging": {"clusters": [cluster(nodeGroups=[])]}})
     assert problems_of(root) == [
-        "environments/staging.yaml: clusters[0].nodeGroups: expected at least 1 item(s), got 0"
+        "environments/staging.yaml: clusters[0].nodeGroups: give at least one node group, or set autoMode.enabled: true"
+    ]
+
+
+def test_an_auto_mode_cluster_leaves_off_the_node_groups_it_inherits_with_a_note(write_fleet: FleetWriter) -> None:
+    # GIVEN node groups in the base's clusterDefaults and an Auto Mode cluster that names none
+    base = {**MINIMAL_BASE, "clusterDefaults": {"nodeGroups": [{"name": "system"}]}}
+    env = {"clusters": [cluster("a", autoMode={"enabled": True}), cluster("b")]}
+
+    # WHEN loaded
+    loaded = load_fleet(write_fleet(base=base, envs={"staging": env}))
+
+    # THEN the Auto Mode cluster has none, the other keeps them, and a note says where they were left off
+    a, b = loaded.fleet.clusters
+    assert (a.node_groups, [group.name for group in b.node_groups]) == ([], ["system"])
+    assert loaded.notes == (
+        'environments/base.yaml: clusterDefaults.nodeGroups: left off Auto Mode cluster "a": EKS Auto Mode launches '
+        "its nodes",
+    )
+
+
+def test_an_auto_mode_cluster_that_names_node_groups_is_refused_there(write_fleet: FleetWriter) -> None:
+    env = {"clusters": [cluster("a", autoMode={"enabled": True}, nodeGroups=[{"name": "system"}])]}
+    assert problems_of(write_fleet(envs={"staging": env})) == [
+        "environments/staging.yaml: clusters[0].nodeGroups: an Auto Mode cluster has no managed node groups: EKS "
+        "launches its nodes (autoMode.nodePools and autoMode.customNodePools); remove nodeGroups, or set "
+        "autoMode.enabled: false"
     ]
 
 

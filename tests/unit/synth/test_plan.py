@@ -671,3 +671,58 @@ def test_every_built_in_pack_says_where_it_runs(registry: PackRegistry) -> None:
         "aws-load-balancer-controller",
         "karpenter",
     }
+
+
+# -- EKS Auto Mode -------------------------------------------------------------------------------------
+
+#: A cluster in EKS Auto Mode.
+AUTO = {"autoMode": {"enabled": True}}
+
+
+def test_every_pack_auto_mode_stands_in_for_says_what_auto_mode_does(registry: PackRegistry) -> None:
+    assert {pack.name for pack in registry if pack.replaced_by_auto_mode} == {
+        "aws-ebs-csi-driver",
+        "aws-load-balancer-controller",
+        "karpenter",
+    }
+
+
+@pytest.mark.parametrize(
+    ("pack", "what"),
+    [
+        ("karpenter", "node autoscaling (nodes for pending pods, consolidated when underused)"),
+        ("aws-ebs-csi-driver", "block storage (EBS volumes for PersistentVolumeClaims)"),
+        ("aws-load-balancer-controller", "load balancing (ALBs for Ingresses, NLBs for Services)"),
+    ],
+)
+def test_a_pack_auto_mode_does_is_refused_where_an_auto_mode_cluster_enables_it(
+    write_fleet: FleetWriter, registry: PackRegistry, pack: str, what: str
+) -> None:
+    # GIVEN an Auto Mode cluster whose own entry enables a pack whose work EKS Auto Mode does
+    env = {"clusters": [cluster("a", packs={pack: {}}, **AUTO)]}
+    # WHEN planned THEN it is refused, where the cluster enables it
+    assert problems_of(write_fleet(envs={"staging": env}), registry) == [
+        f"environments/staging.yaml: clusters[0].packs.{pack}: pack {pack!r} is not for Auto Mode cluster 'a': EKS "
+        f"Auto Mode does its work itself, {what}; remove it here"
+    ]
+
+
+def test_a_pack_auto_mode_does_is_left_off_an_auto_mode_cluster_that_inherits_it(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN karpenter for every cluster of the environment, one of them in Auto Mode, which also switches the EBS
+    # CSI driver off itself
+    env = {
+        "packs": {"karpenter": {}, "aws-ebs-csi-driver": {}},
+        "clusters": [cluster("a", packs={"aws-ebs-csi-driver": {"enabled": False}}, **AUTO), cluster("b")],
+    }
+    # WHEN planned
+    fleet_plan = plan(write_fleet(envs={"staging": env}), registry)
+    clusters = by_name(fleet_plan)
+    # THEN the Auto Mode cluster goes without both, the other cluster has them, and a note says why for karpenter
+    assert not {"karpenter", "aws-ebs-csi-driver"} & set(clusters["a"].packs)
+    assert {"karpenter", "aws-ebs-csi-driver"} <= set(clusters["b"].packs)
+    assert fleet_plan.notes == (
+        "environments/staging.yaml: packs.karpenter: pack 'karpenter' is left off Auto Mode cluster 'a': EKS Auto "
+        "Mode does node autoscaling (nodes for pending pods, consolidated when underused)",
+    )
