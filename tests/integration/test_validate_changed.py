@@ -48,7 +48,7 @@ def test_nothing_changed_checks_only_the_references(dist: Path, capsys: pytest.C
     code, out = _validate(dist, capsys, "--changed", "HEAD")
     assert code == 0
     assert out[0] == (
-        "changed: 0 changed files since HEAD: 0 of 472 documents, 0 of 100 kustomizations checked, "
+        "changed: 0 changed files since HEAD: 0 of 522 documents, 0 of 110 kustomizations checked, "
         "references across the whole tree"
     )
     assert out[-1].endswith(": valid")
@@ -66,7 +66,7 @@ def test_a_fault_in_a_changed_file_is_found_and_unchanged_files_are_not_rechecke
     # AND the unchanged file is not checked again, nor folders that do not read the changed file
     assert not any(line.startswith(OTHER) for line in out)
     assert out[-3] == (
-        "changed: 1 changed files since HEAD: 2 of 472 documents, 3 of 100 kustomizations checked, "
+        "changed: 1 changed files since HEAD: 2 of 522 documents, 3 of 110 kustomizations checked, "
         "references across the whole tree"
     )
     # AND a run without --changed finds both
@@ -86,7 +86,7 @@ def test_a_deleted_file_breaks_the_builds_that_read_it(dist: Path, capsys: pytes
     failed = [line.split(":", 1)[0] for line in narrowed if "kubectl kustomize failed" in line]
     assert failed == [f"{SPOKE}/cluster/kustomization.yaml"]
     assert failed == [line.split(":", 1)[0] for line in everything if "kubectl kustomize failed" in line]
-    assert "0 of 470 documents, 3 of 100 kustomizations checked" in narrowed[-3]
+    assert "0 of 520 documents, 3 of 110 kustomizations checked" in narrowed[-3]
 
 
 def test_a_reference_broken_by_a_deletion_is_found_in_the_unchanged_file(

@@ -47,6 +47,7 @@ def test_the_example_fleet_shows_the_cluster_held_back_and_every_pack_where_it_r
         "production-euw1": ("1.34", "1.35"),
         "production-use1": ("1.33", "1.34"),
         "production-usw2": ("1.34", "1.35"),
+        "staging-euw1": ("1.34", "1.35"),
         "staging-usw2": ("1.34", "1.35"),
     }
     assert clusters["production-use1"].support == "extended (paid) until 2027-07-29"

@@ -61,6 +61,7 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
         "production-euc1",
         "production-euw1",
         "staging-usw2",
+        "staging-euw1",
     ]
     assert fleet.repositories.platform.url == "ssh://git@github.com/example-org/fleet.git"
     assert fleet.flux == models.FluxSettings(interval="10m", retryInterval="2m", timeout="5m")
@@ -70,7 +71,7 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
 def test_example_fleet_clusters_merge_base_environment_and_entry(example_project: Path) -> None:
     # GIVEN the example fleet WHEN loaded
     fleet = load_fleet(example_project).fleet
-    usw2, use1, _, _, staging = fleet.clusters
+    usw2, use1, _, _, staging, auto = fleet.clusters
 
     # THEN the region comes from base clusterDefaults unless the entry sets it
     assert (usw2.region, use1.region, staging.region) == ("us-west-2", "us-east-1", "us-west-2")
@@ -91,6 +92,10 @@ def test_example_fleet_clusters_merge_base_environment_and_entry(example_project
             {"name": "system", "instanceTypes": ["m7i.large"], "minSize": 2, "maxSize": 4, "desiredSize": 2}
         )
     ]
+    # AND the cluster in EKS Auto Mode has none: EKS launches its nodes, from the built-in pools and its own
+    assert (auto.region, auto.node_groups, auto.auto) == ("eu-west-1", [], True)
+    assert auto.auto_mode is not None
+    assert [pool.name for pool in auto.auto_mode.custom_node_pools] == ["batch"]
     # AND packs merge base, then environment, then the cluster's own entry
     assert (usw2.packs["metrics-server"], usw2.packs["podinfo"]) == ({"replicas": 2}, {"replicas": 3})
     assert (use1.packs["metrics-server"], use1.packs["podinfo"]) == ({"replicas": 2}, {"replicas": 4})

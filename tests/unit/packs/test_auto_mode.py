@@ -121,12 +121,18 @@ def _auto_mode_clusters() -> list[WorkloadCluster]:
     return [cluster for cluster in (*example_fleet().clusters, CONFIGURED) if cluster.auto]
 
 
+def test_the_example_has_an_auto_mode_cluster_with_a_node_class_and_a_node_pool() -> None:
+    (example,) = [cluster for cluster in example_fleet().clusters if cluster.auto]
+    kinds = [document["kind"] for document in _documents(example)]
+    assert kinds == ["NodeClass", "NodePool", "StorageClass", "IngressClass"]
+
+
 def test_every_node_class_has_only_the_fields_eks_documents() -> None:
-    # GIVEN the NodeClasses of the example's Auto Mode clusters and of one that sets every field
+    # GIVEN the NodeClasses of the example's Auto Mode cluster and of one that sets every field
     node_classes = [
         doc for cluster in _auto_mode_clusters() for doc in _documents(cluster) if doc["kind"] == "NodeClass"
     ]
-    assert len(node_classes) == 2
+    assert len(node_classes) == 3
     # WHEN read as the NodeClass EKS documents THEN each is one, with nothing EKS does not know
     for document in node_classes:
         _NodeClass.model_validate(document)
@@ -201,13 +207,13 @@ def test_a_node_pool_names_its_node_class_by_auto_modes_group_and_labels() -> No
 @needs_crds
 def test_node_pools_are_valid_against_karpenters_crd(tmp_path: Path) -> None:
     documents = [doc for cluster in _auto_mode_clusters() for doc in _documents(cluster) if doc["kind"] == "NodePool"]
-    assert len(documents) == 2
+    assert len(documents) == 3
     (tmp_path / "node-pools.yaml").write_text(yaml.safe_dump_all(documents, sort_keys=False))
     result = subprocess.run(
         [sys.executable, str(VALIDATE_MANIFESTS), str(tmp_path)], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 documents, 2 valid, 0 invalid, 0 skipped" in result.stdout, result.stdout
+    assert "3 documents, 3 valid, 0 invalid, 0 skipped" in result.stdout, result.stdout
 
 
 def test_the_storage_and_ingress_classes_are_auto_modes() -> None:

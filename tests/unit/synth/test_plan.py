@@ -72,6 +72,7 @@ def test_example_fleet_clusters_management_first_then_definition_order(
         ("production-euc1", "production"),
         ("production-euw1", "production"),
         ("staging-usw2", "staging"),
+        ("staging-euw1", "staging"),
     ]
     assert fleet_plan.registry is registry
     assert fleet_plan.fleet.management.name == "hub"
@@ -87,7 +88,7 @@ def test_the_hub_is_the_management_cluster_s_plan(example_project: Path, registr
     # AND it stays the hub when the clusters are listed in another order
     reordered = replace(fleet_plan, clusters=fleet_plan.clusters[::-1])
     assert reordered.hub is fleet_plan.hub
-    assert reordered.clusters[0].name == "staging-usw2"
+    assert reordered.clusters[0].name == "staging-euw1"
 
 
 def test_a_plan_without_the_management_cluster_is_refused(example_project: Path, registry: PackRegistry) -> None:
