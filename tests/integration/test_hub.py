@@ -281,7 +281,8 @@ def test_every_document_validates_with_the_xrd_as_a_crd(tmp_path: Path) -> None:
     for definition in definitions:
         plural = definition["spec"]["names"]["plural"]
         (crds / GROUP / f"{plural}.yaml").write_text(yaml.safe_dump(_crd_of(definition)))
-    # WHEN dist/ is validated THEN every document, the composite resources included, is valid
+    # WHEN dist/ is validated THEN every document, the composite resources included, is valid; EKS Auto Mode's
+    # NodeClass alone has no published CRD (tests/unit/packs/test_auto_mode.py holds it to the fields EKS documents)
     result = subprocess.run(
         [sys.executable, str(VALIDATE_MANIFESTS), "--crds", str(crds), str(DIST)],
         capture_output=True,
@@ -289,7 +290,8 @@ def test_every_document_validates_with_the_xrd_as_a_crd(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert " 0 invalid," in result.stdout and skipped_kinds(result.stdout) == set(), result.stdout
+    assert " 0 invalid," in result.stdout, result.stdout
+    assert skipped_kinds(result.stdout) == {"eks.amazonaws.com/v1"}, result.stdout
 
 
 def eks_plural() -> str:

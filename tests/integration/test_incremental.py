@@ -20,7 +20,14 @@ from fluxplane.cli import main
 from fluxplane.synth.cache import CACHE_DIR, ENTRY_SUFFIX
 from tests.support.files import read_tree
 
-WORKLOAD_CLUSTERS = ("production-euc1", "production-euw1", "production-use1", "production-usw2", "staging-usw2")
+WORKLOAD_CLUSTERS = (
+    "production-euc1",
+    "production-euw1",
+    "production-use1",
+    "production-usw2",
+    "staging-euw1",
+    "staging-usw2",
+)
 
 
 def _entries(project: Path) -> dict[str, int]:
@@ -119,9 +126,9 @@ def test_pack_value_of_one_environment_changed_renders_that_environment(primed: 
         data["packs"]["podinfo"]["replicas"] = 5
 
     _edit(project / "environments" / "staging.yaml", change)
-    # THEN only staging's cluster is rendered anew and dist/ equals a full synth
+    # THEN only staging's clusters are rendered anew and dist/ equals a full synth
     _assert_same_as_full(project)
-    assert _rewritten(project, before) == ["staging-usw2"]
+    assert _rewritten(project, before) == ["staging-euw1", "staging-usw2"]
 
 
 def test_cluster_added_then_removed_matches_a_full_synth(primed: tuple[Path, dict[str, int]]) -> None:

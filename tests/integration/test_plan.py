@@ -212,3 +212,62 @@ def test_moving_an_observed_cluster_to_full_management_shows_what_it_starts_to_m
     # AND a pipeline can stop on it, while synth asks for --manage
     plan(fleet, capsys, "--fail-on", "manage", code=EXIT_GATED)
     assert main(["--root", str(fleet), "synth"]) == 2
+
+
+def test_switching_a_cluster_into_auto_mode_shows_what_changes_in_place_goes_and_comes(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example's staging-usw2 switched into EKS Auto Mode
+    auto_mode = "  - name: staging-usw2\n    autoMode: {enabled: true}\n"
+    edit(fleet, "environments/staging.yaml", "  - name: staging-usw2\n", auto_mode)
+    document = plan_json(fleet, capsys)
+    mine = [item for item in document["resources"] if item["source"].startswith("EKSCluster staging-usw2/")]
+    by_action = {
+        action: sorted(item["source"].rsplit(": ", 1)[1] for item in mine if item["action"] == action)
+        for action in ("update", "delete", "create")
+    }
+    # THEN the EKS cluster changes in place, its Auto Mode capabilities switched on, and says what that does
+    (cluster,) = [item for item in mine if item["noun"] == "EKS cluster"]
+    assert cluster["action"] == "update"
+    assert {"computeConfig", "storageConfig", "kubernetesNetworkConfig"} <= set(cluster["fields"])
+    assert cluster["reasons"][0].startswith("switches EKS Auto Mode on in place: EKS launches the cluster's nodes")
+    # AND its node group and Pod Identity Agent add-on go, as do the node role's policies Auto Mode's replace
+    assert by_action["delete"] == [
+        "node-group-0",
+        "pod-identity-agent",
+        "role-node-ec2containerregistryreadonly",
+        "role-node-eks-cni-policy",
+        "role-node-eksworkernodepolicy",
+    ]
+    (group,) = [item for item in mine if item["noun"] == "EKS node group"]
+    assert group["reasons"] == ["destroys its nodes, and the pods on them"]
+    # AND the roles gain Auto Mode's policies
+    assert by_action["create"] == [
+        "role-cluster-eksblockstoragepolicy",
+        "role-cluster-ekscomputepolicy",
+        "role-cluster-eksloadbalancingpolicy",
+        "role-cluster-eksnetworkingpolicy",
+        "role-node-ec2containerregistrypullonly",
+        "role-node-eksworkernodeminimalpolicy",
+    ]
+    # AND the IAM roles of the add-ons Auto Mode stands in for are deleted with their Pod Identity associations
+    identities = {
+        item["source"].split(": ")[0]
+        for item in document["resources"]
+        if item["source"].startswith("AddonIdentity staging-usw2/")
+    }
+    assert {item["action"] for item in document["resources"] if item["source"].startswith("AddonIdentity")} == {
+        "delete"
+    }
+    assert identities == {
+        "AddonIdentity staging-usw2/aws-ebs-csi-driver-controller",
+        "AddonIdentity staging-usw2/aws-load-balancer-controller-controller",
+        "AddonIdentity staging-usw2/karpenter-controller",
+    }
+    # AND on the cluster, the add-ons themselves are uninstalled
+    uninstalled = {
+        item["name"]
+        for item in document["kubernetes"]
+        if item["cluster"] == "staging-usw2" and item["kind"] == "HelmRelease" and item["action"] == "delete"
+    }
+    assert uninstalled == {"karpenter", "aws-ebs-csi-driver", "aws-load-balancer-controller"}

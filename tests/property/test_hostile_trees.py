@@ -104,7 +104,7 @@ MANIFEST_TEXTS = (
 )
 #: A key that is not this user's, to sign forged cache entries with.
 FORGER = b"f" * 32
-CLUSTERS = ("production-euc1", "production-euw1", "production-use1", "production-usw2", "staging-usw2")
+CLUSTERS = ("production-euc1", "production-euw1", "production-use1", "production-usw2", "staging-euw1", "staging-usw2")
 
 Snapshot = dict[str, tuple[str, str]]
 

@@ -132,11 +132,11 @@ def test_new_cluster_in_a_region_with_fewer_zones_than_the_default_uses_them_all
         (["new-cluster", "Dev_1", "--env", "staging"], 'NAME: expected a DNS-1123 label (.*), got "Dev_1"'),
         (
             ["new-cluster", "s2", "--env", "staging", "--region", "mars-1"],
-            'environments/staging.yaml: clusters\\[1\\].region: expected an AWS region such as us-west-2, got "mars-1"',
+            'environments/staging.yaml: clusters\\[2\\].region: expected an AWS region such as us-west-2, got "mars-1"',
         ),
         (
             ["new-cluster", "s2", "--env", "staging", "--availability-zones", "1"],
-            "environments/staging.yaml: clusters\\[1\\].network.availabilityZones: ",
+            "environments/staging.yaml: clusters\\[2\\].network.availabilityZones: ",
         ),
         (["remove-cluster", "hub"], "NAME: 'hub' is the management cluster"),
         (["remove-cluster", "nowhere"], "NAME: unknown workload cluster 'nowhere' \\(clusters: production-euc1, "),
@@ -278,8 +278,8 @@ def test_onboard_app_adds_clusters_to_an_app_and_keeps_its_comments(example_proj
             "environments/apps/payments.yaml: repository.ref.semver: expected a semver range such as",
         ),
         (
-            ["onboard-app", "payments", "--cluster", "staging-euw1", *PAYMENTS[4:]],
-            "environments/apps/payments.yaml: clusters\\[0\\]: unknown workload cluster 'staging-euw1'",
+            ["onboard-app", "payments", "--cluster", "staging-euw2", *PAYMENTS[4:]],
+            "environments/apps/payments.yaml: clusters\\[0\\]: unknown workload cluster 'staging-euw2'",
         ),
         (
             [*PAYMENTS, "--namespace", "orders", "--env", "production"],

@@ -507,7 +507,7 @@ def test_unknown_cluster(capsys: pytest.CaptureFixture[str]) -> None:
     assert run("--cluster", "x") == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
         "--cluster: unknown cluster 'x' (clusters: hub, production-euc1, production-euw1, production-use1, "
-        "production-usw2, staging-usw2)\n"
+        "production-usw2, staging-euw1, staging-usw2)\n"
     )
 
 

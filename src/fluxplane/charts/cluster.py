@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from fluxplane.charts.base import FleetChart
@@ -26,6 +26,7 @@ from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE, KUSTOMIZE_CONTR
 from fluxplane.constructs.raw import RawObject
 from fluxplane.core.layout import (
     APP_RESOURCES,
+    AUTO_MODE,
     CLUSTER_VARS_FILE,
     LAYER_DIRS,
     SYNC_SOURCE,
@@ -215,6 +216,19 @@ class ClusterChart(FleetChart):
             listing.add_resource(relative)
         return self.add_pack(plain_manifests(layer), layer, directory, wait=True)
 
+    def add_auto_mode(self, files: Mapping[str, Sequence[Mapping[str, Any]]]) -> Kustomization:
+        """``auto-mode/``: what an EKS Auto Mode cluster applies itself (fluxplane.packs.auto_mode), by file name,
+        applied by the Flux Kustomization ``auto-mode`` in the controllers layer, which waits for everything it
+        applies (EKS serves its kinds from the start)."""
+        directory = posixpath.join(self.directory, AUTO_MODE)
+        listing = self.add_kustomization_file("auto-mode-kustomization", directory).config
+        for name, documents in files.items():
+            manifest = self.add_manifest(f"auto-mode-{name}", posixpath.join(directory, name))
+            for number, document in enumerate(documents):
+                RawObject(manifest, f"object-{number}", dict(document))
+            listing.add_resource(name)
+        return self.add_pack(AUTO_MODE, "controllers", directory, wait=True)
+
     def add_tenants(self, workloads: RepositoryLayout) -> Kustomization:
         """``tenants.yaml``: the Flux Kustomization that applies this cluster's tenants from the workloads repository.
 
@@ -337,7 +351,8 @@ class ClusterChart(FleetChart):
             top = parts[:2] if parts[0] == "clusters" else parts[:1]
             needed[name].add(_in_repository(prefix, *top))
             layer = (resource.props.labels or {}).get(LAYER_LABEL)
-            if parts[0] == "clusters" and layer in LAYER_DIRS and not resource.name.startswith(f"{PLAIN_MANIFESTS}-"):
+            own = resource.name == AUTO_MODE or resource.name.startswith(f"{PLAIN_MANIFESTS}-")
+            if parts[0] == "clusters" and layer in LAYER_DIRS and not own:
                 needed[name].add(_in_repository(prefix, LAYER_DIRS[layer].split("/")[0]))
         for name, source in sources.items():
             if name not in whole and needed[name]:

@@ -78,6 +78,14 @@ def register(commands: Subcommands) -> None:
         help="allow this EKSCluster to start managing the AWS resources it imported (an existing cluster moved to "
         "existing.mode: managed), which Crossplane may then update and delete (repeatable)",
     )
+    synth.add_argument(
+        "--auto-mode",
+        action="append",
+        default=[],
+        metavar="KIND/NAMESPACE/NAME",
+        help="allow this EKSCluster to switch into or out of EKS Auto Mode (autoMode.enabled), which deletes its "
+        "managed node groups and hands its nodes to EKS, or the other way round (repeatable)",
+    )
 
 
 def stopped(args: argparse.Namespace) -> str | None:
@@ -121,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         target,
         cache=not args.no_cache,
         read_only=args.check,
-        allow=synth.Allowances.of(args.replace, args.delete, args.move, args.manage),
+        allow=synth.Allowances.of(args.replace, args.delete, args.move, args.manage, args.auto_mode),
     )
     pipeline.check_outdir()
     transaction.note(transaction.recover(root, write=not args.check))

@@ -272,6 +272,22 @@ class _Loader:
         self._report(origins, [(("kubernetesVersion",), f'{how}: {runs}, got "{wanted}"; {then}')])
         return merged
 
+    def _without_inherited_node_groups(
+        self, merged: dict[str, Any], entry: dict[str, Any], origins: Origins
+    ) -> dict[str, Any]:
+        """An Auto Mode cluster's merged entry without the node groups it inherits from ``clusterDefaults`` (meant for
+        the clusters that have some), with a note; node groups its own entry names are the model's to refuse."""
+        auto_mode = merged.get("autoMode")
+        if not isinstance(auto_mode, dict) or auto_mode.get("enabled") is not True:
+            return merged
+        if "nodeGroups" not in merged or "nodeGroups" in entry:
+            return merged
+        self.notes.append(
+            f"{origins.describe(('nodeGroups',))}: left off Auto Mode cluster {show(merged.get('name'))}: EKS Auto "
+            "Mode launches its nodes"
+        )
+        return {key: value for key, value in merged.items() if key != "nodeGroups"}
+
     def _existing_version(self, merged: dict[str, Any], origins: Origins) -> None:
         """An existing cluster runs a version already: the definition names it, since the newest EKS offers (a new
         cluster's default) would be an upgrade of several minor versions, or a downgrade. Once recorded, the record
@@ -497,6 +513,7 @@ class _Loader:
         )
         self._existing_version(merged, origins)
         merged = self._versioned(merged, origins)
+        merged = self._without_inherited_node_groups(merged, entry, origins)
         # Duplicates are checked on the name as written, so a cluster with other problems still claims it.
         raw_name = merged.get("name")
         where = f"{env_display}: clusters[{index}].name"

@@ -134,6 +134,15 @@ class NodeGroupSpec(Props):
         return self
 
 
+class AutoModeSpec(Props):
+    """EKS Auto Mode of the cluster: EKS launches its nodes and runs its block storage and load balancing."""
+
+    enabled: bool
+    """Whether the cluster runs in EKS Auto Mode; false switches it off."""
+    node_pools: tuple[Literal["general-purpose", "system"], ...] | None = None
+    """EKS's built-in node pools to run. Default: not set (with Auto Mode off)."""
+
+
 class HubAccessSpec(Props):
     """Keyless access to the cluster for the hub's Flux."""
 
@@ -178,8 +187,10 @@ class EKSClusterProps(Props):
     logging: tuple[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"], ...] | None = None
     """Control plane log types sent to CloudWatch. Default: none for a cluster the hub creates; not set for an existing
     one, whose log types are its own."""
-    node_groups: tuple[NodeGroupSpec, ...] = Field(min_length=1)
-    """The managed node groups, at least one."""
+    node_groups: tuple[NodeGroupSpec, ...]
+    """The managed node groups: at least one, or none in EKS Auto Mode."""
+    auto_mode: AutoModeSpec | None = None
+    """EKS Auto Mode. Default: not set (the cluster is left as it is: without Auto Mode, unless switched on before)."""
     tags: dict[str, str] = Field(default_factory=dict)
     """AWS tags on the AWS resources the composite creates. Default: none."""
     provider_config_name: Name | None = None
@@ -219,6 +230,16 @@ class EKSClusterProps(Props):
     def _zones_or_existing(self) -> EKSClusterProps:
         if self.existing is None and not self.network.zones:
             raise ValueError("network.zones is required for a cluster the hub creates (the XRD's rule)")
+        return self
+
+    @model_validator(mode="after")
+    def _node_groups_or_auto_mode(self) -> EKSClusterProps:
+        auto = self.auto_mode is not None and self.auto_mode.enabled
+        if auto == bool(self.node_groups):
+            raise ValueError(
+                "a cluster has node groups (at least one) or EKS Auto Mode, one of the two (the XRD's rule): got "
+                f"{len(self.node_groups)} node groups {'with' if auto else 'without'} Auto Mode"
+            )
         return self
 
 

@@ -36,6 +36,9 @@ TENANTS = "tenants"
 APP_RESOURCES = "app-resources"
 ADDON_IDENTITIES = "addon-identities"
 SPOKE_BOOTSTRAP = "spoke-bootstrap"
+#: The Kustomization and folder (``clusters/<cluster>/auto-mode/``) of what an EKS Auto Mode cluster applies itself:
+#: its NodeClasses, NodePools, StorageClass and IngressClass.
+AUTO_MODE = "auto-mode"
 
 
 def plain_manifests(layer: str) -> str:
@@ -54,6 +57,7 @@ OWN_FLUX_OBJECTS: dict[str, str] = {
     APP_RESOURCES: "the Kustomization of a cluster's apps' resources",
     ADDON_IDENTITIES: "the hub's Kustomization of its add-ons' IAM roles",
     SPOKE_BOOTSTRAP: "the hub's Kustomization of the workload clusters' chains",
+    AUTO_MODE: "the Kustomization of an EKS Auto Mode cluster's node pools, StorageClass and IngressClass",
     **{
         plain_manifests(layer): f"the Kustomization of a cluster's plain manifests of layer {layer}"
         for layer in MANIFEST_LAYERS

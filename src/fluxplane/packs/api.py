@@ -265,6 +265,10 @@ class Pack(Generic[C]):
     #: What the pack needs from the cluster it runs on (keys of CAPABILITIES): a pack that finds the
     #: cluster's network by fluxplane's tags cannot work on a hub made by hand.
     needs: tuple[str, ...] = ()
+    #: What EKS Auto Mode does itself of the pack's work ("node autoscaling", "load balancing"), for a pack it
+    #: stands in for: on an Auto Mode cluster the pack is refused where the cluster's own entry enables it, and left
+    #: off, with a note, where the cluster inherits it (fluxplane.synth.plan).
+    replaced_by_auto_mode: str = ""
     #: The API groups of every CRD the pack installs (its charts', its Crossplane packages'); ``*.example.com``
     #: stands for every group under example.com (a provider family's members). A Flux Kustomization waits
     #: for the pack only when it requires it or applies objects of one of these groups (fluxplane.synth.order),

@@ -132,5 +132,6 @@ PACK = Pack(
     config=AwsEbsCsiDriverConfig,
     layer="controllers",
     bind=bind,
+    replaced_by_auto_mode="block storage (EBS volumes for PersistentVolumeClaims)",
     namespaces=(NAMESPACE,),
 )

@@ -178,6 +178,7 @@ PACK = Pack(
     config=AwsLoadBalancerControllerConfig,
     layer="controllers",
     bind=bind,
+    replaced_by_auto_mode="load balancing (ALBs for Ingresses, NLBs for Services)",
     namespaces=(NAMESPACE,),
     needs=(FLUXPLANE_NETWORK,),
     # the chart's crds/: TargetGroupBinding, IngressClassParams; GlobalAccelerator; the Gateway API configurations

@@ -6,9 +6,9 @@ fluxplane.config.hub), composes namespaced managed resources of the Upbound AWS 
 the EKS cluster with its node groups, and what the hub needs to reach and bootstrap it
 (fluxplane.packs.eks_composed, per group).
 
-Patch-and-transform cannot loop, so one Composition serves one shape (zone count, node group count,
-NAT mode) and each composite resource names its Composition. fluxplane writes the Compositions of
-the shapes the fleet uses. Subnet CIDRs are computed by fluxplane (P&T has no CIDR arithmetic) and
+Patch-and-transform cannot loop, so one Composition serves one shape (zone count, node group count or EKS
+Auto Mode, NAT mode, keyless hub access) and each composite resource names its Composition. fluxplane writes the
+Compositions of the shapes the fleet uses. Subnet CIDRs are computed by fluxplane (P&T has no CIDR arithmetic) and
 written into the composite resource, where reviewers see them.
 
 An existing cluster (``existing`` in the definition) that the hub imports is an EKSCluster too, composed by an
@@ -22,7 +22,7 @@ from typing import Any
 
 from fluxplane.config.awsdata import AwsFacts, shipped
 from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeconfig_secret
-from fluxplane.config.models import SealingKey, WorkloadCluster
+from fluxplane.config.models import BUILT_IN_NODE_POOLS, SealingKey, WorkloadCluster
 from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID
 from fluxplane.config.network import subnet_plan
 from fluxplane.constructs import eks_cluster as xr
@@ -85,6 +85,7 @@ def shape_of(cluster: WorkloadCluster) -> Shape:
         node_groups=len(cluster.node_groups),
         nat_gateways=cluster.network.nat_gateways,
         keyless=cluster.hub_access == "keyless",
+        auto_mode=cluster.auto,
     )
 
 
@@ -132,6 +133,11 @@ def composite_props(
             "publicAccessCidrs": cluster.endpoint.public_access_cidrs if cluster.endpoint.public_access else [],
         }
         built["logging"] = cluster.logging
+        if cluster.auto_mode is not None:
+            # Written when the definition names it: false switches Auto Mode off (fluxplane.packs.eks_composed).
+            built["autoMode"] = (
+                {"enabled": True, "nodePools": cluster.auto_mode.node_pools} if cluster.auto else {"enabled": False}
+            )
     else:
         # What the cluster has is imported, not planned: its range as the definition records it, and no zones.
         built["network"] = {"vpcCidr": cluster.network.cidr}
@@ -305,7 +311,26 @@ def xrd_schema() -> dict[str, Any]:
                 "description": "Control plane log types sent to CloudWatch.",
                 "items": {"type": "string", "enum": list(xr.LOG_TYPES)},
             },
-            "nodeGroups": {"type": "array", "minItems": 1, "items": node_group},
+            "nodeGroups": {
+                "type": "array",
+                "description": "Managed node groups: at least one, or none in EKS Auto Mode.",
+                "items": node_group,
+            },
+            "autoMode": {
+                "type": "object",
+                "description": "EKS Auto Mode: EKS launches the nodes and runs block storage and load balancing. "
+                "false switches it off; unset leaves the cluster as it is.",
+                "required": ["enabled"],
+                "properties": {
+                    "enabled": {"type": "boolean"},
+                    "nodePools": {
+                        "type": "array",
+                        "description": "EKS's built-in node pools to run.",
+                        "items": {"type": "string", "enum": list(BUILT_IN_NODE_POOLS)},
+                        "x-kubernetes-list-type": "set",
+                    },
+                },
+            },
             "tags": {"type": "object", "additionalProperties": {"type": "string"}},
             pt.PROVIDER_CONFIG_FIELD: pt.provider_config_property(),
             "sealingKeySecret": pt.string_property(
@@ -337,7 +362,12 @@ def xrd_schema() -> dict[str, Any]:
             {
                 "rule": "has(self.existing) || has(self.network.zones)",
                 "message": "network.zones is required for a cluster the hub creates",
-            }
+            },
+            {
+                "rule": "has(self.autoMode) && self.autoMode.enabled ? size(self.nodeGroups) == 0 : "
+                "size(self.nodeGroups) >= 1",
+                "message": "a cluster has node groups (at least one) or EKS Auto Mode, one of the two",
+            },
         ],
     }
     status = {
@@ -351,6 +381,7 @@ def xrd_schema() -> dict[str, Any]:
             "oidcProviderArn": {"type": "string"},
             "externalSecretsRoleArn": {"type": "string"},
             "certificateAuthority": {"type": "string"},
+            "nodeRoleArn": {"type": "string"},
         },
     }
     return {"type": "object", "required": ["spec"], "properties": {"spec": spec, "status": status}}

@@ -6,6 +6,14 @@
 - cluster: the EKS cluster (API authentication mode, the creator as admin), its managed node groups,
   the EKS Pod Identity Agent add-on (apps' roles), the IAM OIDC provider for IRSA, and a ClusterAuth
   whose kubeconfig the composition publishes as the Secret the hub's Flux reads;
+- EKS Auto Mode (Auto Mode shapes): the EKS cluster's compute, block storage and load balancing, switched on
+  together as EKS asks, with the built-in node pools the composite names launched as the node role; the cluster
+  role gets the policies of those capabilities, the node role Auto Mode's smaller set; no managed node groups,
+  and no Pod Identity Agent add-on (Auto Mode's nodes run the agent). Without self-managed add-ons (VPC CNI,
+  kube-proxy, CoreDNS: Auto Mode's nodes run their own), set at creation only, so that a cluster switched into
+  Auto Mode is updated in place, not replaced. A shape without Auto Mode writes the composite's
+  ``autoMode.enabled`` into the same three switches when the composite names it (false: switched off), and
+  nothing otherwise;
 - bootstrap: External Secrets' role (IRSA), which may read the sealing key, and the ConfigMap of its
   ARN that the hub's bootstrap of the spoke reads;
 - keyless (keyless shapes only): the hub's Flux role admitted as cluster admin, and the ConfigMap Flux reads.
@@ -37,6 +45,24 @@ CLUSTER_AUTH_KEY = "kubeconfig"
 
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+#: What the cluster role needs besides CLUSTER_POLICIES in EKS Auto Mode: EKS launches nodes, makes volumes and load
+#: balancers, and runs the nodes' networking as that role (its trust policy allows sts:TagSession, as Auto Mode asks).
+AUTO_MODE_CLUSTER_POLICIES = (
+    "AmazonEKSComputePolicy",
+    "AmazonEKSBlockStoragePolicy",
+    "AmazonEKSLoadBalancingPolicy",
+    "AmazonEKSNetworkingPolicy",
+)
+#: The node role's policies in EKS Auto Mode, instead of NODE_POLICIES: its nodes only pull images and hand pods
+#: their Pod Identity credentials.
+AUTO_MODE_NODE_POLICIES = ("AmazonEKSWorkerNodeMinimalPolicy", "AmazonEC2ContainerRegistryPullOnly")
+#: The EKS cluster's switches of its Auto Mode capabilities (compute, block storage, load balancing), below
+#: ``spec.forProvider``: EKS switches them on or off together, in one request.
+AUTO_MODE_SWITCHES = (
+    "computeConfig.enabled",
+    "storageConfig.blockStorage.enabled",
+    "kubernetesNetworkConfig.elasticLoadBalancing.enabled",
+)
 #: Tag on the private subnets, valued with the cluster's name, by which Karpenter's EC2NodeClass finds them.
 KARPENTER_DISCOVERY = "karpenter.sh/discovery"
 #: The node role's IAM name over the cluster's: fixed (not generated) because Karpenter's EC2NodeClass names it.
@@ -66,26 +92,41 @@ def _groups(count: int) -> str:
 
 @dataclass(frozen=True, order=True)
 class Shape:
-    """What a Composition fixes: zone count, node group count and NAT mode."""
+    """What a Composition fixes: zone count, node group count, NAT mode, keyless hub access, and EKS Auto Mode (which
+    has no node groups)."""
 
     zones: int
     node_groups: int
     nat_gateways: str = "OnePerZone"
     keyless: bool = False
+    auto_mode: bool = False
+
+    def __post_init__(self) -> None:
+        if self.auto_mode == (self.node_groups > 0):
+            raise ValueError(
+                f"a shape has node groups or EKS Auto Mode, one of the two: got {self.node_groups} node groups "
+                f"{'with' if self.auto_mode else 'without'} Auto Mode"
+            )
 
     @property
     def name(self) -> str:
         suffix = "-single-nat" if self.nat_gateways == "Single" else ""
         keyless = "-keyless" if self.keyless else ""
-        return f"eks-{self.zones}-zones-{self.node_groups}-{_groups(self.node_groups)}{suffix}{keyless}"
+        compute = "auto-mode" if self.auto_mode else f"{self.node_groups}-{_groups(self.node_groups)}"
+        return f"eks-{self.zones}-zones-{compute}{suffix}{keyless}"
 
     @property
     def labels(self) -> dict[str, str]:
+        compute = (
+            {f"{pt.LABEL}/compute": "auto-mode"}
+            if self.auto_mode
+            else {f"{pt.LABEL}/node-groups": str(self.node_groups)}
+        )
         return {
             f"{pt.LABEL}/availability-zones": str(self.zones),
             f"{pt.LABEL}/hub-access": "keyless" if self.keyless else "kubeconfig",
             f"{pt.LABEL}/nat-gateways": self.nat_gateways,
-            f"{pt.LABEL}/node-groups": str(self.node_groups),
+            **compute,
         }
 
 
@@ -265,11 +306,16 @@ def _policy_name(policy: str) -> str:
     return policy.removeprefix("Amazon").replace("_", "-").lower()
 
 
-def _identity() -> list[dict[str, Any]]:
+def _identity(auto_mode: bool = False) -> list[dict[str, Any]]:
     resources = []
     roles = (
-        ("cluster", "eks.amazonaws.com", ("sts:AssumeRole", "sts:TagSession"), CLUSTER_POLICIES),
-        ("node", "ec2.amazonaws.com", ("sts:AssumeRole",), NODE_POLICIES),
+        (
+            "cluster",
+            "eks.amazonaws.com",
+            ("sts:AssumeRole", "sts:TagSession"),
+            (*CLUSTER_POLICIES, *(AUTO_MODE_CLUSTER_POLICIES if auto_mode else ())),
+        ),
+        ("node", "ec2.amazonaws.com", ("sts:AssumeRole",), AUTO_MODE_NODE_POLICIES if auto_mode else NODE_POLICIES),
     )
     for role, service, actions, policies in roles:
         patches = [pt.name_tag(f"%s-{role}"), pt.use("tags")]
@@ -277,6 +323,9 @@ def _identity() -> list[dict[str, Any]]:
             patches.insert(
                 0, pt.patch("metadata.name", "metadata.annotations[crossplane.io/external-name]", fmt=NODE_ROLE_NAME)
             )
+            if auto_mode:
+                # EKS Auto Mode launches its nodes as this role: the cluster names it by ARN.
+                patches.append(pt.status("status.atProvider.arn", "status.nodeRoleArn"))
         resources.append(
             pt.resource(
                 f"role-{role}",
@@ -299,8 +348,28 @@ def _identity() -> list[dict[str, Any]]:
     return resources
 
 
+def _auto_mode(shape: Shape) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """What the EKS cluster of ``shape`` sets of EKS Auto Mode: its ``forProvider`` fields, its ``initProvider``
+    fields, and its patches (module docstring)."""
+    if not shape.auto_mode:
+        return {}, {}, [pt.patch("spec.autoMode.enabled", f"spec.forProvider.{path}") for path in AUTO_MODE_SWITCHES]
+    switched_on: dict[str, Any] = {}
+    for path in AUTO_MODE_SWITCHES:
+        *parents, last = path.split(".")
+        node = switched_on
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = True
+    patches = [
+        pt.patch("spec.autoMode.nodePools", "spec.forProvider.computeConfig.nodePools", required=True),
+        pt.patch("status.nodeRoleArn", "spec.forProvider.computeConfig.nodeRoleArn", required=True),
+    ]
+    return switched_on, {"bootstrapSelfManagedAddons": False}, patches
+
+
 def _cluster(shape: Shape) -> list[dict[str, Any]]:
     regional = [pt.use("region")]
+    auto_mode, at_creation, auto_mode_patches = _auto_mode(shape)
     resources = [
         pt.resource(
             "cluster",
@@ -311,7 +380,9 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
                     "accessConfig": {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True},
                     "roleArnSelector": pt.selector(role="cluster"),
                     "vpcConfig": {"subnetIdSelector": pt.selector(tier="private")},
+                    **auto_mode,
                 },
+                **({"initProvider": at_creation} if at_creation else {}),
             ),
             [
                 *regional,
@@ -322,6 +393,7 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
                 pt.patch("spec.endpoint.publicAccess", "spec.forProvider.vpcConfig.endpointPublicAccess"),
                 pt.patch("spec.endpoint.publicAccessCidrs", "spec.forProvider.vpcConfig.publicAccessCidrs"),
                 pt.patch("spec.logging", "spec.forProvider.enabledClusterLogTypes"),
+                *auto_mode_patches,
                 pt.use("tags"),
                 *_cluster_status(),
             ],
@@ -359,13 +431,19 @@ def _cluster(shape: Shape) -> list[dict[str, Any]]:
                 ],
             )
         )
+    if not shape.auto_mode:
+        # Apps' IAM roles are assumed through EKS Pod Identity (fluxplane.packs.app_compositions); Auto Mode's nodes
+        # run its agent themselves.
+        resources.append(
+            pt.resource(
+                "pod-identity-agent",
+                pt.managed(
+                    "eks", "Addon", {"addonName": "eks-pod-identity-agent", "clusterNameSelector": pt.selector()}
+                ),
+                [*regional, pt.use("tags")],
+            )
+        )
     resources += [
-        # Apps' IAM roles are assumed through EKS Pod Identity (fluxplane.packs.app_compositions).
-        pt.resource(
-            "pod-identity-agent",
-            pt.managed("eks", "Addon", {"addonName": "eks-pod-identity-agent", "clusterNameSelector": pt.selector()}),
-            [*regional, pt.use("tags")],
-        ),
         pt.resource(
             "oidc-provider",
             pt.managed("iam", "OpenIDConnectProvider", {"clientIdList": ["sts.amazonaws.com"]}),
@@ -535,7 +613,7 @@ def _cluster_status() -> list[dict[str, Any]]:
 def composed_resources(shape: Shape) -> list[dict[str, Any]]:
     """The P&T resource templates of ``shape``, in dependency order (network, identity, EKS, bootstrap)."""
     keyless = _keyless() if shape.keyless else []
-    return [*_network(shape), *_identity(), *_cluster(shape), *_bootstrap(), *keyless]
+    return [*_network(shape), *_identity(shape.auto_mode), *_cluster(shape), *_bootstrap(), *keyless]
 
 
 def _imported(shape: ExistingShape, name: str, base: dict[str, Any], patches: list[dict[str, Any]]) -> dict[str, Any]:

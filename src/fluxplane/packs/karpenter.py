@@ -28,6 +28,13 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
+from fluxplane.config.models.nodes import (
+    Architectures,
+    CapacityTypes,
+    InstanceCategories,
+    InstanceFamilies,
+    KarpenterDuration,
+)
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
 from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
@@ -54,21 +61,8 @@ NODE_ROLE = NODE_ROLE_NAME % "${cluster_name}"
 #: The tag EKS puts on the cluster security group it makes.
 CLUSTER_SECURITY_GROUP_TAG = "aws:eks:cluster-name"
 
-#: A Karpenter disruption duration: a Go duration of whole s, m and h, or Never.
-DURATION = r"^(([0-9]+(s|m|h))+|Never)$"
 #: An EKS-optimized AMI family Karpenter selects by alias, at the newest or a pinned release.
 AMI_ALIAS = r"^(al2023|bottlerocket)@(latest|v[0-9][0-9A-Za-z.-]*)$"
-#: An EC2 instance family (m7i, c7gn, r8g, u-6tb1, ...).
-INSTANCE_FAMILY = r"^[a-z][a-z0-9-]*[0-9][a-z0-9-]*$"
-#: An EC2 instance category: the letters before the generation (c, m, r, t, g, inf, trn, ...).
-INSTANCE_CATEGORY = r"^[a-z]+$"
-
-
-def _distinct(items: list[str]) -> list[str]:
-    duplicates = sorted({item for item in items if items.count(item) > 1})
-    if duplicates:
-        raise ValueError(f"expected distinct values, got {', '.join(show(item) for item in duplicates)} twice")
-    return items
 
 
 def _ami_alias(value: str) -> str:
@@ -78,28 +72,6 @@ def _ami_alias(value: str) -> str:
             f"(al2023@latest, al2023@v20251023, bottlerocket@v1.50.0), got {show(value)}"
         )
     return value
-
-
-def _pattern(pattern: str, what: str) -> AfterValidator:
-    def check(values: list[str]) -> list[str]:
-        for value in values:
-            if not re.fullmatch(pattern, value) or len(value) > 63:
-                raise ValueError(f"expected {what}, got {show(value)}")
-        return values
-
-    return AfterValidator(check)
-
-
-Distinct = AfterValidator(_distinct)
-InstanceCategories = Annotated[
-    list[str], Field(min_length=1), _pattern(INSTANCE_CATEGORY, "instance categories such as c, m or r"), Distinct
-]
-InstanceFamilies = Annotated[
-    list[str], Field(min_length=1), _pattern(INSTANCE_FAMILY, "instance families such as m7i or c7g"), Distinct
-]
-CapacityTypes = Annotated[list[Literal["on-demand", "spot"]], Field(min_length=1), Distinct]
-Architectures = Annotated[list[Literal["amd64", "arm64"]], Field(min_length=1), Distinct]
-KarpenterDuration = Annotated[str, Field(pattern=DURATION)]
 
 
 class KarpenterConfig(ReleaseConfig):
@@ -266,6 +238,7 @@ PACK = Pack(
     crd_groups=("karpenter.sh", "karpenter.k8s.aws"),
     # the chart's crds/: NodePool, NodeClaim, NodeOverlay; EC2NodeClass
     crds=("karpenter.sh", "karpenter.k8s.aws"),
+    replaced_by_auto_mode="node autoscaling (nodes for pending pods, consolidated when underused)",
     namespaces=(NAMESPACE,),
     needs=(FLUXPLANE_NETWORK,),
 )

@@ -35,15 +35,17 @@ def synthesize(
     delete: Sequence[str] = (),
     move: Sequence[str] = (),
     manage: Sequence[str] = (),
+    auto_mode: Sequence[str] = (),
 ) -> SynthResult:
     """Synthesize the fleet under ``root`` into ``outdir`` (default: fluxplane.files.output_dir), atomically.
 
     ``use_cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache).
-    A change that replaces, deletes or moves a live object of the tree it replaces, or that starts to manage a
-    cluster's imported AWS resources, is refused (ConfigError) unless ``replace``, ``delete``, ``move`` or ``manage``
-    names it (fluxplane.synth.guard).
+    A change that replaces, deletes or moves a live object of the tree it replaces, that starts to manage a
+    cluster's imported AWS resources, or that switches a cluster into or out of EKS Auto Mode, is refused
+    (ConfigError) unless ``replace``, ``delete``, ``move``, ``manage`` or ``auto_mode`` names it
+    (fluxplane.synth.guard).
     """
-    allow = Allowances.of(replace, delete, move, manage)
+    allow = Allowances.of(replace, delete, move, manage, auto_mode)
     pipeline = Pipeline(root, outdir, registry=registry, cache=use_cache, allow=allow)
     tree = pipeline.render()
     pipeline.write(tree)

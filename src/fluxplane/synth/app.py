@@ -30,6 +30,7 @@ from fluxplane.core.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_di
 from fluxplane.errors import TreeError
 from fluxplane.files import output_dir
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.auto_mode import cluster_files as auto_mode_files
 from fluxplane.synth.catalogue import Catalogue
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.features import AppResources, SpokeBootstrap
@@ -142,6 +143,12 @@ class FleetApp(cdk8s.App):
                     # bound once per workload cluster, in that cluster's chain (SpokeBootstrap)
                     continue
                 folders.append(self._add_pack(chart, cluster, pack, config))
+        workload = self._workload.get(cluster.name)
+        auto_mode = auto_mode_files(workload) if workload is not None else {}
+        if auto_mode:
+            auto_mode_kustomization = chart.add_auto_mode(auto_mode).name
+            documents = [document for part in auto_mode.values() for document in part]
+            folders.append(Folder(auto_mode_kustomization, "controllers", documents))
         for layer in LAYERS:
             files = [item for item in cluster.manifests if item.layer == layer]
             if files:

@@ -9,7 +9,9 @@ nothing, as the guard reads it: fluxplane.synth.hazards.immutable_change), updat
 ``spec`` or its external name changes. A deletion says what it destroys, unless the object's deletion or
 management policy leaves the resource in AWS (``forget``). A resource whose management policies only observe it
 (an existing cluster's, imported) is read, never made, changed or deleted (``import``); one whose policies come
-to write it is one Crossplane starts to manage (``manage``), and the other way round one it stops managing.
+to write it is one Crossplane starts to manage (``manage``), and the other way round one it stops managing. An
+update that switches a mode of the resource on or off in place (an EKS cluster's Auto Mode, fluxplane.synth.kinds)
+says what that does.
 Values only the cluster knows (a composed resource's generated name, an observed status) compare equal to each
 other and read ``(known after apply)``.
 
@@ -23,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fluxplane.synth.hazards import ABSENT, field, immutable_change
+from fluxplane.synth.hazards import ABSENT, field, immutable_change, left_on, switched
 from fluxplane.synth.kinds import (
     EXTERNAL_NAME,
     PROVIDER_CONFIG_REF,
@@ -189,4 +191,17 @@ def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str
     shown = tuple(dict.fromkeys(dotted(path) for path in fields))
     if reasons:
         return Verdict(REPLACE, shown, tuple(reasons))
-    return Verdict(UPDATE, shown)
+    return Verdict(UPDATE, shown, tuple(switch_reasons(group, kind, old, new)))
+
+
+def switch_reasons(group: str, kind: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What the modes an update switches on or off do (fluxplane.synth.kinds.Switch), and those it leaves on."""
+    reasons = [
+        f"switches {switch.mode} {'on' if on else 'off'} in place: {switch.on if on else switch.off}"
+        for switch, on in switched(group, kind, old, new)
+    ]
+    reasons += [
+        f"{dotted(switch.path)} goes while {switch.mode} is on, which leaves it on"
+        for switch in left_on(group, kind, old, new)
+    ]
+    return reasons

@@ -25,6 +25,10 @@ and refuses, one line each, these changes to an object that exists in both:
   imported (an existing cluster's ``observed`` to ``managed``, or managed from the start) or that moves from
   importing them to making them, ``--manage PATTERN`` allows it; one that moves between making and importing
   them otherwise, ``--replace PATTERN`` (fluxplane.synth.hazards.MANAGEMENT_CHANGES).
+* **a switch**: a mode of a live resource turned on or off in place (fluxplane.synth.kinds.Switch): an EKSCluster
+  moving into or out of EKS Auto Mode, whose nodes EKS then takes over (its managed node groups deleted) or gives
+  back. ``--auto-mode PATTERN`` allows it. An EKSCluster in Auto Mode that drops ``autoMode`` is refused whatever
+  the flags: nothing would switch Auto Mode off, so its definition says ``autoMode.enabled: false``.
 * **a move**: the Flux Kustomization that applies an object changes (the hub's objects whose deletion
   deletes something live carry it, fluxplane.config.hub.APPLIED_BY). When the old Kustomization stops
   applying the object it deletes it, before the new one adopts it, unless the old one is suspended
@@ -99,11 +103,13 @@ from fluxplane.synth.hazards import (
     immutable_fields,
     key_of,
     label,
+    left_on,
     management_change,
     release_target,
+    switched,
     version_step,
 )
-from fluxplane.synth.kinds import COMPOSITE_GROUP, DEFINITION_KINDS, noun
+from fluxplane.synth.kinds import AUTO_MODE_FLAG, COMPOSITE_GROUP, DEFINITION_KINDS, Switch, noun
 
 # What diff's risk report reads from here stays importable from here.
 __all__ = [
@@ -340,10 +346,11 @@ def guard(
     delete: Sequence[str] = (),
     move: Sequence[str] = (),
     manage: Sequence[str] = (),
+    auto_mode: Sequence[str] = (),
     followed_versions: Mapping[str, FollowedVersion] | None = None,
 ) -> list[str]:
-    """The replacements, deletions, moves and changes of management writing ``files`` over the tree at ``outdir``
-    would make, not allowed.
+    """The replacements, deletions, moves, changes of management and switches writing ``files`` over the tree at
+    ``outdir`` would make, not allowed.
 
     ``followed_versions`` are the clusters whose definition names no Kubernetes version
     (fluxplane.synth.plan.FleetPlan.followed_versions): the record alone may not change theirs.
@@ -352,6 +359,7 @@ def guard(
     changed = tree.changed(files)
     if not changed:
         return []
+    switches = {AUTO_MODE_FLAG: tuple(auto_mode)}
     moved_versions = _versions_the_record_moves(changed, files, followed_versions or {})
     before = _objects(
         (path, data.decode("utf-8", "replace")) for path, data in sorted(changed.items()) if data is not None
@@ -378,7 +386,13 @@ def guard(
         was, now = before[key], after[key]
         where = f"{now.path}: {_name(key)}"
         refusals = _changes(
-            key, was.document, now.document, replace, manage=manage, versions=key[3] not in moved_versions
+            key,
+            was.document,
+            now.document,
+            replace,
+            manage=manage,
+            switches=switches,
+            versions=key[3] not in moved_versions,
         )
         if refusals:
             reported.add(key)
@@ -407,7 +421,11 @@ def guard(
             "those that remain once the objects are adopted"
         )
     problems.extend(_composed_refusals(files, changed, reported, replace=replace, delete=delete))
-    problems.extend(_applied_refusals(tree, files, changed, reported, replace=replace, delete=delete, manage=manage))
+    problems.extend(
+        _applied_refusals(
+            tree, files, changed, reported, replace=replace, delete=delete, manage=manage, switches=switches
+        )
+    )
     return problems
 
 
@@ -449,6 +467,45 @@ def _management(
     return f"{effect}; to do it on purpose, run synth with --{flag} '{label(key)}'"
 
 
+def _switches(
+    key: Key, was: Mapping[str, Any], now: Mapping[str, Any], allow: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """Why the modes the change of ``key`` switches on or off are refused (fluxplane.synth.hazards.switched): the flag
+    that allows a switch does not name it; and a mode left on by a field that goes, whatever the flags."""
+    found: list[str] = []
+    for switch, on in switched(key[0], key[1], was, now):
+        if allowed(key, allow.get(switch.flag, ())):
+            continue
+        state, effect = ("on", switch.on) if on else ("off", switch.off)
+        found.append(
+            f"{'.'.join(switch.path)} changes from {str(not on).lower()} to {str(on).lower()}, which switches "
+            f"{switch.mode} {state} in place: {effect}{_switched_groups(key, was, now, on)}; to do it on purpose, run "
+            f"synth with --{switch.flag} '{label(key)}'"
+        )
+    for switch in left_on(key[0], key[1], was, now):
+        found.append(_left_on(switch))
+    return found
+
+
+def _left_on(switch: Switch) -> str:
+    return (
+        f"{'.'.join(switch.path)} goes while {switch.mode} is on, which leaves it on in the cloud while the rest of "
+        f"the object reads as if it were off; to switch it off, say so: {switch.path[-2]}.enabled: false in the "
+        f"definition (and synth with --{switch.flag})"
+    )
+
+
+def _switched_groups(key: Key, was: Mapping[str, Any], now: Mapping[str, Any], on: bool) -> str:
+    """`` (node groups deleted: a, b)`` for an EKSCluster going into Auto Mode, made ones for one leaving it."""
+    if key[:2] != EKS_CLUSTER:
+        return ""
+    groups = field(was if on else now, ("spec", "nodeGroups"))
+    names = (
+        [str(group.get("name")) for group in groups if isinstance(group, Mapping)] if isinstance(groups, list) else []
+    )
+    return f" (node groups {'deleted' if on else 'made'}: {', '.join(names)})" if names else ""
+
+
 def _changes(
     key: Key,
     was: Mapping[str, Any],
@@ -456,15 +513,17 @@ def _changes(
     replace: Sequence[str],
     *,
     manage: Sequence[str] = (),
+    switches: Mapping[str, Sequence[str]] | None = None,
     versions: bool = True,
 ) -> list[str]:
     """Why changing the object of ``key`` from ``was`` to ``now`` is refused: its immutable fields, its Helm
     release target, its Kubernetes version (``versions``: not when the record's own refusal names it), who manages
-    its AWS resources."""
+    its AWS resources, the modes it switches (``switches``: the patterns each switch's flag was given)."""
     found: list[str] = []
     managed = _management(key, was, now, replace, manage)
     if managed is not None:
         found.append(managed)
+    found.extend(_switches(key, was, now, switches or {}))
     if not allowed(key, replace):
         for path in immutable_fields(key[0], key[1]):
             values = immutable_change(was, now, path)
@@ -514,7 +573,8 @@ def _composed_refusals(
     """The AWS resources the composites in both trees compose, compared (fluxplane.synth.composed): a composed
     resource replaced or deleted is refused, one line each, unless ``--replace`` (``--delete``) names its composite.
     Only when a changed file holds a composite or a definition; a composite the first stage refused, or whose change
-    of management it judged (its flag's message says what the other Composition deletes), is not judged again."""
+    of management or switch of a mode it judged (its flag's message says what the other Composition deletes), is not
+    judged again."""
     old_texts = {path: data.decode("utf-8", "replace") if data is not None else None for path, data in changed.items()}
     texts = [text for path, was in old_texts.items() for text in (was, files.get(path)) if text is not None]
     definitions_changed = any(_DEFINES.search(text) for text in texts)
@@ -529,7 +589,8 @@ def _composed_refusals(
     problems: list[str] = []
     for pair in trees.pairs():
         key = pair.key
-        if key in reported or management_change(pair.old, pair.new) is not None:
+        judged = management_change(pair.old, pair.new) is not None or switched(key[0], key[1], pair.old, pair.new)
+        if key in reported or judged:
             continue
         if allowed(key, replace) and allowed(key, delete):
             continue
@@ -603,6 +664,7 @@ def _applied_refusals(
     replace: Sequence[str],
     delete: Sequence[str],
     manage: Sequence[str] = (),
+    switches: Mapping[str, Sequence[str]] | None = None,
 ) -> list[str]:
     """What each cluster applies, compared (kustomize's build, with its patches, and Flux's post-build variables):
     a change that reaches an object only through an overlay's patch, a namespace or a variable is judged as the
@@ -630,7 +692,7 @@ def _applied_refusals(
             was, now = before.get(key), after.get(key)
             if was is not None and now is not None and was.doc != now.doc:
                 where = _applied_where(cluster, key, now)
-                for refusal in _changes(key, was.doc, now.doc, replace, manage=manage):
+                for refusal in _changes(key, was.doc, now.doc, replace, manage=manage, switches=switches):
                     problems[f"{where}: {refusal}"] = None
             elif was is not None and now is None:
                 deletion = _deletion(key, was.doc, delete, removed_clusters)

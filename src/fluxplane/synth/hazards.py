@@ -1,8 +1,8 @@
 """The changes that would replace, reinstall or delete live infrastructure, known once for the replacement guard
 (fluxplane.synth.guard) and for diff's risk report: the table of immutable fields by kind (the cloud kinds' from
 fluxplane.synth.kinds), what deleting a composite deletes in AWS, a HelmRelease's release target, the Kubernetes
-version steps EKS refuses, and the changes of who owns a workload cluster's AWS resources (an existing cluster's,
-imported or managed).
+version steps EKS refuses, the changes of who owns a workload cluster's AWS resources (an existing cluster's,
+imported or managed), and the modes a change switches on or off in place (an EKS cluster's Auto Mode).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from fluxplane.synth.kinds import (
     PROVIDER_CONFIG_NAME,
     PROVIDER_CONFIG_REF,
     FieldPath,
+    Switch,
+    switches,
 )
 
 __all__ = [
@@ -48,9 +50,11 @@ __all__ = [
     "immutable_fields",
     "key_of",
     "label",
+    "left_on",
     "management",
     "management_change",
     "release_target",
+    "switched",
     "version_step",
 ]
 
@@ -289,3 +293,27 @@ def version_step(old: Any, new: Any) -> str | None:
     except (IndexError, ValueError):
         return None
     return None if how is None else f"spec.kubernetesVersion changes from {old} to {new}, which {how}"
+
+
+def switched(
+    group: str, kind: str, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+) -> list[tuple[Switch, bool]]:
+    """The switches (fluxplane.synth.kinds.Switch) of an object of ``group`` and ``kind`` that ``before`` to ``after``
+    turns, each with its new state (True: on). Without the field, ``before`` has the mode off; ``after`` without it
+    turns nothing (left_on)."""
+    found = []
+    for switch in switches(group, kind):
+        new = field(after, switch.path)
+        if new is not None and (field(before, switch.path) is True) != (new is True):
+            found.append((switch, new is True))
+    return found
+
+
+def left_on(group: str, kind: str, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> list[Switch]:
+    """The switches on in ``before`` whose field ``after`` drops: nothing then turns the mode off, and it stays on in
+    the cloud while the rest of ``after`` reads as if it were off."""
+    return [
+        switch
+        for switch in switches(group, kind)
+        if field(before, switch.path) is True and field(after, switch.path) is None
+    ]

@@ -8,6 +8,11 @@ external name does not hold it, what deleting it destroys, and whether it holds 
 deletion loses what it holds): the RDS, DynamoDB, S3 and SQS stores, an EKS cluster with its workloads, a
 VPC with everything in it.
 
+A kind may also have switches: a field that turns a mode of the resource on or off in place, which changes what runs
+on it as much as a replacement does (an EKS cluster's Auto Mode: EKS takes over or gives back its nodes). Each says
+what switching it on and off does and the synth flag that allows it. An object without the field has the mode
+off; one that drops the field leaves the mode as it was in the cloud (fluxplane.synth.hazards.switched).
+
 Besides its own fields, every AWS managed resource is replaced when its region, its external name or its
 provider config (the AWS account) changes (``ANY_MANAGED``). fluxplane's composites (``platform.fluxplane.io``)
 have entries of their own: the fields of theirs that feed those of the resources they compose.
@@ -50,6 +55,34 @@ def _spec(*names: str) -> tuple[FieldPath, ...]:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """A field that turns a mode of the live resource on or off in place (module docstring)."""
+
+    path: FieldPath
+    #: What the mode is, as a reader names it: "EKS Auto Mode".
+    mode: str
+    #: What switching it on does, and switching it off.
+    on: str
+    off: str
+    #: The synth flag that allows switching it, either way (fluxplane.synth.guard).
+    flag: str
+
+
+#: EKS Auto Mode, switched as one.
+_AUTO_MODE_ON = (
+    "EKS launches the cluster's nodes from its node pools and runs its block storage and load balancing: its managed "
+    "node groups are deleted (their pods move to Auto Mode's nodes) and the add-ons Auto Mode stands in for "
+    "(Karpenter, the EBS CSI driver, the AWS Load Balancer Controller) are uninstalled"
+)
+_AUTO_MODE_OFF = (
+    "EKS terminates the nodes it launched and deletes the load balancers it made (its EBS volumes stay): managed node "
+    "groups are made, and a cluster made in Auto Mode has no VPC CNI, kube-proxy or CoreDNS for their nodes until "
+    "they are installed as EKS add-ons"
+)
+AUTO_MODE_FLAG = "auto-mode"
+
+
+@dataclass(frozen=True)
 class CloudKind:
     """What one kind of cloud object means for the live resource (module docstring)."""
 
@@ -65,6 +98,8 @@ class CloudKind:
     data: bool = False
     #: The field naming it in AWS, where the external name does not.
     name: FieldPath | None = None
+    #: Fields that turn a mode of it on or off in place.
+    switches: tuple[Switch, ...] = ()
 
     def matches(self, group: str, kind: str) -> bool:
         return fnmatch.fnmatchcase(group, self.group) and fnmatch.fnmatchcase(kind, self.kind)
@@ -170,6 +205,9 @@ KINDS: tuple[CloudKind, ...] = (
         ),
         deletes="the Kubernetes cluster and everything running on it",
         data=True,
+        switches=(
+            Switch(_given("computeConfig.enabled")[0], "EKS Auto Mode", _AUTO_MODE_ON, _AUTO_MODE_OFF, AUTO_MODE_FLAG),
+        ),
     ),
     CloudKind(
         "eks.aws*",
@@ -242,6 +280,9 @@ KINDS: tuple[CloudKind, ...] = (
         (*_spec("region"), PROVIDER_CONFIG_NAME, *_spec("network.vpcCidr", "network.zones")),
         deletes="the EKS cluster, its node groups and its VPC",
         data=True,
+        switches=(
+            Switch(_spec("autoMode.enabled")[0], "EKS Auto Mode", _AUTO_MODE_ON, _AUTO_MODE_OFF, AUTO_MODE_FLAG),
+        ),
     ),
     CloudKind(
         COMPOSITE_GROUP,
@@ -314,6 +355,12 @@ def noun(group: str, kind: str) -> str:
     if entry is not None:
         return entry.noun
     return f"{group.split('.', 1)[0]} {kind}" if is_managed(group) else kind
+
+
+def switches(group: str, kind: str) -> tuple[Switch, ...]:
+    """The switches of objects of ``group`` and ``kind`` (none for a kind the table does not hold)."""
+    entry = cloud_kind(group, kind)
+    return entry.switches if entry is not None else ()
 
 
 def replacing_fields(group: str, kind: str) -> tuple[FieldPath, ...]:

@@ -553,6 +553,42 @@ def _placed(
     return kept
 
 
+def _without_auto_modes_work(
+    configs: dict[str, PackConfig],
+    cluster: str,
+    origins: Origins,
+    registry: PackRegistry,
+    problems: list[str],
+    notes: list[str],
+) -> dict[str, PackConfig]:
+    """The packs of ``configs`` an Auto Mode cluster runs: not those whose work EKS Auto Mode does
+    (Pack.replaced_by_auto_mode), so it is not done twice. One the cluster's own entry enables is refused; one it
+    inherits from its environment or the base file (meant for the clusters without Auto Mode) is left off, with a
+    note."""
+    kept: dict[str, PackConfig] = {}
+    for name, config in configs.items():
+        what = registry.get(name).replaced_by_auto_mode
+        if not what:
+            kept[name] = config
+            continue
+        where = origins.describe((name,))
+        if origins.where((name,))[1].startswith("clusters["):
+            problems.append(
+                f"{where}: pack {name!r} is not for Auto Mode cluster {cluster!r}: EKS Auto Mode does its work itself, "
+                f"{what}; remove it here"
+            )
+        else:
+            notes.append(f"{where}: pack {name!r} is left off Auto Mode cluster {cluster!r}: EKS Auto Mode does {what}")
+    for name in kept:
+        for required in registry.get(name).requires:
+            if required in configs and required not in kept:
+                problems.append(
+                    f"{origins.describe((name,))}: pack {name!r} requires {required!r}, which Auto Mode cluster "
+                    f"{cluster!r} does not run (EKS Auto Mode does its work)"
+                )
+    return kept
+
+
 def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: bool = True) -> FleetPlan:
     """Resolve ``loaded`` against ``registry``; ``require_secrets=False`` lets sealed secrets still be missing."""
     fleet = loaded.fleet
@@ -568,7 +604,10 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
 
     def plan(cluster: _Cluster, environment: str | None, kind: ClusterKind) -> tuple[_Cluster, ClusterPlan]:
         """The cluster, on the version it starts on when it is new (_started), and its plan."""
-        packs = configure(cluster.packs, loaded.pack_origins[cluster.name], kind)
+        origins = loaded.pack_origins[cluster.name]
+        packs = configure(cluster.packs, origins, kind)
+        if getattr(cluster, "auto", False):
+            packs = _without_auto_modes_work(packs, cluster.name, origins, registry, problems, notes)
         controllers = platform_controllers(fleet, cluster)
         followed = loaded.followed_versions.get(cluster.name)
         cluster = _started(cluster, running(packs, controllers, registry), followed, problems, held_back, fleet)

@@ -94,12 +94,13 @@ def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str,
 @dataclass(frozen=True)
 class Allowances:
     """What the user asked synth to do although it changes live infrastructure: ``Kind/namespace/name``
-    patterns, with shell wildcards (``--replace``, ``--delete``, ``--move``, ``--manage``)."""
+    patterns, with shell wildcards (``--replace``, ``--delete``, ``--move``, ``--manage``, ``--auto-mode``)."""
 
     replace: tuple[str, ...] = ()
     delete: tuple[str, ...] = ()
     move: tuple[str, ...] = ()
     manage: tuple[str, ...] = ()
+    auto_mode: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -108,8 +109,9 @@ class Allowances:
         delete: Sequence[str] = (),
         move: Sequence[str] = (),
         manage: Sequence[str] = (),
+        auto_mode: Sequence[str] = (),
     ) -> Allowances:
-        return cls(tuple(replace), tuple(delete), tuple(move), tuple(manage))
+        return cls(tuple(replace), tuple(delete), tuple(move), tuple(manage), tuple(auto_mode))
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ class Publisher:
             delete=allow.delete,
             move=allow.move,
             manage=allow.manage,
+            auto_mode=allow.auto_mode,
             followed_versions=plan.followed_versions,
         )
 

@@ -25,7 +25,7 @@ BASE_ALLOWED = (
 ENV_ALLOWED = "allowed: clusterDefaults, packs, clusters"
 CLUSTER_ALLOWED = (
     "allowed: name, region, kubernetesVersion, packs, network, endpoint, logging, tags, hubAccess, nodeGroups, "
-    "fluxInstaller, account, appResources, existing, bootstrap, cdk8sCharts"
+    "autoMode, fluxInstaller, account, appResources, existing, bootstrap, cdk8sCharts"
 )
 REGION_HELP = "expected an AWS region such as us-west-2"
 VERSION_HELP = 'expected a Kubernetes minor version such as "1.33" (quoted)'
@@ -61,6 +61,7 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
         "production-euc1",
         "production-euw1",
         "staging-usw2",
+        "staging-euw1",
     ]
     assert fleet.repositories.platform.url == "ssh://git@github.com/example-org/fleet.git"
     assert fleet.flux == models.FluxSettings(interval="10m", retryInterval="2m", timeout="5m")
@@ -70,7 +71,7 @@ def test_loads_the_example_fleet(example_project: Path) -> None:
 def test_example_fleet_clusters_merge_base_environment_and_entry(example_project: Path) -> None:
     # GIVEN the example fleet WHEN loaded
     fleet = load_fleet(example_project).fleet
-    usw2, use1, _, _, staging = fleet.clusters
+    usw2, use1, _, _, staging, auto = fleet.clusters
 
     # THEN the region comes from base clusterDefaults unless the entry sets it
     assert (usw2.region, use1.region, staging.region) == ("us-west-2", "us-east-1", "us-west-2")
@@ -91,6 +92,10 @@ def test_example_fleet_clusters_merge_base_environment_and_entry(example_project
             {"name": "system", "instanceTypes": ["m7i.large"], "minSize": 2, "maxSize": 4, "desiredSize": 2}
         )
     ]
+    # AND the cluster in EKS Auto Mode has none: EKS launches its nodes, from the built-in pools and its own
+    assert (auto.region, auto.node_groups, auto.auto) == ("eu-west-1", [], True)
+    assert auto.auto_mode is not None
+    assert [pool.name for pool in auto.auto_mode.custom_node_pools] == ["batch"]
     # AND packs merge base, then environment, then the cluster's own entry
     assert (usw2.packs["metrics-server"], usw2.packs["podinfo"]) == ({"replicas": 2}, {"replicas": 3})
     assert (use1.packs["metrics-server"], use1.packs["podinfo"]) == ({"replicas": 2}, {"replicas": 4})
@@ -675,7 +680,33 @@ def test_an_empty_node_group_list_is_refused(write_fleet: FleetWriter) -> None:
     # GIVEN nodeGroups: [] WHEN loaded THEN at least one is asked for
     root = write_fleet(envs={"staging": {"clusters": [cluster(nodeGroups=[])]}})
     assert problems_of(root) == [
-        "environments/staging.yaml: clusters[0].nodeGroups: expected at least 1 item(s), got 0"
+        "environments/staging.yaml: clusters[0].nodeGroups: give at least one node group, or set autoMode.enabled: true"
+    ]
+
+
+def test_an_auto_mode_cluster_leaves_off_the_node_groups_it_inherits_with_a_note(write_fleet: FleetWriter) -> None:
+    # GIVEN node groups in the base's clusterDefaults and an Auto Mode cluster that names none
+    base = {**MINIMAL_BASE, "clusterDefaults": {"nodeGroups": [{"name": "system"}]}}
+    env = {"clusters": [cluster("a", autoMode={"enabled": True}), cluster("b")]}
+
+    # WHEN loaded
+    loaded = load_fleet(write_fleet(base=base, envs={"staging": env}))
+
+    # THEN the Auto Mode cluster has none, the other keeps them, and a note says where they were left off
+    a, b = loaded.fleet.clusters
+    assert (a.node_groups, [group.name for group in b.node_groups]) == ([], ["system"])
+    assert loaded.notes == (
+        'environments/base.yaml: clusterDefaults.nodeGroups: left off Auto Mode cluster "a": EKS Auto Mode launches '
+        "its nodes",
+    )
+
+
+def test_an_auto_mode_cluster_that_names_node_groups_is_refused_there(write_fleet: FleetWriter) -> None:
+    env = {"clusters": [cluster("a", autoMode={"enabled": True}, nodeGroups=[{"name": "system"}])]}
+    assert problems_of(write_fleet(envs={"staging": env})) == [
+        "environments/staging.yaml: clusters[0].nodeGroups: an Auto Mode cluster has no managed node groups: EKS "
+        "launches its nodes (autoMode.nodePools and autoMode.customNodePools); remove nodeGroups, or set "
+        "autoMode.enabled: false"
     ]
 
 

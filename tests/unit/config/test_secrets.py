@@ -264,8 +264,8 @@ def test_load_fleet_reports_secret_problems_with_the_others(write_fleet: FleetWr
         load_fleet(root)
     assert list(caught.value.problems) == [
         "environments/staging.yaml: clusters[0].extra: unknown field; allowed: name, region, kubernetesVersion, "
-        "packs, network, endpoint, logging, tags, hubAccess, nodeGroups, fluxInstaller, account, appResources, "
-        "existing, bootstrap, cdk8sCharts",
+        "packs, network, endpoint, logging, tags, hubAccess, nodeGroups, autoMode, fluxInstaller, account, "
+        "appResources, existing, bootstrap, cdk8sCharts",
         "environments/secrets/hub/apps/db.yaml: metadata says apps/other, the path says apps/db; "
         "the path must match the object",
         "environments/secrets/prod-1/apps/db.yaml: a plaintext Secret must not be committed; seal it with "

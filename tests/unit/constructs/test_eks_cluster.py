@@ -161,7 +161,6 @@ def test_more_than_six_zones_are_refused() -> None:
     [
         (("region",), "us-west", r"region: string should match pattern"),
         (("kubernetesVersion",), "1.3", r"kubernetesVersion: string should match pattern"),
-        (("nodeGroups",), [], r"nodeGroups: tuple should have at least 1 item after validation, not 0"),
         (("sealingKeySecret",), "sealing key", r"sealingKeySecret: string should match pattern"),
         (("hubAccess",), {"principalArn": "arn:aws:iam::1:role/x", "configMapName": "a"}, r"hubAccess\.principalArn"),
         (("network", "natGateways"), "None", r"network\.natGateways: input should be 'OnePerZone' or 'Single'"),
@@ -247,3 +246,18 @@ def test_a_cluster_the_hub_creates_needs_its_zones() -> None:
     # AND ids of an existing cluster are refused when malformed
     with pytest.raises(ConstructError, match=r"^root/m/a: EKSClusterProps\.existing\.vpcId: string should match"):
         _cluster(_set(("existing",), {**EXISTING, "vpcId": "vpc-1"}))
+
+
+def test_a_cluster_has_node_groups_or_auto_mode() -> None:
+    # GIVEN no node group and no Auto Mode, or both WHEN made THEN the XRD's rule refuses it
+    with pytest.raises(ConstructError, match=r"got 0 node groups without Auto Mode$"):
+        _cluster(_set(("nodeGroups",), []))
+    with pytest.raises(ConstructError, match=r"got 1 node groups with Auto Mode$"):
+        _cluster(_set(("autoMode",), {"enabled": True, "nodePools": ["general-purpose"]}))
+
+    # AND a cluster in Auto Mode without node groups, or one switched off with its node groups, is made
+    def auto(props: dict[str, Any]) -> None:
+        props.update(nodeGroups=[], autoMode={"enabled": True, "nodePools": ["general-purpose", "system"]})
+
+    assert _cluster(auto).to_dict()["spec"]["autoMode"] == {"enabled": True, "nodePools": ["general-purpose", "system"]}
+    assert _cluster(_set(("autoMode",), {"enabled": False})).to_dict()["spec"]["autoMode"] == {"enabled": False}

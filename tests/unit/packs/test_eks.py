@@ -36,6 +36,7 @@ TWO_ZONES = eks.Shape(zones=2, node_groups=1)
 SINGLE_NAT = eks.Shape(zones=3, node_groups=1, nat_gateways="Single")
 TWO_GROUPS = eks.Shape(zones=3, node_groups=2)
 KEYLESS = eks.Shape(zones=3, node_groups=1, keyless=True)
+AUTO_MODE = eks.Shape(zones=3, node_groups=0, auto_mode=True)
 SHAPES = [
     THREE_ZONES,
     TWO_ZONES,
@@ -43,6 +44,8 @@ SHAPES = [
     TWO_GROUPS,
     KEYLESS,
     eks.Shape(zones=6, node_groups=3, nat_gateways="Single", keyless=True),
+    AUTO_MODE,
+    eks.Shape(zones=2, node_groups=0, nat_gateways="Single", keyless=True, auto_mode=True),
 ]
 
 
@@ -55,6 +58,7 @@ OBSERVED_STATUS = {
     "oidcIssuerHost": "oidc.eks.us-west-2.amazonaws.com/id/EXAMPLE",
     "oidcProviderArn": "arn:aws:iam::111122223333:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/EXAMPLE",
     "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/example-external-secrets",
+    "nodeRoleArn": "arn:aws:iam::111122223333:role/example-node",
 }
 
 
@@ -155,7 +159,11 @@ def test_every_patch_reads_and_writes_fields_the_xrd_declares(shape: eks.Shape) 
             assert source in written_status, source
         else:
             assert source == "metadata.name", source
-    assert {"spec.network.zones[0].privateSubnetCidr", "spec.nodeGroups[0].desiredSize"} <= sources
+    # AND a shape in EKS Auto Mode reads its built-in pools, another its node groups and the Auto Mode switch
+    compute = (
+        {"spec.autoMode.nodePools"} if shape.auto_mode else {"spec.nodeGroups[0].desiredSize", "spec.autoMode.enabled"}
+    )
+    assert {"spec.network.zones[0].privateSubnetCidr", *compute} <= sources
 
 
 def test_a_misspelt_path_is_not_found_in_the_schema() -> None:
@@ -574,7 +582,7 @@ def test_what_json_schema_cannot_check_is_left_to_cel_rules() -> None:
 
 def test_zones_are_required_of_a_cluster_the_hub_creates_only() -> None:
     # GIVEN the XRD's rule on the spec
-    (rule,) = eks.xrd_schema()["properties"]["spec"]["x-kubernetes-validations"]
+    rule = eks.xrd_schema()["properties"]["spec"]["x-kubernetes-validations"][0]
     program = compile_expression(rule["rule"]).program
     assert program is not None
     fleet = example_fleet()

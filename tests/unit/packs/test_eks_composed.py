@@ -25,6 +25,7 @@ from fluxplane.validate.schemas import CrdCorpus
 from fluxplane.validate.tree import Document
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
 from tests.unit.packs.test_eks import (
+    AUTO_MODE,
     KEYLESS,
     LABEL,
     OBSERVED_STATUS,
@@ -85,6 +86,11 @@ needs_crds = pytest.mark.skipif(
             "eks-3-zones-1-node-group-keyless",
             {"availability-zones": "3", "hub-access": "keyless", "nat-gateways": "OnePerZone", "node-groups": "1"},
         ),
+        (
+            Shape(2, 0, "Single", keyless=True, auto_mode=True),
+            "eks-2-zones-auto-mode-single-nat-keyless",
+            {"availability-zones": "2", "compute": "auto-mode", "hub-access": "keyless", "nat-gateways": "Single"},
+        ),
     ],
 )
 def test_a_shape_names_and_labels_its_composition(shape: Shape, name: str, labels: dict[str, str]) -> None:
@@ -134,6 +140,9 @@ THREE_ZONE_KINDS = {
         (SINGLE_NAT, {(EC2, "EIP"): 1, (EC2, "NATGateway"): 1}),
         (TWO_GROUPS, {(EKS, "NodeGroup"): 2}),
         (KEYLESS, {(EKS, "AccessEntry"): 1, (EKS, "AccessPolicyAssociation"): 1, ("v1", "ConfigMap"): 2}),
+        # Auto Mode: no node group and no Pod Identity Agent add-on; the cluster role's 4 policies more, the node
+        # role's 2 instead of 3
+        (AUTO_MODE, {(EKS, "NodeGroup"): 0, (EKS, "Addon"): 0, (IAM, "RolePolicyAttachment"): 7}),
     ],
     ids=lambda value: value.name if isinstance(value, Shape) else "",
 )
@@ -142,7 +151,39 @@ def test_composed_kinds_of_a_shape(shape: Shape, changes: dict[tuple[str, str], 
     kinds = Counter((r["base"]["apiVersion"], r["base"]["kind"]) for r in composed_resources(shape))
 
     # THEN exactly these kinds come out, this many of each
-    assert dict(kinds) == {**THREE_ZONE_KINDS, **changes}
+    assert dict(kinds) == {kind: count for kind, count in {**THREE_ZONE_KINDS, **changes}.items() if count}
+
+
+def test_a_shape_has_node_groups_or_auto_mode() -> None:
+    with pytest.raises(ValueError, match="a shape has node groups or EKS Auto Mode, one of the two: got 0 node groups"):
+        Shape(3, 0)
+    with pytest.raises(ValueError, match="got 1 node groups with Auto Mode"):
+        Shape(3, 1, auto_mode=True)
+
+
+def test_a_cluster_switched_into_auto_mode_keeps_its_network_and_roles() -> None:
+    # GIVEN a cluster's shape with one node group and the same shape in Auto Mode
+    before, after = by_name(THREE_ZONES), by_name(AUTO_MODE)
+    # THEN what the switch deletes is the node group, the Pod Identity Agent add-on and the node role's policies
+    # that Auto Mode's smaller set replaces; what it makes are the cluster role's Auto Mode policies and the node
+    # role's new ones; everything else keeps its name and template but the cluster and the node role
+    assert sorted(set(before) - set(after)) == [
+        "node-group-0",
+        "pod-identity-agent",
+        "role-node-ec2containerregistryreadonly",
+        "role-node-eks-cni-policy",
+        "role-node-eksworkernodepolicy",
+    ]
+    assert sorted(set(after) - set(before)) == [
+        "role-cluster-eksblockstoragepolicy",
+        "role-cluster-ekscomputepolicy",
+        "role-cluster-eksloadbalancingpolicy",
+        "role-cluster-eksnetworkingpolicy",
+        "role-node-ec2containerregistrypullonly",
+        "role-node-eksworkernodeminimalpolicy",
+    ]
+    changed = sorted(name for name in set(before) & set(after) if before[name] != after[name])
+    assert changed == ["cluster", "role-node"]
 
 
 def test_a_single_nat_gateway_serves_every_private_route() -> None:
@@ -306,7 +347,7 @@ def rendered_fleet() -> list[tuple[WorkloadCluster, dict[str, Any], dict[str, di
     fleet = example_fleet()
     return [
         (cluster, xr, render(observed(xr), eks.composition_props(eks.shape_of(cluster))))
-        for cluster in (*fleet.clusters, SMALL_KEYLESS)
+        for cluster in (*fleet.clusters, SMALL_KEYLESS, AUTO_CLUSTER)
         if cluster.existing is None
         for xr in [composite(cluster, fleet)]
     ]
@@ -358,13 +399,16 @@ def test_rendered_values_come_from_the_composite() -> None:
         assert eks_cluster["metadata"]["annotations"] == {"crossplane.io/external-name": cluster.name}
         assert eks_cluster["spec"]["forProvider"]["version"] == cluster.kubernetes_version
         assert eks_cluster["spec"]["forProvider"]["region"] == cluster.region
-        # AND the node group's size at creation is the definition's
-        group = objects["node-group-0"]["spec"]
-        assert group["initProvider"] == {"scalingConfig": {"desiredSize": cluster.node_groups[0].desired_size}}
-        assert group["forProvider"]["scalingConfig"] == {
-            "minSize": cluster.node_groups[0].min_size,
-            "maxSize": cluster.node_groups[0].max_size,
-        }
+        # AND the node group's size at creation is the definition's (an Auto Mode cluster has none)
+        if cluster.auto:
+            assert not [name for name in objects if name.startswith("node-group-")]
+        else:
+            group = objects["node-group-0"]["spec"]
+            assert group["initProvider"] == {"scalingConfig": {"desiredSize": cluster.node_groups[0].desired_size}}
+            assert group["forProvider"]["scalingConfig"] == {
+                "minSize": cluster.node_groups[0].min_size,
+                "maxSize": cluster.node_groups[0].max_size,
+            }
         # AND the definition's tags reach the VPC while its Name tag stays
         vpc = objects["vpc"]["spec"]["forProvider"]
         assert cluster.tags
@@ -411,6 +455,83 @@ def test_a_second_node_group_and_keyless_access_render_from_the_composite() -> N
     )
     assert objects["hub-access"]["metadata"]["name"] == "data-euc1-hub-access"
     assert objects["hub-access"]["data"] == {"provider": "aws", "cluster": OBSERVED_STATUS["clusterArn"]}
+
+
+AUTO_CLUSTER = workload_cluster(
+    name="auto-euc1",
+    autoMode={"enabled": True, "nodePools": ["general-purpose"]},
+    tags={"team": "data"},
+)
+
+
+def test_an_auto_mode_cluster_renders_with_compute_storage_and_load_balancing_and_no_node_group() -> None:
+    # GIVEN a cluster in EKS Auto Mode with only the general-purpose pool, its composite rendered through its
+    # Composition once Crossplane has observed the node role
+    fleet = example_fleet()
+    xr = composite(AUTO_CLUSTER, fleet)
+    assert xr["spec"]["crossplane"]["compositionRef"]["name"] == "eks-2-zones-auto-mode"
+    assert (xr["spec"]["nodeGroups"], xr["spec"]["autoMode"]) == (
+        [],
+        {"enabled": True, "nodePools": ["general-purpose"]},
+    )
+    objects = render(observed(xr), eks.composition_props(eks.shape_of(AUTO_CLUSTER)))
+
+    # THEN the EKS cluster switches compute, block storage and load balancing on together, the compute capability
+    # launching the built-in pool as the node role
+    cluster = objects["cluster"]["spec"]
+    assert cluster["forProvider"]["computeConfig"] == {
+        "enabled": True,
+        "nodePools": ["general-purpose"],
+        "nodeRoleArn": OBSERVED_STATUS["nodeRoleArn"],
+    }
+    assert cluster["forProvider"]["storageConfig"] == {"blockStorage": {"enabled": True}}
+    assert cluster["forProvider"]["kubernetesNetworkConfig"] == {"elasticLoadBalancing": {"enabled": True}}
+    # AND it bootstraps no self-managed add-ons, at creation only (a cluster switched into Auto Mode is not replaced)
+    assert cluster["initProvider"] == {"bootstrapSelfManagedAddons": False}
+    assert "bootstrapSelfManagedAddons" not in cluster["forProvider"]
+    # AND no node group nor Pod Identity Agent add-on is composed
+    assert [obj["kind"] for obj in objects.values() if obj["kind"] in ("NodeGroup", "Addon")] == []
+    # AND the roles carry Auto Mode's policies, the cluster role trusting EKS to tag its sessions
+    attached = {
+        name: obj["spec"]["forProvider"]["policyArn"].rsplit("/", 1)[1]
+        for name, obj in objects.items()
+        if obj["kind"] == "RolePolicyAttachment"
+    }
+    by_role = {
+        role: sorted(policy for name, policy in attached.items() if name.startswith(f"role-{role}-"))
+        for role in ("cluster", "node")
+    }
+    assert by_role == {
+        "cluster": [
+            "AmazonEKSBlockStoragePolicy",
+            "AmazonEKSClusterPolicy",
+            "AmazonEKSComputePolicy",
+            "AmazonEKSLoadBalancingPolicy",
+            "AmazonEKSNetworkingPolicy",
+        ],
+        "node": ["AmazonEC2ContainerRegistryPullOnly", "AmazonEKSWorkerNodeMinimalPolicy"],
+    }
+    trust = yaml.safe_load(objects["role-cluster"]["spec"]["forProvider"]["assumeRolePolicy"])
+    assert trust["Statement"][0]["Action"] == ["sts:AssumeRole", "sts:TagSession"]
+
+
+def test_a_cluster_leaving_auto_mode_switches_its_three_capabilities_off() -> None:
+    # GIVEN a cluster whose definition switches Auto Mode off, and one that never names it
+    fleet = example_fleet()
+    leaving = workload_cluster(name="left", autoMode={"enabled": False})
+    plain = workload_cluster(name="plain")
+    switches = ("computeConfig", "storageConfig", "kubernetesNetworkConfig")
+    for cluster, written in (
+        (
+            leaving,
+            [{"enabled": False}, {"blockStorage": {"enabled": False}}, {"elasticLoadBalancing": {"enabled": False}}],
+        ),
+        (plain, [None, None, None]),
+    ):
+        # WHEN rendered through its Composition (node groups, no Auto Mode)
+        objects = render(observed(composite(cluster, fleet)), eks.composition_props(eks.shape_of(cluster)))
+        # THEN the one switching off writes false into all three, the other nothing (EKS keeps what it has)
+        assert [objects["cluster"]["spec"]["forProvider"].get(key) for key in switches] == written, cluster.name
 
 
 def test_the_external_secrets_role_trusts_the_clusters_oidc_provider() -> None:

@@ -52,18 +52,19 @@ def _fleet(write_fleet: FleetWriter, envs: dict[str, Any]) -> Fleet:
 
 
 def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_per_shape() -> None:
-    # GIVEN the example fleet: three 3-zone clusters the hub creates, one of them keyless, an observed one with three
-    # subnets, and a registered one
+    # GIVEN the example fleet: four 3-zone clusters the hub creates, one of them keyless, one in EKS Auto Mode, an
+    # observed one with three subnets, and a registered one
     fleet = load_plan(ROOT).fleet
 
     # WHEN eks-compositions is bound
     documents, context = _bind(eks_compositions.PACK, fleet)
 
-    # THEN the XRD, Crossplane's ConfigMap grant and the three shapes' Compositions are written (none for the
+    # THEN the XRD, Crossplane's ConfigMap grant and the four shapes' Compositions are written (none for the
     # registered cluster)
     assert _heads(documents) == [
         ("CompositeResourceDefinition", None, "eksclusters.platform.fluxplane.io"),
         ("ClusterRole", None, "crossplane-compose-config-maps"),
+        ("Composition", None, "eks-3-zones-auto-mode"),
         ("Composition", None, "eks-3-zones-1-node-group"),
         ("Composition", None, "eks-3-zones-1-node-group-keyless"),
         ("Composition", None, "eks-observed-3-subnets-1-node-group"),

@@ -125,3 +125,45 @@ def test_a_resource_only_observed_is_read_and_one_that_comes_to_be_written_start
     other["spec"]["managementPolicies"] = ["Observe"]
     other["metadata"]["annotations"] = {"crossplane.io/external-name": "other"}
     assert judge(*RDS, observed, other) == Verdict("import", reasons=(read_only,))
+
+
+EKS_CLUSTER = ("eks.aws.m.upbound.io", "Cluster")
+
+
+def eks_cluster(**given: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "eks.aws.m.upbound.io/v1beta1",
+        "kind": "Cluster",
+        "metadata": {"name": "a-cluster", "annotations": {"crossplane.io/external-name": "a"}},
+        "spec": {"forProvider": {"region": "eu-west-1", "version": "1.34", **given}},
+    }
+
+
+AUTO_MODE_ON = {
+    "computeConfig": {"enabled": True, "nodePools": ["general-purpose"]},
+    "storageConfig": {"blockStorage": {"enabled": True}},
+    "kubernetesNetworkConfig": {"elasticLoadBalancing": {"enabled": True}},
+}
+
+
+def test_a_cluster_switched_into_or_out_of_auto_mode_is_updated_in_place_and_says_what_that_does() -> None:
+    # GIVEN an EKS cluster switched into EKS Auto Mode WHEN judged THEN it is updated in place, the switched fields
+    # named, and the reason says what EKS takes over
+    verdict = judge(*EKS_CLUSTER, eks_cluster(), eks_cluster(**AUTO_MODE_ON))
+    assert verdict is not None
+    assert (verdict.action, verdict.fields) == ("update", ("computeConfig", "storageConfig", "kubernetesNetworkConfig"))
+    (reason,) = verdict.reasons
+    assert reason.startswith("switches EKS Auto Mode on in place: EKS launches the cluster's nodes from its node pools")
+    # AND switched off, the reason says what EKS gives back
+    off = {
+        "computeConfig": {"enabled": False},
+        "storageConfig": {"blockStorage": {"enabled": False}},
+        "kubernetesNetworkConfig": {"elasticLoadBalancing": {"enabled": False}},
+    }
+    verdict = judge(*EKS_CLUSTER, eks_cluster(**AUTO_MODE_ON), eks_cluster(**off))
+    assert verdict is not None and verdict.action == "update"
+    assert verdict.reasons[0].startswith("switches EKS Auto Mode off in place: EKS terminates the nodes it launched")
+    # AND a composition that drops the switch while it is on leaves Auto Mode on, and says so
+    verdict = judge(*EKS_CLUSTER, eks_cluster(**AUTO_MODE_ON), eks_cluster())
+    assert verdict is not None
+    assert verdict.reasons == ("computeConfig.enabled goes while EKS Auto Mode is on, which leaves it on",)

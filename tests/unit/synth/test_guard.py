@@ -905,3 +905,110 @@ def test_a_change_of_management_allowed_is_not_refused_again_for_what_the_other_
     (line,) = guard(files, dist, hub="hub")
     assert line.endswith("run synth with --replace 'EKSCluster/staging-usw2/staging-usw2'")
     assert guard(files, dist, hub="hub", replace=["EKSCluster/staging-usw2/staging-usw2"]) == []
+
+
+# -- switching a cluster into or out of EKS Auto Mode ---------------------------------------------------
+
+
+def with_compute(auto_mode: dict[str, Any] | None, groups: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The cluster, with node groups of these names, or in EKS Auto Mode (``autoMode`` as the composite has it)."""
+    document = cluster()
+    document["spec"]["nodeGroups"] = [{"name": name} for name in groups]
+    if auto_mode is not None:
+        document["spec"]["autoMode"] = auto_mode
+    return document
+
+
+ON = {"enabled": True, "nodePools": ["general-purpose", "system"]}
+
+
+def test_a_cluster_switched_into_auto_mode_is_refused_unless_allowed(tmp_path: Path) -> None:
+    # GIVEN a cluster with two node groups, switched into EKS Auto Mode
+    dist = write(tmp_path / "dist", {FILE: [with_compute(None, ("system", "batch"))]})
+    files = texts({FILE: [with_compute(ON)]})
+    # WHEN guarded THEN it is refused, saying what EKS takes over, which node groups go, and the flag that allows it
+    (line,) = guard(files, dist, hub="hub")
+    assert line.startswith(
+        f"{FILE}: EKSCluster a/a: spec.autoMode.enabled changes from false to true, which switches EKS Auto Mode on in "
+        "place: EKS launches the cluster's nodes from its node pools and runs its block storage and load balancing: "
+        "its managed node groups are deleted"
+    )
+    assert line.endswith(
+        "(node groups deleted: system, batch); to do it on purpose, run synth with --auto-mode 'EKSCluster/a/a'"
+    )
+    # AND neither --replace, --delete nor --manage allows it; --auto-mode does
+    assert len(guard(files, dist, hub="hub", replace=["*"], delete=["*"], manage=["*"])) == 1
+    assert guard(files, dist, hub="hub", auto_mode=["EKSCluster/a/*"]) == []
+
+
+def test_a_cluster_switched_out_of_auto_mode_is_refused_unless_allowed(tmp_path: Path) -> None:
+    dist = write(tmp_path / "dist", {FILE: [with_compute(ON)]})
+    files = texts({FILE: [with_compute({"enabled": False}, ("system",))]})
+    (line,) = guard(files, dist, hub="hub")
+    assert line.startswith(
+        f"{FILE}: EKSCluster a/a: spec.autoMode.enabled changes from true to false, which switches EKS Auto Mode off "
+        "in place: EKS terminates the nodes it launched"
+    )
+    assert line.endswith("(node groups made: system); to do it on purpose, run synth with --auto-mode 'EKSCluster/a/a'")
+    assert guard(files, dist, hub="hub", auto_mode=["EKSCluster/a/a"]) == []
+
+
+def test_an_auto_mode_cluster_that_drops_auto_mode_is_refused_whatever_the_flags(tmp_path: Path) -> None:
+    # GIVEN a cluster in Auto Mode whose composite no longer says so (its definition lost autoMode)
+    dist = write(tmp_path / "dist", {FILE: [with_compute(ON)]})
+    files = texts({FILE: [with_compute(None, ("system",))]})
+    # WHEN guarded THEN it is refused: nothing would switch Auto Mode off in AWS; the definition has to say so
+    expected = (
+        f"{FILE}: EKSCluster a/a: spec.autoMode.enabled goes while EKS Auto Mode is on, which leaves it on in the "
+        "cloud while the rest of the object reads as if it were off; to switch it off, say so: autoMode.enabled: "
+        "false in the definition (and synth with --auto-mode)"
+    )
+    assert guard(files, dist, hub="hub") == [expected]
+    assert guard(files, dist, hub="hub", auto_mode=["*"], replace=["*"]) == [expected]
+
+
+def test_a_new_cluster_in_auto_mode_or_one_that_stays_there_needs_no_word(tmp_path: Path) -> None:
+    assert guard(texts({FILE: [with_compute(ON)]}), tmp_path / "none", hub="hub") == []
+    dist = write(tmp_path / "dist", {FILE: [with_compute(ON)]})
+    assert guard(texts({FILE: [with_compute({**ON, "nodePools": ["general-purpose"]})]}), dist, hub="hub") == []
+    # AND a cluster that never was in Auto Mode may say so
+    plain = write(tmp_path / "plain", {FILE: [with_compute(None, ("system",))]})
+    assert guard(texts({FILE: [with_compute({"enabled": False}, ("system",))]}), plain, hub="hub") == []
+
+
+def test_synth_refuses_to_switch_an_example_cluster_into_auto_mode_without_its_flag(
+    example_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN the example fleet synthesized, then staging-usw2 switched into EKS Auto Mode
+    assert main(["--root", str(example_project), "synth"]) == 0
+    dist = read_tree(example_project / "dist")
+    staging = example_project / "environments/staging.yaml"
+    staging.write_text(
+        staging.read_text().replace(
+            "  - name: staging-usw2\n", "  - name: staging-usw2\n    autoMode: {enabled: true}\n"
+        )
+    )
+    capsys.readouterr()
+    # WHEN synthesized THEN exit 2: the switch is named with the flag that allows it, and nothing is written
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.splitlines()
+    (line,) = [line for line in err if "switches EKS Auto Mode on" in line]
+    assert line.startswith(
+        "platform/spokes/staging-usw2/cluster/cluster.yaml: EKSCluster staging-usw2/staging-usw2: "
+        "spec.autoMode.enabled changes from false to true"
+    )
+    assert line.endswith(
+        "(node groups deleted: system); to do it on purpose, run synth with --auto-mode "
+        "'EKSCluster/staging-usw2/staging-usw2'"
+    )
+    # AND the default StorageClass gp3, which moves from the EBS CSI driver's provisioner to Auto Mode's, is named too:
+    # the API server refuses the update, so it is made anew
+    assert [
+        line for line in err if "StorageClass gp3" in line and "run synth with --replace 'StorageClass/gp3'" in line
+    ]
+    assert err[-1] == f"{example_project / 'dist'}: nothing written"
+    assert read_tree(example_project / "dist") == dist
+    # AND with the user's word it is written
+    allow = ["--auto-mode", "EKSCluster/staging-usw2/*", "--replace", "StorageClass/gp3"]
+    assert main(["--root", str(example_project), "synth", *allow]) == 0
+    assert (example_project / "dist/platform/clusters/staging-usw2/auto-mode/storage-class.yaml").is_file()

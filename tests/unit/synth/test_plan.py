@@ -75,6 +75,7 @@ def test_example_fleet_clusters_management_first_then_definition_order(
         ("production-euc1", "production"),
         ("production-euw1", "production"),
         ("staging-usw2", "staging"),
+        ("staging-euw1", "staging"),
     ]
     assert fleet_plan.registry is registry
     assert fleet_plan.fleet.management.name == "hub"
@@ -90,7 +91,7 @@ def test_the_hub_is_the_management_cluster_s_plan(example_project: Path, registr
     # AND it stays the hub when the clusters are listed in another order
     reordered = replace(fleet_plan, clusters=fleet_plan.clusters[::-1])
     assert reordered.hub is fleet_plan.hub
-    assert reordered.clusters[0].name == "staging-usw2"
+    assert reordered.clusters[0].name == "staging-euw1"
 
 
 def test_a_plan_without_the_management_cluster_is_refused(example_project: Path, registry: PackRegistry) -> None:
@@ -743,3 +744,58 @@ def test_a_new_cluster_whose_controllers_share_no_version_is_refused(
         f"external-secrets 2.14.0 supports Kubernetes 1.19 to 1.36 ({table['external-secrets'].source})); set "
         "kubernetesVersion, or versions of the packs whose ranges meet"
     ]
+
+
+# -- EKS Auto Mode -------------------------------------------------------------------------------------
+
+#: A cluster in EKS Auto Mode.
+AUTO = {"autoMode": {"enabled": True}}
+
+
+def test_every_pack_auto_mode_stands_in_for_says_what_auto_mode_does(registry: PackRegistry) -> None:
+    assert {pack.name for pack in registry if pack.replaced_by_auto_mode} == {
+        "aws-ebs-csi-driver",
+        "aws-load-balancer-controller",
+        "karpenter",
+    }
+
+
+@pytest.mark.parametrize(
+    ("pack", "what"),
+    [
+        ("karpenter", "node autoscaling (nodes for pending pods, consolidated when underused)"),
+        ("aws-ebs-csi-driver", "block storage (EBS volumes for PersistentVolumeClaims)"),
+        ("aws-load-balancer-controller", "load balancing (ALBs for Ingresses, NLBs for Services)"),
+    ],
+)
+def test_a_pack_auto_mode_does_is_refused_where_an_auto_mode_cluster_enables_it(
+    write_fleet: FleetWriter, registry: PackRegistry, pack: str, what: str
+) -> None:
+    # GIVEN an Auto Mode cluster whose own entry enables a pack whose work EKS Auto Mode does
+    env = {"clusters": [cluster("a", packs={pack: {}}, **AUTO)]}
+    # WHEN planned THEN it is refused, where the cluster enables it
+    assert problems_of(write_fleet(envs={"staging": env}), registry) == [
+        f"environments/staging.yaml: clusters[0].packs.{pack}: pack {pack!r} is not for Auto Mode cluster 'a': EKS "
+        f"Auto Mode does its work itself, {what}; remove it here"
+    ]
+
+
+def test_a_pack_auto_mode_does_is_left_off_an_auto_mode_cluster_that_inherits_it(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN karpenter for every cluster of the environment, one of them in Auto Mode, which also switches the EBS
+    # CSI driver off itself
+    env = {
+        "packs": {"karpenter": {}, "aws-ebs-csi-driver": {}},
+        "clusters": [cluster("a", packs={"aws-ebs-csi-driver": {"enabled": False}}, **AUTO), cluster("b")],
+    }
+    # WHEN planned
+    fleet_plan = plan(write_fleet(envs={"staging": env}), registry)
+    clusters = by_name(fleet_plan)
+    # THEN the Auto Mode cluster goes without both, the other cluster has them, and a note says why for karpenter
+    assert not {"karpenter", "aws-ebs-csi-driver"} & set(clusters["a"].packs)
+    assert {"karpenter", "aws-ebs-csi-driver"} <= set(clusters["b"].packs)
+    assert fleet_plan.notes == (
+        "environments/staging.yaml: packs.karpenter: pack 'karpenter' is left off Auto Mode cluster 'a': EKS Auto "
+        "Mode does node autoscaling (nodes for pending pods, consolidated when underused)",
+    )

@@ -24,8 +24,8 @@ needs_crds = pytest.mark.skipif(
 )
 
 EKS = "platform/infrastructure/configs/eks-compositions/base/eks-compositions.yaml"
-EKS_COMPOSITION = 3  # eks-3-zones-1-node-group, used by staging-usw2 and production-usw2
-KEYLESS_COMPOSITION = 4
+EKS_COMPOSITION = 4  # eks-3-zones-1-node-group, used by staging-usw2 and production-usw2
+KEYLESS_COMPOSITION = 5
 STAGING = "platform/spokes/staging-usw2/cluster/cluster.yaml"
 RESOURCES = "spec.pipeline[0].input.resources"
 
@@ -85,8 +85,8 @@ def test_example_dist_is_clean(dist: Path, corpus: CrdCorpus, core: CoreSchemas)
     report = check(dist, corpus, core)
     assert report.findings == []
     # THEN every XR was checked and rendered, every composed resource checked against a schema
-    assert report.xrs_checked == 53
-    assert report.compositions_rendered == 53
+    assert report.xrs_checked == 58
+    assert report.compositions_rendered == 58
     assert report.composed_resources_checked > 100
     assert report.not_rendered == 0
     assert report.unchecked == {}
@@ -97,10 +97,10 @@ def test_example_dist_without_crds_checks_xrs_and_selectors(dist: Path) -> None:
     # GIVEN no CRD corpus WHEN checked THEN XRs, renders and selectors are still checked, composed kinds counted
     report = check(dist)
     assert report.findings == []
-    assert report.xrs_checked == 53 and report.compositions_rendered == 53
+    assert report.xrs_checked == 58 and report.compositions_rendered == 58
     assert report.composed_resources_checked == 0
     # six per cluster the hub makes, and the three private subnets of the observed one
-    assert report.unchecked[("ec2.aws.m.upbound.io/v1beta1", "Subnet")] == 21
+    assert report.unchecked[("ec2.aws.m.upbound.io/v1beta1", "Subnet")] == 27
 
 
 # -- one fault at a time -----------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def test_renamed_xr_field_is_unknown_and_missing(dist: Path) -> None:
         ("spec", 'missing required field "region"'),
         ("spec.regoin", 'unknown field "regoin" (did you mean "region"?)'),
     ]
-    assert report.compositions_rendered == 52
+    assert report.compositions_rendered == 57
 
 
 def test_xr_defaults_are_applied_before_validation(dist: Path) -> None:
@@ -326,7 +326,7 @@ def test_composition_ref_to_a_missing_composition(dist: Path) -> None:
             "staging-usw2",
             "spec.crossplane.compositionRef.name",
             "Composition 'eks-9-zones' (spec.crossplane.compositionRef.name) is not in the tree (Compositions of "
-            "EKSCluster: eks-3-zones-1-node-group, eks-3-zones-1-node-group-keyless, "
+            "EKSCluster: eks-3-zones-1-node-group, eks-3-zones-1-node-group-keyless, eks-3-zones-auto-mode, "
             "eks-observed-3-subnets-1-node-group)",
         )
     ]
@@ -341,6 +341,11 @@ def test_extra_check_is_attributed_like_the_schema(dist: Path) -> None:
 
     report = render_compositions(load_tree(dist).documents, None, None, refuse_region)
     assert [(finding.path, finding.message) for finding in report.findings] == [
+        (
+            "spec.pipeline[0].input.patchSets[0].patches[0]",
+            'resource "vpc" patch 0 (PatchSet "region") (ec2.aws.m.upbound.io/v1beta1 VPC) rendered for '
+            "EKSCluster staging-euw1/staging-euw1: spec.forProvider.region: region refused",
+        ),
         (
             "spec.pipeline[0].input.patchSets[0].patches[0]",
             'resource "vpc" patch 0 (PatchSet "region") (ec2.aws.m.upbound.io/v1beta1 VPC) rendered for '

@@ -218,6 +218,7 @@ def test_helmrelease_source_must_resolve_in_a_repository_kept_under_deploy(deplo
             "production-euw1",
             "production-use1",
             "production-usw2",
+            "staging-euw1",
             "staging-usw2",
         )
     ]

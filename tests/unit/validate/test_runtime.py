@@ -7,13 +7,13 @@ from fluxplane.validate.runtime import Fleet
 from fluxplane.validate.tree import load_tree
 from tests.conftest import ROOT
 
-SPOKES = ["production-euc1", "production-euw1", "production-use1", "production-usw2", "staging-usw2"]
+SPOKES = ["production-euc1", "production-euw1", "production-use1", "production-usw2", "staging-euw1", "staging-usw2"]
 #: The spokes with a composite resource: every one but the registered production-euc1, which the hub reaches keyless.
 COMPOSED = [cluster for cluster in SPOKES if cluster != "production-euc1"]
 
 
 def test_the_example_places_its_objects_on_every_cluster_without_problems() -> None:
-    # GIVEN the example dist/ WHEN placed THEN the hub and the five spokes, and nothing the walk cannot follow
+    # GIVEN the example dist/ WHEN placed THEN the hub and the six spokes, and nothing the walk cannot follow
     fleet = Fleet(load_tree(ROOT / "dist"))
     assert fleet.clusters == ["hub", *SPOKES]
     assert fleet.problems == []

@@ -3,10 +3,19 @@
 Field names are the camelCase keys users write in ``environments/*.yaml``. Every model forbids
 unknown keys and is frozen: a definition is data, read once, then only looked at.
 
-The models live in four modules, from the field types up: :mod:`.fields`, :mod:`.nodes` (node groups),
-:mod:`.clusters` and :mod:`.fleet`; every public name is importable from here, as it always was.
+The models live in five modules, from the field types up: :mod:`.fields`, :mod:`.nodes` (node groups, NodePool
+requirements), :mod:`.auto_mode` (EKS Auto Mode), :mod:`.clusters` and :mod:`.fleet`; every public name is importable
+from here, as it always was.
 """
 
+from fluxplane.config.models.auto_mode import (
+    BUILT_IN_NODE_POOLS,
+    DEFAULT_NODE_CLASS,
+    AutoMode,
+    AutoModeNodeClass,
+    AutoModeNodePool,
+    EphemeralStorage,
+)
 from fluxplane.config.models.clusters import (
     DEFAULT_KUBERNETES_VERSION,
     EKS_CLUSTER_ARN,
@@ -88,7 +97,9 @@ __all__ = [
     "ACCOUNT_ID",
     "AVAILABILITY_ZONE",
     "AWS_REGION",
+    "BUILT_IN_NODE_POOLS",
     "DEFAULT_KUBERNETES_VERSION",
+    "DEFAULT_NODE_CLASS",
     "DNS_LABEL",
     "DURATION",
     "EKS_CLUSTER_ARN",
@@ -114,6 +125,9 @@ __all__ = [
     "SPOKE_APP_SERVICES",
     "TAG_SYMBOLS",
     "Account",
+    "AutoMode",
+    "AutoModeNodeClass",
+    "AutoModeNodePool",
     "AvailabilityZone",
     "AwsData",
     "AwsRegion",
@@ -126,6 +140,7 @@ __all__ = [
     "Endpoint",
     "Environment",
     "EnvironmentFile",
+    "EphemeralStorage",
     "ExistingCluster",
     "ExistingMode",
     "Fleet",

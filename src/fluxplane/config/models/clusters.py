@@ -13,6 +13,7 @@ from pydantic import AfterValidator, Field, StringConstraints, field_validator, 
 
 from fluxplane.config.hub import SHARED_STEPS, platform_namespace, platform_namespaces_text
 from fluxplane.config.merge import quoted
+from fluxplane.config.models.auto_mode import AutoMode
 from fluxplane.config.models.fields import (
     AwsRegion,
     DnsLabel,
@@ -307,10 +308,18 @@ class WorkloadCluster(ClusterBase):
         "(Flux `kubeConfig.configMapRef` with `provider: aws`, an EKS access entry for `management.fluxRoleArn`).",
     )
 
-    node_groups: Annotated[list[NodeGroup], Field(min_length=1)] = Field(
+    node_groups: list[NodeGroup] = Field(
         default_factory=lambda: [NodeGroup(name="default")],
         alias="nodeGroups",
-        description="Managed node groups; names unique within the cluster.",
+        description="Managed node groups, at least one; names unique within the cluster. An Auto Mode cluster has "
+        "none: the ones it inherits from `clusterDefaults` are left off it, with a note.",
+    )
+    auto_mode: AutoMode | None = Field(
+        None,
+        alias="autoMode",
+        description="EKS Auto Mode: EKS launches the cluster's nodes and runs its block storage and load balancing, "
+        "instead of managed node groups and the karpenter, aws-ebs-csi-driver and aws-load-balancer-controller packs "
+        "(see EKS Auto Mode).",
     )
     flux_installer: Literal["flux2-chart", "flux-operator"] = Field(
         "flux2-chart",
@@ -399,6 +408,45 @@ class WorkloadCluster(ClusterBase):
         if twice:
             raise ValueError(f"each chart once, {', '.join(map(repr, twice))} repeated")
         return value
+
+    @property
+    def auto(self) -> bool:
+        """Whether the cluster runs in EKS Auto Mode."""
+        return self.auto_mode is not None and self.auto_mode.enabled
+
+    @model_validator(mode="before")
+    @classmethod
+    def _auto_mode_has_no_node_groups(cls, data: Any) -> Any:
+        """An Auto Mode cluster that names no node groups has none (not the default one)."""
+        if isinstance(data, dict) and "nodeGroups" not in data:
+            auto_mode = data.get("autoMode")
+            if isinstance(auto_mode, dict) and auto_mode.get("enabled") is True:
+                return {**data, "nodeGroups": []}
+        return data
+
+    @model_validator(mode="after")
+    def _node_groups_or_auto_mode(self) -> WorkloadCluster:
+        problems: list[tuple[tuple[str | int, ...], str]] = []
+        if self.auto and self.node_groups:
+            problems.append(
+                (
+                    ("nodeGroups",),
+                    "an Auto Mode cluster has no managed node groups: EKS launches its nodes (autoMode.nodePools and "
+                    "autoMode.customNodePools); remove nodeGroups, or set autoMode.enabled: false",
+                )
+            )
+        elif not self.auto and not self.node_groups:
+            problems.append((("nodeGroups",), "give at least one node group, or set autoMode.enabled: true"))
+        if self.auto and self.existing is not None:
+            problems.append(
+                (
+                    ("autoMode", "enabled"),
+                    "an existing cluster's Auto Mode is its own: the hub does not make its nodes; remove autoMode",
+                )
+            )
+        if problems:
+            raise located(type(self).__name__, problems)
+        return self
 
     @property
     def provided_kubeconfig(self) -> bool:

@@ -1,5 +1,6 @@
-"""Managed node groups: their sizes, and their node labels and taints in Kubernetes' syntax under EKS's
-stricter rules."""
+"""Nodes: managed node groups (their sizes, and their node labels and taints in Kubernetes' syntax under EKS's
+stricter rules), and what a Karpenter NodePool asks of its nodes (instance categories, families, capacity types,
+architectures, disruption durations), which the karpenter pack's NodePool and EKS Auto Mode's share."""
 
 from __future__ import annotations
 
@@ -137,3 +138,42 @@ class NodeGroup(Model):
                 f"and maxSize ({self.max_size})"
             )
         return self
+
+
+# -- what a Karpenter NodePool asks of its nodes -----------------------------------------------------
+
+#: A Karpenter disruption duration: a Go duration of whole s, m and h, or Never.
+KARPENTER_DURATION = r"^(([0-9]+(s|m|h))+|Never)$"
+#: An EC2 instance family (m7i, c7gn, r8g, u-6tb1, ...).
+INSTANCE_FAMILY = r"^[a-z][a-z0-9-]*[0-9][a-z0-9-]*$"
+#: An EC2 instance category: the letters before the generation (c, m, r, t, g, inf, trn, ...).
+INSTANCE_CATEGORY = r"^[a-z]+$"
+
+
+def _distinct(items: list[str]) -> list[str]:
+    duplicates = sorted({item for item in items if items.count(item) > 1})
+    if duplicates:
+        raise ValueError(f"expected distinct values, got {', '.join(quoted(item, 80) for item in duplicates)} twice")
+    return items
+
+
+def _pattern(pattern: str, what: str) -> AfterValidator:
+    def check(values: list[str]) -> list[str]:
+        for value in values:
+            if not re.fullmatch(pattern, value) or len(value) > 63:
+                raise ValueError(f"expected {what}, got {quoted(value, 80)}")
+        return values
+
+    return AfterValidator(check)
+
+
+Distinct = AfterValidator(_distinct)
+InstanceCategories = Annotated[
+    list[str], Field(min_length=1), _pattern(INSTANCE_CATEGORY, "instance categories such as c, m or r"), Distinct
+]
+InstanceFamilies = Annotated[
+    list[str], Field(min_length=1), _pattern(INSTANCE_FAMILY, "instance families such as m7i or c7g"), Distinct
+]
+CapacityTypes = Annotated[list[Literal["on-demand", "spot"]], Field(min_length=1), Distinct]
+Architectures = Annotated[list[Literal["amd64", "arm64"]], Field(min_length=1), Distinct]
+KarpenterDuration = Annotated[str, Field(pattern=KARPENTER_DURATION)]

@@ -83,11 +83,11 @@ def test_cluster_kubernetes_version_must_be_a_quoted_minor_version(version: Any,
 
 
 def test_workload_cluster_needs_at_least_one_node_group() -> None:
-    # GIVEN an empty node group list WHEN validated THEN the list is too short
-    assert [
-        (loc, kind)
-        for loc, kind, _ in _errors(models.WorkloadCluster, {"name": "a", "region": "us-west-2", "nodeGroups": []})
-    ] == [(("nodeGroups",), "too_short")]
+    # GIVEN an empty node group list WHEN validated THEN one is asked for, or Auto Mode
+    assert _one_error(models.WorkloadCluster, {"name": "a", "region": "us-west-2", "nodeGroups": []}) == (
+        ("nodeGroups",),
+        "give at least one node group, or set autoMode.enabled: true",
+    )
 
 
 def test_workload_cluster_node_group_names_are_unique() -> None:
@@ -318,3 +318,95 @@ def test_a_workload_cluster_says_who_installs_its_flux(bootstrap: str) -> None:
     cluster = models.WorkloadCluster.model_validate({**CLUSTER, "bootstrap": bootstrap})
     assert cluster.bootstrap == bootstrap
     assert models.WorkloadCluster.model_validate(CLUSTER).bootstrap == "fluxplane"
+
+
+# -- EKS Auto Mode -------------------------------------------------------------------------------------
+
+
+def test_an_auto_mode_cluster_has_no_node_groups_and_both_built_in_pools() -> None:
+    # GIVEN Auto Mode switched on and nothing else WHEN validated THEN no node group is defaulted, both built-in pools
+    # run
+    cluster = models.WorkloadCluster.model_validate({**CLUSTER, "autoMode": {"enabled": True}})
+    assert cluster.auto and cluster.node_groups == []
+    assert cluster.auto_mode is not None and cluster.auto_mode.node_pools == ["general-purpose", "system"]
+    # AND switched off, the cluster keeps its default node group
+    off = models.WorkloadCluster.model_validate({**CLUSTER, "autoMode": {"enabled": False}})
+    assert not off.auto and off.node_groups == [models.NodeGroup(name="default")]
+
+
+def test_an_auto_mode_cluster_refuses_node_groups_of_its_own() -> None:
+    # GIVEN Auto Mode and node groups WHEN validated THEN the node groups are refused, at their field
+    assert _problems({**CLUSTER, "autoMode": {"enabled": True}, "nodeGroups": [{"name": "system"}]}) == [
+        (
+            ("nodeGroups",),
+            "an Auto Mode cluster has no managed node groups: EKS launches its nodes (autoMode.nodePools and "
+            "autoMode.customNodePools); remove nodeGroups, or set autoMode.enabled: false",
+        )
+    ]
+
+
+def test_an_existing_cluster_cannot_be_put_in_auto_mode() -> None:
+    data = {**EXISTING_CLUSTER, "existing": REGISTERED, "autoMode": {"enabled": True}}
+    assert _problems(data) == [
+        (
+            ("autoMode", "enabled"),
+            "an existing cluster's Auto Mode is its own: the hub does not make its nodes; remove autoMode",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("auto_mode", "loc", "message"),
+    [
+        (
+            {"nodePools": ["system"]},
+            ("nodePools",),
+            "needs 'general-purpose': the hub's bootstrap of the cluster (External Secrets, Sealed Secrets, Flux) runs "
+            "on it before the cluster's Flux applies customNodePools",
+        ),
+        (
+            {"nodePools": ["general-purpose", "general-purpose"]},
+            ("nodePools",),
+            "each pool once, 'general-purpose' repeated",
+        ),
+        (
+            {"nodeClasses": [{"name": "big"}, {"name": "big"}]},
+            ("nodeClasses",),
+            "NodeClass names must be unique, 'big' repeated",
+        ),
+        (
+            {"customNodePools": [{"name": "batch", "nodeClass": "large"}]},
+            ("customNodePools", 0, "nodeClass"),
+            "'large' is not a NodeClass of the cluster (known: default); add it to nodeClasses",
+        ),
+        (
+            {"customNodePools": [{"name": "system"}]},
+            ("customNodePools", 0, "name"),
+            "'system' is a built-in node pool of EKS Auto Mode, switched on in `nodePools`; choose another name",
+        ),
+        (
+            {"nodeClasses": [{"name": "default"}]},
+            ("nodeClasses", 0, "name"),
+            "'default' is the NodeClass EKS makes with the built-in node pools; choose another name",
+        ),
+        (
+            {"customNodePools": [{"name": "batch", "expireAfter": "Never"}]},
+            ("customNodePools", 0, "expireAfter"),
+            "at most 504h: EKS Auto Mode replaces a node after 21 days whatever its pool says, got 'Never'",
+        ),
+        (
+            {"nodeClasses": [{"name": "big", "ephemeralStorage": {"size": "60Ti"}}]},
+            ("nodeClasses", 0, "ephemeralStorage", "size"),
+            "EKS allows 1 to 58Ti, got '60Ti'",
+        ),
+    ],
+)
+def test_auto_mode_refuses_pools_and_classes_eks_would_not_take(
+    auto_mode: dict[str, Any], loc: tuple[str | int, ...], message: str
+) -> None:
+    assert _problems({**CLUSTER, "autoMode": {"enabled": True, **auto_mode}}) == [(("autoMode", *loc), message)]
+
+
+def test_auto_mode_needs_to_be_switched_on_or_off_in_words() -> None:
+    # GIVEN an autoMode section without enabled WHEN validated THEN enabled is asked for
+    assert _errors(models.WorkloadCluster, {**CLUSTER, "autoMode": {}})[0][:2] == (("autoMode", "enabled"), "missing")
