@@ -196,6 +196,7 @@ def test_a_manifest_that_writes_a_packs_object_is_refused_with_its_file(
     assert main(["--root", str(example_project), "synth"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "environments/manifests/staging/configs/policies.yaml: ClusterPolicy pod-security-baseline is written by "
-        "pack 'kyverno' too on cluster 'staging-usw2'; remove it from the file or give it another name"
+        "pack 'kyverno' too on clusters 'staging-euw1', 'staging-usw2'; remove it from the file or give it another "
+        "name"
     )
     assert read_tree(example_project / "dist") == dist

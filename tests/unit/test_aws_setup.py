@@ -183,7 +183,10 @@ def test_the_flux_role_trusts_the_hubs_kustomize_and_helm_controllers_and_reads_
             "Sid": "KeylessClusters",
             "Effect": "Allow",
             "Action": ["eks:DescribeCluster"],
-            "Resource": ["arn:aws:eks:us-east-1:444455556666:cluster/production-use1"],
+            "Resource": [
+                "arn:aws:eks:us-east-1:444455556666:cluster/production-use1",
+                "arn:aws:eks:eu-central-1:444455556666:cluster/production-euc1",
+            ],
         }
     ]
 

@@ -62,6 +62,7 @@ def _release(values: dict[str, Any] = VALUES, version: str = versions.AWS_EBS_CS
             "releaseName": "aws-ebs-csi-driver",
             "targetNamespace": "kube-system",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -59,6 +59,7 @@ def _release(values: dict[str, Any], version: str = versions.AWS_LOAD_BALANCER_C
             "releaseName": "aws-load-balancer-controller",
             "targetNamespace": "kube-system",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -44,6 +44,7 @@ def _release(values: dict[str, Any], version: str = versions.CERT_MANAGER.versio
             "releaseName": "cert-manager",
             "targetNamespace": "cert-manager",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

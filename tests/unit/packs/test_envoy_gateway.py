@@ -52,6 +52,7 @@ def _release(values: dict[str, Any] | None = None) -> dict[str, Any]:
         "releaseName": "envoy-gateway",
         "targetNamespace": "envoy-gateway-system",
         "serviceAccountName": "helm-controller",
+        "postRenderStrategy": "nohooks",
         "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
         "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
         "driftDetection": {"mode": "enabled"},

@@ -57,6 +57,7 @@ def _release(values: dict[str, Any], version: str = "1.21.1") -> dict[str, Any]:
             "releaseName": "external-dns",
             "targetNamespace": "external-dns",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -84,6 +84,7 @@ def _release(values: dict[str, Any], version: str = versions.FLUENT_BIT.version)
             "releaseName": "fluent-bit",
             "targetNamespace": "logging",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

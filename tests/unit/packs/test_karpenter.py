@@ -112,6 +112,7 @@ def _release(values: dict[str, Any] = VALUES) -> dict[str, Any]:
             "releaseName": "karpenter",
             "targetNamespace": "kube-system",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -41,6 +41,7 @@ def _release(values: dict[str, Any], version: str = versions.KYVERNO.version) ->
             "releaseName": "kyverno",
             "targetNamespace": "kyverno",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -37,6 +37,7 @@ def _release(values: dict[str, Any], version: str = versions.METRICS_SERVER.vers
             "releaseName": "metrics-server",
             "targetNamespace": "kube-system",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -45,6 +45,7 @@ def _release(values: dict[str, Any], target_namespace: str = "podinfo") -> dict[
             "releaseName": "podinfo",
             "targetNamespace": target_namespace,
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

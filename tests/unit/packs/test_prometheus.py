@@ -69,6 +69,7 @@ def _release(values: dict[str, Any], version: str = "91.5.0") -> dict[str, Any]:
             "releaseName": "kube-prometheus-stack",
             "targetNamespace": "monitoring",
             "serviceAccountName": "helm-controller",
+            "postRenderStrategy": "nohooks",
             "install": {"crds": "CreateReplace", "remediation": {"retries": 3}},
             "upgrade": {"crds": "CreateReplace", "remediation": {"retries": 3, "strategy": "rollback"}},
             "driftDetection": {"mode": "enabled"},

@@ -29,8 +29,15 @@ def base(**extra: Any) -> dict[str, Any]:
 def test_keyless_on_a_flux_without_it_is_refused(write_fleet: FleetWriter) -> None:
     # GIVEN a keyless cluster and a hub Flux 2.6 WHEN planned THEN the field and the version are named
     root = write_fleet(
-        base=base(flux={"version": "2.6"}, management={**MINIMAL_BASE["management"], "fluxRoleArn": ROLE}),
-        envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2", "hubAccess": "keyless"}]}},
+        base=base(
+            flux={"version": "2.6"},
+            management={**MINIMAL_BASE["management"], "fluxRoleArn": ROLE, "kubernetesVersion": "1.33"},
+        ),
+        envs={
+            "staging": {
+                "clusters": [{"name": "a", "region": "us-west-2", "hubAccess": "keyless", "kubernetesVersion": "1.33"}]
+            }
+        },
     )
     assert problems(root) == [
         "environments/staging.yaml: clusters[0].hubAccess: keyless needs Flux 2.7 or newer on the hub, "

@@ -80,7 +80,7 @@ def test_a_problem_found_while_workers_render_stops_them(
         (
             False,
             "environments/manifests/staging/configs/kyverno.yaml: Namespace kyverno is written by pack 'kyverno' too "
-            "on cluster 'staging-usw2'; remove it from the file or give it another name",
+            "on clusters 'staging-euw1', 'staging-usw2'; remove it from the file or give it another name",
         ),
         (
             True,

@@ -231,6 +231,7 @@ def test_the_shipped_crds_cover_every_kind_the_example_emits(core: CoreSchemas) 
     # GIVEN the example's committed dist/ WHEN checked against the CRDs fluxplane ships
     tree = load_tree(ROOT / "dist")
     report = check_documents(tree.documents, CrdCorpus.from_dirs([SHIPPED_CRDS]), core, defined_kinds(tree.documents))
-    # THEN every kind has a schema, and every document is valid
-    assert report.uncovered == {}
+    # THEN every kind has a schema but EKS Auto Mode's NodeClass, whose CRD EKS does not publish (the fields it
+    # documents are checked in tests/unit/packs/test_auto_mode.py), and every document is valid
+    assert report.uncovered == {("eks.amazonaws.com/v1", "NodeClass"): 1}
     assert report.findings == []
