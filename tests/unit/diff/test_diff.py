@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from fluxplane import diff
+from fluxplane.cli import main
 from fluxplane.diff import DiffError
+from fluxplane.diff.report import text
 from tests.conftest import MINIMAL_ENV, FleetWriter
 from tests.support.git import git
 
@@ -46,8 +48,29 @@ def test_run_reports_a_new_cluster_and_prints_nothing(
     report = diff.run(project, base)
 
     # THEN the report is of HEAD's commit and has the new cluster's section, and nothing was printed
-    assert (report.ref, report.commit, report.empty_base) == ("HEAD", base.commit, False)
+    assert (report.ref, report.commit, report.source) == ("HEAD", base.commit, "synthesized")
     assert [(section.cluster, section.status) for section in report.sections if section.status] == [
         ("staging-2", "added")
     ]
     assert capsys.readouterr() == ("", "")
+
+
+def test_run_compares_with_the_dist_committed_at_the_base_and_says_so(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a fleet whose dist/ is committed with its definition
+    project = write_fleet()
+    assert main(["--root", str(project), "synth"]) == 0
+    git(project, "init", "-q")
+    git(project, "add", "environments", "dist")
+    git(project, "commit", "-qm", "first")
+
+    def refused(*args: object) -> None:
+        raise AssertionError("the base was synthesized")
+
+    monkeypatch.setattr("fluxplane.diff.trees.synthesize", refused)
+    # WHEN the working tree, unchanged, is compared with HEAD
+    report = diff.run(project, diff.resolve(project, "HEAD"))
+    # THEN the base is the committed dist/, which the report's header says, and nothing was built
+    assert (report.source, report.sections, report.files) == ("committed", [], [])
+    assert text(report).splitlines()[1:3] == ["base: dist/ as committed at HEAD", "read: no file changes"]
