@@ -111,7 +111,8 @@ def compare(
     with progress.stage("compare") as stage:
         sections = compare_clusters(walks[0].clusters, walks[1].clusters)
         files = compare_files(before.files, after.files, walks[0].read | walks[1].read)
-        entries = {cluster: cluster in _entries(after) for cluster in _entries(before)}
+        kept = _entries(after)
+        entries = {cluster: cluster in kept for cluster in _entries(before)}
         report = Report(
             ref=ref,
             commit=commit,
