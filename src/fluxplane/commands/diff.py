@@ -19,8 +19,9 @@ def register(commands: Subcommands) -> None:
     diff = commands.add_parser(
         "diff",
         help="what a change does to dist/: objects added, changed and removed per cluster, risky changes flagged",
-        description="Synthesize the definition at a base Git ref (in a temporary worktree) and in the working "
-        "tree, and report the difference per repository, cluster and object.",
+        description="Compare the dist/ committed at a base Git ref (or its definition, synthesized in a temporary "
+        "worktree) with what synth would write now, and report the difference per repository, cluster and object. "
+        "Only what the change reaches is built and walked; nothing is written.",
     )
     diff.add_argument("--base", default="HEAD", metavar="REF", help="Git ref to compare with (default: HEAD)")
     diff.add_argument(

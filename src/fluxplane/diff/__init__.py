@@ -1,94 +1,138 @@
 """``fluxplane diff``: what a change to the definition does to each cluster, object by object.
 
-The definition at the base ref (read from a temporary Git worktree) and the working tree's are both
-synthesized in this process, with the installed fluxplane, so the difference is the definition's
-alone. Each tree is then followed as Flux applies it (fluxplane.diff.fleet: fluxplane.core.tree's walk): per
-cluster, the objects its entry folder and its Kustomizations' paths build to, with their variables
-substituted. The report lists, per repository and cluster, what is added, changed and removed, with
-the YAML diff of each changed object, and flags risky changes first (fluxplane.diff.risks). Nothing is
-written to dist/. :func:`resolve` names the base, :func:`run` returns the report; the command
-(fluxplane.commands.diff) prints it.
+The base tree is the dist/ committed at the base ref, or its definition synthesized in a temporary Git worktree
+when it has none; the head is what synth would write now, rendered in memory (fluxplane.diff.trees). The two are
+compared file by file, and only the part of them the changed files reach is built and walked
+(fluxplane.diff.scope) as Flux applies it (fluxplane.diff.fleet: fluxplane.core.tree's walk): per cluster, the
+objects its entry folder and its Kustomizations' paths build to, with their variables substituted. What the walk
+leaves out is the same in both trees, so the report is that of walking both trees whole (``compare(...,
+whole=True)``, which the tests hold it to). The report lists, per repository and cluster, what is added, changed
+and removed, with the YAML diff of each changed object, and flags risky changes first (fluxplane.diff.risks);
+clusters the change does not reach have no section. Nothing is written. :func:`resolve` names the base,
+:func:`run` returns the report; the command (fluxplane.commands.diff) prints it, and fluxplane.plan reads its
+walks.
 """
 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from fluxplane import synth
-from fluxplane.config.awsdata import fleet_support_warnings
-from fluxplane.core.layout import PLATFORM
+from fluxplane.core.tree import Fleet, KubectlBuilder
 from fluxplane.diff import git
-from fluxplane.diff.fleet import Builder, Tree, receive, repositories_of_plan
-from fluxplane.diff.git import DiffError
+from fluxplane.diff.fleet import Received, Tree, receive, received
+from fluxplane.diff.git import Base, DiffError
 from fluxplane.diff.objects import compare_clusters, compare_files
-from fluxplane.diff.report import HEAD_LABEL, Report
+from fluxplane.diff.report import HEAD_LABEL, SYNTHESIZED, Report
 from fluxplane.diff.risks import risks
-from fluxplane.errors import FluxplaneError
+from fluxplane.diff.scope import CLUSTERS, Definitions, Follow, Index, Scope, ScopedFolders, changed_files, reached
+from fluxplane.diff.trees import base_tree, head_tree
+from fluxplane.packs.registry import PackRegistry
 from fluxplane.progress import Progress
 
-__all__ = ["Base", "DiffError", "resolve", "run", "synthesize"]
+__all__ = ["NO_CHANGES", "Base", "DiffError", "compare", "resolve", "run"]
+
+#: What a diff reads when no file differs between the trees: nothing is built.
+NO_CHANGES = "no file changes"
 
 
-def synthesize(root: Path, label: str) -> Tree:
-    """The dist/ tree of the definition under ``root`` (empty when it has no environments/)."""
-    if not (root / "environments").is_dir():
-        return Tree(label, {})
-    pipeline = synth.Pipeline(root)
-    with synth.paused_gc():
-        plan = pipeline.load()
-    support = tuple(fleet_support_warnings(plan.fleet, datetime.now(UTC).date()))
-    return Tree(label, pipeline.build(plan), repositories_of_plan(plan), support)
-
-
-def _base(checkout: git.Checkout, ref: str, commit: str) -> Tree:
-    with git.worktree(checkout, commit) as project:
-        try:
-            return synthesize(project, ref)
-        except FluxplaneError as exc:
-            raise DiffError([f"{ref}: {line}" for line in exc.problems]) from None
-
-
-def compare(base: Tree, head: Tree, ref: str, commit: str, progress: Progress) -> Report:
-    """The report of what changes from ``base`` to ``head``."""
-    with tempfile.TemporaryDirectory(prefix="fluxplane-diff-") as workdir, progress.stage("build") as stage:
-        builder = Builder()
-        before, after = receive([base, head], Path(workdir), builder)
+def _scoped(
+    before: Tree, after: Tree, sides: tuple[Definitions, Definitions], workdir: Path, progress: Progress
+) -> tuple[list[Received], str]:
+    """The walks of what the change from ``before`` to ``after`` reaches (fluxplane.diff.scope), and how much of the
+    trees they read."""
+    changed = changed_files(before.files, after.files)
+    if not changed:
+        return [Received(), Received()], NO_CHANGES
+    with progress.stage("scope") as stage:
+        scope = Scope(changed)
+        reach = reached(changed, sides)
+        parsed: dict[str, list[dict[str, Any]]] = {}
+        for tree in (before, after):
+            scope.add(Index(tree.files, parsed), reach)
+        stage.note(f"{len(changed)} changed files, {len(scope.clusters)} clusters")
+    with progress.stage("build") as stage:
+        builder = KubectlBuilder()
+        folders = [
+            ScopedFolders(tree.files, workdir / name, builder, tree.label, scope)
+            for name, tree in (("base", before), ("head", after))
+        ]
+        present = [{cluster for cluster in scope.clusters if mine.is_folder(Fleet.entry(cluster))} for mine in folders]
+        entries = present[0] ^ present[1]
+        walks: list[Received] = []
+        for index, tree in enumerate((before, after)):
+            mine, other = folders[index], folders[1 - index]
+            repositories = tree.repositories or Fleet(mine).find_repositories(sorted(present[index]))
+            walks.append(
+                received(
+                    tree,
+                    mine,
+                    repositories=repositories,
+                    clusters=sorted(present[index]),
+                    follow=Follow(scope, mine, other, entries),
+                )
+            )
         stage.note(f"{builder.builds} kustomize builds")
+    total = len(set(Fleet(folders[0]).clusters) | set(Fleet(folders[1]).clusters))
+    return walks, scope.line(builder.builds, total)
+
+
+def _whole(before: Tree, after: Tree, workdir: Path, progress: Progress) -> tuple[list[Received], str]:
+    """The walks of every cluster of both trees, every folder they reach built: what a scoped diff must equal."""
+    with progress.stage("build") as stage:
+        builder = KubectlBuilder()
+        walks = receive([before, after], workdir, builder)
+        stage.note(f"{builder.builds} kustomize builds")
+    clusters = set(walks[0].clusters) | set(walks[1].clusters)
+    return walks, f"both trees whole: {len(clusters)} clusters; {builder.builds} folders built"
+
+
+def compare(
+    before: Tree,
+    after: Tree,
+    ref: str,
+    commit: str,
+    source: str = SYNTHESIZED,
+    progress: Progress | None = None,
+    *,
+    whole: bool = False,
+) -> Report:
+    """The report of what changes from ``before`` (the tree at ``ref``, its ``source``) to ``after``, building
+    only what the change reaches, or, ``whole``, everything."""
+    progress = progress or Progress("diff", show="off")
+    kinds: dict[str, frozenset[str]] = {}
+    sides = (Definitions(before.files, kinds), Definitions(after.files, kinds))
+    with tempfile.TemporaryDirectory(prefix="fluxplane-diff-") as workdir:
+        if whole:
+            walks, scope = _whole(before, after, Path(workdir), progress)
+        else:
+            walks, scope = _scoped(before, after, sides, Path(workdir), progress)
     with progress.stage("compare") as stage:
-        sections = compare_clusters(before.clusters, after.clusters)
-        files = compare_files(base.files, head.files, before.read | after.read)
-        entries = {cluster: cluster in _entries(head) for cluster in _entries(base)}
+        sections = compare_clusters(walks[0].clusters, walks[1].clusters)
+        files = compare_files(before.files, after.files, walks[0].read | walks[1].read)
+        kept = _entries(after)
+        entries = {cluster: cluster in kept for cluster in _entries(before)}
         report = Report(
             ref=ref,
             commit=commit,
-            empty_base=not base.files,
+            source=source,
+            scope=scope,
             sections=sections,
             files=files,
             risks=risks(sections, entries),
-            notes=sorted(set(before.notes) | set(after.notes)),
-            support=list(head.support),
-            trees=(base, head),
-            walks=(before, after),
+            notes=sorted(set(walks[0].notes) | set(walks[1].notes)),
+            support=list(after.support),
+            trees=(before, after),
+            walks=(walks[0], walks[1]),
+            definitions=sides,
         )
         stage.note(f"{len(sections)} cluster sections, {len(report.risks)} risky changes")
     return report
 
 
 def _entries(tree: Tree) -> set[str]:
-    prefix = f"{PLATFORM}/clusters/"
-    return {path[len(prefix) :].split("/")[0] for path in tree.files if path.startswith(prefix)}
-
-
-@dataclass(frozen=True)
-class Base:
-    """The base of a diff: the ref as given, the repository holding the project, and the commit the ref names."""
-
-    ref: str
-    checkout: git.Checkout
-    commit: str
+    return {path[len(CLUSTERS) :].split("/")[0] for path in tree.files if path.startswith(CLUSTERS)}
 
 
 def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> Base:
@@ -98,13 +142,13 @@ def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> Base:
     return Base(ref, checkout, git.resolve(checkout, ref))
 
 
-def run(root: Path, base: Base, progress: Progress | None = None) -> Report:
+def run(root: Path, base: Base, progress: Progress | None = None, registry: PackRegistry | None = None) -> Report:
     """What the definition under ``root`` changes from ``base``'s, per repository, cluster and object."""
     progress = progress or Progress("diff", show="off")
     with progress.stage("base") as stage:
-        before = _base(base.checkout, base.ref, base.commit)
-        stage.note(f"{len(before.files)} files")
+        before, source = base_tree(root, base)
+        stage.note(f"{len(before.files)} files, {source}")
     with progress.stage("head") as stage:
-        head = synthesize(root, HEAD_LABEL)
-        stage.note(f"{len(head.files)} files")
-    return compare(before, head, base.ref, base.commit, progress)
+        after = head_tree(root, registry) if (root / "environments").is_dir() else Tree(HEAD_LABEL, {})
+        stage.note(f"{len(after.files)} files")
+    return compare(before, after, base.ref, base.commit, source, progress)

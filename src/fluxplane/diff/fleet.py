@@ -53,6 +53,8 @@ class Tree:
     repositories: tuple[Repository, ...] = ()
     #: Clusters on a Kubernetes version past or near the end of EKS standard support (awsdata.support_warnings).
     support: tuple[str, ...] = ()
+    #: The management cluster, when the tree was synthesized from its definition (plan's accounts read it).
+    hub: str | None = None
 
 
 def repositories_of_plan(plan: Any) -> tuple[Repository, ...]:
@@ -87,8 +89,11 @@ def received(
     follow: Callable[[WalkPlaced, str], bool] | None = None,
 ) -> Received:
     """What the clusters of ``tree`` (``clusters``, all when None) receive, its folders read by ``folders``;
-    ``repositories`` (default: the tree's) and ``follow`` are the walk's (fluxplane.core.tree.Fleet)."""
-    fleet = Fleet(folders, tree.repositories if repositories is None else repositories, substitute=True, follow=follow)
+    ``repositories`` (default: the tree's, or those the tree's own Flux objects name when it knows none, as a
+    committed dist/) and ``follow`` are the walk's (fluxplane.core.tree.Fleet)."""
+    if repositories is None:
+        repositories = tree.repositories or None
+    fleet = Fleet(folders, repositories, substitute=True, follow=follow)
     walk = fleet.walk(clusters)
     received = Received()
     for application in walk.applications:

@@ -33,6 +33,15 @@ class Checkout:
     prefix: str
 
 
+@dataclass(frozen=True)
+class Base:
+    """The base of a diff: the ref as given, the repository holding the project, and the commit the ref names."""
+
+    ref: str
+    checkout: Checkout
+    commit: str
+
+
 _PURPOSE = "fluxplane diff reads the base definition from Git"
 
 

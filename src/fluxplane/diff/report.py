@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from fluxplane.diff.fleet import Received, Tree
 from fluxplane.diff.objects import ADDED, CHANGED, REMOVED, ClusterDiff, FileChange, ObjectChange
 from fluxplane.diff.risks import Risk
+from fluxplane.diff.scope import Definitions
 
 #: GitHub refuses a pull-request comment longer than this many characters.
 COMMENT_LIMIT = 65_536
@@ -16,6 +17,16 @@ COMMENT_LIMIT = 65_536
 LIST_LIMIT = 50
 HEAD_LABEL = "working tree"
 MARKS = {ADDED: "+", CHANGED: "~", REMOVED: "-"}
+#: Where the base tree came from (fluxplane.diff.trees.base_tree): the dist/ committed at the ref, its definition
+#: synthesized, or nothing (the ref has neither).
+COMMITTED = "committed"
+SYNTHESIZED = "synthesized"
+EMPTY = "empty"
+SOURCES = {
+    COMMITTED: "dist/ as committed",
+    SYNTHESIZED: "its definition, synthesized",
+    EMPTY: "nothing: it has no dist/ and no environments/",
+}
 
 
 @dataclass
@@ -25,8 +36,10 @@ class Report:
     #: The base ref as given, and the commit it names.
     ref: str
     commit: str
-    #: The base ref has no environments/: everything in the working tree is new.
-    empty_base: bool = False
+    #: Where the base tree came from: COMMITTED, SYNTHESIZED or EMPTY.
+    source: str = SYNTHESIZED
+    #: How much of the trees the diff read: changed files, folders and clusters they reach, folders built.
+    scope: str = ""
     sections: list[ClusterDiff] = field(default_factory=list)
     files: list[FileChange] = field(default_factory=list)
     risks: list[Risk] = field(default_factory=list)
@@ -36,6 +49,8 @@ class Report:
     #: The trees compared and what each sends to every cluster (what fluxplane.plan reads a diff's plan from).
     trees: tuple[Tree, Tree] | None = field(default=None, repr=False, compare=False)
     walks: tuple[Received, Received] | None = field(default=None, repr=False, compare=False)
+    #: The composite definitions of each tree, read once for the scope and again by plan.
+    definitions: tuple[Definitions, Definitions] | None = field(default=None, repr=False, compare=False)
 
     @property
     def changed(self) -> bool:
@@ -53,9 +68,12 @@ def _cluster_title(section: ClusterDiff) -> str:
 
 
 def _intro(report: Report) -> list[str]:
-    lines = [f"fluxplane diff: {report.ref} ({report.commit[:12]}) -> {HEAD_LABEL}"]
-    if report.empty_base:
-        lines.append(f"{report.ref} has no environments/: the base is empty, everything is added")
+    lines = [
+        f"fluxplane diff: {report.ref} ({report.commit[:12]}) -> {HEAD_LABEL}",
+        f"base: {SOURCES.get(report.source, report.source)} at {report.ref}",
+    ]
+    if report.scope:
+        lines.append(f"read: {report.scope}")
     return lines
 
 
@@ -161,8 +179,7 @@ def _blocks(report: Report) -> list[_Block]:
 
 def _markdown_head(report: Report) -> list[str]:
     lines = [f"## fluxplane diff: `{report.ref}` ({report.commit[:12]}) → {HEAD_LABEL}", ""]
-    if report.empty_base:
-        lines += [f"`{report.ref}` has no environments/: the base is empty, everything is added.", ""]
+    lines += [f"Base: {SOURCES.get(report.source, report.source)} at `{report.ref}`.", ""]
     lines += [f"Note: {note}" for note in report.notes] + ([""] if report.notes else [])
     if not report.changed:
         return [*lines, f"No changes: the working tree synthesizes the same dist/ as `{report.ref}`."]

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import Any
 
-from fluxplane.diff.report import COMMENT_LIMIT, HEAD_LABEL
+from fluxplane.diff.report import COMMENT_LIMIT, HEAD_LABEL, SOURCES
 from fluxplane.plan.model import (
     CREATE,
     DELETE,
@@ -57,11 +57,6 @@ VERBS = {
     IMPORT: "reads",
 }
 MARKS = {CREATE: "+", UPDATE: "~", REPLACE: "-/+", DELETE: "-", FORGET: "?", MANAGE: "!", IMPORT: "=", REINSTALL: "-/+"}
-SOURCES = {
-    "committed": "dist/ as committed",
-    "synthesized": "its definition, synthesized",
-    "empty": "nothing: it has no dist/ and no environments/",
-}
 NOTHING = "No AWS resource changes, and no Kubernetes release, package or destructive change."
 
 

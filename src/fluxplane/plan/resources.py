@@ -18,11 +18,11 @@ from typing import Any
 
 from fluxplane.core.layout import cluster_of
 from fluxplane.diff.fleet import ObjectKey, Placed
+from fluxplane.diff.scope import CLUSTERS, Definitions
 from fluxplane.plan.accounts import CONFIG_GROUPS, CONFIG_KINDS, IRSA_ROLE, Accounts, is_config
 from fluxplane.plan.model import DELETE, FORGET, ResourceChange
-from fluxplane.plan.scope import CLUSTERS
 from fluxplane.synth.cloud import Verdict, aws_name, judge, provider_config, region_of
-from fluxplane.synth.composed import EVERY_KIND, Texts, compare, definitions, group_kind, with_overlays
+from fluxplane.synth.composed import EVERY_KIND, Texts, compare, group_kind, with_overlays
 from fluxplane.synth.hazards import ABSENT, field
 from fluxplane.synth.kinds import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, cloud_kind, is_managed, noun
 from fluxplane.validate.compose.composer import Composer
@@ -89,15 +89,17 @@ def accounts(texts: Texts, hub: str | None = None) -> Accounts:
 
 
 class Reading:
-    """What the comparison reads of one tree besides its walk: its definitions and accounts, each once."""
+    """What the comparison reads of one tree besides its walk: its definitions (as diff's scope read them) and its
+    accounts, each once."""
 
-    def __init__(self, files: Mapping[str, str], kinds: dict[str, frozenset[str]], hub: str | None) -> None:
-        self.texts = Texts(files, kinds)
+    def __init__(self, tree: Definitions, hub: str | None) -> None:
+        self.tree = tree
+        self.texts = tree.texts
         self.hub = hub
 
-    @functools.cached_property
+    @property
     def definitions(self) -> list[Document]:
-        return definitions(self.texts)
+        return self.tree.definitions
 
     @functools.cached_property
     def accounts(self) -> Accounts:

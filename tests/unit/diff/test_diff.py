@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from fluxplane import diff
+from fluxplane.cli import main
 from fluxplane.diff import DiffError
+from fluxplane.diff.fleet import Tree
+from fluxplane.diff.report import HEAD_LABEL, text
 from tests.conftest import MINIMAL_ENV, FleetWriter
 from tests.support.git import git
 
@@ -46,8 +50,58 @@ def test_run_reports_a_new_cluster_and_prints_nothing(
     report = diff.run(project, base)
 
     # THEN the report is of HEAD's commit and has the new cluster's section, and nothing was printed
-    assert (report.ref, report.commit, report.empty_base) == ("HEAD", base.commit, False)
+    assert (report.ref, report.commit, report.source) == ("HEAD", base.commit, "synthesized")
     assert [(section.cluster, section.status) for section in report.sections if section.status] == [
         ("staging-2", "added")
     ]
     assert capsys.readouterr() == ("", "")
+
+
+def test_run_compares_with_the_dist_committed_at_the_base_and_says_so(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a fleet whose dist/ is committed with its definition
+    project = write_fleet()
+    assert main(["--root", str(project), "synth"]) == 0
+    git(project, "init", "-q")
+    git(project, "add", "environments", "dist")
+    git(project, "commit", "-qm", "first")
+
+    def refused(*args: object) -> None:
+        raise AssertionError("the base was synthesized")
+
+    monkeypatch.setattr("fluxplane.diff.trees.synthesize", refused)
+    # WHEN the working tree, unchanged, is compared with HEAD
+    report = diff.run(project, diff.resolve(project, "HEAD"))
+    # THEN the base is the committed dist/, which the report's header says, and nothing was built
+    assert (report.source, report.sections, report.files) == ("committed", [], [])
+    assert text(report).splitlines()[1:3] == ["base: dist/ as committed at HEAD", "read: no file changes"]
+
+
+class Counted(Mapping[str, str]):
+    """A tree's files that count how often all their paths are read."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+        self.reads = 0
+
+    def __getitem__(self, path: str) -> str:
+        return self.files[path]
+
+    def __iter__(self) -> Iterator[str]:
+        self.reads += 1
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+
+def test_compare_reads_each_tree_a_few_times_however_many_clusters_it_has() -> None:
+    # GIVEN two trees of 200 clusters, the same
+    files = {f"platform/clusters/cluster-{number}/namespace.yaml": "kind: Namespace\n" for number in range(200)}
+    before, after = Counted(files), Counted(dict(files))
+    # WHEN compared
+    report = diff.compare(Tree("HEAD", before), Tree(HEAD_LABEL, after), "HEAD", "0" * 40)
+    # THEN nothing changes, and each tree's paths were read a few times, not once for each cluster
+    assert (report.sections, report.files, report.risks) == ([], [], [])
+    assert before.reads <= 3 and after.reads <= 3

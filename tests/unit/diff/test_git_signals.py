@@ -25,7 +25,7 @@ DRIVER = r"""
 import os, signal, sys
 from pathlib import Path
 
-import fluxplane.diff
+import fluxplane.diff.trees
 from fluxplane.diff import git
 from fluxplane.cli import main
 
@@ -44,7 +44,7 @@ def second_signal_on_remove(args, cwd):
         send()
     return run(args, cwd)
 
-fluxplane.diff.synthesize = synthesize
+fluxplane.diff.trees.synthesize = synthesize
 git._git = second_signal_on_remove
 sys.exit(main(["--root", root, "diff"]))
 """

@@ -6,7 +6,7 @@ from typing import Any
 
 from fluxplane.diff.fleet import object_key
 from fluxplane.diff.objects import ClusterDiff, FileChange, ObjectChange
-from fluxplane.diff.report import Report, markdown, text
+from fluxplane.diff.report import COMMITTED, EMPTY, Report, markdown, text
 from fluxplane.diff.risks import Risk
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -38,6 +38,8 @@ def report(value_lines: int = 1) -> Report:
     return Report(
         ref="main",
         commit=COMMIT,
+        source=COMMITTED,
+        scope="2 changed files reach 5 folders and 2 of 3 clusters; 4 folders built",
         sections=[east, hub],
         files=[FileChange("CODEOWNERS", "* @a\n", "* @b\n")],
         risks=[Risk("platform", "east", "cluster", "cluster removed: dist/platform/clusters/east/ is gone")],
@@ -47,6 +49,8 @@ def report(value_lines: int = 1) -> Report:
 def test_text_lists_risks_the_summary_and_each_change() -> None:
     assert text(report()) == (
         "fluxplane diff: main (0123456789ab) -> working tree\n"
+        "base: dist/ as committed at main\n"
+        "read: 2 changed files reach 5 folders and 2 of 3 clusters; 4 folders built\n"
         "\n"
         "risky changes (1):\n"
         "  ! platform / east: cluster: cluster removed: dist/platform/clusters/east/ is gone\n"
@@ -82,10 +86,11 @@ def test_text_lists_risks_the_summary_and_each_change() -> None:
 
 
 def test_text_without_changes_says_so() -> None:
-    empty = Report(ref="HEAD", commit=COMMIT, empty_base=True)
+    empty = Report(ref="HEAD", commit=COMMIT, source=EMPTY, scope="no file changes")
     assert text(empty) == (
         "fluxplane diff: HEAD (0123456789ab) -> working tree\n"
-        "HEAD has no environments/: the base is empty, everything is added\n"
+        "base: nothing: it has no dist/ and no environments/ at HEAD\n"
+        "read: no file changes\n"
         "no changes: the working tree synthesizes the same dist/ as HEAD\n"
     )
 
@@ -93,8 +98,10 @@ def test_text_without_changes_says_so() -> None:
 def test_markdown_has_risks_then_a_table_then_a_collapsible_section_per_cluster() -> None:
     out = markdown(report())
     lines = out.splitlines()
-    assert lines[:12] == [
+    assert lines[:14] == [
         "## fluxplane diff: `main` (0123456789ab) → working tree",
+        "",
+        "Base: dist/ as committed at `main`.",
         "",
         "### Risky changes",
         "",

@@ -6,13 +6,14 @@ import copy
 from typing import Any
 
 from fluxplane.diff.fleet import Placed
+from fluxplane.diff.scope import Definitions
 from fluxplane.plan.resources import Comparison, Reading, Side
 from tests.conftest import ROOT
 
 
 def example_reading() -> Reading:
     files = {path.relative_to(ROOT / "dist").as_posix(): path.read_text() for path in (ROOT / "dist").rglob("*.yaml")}
-    return Reading(files, {}, "hub")
+    return Reading(Definitions(files), "hub")
 
 
 def database() -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Tests for fluxplane.plan.trees: where the base tree comes from, and the head rendered without writing."""
+"""Tests for fluxplane.diff.trees: where the base tree comes from, and the head rendered without writing."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane import plan
+from fluxplane import diff
 from fluxplane.cli import main
-from fluxplane.plan.trees import base_tree, head_tree
+from fluxplane.diff.trees import base_tree, head_tree
 from tests.conftest import FleetWriter
 from tests.support.files import read_tree
 from tests.support.git import git
@@ -28,30 +28,30 @@ def test_a_committed_dist_is_the_base_byte_for_byte(project: Path) -> None:
     git(project, "commit", "-qm", "first")
     committed = read_tree(project / "dist")
     (project / "dist" / "CODEOWNERS").write_text("changed\n")
-    tree, base = base_tree(project, plan.resolve(project, "HEAD"))
+    tree, source = base_tree(project, diff.resolve(project, "HEAD"))
     # THEN the base is what the commit holds, not the working tree
-    assert base.source == "committed"
+    assert source == "committed"
     assert {path: text.encode() for path, text in tree.files.items()} == committed
 
 
 def test_a_base_without_dist_is_synthesized_and_one_without_a_definition_is_empty(project: Path) -> None:
     git(project, "add", "environments")
     git(project, "commit", "-qm", "definition only")
-    tree, base = base_tree(project, plan.resolve(project, "HEAD"))
-    assert base.source == "synthesized"
+    tree, source = base_tree(project, diff.resolve(project, "HEAD"))
+    assert source == "synthesized"
     assert "platform/clusters/staging-1/kustomization.yaml" in tree.files
     assert tree.repositories
     # AND a commit with neither is an empty base
     git(project, "rm", "-rq", "--cached", "environments")
     git(project, "commit", "-qm", "nothing")
-    tree, base = base_tree(project, plan.resolve(project, "HEAD"))
-    assert (base.source, dict(tree.files)) == ("empty", {})
+    tree, source = base_tree(project, diff.resolve(project, "HEAD"))
+    assert (source, dict(tree.files)) == ("empty", {})
 
 
 def test_the_head_is_what_synth_would_write_and_nothing_is_written(project: Path) -> None:
     before = read_tree(project)
-    tree, fleet = head_tree(project)
+    tree = head_tree(project)
     assert read_tree(project) == before
-    assert fleet.fleet.management.name == "hub"
+    assert tree.hub == "hub"
     assert main(["--root", str(project), "synth"]) == 0
     assert {path: text.encode() for path, text in tree.files.items()} == read_tree(project / "dist")

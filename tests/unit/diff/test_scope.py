@@ -1,4 +1,4 @@
-"""Tests for fluxplane.plan.scope: which folders and clusters a change reaches, read from the files alone."""
+"""Tests for fluxplane.diff.scope: which folders and clusters a change reaches, read from the files alone."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from fluxplane.core.tree import Fleet, KubectlBuilder
-from fluxplane.plan.scope import Follow, Index, PlanFolders, Scope, changed_files
+from fluxplane.diff.scope import Follow, Index, Scope, ScopedFolders, changed_files
 
 
 def kustomization(*resources: str, **fields: Any) -> str:
@@ -135,8 +135,8 @@ def test_the_walk_follows_only_what_leads_to_the_change(tmp_path: Path) -> None:
     for files in (before, after):
         scope.add(Index(files), scope.changed)
     builder = KubectlBuilder()
-    mine = PlanFolders(after, tmp_path / "head", builder, "head", scope)
-    other = PlanFolders(before, tmp_path / "base", builder, "base", scope)
+    mine = ScopedFolders(after, tmp_path / "head", builder, "head", scope)
+    other = ScopedFolders(before, tmp_path / "base", builder, "base", scope)
     repositories = Fleet(mine).find_repositories(["hub"])
     walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
     # THEN the hub walks to spoke a's chain and its extra folder, and the spokes' folder is gathered from a alone
@@ -161,8 +161,8 @@ def test_a_kustomization_that_differs_is_followed_everywhere_below(tmp_path: Pat
     for files in (before, after):
         scope.add(Index(files), scope.changed)
     builder = KubectlBuilder()
-    mine = PlanFolders(after, tmp_path / "head", builder, "head", scope)
-    other = PlanFolders(before, tmp_path / "base", builder, "base", scope)
+    mine = ScopedFolders(after, tmp_path / "head", builder, "head", scope)
+    other = ScopedFolders(before, tmp_path / "base", builder, "base", scope)
     repositories = Fleet(mine).find_repositories(["hub"])
     walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
     # THEN everything the changed Kustomization applies is walked: both spokes' chains and what they lead to
@@ -185,8 +185,8 @@ def test_a_folder_a_differing_kustomization_applies_is_built_whole(tmp_path: Pat
     for files in (before, after):
         scope.add(Index(files), scope.changed)
     builder = KubectlBuilder()
-    mine = PlanFolders(after, tmp_path / "head", builder, "head", scope)
-    other = PlanFolders(before, tmp_path / "base", builder, "base", scope)
+    mine = ScopedFolders(after, tmp_path / "head", builder, "head", scope)
+    other = ScopedFolders(before, tmp_path / "base", builder, "base", scope)
     repositories = Fleet(mine).find_repositories(["hub"])
     walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
     # THEN the spokes' folder, which only spoke a's change makes dirty, is built whole: spoke b's chain is walked too

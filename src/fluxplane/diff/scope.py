@@ -1,7 +1,9 @@
-"""Which part of two trees a change reaches, so that a plan builds that part and nothing else.
+"""Which part of two trees a change reaches, so that diff (and plan, from diff's walks) builds that part and nothing
+else.
 
 The files whose text differs between the trees are the change (with, when the definitions of a composite kind
-differ, the files holding composites of that kind: what they compose changes too). From them, in each tree:
+differ, the files holding composites of that kind: what they compose changes too, which plan renders). From them,
+in each tree:
 
 * **touched** folders are those whose build reads a changed file: the folder a changed file is the kustomization
   file of, a folder without one above a changed file or touched folder (Flux generates its build from what lies
@@ -20,6 +22,7 @@ differently. What no followed Kustomization reaches is the same in both trees, a
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
@@ -41,6 +44,8 @@ from fluxplane.core.tree.objects import (
     metadata_of,
     spec_of,
 )
+from fluxplane.synth.composed import Texts, changed_kinds, composite_files, definitions
+from fluxplane.validate.tree import Document
 
 #: Where the entry folders are: platform/clusters/<cluster>.
 CLUSTERS = f"{PLATFORM}/clusters/"
@@ -51,6 +56,30 @@ _DOCUMENT = re.compile(r"(?m)^---[ \t]*$")
 def changed_files(before: Mapping[str, str], after: Mapping[str, str]) -> frozenset[str]:
     """The paths whose text differs between two trees (added and removed ones too)."""
     return frozenset(path for path in set(before) | set(after) if before.get(path) != after.get(path))
+
+
+class Definitions:
+    """One tree's texts and its composite definitions (XRDs, Compositions, Functions), each read once: the scope
+    reaches the composites of a kind whose definitions differ, and plan renders them (fluxplane.synth.composed).
+    ``kinds`` is shared by the trees compared, keyed by text."""
+
+    def __init__(self, files: Mapping[str, str], kinds: dict[str, frozenset[str]] | None = None) -> None:
+        self.texts = Texts(files, kinds)
+
+    @functools.cached_property
+    def definitions(self) -> list[Document]:
+        return definitions(self.texts)
+
+
+def reached(changed: Iterable[str], sides: tuple[Definitions, Definitions]) -> set[str]:
+    """What a change reaches before any folder: the ``changed`` files and, when the definitions of a composite kind
+    differ between the two ``sides``, the files of either tree holding composites of that kind."""
+    before, after = sides
+    kinds = changed_kinds(before.definitions, after.definitions)
+    reach = set(changed)
+    for side in sides:
+        reach.update(composite_files(side.texts, kinds, side.definitions))
+    return reach
 
 
 class Index:
@@ -205,8 +234,8 @@ _WALK_NEEDS = re.compile(r"(?m)^kind: (?:GitRepository|OCIRepository|Bucket|Exte
 _GATHERS = frozenset({"apiVersion", "kind", "resources"})
 
 
-class PlanFolders(KubectlFolders):
-    """A tree's folders for a plan's walk: kustomize builds with kubectl, but a folder that is dirty, not touched and
+class ScopedFolders(KubectlFolders):
+    """A tree's folders for a scoped walk: kustomize builds with kubectl, but a folder that is dirty, not touched and
     only gathers what it lists (a kustomization file of ``resources`` alone) is built from the entries that lead to
     the change, and those holding what the walk needs (sources, variables): the others' objects are the same in
     both trees and lead nowhere that changes (a hub's folder of a thousand clusters' chains, one of which changes)."""
@@ -291,7 +320,7 @@ class Follow:
             self._tainted[id(placed)] = tainted
             if tainted:
                 for folders in (self.mine, self.other):
-                    if isinstance(folders, PlanFolders):
+                    if isinstance(folders, ScopedFolders):
                         folders.whole(folder)
             return True
         return False

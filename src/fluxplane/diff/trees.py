@@ -1,0 +1,76 @@
+"""The two trees diff and plan compare.
+
+**Base.** The dist/ committed at the base ref, read from Git byte for byte (fluxplane.git.files_at): that is
+what Flux applies, whatever fluxplane version wrote it. When the ref has no dist/ in the project's place, its
+definition is synthesized in a temporary worktree (fluxplane.diff.git.worktree), with the installed fluxplane; a
+ref with neither is an empty tree.
+
+**Head.** What synth would write now: the definition loaded and rendered in memory, the clusters whose inputs did
+not change taken from the synth cache (read only: nothing is written), with the folders another tool owns as they
+are in dist/ (fluxplane.synth.with_kept).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from fluxplane import git, synth
+from fluxplane.config.awsdata import fleet_support_warnings
+from fluxplane.diff import git as diff_git
+from fluxplane.diff.fleet import Tree, repositories_of_plan
+from fluxplane.diff.git import DiffError
+from fluxplane.diff.report import COMMITTED, EMPTY, HEAD_LABEL, SYNTHESIZED
+from fluxplane.errors import FluxplaneError
+from fluxplane.files import output_dir
+from fluxplane.packs.registry import PackRegistry
+
+__all__ = ["base_tree", "head_tree", "synthesize"]
+
+_PURPOSE = "fluxplane reads the base's dist/ from Git"
+
+
+def _committed(base: diff_git.Base, dist: Path) -> dict[str, str] | None:
+    """The files of dist/ as committed at the base, None when the base has none there."""
+    try:
+        folder = dist.resolve().relative_to(base.checkout.toplevel.resolve()).as_posix()
+    except ValueError:
+        return None
+    found = git.files_at(base.checkout.toplevel, base.commit, folder, purpose=_PURPOSE)
+    if found is None:
+        return None
+    return {path: data.decode("utf-8", errors="replace") for path, data in found.items()}
+
+
+def synthesize(root: Path, label: str) -> Tree:
+    """The dist/ tree of the definition under ``root`` (empty when it has no environments/)."""
+    if not (root / "environments").is_dir():
+        return Tree(label, {})
+    pipeline = synth.Pipeline(root)
+    with synth.paused_gc():
+        plan = pipeline.load()
+    support = tuple(fleet_support_warnings(plan.fleet, datetime.now(UTC).date()))
+    return Tree(label, pipeline.build(plan), repositories_of_plan(plan), support, plan.fleet.management.name)
+
+
+def base_tree(root: Path, base: diff_git.Base) -> tuple[Tree, str]:
+    """The tree at ``base`` (module docstring), and where it came from: COMMITTED, SYNTHESIZED or EMPTY."""
+    files = _committed(base, output_dir(root))
+    if files is not None:
+        return Tree(base.ref, files), COMMITTED
+    with diff_git.worktree(base.checkout, base.commit) as project:
+        try:
+            tree = synthesize(project, base.ref)
+        except FluxplaneError as exc:
+            raise DiffError([f"{base.ref}: {line}" for line in exc.problems]) from None
+    return tree, SYNTHESIZED if tree.files else EMPTY
+
+
+def head_tree(root: Path, registry: PackRegistry | None = None) -> Tree:
+    """What synth would write for the definition under ``root`` now (module docstring), nothing written."""
+    with synth.paused_gc():
+        plan = synth.load_plan(root, registry)
+    cache = synth.SynthCache.for_root(root, read_only=True)
+    files = synth.with_kept(plan, synth.render_plan(plan, cache), output_dir(root))
+    support = tuple(fleet_support_warnings(plan.fleet, datetime.now(UTC).date()))
+    return Tree(HEAD_LABEL, files, repositories_of_plan(plan), support, plan.fleet.management.name)
