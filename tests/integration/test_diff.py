@@ -175,7 +175,7 @@ def test_a_one_cluster_change_builds_only_what_it_reaches(
     lines = out.splitlines()
     assert lines[1:3] == [
         "base: dist/ as committed at HEAD",
-        "read: 1 changed files reach 10 folders and 2 of 6 clusters; 2 folders built",
+        "read: 1 changed files reach 10 folders and 2 of 7 clusters; 2 folders built",
     ]
     assert len(builds) == 2
     # AND the report is the cluster's new value alone
