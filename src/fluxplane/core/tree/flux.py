@@ -177,6 +177,12 @@ def substitute_text(text: str, variables: Mapping[str, str], *, complete: bool =
     return _TOKEN.sub(replace, text)
 
 
+#: libyaml's safe dumper and loader where PyYAML has them: the same text and values as the pure-Python ones, several
+#: times faster on the large documents (CRDs, Helm values) a cluster's substitution writes out and reads back.
+_DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _has_dollar(value: Any) -> bool:
     """Whether a ``$`` is anywhere in ``value``'s strings, keys included (what substitution could replace)."""
     if isinstance(value, str):
@@ -198,11 +204,11 @@ def substitute(doc: Document, variables: Mapping[str, str], *, complete: bool = 
     for marks in (metadata.get("annotations") or {}, metadata.get("labels") or {}):
         if isinstance(marks, dict) and marks.get(SUBSTITUTE_SWITCH) == "disabled":
             return doc
-    text = yaml.safe_dump(doc, sort_keys=False, width=1 << 30)
+    text = yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, width=1 << 30)
     if "${" not in text and "$$" not in text:
         return doc
     try:
-        replaced = yaml.safe_load(substitute_text(text, variables, complete=complete))
+        replaced = yaml.load(substitute_text(text, variables, complete=complete), Loader=_LOADER)
     except (yaml.YAMLError, ValueError):
         return doc
     return replaced if isinstance(replaced, dict) else doc
