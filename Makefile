@@ -8,7 +8,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup synth check test lint bench bench-validate bench-fetch bench-plan docs crds clean
+.PHONY: setup synth check test lint bench bench-validate bench-fetch bench-plan bench-pr docs crds clean
 
 setup: $(VENV)/.installed
 
@@ -49,6 +49,9 @@ bench-fetch: setup
 
 bench-plan: setup
 	$(BIN)/python benchmarks/plan_fleet.py
+
+bench-pr: setup
+	$(BIN)/python benchmarks/pr_fleet.py
 
 # The CRDs fluxplane ships (src/fluxplane/validate/data/crds), from the CRD corpus beside the checkout.
 crds: setup

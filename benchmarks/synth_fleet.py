@@ -214,6 +214,57 @@ def synth_with_cache(root: Path) -> None:
     gc.freeze()
 
 
+def full_synth(root: Path, packs: PackRegistry) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+    """The stages of `fluxplane synth --no-cache` (the pipeline's load, build and render, write), timed apart, then
+    the floor: the same documents dumped by CSafeDumper, file by file. Returns the figures and those documents."""
+    from fluxplane.synth import Pipeline, paused_gc
+
+    pipeline = Pipeline(root, registry=packs)
+    with paused_gc():
+        started = time.perf_counter()
+        plan = pipeline.load()
+        planned = time.perf_counter()
+        from fluxplane.synth.app import FleetApp
+        from fluxplane.synth.render import render_app
+
+        imported = time.perf_counter()
+        app = FleetApp(plan, outdir=root / "dist")
+        built = time.perf_counter()
+        files = render_app(app)
+        rendered = time.perf_counter()
+        pipeline.write(pipeline.complete(plan, files))
+        written = time.perf_counter()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    # every file synth dumped: the clusters' and the catalogue's, the hub's chains, tenants and identities
+    charts = [
+        *app.clusters.values(),
+        *app.catalogue.values(),
+        *app.tenants.values(),
+        *(chart for chart in (app.spokes, app.cloud, app.addon_identities) if chart is not None),
+    ]
+    per_file = [manifest.documents() for chart in charts for manifest in chart.files]
+    # The floor under the same conditions as synth: collector paused too.
+    with paused_gc():
+        floor_started = time.perf_counter()
+        for documents in per_file:
+            yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False)
+        floor = time.perf_counter() - floor_started
+    total = written - started
+    figures = {
+        "load_plan_s": planned - started,
+        "start_js_s": imported - planned,
+        "build_s": built - imported,
+        "render_s": rendered - built,
+        "write_s": written - rendered,
+        "total_s": total,
+        "floor_s": floor,
+        "ratio": total / floor,
+        "peak_rss_mib": peak,
+    }
+    return figures, per_file
+
+
 def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, Any]:
     from fluxplane.synth import Pipeline, paused_gc
 
@@ -221,39 +272,7 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
         root = Path(tmp)
         write_fleet(root, clusters)
         packs = registry()
-        # The stages of `fluxplane synth --no-cache` (the pipeline's load, build and render, write), timed apart.
-        pipeline = Pipeline(root, registry=packs)
-        with paused_gc():
-            started = time.perf_counter()
-            plan = pipeline.load()
-            planned = time.perf_counter()
-            from fluxplane.synth.app import FleetApp
-            from fluxplane.synth.render import render_app
-
-            imported = time.perf_counter()
-            app = FleetApp(plan, outdir=root / "dist")
-            built = time.perf_counter()
-            files = render_app(app)
-            rendered = time.perf_counter()
-            pipeline.write(pipeline.complete(plan, files))
-            written = time.perf_counter()
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-        # every file synth dumped: the clusters' and the catalogue's, the hub's chains, tenants and identities
-        charts = [
-            *app.clusters.values(),
-            *app.catalogue.values(),
-            *app.tenants.values(),
-            *(chart for chart in (app.spokes, app.cloud, app.addon_identities) if chart is not None),
-        ]
-        per_file = [manifest.documents() for chart in charts for manifest in chart.files]
-        # The floor under the same conditions as synth: collector paused too.
-        with paused_gc():
-            floor_started = time.perf_counter()
-            for documents in per_file:
-                yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False)
-            floor = time.perf_counter() - floor_started
-        del app, charts, files
+        figures, per_file = full_synth(root, packs)
 
         # Incremental: fill the cache, change one cluster, synth again (what `fluxplane synth` does).
         cold_started = time.perf_counter()
@@ -279,25 +298,16 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
 
         changed = {p.relative_to(root / "dist").as_posix() for p in (root / "dist").rglob("*") if p.is_file()}
 
-    total = written - started
     documents = sum(len(documents) for documents in per_file)
     naive = naive_seconds / naive_documents * documents
     return {
         "clusters": clusters,
         "files": len(changed),
         "documents": documents,
-        "load_plan_s": planned - started,
-        "start_js_s": imported - planned,
-        "build_s": built - imported,
-        "render_s": rendered - built,
-        "write_s": written - rendered,
-        "total_s": total,
-        "floor_s": floor,
-        "ratio": total / floor,
+        **figures,
         "naive_documents": naive_documents,
         "naive_s": naive,
-        "speedup": naive / total,
-        "peak_rss_mib": peak,
+        "speedup": naive / figures["total_s"],
         "cold_cache_s": cold,
         "incremental_s": incremental,
     }
