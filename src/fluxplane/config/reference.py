@@ -110,6 +110,18 @@ def field_rows(model: type[BaseModel], quote: bool = True) -> list[tuple[str, st
     return rows
 
 
+def html_escaped(text: str) -> str:
+    """``text`` with ``<`` outside code spans as an entity, so that a placeholder such as ``<name>`` shows on a
+    Markdown page instead of passing as an HTML tag."""
+    parts = text.split("`")
+    return "`".join(part if index % 2 else part.replace("<", "&lt;") for index, part in enumerate(parts))
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` in a Markdown table cell: pipes escaped, ``<`` outside code spans as an entity."""
+    return html_escaped(text.replace("|", "\\|"))
+
+
 def markdown() -> str:
     """The reference as Markdown: one table per model."""
     out: list[str] = []
