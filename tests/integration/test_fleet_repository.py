@@ -1,4 +1,4 @@
-"""A fleet repository of one's own, as a new user makes it (the README's journey): fluxplane built as a wheel and
+"""A fleet repository of one's own, as a new user makes it (docs/getting-started.md): fluxplane built as a wheel and
 installed into a fresh venv, ``fluxplane init``, the repository installed as init says (the wheel's folder
 standing in for the package index), ``fluxplane synth``, ``validate`` with no CRD folder, the repository's own
 tests green at the first run, ``aws-setup`` passing cfn-lint, a new sealing key pair and one ``seal`` for two

@@ -1,4 +1,4 @@
-"""Moving a running fleet to fluxplane (README: Move an existing fleet to fluxplane).
+"""Moving a running fleet to fluxplane (docs/how-to/adopt-an-existing-fleet.md: Move an existing fleet to fluxplane).
 
 ``tests/fixtures/migration/flux-repository/`` is a hand-written Flux repository in the layout of fluxcd's
 flux2-kustomize-helm-example: two clusters bootstrapped with ``flux bootstrap`` (``clusters/staging``,
@@ -158,7 +158,7 @@ def test_the_moved_fleet_is_valid_and_every_entry_point_builds(moved: Path) -> N
 
 
 def test_the_guide_quotes_the_definition_the_test_walks() -> None:
-    # GIVEN the README's guide WHEN it shows an environment of the definition THEN it is the fixture's, line for line
-    readme = (ROOT / "README.md").read_text()
+    # GIVEN the guide WHEN it shows an environment of the definition THEN it is the fixture's, line for line
+    readme = (ROOT / "docs" / "how-to" / "adopt-an-existing-fleet.md").read_text()
     staging = (FIXTURE / "fleet" / "environments" / "staging.yaml").read_text()
     assert "".join(f"   {line}" if line.strip() else line for line in staging.splitlines(True)) in readme

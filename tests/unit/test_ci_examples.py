@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.cli import _parser
+from fluxplane.cli import build_parser
 from tests.conftest import ROOT
 
 WORKFLOW = ROOT / "examples" / "ci" / ".github" / "workflows" / "fluxplane.yaml"
@@ -75,7 +75,7 @@ def test_workflow_checks_stale_then_validates_then_diffs_then_plans_in_that_orde
 )
 def test_each_fluxplane_command_of_the_workflow_is_accepted_by_the_cli(line: str) -> None:
     # GIVEN a command the workflow runs WHEN the CLI parses it THEN it is a valid invocation
-    args = _parser().parse_args(_fluxplane_args(line))
+    args = build_parser().parse_args(_fluxplane_args(line))
     assert args.command in {"synth", "validate", "diff", "plan"}
 
 
@@ -107,7 +107,7 @@ def test_pre_commit_hooks_run_valid_commands_on_the_whole_tree(path: Path) -> No
     assert len(ids) == len(set(ids))
     for hook in hooks:
         # THEN each runs a command the CLI accepts, once for the whole tree, when its files change
-        parsed = _parser().parse_args(_hook_args(hook["entry"], hook.get("args", [])))
+        parsed = build_parser().parse_args(_hook_args(hook["entry"], hook.get("args", [])))
         assert parsed.command in {"synth", "validate"}
         assert hook["pass_filenames"] is False
         assert re.match(hook["files"], "dist/platform/clusters/hub/kustomization.yaml") or re.match(

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import fluxplane.synth
-from fluxplane.cli import COMMANDS, EXIT_BAD_INPUT, _parser, main
+from fluxplane.cli import COMMANDS, EXIT_BAD_INPUT, build_parser, main
 from fluxplane.packs.registry import PackRegistry
 from tests.conftest import MINIMAL_BASE, FleetWriter
 
@@ -171,7 +171,7 @@ def _unknown_pack(write_fleet: FleetWriter, tmp_path: Path) -> Path:
             _no_environments_folder,
             [
                 "{root}/environments: folder not found; create it with base.yaml and one file per environment "
-                "(see the README's 'The fleet definition')"
+                "(see 'The fleet definition' in fluxplane's documentation)"
             ],
         ),
         (_no_base_file, ["environments/base.yaml: file not found"]),
@@ -318,7 +318,7 @@ def test_version_names_the_installed_distribution(capsys: pytest.CaptureFixture[
 
 def test_the_parser_is_built_from_the_command_modules_and_only_writers_lock_the_project() -> None:
     # GIVEN the CLI's parser
-    subcommands = next(action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction))
+    subcommands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
     # THEN its commands are the modules' names, in order, each once
     names = [name for command in COMMANDS for name in command.NAMES]
     assert list(subcommands.choices) == names

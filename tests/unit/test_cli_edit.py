@@ -532,10 +532,10 @@ def test_parse_ref_needs_a_value() -> None:
 
 
 def readme_transcripts() -> list[tuple[list[str], str]]:
-    """Each ``$ fluxplane <edit command>`` in the README's command-line section, with the output shown."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("### Changing the definition from the command line") :]
-    section = section[: section.index("\n### ")]
+    """Each ``$ fluxplane <edit command>`` in the guide to changing the definition from the command line, with the
+    output shown."""
+    guide = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "edit-from-the-command-line.md"
+    section = guide.read_text()
     transcripts = []
     for block in re.findall(r"```text\n(.*?)```", section, flags=re.S):
         for command, output in re.findall(r"^\$ fluxplane (.*)\n((?:(?!\$ ).*\n)*)", block, flags=re.M):
@@ -544,7 +544,7 @@ def readme_transcripts() -> list[tuple[list[str], str]]:
 
 
 @pytest.mark.parametrize(("args", "shown"), readme_transcripts(), ids=lambda value: str(value)[:40])
-def test_the_readme_shows_what_the_commands_print(
+def test_the_guide_shows_what_the_commands_print(
     example_project: Path, args: list[str], shown: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = run(example_project, *args)

@@ -1,6 +1,6 @@
 """No function imports late to get round an import cycle: every import inside a function is listed here, with why.
 
-The rule (README "Architecture", CONTRIBUTING "Layers"): a function imports late to keep the JavaScript runtime
+The rule (docs "Architecture", CONTRIBUTING "Layers"): a function imports late to keep the JavaScript runtime
 (cdk8s, jsii) from loading before a command needs it; the command modules and fluxplane.testing also leave to
 the moment of use what the CLI's start and pytest's plugin would pay for in vain. A cycle is broken by moving
 the shared code down, never by importing late. A new late import fails this test until LATE_IMPORTS says why.

@@ -35,8 +35,8 @@ def _report(root: Path) -> dict[str, ClusterVersions]:
     return {cluster.name: cluster for cluster in collect(plan, render_plan(plan), TODAY)}
 
 
-#: A fleet half way through an upgrade wave (README: fluxplane versions): staging and the hub on 1.35, production held
-#: on 1.34 with a Kyverno that supports no later version.
+#: A fleet half way through an upgrade wave (docs/how-to/upgrade-kubernetes.md): staging and the hub on 1.35,
+#: production held on 1.34 with a Kyverno that supports no later version.
 WAVE = ROOT / "tests" / "fixtures" / "upgrade-wave"
 
 
@@ -78,9 +78,9 @@ def test_a_wave_shows_the_cluster_held_back_what_blocks_it_and_every_pack_where_
         assert named == {name for name, _ in outgrown(item.next, {**item.packs, **item.controllers})}, item.name
 
 
-def test_the_readme_shows_the_waves_report(capsys: pytest.CaptureFixture[str]) -> None:
-    # GIVEN the README's report of an upgrade wave WHEN versions runs on the wave THEN each line it quotes is there
-    readme = (ROOT / "README.md").read_text()
+def test_the_guide_shows_the_waves_report(capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN the upgrade guide's report of a wave WHEN versions runs on the wave THEN each line it quotes is there
+    readme = (ROOT / "docs" / "how-to" / "upgrade-kubernetes.md").read_text()
     quoted = readme.split("$ fluxplane versions\n", 1)[1].split("```", 1)[0]
     quoted += readme.split("is told of the switch:\n\n```text\n", 1)[1].split("```", 1)[0]
     assert main(["--root", str(WAVE), "versions"]) == 0

@@ -125,7 +125,7 @@ class _Loader:
         if not env_dir.is_dir():
             raise ConfigError(
                 f"{env_dir}: folder not found; create it with {BASE_FILE} and one file per environment "
-                "(see the README's 'The fleet definition')"
+                "(see 'The fleet definition' in fluxplane's documentation)"
             )
         check_links(root)
         env_paths = sorted(

@@ -1,6 +1,6 @@
 """Deep merge of definition files, remembering where every value came from.
 
-Merge rule (documented in the README): mappings merge key by key, recursively; every other value,
+Merge rule (docs/explanation/fleet-definition.md): mappings merge key by key, recursively; every other value,
 lists included, is replaced whole by the overriding file. ``null`` in an overriding file sets the
 value to null (which the model may reject); it does not delete the key.
 

@@ -7,6 +7,7 @@ defaults, and an example section for the definition.
 
 from __future__ import annotations
 
+import json
 import typing
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -23,7 +24,7 @@ from fluxplane.config.models import (
     Repositories,
     WorkloadCluster,
 )
-from fluxplane.config.reference import field_rows
+from fluxplane.config.reference import field_rows, markdown_cell
 from fluxplane.constructs.base import Root
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.packs.api import CONFIGS_SUFFIX, Pack, PackContext
@@ -59,9 +60,9 @@ def _nested(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, typ
                 pending.extend(typing.get_args(annotation))
 
 
-def _emitted(pack: Pack) -> tuple[list[dict[str, Any]], PackContext] | str:
+def _emitted(pack: Pack, section: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], PackContext] | str:
     try:
-        config = pack.config.model_validate({})
+        config = pack.config.model_validate(section or {})
     except ValidationError as exc:
         problems = [
             (".".join(str(part) for part in error["loc"]) + ": " if error["loc"] else "")
@@ -104,13 +105,18 @@ def example_fleet() -> Fleet:
     )
 
 
-def _example(pack: Pack) -> str:
+def _example_section(pack: Pack) -> dict[str, Any]:
+    """The pack's section with only its required keys, each set to its example (or a placeholder)."""
     section: dict[str, Any] = {}
     for name, field in pack.config.model_fields.items():
         key = field.alias or name
         if field.is_required():
             section[key] = field.examples[0] if field.examples else f"<{name}>"
-    return yaml.safe_dump({"packs": {pack.name: section or {}}}, sort_keys=False, default_flow_style=False)
+    return section
+
+
+def _example(pack: Pack) -> str:
+    return yaml.safe_dump({"packs": {pack.name: _example_section(pack)}}, sort_keys=False, default_flow_style=False)
 
 
 def show_pack(pack: Pack) -> str:
@@ -166,3 +172,70 @@ def show_pack(pack: Pack) -> str:
     out += ["", "example:"]
     out += ["  " + line for line in _example(pack).splitlines()]
     return "\n".join(out) + "\n"
+
+
+def pack_markdown(pack: Pack) -> str:
+    """A pack for the documentation's reference: what ``packs show`` prints, as Markdown, with the IAM
+    policies of its add-on roles in full (shown for its example section when it has required keys)."""
+    out = [f"## `{pack.name}`", "", f"{markdown_cell(pack.description)}.", ""]
+    facts = [
+        ("version", f"`{pack.version}` (the pack's; its charts' and packages' versions are config keys below)"),
+        ("layer", f"{pack.layer} (Flux Kustomization `{pack.name}`)"),
+        ("runs on", pack.placement()),
+        ("requires", ", ".join(f"`{name}`" for name in pack.requires) or "nothing"),
+        ("provides", ", ".join(pack.provides) or "nothing"),
+        ("CRDs of", ", ".join(f"`{group}`" for group in pack.installed_groups) or "none"),
+        ("namespaces", ", ".join(f"`{name}`" for name in pack.namespaces) or "none of its own"),
+    ]
+    if pack.crd_groups:
+        facts.append(
+            (
+                "configs",
+                f"its {', '.join(f'`{group}`' for group in pack.crd_groups)} objects go to Kustomization "
+                f"`{pack.name + CONFIGS_SUFFIX}`, after `{pack.name}` is Ready",
+            )
+        )
+    if pack.replaced_by_auto_mode:
+        facts.append(("EKS Auto Mode", f"does its work itself ({pack.replaced_by_auto_mode}): left off there"))
+    if pack.builds_clusters:
+        facts.append(("builds", "each workload cluster, on the hub, from the cluster's own chain"))
+    out += ["| | |", "|---|---|", *(f"| {name} | {value} |" for name, value in facts), ""]
+    out += [f"Config: `packs.{pack.name}` in `environments/*.yaml`, or a cluster's `packs`.", ""]
+    out += ["| key | type | default | description |", "|---|---|---|---|"]
+    nested = list(_nested(pack.config))
+    parents = {prefix for prefix, _ in nested}
+    for prefix, model in [("", pack.config), *nested]:
+        for key, kind, default, text in field_rows(model):
+            path = f"{prefix}.{key}" if prefix else key
+            shown = "(below)" if path in parents else default
+            out.append(f"| `{path}` | {markdown_cell(kind)} | {markdown_cell(shown)} | {markdown_cell(text)} |")
+    out += ["", "Example:", "", "```yaml", _example(pack).rstrip("\n"), "```", ""]
+    section = _example_section(pack)
+    emitted = _emitted(pack, section)
+    if isinstance(emitted, str):
+        out += [f"IAM: {markdown_cell(emitted)}", ""]
+        return "\n".join(out)
+    documents, context = emitted
+    out += ["It emits, for the example:", ""]
+    for document in documents:
+        metadata = document.get("metadata", {})
+        where = f"{metadata['namespace']}/" if metadata.get("namespace") else ""
+        group = document["apiVersion"].split("/")[0] if "/" in document["apiVersion"] else ""
+        layer = "configs" if group in pack.crd_groups else pack.layer
+        out.append(f"- {document['kind']} `{where}{metadata.get('name')}` ({document['apiVersion']}, {layer})")
+    out.append("")
+    if not context.pod_identities:
+        out += ["IAM: no role of its own.", ""]
+    for identity in context.pod_identities:
+        out.append(
+            f"IAM role `{identity.name}`, for service account `{identity.namespace}/{identity.service_account}` "
+            "(EKS Pod Identity, made by the hub for each cluster that runs the pack):"
+        )
+        out.append("")
+        for arn in identity.managed_policies:
+            out.append(f"- managed policy `{arn}`")
+        if identity.policy:
+            policy = json.dumps(identity.policy, indent=2)
+            out += ["- inline policy:", "", "    ```json", *(f"    {line}" for line in policy.splitlines()), "    ```"]
+        out.append("")
+    return "\n".join(out)

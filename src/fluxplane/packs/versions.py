@@ -37,7 +37,7 @@ PROVIDER_KUBERNETES = "v1.2.1"  # xpkg.crossplane.io/crossplane-contrib/provider
 FUNCTION_PATCH_AND_TRANSFORM = "v0.10.8"  # xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform
 FUNCTION_AUTO_READY = "v0.7.0"  # xpkg.crossplane.io/crossplane-contrib/function-auto-ready
 
-#: The add-on catalogue (one pack each; see the README's catalogue table).
+#: The add-on catalogue (one pack each; see the catalogue table in docs/explanation/packs.md).
 KARPENTER = Chart("oci://public.ecr.aws/karpenter", "karpenter", "1.14.1")
 AWS_LOAD_BALANCER_CONTROLLER = Chart("https://aws.github.io/eks-charts", "aws-load-balancer-controller", "3.5.0")
 EXTERNAL_DNS = Chart("https://kubernetes-sigs.github.io/external-dns/", "external-dns", "1.21.1")

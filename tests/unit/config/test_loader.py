@@ -268,7 +268,7 @@ def test_a_missing_environments_folder_is_reported(tmp_path: Path) -> None:
     # GIVEN a project without environments/ WHEN loaded THEN one line says what to create
     assert problems_of(tmp_path) == [
         f"{tmp_path / 'environments'}: folder not found; create it with base.yaml and one file per environment "
-        "(see the README's 'The fleet definition')"
+        "(see 'The fleet definition' in fluxplane's documentation)"
     ]
 
 

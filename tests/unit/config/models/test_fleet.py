@@ -210,7 +210,7 @@ def test_environment_file_refuses_base_only_keys() -> None:
 
 
 def test_the_file_keys_are_the_documented_ones() -> None:
-    # GIVEN the keys the README documents WHEN compared with the models' aliases THEN they agree
+    # GIVEN the keys the documentation describes WHEN compared with the models' aliases THEN they agree
     base_keys = tuple(field.alias or name for name, field in models.BaseFile.model_fields.items())
     environment_keys = tuple(field.alias or name for name, field in models.EnvironmentFile.model_fields.items())
     assert base_keys == (
