@@ -396,33 +396,30 @@ def apps_page(fleet: Fleet) -> str:
 
 def _kustomizations(graph: Graph) -> list[str]:
     """What each Kustomization applies, what it waits on and what it depends on."""
-    names = {node.id: f"{node.kind}/{node.name}" for node in graph.nodes}
-    depends: dict[str, list[str]] = {}
-    applied_by_hub: dict[str, list[str]] = {}
+    by_id = {node.id: node for node in graph.nodes}
+    after: dict[str, list[str]] = {}
     for edge in graph.edges:
-        (applied_by_hub if edge.applies else depends).setdefault(edge.target, []).append(names[edge.source])
+        source = by_id[edge.source]
+        line = f"applied by {graph.hub}'s {source.name}" if edge.applies else source.name
+        after.setdefault(edge.target, []).append(line)
     rows = []
     for node in graph.nodes:
         if node.kind != KUSTOMIZATION:
             continue
         applies = [f"{child.kind}/{child.name}" for child in graph.nodes if child.parent == node.id]
         where = _badge("hub", "info") + " " if node.hub else ""
+        details = [f"namespace {node.namespace}"] if node.namespace != "flux-system" else []
+        details += [node.path] if node.path else []
         rows.append(
             [
-                where
-                + f"<code>{text(node.name)}</code>"
-                + (
-                    f' <span class="muted small">{text(node.namespace)}</span>'
-                    if node.namespace != "flux-system"
-                    else ""
-                ),
-                f"<code>{text(node.path)}</code>" if node.path else "",
+                f'{where}<code class="name">{text(node.name)}</code>'
+                + "".join(f' <span class="path">{text(detail)}</span>' for detail in details),
                 "<br>".join(text(line) for line in applies) or _NONE,
                 text(node.waits) if node.waits else _NONE,
-                "<br>".join(text(line) for line in depends.get(node.id, []) + applied_by_hub.get(node.id, [])) or _NONE,
+                "<br>".join(text(line) for line in after.get(node.id, [])) or _NONE,
             ]
         )
-    return _table(["Kustomization", "path", "applies", "waits on", "after"], rows, "kustomizations")
+    return _table(["Kustomization", "applies", "waits on", "after"], rows, "kustomizations")
 
 
 def _facts(pairs: Iterable[tuple[str, str]]) -> list[str]:
@@ -436,8 +433,8 @@ def cluster_page_html(fleet: Fleet, cluster: Cluster) -> str:
     support = _support(cluster)
     if release is not None:
         support += (
-            f' <span class="muted small">standard until {release.end_of_standard_support.isoformat()}, extended '
-            f"until {release.end_of_extended_support.isoformat()}</span>"
+            f' <span class="muted small">extended (paid) support until '
+            f"{release.end_of_extended_support.isoformat()}</span>"
         )
     body = [
         f"<h1>{text(cluster.name)} {_badge('hub', 'info') if cluster.hub else ''}</h1>",
@@ -482,7 +479,7 @@ def cluster_page_html(fleet: Fleet, cluster: Cluster) -> str:
     body += ["</section>", "</div>"]
     graph = cluster.graph
     legend = (
-        f"; the tinted nodes are the hub <b>{text(graph.hub)}</b>'s chain that builds and bootstraps it"
+        f"; the tinted nodes are the chain of the hub, <b>{text(graph.hub)}</b>, that builds and bootstraps it"
         if graph.hub
         else ""
     )

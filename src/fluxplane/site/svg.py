@@ -312,8 +312,8 @@ def _applied_path(parent: Box, child: Box) -> str:
 
 def _band_title(graph: Graph, side: str) -> str:
     if side == "hub":
-        return f"hub {graph.hub}: builds and bootstraps {graph.cluster}"
-    return f"cluster {graph.cluster}"
+        return f"{graph.hub}: builds and bootstraps {graph.cluster}"
+    return graph.cluster
 
 
 def render(graph: Graph, title: str | None = None) -> str:

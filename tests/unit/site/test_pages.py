@@ -103,12 +103,15 @@ def test_cluster_page_shows_its_graph_kustomizations_addons_and_apps() -> None:
     graph = page.find("svg", "graph")
     drawn = {group.attributes["data-id"] for group in graph.iter("g", "node")}
     assert drawn == {node.id for node in cluster.graph.nodes}
-    kustomizations = _rows(page.find("table", "kustomizations"))
-    assert [row[0].removeprefix("hub ").split(" ")[0] for row in kustomizations] == [
-        node.name for node in cluster.graph.nodes if node.kind == "Kustomization"
-    ]
-    cert_manager = next(row for row in kustomizations if row[0] == "cert-manager")
-    assert cert_manager[2:4] == ["HelmRelease/cert-manager", "HelmRelease/cert-manager"]
+    table = page.find("table", "kustomizations")
+    rows = {
+        row.find("code", "name").text: [cell.text for cell in row.iter("td")] for row in table.find("tbody").iter("tr")
+    }
+    assert list(rows) == [node.name for node in cluster.graph.nodes if node.kind == "Kustomization"]
+    assert rows["cert-manager"][1:] == ["HelmRelease/cert-manager", "HelmRelease/cert-manager", "\N{EN DASH}"]
+    assert rows["cert-manager-configs"][3] == "cert-manager"
+    assert rows["flux-system"][3] == "applied by hub's flux-sync"
+    assert rows["cluster"][0] == "hub cluster namespace staging-usw2 ./dist/platform/spokes/staging-usw2/cluster"
     apps = next(s for s in page.iter("section") if s.attributes.get("id") == "apps")
     assert _rows(apps.find("table")) == [
         ["notifications", "@example-org/notifications", "hub's own", "SQS queue staging-usw2-notifications-events"]

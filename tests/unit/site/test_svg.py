@@ -119,7 +119,7 @@ def test_the_hubs_chain_is_a_band_of_its_own_that_applies_to_the_cluster() -> No
     assert [side for _, side in drawn.bands] == ["hub", "cluster"]
     # AND the band names the hub and the cluster, the hub's namespace is said once, and "applies" is dashed
     svg = render(graph)
-    assert "hub hub: builds and bootstraps staging-1" in svg
+    assert ">hub: builds and bootstraps staging-1</text>" in svg
     assert drawn.lines["hub_ks_cluster"] == ["cluster", "waits: EKSCluster/staging-1"]
     assert 'class="edge applies"' in svg
 
