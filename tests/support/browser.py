@@ -57,7 +57,8 @@ def missing() -> str | None:
     except ImportError:
         return "Playwright is not installed (pip install -e '.[dev]')"
     if chromium() is None:
-        return f"Chromium is not installed ({CHROMIUM}: apt-get install chromium, or make test as root on Debian)"
+        where = os.environ.get("FLUXPLANE_CHROMIUM") or CHROMIUM
+        return f"Chromium is not installed ({where}: apt-get install chromium, or make test as root on Debian)"
     return None
 
 
