@@ -546,12 +546,22 @@ def cluster_page_html(fleet: Fleet, cluster: Cluster) -> str:
 
 
 def _report(body: str) -> str:
-    """A report's text, line by line, marked by its first character (+ added, - removed, ~ changed, ! risky)."""
+    """A report's text, each line marked by what it says: outside a hunk by its first character (+ added, - removed,
+    ~ changed, ! risky), inside one (after ``@@``) by the character in the hunk's mark column, so that a context line
+    holding a YAML list item (``- kind: ConfigMap``) is not taken for a removal."""
     tones = {"+": "add", "-": "remove", "~": "change", "!": "risk"}
     lines = []
+    hunk: int | None = None
     for line in body.splitlines():
-        mark = line.strip()[:1]
-        tone = tones.get(mark)
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        tone: str | None
+        if stripped.startswith("@@"):
+            hunk, tone = indent, "hunk"
+        elif hunk is not None and (not stripped or indent >= hunk):
+            tone = {"+": "add", "-": "remove"}.get(line[hunk : hunk + 1]) if stripped else None
+        else:
+            hunk, tone = None, tones.get(stripped[:1])
         lines.append(f'<span class="{tone}">{text(line)}</span>' if tone else text(line))
     return '<pre class="report">' + "\n".join(lines) + "</pre>"
 

@@ -159,3 +159,34 @@ def test_pages_link_the_stylesheet_and_nothing_outside() -> None:
         assert f"{'../' * depth}style.css" in hrefs
         assert not sources
         assert not [href for href in hrefs if "://" in href or href.startswith("//")], path
+
+
+def test_the_change_marks_added_and_removed_lines_but_not_a_list_item_of_context() -> None:
+    diff = "\n".join(
+        [
+            "platform / staging-1: 0 added, 1 changed, 0 removed",
+            "  ~ helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/podinfo",
+            "      --- HEAD: helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/podinfo",
+            "      +++ working tree: helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/podinfo",
+            "      @@ -24,6 +24,6 @@",
+            "            values:",
+            "      -       replicaCount: 1",
+            "      +       replicaCount: 2",
+            "              - kind: ConfigMap",
+            "",
+            "  ! risky: <deletes> a namespace",
+        ]
+    )
+    change = model.Change("main", "0123456789abcdef", "Plan: nothing", diff, "")
+    page = parse(pages.change_page(dataclasses.replace(example(), change=change)))
+    report = list(page.iter("pre", "report"))[1]
+    marked = {span.text: span.attributes["class"] for span in report.iter("span")}
+    assert marked == {
+        "~ helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/podinfo": "change",
+        "--- HEAD: helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/podinfo": "remove",
+        "+++ working tree: helm.toolkit.fluxcd.io/v2 HelmRelease flux-system/podinfo": "add",
+        "@@ -24,6 +24,6 @@": "hunk",
+        "- replicaCount: 1": "remove",
+        "+ replicaCount: 2": "add",
+        "! risky: <deletes> a namespace": "risk",
+    }
