@@ -188,9 +188,9 @@ def _timeline(fleet: Fleet) -> list[str]:
             "</div>",
         ]
     lines.append(
-        '<p class="legend"><span class="swatch standard"></span>standard support '
-        '<span class="swatch extended"></span>extended (paid) support '
-        f'<span class="swatch today"></span>today ({fleet.today.isoformat()})</p>'
+        '<p class="legend"><span><span class="swatch standard"></span> standard support</span>'
+        '<span><span class="swatch extended"></span> extended (paid) support</span>'
+        f'<span><span class="swatch today"></span> today ({fleet.today.isoformat()})</span></p>'
     )
     lines.append("</div>")
     return lines
@@ -334,8 +334,9 @@ def addons_page(fleet: Fleet) -> str:
         + "</p>",
         '<section class="panel">',
         *_table(head, rows, "matrix"),
-        '<p class="legend"><span class="on">1.2.3</span> the version the cluster runs '
-        '<span class="behind">1.2.2 ↓</span> behind the newest <span class="off">&ndash;</span> not enabled</p>',
+        '<p class="legend"><span><span class="on">1.2.3</span> the version the cluster runs</span>'
+        '<span><span class="behind">1.2.2 ↓</span> behind the newest</span>'
+        '<span><span class="off">&ndash;</span> not enabled</span></p>',
         "</section>",
     ]
     return _page(fleet, "Add-ons", ADDONS, body)
