@@ -190,3 +190,19 @@ def test_the_change_marks_added_and_removed_lines_but_not_a_list_item_of_context
         "+ replicaCount: 2": "add",
         "! risky: <deletes> a namespace": "risk",
     }
+
+
+def test_a_password_in_an_apps_repository_url_is_masked() -> None:
+    assert (
+        pages.without_password("https://bot:s3cret@github.com/org/app.git") == "https://bot:***@github.com/org/app.git"
+    )
+    assert pages.without_password("ssh://git@github.com/org/app.git") == "ssh://git@github.com/org/app.git"
+    fleet = example()
+    page = fleet.apps[0]
+    app = page.app.model_copy(
+        update={"repository": page.app.repository.model_copy(update={"url": "https://bot:s3cret@example.com/a.git"})}
+    )
+    fleet = dataclasses.replace(fleet, apps=(dataclasses.replace(page, app=app), *fleet.apps[1:]))
+    text = pages.apps_page(fleet)
+    assert "s3cret" not in text
+    assert "https://bot:***@example.com/a.git" in text
