@@ -490,15 +490,17 @@ def cluster_page_html(fleet: Fleet, cluster: Cluster) -> str:
     body += ["</section>", "</div>"]
     graph = cluster.graph
     legend = (
-        f"; the tinted nodes are the chain of the hub, <b>{text(graph.hub)}</b>, that builds and bootstraps it"
+        f"; the violet band is the chain of the hub, <b>{text(graph.hub)}</b>, that builds and bootstraps the "
+        "cluster, and its dashed arrow the hub applying the cluster's own Flux"
         if graph.hub
         else ""
     )
     body += [
         '<section class="panel" id="graph">',
         "<h2>Flux dependency graph</h2>",
-        f'<p class="muted small">An arrow leads from what must be ready to what waits for it (dependsOn); a frame '
-        f"holds a Kustomization and what it applies; a dashed arrow is the hub applying to the cluster{legend}.</p>",
+        '<p class="muted small">Kustomizations are blue boxes, HelmReleases green pills; an arrow leads from what '
+        "must be ready to what waits for it (dependsOn), and a frame holds a Kustomization with what it applies"
+        f"{legend}. Hover a node for its whole label.</p>",
         f'<div class="graph-frame">{svg.render(graph)}</div>',
         "</section>",
         '<section class="panel" id="kustomizations">',
