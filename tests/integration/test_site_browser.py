@@ -20,6 +20,9 @@ from fluxplane.synth import load_plan
 from tests.conftest import ROOT
 from tests.support.browser import VIEWPORT, Visit, browser_page, missing
 
+#: A real tool, the browser, over the whole example: `-m "not slow"` leaves it out with the others.
+pytestmark = pytest.mark.slow
+
 #: Where the screenshots go, and the day the pages judge EKS support on (so they look the same every run).
 SCREENSHOTS = ROOT / "docs" / "images"
 TODAY = date(2026, 11, 28)
