@@ -9,7 +9,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup synth check test lint bench bench-validate bench-fetch bench-plan bench-pr docs docs-check crds clean
+.PHONY: setup browser synth check test lint bench bench-validate bench-fetch bench-plan bench-pr docs docs-check crds clean
 
 setup: $(VENV)/.installed
 
@@ -25,8 +25,22 @@ synth: setup
 check: setup
 	$(BIN)/fluxplane synth --check
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest
+
+# Chromium for the tests that open the fleet pages in a browser (tests/support/browser.py): Debian's package, installed
+# when it is missing and this runs as root with apt-get (a fresh CI machine). Elsewhere it says why and carries on, and
+# those tests skip, saying why.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Chromium for the browser tests (apt-get install chromium)"; \
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; } \
+			|| echo "make browser: apt-get could not install chromium; the browser tests will be skipped"; \
+	else \
+		echo "make browser: $(CHROMIUM) is missing and installing it needs root and apt-get; the browser tests will be skipped"; \
+	fi
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks examples scripts

@@ -38,6 +38,7 @@ from fluxplane.commands import (
     reference,
     seal,
     sealing_key,
+    site,
     synth,
     validate,
     versions,
@@ -60,6 +61,7 @@ COMMANDS: tuple[Command, ...] = (
     plan,
     versions,
     graph,
+    site,
     aws_setup,
 )
 _BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.NAMES}

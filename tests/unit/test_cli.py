@@ -256,6 +256,7 @@ PROJECT_COMMANDS = [
     ["graph", "--cluster", "staging-1"],
     ["versions"],
     ["diff"],
+    ["site"],
 ]
 
 

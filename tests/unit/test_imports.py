@@ -38,6 +38,7 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.commands.plan", "fluxplane.plan.report"): f"imported with fluxplane.plan; {_CLI}",
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
     ("fluxplane.commands.packs", "fluxplane.synth"): f"synth is heavy; {_CLI}",
+    ("fluxplane.commands.site", "fluxplane.site"): f"the pages load the definition, and --base synthesizes; {_CLI}",
     ("fluxplane.commands.synth", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
     ("fluxplane.commands.validate", "fluxplane.validate"): f"the schema checker is heavy; {_CLI}",
     ("fluxplane.commands.validate", "fluxplane.validate.pull"): f"imported with fluxplane.validate; {_CLI}",

@@ -280,3 +280,24 @@ def test_the_new_repository_s_first_test_run_records_its_snapshots_and_ci_refuse
     tests = next(index for index, run in enumerate(runs) if run.strip() == ".venv/bin/pytest")
     assert 'if [ -n "$(git status --porcelain -- tests/__snapshots__)" ]; then' in runs[tests + 1]
     assert "exit 1" in runs[tests + 1]
+
+
+def test_ci_builds_the_fleet_pages_on_main_and_on_pull_requests_and_uploads_them(tmp_path: Path) -> None:
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    # GIVEN the new repository's workflow, which runs on pushes to main and on pull requests
+    workflow = yaml.safe_load(files[".github/workflows/fluxplane.yaml"])
+    assert workflow[True] == {"pull_request": None, "push": {"branches": ["main"]}}  # PyYAML reads `on` as True
+    steps = workflow["jobs"]["check"]["steps"]
+    # THEN one step builds the pages, a pull request's with its change against the base branch
+    pages = next(index for index, step in enumerate(steps) if "fluxplane site" in str(step.get("run", "")))
+    run = steps[pages]["run"]
+    assert '.venv/bin/fluxplane site site/fleet --base "origin/${{ github.base_ref }}"' in run
+    assert "\n  .venv/bin/fluxplane site site/fleet\n" in run
+    # AND the next uploads them, with a pinned action, before the plan's gate can stop the job
+    upload = steps[pages + 1]
+    assert upload["uses"] == "actions/upload-artifact@v4"
+    assert upload["with"] == {"name": "fleet-pages", "path": "site/fleet", "if-no-files-found": "error"}
+    gate = next(index for index, step in enumerate(steps) if "--fail-on" in str(step.get("run", "")))
+    assert pages < gate
+    # AND the folder is not committed
+    assert "/site/" in files[".gitignore"].splitlines()

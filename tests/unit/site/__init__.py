@@ -1,0 +1,1 @@
+"""Tests of the fleet pages (fluxplane.site), one module per source module."""
