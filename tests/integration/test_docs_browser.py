@@ -66,9 +66,7 @@ def test_every_page_loads_cleanly_and_every_link_inside_the_site_resolves(built:
                 seen.add(target)
                 queue.append(target)
     # THEN every page of the site was reached
-    written = {
-        path.relative_to(built).as_posix() for path in built.rglob("*.html") if path.name != "404.html"
-    }
+    written = {path.relative_to(built).as_posix() for path in built.rglob("*.html") if path.name != "404.html"}
     assert written <= {url.removeprefix(visit.base) for url in seen}
     # AND none had a console error, a failed request or a response of 400 or more (nothing outside is asked for)
     assert visit.problems == []
