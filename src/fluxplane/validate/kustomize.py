@@ -16,6 +16,10 @@ A build is mostly the start of a process, and most folders of a fleet need none 
   whole, as on their own (fluxplane.core.tree.kustomize.bases), so when a folder builds, those folders
   do too, and need no process. The folders no other folder reads are built first; a base is built on
   its own only when every folder that reads it failed, so that its error is its own finding too.
+* **many in one process**: what is left to build is built in batches (``_Batches``) of up to ``BATCH``
+  folders, as many batches as the workers at least; a batch that fails is built again in parts, down to
+  the folders that fail, each built on its own for its error. A folder whose kustomization files may read
+  files they do not list, or give kustomize CRDs (which it knows for the whole process then), is built alone.
 
 The findings are those of a build of every folder. The builds run on a thread pool, each a separate
 process (fluxplane.core.processes: a signal ends them at once).
@@ -25,12 +29,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import queue
 import re
 import shutil
+import subprocess
+import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -67,9 +76,8 @@ def _message(line: str) -> str:
         return line
 
 
-def _error(processes: Processes, kubectl: str, folder: Path) -> str | None:
-    """None when ``kubectl kustomize folder`` succeeds, else its error on one line, as kubectl tells it."""
-    result = processes.run([kubectl, "kustomize", str(folder)])
+def _error(result: subprocess.CompletedProcess[str]) -> str | None:
+    """None when ``kubectl kustomize`` succeeded, else its error on one line, as kubectl tells it."""
     if result.returncode == 0:
         return None
     lines = [_message(line.strip()) for line in result.stderr.splitlines() if line.strip()]
@@ -85,7 +93,7 @@ def _shown(text: str, root: Path | None) -> str:
 
 def build_error(processes: Processes, kubectl: str, folder: Path, root: Path | None = None) -> str | None:
     """None when ``kubectl kustomize folder`` succeeds, else its error on one line, paths relative to ``root``."""
-    text = _error(processes, kubectl, folder)
+    text = _error(processes.run([kubectl, "kustomize", str(folder)]))
     return None if text is None else _shown(text, root)
 
 
@@ -188,6 +196,17 @@ def _parent(folder: str, levels: int) -> str:
     return "/".join(parts[: len(parts) - levels]) or "."
 
 
+class _Key(NamedTuple):
+    """The key of a folder's build (module docstring)."""
+
+    digest: str
+    #: How many folders up from the folder its inputs lie.
+    depth: int
+    #: Whether the build runs alone, not in a batch: its kustomization files may read files they do not list, or
+    #: give kustomize CRDs (which it then knows in the whole process).
+    alone: bool
+
+
 class _Inputs:
     """What the build of each folder below ``root`` reads, its key, and the folders it builds whole."""
 
@@ -196,8 +215,7 @@ class _Inputs:
         self.disk = _Disk(root)
         self.folders = Folders(self.disk)
         self._digests: dict[str, str] = {}
-        #: The key of a folder's build, and how many folders up from it its inputs lie.
-        self._keys: dict[str, tuple[str, int]] = {}
+        self._keys: dict[str, _Key] = {}
 
     def _digest(self, path: str) -> str:
         found = self._digests.get(path)
@@ -223,19 +241,21 @@ class _Inputs:
         """The folders a build of ``folder`` builds whole (none when its kustomization file may read more)."""
         return bases(folder, self.config(folder)) if self.listing(folder) else ()
 
-    def key(self, folder: str) -> tuple[str, int]:
-        """The key of ``folder``'s build (module docstring) and how many folders up from it its inputs lie."""
+    def key(self, folder: str) -> _Key:
+        """The key of ``folder``'s build (module docstring)."""
         known = self._keys.get(folder)
         if known is not None:
             return known
         inputs = set(self.folders.inputs(folder))
         shared = True
+        alone = False
         depth = 0
         for config in [path for path in inputs if path.rpartition("/")[2] in KUSTOMIZE_FILES]:
             place = config.rpartition("/")[0] or "."
             # kustomize refuses a folder with two kustomization files: the other one is an input too
             inputs.update(path for name in KUSTOMIZE_FILES if (path := _join(place, name)) in self.disk)
             shared = shared and self.listing(place)
+            alone = alone or "crds" in self.config(place)
             for target in listed(place, self.config(place)):
                 outside = target == ".." or target.startswith(("../", "/"))
                 there = target in self.disk or self.folders.is_folder(target)
@@ -247,7 +267,7 @@ class _Inputs:
             relative = _relative(path, folder)
             depth = max(depth, _up(relative))
             digest.update(f"{relative}\0{self._digest(path)}\0".encode())
-        found = self._keys[folder] = (digest.hexdigest(), depth)
+        found = self._keys[folder] = _Key(digest.hexdigest(), depth, alone or not shared)
         return found
 
 
@@ -286,14 +306,94 @@ class _Mover:
         return self.pattern.sub(moved, text)
 
 
-class Builds:
-    """The kustomize builds of ``folders`` (relative to ``root``): one process per distinct key, and none for a
-    folder another build covers (module docstring). ``processes`` counts the builds run."""
+#: The most folders one process builds: kustomize takes longer per object the more a build holds (a batch of 40
+#: of a fleet's cluster folders takes about as long per folder as a build of one takes to start, one of 80 ten
+#: times as long).
+BATCH = 25
+#: A batch's n-th folder, its objects renamed ``m<n>/<name>``: unique in the batch, though two folders may hold the
+#: same object (a Namespace's and a CRD's names too, which ``namePrefix`` leaves alone).
+_MEMBER = """apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- {path}
+transformers:
+- |-
+  apiVersion: builtin
+  kind: ValueAddTransformer
+  metadata:
+    name: member
+  value: m{index}
+  targets:
+  - fieldPath: metadata/name
+    filePathPosition: 1
+"""
 
-    def __init__(self, root: Path, folders: Sequence[str], kubectl: str) -> None:
+
+class _Batches:
+    """Builds of folders, several in one process: a kustomization file lists them all, each through a kustomization
+    of its own that renames its objects (``_MEMBER``). Kustomize builds each folder a resource names whole, as on
+    its own: when the batch builds, each of them does. When it fails, it is built again in parts of about the
+    square root of its size, down to single folders, each built as on its own, whose error is the finding. Each
+    worker writes its batches' kustomizations in a folder of ``place`` of its own, again and again."""
+
+    def __init__(self, root: Path, kubectl: str, runner: Processes, place: Path) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.kubectl = kubectl
+        self.runner = runner
+        self.runs = 0
+        self._lock = threading.Lock()
+        self._slots: queue.SimpleQueue[Path] = queue.SimpleQueue()
+        for index in range(runner.workers):
+            slot = Path(os.path.realpath(place)) / f"worker-{index}"
+            (slot / "batch").mkdir(parents=True)
+            self._slots.put(slot)
+
+    def _run(self, args: list[str]) -> subprocess.CompletedProcess[str]:
+        with self._lock:
+            self.runs += 1
+        return self.runner.run(args)
+
+    def build(self, folders: Sequence[str]) -> dict[str, str | None]:
+        """The error of each of ``folders`` (None: it builds)."""
+        if len(folders) == 1:
+            return {folders[0]: _error(self._run([self.kubectl, "kustomize", str(self.root / folders[0])]))}
+        slot = self._slots.get()
+        try:
+            for index, folder in enumerate(folders):
+                member = slot / f"m{index}"
+                member.mkdir(exist_ok=True)
+                path = os.path.relpath(self.root / folder, member)
+                (member / "kustomization.yaml").write_text(_MEMBER.format(path=path, index=index), encoding="utf-8")
+            return self._batch(slot, list(enumerate(folders)))
+        finally:
+            self._slots.put(slot)
+
+    def _batch(self, slot: Path, members: list[tuple[int, str]]) -> dict[str, str | None]:
+        if len(members) == 1:
+            return self.build([members[0][1]])
+        listing = "".join(f"- ../m{index}\n" for index, _ in members)
+        (slot / "batch" / "kustomization.yaml").write_text(
+            f"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n{listing}", encoding="utf-8"
+        )
+        if self._run([self.kubectl, "kustomize", str(slot / "batch"), "-o", os.devnull]).returncode == 0:
+            return {folder: None for _, folder in members}
+        size = min(len(members) - 1, math.isqrt(len(members) - 1) + 1)
+        errors: dict[str, str | None] = {}
+        for start in range(0, len(members), size):
+            errors.update(self._batch(slot, members[start : start + size]))
+        return errors
+
+
+class Builds:
+    """The kustomize builds of ``folders`` (relative to ``root``): one per distinct key, none for a folder another
+    build covers, many in one process (module docstring). ``processes`` counts the processes run, ``workers`` at a
+    time."""
+
+    def __init__(self, root: Path, folders: Sequence[str], kubectl: str, workers: int | None = None) -> None:
         self.root = root
         self.folders = list(folders)
         self.kubectl = kubectl
+        self.workers = workers or min(16, (os.cpu_count() or 2) * 2)
         self.processes = 0
         self._inputs = _Inputs(root)
         self._mover = _Mover(root)
@@ -304,9 +404,34 @@ class Builds:
             for base in self._bases[folder]:
                 self._readers[base].append(folder)
 
+    def _jobs(self, folders: list[str]) -> list[list[str]]:
+        """``folders`` in batches, as many as the workers at least, those that build alone on their own."""
+        alone = [[folder] for folder in folders if self._inputs.key(folder).alone]
+        batched = [folder for folder in folders if not self._inputs.key(folder).alone]
+        count = max(min(self.workers, len(batched)), -(-len(batched) // BATCH))
+        return [batched[index::count] for index in range(count)] + alone
+
     def findings(self, advance: Callable[[], None] = lambda: None) -> list[Finding]:
         """One finding per folder that fails to build, in the order of ``folders``."""
-        runner = Processes(workers=min(16, (os.cpu_count() or 2) * 2))
+        with tempfile.TemporaryDirectory(prefix="fluxplane-kustomize-") as place:
+            runner = Processes(self.workers)
+            batches = _Batches(self.root, self.kubectl, runner, Path(place))
+            try:
+                errors = self._errors(batches, advance)
+            finally:
+                self.processes = batches.runs
+        findings: list[Finding] = []
+        for folder in self.folders:
+            error = errors[folder]
+            if error is None:
+                continue
+            file = "kustomization.yaml" if folder == "." else f"{folder}/kustomization.yaml"
+            name = self.root.name if folder == "." else folder.rsplit("/", 1)[-1]
+            message = f"kubectl kustomize failed: {_shown(error, self.root)}"
+            findings.append(Finding(file, 1, "Kustomization", name, "(root)", message))
+        return findings
+
+    def _errors(self, batches: _Batches, advance: Callable[[], None]) -> dict[str, str | None]:
         errors: dict[str, str | None] = {}
         #: The result of each key settled: the folder built (or covered) and its error.
         known: dict[str, tuple[str, str | None]] = {}
@@ -325,23 +450,19 @@ class Builds:
                 if base in errors:
                     continue
                 settle(base, None)
-                known.setdefault(self._inputs.key(base)[0], (base, None))
+                known.setdefault(self._inputs.key(base).digest, (base, None))
                 stack.extend(self._bases[base])
-
-        def build(folder: str) -> str | None:
-            return _error(runner, self.kubectl, self.root / folder)
 
         while pending:
             progress = True
             while progress:
                 progress = False
                 for folder in sorted(pending):
-                    if folder not in pending:
-                        continue
-                    key, depth = self._inputs.key(folder)
-                    if key in known:
-                        source, error = known[key]
-                        settle(folder, None if error is None else self._mover.move(error, source, folder, depth))
+                    key = self._inputs.key(folder)
+                    if folder in pending and key.digest in known:
+                        source, error = known[key.digest]
+                        moved = None if error is None else self._mover.move(error, source, folder, key.depth)
+                        settle(folder, moved)
                         if error is None:
                             cover(folder)
                         progress = True
@@ -352,20 +473,11 @@ class Builds:
             ] or sorted(pending)  # readers in a cycle: each builds
             todo: dict[str, str] = {}
             for folder in ready:
-                todo.setdefault(self._inputs.key(folder)[0], folder)
-            self.processes += len(todo)
-            for (key, folder), error in zip(todo.items(), runner.map(build, todo.values()), strict=True):
-                known[key] = (folder, error)
-        findings: list[Finding] = []
-        for folder in self.folders:
-            error = errors[folder]
-            if error is None:
-                continue
-            file = "kustomization.yaml" if folder == "." else f"{folder}/kustomization.yaml"
-            name = self.root.name if folder == "." else folder.rsplit("/", 1)[-1]
-            message = f"kubectl kustomize failed: {_shown(error, self.root)}"
-            findings.append(Finding(file, 1, "Kustomization", name, "(root)", message))
-        return findings
+                todo.setdefault(self._inputs.key(folder).digest, folder)
+            for built in batches.runner.map(batches.build, self._jobs(list(todo.values()))):
+                for folder, error in built.items():
+                    known[self._inputs.key(folder).digest] = (folder, error)
+        return errors
 
 
 def check_builds(

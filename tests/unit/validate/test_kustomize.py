@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from fluxplane.core.processes import Processes
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.kustomize import _message, build_error, check_builds, find_kubectl
+from fluxplane.validate.kustomize import Builds, _message, build_error, check_builds, find_kubectl
 from fluxplane.validate.tree import ValidateError
 
 KUBECTL = shutil.which("kubectl")
@@ -149,17 +150,20 @@ def _every_folder(root: Path, folders: list[str], kubectl: str) -> list[Finding]
 
 
 @needs_kubectl
-def test_builds_each_input_once_and_finds_what_every_folder_built_finds(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("workers", "processes"), [(16, 16), (1, 25)])
+def test_builds_each_input_once_and_finds_what_every_folder_built_finds(
+    tmp_path: Path, workers: int, processes: int
+) -> None:
     # GIVEN a tree with broken bases and overlays, missing resources, duplicates and the same folders twice
     root = tmp_path / "dist"
     folders = _write(root, BROKEN_TREE)
     kubectl, log = _counting(tmp_path)
     advanced: list[int] = []
-    # WHEN its folders are built
-    findings = check_builds(root, folders, kubectl, lambda: advanced.append(1))
+    # WHEN its folders are built, one per process (as many workers as folders to build at once), or many
+    builds = Builds(root, folders, kubectl, workers)
+    findings = builds.findings(lambda: advanced.append(1))
     # THEN the findings, their text and order, are those of a build of every folder
-    expected = _every_folder(root, folders, str(KUBECTL))
-    assert findings == expected
+    assert findings == _every_folder(root, folders, str(KUBECTL))
     assert [finding.file.rpartition("/")[0] for finding in findings] == [
         "bases/broken",
         "chain/mid",
@@ -177,8 +181,36 @@ def test_builds_each_input_once_and_finds_what_every_folder_built_finds(tmp_path
         "roots/twice",
     ]
     assert "copy/bases/broken/missing.yaml" in findings[5].message
-    # AND each folder is counted once, and 5 of the 21 are not built: the good base (an overlay over it builds),
-    # the second and third overlays over the broken base and the second over the good one (the same inputs as the
-    # first), the broken base (the same inputs as its copy, which no overlay covers either)
+    # AND each folder is counted once; one per process, 5 of the 21 are not built: the good base (an overlay over
+    # it builds), the second and third overlays over the broken base and the second over the good one (the same
+    # inputs as the first), the broken base (the same inputs as its copy, which no overlay covers either); in
+    # batches, those that fail are built again in parts
     assert len(advanced) == len(folders) == 21
-    assert len(log.read_text().splitlines()) == 16
+    assert len(log.read_text().splitlines()) == builds.processes == processes
+
+
+@needs_kubectl
+def test_folders_build_many_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN 30 folders that build, each with the same Namespace and CRD, and another ConfigMap of the same name
+    crd = (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\n"
+        "spec:\n  group: example.com\n  names: {kind: Thing, plural: things}\n  scope: Namespaced\n  versions: []\n"
+    )
+    tree = {
+        f"clusters/c{index}": {
+            "kustomization.yaml": KUSTOMIZATION + "- ns.yaml\n- crd.yaml\n- cm.yaml\n",
+            "ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: flux-system\n",
+            "crd.yaml": crd,
+            "cm.yaml": CONFIG_MAP.format(name="settings") + f"data:\n  cluster: c{index}\n",
+        }
+        for index in range(30)
+    }
+    root = tmp_path / "dist"
+    folders = _write(root, tree)
+    kubectl, log = _counting(tmp_path)
+    # WHEN they are built on one core (two workers)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    findings = check_builds(root, folders, kubectl)
+    # THEN they build, in two processes
+    assert findings == []
+    assert len(log.read_text().splitlines()) == 2
