@@ -19,7 +19,8 @@ A build is mostly the start of a process, and most folders of a fleet need none 
 * **many in one process**: what is left to build is built in batches (``_Batches``) of up to ``BATCH``
   folders, as many batches as the workers at least; a batch that fails is built again in parts, down to
   the folders that fail, each built on its own for its error. A folder whose kustomization files may read
-  files they do not list, or give kustomize CRDs (which it knows for the whole process then), is built alone.
+  files they do not list, or give kustomize CRDs (which it knows for the whole process then), or whose
+  build reads more than ``HEAVY`` files, is built alone.
 
 The findings are those of a build of every folder. The builds run on a thread pool, each a separate
 process (fluxplane.core.processes: a signal ends them at once).
@@ -202,6 +203,8 @@ class _Key(NamedTuple):
     digest: str
     #: How many folders up from the folder its inputs lie.
     depth: int
+    #: How many files the build reads.
+    size: int
     #: Whether the build runs alone, not in a batch: its kustomization files may read files they do not list, or
     #: give kustomize CRDs (which it then knows in the whole process).
     alone: bool
@@ -267,7 +270,7 @@ class _Inputs:
             relative = _relative(path, folder)
             depth = max(depth, _up(relative))
             digest.update(f"{relative}\0{self._digest(path)}\0".encode())
-        found = self._keys[folder] = _Key(digest.hexdigest(), depth, alone or not shared)
+        found = self._keys[folder] = _Key(digest.hexdigest(), depth, len(inputs), alone or not shared)
         return found
 
 
@@ -310,6 +313,9 @@ class _Mover:
 #: of a fleet's cluster folders takes about as long per folder as a build of one takes to start, one of 80 ten
 #: times as long).
 BATCH = 25
+#: A folder whose build reads more files than this is built alone: a hub's folder of a thousand clusters' chains
+#: takes long enough on its own.
+HEAVY = 100
 #: A batch's n-th folder, its objects renamed ``m<n>/<name>``: unique in the batch, though two folders may hold the
 #: same object (a Namespace's and a CRD's names too, which ``namePrefix`` leaves alone).
 _MEMBER = """apiVersion: kustomize.config.k8s.io/v1beta1
@@ -405,11 +411,14 @@ class Builds:
                 self._readers[base].append(folder)
 
     def _jobs(self, folders: list[str]) -> list[list[str]]:
-        """``folders`` in batches, as many as the workers at least, those that build alone on their own."""
-        alone = [[folder] for folder in folders if self._inputs.key(folder).alone]
-        batched = [folder for folder in folders if not self._inputs.key(folder).alone]
+        """``folders`` in batches, as many as the workers at least, those that build alone on their own, the
+        largest first (so that the last to end is a small one)."""
+        keys = {folder: self._inputs.key(folder) for folder in folders}
+        alone = [[folder] for folder, key in keys.items() if key.alone or key.size > HEAVY]
+        batched = [folder for folder, key in keys.items() if not key.alone and key.size <= HEAVY]
         count = max(min(self.workers, len(batched)), -(-len(batched) // BATCH))
-        return [batched[index::count] for index in range(count)] + alone
+        jobs = [batched[index::count] for index in range(count)] + alone
+        return sorted(jobs, key=lambda job: -sum(keys[folder].size for folder in job))
 
     def findings(self, advance: Callable[[], None] = lambda: None) -> list[Finding]:
         """One finding per folder that fails to build, in the order of ``folders``."""

@@ -128,10 +128,10 @@ def _write(root: Path, tree: dict[str, dict[str, str]]) -> list[str]:
 
 
 def _counting(tmp_path: Path) -> tuple[str, Path]:
-    """A kubectl that counts its runs in a file."""
+    """A kubectl that writes the folder of each build it runs in a file, a line each."""
     log = tmp_path / "runs.log"
     script = tmp_path / "kubectl"
-    script.write_text(f'#!/bin/sh\necho run >> "{log}"\nexec "{KUBECTL}" "$@"\n')
+    script.write_text(f'#!/bin/sh\necho "$2" >> "{log}"\nexec "{KUBECTL}" "$@"\n')
     script.chmod(0o755)
     return str(script), log
 
@@ -214,3 +214,24 @@ def test_folders_build_many_in_one_process(tmp_path: Path, monkeypatch: pytest.M
     # THEN they build, in two processes
     assert findings == []
     assert len(log.read_text().splitlines()) == 2
+
+
+@needs_kubectl
+def test_a_folder_that_reads_many_files_builds_alone_and_first(tmp_path: Path) -> None:
+    # GIVEN a hub's folder of 101 clusters' files, and two small folders
+    hub = {f"c{index}.yaml": CONFIG_MAP.format(name=f"c{index}") for index in range(101)}
+    tree = {
+        "hub": {"kustomization.yaml": KUSTOMIZATION + "".join(f"- {name}\n" for name in hub), **hub},
+        "small/a": {"kustomization.yaml": KUSTOMIZATION + "- cm.yaml\n", "cm.yaml": CONFIG_MAP.format(name="a")},
+        "small/b": {"kustomization.yaml": KUSTOMIZATION + "- cm.yaml\n", "cm.yaml": CONFIG_MAP.format(name="b")},
+    }
+    root = tmp_path / "dist"
+    folders = _write(root, tree)
+    kubectl, log = _counting(tmp_path)
+    # WHEN they are built by one worker
+    builds = Builds(root, folders, kubectl, workers=1)
+    # THEN the hub's folder is built first, on its own, and the small ones together
+    assert builds.findings() == []
+    built = log.read_text().splitlines()
+    assert len(built) == builds.processes == 2
+    assert built[0] == str(root / "hub")
