@@ -116,6 +116,19 @@ def listed(folder: str, config: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(_join(folder, entry) for entry in (*entries.resources, *entries.files))
 
 
+def bases(folder: str, config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The paths a kustomization file in ``folder`` lists as ``resources`` or ``bases`` (URLs left out). Kustomize
+    builds those that are folders whole, as it builds them on their own, before this file's own changes apply:
+    a build that reads one fails when it does. ``components`` are not among them: a component is built in the
+    context of the file that lists it."""
+    return tuple(
+        _join(folder, entry)
+        for name in ("resources", "bases")
+        for entry in _listed(config, name)
+        if isinstance(entry, str) and "://" not in entry and not entry.startswith("git@")
+    )
+
+
 #: Built folders are grouped by this many leading segments, so that forgetting a cluster's folders reads only them.
 GROUP = 3
 

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from fluxplane.core.tree import Folders, KubectlBuilder, KubectlFolders, LazyDocuments
+from fluxplane.core.tree.kustomize import bases
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 
@@ -164,6 +165,18 @@ def test_inputs_follow_resources_and_patches_without_reading_the_resources() -> 
         "app/production/size.yaml",
     }
     assert sorted(read) == ["app/base/kustomization.yaml", "app/production/kustomization.yaml"]
+
+
+def test_bases_are_the_resources_and_bases_a_build_builds_whole() -> None:
+    # GIVEN a kustomization file listing resources, legacy bases, components, patches and a URL
+    config = {
+        "resources": ["../base", "cm.yaml", "https://example.com/remote.yaml"],
+        "bases": ["../../legacy/"],
+        "components": ["../component"],
+        "patches": [{"path": "patch.yaml"}],
+    }
+    # WHEN its bases are asked for THEN they are its resources and bases as paths of the tree, nothing else
+    assert bases("envs/prod", config) == ("envs/base", "envs/prod/cm.yaml", "legacy")
 
 
 def test_a_folder_that_includes_itself_adds_nothing_the_second_time() -> None:
