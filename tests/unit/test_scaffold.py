@@ -18,6 +18,7 @@ import yaml
 from fluxplane.cli import main
 from fluxplane.scaffold import scaffold
 from tests.support.distribution import installed_from
+from tests.support.workflows import assert_pull_requests_restore_the_main_branch_s_cache_and_never_save
 
 EXPECTED = [
     ".github/workflows/fluxplane.yaml",
@@ -280,3 +281,9 @@ def test_the_new_repository_s_first_test_run_records_its_snapshots_and_ci_refuse
     tests = next(index for index, run in enumerate(runs) if run.strip() == ".venv/bin/pytest")
     assert 'if [ -n "$(git status --porcelain -- tests/__snapshots__)" ]; then' in runs[tests + 1]
     assert "exit 1" in runs[tests + 1]
+
+
+def test_ci_restores_the_main_branch_s_caches_and_a_pull_request_never_saves_them(tmp_path: Path) -> None:
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    steps = yaml.safe_load(files[".github/workflows/fluxplane.yaml"])["jobs"]["check"]["steps"]
+    assert_pull_requests_restore_the_main_branch_s_cache_and_never_save(steps)
