@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from fluxplane import git
+from fluxplane.core.tree import Application as TreeApplication
 from fluxplane.core.tree import Fleet as TreeFleet
 from fluxplane.core.tree import MissingPath, Repository, elect
 from fluxplane.core.tree.kustomize import Folders, listed
@@ -230,6 +231,20 @@ def _collect(folders: Folders, folder: str, reads: set[str], generated: set[str]
             _collect(folders, target, reads, generated, configured)
 
 
+def _reaches_more(fleet: Fleet, walked: set[str], records: Mapping[str, _Record]) -> bool:
+    """Whether a cluster walked applies, through a ``kubeConfig``, to one not walked that it did not apply to
+    before (that one's findings must be drawn again)."""
+    walk = fleet.walk
+    for placed in walk.folders:
+        if walk.access(placed) is None:
+            continue
+        target = walk.target(placed)
+        record = records.get(target)
+        if target not in walked and (record is None or placed.cluster not in record.owners):
+            return True
+    return False
+
+
 class ValidateCache:
     """The validate cache of one project (module docstring); ``key`` signs and verifies (None: no cache)."""
 
@@ -349,6 +364,8 @@ class ValidateCache:
             votes.extend(walker.votes(name) for name in clusters if name in walked)
             if list(elect(votes)) == elected:
                 fleet = Fleet(tree, [name for name in clusters if name in walked], elected, targets=walked)
+                if _reaches_more(fleet, walked, records):
+                    fleet = None
         if fleet is None:
             walked = set()
             records = {}
@@ -360,8 +377,18 @@ class ValidateCache:
             fresh &= walked
             for name in walked - fresh:
                 records.pop(name, None)
+        applications: dict[str, list[TreeApplication]] = {}
+        for application in fleet.walk.applications:
+            applications.setdefault(application.cluster, []).append(application)
+        missing: dict[str, list[str]] = {}
+        for problem in fleet.walk.problems:
+            if isinstance(problem, MissingPath):
+                folder = problem.location.folder or posixpath.normpath(problem.path)
+                missing.setdefault(problem.placed.cluster, []).append(folder)
         for name in sorted(fresh):
-            records[name] = self._record(fleet, name, found.get(name, set()))
+            records[name] = self._record(
+                fleet, name, applications.get(name, []), missing.get(name, []), found.get(name, set())
+            )
         keys = _Keys(records, self.blobs, paths, base)
         for name in sorted(fresh):
             records[name].key = keys.key(name, records[name]) or ""
@@ -374,21 +401,22 @@ class ValidateCache:
         return sorted(set(check_functions(tree)).union(*(record.findings for record in records.values())))
 
     @staticmethod
-    def _record(fleet: Fleet, cluster: str, findings: Iterable[Finding]) -> _Record:
+    def _record(
+        fleet: Fleet,
+        cluster: str,
+        applications: Iterable[TreeApplication],
+        missing: Iterable[str],
+        findings: Iterable[Finding],
+    ) -> _Record:
         folders = fleet.walker.folders
         reads: set[str] = set()
-        generated: set[str] = set()
+        generated: set[str] = set(missing)
         configured: set[str] = set()
         owners: set[str] = set()
-        for application in fleet.walk.applications:
-            if application.cluster != cluster:
-                continue
+        for application in applications:
             _collect(folders, application.folder, reads, generated, configured)
             if application.applier is not None and application.applier.cluster != cluster:
                 owners.add(application.applier.cluster)
-        for problem in fleet.walk.problems:
-            if isinstance(problem, MissingPath) and problem.placed.cluster == cluster:
-                generated.add(problem.location.folder or posixpath.normpath(problem.path))
         vote = list(fleet.walker.votes(cluster)) if fleet.walker.is_cluster(cluster) else []
         return _Record(
             key="",

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from fluxplane.core.codec import dump_documents
 from fluxplane.validate import cache as cache_module
 from fluxplane.validate.cache import REFERENCES, ValidateCache, blob_id, tracked_blobs
 from fluxplane.validate.references import check_references
 from fluxplane.validate.tree import load_tree
 from tests.support.git import git
-from tests.support.trees import tree
+from tests.support.trees import flux, tree
 
 
 @pytest.fixture
@@ -112,3 +113,16 @@ def test_a_cache_folder_that_is_a_symlink_is_neither_read_nor_written(dist: Path
     (dist.parent / ".fluxplane-cache" / "validate").symlink_to(elsewhere)
     assert _references(dist) == check_references(load_tree(dist))
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_cluster_that_starts_applying_to_another_draws_that_one_s_findings_again(dist: Path) -> None:
+    # GIVEN a warm cache, and the hub, which applies to a, starting to apply to b too (b's files unchanged)
+    _references(dist)
+    spokes = dist / "platform/spokes/a.yaml"
+    remote = {"kubeConfig": {"secretRef": {"name": "b-kubeconfig", "key": "value"}}}
+    extra = flux("extra", "./dist/platform/spokes", namespace="b", **remote)
+    spokes.write_text(spokes.read_text() + "---\n" + dump_documents([extra]))
+    # THEN what lands on b is found as in a run without the cache
+    found = _references(dist)
+    assert found == check_references(load_tree(dist))
+    assert any("not found in cluster 'b'" in finding.message for finding in found)
