@@ -57,6 +57,8 @@ FOLDER = "validate"
 #: Bumped when what the files hold changes.
 FORMAT = 1
 DOCUMENTS = "documents.entry"
+#: The documents file is written again when more than one file in this many was not in it.
+REWRITE = 50
 REFERENCES = "references.entry"
 _PURPOSE = "validate reads the blob ids of dist/ from Git"
 #: The code whose results are kept: how files are read and walked, and the rules.
@@ -306,8 +308,9 @@ class ValidateCache:
         return parsed
 
     def finish(self) -> None:
-        """Write the documents file when this run read anything new: the documents of this tree's files."""
-        if not self._missed:
+        """Write the documents file (the documents of this tree's files) when this run read more than a few files
+        the cache did not hold: parsing a pull request's few files again costs less than writing them all."""
+        if not self._missed or (self._documents and self._missed * REWRITE < len(self._used)):
             return
         try:
             payload = marshal.dumps({"code": code_key(), "blobs": self._used})

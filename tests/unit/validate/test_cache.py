@@ -12,7 +12,7 @@ import pytest
 
 from fluxplane.core.codec import dump_documents
 from fluxplane.validate import cache as cache_module
-from fluxplane.validate.cache import REFERENCES, ValidateCache, blob_id, tracked_blobs
+from fluxplane.validate.cache import DOCUMENTS, REFERENCES, ValidateCache, blob_id, tracked_blobs
 from fluxplane.validate.references import check_references
 from fluxplane.validate.tree import load_tree
 from tests.support.git import git
@@ -126,3 +126,20 @@ def test_a_cluster_that_starts_applying_to_another_draws_that_one_s_findings_aga
     found = _references(dist)
     assert found == check_references(load_tree(dist))
     assert any("not found in cluster 'b'" in finding.message for finding in found)
+
+
+def test_a_few_files_changed_do_not_rewrite_the_documents_file(dist: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a warm cache, rewritten only when more than one file in REWRITE (here 1) was not in it
+    _references(dist)
+    documents = dist.parent / ".fluxplane-cache" / "validate" / DOCUMENTS
+    before = documents.read_bytes()
+    monkeypatch.setattr(cache_module, "REWRITE", 1)
+    # WHEN one file of many changes THEN the documents file stays, and the findings are those without the cache
+    (dist / "platform/clusters/b/namespace.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: c\n")
+    assert _references(dist) == check_references(load_tree(dist))
+    assert documents.read_bytes() == before
+    # AND when most files changed, it is written again
+    for path in dist.rglob("*.yaml"):
+        path.write_text(path.read_text() + "\n")
+    assert _references(dist) == check_references(load_tree(dist))
+    assert documents.read_bytes() != before
