@@ -3,7 +3,9 @@ against a full synth.
 
 For each size (the fleet of ``synth_fleet.py``):
 
-* write the fleet, synthesize it with the cache, commit environments/ and dist/ to a Git repository;
+* write the fleet, synthesize it with the cache, commit environments/ and dist/ to a Git repository, and run
+  ``fluxplane validate --changed HEAD`` on it once, untimed: the validate cache a pull request's CI run restores
+  from its base branch's;
 * change one cluster's pack value and synthesize again with the cache (the pull request's commit);
 * ``fluxplane validate --changed HEAD`` on that dist/, as a new process;
 * ``fluxplane plan --base HEAD`` and ``fluxplane diff --base HEAD`` on the same change, each as a new process (with
@@ -104,6 +106,7 @@ def measure(clusters: int, workdir: str | None, crds: Path) -> dict[str, Any]:
         _git(root, "init", "-q")
         _git(root, "add", "environments", "dist")
         _git(root, "commit", "-qm", "fleet")
+        _validate(root, crds, "--changed", "HEAD")
         change_one_cluster(root)
         subprocess.run(
             [sys.executable, str(Path(__file__).parent / "synth_fleet.py"), "--incremental", str(root)], check=True

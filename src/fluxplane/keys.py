@@ -1,4 +1,5 @@
-"""This user's key for fluxplane's state in a project: the synth cache and an edit in progress.
+"""This user's key for fluxplane's state in a project (the synth and validate caches, an edit in progress), and
+the signed files those caches are made of.
 
 The project folder holds files a pull request can bring, so fluxplane signs what it leaves there
 (HMAC-SHA256) with a key that lives outside it: ``synth.key`` in ``$XDG_CACHE_HOME/fluxplane`` (default
@@ -9,8 +10,13 @@ machine by this user never verifies.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
+import hmac
 import os
 import secrets
+from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 
 from fluxplane.files import write_atomic
 
@@ -32,3 +38,60 @@ def user_key() -> bytes | None:
     except OSError:
         return None
     return key
+
+
+def real_folder(path: Path) -> bool | None:
+    """True for a folder itself, None when nothing is there, False for anything else (a symlink too)."""
+    try:
+        return S_ISDIR(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return False
+
+
+class Signer:
+    """Signed files in a cache folder of the project, which a pull request can fill: each file is an HMAC-SHA256
+    of its payload (with ``key``, this user's) on a line, then the payload. A folder (or its parent) that is a
+    symlink is neither read nor written; a file is opened without following a symlink, and only a regular file is
+    read (a FIFO would block); a write is atomic and never through a link (fluxplane.files.write_atomic). What
+    does not verify reads as nothing: a damaged or planted file costs time, never correctness. Without a key
+    (None) nothing is read or written."""
+
+    def __init__(self, folder: Path, key: bytes | None) -> None:
+        self.folder = folder
+        self.key = key
+
+    @functools.cached_property
+    def usable(self) -> bool:
+        """Whether there is a key, and the folder and its parent are folders themselves (or not there yet)."""
+        return self.key is not None and all(
+            real_folder(path) is not False for path in (self.folder.parent, self.folder)
+        )
+
+    def mac(self, payload: bytes) -> bytes:
+        return hmac.new(self.key or b"", payload, hashlib.sha256).hexdigest().encode("ascii")
+
+    def read(self, name: str) -> bytes | None:
+        """The payload of the file ``name`` in the folder; None when there is none, or it does not verify."""
+        if not self.usable:
+            return None
+        try:
+            # not through a symlink, and not from a FIFO, whose read would wait for a writer forever
+            handle = os.open(self.folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(handle, "rb") as reader:
+                if not S_ISREG(os.fstat(handle).st_mode):
+                    return None
+                raw = reader.read()
+        except OSError:
+            return None
+        digest, _, payload = raw.partition(b"\n")
+        return payload if hmac.compare_digest(self.mac(payload), digest) else None
+
+    def write(self, name: str, payload: bytes) -> None:
+        """Write the file ``name`` signed, atomically; a folder that cannot be written is skipped."""
+        if not self.usable:
+            return
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.folder / name, self.mac(payload) + b"\n" + payload)

@@ -12,6 +12,7 @@ import yaml
 
 from fluxplane.cli import build_parser
 from tests.conftest import ROOT
+from tests.support.workflows import assert_pull_requests_restore_the_main_branch_s_cache_and_never_save
 
 WORKFLOW = ROOT / "examples" / "ci" / ".github" / "workflows" / "fluxplane.yaml"
 PRE_COMMIT_EXAMPLE = ROOT / "examples" / "ci" / ".pre-commit-config.yaml"
@@ -118,3 +119,8 @@ def test_pre_commit_hooks_run_valid_commands_on_the_whole_tree(path: Path) -> No
 def test_published_hooks_include_the_stale_check_and_validate() -> None:
     ids = {hook["id"] for hook in _load(HOOKS)}
     assert ids == {"fluxplane-synth", "fluxplane-synth-check", "fluxplane-validate"}
+
+
+def test_pull_requests_restore_the_main_branch_s_cache_and_never_save() -> None:
+    # GIVEN the example workflow
+    assert_pull_requests_restore_the_main_branch_s_cache_and_never_save(_steps())

@@ -18,6 +18,7 @@ import yaml
 from fluxplane.cli import main
 from fluxplane.scaffold import scaffold
 from tests.support.distribution import installed_from
+from tests.support.workflows import assert_pull_requests_restore_the_main_branch_s_cache_and_never_save
 
 EXPECTED = [
     ".github/workflows/fluxplane.yaml",
@@ -301,3 +302,9 @@ def test_ci_builds_the_fleet_pages_on_main_and_on_pull_requests_and_uploads_them
     assert pages < gate
     # AND the folder is not committed
     assert "/site/" in files[".gitignore"].splitlines()
+
+
+def test_ci_restores_the_main_branch_s_caches_and_a_pull_request_never_saves_them(tmp_path: Path) -> None:
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    steps = yaml.safe_load(files[".github/workflows/fluxplane.yaml"])["jobs"]["check"]["steps"]
+    assert_pull_requests_restore_the_main_branch_s_cache_and_never_save(steps)

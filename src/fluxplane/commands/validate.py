@@ -48,6 +48,11 @@ def register(commands: Subcommands) -> None:
         default=None,
         help="check only what changed in DIST since the Git ref BASE (references still across the whole tree)",
     )
+    validate.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read and check every file without the validate cache (.fluxplane-cache/validate/), and leave it alone",
+    )
     schemas = commands.add_parser("schemas", help="the CRD schemas validate checks against")
     schema_commands = schemas.add_subparsers(dest="schemas_command", required=True, metavar="SUBCOMMAND")
     pull = schema_commands.add_parser(
@@ -75,8 +80,15 @@ def run(args: argparse.Namespace) -> int:
     from fluxplane import validate
 
     dist: Path = args.dist if args.dist is not None else args.root / "dist"
+    # The cache lies in the project folder holding the tree, as the synth cache does.
+    cache = None if args.no_cache else validate.ValidateCache.for_root(dist.resolve().parent)
     result = validate.run(
-        dist, args.crds, kustomize=not args.no_kustomize, changed=args.changed, progress=Progress("validate")
+        dist,
+        args.crds,
+        kustomize=not args.no_kustomize,
+        changed=args.changed,
+        progress=Progress("validate"),
+        cache=cache,
     )
     for line in result.warnings:
         print(line, file=sys.stderr)

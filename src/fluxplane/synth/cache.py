@@ -44,7 +44,6 @@ import bisect
 import contextlib
 import functools
 import hashlib
-import hmac
 import importlib.metadata
 import json
 import os
@@ -52,12 +51,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.files import write_atomic
-from fluxplane.keys import user_key
+from fluxplane.keys import Signer, user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
@@ -266,16 +263,6 @@ def _role_from_json(data: dict[str, Any]) -> AddonRole:
     )
 
 
-def _real_folder(path: Path) -> bool | None:
-    """True for a folder itself, None when nothing is there, False for anything else (a symlink too)."""
-    try:
-        return S_ISDIR(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return False
-
-
 class SynthCache:
     """The cache folder of one project (see the module docstring).
 
@@ -292,34 +279,14 @@ class SynthCache:
     def for_root(cls, root: Path, *, read_only: bool = False) -> SynthCache:
         return cls(root / CACHE_DIR / "synth", user_key(), read_only=read_only)
 
-    def _path(self, cluster: str) -> Path:
-        return self.folder / f"{cluster}{ENTRY_SUFFIX}"
-
     @functools.cached_property
-    def _usable(self) -> bool:
-        """Whether there is a key, and the folder and its parent are folders themselves (or not there yet)."""
-        return self.key is not None and all(
-            _real_folder(path) is not False for path in (self.folder.parent, self.folder)
-        )
-
-    def _mac(self, payload: bytes) -> bytes:
-        return hmac.new(self.key or b"", payload, hashlib.sha256).hexdigest().encode("ascii")
+    def _signer(self) -> Signer:
+        return Signer(self.folder, self.key)
 
     def load(self, cluster: str) -> CachedCluster | None:
         """The entry of ``cluster``, or None when there is none, it is damaged, or it was not written here."""
-        if not self._usable:
-            return None
-        try:
-            # not through a symlink, and not from a FIFO, whose read would wait for a writer forever
-            handle = os.open(self._path(cluster), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-            with os.fdopen(handle, "rb") as reader:
-                if not S_ISREG(os.fstat(handle).st_mode):
-                    return None
-                raw = reader.read()
-        except OSError:
-            return None
-        digest, _, payload = raw.partition(b"\n")
-        if not hmac.compare_digest(self._mac(payload), digest):
+        payload = self._signer.read(f"{cluster}{ENTRY_SUFFIX}")
+        if payload is None:
             return None
         try:
             head, _, body = payload.partition(b"\n")
@@ -361,17 +328,14 @@ class SynthCache:
             # the order of keys in a role's policy is part of the output
             sort_keys=False,
         )
-        if self.read_only or not self._usable:
+        if self.read_only:
             return
-        payload = "\n".join((head, "".join(entry.files.values()))).encode("utf-8")
-        with contextlib.suppress(OSError):
-            self.folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(self._path(cluster), self._mac(payload) + b"\n" + payload)
+        self._signer.write(f"{cluster}{ENTRY_SUFFIX}", "\n".join((head, "".join(entry.files.values()))).encode("utf-8"))
 
     def prune(self, clusters: Iterable[str]) -> None:
         """Remove the entries of clusters that are no longer in the fleet, and leftover temporary files;
         nothing else in the folder."""
-        if self.read_only or not self._usable:
+        if self.read_only or not self._signer.usable:
             return
         keep = {f"{name}{ENTRY_SUFFIX}" for name in clusters}
         try:

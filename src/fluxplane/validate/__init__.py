@@ -17,6 +17,7 @@ from pathlib import Path
 
 from fluxplane.core.tree.kustomize import Folders
 from fluxplane.progress import Progress
+from fluxplane.validate.cache import ValidateCache
 from fluxplane.validate.cel import CelCounts, CelRules
 from fluxplane.validate.changed import Change, changed_since, is_definition
 from fluxplane.validate.compose import render_compositions
@@ -29,7 +30,7 @@ from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, check_documents, 
 from fluxplane.validate.schemas import warning_lines as schema_warnings
 from fluxplane.validate.tree import Tree, ValidateError, check_tree, load_tree
 
-__all__ = ["Coverage", "Finding", "ValidateError", "Validation", "run", "validate_tree"]
+__all__ = ["Coverage", "Finding", "ValidateCache", "ValidateError", "Validation", "run", "validate_tree"]
 
 
 @dataclass
@@ -62,11 +63,13 @@ def validate_tree(
     warnings: list[str] | None = None,
     coverage: Coverage | None = None,
     change: Change | None = None,
+    cache: ValidateCache | None = None,
 ) -> list[Finding]:
     """Every finding in ``tree`` (see load_tree), sorted; lines about what could not be checked (kinds without a
     schema, CEL rules not evaluated, compositions not rendered) are appended to ``warnings``, counts of what was
     checked set on ``coverage``. With ``change``, only what the change touches is checked beyond the references
-    (:mod:`fluxplane.validate.changed`)."""
+    (:mod:`fluxplane.validate.changed`). With ``cache``, the references of the clusters whose inputs did not change
+    are taken from it (:mod:`fluxplane.validate.cache`)."""
     progress = progress or Progress("validate", show="off")
     coverage = coverage if coverage is not None else Coverage()
     notes: list[str] = []
@@ -105,7 +108,7 @@ def validate_tree(
             findings.extend(built)
             stage.note(f"{len(scope.kustomization_dirs)} kustomizations")
     with progress.stage("references") as stage:
-        referenced = check_references(tree)
+        referenced = check_references(tree) if cache is None else cache.references(tree)
         findings.extend(referenced)
         stage.note(f"{len(referenced)} findings")
     coverage.cel = rules.counts
@@ -179,20 +182,28 @@ def run(
     kustomize: bool = True,
     changed: str | None = None,
     progress: Progress | None = None,
+    cache: ValidateCache | None = None,
 ) -> Validation:
     """Validate the tree at ``dist`` against the CRDs in ``crd_dirs`` (none given: default_crd_dirs); with
-    ``changed`` (a Git ref), only what changed since it beyond the references. ValidateError for bad input: no
-    tree, a CRD folder that is not there, an unknown ref, no kubectl while ``kustomize``."""
+    ``changed`` (a Git ref), only what changed since it beyond the references; with ``cache``, reading again only
+    what it does not hold (the findings are the same). ValidateError for bad input: no tree, a CRD folder that is
+    not there, an unknown ref, no kubectl while ``kustomize``."""
     crds = list(crd_dirs) or default_crd_dirs()
     check_tree(dist)
     change = changed_since(dist, changed) if changed is not None else None
     progress = progress or Progress("validate", show="off")
     with progress.stage("read") as stage:
-        tree = load_tree(dist, None if change is None or change.definitions else change.covers)
+        typed = None if change is None or change.definitions else change.covers
+        if cache is None:
+            tree = load_tree(dist, typed)
+        else:
+            cache.start(dist)
+            tree = load_tree(dist, typed, cache.read)
+            cache.finish()
         stage.note(f"{len(tree.documents)} documents")
     warnings: list[str] = []
     coverage = Coverage()
-    findings = validate_tree(tree, crds, kustomize, progress, warnings, coverage, change)
+    findings = validate_tree(tree, crds, kustomize, progress, warnings, coverage, change, cache)
     return Validation(
         dist=dist,
         findings=findings,

@@ -3,7 +3,9 @@
 The files of DIST that differ from the commit BASE names (added, modified, deleted or untracked, as Git
 sees the working tree) are the change. The whole tree is still read, so that the references Flux and
 Crossplane resolve across files are checked everywhere: a deleted object that another file still names is
-found. What is narrowed is what only depends on a file itself:
+found (with the validate cache, fluxplane.validate.cache, each file's documents are read back by content, and
+only the clusters whose walk reads a changed file are walked again, with those applying to them; the findings
+are the same). What is narrowed is what only depends on a file itself:
 
 * YAML 1.2 typing, schemas, CEL rules and health expressions: the documents of changed files;
 * compositions: the composite resources of changed files, rendered and checked;

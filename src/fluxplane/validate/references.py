@@ -317,7 +317,7 @@ def _check_functions(tree: Tree) -> Iterator[Finding]:
                 )
 
 
-def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
+def _check_cycles(fleet: Fleet) -> Iterator[tuple[str, Finding]]:
     nodes: dict[tuple[str, str, str, str], Placed] = {}
     for placed in fleet.placed.values():
         group = group_of(placed.body)
@@ -334,7 +334,7 @@ def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
     state: dict[tuple[str, str, str, str], int] = {}
     stack: list[tuple[str, str, str, str]] = []
 
-    def visit(node: tuple[str, str, str, str]) -> Iterator[Finding]:
+    def visit(node: tuple[str, str, str, str]) -> Iterator[tuple[str, Finding]]:
         state[node] = 1
         stack.append(node)
         for target in edges.get(node, []):
@@ -352,7 +352,7 @@ def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
                         if isinstance(e, dict) and e.get("name") == canonical[1 % len(canonical)][3]
                     ]
                     path = format_path(["spec", "dependsOn", index[0]]) if index else "spec.dependsOn"
-                    yield first.document.finding(path, f"dependsOn cycle: {first.document.kind} {names}")
+                    yield first.cluster, first.document.finding(path, f"dependsOn cycle: {first.document.kind} {names}")
             elif target not in state:
                 yield from visit(target)
         stack.pop()
@@ -363,14 +363,30 @@ def _check_cycles(fleet: Fleet) -> Iterator[Finding]:
             yield from visit(node)
 
 
+def by_cluster(fleet: Fleet) -> dict[str, set[Finding]]:
+    """The findings of every rule of the module docstring but the tree's Functions, by the cluster each is found on
+    (the one a Kustomization applies on, for what it applies): what that cluster's walk, and the walks of the
+    clusters applying to it, read (fluxplane.validate.cache keeps them per cluster)."""
+    found: dict[str, set[Finding]] = {}
+    for cluster, finding in fleet.problems:
+        found.setdefault(cluster, set()).add(finding)
+    for placed in fleet.placed.values():
+        found.setdefault(placed.cluster, set()).update(_check_object(fleet, placed))
+    for application in fleet.applications:
+        found.setdefault(application.cluster, set()).update(_check_application(fleet, application))
+    for cluster, finding in _check_cycles(fleet):
+        found.setdefault(cluster, set()).add(finding)
+    return found
+
+
+def check_functions(tree: Tree) -> list[Finding]:
+    """The rule that reads the whole tree: every Composition's ``functionRef`` names a Function in it."""
+    return sorted(set(_check_functions(tree)))
+
+
 def check_references(tree: Tree) -> list[Finding]:
     """Every reference rule of the module docstring, over the whole tree; sorted, without repeats."""
-    fleet = Fleet(tree)
-    findings: set[Finding] = set(fleet.problems)
-    for placed in fleet.placed.values():
-        findings.update(_check_object(fleet, placed))
-    for application in fleet.applications:
-        findings.update(_check_application(fleet, application))
-    findings.update(_check_functions(tree))
-    findings.update(_check_cycles(fleet))
+    findings: set[Finding] = set(_check_functions(tree))
+    for each in by_cluster(Fleet(tree)).values():
+        findings |= each
     return sorted(findings)

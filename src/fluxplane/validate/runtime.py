@@ -6,12 +6,12 @@ objects reach a cluster and which outputs count.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fluxplane.core.tree import Fleet as TreeFleet
-from fluxplane.core.tree import MissingSource
+from fluxplane.core.tree import MissingSource, Repository
 from fluxplane.core.tree import Placed as TreePlaced
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.tree import Document, Tree
@@ -56,8 +56,11 @@ class Placed:
 
 @dataclass
 class Application:
-    """What one Flux Kustomization (or a cluster's bootstrap, when ``kustomization`` is None) applies."""
+    """What one Flux Kustomization (or a cluster's bootstrap, when ``kustomization`` is None) applies on
+    ``cluster`` (another than the Kustomization's own when it has a ``kubeConfig``), from ``folder``."""
 
+    cluster: str
+    folder: str
     kustomization: Placed | None
     objects: list[Placed] = field(default_factory=list)
     #: kustomization.yaml documents read on the way (their patches carry ${VAR} too).
@@ -65,12 +68,25 @@ class Application:
 
 
 class Fleet:
-    """Where every document of the tree ends up (fluxplane.core.tree's walk), and what exists in each cluster."""
+    """Where every document of the tree ends up (fluxplane.core.tree's walk), and what exists in each cluster.
 
-    def __init__(self, tree: Tree) -> None:
+    With ``clusters``, only those are walked, and of what ``kubeConfig`` Kustomizations apply elsewhere only
+    what lands on ``targets``: what exists on each of them is as in the whole walk when every cluster applying
+    to one of them is walked (fluxplane.validate.cache). ``repositories`` are where the walk resolves paths (read
+    from the tree when None)."""
+
+    def __init__(
+        self,
+        tree: Tree,
+        clusters: Sequence[str] | None = None,
+        repositories: Iterable[Repository] | None = None,
+        targets: Collection[str] | None = None,
+    ) -> None:
         self.tree = tree
         self._documents = {(document.file, document.index): document for document in tree.documents}
-        walk = TreeFleet(tree.by_file()).walk()
+        self.walker = TreeFleet(tree.by_file(), repositories)
+        walk = self.walker.walk(clusters, targets=targets)
+        self.walk = walk
         self.source_keys: SourceKeys | None = None
         self.clusters = sorted(walk.fleet.clusters)
         self.applications: list[Application] = []
@@ -81,7 +97,7 @@ class Fleet:
             placed = [self._placed(each) for each in application.objects]
             configs = application.build.configs if application.build is not None else ()
             build_files = [self._documents[(item.path or "", item.position)] for item in configs]
-            self.applications.append(Application(applier, placed, build_files))
+            self.applications.append(Application(application.cluster, application.folder, applier, placed, build_files))
             for each in placed:
                 self.placed.setdefault((each.cluster, each.document.file, each.document.index, each.namespace), each)
                 self.exists.setdefault(each.cluster, set()).add(each.key)
@@ -92,14 +108,15 @@ class Fleet:
         for each in self.placed.values():
             if each.key[0] == FLUX_SOURCE:
                 self.sources.setdefault((each.cluster, *each.key), each)
-        self.problems: list[Finding] = []
+        #: What the walk could not follow, with the cluster each problem is on.
+        self.problems: list[tuple[str, Finding]] = []
         for problem in walk.problems:
             where = self._placed(problem.placed)
             if isinstance(problem, MissingSource) and self.has(
                 where.cluster, (FLUX_SOURCE, problem.kind, problem.namespace, problem.name)
             ):
                 continue
-            self.problems.append(where.document.finding(problem.field, problem.message))
+            self.problems.append((where.cluster, where.document.finding(problem.field, problem.message)))
 
     def _placed(self, placed: TreePlaced) -> Placed:
         return Placed(placed.cluster, self._documents[(placed.item.path or "", placed.item.position)], placed.namespace)

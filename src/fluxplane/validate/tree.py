@@ -7,6 +7,7 @@ not bad input: the rest of the tree is still checked.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,30 +122,75 @@ def check_tree(root: Path) -> None:
         raise ValidateError(f"{root}: not a fluxplane tree (expected platform/clusters/<cluster>/kustomization.yaml)")
 
 
-def load_tree(root: Path, typed: Callable[[str], bool] | None = None) -> Tree:
+@dataclass(frozen=True)
+class Parsed:
+    """One file read: its documents (empty ones left out), the findings of YAML 1.2 typing, and a YAML error."""
+
+    documents: list[Document]
+    retyped: list[Finding]
+    errors: list[Finding]
+
+
+def parse_file(text: str, file: str, typed: bool = True) -> Parsed:
+    """``text`` (the file ``file``) parsed; ``retyped`` is left empty unless ``typed``."""
+    found, problems = load_documents(text, file, typed)
+    errors = [problem for problem in problems if problem.message.startswith("cannot parse YAML: ")]
+    retyped = [problem for problem in problems if not problem.message.startswith("cannot parse YAML: ")]
+    return Parsed([document for document in found if document.body is not None], retyped, errors)
+
+
+#: Reads one file of the tree (its path, and its path relative to the tree) for :func:`load_tree`, which asks
+#: whether its YAML 1.2 typing is wanted; a finding when it cannot be read.
+Reader = Callable[[Path, str, bool], Parsed | Finding]
+
+
+def read_file(path: Path, relative: str, typed: bool) -> Parsed | Finding:
+    """The file at ``path`` read and parsed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Finding(relative, 1, "-", "-", "(root)", f"cannot read: {exc}")
+    return parse_file(text, relative, typed)
+
+
+def yaml_files(root: Path) -> list[str]:
+    """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders and files skipped), relative POSIX paths
+    sorted as paths are (folder by folder). Symlinks to files count as files, as ``Path.is_file`` says."""
+    found: list[str] = []
+    for folder, folders, names in os.walk(root):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        relative = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if relative == "." else relative + "/"
+        for name in names:
+            if (
+                name.endswith((".yaml", ".yml"))
+                and not name.startswith(".")
+                and os.path.isfile(os.path.join(folder, name))
+            ):
+                found.append(prefix + name)
+    return sorted(found, key=lambda path: path.split("/"))
+
+
+def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Reader = read_file) -> Tree:
     """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders skipped), sorted by path; the YAML 1.2
-    typing of the files ``typed`` accepts (all when None)."""
+    typing of the files ``typed`` accepts (all when None). ``read`` reads each file (the validate cache's reader
+    takes what it can from the cache)."""
     check_tree(root)
     documents: list[Document] = []
     findings: list[Finding] = []
     files: list[str] = []
-    paths = sorted(
-        path
-        for pattern in ("*.yaml", "*.yml")
-        for path in root.rglob(pattern)
-        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
-    )
-    for path in paths:
-        relative = path.relative_to(root).as_posix()
+    for relative in yaml_files(root):
+        path = root / relative
         files.append(relative)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            findings.append(Finding(relative, 1, "-", "-", "(root)", f"cannot read: {exc}"))
+        wanted = typed is None or typed(relative)
+        parsed = read(path, relative, wanted)
+        if isinstance(parsed, Finding):
+            findings.append(parsed)
             continue
-        found, problems = load_documents(text, relative, typed is None or typed(relative))
-        documents.extend(document for document in found if document.body is not None)
-        findings.extend(problems)
+        documents.extend(parsed.documents)
+        if wanted:
+            findings.extend(parsed.retyped)
+        findings.extend(parsed.errors)
     kustomization_dirs = sorted(
         {
             file.rsplit("/", 1)[0] if "/" in file else "."

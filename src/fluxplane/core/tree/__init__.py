@@ -26,6 +26,7 @@ from fluxplane.core.tree.walk import (
     Placed,
     Problem,
     Walk,
+    elect,
 )
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "Problem",
     "Repository",
     "Walk",
+    "elect",
     "group_of",
     "key_of",
     "repositories_of",

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from fluxplane.core.layout import PLATFORM, cluster_dir
@@ -399,6 +399,7 @@ class Fleet:
         self._clusters: list[str] | None = None
         self._is_cluster: dict[str, bool] = {}
         self._located: dict[tuple[str, str | None, str], Location | None] = {}
+        self._tops: set[str] | None = None
 
     # -- the tree ---------------------------------------------------------------------------------
     @property
@@ -451,9 +452,11 @@ class Fleet:
         """``cluster``'s own walk: from its entry folder, not following ``kubeConfig``."""
         return self._walk([cluster], remote=False)
 
-    def walk(self, clusters: Sequence[str] | None = None) -> Walk:
-        """Every cluster's walk, and what ``kubeConfig`` Kustomizations apply on the clusters they reach."""
-        return self._walk(self.clusters if clusters is None else clusters, remote=True)
+    def walk(self, clusters: Sequence[str] | None = None, targets: Collection[str] | None = None) -> Walk:
+        """Every cluster's walk, and what ``kubeConfig`` Kustomizations apply on the clusters they reach (only on
+        ``targets`` when given: a reader that needs some clusters walks them and those applying to them, and
+        leaves the rest of what those apply elsewhere unbuilt)."""
+        return self._walk(self.clusters if clusters is None else clusters, remote=True, targets=targets)
 
     def applied(self, cluster: str) -> Iterator[tuple[Placed, Placed]]:
         """(Kustomization, object) for each object a Kustomization of ``cluster`` applies there."""
@@ -462,7 +465,7 @@ class Fleet:
                 for placed in application.objects:
                     yield application.applier, placed
 
-    def _walk(self, clusters: Sequence[str], remote: bool) -> Walk:
+    def _walk(self, clusters: Sequence[str], remote: bool, targets: Collection[str] | None = None) -> Walk:
         walk = Walk(self)
         visited: set[Visit] = set()
         frontier = [Application(cluster, self.entry(cluster), None) for cluster in clusters]
@@ -500,7 +503,10 @@ class Fleet:
             if not frontier and remote and reaching:
                 queued, reaching = reaching, []
                 for placed in queued:
-                    found = self._visit(visited, walk.target(placed), walk.folders[placed], placed, _identity(placed))
+                    target = walk.target(placed)
+                    if targets is not None and target not in targets:
+                        continue
+                    found = self._visit(visited, target, walk.folders[placed], placed, _identity(placed))
                     if found is not None:
                         frontier.append(found)
             if not frontier:
@@ -614,50 +620,60 @@ class Fleet:
     def find_repositories(self, clusters: Iterable[str] | None = None) -> tuple[Repository, ...]:
         """The repositories fluxplane writes, read from the entry folders of ``clusters`` (all when None; module
         docstring)."""
-        votes: dict[str, Counter[Repository]] = {}
-        tops = {entry for entry in self.folders.listing(".") if not self.folders.is_file(entry)}
-        for cluster in self.clusters if clusters is None else clusters:
-            items = self.folders.build(self.entry(cluster)).items
-            origins: dict[tuple[str, str, str], tuple[str, str | None]] = {}
-            for item in items:
-                found = origin(item.doc) if group_of(item.doc.get("apiVersion")) == FLUX_SOURCE else None
-                if found is not None:
-                    metadata = metadata_of(item.doc)
-                    namespace = item.namespace or str(metadata.get("namespace") or "")
-                    origins[(str(item.doc.get("kind")), namespace, str(metadata.get("name") or ""))] = found
-            tail = cluster_dir(cluster)
-            platform: Repository | None = None
-            others: list[tuple[str, str | None, str]] = []
-            for item in items:
-                if not is_flux_kustomization(item.doc):
-                    continue
+        return elect(self.votes(cluster) for cluster in (self.clusters if clusters is None else clusters))
+
+    def votes(self, cluster: str) -> tuple[Repository, ...]:
+        """Where ``cluster``'s entry folder says the repositories lie: one vote for each it names (module
+        docstring); :func:`elect` counts them."""
+        if self._tops is None:
+            self._tops = {entry for entry in self.folders.listing(".") if not self.folders.is_file(entry)}
+        items = self.folders.build(self.entry(cluster)).items
+        origins: dict[tuple[str, str, str], tuple[str, str | None]] = {}
+        for item in items:
+            found = origin(item.doc) if group_of(item.doc.get("apiVersion")) == FLUX_SOURCE else None
+            if found is not None:
                 metadata = metadata_of(item.doc)
                 namespace = item.namespace or str(metadata.get("namespace") or "")
-                spec = spec_of(item.doc)
-                ref = spec.get("sourceRef")
-                path = spec.get("path")
-                if not isinstance(ref, dict) or not isinstance(path, str):
-                    continue
-                found = origins.get(
-                    (str(ref.get("kind")), str(ref.get("namespace") or namespace), str(ref.get("name")))
-                )
-                wanted = normal(path)
-                if found is None or not (wanted == tail or wanted.endswith("/" + tail)):
-                    continue
-                prefix = wanted[: -len(tail)].rstrip("/") or "."
-                if (namespace, metadata.get("name")) == (FLUX_NAMESPACE, FLUX_NAMESPACE):
-                    platform = Repository(PLATFORM, found[0], prefix, found[1])
-                else:
-                    others.append((found[0], found[1], prefix))
-            if platform is None:
+                origins[(str(item.doc.get("kind")), namespace, str(metadata.get("name") or ""))] = found
+        tail = cluster_dir(cluster)
+        platform: Repository | None = None
+        others: list[tuple[str, str | None, str]] = []
+        for item in items:
+            if not is_flux_kustomization(item.doc):
                 continue
-            votes.setdefault(PLATFORM, Counter())[platform] += 1
-            holders = [top for top in sorted(tops - {PLATFORM}) if self.folders.is_folder(posixpath.join(top, tail))]
-            for url, branch, prefix in others:
-                if len(holders) == 1 and (url, branch, prefix) != (platform.url, platform.branch, platform.prefix):
-                    votes.setdefault(holders[0], Counter())[Repository(holders[0], url, prefix, branch)] += 1
-        return tuple(
-            sorted(
-                min(counter, key=lambda repository: (-counter[repository], repository)) for counter in votes.values()
-            )
-        )
+            metadata = metadata_of(item.doc)
+            namespace = item.namespace or str(metadata.get("namespace") or "")
+            spec = spec_of(item.doc)
+            ref = spec.get("sourceRef")
+            path = spec.get("path")
+            if not isinstance(ref, dict) or not isinstance(path, str):
+                continue
+            found = origins.get((str(ref.get("kind")), str(ref.get("namespace") or namespace), str(ref.get("name"))))
+            wanted = normal(path)
+            if found is None or not (wanted == tail or wanted.endswith("/" + tail)):
+                continue
+            prefix = wanted[: -len(tail)].rstrip("/") or "."
+            if (namespace, metadata.get("name")) == (FLUX_NAMESPACE, FLUX_NAMESPACE):
+                platform = Repository(PLATFORM, found[0], prefix, found[1])
+            else:
+                others.append((found[0], found[1], prefix))
+        if platform is None:
+            return ()
+        votes = [platform]
+        holders = [top for top in sorted(self._tops - {PLATFORM}) if self.folders.is_folder(posixpath.join(top, tail))]
+        for url, branch, prefix in others:
+            if len(holders) == 1 and (url, branch, prefix) != (platform.url, platform.branch, platform.prefix):
+                votes.append(Repository(holders[0], url, prefix, branch))
+        return tuple(votes)
+
+
+def elect(votes: Iterable[Iterable[Repository]]) -> tuple[Repository, ...]:
+    """For each repository folder, where most clusters' votes (``Fleet.votes``) say it lies; ties go to the first
+    in order."""
+    counted: dict[str, Counter[Repository]] = {}
+    for each in votes:
+        for repository in each:
+            counted.setdefault(repository.key, Counter())[repository] += 1
+    return tuple(
+        sorted(min(counter, key=lambda repository: (-counter[repository], repository)) for counter in counted.values())
+    )

@@ -1,0 +1,432 @@
+"""The validate cache: what validate learnt of a tree, reused where the files it came from are the same.
+
+Where: ``<root>/.fluxplane-cache/validate/``, beside the synth cache, signed the same way (fluxplane.keys.Signer:
+an HMAC with this user's key, outside the project; a file that does not verify, or is a symlink or a FIFO, is
+ignored, writes are atomic), so that a pull request cannot plant results: what it brings never verifies. It is
+derived data: delete it at any time, and the next run reads everything again. ``--no-cache`` leaves it alone.
+
+A file is known by its content: Git's blob id, which a checkout has for free (``git ls-files -s`` for the tracked
+files the working tree has not changed; the others are hashed the way Git does). Two files:
+
+* ``documents``: per blob id, the documents parsed from that content and the YAML findings on them (a YAML error,
+  and YAML 1.2 typing), so that a tree is read without parsing what was parsed before;
+* ``references``: per cluster, the reference findings on it (fluxplane.validate.references.by_cluster), with what
+  they were drawn from: the files and folders the walk of what lands on the cluster read, and the clusters
+  applying to it through a ``kubeConfig`` (whose walks decide what they apply). A cluster whose key (those files'
+  blob ids, those folders' listings, its appliers' keys, the tree's clusters and Compositions, the code) is
+  unchanged keeps its findings; the others are walked again, with the clusters applying to them, and nothing
+  else. A deleted object that an unchanged file still names is found: the cluster whose walk read the deleted
+  object's file is walked again, and the unchanged file with it.
+
+The findings are those of a run without the cache; tests hold the two to it, on the example and on a generated
+fleet, after each kind of change.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import hashlib
+import json
+import marshal
+import posixpath
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fluxplane import git
+from fluxplane.core.tree import Application as TreeApplication
+from fluxplane.core.tree import Fleet as TreeFleet
+from fluxplane.core.tree import MissingPath, Repository, elect
+from fluxplane.core.tree.kustomize import Folders, listed
+from fluxplane.core.tree.objects import KUSTOMIZE_FILES
+from fluxplane.errors import FluxplaneError
+from fluxplane.keys import Signer, user_key
+from fluxplane.validate.findings import Finding
+from fluxplane.validate.references import by_cluster, check_functions
+from fluxplane.validate.runtime import Fleet
+from fluxplane.validate.tree import Document, Parsed, Tree, read_file
+
+#: The cache folder below the project root (the synth cache's, fluxplane.synth.cache.CACHE_DIR), and this one's.
+CACHE_DIR = ".fluxplane-cache"
+FOLDER = "validate"
+#: Bumped when what the files hold changes.
+FORMAT = 1
+DOCUMENTS = "documents.entry"
+#: The documents file is written again when more than one file in this many was not in it.
+REWRITE = 50
+REFERENCES = "references.entry"
+_PURPOSE = "validate reads the blob ids of dist/ from Git"
+#: The code whose results are kept: how files are read and walked, and the rules.
+_CODE = Path(__file__).resolve().parents[1]
+
+
+def _hash(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+@functools.cache
+def code_key() -> str:
+    """A hash of what the results depend on besides the tree: fluxplane's tree reader and checks, PyYAML, Python."""
+    parts: list[str | bytes] = [str(FORMAT), sys.version, yaml.__version__]
+    for folder in ("core", "validate"):
+        for path in sorted((_CODE / folder).rglob("*.py")):
+            parts.extend((path.relative_to(_CODE).as_posix(), path.read_bytes()))
+    return _hash(*parts)
+
+
+def blob_id(data: bytes) -> str:
+    """Git's id of a file holding ``data``."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def tracked_blobs(dist: Path) -> dict[str, str]:
+    """The blob id of each file below ``dist`` (relative, POSIX) that Git tracks and the working tree has not
+    changed, from the index; empty when ``dist`` is not in a Git repository."""
+    try:
+        listed_files = git.run(["ls-files", "-s", "-z", "--", "."], dist, purpose=_PURPOSE)
+        changed = git.run(["diff-files", "--name-only", "--relative", "-z", "--", "."], dist, purpose=_PURPOSE)
+    except FluxplaneError:
+        return {}
+    if listed_files.returncode != 0 or changed.returncode != 0:
+        return {}
+    modified = set(changed.stdout.split("\0"))
+    found: dict[str, str] = {}
+    for entry in listed_files.stdout.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split(" ")
+        if len(parts) == 3 and parts[2] == "0" and parts[0] in ("100644", "100755") and path not in modified:
+            found[path] = parts[1]
+    return found
+
+
+def _finding(data: Any, file: str) -> Finding:
+    return Finding(file, int(data[1]), str(data[2]), str(data[3]), str(data[4]), str(data[5]))
+
+
+def _repository_row(repository: Repository) -> list[str | None]:
+    return [repository.key, repository.url, repository.prefix, repository.branch]
+
+
+def _row(finding: Finding) -> list[Any]:
+    return [finding.file, finding.doc, finding.kind, finding.name, finding.path, finding.message]
+
+
+@dataclass
+class _Record:
+    """One cluster's reference findings and what they were drawn from (module docstring)."""
+
+    key: str
+    reads: list[str]
+    generated: list[str]
+    configured: list[str]
+    owners: list[str]
+    vote: list[Repository]
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "reads": self.reads,
+            "generated": self.generated,
+            "configured": self.configured,
+            "owners": self.owners,
+            "vote": [_repository_row(repository) for repository in self.vote],
+            "findings": [_row(finding) for finding in self.findings],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> _Record:
+        return cls(
+            key=str(data["key"]),
+            reads=[str(path) for path in data["reads"]],
+            generated=[str(path) for path in data["generated"]],
+            configured=[str(path) for path in data["configured"]],
+            owners=[str(name) for name in data["owners"]],
+            vote=[Repository(*item) for item in data["vote"]],
+            findings=[_finding(row, str(row[0])) for row in data["findings"]],
+        )
+
+
+class _Keys:
+    """The current key of each cluster of a record set, from the tree's blob ids and listings."""
+
+    def __init__(self, records: Mapping[str, _Record], blobs: Mapping[str, str], paths: list[str], base: str) -> None:
+        self.records = records
+        self.blobs = blobs
+        self.paths = paths
+        self.present = set(paths)
+        self.base = base
+        self._keys: dict[str, str | None] = {}
+
+    def below(self, folder: str) -> str:
+        prefix = folder + "/" if folder not in ("", ".") else ""
+        start = bisect.bisect_left(self.paths, prefix)
+        found: list[str] = []
+        for path in self.paths[start:]:
+            if not path.startswith(prefix):
+                break
+            found.append(path)
+        return _hash(*found)
+
+    def config(self, folder: str) -> str:
+        for name in KUSTOMIZE_FILES:
+            path = f"{folder}/{name}" if folder not in ("", ".") else name
+            if path in self.present:
+                return path
+        return ""
+
+    def key(self, cluster: str, record: _Record) -> str | None:
+        """The key ``record``'s cluster has now; None when one of its appliers has no record."""
+        if cluster in self._keys:
+            return self._keys[cluster]
+        self._keys[cluster] = None  # an applier cycle has no key
+        owners: list[str] = []
+        for owner in record.owners:
+            known = self.records.get(owner)
+            owned = None if known is None else self.key(owner, known)
+            if owned is None:
+                return None
+            owners.append(owned)
+        found = _hash(
+            self.base,
+            json.dumps([[path, self.blobs.get(path, "")] for path in record.reads]),
+            json.dumps([[folder, self.below(folder)] for folder in record.generated]),
+            json.dumps([[folder, self.config(folder)] for folder in record.configured]),
+            json.dumps(owners),
+        )
+        self._keys[cluster] = found
+        return found
+
+
+def _collect(folders: Folders, folder: str, reads: set[str], generated: set[str], configured: set[str]) -> None:
+    """What a build of ``folder`` reads (fluxplane.core.tree.kustomize.Folders.inputs), and the folders whose
+    listing or kustomization file it depends on."""
+    if folder in generated or folder in configured:
+        return
+    config = folders.config(folder)
+    if config is None:
+        generated.add(folder)
+        for entry in folders.listing(folder):
+            if folders.is_file(entry):
+                reads.add(entry)
+            else:
+                _collect(folders, entry, reads, generated, configured)
+        return
+    configured.add(folder)
+    reads.add(config)
+    documents = folders.documents[config]
+    own = documents[0] if documents and isinstance(documents[0], dict) else {}
+    for target in listed(folder, own):
+        if folders.is_file(target):
+            reads.add(target)
+        else:
+            _collect(folders, target, reads, generated, configured)
+
+
+def _reaches_more(fleet: Fleet, walked: set[str], records: Mapping[str, _Record]) -> bool:
+    """Whether a cluster walked applies, through a ``kubeConfig``, to one not walked that it did not apply to
+    before (that one's findings must be drawn again)."""
+    walk = fleet.walk
+    for placed in walk.folders:
+        if walk.access(placed) is None:
+            continue
+        target = walk.target(placed)
+        record = records.get(target)
+        if target not in walked and (record is None or placed.cluster not in record.owners):
+            return True
+    return False
+
+
+class ValidateCache:
+    """The validate cache of one project (module docstring); ``key`` signs and verifies (None: no cache)."""
+
+    def __init__(self, folder: Path, key: bytes | None) -> None:
+        self.signer = Signer(folder, key)
+        self._documents: dict[str, Any] | None = None
+        self._used: dict[str, Any] = {}
+        self._missed = 0
+        self.blobs: dict[str, str] = {}
+        self._tracked: dict[str, str] = {}
+
+    @classmethod
+    def for_root(cls, root: Path) -> ValidateCache:
+        return cls(root / CACHE_DIR / FOLDER, user_key())
+
+    # -- documents ----------------------------------------------------------------------------------
+    def start(self, dist: Path) -> None:
+        """Read the blob ids Git has of ``dist``, and the documents file."""
+        self._tracked = tracked_blobs(dist)
+        self._documents = {}
+        payload = self.signer.read(DOCUMENTS)
+        if payload is None:
+            return
+        try:
+            data = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError):
+            return
+        if isinstance(data, dict) and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
+            self._documents = data["blobs"]
+
+    def read(self, path: Path, relative: str, typed: bool) -> Parsed | Finding:
+        """A reader for fluxplane.validate.tree.load_tree: the file's documents from the cache when its content was
+        read before, else read and parsed (and kept)."""
+        blob = self._tracked.get(relative)
+        if blob is None:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                return read_file(path, relative, typed)
+            blob = blob_id(data)
+        self.blobs[relative] = blob
+        known = self._used.get(blob) or (self._documents or {}).get(blob)
+        # an entry read without YAML 1.2 typing (None in its place) serves only a read that does not want it
+        if known is not None and (known[1] is not None or not typed):
+            self._used[blob] = known
+            return Parsed(
+                [Document(relative, index, body) for index, body in known[0]],
+                [_finding(row, relative) for row in known[1] or ()],
+                [_finding(row, relative) for row in known[2]],
+            )
+        parsed = read_file(path, relative, typed)
+        if isinstance(parsed, Parsed):
+            self._missed += 1
+            self._used[blob] = (
+                [(document.index, document.body) for document in parsed.documents],
+                [_row(finding) for finding in parsed.retyped] if typed else None,
+                [_row(finding) for finding in parsed.errors],
+            )
+        return parsed
+
+    def finish(self) -> None:
+        """Write the documents file (the documents of this tree's files) when this run read more than a few files
+        the cache did not hold: parsing a pull request's few files again costs less than writing them all."""
+        if not self._missed or (self._documents and self._missed * REWRITE < len(self._used)):
+            return
+        try:
+            payload = marshal.dumps({"code": code_key(), "blobs": self._used})
+        except ValueError:  # a document of a type marshal does not take
+            return
+        self.signer.write(DOCUMENTS, payload)
+
+    # -- references ---------------------------------------------------------------------------------
+    def _records(self, base: str) -> tuple[dict[str, _Record], list[Repository]]:
+        payload = self.signer.read(REFERENCES)
+        if payload is None:
+            return {}, []
+        try:
+            data = json.loads(payload)
+            if data["base"] != base:
+                return {}, []
+            records = {str(name): _Record.from_json(record) for name, record in data["clusters"].items()}
+            return records, [Repository(*item) for item in data["elected"]]
+        except (ValueError, KeyError, TypeError):
+            return {}, []
+
+    def references(self, tree: Tree) -> list[Finding]:
+        """fluxplane.validate.references.check_references, walking only the clusters whose key changed (module
+        docstring)."""
+        by_file = tree.by_file()
+        paths = sorted(by_file)
+        compositions = sorted(
+            {document.file for document in tree.documents if document.kind in ("Composition", "Function")}
+        )
+        walker = TreeFleet(by_file)
+        clusters = sorted(walker.clusters)
+        base = _hash(
+            code_key(),
+            json.dumps(clusters),
+            json.dumps([[file, self.blobs.get(file, "")] for file in compositions]),
+        )
+        records, elected = self._records(base)
+        keys = _Keys(records, self.blobs, paths, base)
+        stale = {name for name in clusters if name not in records}
+        stale |= {name for name, record in records.items() if keys.key(name, record) != record.key}
+        if not stale:
+            return sorted(set(check_functions(tree)).union(*(record.findings for record in records.values())))
+        walked = set(stale)
+        pending = list(stale)
+        while pending:
+            record = records.get(pending.pop())
+            for owner in record.owners if record is not None else ():
+                if owner not in walked:
+                    walked.add(owner)
+                    pending.append(owner)
+        fleet: Fleet | None = None
+        if not set(clusters) <= walked:
+            votes: list[Iterable[Repository]] = [records[name].vote for name in clusters if name not in walked]
+            votes.extend(walker.votes(name) for name in clusters if name in walked)
+            if list(elect(votes)) == elected:
+                fleet = Fleet(tree, [name for name in clusters if name in walked], elected, targets=walked)
+                if _reaches_more(fleet, walked, records):
+                    fleet = None
+        if fleet is None:
+            walked = set()
+            records = {}
+            fleet = Fleet(tree)
+            elected = list(fleet.walker.repositories)
+        found = by_cluster(fleet)
+        fresh = {application.cluster for application in fleet.walk.applications} | set(found)
+        if walked:
+            fresh &= walked
+            for name in walked - fresh:
+                records.pop(name, None)
+        applications: dict[str, list[TreeApplication]] = {}
+        for application in fleet.walk.applications:
+            applications.setdefault(application.cluster, []).append(application)
+        missing: dict[str, list[str]] = {}
+        for problem in fleet.walk.problems:
+            if isinstance(problem, MissingPath):
+                folder = problem.location.folder or posixpath.normpath(problem.path)
+                missing.setdefault(problem.placed.cluster, []).append(folder)
+        for name in sorted(fresh):
+            records[name] = self._record(
+                fleet, name, applications.get(name, []), missing.get(name, []), found.get(name, set())
+            )
+        keys = _Keys(records, self.blobs, paths, base)
+        for name in sorted(fresh):
+            records[name].key = keys.key(name, records[name]) or ""
+        payload = {
+            "base": base,
+            "elected": [_repository_row(repository) for repository in elected],
+            "clusters": {name: record.to_json() for name, record in sorted(records.items())},
+        }
+        self.signer.write(REFERENCES, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+        return sorted(set(check_functions(tree)).union(*(record.findings for record in records.values())))
+
+    @staticmethod
+    def _record(
+        fleet: Fleet,
+        cluster: str,
+        applications: Iterable[TreeApplication],
+        missing: Iterable[str],
+        findings: Iterable[Finding],
+    ) -> _Record:
+        folders = fleet.walker.folders
+        reads: set[str] = set()
+        generated: set[str] = set(missing)
+        configured: set[str] = set()
+        owners: set[str] = set()
+        for application in applications:
+            _collect(folders, application.folder, reads, generated, configured)
+            if application.applier is not None and application.applier.cluster != cluster:
+                owners.add(application.applier.cluster)
+        vote = list(fleet.walker.votes(cluster)) if fleet.walker.is_cluster(cluster) else []
+        return _Record(
+            key="",
+            reads=sorted(reads),
+            generated=sorted(generated),
+            configured=sorted(configured),
+            owners=sorted(owners),
+            vote=vote,
+            findings=sorted(findings),
+        )

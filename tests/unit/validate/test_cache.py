@@ -1,0 +1,145 @@
+"""The validate cache: content ids as Git's, entries signed with this user's key, and only the clusters a change
+reaches walked again."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fluxplane.core.codec import dump_documents
+from fluxplane.validate import cache as cache_module
+from fluxplane.validate.cache import DOCUMENTS, REFERENCES, ValidateCache, blob_id, tracked_blobs
+from fluxplane.validate.references import check_references
+from fluxplane.validate.tree import load_tree
+from tests.support.git import git
+from tests.support.trees import flux, tree
+
+
+@pytest.fixture
+def dist(tmp_path: Path) -> Path:
+    """The hand-written tree of tests.support.trees (a hub that brings up spoke ``a``, and ``b``), committed."""
+    top = tmp_path / "repo"
+    for path, text in tree().items():
+        (top / "dist" / path).parent.mkdir(parents=True, exist_ok=True)
+        (top / "dist" / path).write_text(text)
+    git(top, "init", "-q")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "first")
+    return top / "dist"
+
+
+def _references(dist: Path, key: bytes = b"k" * 32) -> list[Any]:
+    cache = ValidateCache(dist.parent / ".fluxplane-cache" / "validate", key)
+    cache.start(dist)
+    loaded = load_tree(dist, None, cache.read)
+    cache.finish()
+    return cache.references(loaded)
+
+
+def _walked(monkeypatch: pytest.MonkeyPatch) -> list[Sequence[str] | None]:
+    walked: list[Sequence[str] | None] = []
+    real = cache_module.Fleet
+
+    def recording(tree: Any, clusters: Sequence[str] | None = None, *args: Any, **kwargs: Any) -> Any:
+        walked.append(clusters)
+        return real(tree, clusters, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module, "Fleet", recording)
+    return walked
+
+
+def test_content_ids_are_git_s_blob_ids(dist: Path) -> None:
+    # GIVEN a tracked file, unchanged WHEN its id is read from the index THEN it is what Git hashes it to
+    path = "platform/clusters/b/namespace.yaml"
+    hashed = subprocess.run(["git", "hash-object", str(dist / path)], capture_output=True, text=True, check=True)
+    assert tracked_blobs(dist)[path] == hashed.stdout.strip() == blob_id((dist / path).read_bytes())
+    # AND a file changed in the working tree has no id from the index (it is hashed instead)
+    (dist / path).write_text("changed: true\n")
+    assert path not in tracked_blobs(dist)
+
+
+def test_a_change_to_one_cluster_walks_it_and_the_clusters_applying_to_it(
+    dist: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a warm cache
+    walked = _walked(monkeypatch)
+    assert _references(dist) == check_references(load_tree(dist))
+    assert walked == [None]
+    # WHEN only b's file changes THEN only b is walked again, and the findings are those of a whole walk
+    (dist / "platform/clusters/b/namespace.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: b2\n")
+    assert _references(dist) == check_references(load_tree(dist))
+    assert walked[1] == ["b"]
+    # AND a change to a, which the hub brings up through a kubeConfig, walks a with the hub
+    sync = dist / "platform/clusters/a/flux-system/gotk-sync.yaml"
+    sync.write_text(sync.read_text().replace("branch: main", "branch: next"))
+    assert _references(dist) == check_references(load_tree(dist))
+    assert walked[2] == ["a", "hub"]
+    # AND nothing changed: nothing is walked
+    assert _references(dist) == check_references(load_tree(dist))
+    assert len(walked) == 3
+
+
+def test_a_deleted_source_is_found_on_the_unchanged_release_naming_it(dist: Path) -> None:
+    # GIVEN a warm cache WHEN the OCIRepository the hub's karpenter release names is deleted
+    _references(dist)
+    addons = dist / "platform/addons/addons.yaml"
+    documents = addons.read_text().split("---\n")
+    addons.write_text("---\n".join(document for document in documents if "\nkind: OCIRepository\n" not in document))
+    # THEN the unchanged release's reference is a finding, as in a run without the cache
+    found = _references(dist)
+    assert found == check_references(load_tree(dist))
+    assert any("OCIRepository 'flux-system/karpenter' not found" in finding.message for finding in found)
+
+
+def test_entries_written_with_another_key_are_ignored(dist: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a cache written with another key (a pull request planting one), that says there is nothing to find
+    _references(dist, key=b"x" * 32)
+    planted = (dist.parent / ".fluxplane-cache" / "validate" / REFERENCES).read_bytes()
+    # WHEN validate runs with this user's key THEN it walks everything again
+    walked = _walked(monkeypatch)
+    _references(dist)
+    assert walked == [None]
+    assert (dist.parent / ".fluxplane-cache" / "validate" / REFERENCES).read_bytes() != planted
+
+
+def test_a_cache_folder_that_is_a_symlink_is_neither_read_nor_written(dist: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (dist.parent / ".fluxplane-cache").mkdir()
+    (dist.parent / ".fluxplane-cache" / "validate").symlink_to(elsewhere)
+    assert _references(dist) == check_references(load_tree(dist))
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_cluster_that_starts_applying_to_another_draws_that_one_s_findings_again(dist: Path) -> None:
+    # GIVEN a warm cache, and the hub, which applies to a, starting to apply to b too (b's files unchanged)
+    _references(dist)
+    spokes = dist / "platform/spokes/a.yaml"
+    remote = {"kubeConfig": {"secretRef": {"name": "b-kubeconfig", "key": "value"}}}
+    extra = flux("extra", "./dist/platform/spokes", namespace="b", **remote)
+    spokes.write_text(spokes.read_text() + "---\n" + dump_documents([extra]))
+    # THEN what lands on b is found as in a run without the cache
+    found = _references(dist)
+    assert found == check_references(load_tree(dist))
+    assert any("not found in cluster 'b'" in finding.message for finding in found)
+
+
+def test_a_few_files_changed_do_not_rewrite_the_documents_file(dist: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a warm cache, rewritten only when more than one file in REWRITE (here 1) was not in it
+    _references(dist)
+    documents = dist.parent / ".fluxplane-cache" / "validate" / DOCUMENTS
+    before = documents.read_bytes()
+    monkeypatch.setattr(cache_module, "REWRITE", 1)
+    # WHEN one file of many changes THEN the documents file stays, and the findings are those without the cache
+    (dist / "platform/clusters/b/namespace.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: c\n")
+    assert _references(dist) == check_references(load_tree(dist))
+    assert documents.read_bytes() == before
+    # AND when most files changed, it is written again
+    for path in dist.rglob("*.yaml"):
+        path.write_text(path.read_text() + "\n")
+    assert _references(dist) == check_references(load_tree(dist))
+    assert documents.read_bytes() != before
