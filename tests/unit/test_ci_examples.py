@@ -65,10 +65,13 @@ def test_workflow_checks_stale_then_validates_then_diffs_then_plans_in_that_orde
     # THEN setup comes first, and the commands are the stale check, validate (against the CRDs fluxplane ships),
     # the diff (which ends with the plan) and the plan's gate on data-bearing resources
     assert _run_lines()[0] == "make setup"
-    assert [args[0] for args in commands] == ["synth", "validate", "diff", "plan"]
+    assert [args[0] for args in commands] == ["synth", "validate", "diff", "site", "site", "plan"]
     assert commands[0] == ["synth", "--check"]
     assert commands[2] == ["diff", "--base", "origin/main", "--format", "markdown"]
-    assert commands[3] == ["plan", "--base", "origin/main", "--fail-on", "data"]
+    # AND the fleet pages, a pull request's with its change, before the gate can stop the job
+    assert commands[3] == ["site", "site/fleet", "--base", "origin/main"]
+    assert commands[4] == ["site", "site/fleet"]
+    assert commands[5] == ["plan", "--base", "origin/main", "--fail-on", "data"]
 
 
 @pytest.mark.parametrize(
@@ -77,18 +80,25 @@ def test_workflow_checks_stale_then_validates_then_diffs_then_plans_in_that_orde
 def test_each_fluxplane_command_of_the_workflow_is_accepted_by_the_cli(line: str) -> None:
     # GIVEN a command the workflow runs WHEN the CLI parses it THEN it is a valid invocation
     args = build_parser().parse_args(_fluxplane_args(line))
-    assert args.command in {"synth", "validate", "diff", "plan"}
+    assert args.command in {"synth", "validate", "diff", "site", "plan"}
 
 
 def test_the_diff_is_posted_as_one_comment_edited_on_every_push() -> None:
     # GIVEN the comment step
     comment = next(step for step in _steps() if "gh pr comment" in str(step.get("run", "")))
-    words = shlex.split(_expand(comment["run"]))
+    link, post = _expand(comment["run"]).strip().splitlines()
+    words = shlex.split(post)
     # THEN it edits the job's last comment (creating it the first time) from the Markdown diff
     assert words[:4] == ["gh", "pr", "comment", "42"]
     assert {"--edit-last", "--create-if-none"} <= set(words)
     assert words[words.index("--body-file") + 1] == "diff.md"
-    assert comment["env"] == {"GH_TOKEN": "${{ github.token }}"}
+    assert comment["env"] == {"GH_TOKEN": "${{ github.token }}", "PAGES": "${{ steps.pages.outputs.artifact-url }}"}
+    # AND the comment ends with the link to this run's fleet pages, which the upload step before it gives
+    assert link.endswith('"$PAGES" >> diff.md')
+    steps = _steps()
+    upload = next(index for index, step in enumerate(steps) if step.get("id") == "pages")
+    assert steps[upload]["uses"] == "actions/upload-artifact@v4"
+    assert upload < steps.index(comment)
     # AND the diff step wrote that file
     assert any("--format markdown > diff.md" in line for line in _run_lines())
 
