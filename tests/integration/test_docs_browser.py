@@ -91,8 +91,11 @@ def test_the_graphs_are_drawn_as_pictures(visit: Visit) -> None:
 
 def test_the_search_finds_a_command(visit: Visit) -> None:
     visit.open("index.html")
+    # the search's index loads in a worker after the page: a query typed before it is ready finds nothing
+    visit.page.wait_for_load_state("networkidle")
     visit.page.locator("label.md-search__icon, .md-search__input").first.click()
-    visit.page.locator("input.md-search__input").fill("sealing-key")
+    # typed as a reader types it: the search answers key presses
+    visit.page.locator("input.md-search__input").press_sequentially("sealing-key", delay=30)
     results = visit.page.locator(".md-search-result__item")
     results.first.wait_for(timeout=30_000)
     found = " ".join(visit.page.locator(".md-search-result__link").evaluate_all("links => links.map(l => l.href)"))
