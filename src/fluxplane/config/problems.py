@@ -67,11 +67,16 @@ def show(value: Any) -> str:
 
 
 def show_url(value: str) -> str:
-    """A URL found in the input as :func:`show` renders it, its credentials hidden: anything before an '@'
-    (``user:token@``; the last '@', as a token may hold a '/') shown as ``***``, and so are the query
-    (``?access_token=...``) and the fragment. A credential written into a URL is a secret all the same, and a
-    problem line reaches logs and CI output. The login of an SSH URL (``git@host:org/repo``,
-    ``ssh://git@host/...``) is only a name, and stays: SSH takes no password in a URL."""
+    """A URL found in the input as :func:`show` renders it, its credentials hidden (:func:`hide_credentials`): a
+    credential written into a URL is a secret all the same, and a problem line reaches logs and CI output."""
+    return show(hide_credentials(value))
+
+
+def hide_credentials(value: str) -> str:
+    """``value``, a URL, with its credentials hidden: anything before an '@' (``user:token@``, or a token alone;
+    the last '@', as a token may hold a '/') shown as ``***``, and so are the query (``?access_token=...``) and the
+    fragment. The login of an SSH URL (``git@host:org/repo``, ``ssh://git@host/...``) is only a name, and stays:
+    SSH takes no password in a URL."""
     scheme, separator, rest = value.partition("://")
     if not separator or not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
         scheme, separator, rest = "", "", value
@@ -82,7 +87,7 @@ def show_url(value: str) -> str:
     for mark in "?#":
         rest, found, _ = rest.partition(mark)
         rest += f"{mark}***" if found else ""
-    return show(scheme + separator + rest)
+    return scheme + separator + rest
 
 
 def _unwrap(annotation: Any) -> list[Any]:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import date
 from html import escape
-from urllib.parse import urlsplit, urlunsplit
 
+from fluxplane.config.problems import hide_credentials
 from fluxplane.graph import HELM_RELEASE, KUSTOMIZATION, Graph
 from fluxplane.site import svg
 from fluxplane.site.model import Addon, Cluster, Fleet
@@ -29,15 +29,6 @@ CLUSTERS = "clusters"
 def text(value: object) -> str:
     """A value from the definition or dist/, escaped for HTML text and attribute values."""
     return escape(str(value), quote=True)
-
-
-def without_password(url: str) -> str:
-    """``url`` with the password of its user part, if any, masked: pages are shared wider than the definition."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
 
 
 def cluster_page(name: str) -> str:
@@ -371,7 +362,7 @@ def apps_page(fleet: Fleet) -> str:
             f"<h2>{text(app.name)}</h2>",
             '<dl class="facts">',
             f"<dt>owners</dt><dd>{text(app.team) if app.team else _NO_TEAM}</dd>",
-            f"<dt>repository</dt><dd><code>{text(without_password(app.repository.url))}</code> ({text(ref)}), "
+            f"<dt>repository</dt><dd><code>{text(hide_credentials(app.repository.url))}</code> ({text(ref)}), "
             f"path <code>{text(app.path)}</code></dd>",
             f"<dt>namespace</dt><dd><code>{text(app.target_namespace)}</code></dd>",
             "</dl>",
@@ -625,5 +616,4 @@ __all__ = [
     "fleet_page",
     "pages",
     "text",
-    "without_password",
 ]

@@ -6,6 +6,8 @@ import dataclasses
 from datetime import date
 from functools import cache
 
+import pytest
+
 from fluxplane.site import model, pages
 from fluxplane.site.model import Addon, Fleet
 from tests.conftest import ROOT
@@ -192,17 +194,22 @@ def test_the_change_marks_added_and_removed_lines_but_not_a_list_item_of_context
     }
 
 
-def test_a_password_in_an_apps_repository_url_is_masked() -> None:
-    assert (
-        pages.without_password("https://bot:s3cret@github.com/org/app.git") == "https://bot:***@github.com/org/app.git"
-    )
-    assert pages.without_password("ssh://git@github.com/org/app.git") == "ssh://git@github.com/org/app.git"
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://bot:s3cret@example.com/a.git", "https://***@example.com/a.git"),
+        # a token alone before the '@' (GitHub's https://TOKEN@github.com/...), and one in the query
+        ("https://s3cret@example.com/a.git", "https://***@example.com/a.git"),
+        ("https://example.com/a.git?access_token=s3cret", "https://example.com/a.git?***"),
+        # an SSH login is only a name
+        ("ssh://git@example.com/a.git", "ssh://git@example.com/a.git"),
+    ],
+)
+def test_a_credential_in_an_apps_repository_url_is_masked(url: str, shown: str) -> None:
     fleet = example()
     page = fleet.apps[0]
-    app = page.app.model_copy(
-        update={"repository": page.app.repository.model_copy(update={"url": "https://bot:s3cret@example.com/a.git"})}
-    )
+    app = page.app.model_copy(update={"repository": page.app.repository.model_copy(update={"url": url})})
     fleet = dataclasses.replace(fleet, apps=(dataclasses.replace(page, app=app), *fleet.apps[1:]))
     text = pages.apps_page(fleet)
     assert "s3cret" not in text
-    assert "https://bot:***@example.com/a.git" in text
+    assert shown in text
