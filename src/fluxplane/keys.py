@@ -21,6 +21,17 @@ from stat import S_ISDIR, S_ISREG
 from fluxplane.files import write_atomic
 
 
+def content_hash(*parts: str | bytes) -> str:
+    """The SHA-256 of ``parts``, each with its length before it (so that ``("ab", "c")`` and ``("a", "bc")``
+    differ): the keys the caches file their entries under."""
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
 def user_key() -> bytes | None:
     """This user's key, made on first use; None when it can neither be read nor made."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

@@ -43,7 +43,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import functools
-import hashlib
 import importlib.metadata
 import json
 import os
@@ -54,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.keys import Signer, user_key
+from fluxplane.keys import Signer, content_hash, user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
@@ -78,15 +77,6 @@ class CachedCluster:
     shared_key: str
     files: dict[str, str]
     roles: tuple[AddonRole, ...]
-
-
-def _hash(*parts: str | bytes) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8") if isinstance(part, str) else part
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.hexdigest()
 
 
 def _json(value: Any) -> str:
@@ -138,7 +128,7 @@ def code_key(registry: PackRegistry) -> str | None:
             # a pack in a package of its own: its data files too (IAM policies read with load_policy), once
             hashed.add(folder)
             parts.extend(_package_files(folder))
-    return _hash(*parts)
+    return content_hash(*parts)
 
 
 def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
@@ -172,7 +162,7 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
     for cluster in plan.clusters:
         if cluster.environment is None or cluster.name not in models:
             continue
-        keys[cluster.name] = _hash(
+        keys[cluster.name] = content_hash(
             code,
             shared,
             pack_configs,
@@ -226,7 +216,7 @@ class FolderIndex:
             parts: list[str] = [prefix]
             for path in self.below(prefix):
                 parts.extend((path, self.files[path]))
-            found = self._digests[prefix] = _hash(*parts)
+            found = self._digests[prefix] = content_hash(*parts)
         return found
 
     def shared_key(self, prefixes: Iterable[str]) -> str:
@@ -234,7 +224,7 @@ class FolderIndex:
         folders = tuple(sorted(set(prefixes)))
         found = self._keys.get(folders)
         if found is None:
-            found = self._keys[folders] = _hash(*(self.digest(prefix) for prefix in folders))
+            found = self._keys[folders] = content_hash(*(self.digest(prefix) for prefix in folders))
         return found
 
 

@@ -45,7 +45,7 @@ from fluxplane.core.tree import MissingPath, Repository, elect
 from fluxplane.core.tree.kustomize import Folders, listed
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.errors import FluxplaneError
-from fluxplane.keys import Signer, user_key
+from fluxplane.keys import Signer, content_hash, user_key
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import by_cluster, check_functions
 from fluxplane.validate.runtime import Fleet
@@ -65,15 +65,6 @@ _PURPOSE = "validate reads the blob ids of dist/ from Git"
 _CODE = Path(__file__).resolve().parents[1]
 
 
-def _hash(*parts: str | bytes) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8") if isinstance(part, str) else part
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.hexdigest()
-
-
 @functools.cache
 def code_key() -> str:
     """A hash of what the results depend on besides the tree: fluxplane's tree reader and checks, PyYAML, Python."""
@@ -81,7 +72,7 @@ def code_key() -> str:
     for folder in ("core", "validate"):
         for path in sorted((_CODE / folder).rglob("*.py")):
             parts.extend((path.relative_to(_CODE).as_posix(), path.read_bytes()))
-    return _hash(*parts)
+    return content_hash(*parts)
 
 
 def blob_id(data: bytes) -> str:
@@ -176,7 +167,7 @@ class _Keys:
             if not path.startswith(prefix):
                 break
             found.append(path)
-        return _hash(*found)
+        return content_hash(*found)
 
     def config(self, folder: str) -> str:
         for name in KUSTOMIZE_FILES:
@@ -197,7 +188,7 @@ class _Keys:
             if owned is None:
                 return None
             owners.append(owned)
-        found = _hash(
+        found = content_hash(
             self.base,
             json.dumps([[path, self.blobs.get(path, "")] for path in record.reads]),
             json.dumps([[folder, self.below(folder)] for folder in record.generated]),
@@ -342,7 +333,7 @@ class ValidateCache:
         )
         walker = TreeFleet(by_file)
         clusters = sorted(walker.clusters)
-        base = _hash(
+        base = content_hash(
             code_key(),
             json.dumps(clusters),
             json.dumps([[file, self.blobs.get(file, "")] for file in compositions]),
