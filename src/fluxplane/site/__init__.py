@@ -28,6 +28,10 @@ from fluxplane.site.model import Change, Fleet, SiteError, load
 
 #: Where ``fluxplane site`` writes when no folder is given, below the project.
 DEFAULT_FOLDER = "site/fleet"
+#: The file that marks a folder as the site's own: its pages are rewritten and its old cluster pages removed
+#: only where it lies.
+MARKER = ".fluxplane-site"
+MARKER_TEXT = "This folder holds fluxplane's fleet pages: `fluxplane site` rewrites them.\n"
 
 
 def stylesheet() -> str:
@@ -62,11 +66,18 @@ def write(fleet: Fleet, folder: Path) -> list[str]:
     """Write the site into ``folder``, replacing the pages a previous run wrote there; the paths written, sorted.
 
     Only files the site writes are replaced, and ``clusters/`` is emptied of its pages first, so a cluster removed
-    from the fleet leaves no page behind; anything else in ``folder`` stays.
+    from the fleet leaves no page behind; anything else in ``folder`` stays. A folder that holds files but not
+    MARKER, which the first run writes, is someone else's: the site is not written there.
     """
     written = files(fleet)
     try:
+        if folder.is_dir() and not (folder / MARKER).is_file() and any(folder.iterdir()):
+            raise SiteError(
+                f"{folder}: holds files fluxplane site did not write (no {MARKER}); write the site into a new or "
+                "empty folder, which it then keeps as its own"
+            )
         folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(folder / MARKER, MARKER_TEXT.encode("utf-8"))
         clusters = folder / pages.CLUSTERS
         if clusters.is_dir() and not clusters.is_symlink():
             for old in clusters.glob("*.html"):
@@ -100,4 +111,4 @@ def build(
     return written
 
 
-__all__ = ["DEFAULT_FOLDER", "SiteError", "build", "change", "files", "stylesheet", "write"]
+__all__ = ["DEFAULT_FOLDER", "MARKER", "SiteError", "build", "change", "files", "stylesheet", "write"]

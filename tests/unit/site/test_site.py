@@ -39,7 +39,7 @@ def test_build_reads_the_project_and_is_deterministic(tmp_path: Path) -> None:
 
 def test_a_rewrite_drops_pages_of_clusters_gone_and_a_change_page_of_a_run_without_base(tmp_path: Path) -> None:
     folder = tmp_path / "site"
-    (folder / "clusters").mkdir(parents=True)
+    site.write(example(), folder)  # a previous run, which made the folder the site's own
     (folder / "clusters" / "removed-cluster.html").write_text("old")
     (folder / "change.html").write_text("old")
     (folder / "notes.txt").write_text("mine")
@@ -73,3 +73,18 @@ def test_a_folder_it_cannot_write_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SiteError, match=r"^.*file/site: cannot write the site: ") as raised:
         site.write(example(), tmp_path / "file" / "site")
     assert len(raised.value.problems) == 1
+
+
+def test_a_folder_with_files_the_site_did_not_write_is_left_alone(tmp_path: Path) -> None:
+    # GIVEN someone's folder, with an index.html and cluster pages of their own
+    (tmp_path / "clusters").mkdir()
+    (tmp_path / "clusters" / "notes.html").write_text("mine")
+    (tmp_path / "index.html").write_text("mine")
+    # WHEN the site is written there THEN it is refused in one line, and nothing is written or removed
+    with pytest.raises(SiteError, match=r"holds files fluxplane site did not write \(no \.fluxplane-site\)"):
+        site.write(example(), tmp_path)
+    assert read_tree(tmp_path) == {"clusters/notes.html": b"mine", "index.html": b"mine"}
+    # AND a new or empty folder becomes the site's own, rewritten on the next run
+    site.write(example(), tmp_path / "new")
+    site.write(example(), tmp_path / "new")
+    assert (tmp_path / "new" / site.MARKER).is_file()
