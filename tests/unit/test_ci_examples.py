@@ -12,7 +12,10 @@ import yaml
 
 from fluxplane.cli import build_parser
 from tests.conftest import ROOT
-from tests.support.workflows import assert_pull_requests_restore_the_main_branch_s_cache_and_never_save
+from tests.support.workflows import (
+    assert_every_action_runs_on_node_24,
+    assert_pull_requests_restore_the_main_branch_s_cache_and_never_save,
+)
 
 WORKFLOW = ROOT / "examples" / "ci" / ".github" / "workflows" / "fluxplane.yaml"
 PRE_COMMIT_EXAMPLE = ROOT / "examples" / "ci" / ".pre-commit-config.yaml"
@@ -97,7 +100,7 @@ def test_the_diff_is_posted_as_one_comment_edited_on_every_push() -> None:
     assert link.endswith('"$PAGES" >> diff.md')
     steps = _steps()
     upload = next(index for index, step in enumerate(steps) if step.get("id") == "pages")
-    assert steps[upload]["uses"] == "actions/upload-artifact@v4"
+    assert steps[upload]["uses"] == "actions/upload-artifact@v6"
     assert upload < steps.index(comment)
     # AND the diff step wrote that file
     assert any("--format markdown > diff.md" in line for line in _run_lines())
@@ -134,3 +137,8 @@ def test_published_hooks_include_the_stale_check_and_validate() -> None:
 def test_pull_requests_restore_the_main_branch_s_cache_and_never_save() -> None:
     # GIVEN the example workflow
     assert_pull_requests_restore_the_main_branch_s_cache_and_never_save(_steps())
+
+
+def test_every_action_of_the_workflow_runs_on_node_24() -> None:
+    # THEN no step of the example's workflow runs an action on the deprecated Node.js 20
+    assert_every_action_runs_on_node_24(yaml.safe_load(WORKFLOW.read_text()))

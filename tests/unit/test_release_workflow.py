@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from tests.conftest import ROOT
+from tests.support.workflows import assert_every_action_runs_on_node_24
 
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
 #: Where the workflow builds the files and every later job reads them.
@@ -80,3 +81,8 @@ def test_the_github_release_of_the_tag_gets_the_same_files_once_pypi_has_them() 
     run = " ".join(_runs("github-release").split())
     assert run.startswith(f'gh release create "$GITHUB_REF_NAME" {OUT}/* ')
     assert "--verify-tag" in run
+
+
+def test_every_action_of_the_release_runs_on_node_24() -> None:
+    # THEN no step of the release runs an action on the deprecated Node.js 20
+    assert_every_action_runs_on_node_24(_workflow())

@@ -18,7 +18,10 @@ import yaml
 from fluxplane.cli import main
 from fluxplane.scaffold import scaffold
 from tests.support.distribution import installed_from
-from tests.support.workflows import assert_pull_requests_restore_the_main_branch_s_cache_and_never_save
+from tests.support.workflows import (
+    assert_every_action_runs_on_node_24,
+    assert_pull_requests_restore_the_main_branch_s_cache_and_never_save,
+)
 
 EXPECTED = [
     ".github/workflows/fluxplane.yaml",
@@ -296,7 +299,7 @@ def test_ci_builds_the_fleet_pages_on_main_and_on_pull_requests_and_uploads_them
     assert "\n  .venv/bin/fluxplane site site/fleet\n" in run
     # AND the next uploads them, with a pinned action, before the plan's gate can stop the job
     upload = steps[pages + 1]
-    assert upload["uses"] == "actions/upload-artifact@v4"
+    assert upload["uses"] == "actions/upload-artifact@v6"
     assert upload["with"] == {"name": "fleet-pages", "path": "site/fleet", "if-no-files-found": "error"}
     gate = next(index for index, step in enumerate(steps) if "--fail-on" in str(step.get("run", "")))
     assert pages < gate
@@ -308,3 +311,11 @@ def test_ci_restores_the_main_branch_s_caches_and_a_pull_request_never_saves_the
     files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
     steps = yaml.safe_load(files[".github/workflows/fluxplane.yaml"])["jobs"]["check"]["steps"]
     assert_pull_requests_restore_the_main_branch_s_cache_and_never_save(steps)
+
+
+def test_every_action_of_the_workflow_runs_on_node_24(tmp_path: Path) -> None:
+    # GIVEN the new repository's workflow
+    files = scaffold(tmp_path / "fleet", "fluxplane==1.2.3").files
+    workflow = yaml.safe_load(files[".github/workflows/fluxplane.yaml"])
+    # THEN no step runs an action on the deprecated Node.js 20
+    assert_every_action_runs_on_node_24(workflow)
