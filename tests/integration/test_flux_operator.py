@@ -101,7 +101,7 @@ def test_switching_a_live_clusters_flux_installer_is_a_replacement(
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
     assert (
-        "platform/spokes/staging-1/flux/flux.yaml: HelmRelease staging-1/flux: the release changes from flux2 in "
+        "platform/spokes/staging-1/flux/flux.yaml: HelmRelease staging-1/flux: the release moves from flux2 in "
         "flux-system to flux-operator in flux-system, so helm-controller uninstalls it, deleting what it installed, "
         "before it installs the new one; to do it on purpose, run synth with --replace 'HelmRelease/staging-1/flux'"
     ) in err

@@ -316,7 +316,7 @@ def test_naming_a_charts_release_as_it_runs_needs_no_replace_and_renaming_it_doe
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("platform/clusters/staging-1: HelmRelease flux-system/goldilocks ")
-    assert "the release changes from goldilocks in goldilocks to vpa in goldilocks, so helm-controller" in err
+    assert "the release moves from goldilocks in goldilocks to vpa in goldilocks, so helm-controller" in err
 
 
 def test_charts_that_require_each_other_are_refused(

@@ -23,9 +23,8 @@ from fluxplane.synth.guard import (
     field,
     immutable_change,
     immutable_fields,
-    release_target,
 )
-from fluxplane.synth.hazards import DELETES, EKS_CLUSTER, management
+from fluxplane.synth.hazards import DELETES, EKS_CLUSTER, management, reinstall
 
 __all__ = ["EXTERNAL_NAME", "IMMUTABLE", "Risk", "immutable_fields", "object_risks", "risks"]
 
@@ -62,13 +61,10 @@ def immutable_changes(change: ObjectChange) -> list[str]:
 def release_reinstalled(change: ObjectChange) -> list[str]:
     if change.before is None or change.after is None or _ident(change) != HELM_RELEASE:
         return []
-    old, new = release_target(change.before), release_target(change.after)
-    if old == new:
+    reason = reinstall(change.before, change.after)
+    if reason is None:
         return []
-    return [
-        f"Helm release {old[2]} in {old[1]} becomes {new[2]} in {new[1]}: helm-controller uninstalls the release, "
-        "deleting what it installed, then installs the new one"
-    ]
+    return [f"{reason}: helm-controller uninstalls the release, deleting what it installed, then installs the new one"]
 
 
 def _permissions(rules: Any) -> set[tuple[str, str, str, str]]:

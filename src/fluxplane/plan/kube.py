@@ -3,8 +3,8 @@ every object that changes (``fluxplane diff`` shows those).
 
 * a HelmRelease or a Crossplane package (Provider, Function, Configuration) added is installed, one that changes
   is upgraded in place: what a pack's version or values do to the clusters that run it;
-* a HelmRelease whose release target changes is reinstalled: helm-controller uninstalls it, deleting what it
-  installed, then installs the new one (fluxplane.synth.hazards.release_target); a HelmRelease removed is
+* a HelmRelease whose release target or chart name changes is reinstalled: helm-controller uninstalls it, deleting
+  what it installed, then installs the new one (fluxplane.synth.hazards.reinstall); a HelmRelease removed is
   uninstalled, a Crossplane package removed deletes its CRDs and what they hold;
 * a Namespace removed deletes everything in it; a CustomResourceDefinition removed deletes every object of its
   kind;
@@ -29,7 +29,9 @@ from fluxplane.synth.hazards import (
     field,
     immutable_change,
     immutable_fields,
+    reinstall,
     release_target,
+    release_text,
 )
 
 CRD = ("apiextensions.k8s.io", "CustomResourceDefinition")
@@ -37,13 +39,6 @@ NAMESPACE = ("", "Namespace")
 FLUX_KUSTOMIZATION = ("kustomize.toolkit.fluxcd.io", "Kustomization")
 #: Crossplane's packages: a change installs another version of the provider, function or configuration.
 PACKAGES = frozenset(("pkg.crossplane.io", kind) for kind in ("Provider", "Function", "Configuration"))
-
-
-def _release(target: tuple[str, str, str]) -> str:
-    """A release as ``helm ls -A`` finds it: its name, its namespace, and where Helm keeps its records when that is
-    another namespace."""
-    storage, namespace, name = target
-    return f"{name} in {namespace}" + (f" (records in {storage})" if storage != namespace else "")
 
 
 def _installed_as(document: Mapping[str, Any]) -> tuple[str, str]:
@@ -78,20 +73,19 @@ def _installed(ident: tuple[str, str], before: Any, after: Any) -> tuple[str, st
     if before is None:
         if ident == HELM_RELEASE:
             # The release's identity, to hold against `helm ls -A`: one running under it is taken over in place.
-            target = _release(release_target(after))
+            target = release_text(release_target(after))
             return CREATE, f"installs {installs(after)} as release {target}, or takes over the one running there"
         return CREATE, f"installs {installs(after)}"
     if after is None:
         if ident == HELM_RELEASE:
-            target = _release(release_target(before))
+            target = release_text(release_target(before))
             return DELETE, f"helm-controller uninstalls release {target}, deleting what it installed"
         return DELETE, f"Crossplane removes {installs(before)}, its CRDs and every object of theirs"
     if ident == HELM_RELEASE:
-        old, new = release_target(before), release_target(after)
-        if old != new:
+        reason = reinstall(before, after)
+        if reason is not None:
             return REINSTALL, (
-                f"the release moves from {_release(old)} to {_release(new)}: helm-controller uninstalls it, deleting "
-                "what it installed, then installs the new one"
+                f"{reason}: helm-controller uninstalls it, deleting what it installed, then installs the new one"
             )
     return UPDATE, _upgrade(before, after)
 

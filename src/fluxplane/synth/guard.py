@@ -105,6 +105,7 @@ from fluxplane.synth.hazards import (
     label,
     left_on,
     management_change,
+    reinstall,
     release_target,
     switched,
     version_step,
@@ -142,11 +143,6 @@ def _change(old: Any, new: Any) -> str:
     if isinstance(old, scalars) and (new is None or isinstance(new, scalars)):
         return f" from {old} to {new if new is not None else 'nothing'}"
     return ""
-
-
-def _release_text(target: tuple[str, str, str]) -> str:
-    storage, namespace, name = target
-    return f"{name} in {namespace}" + (f" (stored in {storage})" if storage != namespace else "")
 
 
 def _worth_parsing(text: str) -> bool:
@@ -542,12 +538,11 @@ def _changes(
                 f"synth with --replace '{label(key)}'"
             )
     if key[:2] == HELM_RELEASE and not allowed(key, replace):
-        old_target, new_target = release_target(was), release_target(now)
-        if old_target != new_target:
+        reason = reinstall(was, now)
+        if reason is not None:
             found.append(
-                f"the release changes from {_release_text(old_target)} to {_release_text(new_target)}, so "
-                "helm-controller uninstalls it, deleting what it installed, before it installs the new one; to do it "
-                f"on purpose, run synth with --replace '{label(key)}'"
+                f"{reason}, so helm-controller uninstalls it, deleting what it installed, before it installs the new "
+                f"one; to do it on purpose, run synth with --replace '{label(key)}'"
             )
     if key[:2] == EKS_CLUSTER and versions:
         refused = version_step(field(was, ("spec", "kubernetesVersion")), field(now, ("spec", "kubernetesVersion")))

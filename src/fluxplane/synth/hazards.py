@@ -44,6 +44,7 @@ __all__ = [
     "Key",
     "allowed",
     "applier",
+    "chart_name",
     "deletes",
     "field",
     "immutable_change",
@@ -53,7 +54,9 @@ __all__ = [
     "left_on",
     "management",
     "management_change",
+    "reinstall",
     "release_target",
+    "release_text",
     "switched",
     "version_step",
 ]
@@ -250,6 +253,36 @@ def release_target(document: Mapping[str, Any]) -> tuple[str, str, str]:
         digest = hashlib.sha256(name.encode()).hexdigest()[:12]
         name = f"{name[: RELEASE_NAME_LENGTH - len(digest) - 1]}-{digest}"
     return str(field(document, ("spec", "storageNamespace")) or namespace), str(target or namespace), name
+
+
+def release_text(target: tuple[str, str, str]) -> str:
+    """A release as ``helm ls -A`` finds it: its name, its namespace, and where Helm stores its records when that is
+    another namespace."""
+    storage, namespace, name = target
+    return f"{name} in {namespace}" + (f" (stored in {storage})" if storage != namespace else "")
+
+
+def chart_name(document: Mapping[str, Any]) -> str | None:
+    """The name of the chart a HelmRelease installs, where the HelmRelease alone tells it: a chart of a
+    HelmRepository (``spec.chart.spec.chart``, the chart's name in the repository's index or OCI path). None for a
+    chart of a GitRepository or a Bucket (a path: the name is in the chart's Chart.yaml) or a ``chartRef``."""
+    if field(document, ("spec", "chart", "spec", "sourceRef", "kind")) != "HelmRepository":
+        return None
+    name = field(document, ("spec", "chart", "spec", "chart"))
+    return name if isinstance(name, str) and name else None
+
+
+def reinstall(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    """Why helm-controller uninstalls the release of HelmRelease ``before`` and installs ``after`` anew, rather than
+    upgrading it: its release target changes (release_target), or the name of the chart it installs (chart_name;
+    helm-controller's ``ReleaseTargetChanged`` compares the chart's name too). None when it upgrades in place."""
+    old, new = release_target(before), release_target(after)
+    if old != new:
+        return f"the release moves from {release_text(old)} to {release_text(new)}"
+    old_chart, new_chart = chart_name(before), chart_name(after)
+    if old_chart is not None and new_chart is not None and old_chart != new_chart:
+        return f"the chart of release {release_text(new)} changes from {old_chart} to {new_chart}"
+    return None
 
 
 def management(document: Mapping[str, Any] | None) -> str | None:

@@ -259,3 +259,15 @@ def test_a_helm_release_whose_target_changes_is_reinstalled(
         message for message in object_risks(change(_release(**before), _release(**after))) if "uninstalls" in message
     ]
     assert bool(found) is flagged, found
+
+
+def test_a_helm_release_of_another_chart_is_reinstalled() -> None:
+    # GIVEN a release of chart flux2 from a HelmRepository WHEN it installs chart flux-operator instead
+    def of(chart: str) -> dict[str, Any]:
+        return _release(chart={"spec": {"chart": chart, "sourceRef": {"kind": "HelmRepository", "name": "charts"}}})
+
+    # THEN diff tells the reviewer helm-controller reinstalls it
+    assert object_risks(change(of("flux2"), of("flux-operator"))) == [
+        "the chart of release flux in staging-1 changes from flux2 to flux-operator: helm-controller uninstalls the "
+        "release, deleting what it installed, then installs the new one"
+    ]

@@ -42,12 +42,29 @@ def test_a_release_is_installed_upgraded_reinstalled_and_uninstalled() -> None:
     assert changes(release(), release(targetNamespace="apps")) == [
         (
             "reinstall",
-            "the release moves from app in flux-system to apps-app in apps (records in flux-system): helm-controller "
+            "the release moves from app in flux-system to apps-app in apps (stored in flux-system): helm-controller "
             "uninstalls it, deleting what it installed, then installs the new one",
         )
     ]
     assert changes(release(), None) == [
         ("delete", "helm-controller uninstalls release app in flux-system, deleting what it installed")
+    ]
+
+
+def test_a_release_of_another_chart_is_reinstalled() -> None:
+    # GIVEN a release of chart app from a HelmRepository WHEN it installs chart web instead
+    def of(chart: str) -> dict[str, Any]:
+        made = release()
+        made["spec"]["chart"]["spec"].update(chart=chart, sourceRef={"kind": "HelmRepository", "name": "charts"})
+        return made
+
+    # THEN the plan says helm-controller reinstalls it
+    assert changes(of("app"), of("web")) == [
+        (
+            "reinstall",
+            "the chart of release app in flux-system changes from app to web: helm-controller uninstalls it, "
+            "deleting what it installed, then installs the new one",
+        )
     ]
 
 
@@ -60,7 +77,7 @@ def test_a_release_is_named_as_helm_ls_lists_it_records_included() -> None:
     ]
     moved = release(targetNamespace="web", releaseName="web", storageNamespace="flux-system")
     assert changes(own, moved)[0][1].startswith(
-        "the release moves from web in web to web in web (records in flux-system)"
+        "the release moves from web in web to web in web (stored in flux-system)"
     )
 
 

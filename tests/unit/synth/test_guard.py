@@ -197,9 +197,29 @@ def test_another_release_name_or_namespace_is_a_reinstallation_refused_unless_na
     # WHEN its name, its storage or its namespace changes THEN the reinstallation is refused, in one line
     problems = guard(files, dist, hub="hub")
     assert problems == [
-        f"{RELEASES}: HelmRelease flux-system/goldilocks: the release changes from goldilocks in goldilocks (stored in "
+        f"{RELEASES}: HelmRelease flux-system/goldilocks: the release moves from goldilocks in goldilocks (stored in "
         f"flux-system) to {change}, so helm-controller uninstalls it, deleting what it installed, before it installs "
         "the new one; to do it on purpose, run synth with --replace 'HelmRelease/flux-system/goldilocks'"
+    ]
+    # AND the user's word allows it
+    assert guard(files, dist, hub="hub", replace=["HelmRelease/flux-system/goldilocks"]) == []
+
+
+def test_another_chart_under_the_same_release_is_a_reinstallation_refused_unless_named(tmp_path: Path) -> None:
+    # GIVEN a release of chart goldilocks from a HelmRepository
+    def of(chart: str) -> dict[str, Any]:
+        made = helm_release()
+        del made["spec"]["chartRef"]
+        made["spec"]["chart"] = {"spec": {"chart": chart, "sourceRef": {"kind": "HelmRepository", "name": "charts"}}}
+        return made
+
+    dist = write(tmp_path / "dist", {RELEASES: [of("goldilocks")]})
+    files = texts({RELEASES: [of("vpa")]})
+    # WHEN it installs chart vpa under the same release THEN the reinstallation is refused, in one line
+    assert guard(files, dist, hub="hub") == [
+        f"{RELEASES}: HelmRelease flux-system/goldilocks: the chart of release goldilocks in flux-system changes from "
+        "goldilocks to vpa, so helm-controller uninstalls it, deleting what it installed, before it installs the new "
+        "one; to do it on purpose, run synth with --replace 'HelmRelease/flux-system/goldilocks'"
     ]
     # AND the user's word allows it
     assert guard(files, dist, hub="hub", replace=["HelmRelease/flux-system/goldilocks"]) == []
@@ -608,7 +628,7 @@ def test_a_release_target_changed_through_an_overlay_is_refused(tmp_path: Path) 
     (line,) = guard(texts(_release_tree([values, moved])), dist, hub="hub")
     assert line == (
         "platform/clusters/a: HelmRelease flux-system/podinfo (platform/apps/podinfo/base/podinfo.yaml, as "
-        "Kustomization flux-system/podinfo applies it): the release changes from podinfo-podinfo in podinfo (stored "
+        "Kustomization flux-system/podinfo applies it): the release moves from podinfo-podinfo in podinfo (stored "
         "in flux-system) to apps-podinfo in apps (stored in flux-system), so helm-controller uninstalls it, deleting "
         "what it installed, before it installs the new one; to do it on purpose, run synth with --replace "
         "'HelmRelease/flux-system/podinfo'"

@@ -15,6 +15,7 @@ from fluxplane.synth.hazards import (
     label,
     management,
     management_change,
+    reinstall,
     release_target,
     version_step,
 )
@@ -64,6 +65,37 @@ def test_a_release_name_longer_than_helm_allows_is_shortened_as_helm_controller_
         "release-name-with-very-long-name-which-i-788ca0d0d7b0",
     )
     assert release_target(fits)[2] == "a" * 53
+
+
+def _chart(chart: str, source: str = "HelmRepository", **spec: Any) -> dict[str, Any]:
+    source_ref = {"kind": source, "name": "charts"}
+    return {
+        "metadata": {"name": "web", "namespace": "flux-system"},
+        "spec": {"chart": {"spec": {"chart": chart, "version": "1.0.0", "sourceRef": source_ref}}, **spec},
+    }
+
+
+def test_another_chart_of_a_helm_repository_is_a_reinstallation() -> None:
+    # GIVEN a release of chart podinfo from a HelmRepository
+    # WHEN it installs another chart under the same release THEN helm-controller reinstalls it (ReleaseTargetChanged
+    # compares the chart's name too)
+    assert reinstall(_chart("podinfo"), _chart("nginx")) == (
+        "the chart of release web in flux-system changes from podinfo to nginx"
+    )
+    # AND another version or other values of the same chart upgrade it in place
+    assert reinstall(_chart("podinfo"), _chart("podinfo", values={"a": 1})) is None
+    # AND a moved release says where it moves, whatever its chart
+    assert reinstall(_chart("podinfo"), _chart("nginx", targetNamespace="web")) == (
+        "the release moves from web in flux-system to web-web in web (stored in flux-system)"
+    )
+
+
+def test_a_chart_named_by_a_path_or_a_reference_is_no_reinstallation_by_itself() -> None:
+    # GIVEN charts whose name the HelmRelease does not tell: a path in a GitRepository (the name is in Chart.yaml),
+    # or a chartRef WHEN they change THEN nothing says the release is reinstalled
+    assert reinstall(_chart("./charts/a", "GitRepository"), _chart("./deploy/a", "GitRepository")) is None
+    by_reference = {"metadata": {"name": "web", "namespace": "flux-system"}, "spec": {"chartRef": {"name": "web"}}}
+    assert reinstall(_chart("podinfo"), by_reference) is None
 
 
 def test_eks_moves_a_cluster_one_minor_version_up_and_never_down() -> None:
