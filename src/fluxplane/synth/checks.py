@@ -3,12 +3,14 @@
 They catch what Flux would only report at run time, on the cluster: a dependsOn or sourceRef that
 names nothing, a dependency cycle (Flux would wait forever), a Flux path that is not in dist/, two
 objects with one identity in one kustomize build, two files at one path, one object that two Flux
-Kustomizations apply on a cluster (each takes it from the other, and prunes it when it stops applying it),
+Kustomizations apply on a cluster (each takes it from the other, and prunes it when it stops applying it), two
+HelmReleases that install one Helm release (each upgrades it to its own chart and values),
 and plaintext in Git: a Secret with values, or a SealedSecret carrying values in clear beside its ciphertext.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterable
@@ -25,6 +27,7 @@ from fluxplane.core.tree import Placed, Walk
 from fluxplane.packs.helm_charts import chart_file
 from fluxplane.packs.registry import find_cycle
 from fluxplane.synth.cdk8s_charts import CHART_FILES
+from fluxplane.synth.hazards import HELM_RELEASE, field, release_target
 
 if TYPE_CHECKING:
     from fluxplane.synth.app import FleetApp
@@ -198,6 +201,38 @@ class Writers:
                 other = self._of(walk, second, own=False)
             what = contested.key.shown if lead.rank < 2 else f"{contested.key.shown} of {lead.name}"
             found.append((lead.where, what, other.name, lead.remedy, cluster))
+        return found + self._releases(walk, cluster)
+
+    def _releases(self, walk: Walk, cluster: str) -> list[Contest]:
+        """The Helm releases two HelmReleases on ``cluster`` install: Helm keeps a release by its name in its storage
+        namespace (fluxplane.synth.hazards.release_target) on the cluster it installs into, so each HelmRelease would
+        upgrade the other's release to its own chart and values at every reconciliation."""
+        found: list[Contest] = []
+        releases: dict[tuple[str, str, str], Placed] = {}
+        for placed in walk.on(cluster):
+            if (placed.key.group, placed.key.kind) != HELM_RELEASE:
+                continue
+            metadata = placed.doc.get("metadata")
+            landed = {
+                **placed.doc,
+                "metadata": {**(metadata if isinstance(metadata, dict) else {}), "namespace": placed.namespace},
+            }
+            storage, _, name = release_target(landed)
+            # a HelmRelease with a kubeConfig installs into the cluster its Secret or ConfigMap (in its own namespace)
+            # names: another kubeConfig, another cluster
+            remote = field(placed.doc, ("spec", "kubeConfig"))
+            there = f"{placed.namespace}/{json.dumps(remote, sort_keys=True)}" if remote else ""
+            first = releases.setdefault((there, storage, name), placed)
+            if first.key == placed.key:
+                continue
+            (lead, mine), (other, theirs) = sorted(
+                ((self._of(walk, side), side) for side in (first, placed)), key=lambda pair: pair[0].rank
+            )
+            if other == lead:
+                other = self._of(walk, theirs, own=False)
+            what = f"Helm release {name} (stored in {storage}), which {mine.key.shown} installs,"
+            remedy = f"give {theirs.key.shown} another releaseName or storageNamespace"
+            found.append((lead.where, what, f"{theirs.key.shown} of {other.name}", remedy, cluster))
         return found
 
     def _of(self, walk: Walk, placed: Placed, *, own: bool = True) -> _Writer:

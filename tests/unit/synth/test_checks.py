@@ -162,6 +162,34 @@ def test_an_object_a_manifest_or_cdk8s_chart_writes_with_a_pack_or_the_entry_poi
     ]
 
 
+def _helm_release(name: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": name, "namespace": "flux-system"},
+        "spec": {"interval": "30m", "chartRef": {"kind": "OCIRepository", "name": name}, **spec},
+    }
+
+
+def test_two_helm_releases_installing_one_release_are_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN two environment manifests whose HelmReleases a and b name one release: Helm keeps a release by its name
+    # in its storage namespace, whatever namespace it installs into
+    def file(name: str, *documents: dict[str, Any]) -> ManifestFile:
+        return ManifestFile("configs", "environment", name, f"environments/manifests/staging/configs/{name}", documents)
+
+    first = file("a.yaml", _helm_release("a", releaseName="shared", targetNamespace="one"))
+    second = file("b.yaml", _helm_release("b", releaseName="shared", targetNamespace="two"))
+    # AND a third whose release has the same name, kept in another namespace: another release
+    third = file("c.yaml", _helm_release("c", releaseName="shared", storageNamespace="three", targetNamespace="three"))
+    app = _with_manifests(write_fleet(BASE, TWO_CLUSTERS), first, second, third)
+    # WHEN rendered THEN the clash is one line, naming both HelmReleases, the clusters and what to do
+    assert _refusals(app) == [
+        "environments/manifests/staging/configs/a.yaml: Helm release shared (stored in flux-system), which HelmRelease "
+        "flux-system/a installs, is written by HelmRelease flux-system/b of environments/manifests/staging/configs/"
+        "b.yaml too on clusters 's1', 's2'; give HelmRelease flux-system/b another releaseName or storageNamespace"
+    ]
+
+
 def test_an_object_a_kustomization_of_the_users_applies_with_a_pack_is_refused_with_its_file(
     write_fleet: FleetWriter,
 ) -> None:
