@@ -133,12 +133,9 @@ def _read_manifest(text: str) -> tuple[Signatures | None, Signatures]:
 
 def inside(path: str) -> bool:
     """Whether ``path`` names a file below a tree: relative, with no empty, ``.`` or ``..`` segment."""
-    return (
-        bool(path)
-        and not path.startswith("/")
-        and "\0" not in path
-        and all(part not in ("", ".", "..") for part in path.split("/"))
-    )
+    # every segment between slashes: an empty, "." or ".." one shows as one of these (a leading or trailing slash too)
+    wrapped = f"/{path}/"
+    return bool(path) and "\0" not in path and "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
 
 
 #: The last manifest read, by (path, size, mtime_ns): the guard and the write of one synth read the same one.
