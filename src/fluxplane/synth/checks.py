@@ -102,9 +102,11 @@ def check_files(files: list[tuple[Any, Manifest]]) -> list[str]:
             problems.append(f"{manifest.node.path}: writes {path}, already written by {seen[path]}")
         seen[path] = manifest.node.path
         identities: dict[tuple[Any, ...], str] = {}
+        checked: set[str] = set()
         for resource in manifest.resources():
-            if resource.node.path in identities.values():
+            if resource.node.path in checked:
                 continue
+            checked.add(resource.node.path)
             if resource.ref in identities:
                 problems.append(
                     f"{resource.node.path}: {resource.kind} {resource.name!r} is already defined in {path} "
@@ -123,6 +125,11 @@ def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any
     one of ``layouts`` (an entry point applies the workloads repository's tenants, say).
     """
     problems: list[str] = []
+    # each repository folder's prefix in a Flux path, worked out once
+    bases: dict[int, str] = {}
+    for layout in (*(chart.layout for chart in charts), *(layouts or ())):
+        if id(layout) not in bases:
+            bases[id(layout)] = layout.flux_path("").rstrip("/") + "/"
     for chart in charts:
         candidates = [chart.layout, *(layouts or ())]
         by_path: defaultdict[str, list[Kustomization]] = defaultdict(list)
@@ -132,7 +139,7 @@ def check_flux_paths(charts: list[Any], directories: set[str], layouts: list[Any
         for path, users in sorted(by_path.items()):
             found = None
             for layout in candidates:
-                base = layout.flux_path("").rstrip("/") + "/"
+                base = bases[id(layout)]
                 relative = path[len(base) :].rstrip("/") if path.startswith(base) else None
                 if relative:
                     found = posixpath.join(layout.key, relative)

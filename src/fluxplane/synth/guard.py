@@ -163,6 +163,8 @@ class OldTree:
         self.outdir = outdir
         self._stats: dict[str, tuple[int, int]] | None = None
         self._linked: dict[str, bool] = {}
+        #: The files :meth:`changed` looked at (the tree's, as it sees it), or None before it ran.
+        self.known: Mapping[str, tuple[int, int]] | None = None
 
     @property
     def exists(self) -> bool:
@@ -241,6 +243,7 @@ class OldTree:
             return {}
         recorded = writer.recorded(self.outdir)
         stats = self._stat(files.keys() | recorded.keys()) if recorded else self.stats
+        self.known = stats
         found: dict[str, bytes | None] = {}
         writer.forget_text_digests()
         for path, text in files.items():
@@ -314,7 +317,9 @@ def _versions_the_record_moves(
     for cluster, version in sorted(followed.items()):
         path = f"{PLATFORM}/{cluster_vars_file(cluster)}"
         old_data = changed.get(path)
-        old = _kubernetes_version(old_data.decode("utf-8", "replace") if old_data is not None else None)
+        if old_data is None:  # its variables did not change (or are new): the definition's own check holds
+            continue
+        old = _kubernetes_version(old_data.decode("utf-8", "replace"))
         new = _kubernetes_version(files.get(path))
         if old is None or new is None or old == new:
             continue
@@ -631,9 +636,12 @@ def _old_documents(tree: OldTree, path: str) -> list[Any]:
 
 
 def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | None) -> tuple[Walk, Walk] | None:
+    # The old tree's files as changed() saw them (with the last write's record: its files and synth's, never a
+    # listing of the whole tree)
+    known = tree.known if tree.known is not None else tree.stats
     makers = {
         path: functools.partial(_old_documents, tree, path)
-        for path in tree.stats
+        for path in known
         if path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
     }
     try:

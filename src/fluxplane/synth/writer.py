@@ -34,7 +34,7 @@ import errno
 import hashlib
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
@@ -117,28 +117,28 @@ def _read_manifest(text: str) -> tuple[Signatures | None, Signatures]:
     head, separator, rest = text.partition("\n")
     if not separator or head not in ("tree", "tree unknown"):
         raise ValueError(MANIFEST)
-    sections: list[Signatures] = [{}]
-    for line in rest.splitlines():
-        if line == "dist" and len(sections) == 1:
-            sections.append({})
-            continue
-        path, digest, size, mtime = line.split("\t")
-        if not inside(path):
-            raise ValueError(path)
-        sections[-1][path] = (digest, int(size), int(mtime))
-    if len(sections) != 2:
-        raise ValueError(MANIFEST)
+    lines = rest.splitlines()
+    try:
+        middle = lines.index("dist")
+    except ValueError:
+        raise ValueError(MANIFEST) from None
+    sections: list[Signatures] = []
+    for part in (lines[:middle], lines[middle + 1 :]):
+        section: Signatures = {}
+        for line in part:
+            path, digest, size, mtime = line.split("\t")
+            section[path] = (digest, int(size), int(mtime))
+        if not all(map(inside, section)):
+            raise ValueError(next(path for path in section if not inside(path)))
+        sections.append(section)
     return (sections[0] if head == "tree" else None), sections[1]
 
 
 def inside(path: str) -> bool:
     """Whether ``path`` names a file below a tree: relative, with no empty, ``.`` or ``..`` segment."""
-    return (
-        bool(path)
-        and not path.startswith("/")
-        and "\0" not in path
-        and all(part not in ("", ".", "..") for part in path.split("/"))
-    )
+    # every segment between slashes: an empty, "." or ".." one shows as one of these (a leading or trailing slash too)
+    wrapped = f"/{path}/"
+    return bool(path) and "\0" not in path and "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
 
 
 #: The last manifest read, by (path, size, mtime_ns): the guard and the write of one synth read the same one.
@@ -233,45 +233,50 @@ def _remove(path: Path) -> None:
 _UNRECORDED = ("", -1, -1)
 
 
-def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None]:
-    """Move the spare to ``new`` for updating: (what it holds, dist/'s files as its manifest records them).
+def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None, set[str]]:
+    """Move the spare to ``new`` for updating: (what it holds, dist/'s files as its manifest records them, the
+    folders the listing found, each a folder itself).
 
     The manifest is removed first (whatever it is: a folder too). The spare is listed: each entry that
     is not a folder (a symlink is one, never followed) keeps its signature from the manifest, or gets
     an empty digest when the manifest does not record it (a spare interrupted mid-update, the first
     tree a synth replaced, or an entry added by hand): its content is then compared before it is kept,
-    and it is removed if synth does not write it. Empty folders go. ({}, None) when there is no spare.
+    and it is removed if synth does not write it. Empty folders go. ({}, None, set()) when there is no spare.
     """
     spare = spare_path(outdir)
     if not _is_folder(spare):
         _remove(spare)  # a symlink or a file in the spare's place is not fluxplane's
-        return {}, None
+        return {}, None, set()
     tree: Signatures | None = None
     current: Signatures | None = None
     with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
         tree, current = _manifest_of(spare)
     _remove(spare / MANIFEST)
     spare.rename(new)
-    entries, empty = _listing(str(new))
+    entries, empty, folders = _listing(str(new))
     for folder in empty:
         while folder:
             try:
                 os.rmdir(f"{new}/{folder}")
             except OSError:  # not empty: its parents are not empty either
                 break
+            folders.discard(folder)
             folder = os.path.dirname(folder)
     recorded = tree or {}
-    return {path: recorded.get(path, _UNRECORDED) for path in entries}, current
+    return {path: recorded.get(path, _UNRECORDED) for path in entries}, current, folders
 
 
-def _listing(root: str) -> tuple[list[str], list[str]]:
+def _listing(root: str) -> tuple[list[str], list[str], set[str]]:
     """What the folder ``root`` holds, by path below it: every entry that is not a folder (symlinks to
-    folders included: no link is followed), and the folders that hold nothing."""
+    folders included: no link is followed), the folders that hold nothing, and every folder."""
     entries: list[str] = []
     empty: list[str] = []
+    folders: set[str] = set()
     pending = [("", root)]
     while pending:
         prefix, folder = pending.pop()
+        if prefix:
+            folders.add(prefix[:-1])
         held = False
         with os.scandir(folder) as found:
             for entry in found:
@@ -282,7 +287,7 @@ def _listing(root: str) -> tuple[list[str], list[str]]:
                     entries.append(prefix + entry.name)
         if prefix and not held:
             empty.append(prefix[:-1])
-    return entries, empty
+    return entries, empty, folders
 
 
 def _keep_spare(outdir: Path, replaced: Path, tree: Signatures | None, current: Signatures) -> None:
@@ -341,11 +346,12 @@ class _Linked(Exception):
 
 
 class _Folders:
-    """The folders of a tree being filled, each checked once to be a folder itself (or absent)."""
+    """The folders of a tree being filled, each checked once to be a folder itself (or absent); ``listed`` are
+    folders a listing of the tree just found to be folders themselves (never links), which need no check."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, listed: Iterable[str] = ()) -> None:
         self.root = root
-        self.checked: set[str] = {""}
+        self.checked: set[str] = {"", *listed}
 
     def check(self, folder: str) -> None:
         """Raise _Linked unless every folder on the way to ``folder`` is a folder or absent."""
@@ -361,16 +367,16 @@ class _Folders:
         self.checked.add(folder)
 
 
-def _fill(new: str, files: dict[str, str], known: Signatures) -> Signatures:
+def _fill(new: str, files: dict[str, str], known: Signatures, listed: Iterable[str] = ()) -> Signatures:
     """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs
     from ``known`` (its files as the manifest records them); the signatures of the result.
 
-    ``known`` lists everything in ``new`` that is not a folder. Nothing is written, read or removed
-    through a symlink: a folder of the tree that is not a folder raises _Linked (the spare is then not
-    used); a file that differs is removed and written anew, so a symlink, a hard link or a FIFO there
-    is replaced, never written through.
+    ``known`` lists everything in ``new`` that is not a folder, ``listed`` its folders (_listing). Nothing
+    is written, read or removed through a symlink: a folder of the tree that is not a folder raises _Linked
+    (the spare is then not used); a file that differs is removed and written anew, so a symlink, a hard
+    link or a FIFO there is replaced, never written through.
     """
-    guard = _Folders(new)
+    guard = _Folders(new, listed)
     folders: set[str] = set()
     for relative in known.keys() - files.keys():
         guard.check(os.path.dirname(relative))
@@ -477,11 +483,11 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
         recover(outdir)
         if outdir.exists() and not outdir.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(outdir))
-        known, current = _take_spare(outdir, new)
+        known, current, folders = _take_spare(outdir, new)
         new.mkdir(exist_ok=True)
         try:
             try:
-                written = _fill(f"{new}/", files, known)
+                written = _fill(f"{new}/", files, known, folders)
             except _Linked:  # not a tree fluxplane left: start from an empty folder
                 shutil.rmtree(new)
                 new.mkdir()

@@ -13,11 +13,13 @@ from fluxplane.config.manifests import ManifestFile
 from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.namespace import Namespace
+from fluxplane.core.layout import RepositoryLayout
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.cdk8s_charts import CHART_FILES
+from fluxplane.synth.checks import check_flux_paths
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
 from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
@@ -69,6 +71,23 @@ def test_source_ref_must_exist_and_flux_path_must_be_in_dist(app: FleetApp) -> N
         "cluster-s1/infrastructure/stray: spec.path './dist/platform/nowhere' is not a folder of dist/ with a "
         "kustomization.yaml",
     }
+
+
+def test_each_repository_folders_flux_prefix_is_worked_out_once(app: FleetApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the app's charts, whose Kustomizations name many Flux paths
+    charts = [*app.clusters.values()]
+    app.finish()
+    asked: list[str] = []
+    real = RepositoryLayout.flux_path
+
+    def flux_path(self: RepositoryLayout, directory: str) -> str:
+        asked.append(self.key)
+        return real(self, directory)
+
+    monkeypatch.setattr(RepositoryLayout, "flux_path", flux_path)
+    # WHEN their paths are checked THEN each repository folder's prefix is asked for once, not once per path
+    assert check_flux_paths(charts, set(), [app.layout, app.workloads])
+    assert sorted(asked) == sorted({app.layout.key, app.workloads.key})
 
 
 def test_two_files_at_one_path_and_two_objects_with_one_identity(app: FleetApp) -> None:

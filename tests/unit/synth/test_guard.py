@@ -16,8 +16,9 @@ from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import dump_documents, parse_documents
 from fluxplane.core.tree import Folders
 from fluxplane.errors import ConfigError
+from fluxplane.synth import guard as guard_module
 from fluxplane.synth import synthesize
-from fluxplane.synth.guard import guard, read_tree
+from fluxplane.synth.guard import OldTree, guard, read_tree
 from tests.conftest import ROOT, FleetWriter
 
 APPLIED_BY = "fluxplane.io/applied-by"
@@ -444,6 +445,19 @@ def test_a_version_the_definition_names_or_a_tree_without_one_is_not_the_records
     assert guard(texts({VARS: [cluster_vars("1.35")]}), dist, hub="hub", followed_versions=followed) == []
 
 
+def test_variables_that_do_not_change_are_not_parsed_for_their_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a cluster whose definition names no version, whose variables stay as they are while another file changes
+    dist = write(tmp_path / "dist", {FILE: [versioned("1.34")], VARS: [cluster_vars("1.34")]})
+    files = texts({FILE: [cluster(cidr="10.1.0.0/16")], VARS: [cluster_vars("1.34")]})
+    parsed: list[str | None] = []
+    monkeypatch.setattr(guard_module, "_kubernetes_version", lambda text: parsed.append(text))
+    # WHEN guarded THEN only changed variables are read for their version: none here (a fleet's thousand are not)
+    guard(files, dist, hub="hub", followed_versions={"a": FOLLOWED})
+    assert parsed == []
+
+
 def test_an_edited_record_alone_never_upgrades_a_cluster(
     example_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -566,6 +580,26 @@ def test_a_change_through_one_clusters_overlay_reads_no_other_clusters_entry(
     entries = {folder for folder in built if folder.startswith("platform/clusters/") and folder.count("/") == 2}
     assert entries <= {"platform/clusters/staging-usw2", "platform/clusters/hub"}
     assert "platform/clusters/staging-usw2" in entries
+
+
+def test_a_change_through_an_overlay_lists_no_tree_the_last_write_recorded(
+    example_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the example written by synth (which records dist/'s files), and a change only staging-usw2's overlay makes
+    assert main(["--root", str(example_project), "synth"]) == 0
+    _encrypted_off(example_project, "cluster")
+    listed: list[Path] = []
+    real = OldTree.stats
+
+    def stats(self: OldTree) -> dict[str, tuple[int, int]]:
+        listed.append(self.outdir)
+        return real.__get__(self)
+
+    monkeypatch.setattr(OldTree, "stats", property(stats))
+    # WHEN synth judges what the cluster applies THEN it refuses the change as before
+    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
+    # AND the old tree it walks is the files the last write recorded and those synth writes: dist/ is not listed
+    assert listed == []
 
 
 def test_fleet_app_synth_refuses_a_change_made_through_an_overlay(example_project: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import os
 import shutil
+import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,32 @@ def test_from_the_second_write_on_the_spare_knows_its_files(tmp_path: Path, monk
     assert _tree(dist) == {"same.yaml": "s\n", "changes.yaml": "2\n"}
     assert sorted(writes) == sorted(["changes.yaml", MANIFEST])
     assert reads == []
+
+
+def test_the_spares_folders_are_checked_by_its_listing_not_once_more_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a tree of many folders written twice: the spare holds them all
+    dist = tmp_path / "dist"
+    tree = {f"platform/clusters/c{index}/flux-system/kustomization.yaml": "k\n" for index in range(20)}
+    write_tree(tree, dist)
+    write_tree(tree, dist)
+    looked: list[str] = []
+    real_lstat = os.lstat
+
+    def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = real_lstat(path, *args, **kwargs)
+        if stat.S_ISDIR(found.st_mode):
+            looked.append(os.fspath(path))
+        return found
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    # WHEN a write changes one file
+    write_tree({**tree, "platform/clusters/c0/flux-system/kustomization.yaml": "changed\n"}, dist)
+    # THEN the folders the spare's listing found (each a folder itself, no link) are not looked at once more, one by
+    # one: a fleet's 20,000 folders cost no 20,000 more system calls
+    assert [path for path in looked if "/platform/" in path] == []
+    assert _tree(dist) == {**tree, "platform/clusters/c0/flux-system/kustomization.yaml": "changed\n"}
 
 
 def test_a_spare_file_changed_behind_its_manifest_is_rewritten(tmp_path: Path) -> None:
