@@ -163,8 +163,6 @@ class OldTree:
         self.outdir = outdir
         self._stats: dict[str, tuple[int, int]] | None = None
         self._linked: dict[str, bool] = {}
-        #: The files :meth:`changed` looked at (the tree's, as it sees it), or None before it ran.
-        self.known: Mapping[str, tuple[int, int]] | None = None
 
     @property
     def exists(self) -> bool:
@@ -243,7 +241,6 @@ class OldTree:
             return {}
         recorded = writer.recorded(self.outdir)
         stats = self._stat(files.keys() | recorded.keys()) if recorded else self.stats
-        self.known = stats
         found: dict[str, bytes | None] = {}
         writer.forget_text_digests()
         for path, text in files.items():
@@ -636,12 +633,11 @@ def _old_documents(tree: OldTree, path: str) -> list[Any]:
 
 
 def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | None) -> tuple[Walk, Walk] | None:
-    # The old tree's files as changed() saw them (with the last write's record: its files and synth's, never a
-    # listing of the whole tree)
-    known = tree.known if tree.known is not None else tree.stats
+    # Every file of the old tree, as dist/ holds it: a file added by hand, which the last write did not record,
+    # counts in what the clusters run
     makers = {
         path: functools.partial(_old_documents, tree, path)
-        for path in known
+        for path in tree.stats
         if path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
     }
     try:

@@ -18,7 +18,7 @@ from fluxplane.core.tree import Folders
 from fluxplane.errors import ConfigError
 from fluxplane.synth import guard as guard_module
 from fluxplane.synth import synthesize
-from fluxplane.synth.guard import OldTree, guard, read_tree
+from fluxplane.synth.guard import guard, read_tree
 from tests.conftest import ROOT, FleetWriter
 
 APPLIED_BY = "fluxplane.io/applied-by"
@@ -582,24 +582,21 @@ def test_a_change_through_one_clusters_overlay_reads_no_other_clusters_entry(
     assert "platform/clusters/staging-usw2" in entries
 
 
-def test_a_change_through_an_overlay_lists_no_tree_the_last_write_recorded(
-    example_project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # GIVEN the example written by synth (which records dist/'s files), and a change only staging-usw2's overlay makes
+def test_a_file_added_to_dist_by_hand_counts_in_what_the_cluster_applies(example_project: Path) -> None:
+    # GIVEN the example written by synth (which records dist/'s files), then a patch added to dist/ by hand, a file
+    # the last write did not record: the clusters run gp3 unencrypted
     assert main(["--root", str(example_project), "synth"]) == 0
-    _encrypted_off(example_project, "cluster")
-    listed: list[Path] = []
-    real = OldTree.stats
-
-    def stats(self: OldTree) -> dict[str, tuple[int, int]]:
-        listed.append(self.outdir)
-        return real.__get__(self)
-
-    monkeypatch.setattr(OldTree, "stats", property(stats))
-    # WHEN synth judges what the cluster applies THEN it refuses the change as before
-    assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT
-    # AND the old tree it walks is the files the last write recorded and those synth writes: dist/ is not listed
-    assert listed == []
+    base = example_project / "dist/platform/infrastructure/controllers/aws-ebs-csi-driver/base"
+    (base / "kustomization.yaml").write_text(
+        (base / "kustomization.yaml").read_text() + "patches:\n- path: hand.yaml\n"
+    )
+    (base / "hand.yaml").write_text(
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\nparameters:\n  encrypted: 'false'\n"
+    )
+    # WHEN synth would write the definition's gp3 again THEN the change of the running StorageClass is refused: the
+    # old tree is what dist/ holds, not what the last write recorded
+    with pytest.raises(ConfigError, match="StorageClass gp3"):
+        synthesize(example_project)
 
 
 def test_fleet_app_synth_refuses_a_change_made_through_an_overlay(example_project: Path) -> None:
