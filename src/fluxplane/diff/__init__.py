@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from fluxplane.core.tree import Fleet, KubectlBuilder
 from fluxplane.diff import git
@@ -26,7 +25,17 @@ from fluxplane.diff.git import Base, DiffError
 from fluxplane.diff.objects import compare_clusters, compare_files
 from fluxplane.diff.report import HEAD_LABEL, SYNTHESIZED, Report
 from fluxplane.diff.risks import risks
-from fluxplane.diff.scope import CLUSTERS, Definitions, Follow, Index, Scope, ScopedFolders, changed_files, reached
+from fluxplane.diff.scope import (
+    CLUSTERS,
+    Definitions,
+    Follow,
+    Index,
+    Keys,
+    Scope,
+    ScopedFolders,
+    changed_files,
+    reached,
+)
 from fluxplane.diff.trees import base_tree, head_tree
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.progress import Progress
@@ -48,9 +57,9 @@ def _scoped(
     with progress.stage("scope") as stage:
         scope = Scope(changed)
         reach = reached(changed, sides)
-        parsed: dict[str, list[dict[str, Any]]] = {}
+        keys = Keys()
         for tree in (before, after):
-            scope.add(Index(tree.files, parsed), reach)
+            scope.add(Index(tree.files, keys), reach)
         stage.note(f"{len(changed)} changed files, {len(scope.clusters)} clusters")
     with progress.stage("build") as stage:
         builder = KubectlBuilder()

@@ -82,13 +82,95 @@ def reached(changed: Iterable[str], sides: tuple[Definitions, Definitions]) -> s
     return reach
 
 
-class Index:
-    """One tree's kustomization files and Flux Kustomizations, parsed where a question needs them; ``parsed`` is
-    shared by the trees of a plan, keyed by text (most files are the same in both)."""
+#: A name the entry keys answer for exactly (:func:`_entry_key`): no whitespace, quote, colon or slash, no leading
+#: dash. Other names are looked for in every kustomization file.
+_PLAIN_NAME = re.compile(r"[^\s\"':/-][^\s\"':/]*")
+_PATH = "path:"
 
-    def __init__(self, files: Mapping[str, str], parsed: dict[str, list[dict[str, Any]]] | None = None) -> None:
+
+def _value_end(line: str) -> str:
+    """A line without its end as an entry may end: whitespace, then one quote, then one slash."""
+    value = line.rstrip()
+    if value[-1:] in ("'", '"'):
+        value = value[:-1]
+    return value[:-1] if value.endswith("/") else value
+
+
+def _entry_key(line: str) -> str:
+    """The one plain name a line can list, as ``Index.readers`` matches it: the last segment of its value, past a
+    leading dash, ``path:`` and quote (a line that names a plain name, its text ending in it after a slash or
+    such a start, has that name for key)."""
+    value = _value_end(line)
+    slash = value.rfind("/")
+    if slash >= 0:
+        return value[slash + 1 :]
+    value = value.lstrip()
+    if value.startswith("-"):
+        value = value[1:].lstrip()
+    if value.startswith(_PATH):
+        value = value[len(_PATH) :].lstrip()
+    return value[1:] if value[:1] in ("'", '"') else value
+
+
+def _entry_keys(text: str) -> frozenset[str]:
+    return frozenset(_entry_key(line) for line in text.split("\n"))
+
+
+def _path_keys(text: str) -> frozenset[str]:
+    """The last segment of each ``path:`` value in a file (on the line of ``path:`` or, when it has none there,
+    the next line holding any), as ``Index.appliers`` matches them."""
+    keys: set[str] = set()
+    at = text.find(_PATH)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if not text[start:at].strip():
+            value = text[at + len(_PATH) : end]
+            while not value.strip() and end < len(text):
+                start, end = end + 1, text.find("\n", end + 1)
+                end = len(text) if end < 0 else end
+                value = text[start:end]
+            keys.add(_entry_key(value))
+        at = text.find(_PATH, at + len(_PATH))
+    return frozenset(keys)
+
+
+def _escapes(text: str) -> bool:
+    """Whether a kustomization file may list a path outside its folder: one with ``..``, or written with YAML's
+    escapes (``/`` at the start names no path of the tree)."""
+    return ".." in text or "\\" in text
+
+
+def _above(path: str) -> list[str]:
+    """``path`` and the folders above it, up to the top ("")."""
+    parts = path.split("/")
+    return ["/".join(parts[:end]) for end in range(len(parts) + 1)]
+
+
+class Keys:
+    """What the indexes of the trees compared read of each text once (most texts are the same in both): the parsed
+    documents, the entry keys of kustomization files, the ``path:`` keys of files holding Flux Kustomizations."""
+
+    def __init__(self) -> None:
+        self.parsed: dict[str, list[dict[str, Any]]] = {}
+        self.entries: dict[str, frozenset[str]] = {}
+        self.paths: dict[str, frozenset[str]] = {}
+
+
+class Index:
+    """One tree's kustomization files and Flux Kustomizations, parsed where a question needs them; ``keys`` is
+    shared by the trees of a plan, keyed by text (most files are the same in both).
+
+    A question is asked of the files that can answer it: ``readers`` of the kustomization files with a line whose
+    key (:func:`_entry_key`) is the name looked for, among those in a folder above the target or that may list a
+    path outside their own; ``appliers`` of the files with a ``path:`` whose key is the folder's name. The texts
+    of those are then read as before, so the answers are those of reading every file."""
+
+    def __init__(self, files: Mapping[str, str], keys: Keys | None = None) -> None:
         self.files = files
-        self._parsed = {} if parsed is None else parsed
+        self.keys = keys or Keys()
+        self._parsed = self.keys.parsed
         self.configs: dict[str, str] = {}
         for path in sorted(files):
             folder, _, name = path.rpartition("/")
@@ -105,6 +187,9 @@ class Index:
         ]
         self._listed: dict[str, frozenset[str]] = {}
         self._paths: dict[str, list[str]] = {}
+        self._by_entry: dict[str, list[str]] | None = None
+        self._escaping: set[str] = set()
+        self._by_path: dict[str, list[str]] | None = None
 
     def parse(self, text: str) -> list[dict[str, Any]]:
         found = self._parsed.get(text)
@@ -120,6 +205,26 @@ class Index:
             found = self._listed[folder] = frozenset(listed(folder, documents[0]) if documents else ())
         return found
 
+    def _listing(self, target: str, name: str) -> set[str]:
+        """The folders whose kustomization file may list ``target``, named ``name``: those at or above it (a file
+        lists only what lies below its folder) and, of those that may list a path outside their folder, the ones
+        with a line keyed ``name`` (all of them for a name that is not plain)."""
+        if self._by_entry is None:
+            self._by_entry = {}
+            for folder, config in self.configs.items():
+                text = self.files[config]
+                if not _escapes(text):
+                    continue
+                self._escaping.add(folder)
+                keys = self.keys.entries.get(text)
+                if keys is None:
+                    keys = self.keys.entries[text] = _entry_keys(text)
+                for key in keys:
+                    self._by_entry.setdefault(key, []).append(folder)
+        found = {folder for folder in _above(target) if folder in self.configs}
+        found.update(self._by_entry.get(name, ()) if _PLAIN_NAME.fullmatch(name) else self._escaping)
+        return found
+
     def readers(self, target: str) -> set[str]:
         """The folders whose build reads ``target`` (a file or a folder) itself."""
         found: set[str] = set()
@@ -131,8 +236,8 @@ class Index:
         name = posixpath.basename(target)
         # an entry naming it: a list item or a patch's path whose value ends in its name
         entry = re.compile(r"(?m)^\s*-?\s*(?:path:\s*)?[\"']?(?:[^\s\"']*/)?" + re.escape(name) + r"/?[\"']?\s*$")
-        for folder, config in self.configs.items():
-            text = self.files[config]
+        for folder in self._listing(target, name):
+            text = self.files[self.configs[folder]]
             if name in text and entry.search(text) and target in self.listed(folder):
                 found.add(folder)
         return found
@@ -152,6 +257,19 @@ class Index:
             self._paths[path] = found
         return found
 
+    def _applying(self, name: str) -> list[str]:
+        """The files holding Flux Kustomizations with a ``path:`` that may end in ``name``."""
+        if self._by_path is None:
+            self._by_path = {}
+            for path in self.flux:
+                text = self.files[path]
+                found = self.keys.paths.get(text)
+                if found is None:
+                    found = self.keys.paths[text] = _path_keys(text)
+                for key in found:
+                    self._by_path.setdefault(key, []).append(path)
+        return self._by_path.get(name, []) if _PLAIN_NAME.fullmatch(name) else self.flux
+
     def appliers(self, folder: str) -> set[str]:
         """The files holding a Flux Kustomization whose path may lead to ``folder``: its path ends like the folder's
         below dist/'s repository folder (where the repositories lie is not needed); a repository folder's own
@@ -160,7 +278,7 @@ class Index:
         # a line "path: <...>rest", the value ending there, quoted or not, with or without a final slash
         line = re.compile(r"(?m)^\s*path:\s*[\"']?(?:[^\n]*/)?" + re.escape(rest) + r"/?[\"']?\s*$")
         found: set[str] = set()
-        for path in self.flux:
+        for path in self._applying(rest.rpartition("/")[2]):
             if rest not in self.files[path] or not line.search(self.files[path]):
                 continue
             for spec_path in self.flux_paths(path):

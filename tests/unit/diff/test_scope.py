@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from fluxplane.core.tree import Fleet, KubectlBuilder
+from fluxplane.diff import scope as scope_module
 from fluxplane.diff.scope import Follow, Index, Scope, ScopedFolders, changed_files
 
 
@@ -101,6 +102,50 @@ def test_kustomizations_that_lead_to_a_folder_are_found_by_their_path() -> None:
     assert index.appliers("platform/extra/a") == {"platform/spokes/a/chain.yaml"}
     assert index.appliers("platform/spokes") == {"platform/clusters/hub/sync.yaml"}
     assert index.appliers("platform/apps/app") == set()
+
+
+def test_readers_parse_only_the_kustomization_files_that_may_list_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN twenty clusters whose kustomization files all list their own flux-system folder
+    files = {}
+    for number in range(20):
+        folder = f"platform/clusters/c{number}"
+        files[f"{folder}/kustomization.yaml"] = kustomization("flux-system", f"sync-{number}.yaml")
+        files[f"{folder}/flux-system/kustomization.yaml"] = kustomization("gotk.yaml", namespace="flux-system")
+    parsed: list[str] = []
+    real = scope_module.parse_documents
+    monkeypatch.setattr(scope_module, "parse_documents", lambda text: parsed.append(text) or real(text))
+    # WHEN one cluster's flux-system folder is looked for
+    readers = Index(files).readers("platform/clusters/c3/flux-system")
+    # THEN its cluster's folder reads it, and no other cluster's kustomization file was parsed to know it
+    assert readers == {"platform/clusters/c3"}
+    assert parsed == [files["platform/clusters/c3/kustomization.yaml"]]
+
+
+def test_readers_and_appliers_find_entries_outside_the_folder_and_in_every_spelling() -> None:
+    # GIVEN overlays that list what lies outside their folder: a quoted entry with a final slash, a patch's file,
+    # a name with a space; and Kustomizations whose path is quoted, or on the line after ``path:``
+    files = fleet()
+    files["platform/apps/my app/app.yaml"] = config_map("my-app")
+    files["platform/apps/kustomization.yaml"] = kustomization("app", "my app")
+    files["platform/patches/replicas.yaml"] = config_map("app", "2")
+    files["platform/clusters/a/overlays/app/kustomization.yaml"] = (
+        'resources:\n- "../../../../apps/app/"\n- ../../../../apps/my app\n'
+        "patches:\n- path: ../../../../patches/replicas.yaml\n"
+    )
+    files["platform/spokes/a/chain.yaml"] = files["platform/spokes/a/chain.yaml"].replace(
+        "path: ./dist/platform/extra/a", "path:\n\n      ./dist/platform/extra/a/"
+    )
+    files["platform/spokes/b/chain.yaml"] = files["platform/spokes/b/chain.yaml"].replace(
+        "path: ./dist/platform/extra/b", "path: './dist/platform/extra/b'"
+    )
+    index = Index(files)
+    # THEN each is found
+    overlay = "platform/clusters/a/overlays/app"
+    assert index.readers("platform/apps/app") == {"platform/apps", overlay, "platform/clusters/b/overlays/app"}
+    assert index.readers("platform/apps/my app") == {"platform/apps", overlay}
+    assert index.readers("platform/patches/replicas.yaml") == {overlay, "platform/patches"}
+    assert index.appliers("platform/extra/a") == {"platform/spokes/a/chain.yaml"}
+    assert index.appliers("platform/extra/b") == {"platform/spokes/b/chain.yaml"}
 
 
 def test_a_change_to_one_spokes_chain_reaches_the_hub_alone() -> None:
