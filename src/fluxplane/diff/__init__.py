@@ -47,11 +47,15 @@ NO_CHANGES = "no file changes"
 
 
 def _scoped(
-    before: Tree, after: Tree, sides: tuple[Definitions, Definitions], workdir: Path, progress: Progress
+    before: Tree,
+    after: Tree,
+    changed: frozenset[str],
+    sides: tuple[Definitions, Definitions],
+    workdir: Path,
+    progress: Progress,
 ) -> tuple[list[Received], str]:
-    """The walks of what the change from ``before`` to ``after`` reaches (fluxplane.diff.scope), and how much of the
-    trees they read."""
-    changed = changed_files(before.files, after.files)
+    """The walks of what the ``changed`` files, from ``before`` to ``after``, reach (fluxplane.diff.scope), and how
+    much of the trees they read."""
     if not changed:
         return [Received(), Received()], NO_CHANGES
     with progress.stage("scope") as stage:
@@ -111,12 +115,14 @@ def compare(
     only what the change reaches, or, ``whole``, everything."""
     progress = progress or Progress("diff", show="off")
     kinds: dict[str, frozenset[str]] = {}
-    sides = (Definitions(before.files, kinds), Definitions(after.files, kinds))
+    changed = changed_files(before.files, after.files)
+    first = Definitions(before.files, kinds)
+    sides = (first, Definitions(after.files, kinds, base=first, changed=changed))
     with tempfile.TemporaryDirectory(prefix="fluxplane-diff-") as workdir:
         if whole:
             walks, scope = _whole(before, after, Path(workdir), progress)
         else:
-            walks, scope = _scoped(before, after, sides, Path(workdir), progress)
+            walks, scope = _scoped(before, after, changed, sides, Path(workdir), progress)
     with progress.stage("compare") as stage:
         sections = compare_clusters(walks[0].clusters, walks[1].clusters)
         files = compare_files(before.files, after.files, walks[0].read | walks[1].read)

@@ -44,7 +44,7 @@ from fluxplane.core.tree.objects import (
     metadata_of,
     spec_of,
 )
-from fluxplane.synth.composed import Texts, changed_kinds, composite_files, definitions
+from fluxplane.synth.composed import DEFINITION_KINDS, Texts, changed_kinds, composite_files, definitions
 from fluxplane.validate.tree import Document
 
 #: Where the entry folders are: platform/clusters/<cluster>.
@@ -59,16 +59,47 @@ def changed_files(before: Mapping[str, str], after: Mapping[str, str]) -> frozen
 
 
 class Definitions:
-    """One tree's texts and its composite definitions (XRDs, Compositions, Functions), each read once: the scope
-    reaches the composites of a kind whose definitions differ, and plan renders them (fluxplane.synth.composed).
-    ``kinds`` is shared by the trees compared, keyed by text."""
+    """One tree's texts and its composite definitions (XRDs, Compositions and Functions, with the clusters'
+    overlays of them), each read once: the scope reaches the composites of a kind whose definitions differ, and
+    plan renders them (fluxplane.synth.composed). ``kinds`` is shared by the trees compared, keyed by text.
 
-    def __init__(self, files: Mapping[str, str], kinds: dict[str, frozenset[str]] | None = None) -> None:
+    The tree compared with ``base``, which differs from it in the ``changed`` files, has the same definitions as
+    ``base`` when no changed file can hold one or overlay one: none names a definition kind, and no changed
+    kustomization file lies in a folder of ``base``'s definitions or names one (as the overlays are found); they
+    are then not read again."""
+
+    def __init__(
+        self,
+        files: Mapping[str, str],
+        kinds: dict[str, frozenset[str]] | None = None,
+        *,
+        base: Definitions | None = None,
+        changed: Iterable[str] = (),
+    ) -> None:
         self.texts = Texts(files, kinds)
+        self._base = base
+        self._changed = frozenset(changed)
 
     @functools.cached_property
     def definitions(self) -> list[Document]:
+        if self._base is not None and self._same_as(self._base):
+            return self._base.definitions
         return definitions(self.texts)
+
+    def _same_as(self, base: Definitions) -> bool:
+        folders = {posixpath.dirname(document.file) for document in base.definitions}
+        needles = {"/".join(folder.split("/")[-2:]) for folder in folders if folder}
+        for path in self._changed:
+            for text in (base.texts.files.get(path), self.texts.files.get(path)):
+                if text is None:
+                    continue
+                if any(kind in text for kind in DEFINITION_KINDS):
+                    return False
+                if posixpath.basename(path) in KUSTOMIZE_FILES and (
+                    posixpath.dirname(path) in folders or any(needle in text for needle in needles)
+                ):
+                    return False
+        return True
 
 
 def reached(changed: Iterable[str], sides: tuple[Definitions, Definitions]) -> set[str]:

@@ -11,7 +11,9 @@ import yaml
 
 from fluxplane.core.tree import Fleet, KubectlBuilder
 from fluxplane.diff import scope as scope_module
-from fluxplane.diff.scope import Follow, Index, Scope, ScopedFolders, changed_files
+from fluxplane.diff.scope import Definitions, Follow, Index, Scope, ScopedFolders, changed_files
+from fluxplane.synth.composed import changed_kinds
+from tests.conftest import ROOT
 
 
 def kustomization(*resources: str, **fields: Any) -> str:
@@ -237,3 +239,50 @@ def test_a_folder_a_differing_kustomization_applies_is_built_whole(tmp_path: Pat
     # THEN the spokes' folder, which only spoke a's change makes dirty, is built whole: spoke b's chain is walked too
     folders = {application.folder for application in walk.applications}
     assert {"platform/extra/a", "platform/extra/b"} <= folders
+
+
+def example_dist() -> dict[str, str]:
+    return {path.relative_to(ROOT / "dist").as_posix(): path.read_text() for path in (ROOT / "dist").rglob("*.yaml")}
+
+
+OVERLAY = "platform/clusters/production-usw2/overlays/app-compositions/kustomization.yaml"
+COMPOSITIONS = "platform/infrastructure/configs/app-compositions/base/app-compositions.yaml"
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        # an overlay of the Compositions, a Composition, and a new overlay of them (naming no definition kind)
+        (OVERLAY, "toFieldPath: spec.forProvider.region", "toFieldPath: spec.forProvider.regionName"),
+        (COMPOSITIONS, "toFieldPath: spec.forProvider.region", "toFieldPath: spec.forProvider.regionName"),
+        (
+            "platform/clusters/production-euw1/overlays/app-compositions/kustomization.yaml",
+            None,
+            kustomization("../../../../infrastructure/configs/app-compositions/base", commonLabels={"team": "data"}),
+        ),
+    ],
+)
+def test_definitions_are_read_again_when_a_changed_file_may_hold_or_overlay_one(
+    path: str, old: str | None, new: str
+) -> None:
+    before = example_dist()
+    after = dict(before)
+    if old is None:
+        after[path] = new
+    else:
+        assert old in before[path]
+        after[path] = before[path].replace(old, new)
+    first = Definitions(before)
+    second = Definitions(after, base=first, changed=changed_files(before, after))
+    assert changed_kinds(first.definitions, second.definitions)
+    assert second.definitions == Definitions(after).definitions
+
+
+def test_definitions_are_not_read_again_when_no_changed_file_may_hold_or_overlay_one() -> None:
+    before = example_dist()
+    [path] = [path for path in before if path.endswith("overlays/metrics-server/kustomization.yaml")]
+    after = {**before, path: before[path] + "commonLabels:\n  team: platform\n"}
+    first = Definitions(before)
+    second = Definitions(after, base=first, changed=changed_files(before, after))
+    assert second.definitions is first.definitions
+    assert second.definitions == Definitions(after).definitions
