@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from fluxplane.core.tree import Fleet, KubectlBuilder
 from fluxplane.diff import git
 from fluxplane.diff.fleet import Received, Tree, receive, received
 from fluxplane.diff.git import Base, DiffError
 from fluxplane.diff.objects import compare_clusters, compare_files
-from fluxplane.diff.report import HEAD_LABEL, SYNTHESIZED, Report
+from fluxplane.diff.report import COMMITTED, HEAD_LABEL, SYNTHESIZED, Report
 from fluxplane.diff.risks import risks
 from fluxplane.diff.scope import (
     CLUSTERS,
@@ -36,7 +37,8 @@ from fluxplane.diff.scope import (
     changed_files,
     reached,
 )
-from fluxplane.diff.trees import base_tree, head_tree
+from fluxplane.diff.trees import base_tree, committed, committed_blobs, head_tree
+from fluxplane.files import output_dir
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.progress import Progress
 
@@ -67,8 +69,9 @@ def _scoped(
         stage.note(f"{len(changed)} changed files, {len(scope.clusters)} clusters")
     with progress.stage("build") as stage:
         builder = KubectlBuilder()
+        configs: dict[str, Any] = {}
         folders = [
-            ScopedFolders(tree.files, workdir / name, builder, tree.label, scope)
+            ScopedFolders(tree.files, workdir / name, builder, tree.label, scope, configs)
             for name, tree in (("base", before), ("head", after))
         ]
         present = [{cluster for cluster in scope.clusters if mine.is_folder(Fleet.entry(cluster))} for mine in folders]
@@ -160,10 +163,17 @@ def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> Base:
 def run(root: Path, base: Base, progress: Progress | None = None, registry: PackRegistry | None = None) -> Report:
     """What the definition under ``root`` changes from ``base``'s, per repository, cluster and object."""
     progress = progress or Progress("diff", show="off")
-    with progress.stage("base") as stage:
-        before, source = base_tree(root, base)
-        stage.note(f"{len(before.files)} files, {source}")
+    blobs = committed_blobs(base, output_dir(root))
+    if blobs is None:
+        with progress.stage("base") as stage:
+            before, source = base_tree(root, base)
+            stage.note(f"{len(before.files)} files, {source}")
     with progress.stage("head") as stage:
         after = head_tree(root, registry) if (root / "environments").is_dir() else Tree(HEAD_LABEL, {})
         stage.note(f"{len(after.files)} files")
+    if blobs is not None:
+        # the committed dist/: the files the head holds unchanged are not read from Git
+        with progress.stage("base") as stage:
+            before, source = committed(base, blobs, after.files), COMMITTED
+            stage.note(f"{len(before.files)} files, {source}")
     return compare(before, after, base.ref, base.commit, source, progress)

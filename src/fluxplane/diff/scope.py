@@ -389,10 +389,28 @@ class ScopedFolders(KubectlFolders):
     the change, and those holding what the walk needs (sources, variables): the others' objects are the same in
     both trees and lead nowhere that changes (a hub's folder of a thousand clusters' chains, one of which changes)."""
 
-    def __init__(self, files: Mapping[str, str], root: Any, builder: Any, label: str, scope: Scope) -> None:
+    def __init__(
+        self,
+        files: Mapping[str, str],
+        root: Any,
+        builder: Any,
+        label: str,
+        scope: Scope,
+        configs: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(files, root, builder, label, lazy=True)
         self.scope = scope
         self._whole: set[str] = set()
+        #: The first document of each kustomization file, by text: shared by the trees compared, whose folders
+        #: mostly hold the same files (a hub's folder of a thousand clusters' chains is read in both).
+        self._first: dict[str, Any] = {} if configs is None else configs
+
+    def _config_item(self, config: str) -> Item:
+        text = self.files[config]
+        first = self._first.get(text)
+        if first is None:
+            first = self._first[text] = super()._config_item(config).doc
+        return Item(first, config, 1)
 
     def whole(self, folder: str) -> None:
         """Build ``folder`` whole from now on: a Kustomization that differs applies it, and all it holds may land

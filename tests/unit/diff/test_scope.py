@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.core.tree import Fleet, KubectlBuilder
+from fluxplane.core.tree import Fleet, KubectlBuilder, objects
 from fluxplane.diff import scope as scope_module
 from fluxplane.diff.scope import Definitions, Follow, Index, Scope, ScopedFolders, changed_files
 from fluxplane.synth.composed import changed_kinds
@@ -286,3 +286,28 @@ def test_definitions_are_not_read_again_when_no_changed_file_may_hold_or_overlay
     second = Definitions(after, base=first, changed=changed_files(before, after))
     assert second.definitions is first.definitions
     assert second.definitions == Definitions(after).definitions
+
+
+def test_the_trees_compared_parse_a_kustomization_file_they_share_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the folders of two trees that differ in one file, and share what they read of kustomization files
+    before = fleet()
+    after = {**before, "platform/extra/a/extra.yaml": config_map("extra-a", "2")}
+    scope = Scope(changed_files(before, after))
+    configs: dict[str, Any] = {}
+    builder = KubectlBuilder()
+    trees = [
+        ScopedFolders(files, tmp_path / name, builder, name, scope, configs)
+        for name, files in (("base", before), ("head", after))
+    ]
+    parsed: list[str] = []
+    real = objects.load_documents
+    monkeypatch.setattr(objects, "load_documents", lambda text: parsed.append(text) or real(text))
+    # WHEN both read what the spokes' folder lists
+    for folders in trees:
+        assert folders.inputs("platform/spokes") >= {"platform/spokes/a/chain.yaml", "platform/spokes/b/chain.yaml"}
+    # THEN each kustomization file was parsed for one tree only
+    assert sorted(parsed) == sorted(
+        {before[path] for path in before if path.startswith("platform/spokes/") and path.endswith("kustomization.yaml")}
+    )
