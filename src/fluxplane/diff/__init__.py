@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from fluxplane.core.tree import Fleet, KubectlBuilder
 from fluxplane.diff import git
@@ -34,6 +33,7 @@ from fluxplane.diff.scope import (
     Keys,
     Scope,
     ScopedFolders,
+    Shared,
     changed_files,
     reached,
 )
@@ -69,9 +69,9 @@ def _scoped(
         stage.note(f"{len(changed)} changed files, {len(scope.clusters)} clusters")
     with progress.stage("build") as stage:
         builder = KubectlBuilder()
-        configs: dict[str, Any] = {}
+        shared = Shared()
         folders = [
-            ScopedFolders(tree.files, workdir / name, builder, tree.label, scope, configs)
+            ScopedFolders(tree.files, workdir / name, builder, tree.label, scope, shared)
             for name, tree in (("base", before), ("head", after))
         ]
         present = [{cluster for cluster in scope.clusters if mine.is_folder(Fleet.entry(cluster))} for mine in folders]
@@ -90,8 +90,10 @@ def _scoped(
                 )
             )
         stage.note(f"{builder.builds} kustomize builds")
-    total = len(set(Fleet(folders[0]).clusters) | set(Fleet(folders[1]).clusters))
-    return walks, scope.line(builder.builds, total)
+    clusters = set(Fleet(folders[0]).clusters)
+    if _moves_clusters(changed, before, after):
+        clusters |= set(Fleet(folders[1]).clusters)
+    return walks, scope.line(builder.builds, len(clusters))
 
 
 def _whole(before: Tree, after: Tree, workdir: Path, progress: Progress) -> tuple[list[Received], str]:
@@ -128,8 +130,10 @@ def compare(
             walks, scope = _scoped(before, after, changed, sides, Path(workdir), progress)
     with progress.stage("compare") as stage:
         sections = compare_clusters(walks[0].clusters, walks[1].clusters)
-        files = compare_files(before.files, after.files, walks[0].read | walks[1].read)
-        kept = _entries(after)
+        files = compare_files(before.files, after.files, walks[0].read | walks[1].read, changed)
+        kept = _entries(before)
+        if _moves_clusters(changed, before, after):
+            kept = _entries(after)
         entries = {cluster: cluster in kept for cluster in _entries(before)}
         report = Report(
             ref=ref,
@@ -147,6 +151,12 @@ def compare(
         )
         stage.note(f"{len(sections)} cluster sections, {len(report.risks)} risky changes")
     return report
+
+
+def _moves_clusters(changed: frozenset[str], before: Tree, after: Tree) -> bool:
+    """Whether a file is added or removed below platform/clusters/: the trees' clusters may differ (otherwise they
+    are the same, read from one tree)."""
+    return any(path.startswith(CLUSTERS) for path in changed if (path in before.files) != (path in after.files))
 
 
 def _entries(tree: Tree) -> set[str]:

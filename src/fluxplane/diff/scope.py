@@ -64,9 +64,9 @@ class Definitions:
     plan renders them (fluxplane.synth.composed). ``kinds`` is shared by the trees compared, keyed by text.
 
     The tree compared with ``base``, which differs from it in the ``changed`` files, has the same definitions as
-    ``base`` when no changed file can hold one or overlay one: none names a definition kind, and no changed
-    kustomization file lies in a folder of ``base``'s definitions or names one (as the overlays are found); they
-    are then not read again."""
+    ``base`` (:attr:`same`) when no changed file can hold one or overlay one: none names a definition kind, and no
+    changed kustomization file lies in a folder of a file of ``base`` that names one, or names such a folder (as
+    the overlays are found); they are then read only if asked for, once for both."""
 
     def __init__(
         self,
@@ -82,12 +82,25 @@ class Definitions:
 
     @functools.cached_property
     def definitions(self) -> list[Document]:
-        if self._base is not None and self._same_as(self._base):
+        if self._base is not None and self.same:
             return self._base.definitions
         return definitions(self.texts)
 
-    def _same_as(self, base: Definitions) -> bool:
-        folders = {posixpath.dirname(document.file) for document in base.definitions}
+    @functools.cached_property
+    def same(self) -> bool:
+        """Whether the definitions are ``base``'s (class docstring)."""
+        base = self._base
+        if base is None:
+            return False
+        configs = [path for path in self._changed if posixpath.basename(path) in KUSTOMIZE_FILES]
+        folders = set()
+        if configs:
+            # the folders of every file that names a definition kind: where the definitions may lie
+            folders = {
+                posixpath.dirname(path)
+                for path, text in base.texts.files.items()
+                if any(kind in text for kind in DEFINITION_KINDS)
+            }
         needles = {"/".join(folder.split("/")[-2:]) for folder in folders if folder}
         for path in self._changed:
             for text in (base.texts.files.get(path), self.texts.files.get(path)):
@@ -95,7 +108,7 @@ class Definitions:
                     continue
                 if any(kind in text for kind in DEFINITION_KINDS):
                     return False
-                if posixpath.basename(path) in KUSTOMIZE_FILES and (
+                if path in configs and (
                     posixpath.dirname(path) in folders or any(needle in text for needle in needles)
                 ):
                     return False
@@ -106,8 +119,10 @@ def reached(changed: Iterable[str], sides: tuple[Definitions, Definitions]) -> s
     """What a change reaches before any folder: the ``changed`` files and, when the definitions of a composite kind
     differ between the two ``sides``, the files of either tree holding composites of that kind."""
     before, after = sides
-    kinds = changed_kinds(before.definitions, after.definitions)
     reach = set(changed)
+    if after.same:
+        return reach
+    kinds = changed_kinds(before.definitions, after.definitions)
     for side in sides:
         reach.update(composite_files(side.texts, kinds, side.definitions))
     return reach
@@ -181,12 +196,28 @@ def _above(path: str) -> list[str]:
 
 class Keys:
     """What the indexes of the trees compared read of each text once (most texts are the same in both): the parsed
-    documents, the entry keys of kustomization files, the ``path:`` keys of files holding Flux Kustomizations."""
+    documents, the entry keys of kustomization files, the ``path:`` keys of files holding Flux Kustomizations, and
+    which files hold those."""
 
     def __init__(self) -> None:
         self.parsed: dict[str, list[dict[str, Any]]] = {}
-        self.entries: dict[str, frozenset[str]] = {}
+        self.entries: dict[str, frozenset[str] | None] = {}
         self.paths: dict[str, frozenset[str]] = {}
+        self.flux: dict[str, bool] = {}
+
+    def holds_flux(self, text: str) -> bool:
+        """Whether a file's text may hold a Flux Kustomization."""
+        found = self.flux.get(text)
+        if found is None:
+            found = self.flux[text] = FLUX_KUSTOMIZE in text and _FLUX_KUSTOMIZATION.search(text) is not None
+        return found
+
+    def entry_keys(self, text: str) -> frozenset[str] | None:
+        """The entry keys of a kustomization file that may list a path outside its folder, None for another."""
+        if text in self.entries:
+            return self.entries[text]
+        found = self.entries[text] = _entry_keys(text) if _escapes(text) else None
+        return found
 
 
 class Index:
@@ -212,9 +243,7 @@ class Index:
         self.flux = [
             path
             for path, text in files.items()
-            if path.rpartition("/")[2] not in KUSTOMIZE_FILES
-            and FLUX_KUSTOMIZE in text
-            and _FLUX_KUSTOMIZATION.search(text)
+            if path.rpartition("/")[2] not in KUSTOMIZE_FILES and self.keys.holds_flux(text)
         ]
         self._listed: dict[str, frozenset[str]] = {}
         self._paths: dict[str, list[str]] = {}
@@ -243,13 +272,10 @@ class Index:
         if self._by_entry is None:
             self._by_entry = {}
             for folder, config in self.configs.items():
-                text = self.files[config]
-                if not _escapes(text):
+                keys = self.keys.entry_keys(self.files[config])
+                if keys is None:
                     continue
                 self._escaping.add(folder)
-                keys = self.keys.entries.get(text)
-                if keys is None:
-                    keys = self.keys.entries[text] = _entry_keys(text)
                 for key in keys:
                     self._by_entry.setdefault(key, []).append(folder)
         found = {folder for folder in _above(target) if folder in self.configs}
@@ -383,6 +409,17 @@ _WALK_NEEDS = re.compile(r"(?m)^kind: (?:GitRepository|OCIRepository|Bucket|Exte
 _GATHERS = frozenset({"apiVersion", "kind", "resources"})
 
 
+class Shared:
+    """What the folders of the trees compared read of each text once, shared: their folders mostly hold the same
+    files (a hub's folder of a thousand clusters' chains is read in both)."""
+
+    def __init__(self) -> None:
+        #: The first document of each kustomization file.
+        self.configs: dict[str, Any] = {}
+        #: Whether a file holds what the walk needs (_WALK_NEEDS).
+        self.needs: dict[str, bool] = {}
+
+
 class ScopedFolders(KubectlFolders):
     """A tree's folders for a scoped walk: kustomize builds with kubectl, but a folder that is dirty, not touched and
     only gathers what it lists (a kustomization file of ``resources`` alone) is built from the entries that lead to
@@ -396,14 +433,14 @@ class ScopedFolders(KubectlFolders):
         builder: Any,
         label: str,
         scope: Scope,
-        configs: dict[str, Any] | None = None,
+        shared: Shared | None = None,
     ) -> None:
         super().__init__(files, root, builder, label, lazy=True)
         self.scope = scope
         self._whole: set[str] = set()
-        #: The first document of each kustomization file, by text: shared by the trees compared, whose folders
-        #: mostly hold the same files (a hub's folder of a thousand clusters' chains is read in both).
-        self._first: dict[str, Any] = {} if configs is None else configs
+        shared = shared or Shared()
+        self._first = shared.configs
+        self._wants = shared.needs
 
     def _config_item(self, config: str) -> Item:
         text = self.files[config]
@@ -436,7 +473,13 @@ class ScopedFolders(KubectlFolders):
         if entry in self.scope.dirty or entry in self.scope.files:
             return True
         paths = [entry] if entry in self.files else sorted(self.inputs(entry))
-        return any(_WALK_NEEDS.search(self.files[path]) for path in paths if path in self.files)
+        return any(self._needs(self.files[path]) for path in paths if path in self.files)
+
+    def _needs(self, text: str) -> bool:
+        found = self._wants.get(text)
+        if found is None:
+            found = self._wants[text] = _WALK_NEEDS.search(text) is not None
+        return found
 
     def _kustomize(self, folder: str, config: str) -> Build:
         entries = self._gathered(folder)

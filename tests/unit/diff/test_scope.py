@@ -11,7 +11,16 @@ import yaml
 
 from fluxplane.core.tree import Fleet, KubectlBuilder, objects
 from fluxplane.diff import scope as scope_module
-from fluxplane.diff.scope import Definitions, Follow, Index, Scope, ScopedFolders, changed_files
+from fluxplane.diff.scope import (
+    Definitions,
+    Follow,
+    Index,
+    Scope,
+    ScopedFolders,
+    Shared,
+    changed_files,
+    reached,
+)
 from fluxplane.synth.composed import changed_kinds
 from tests.conftest import ROOT
 
@@ -274,6 +283,7 @@ def test_definitions_are_read_again_when_a_changed_file_may_hold_or_overlay_one(
         after[path] = before[path].replace(old, new)
     first = Definitions(before)
     second = Definitions(after, base=first, changed=changed_files(before, after))
+    assert not second.same
     assert changed_kinds(first.definitions, second.definitions)
     assert second.definitions == Definitions(after).definitions
 
@@ -284,6 +294,10 @@ def test_definitions_are_not_read_again_when_no_changed_file_may_hold_or_overlay
     after = {**before, path: before[path] + "commonLabels:\n  team: platform\n"}
     first = Definitions(before)
     second = Definitions(after, base=first, changed=changed_files(before, after))
+    # THEN the change reaches the changed file alone, and no tree's definitions were read to know it
+    assert reached({path}, (first, second)) == {path}
+    assert "definitions" not in vars(first) and "definitions" not in vars(second)
+    # AND when asked for, the definitions are read once, for both
     assert second.definitions is first.definitions
     assert second.definitions == Definitions(after).definitions
 
@@ -295,10 +309,10 @@ def test_the_trees_compared_parse_a_kustomization_file_they_share_once(
     before = fleet()
     after = {**before, "platform/extra/a/extra.yaml": config_map("extra-a", "2")}
     scope = Scope(changed_files(before, after))
-    configs: dict[str, Any] = {}
+    shared = Shared()
     builder = KubectlBuilder()
     trees = [
-        ScopedFolders(files, tmp_path / name, builder, name, scope, configs)
+        ScopedFolders(files, tmp_path / name, builder, name, scope, shared)
         for name, files in (("base", before), ("head", after))
     ]
     parsed: list[str] = []
