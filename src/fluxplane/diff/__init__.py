@@ -131,10 +131,9 @@ def compare(
     with progress.stage("compare") as stage:
         sections = compare_clusters(walks[0].clusters, walks[1].clusters)
         files = compare_files(before.files, after.files, walks[0].read | walks[1].read, changed)
-        kept = _entries(before)
-        if _moves_clusters(changed, before, after):
-            kept = _entries(after)
-        entries = {cluster: cluster in kept for cluster in _entries(before)}
+        present = _entries(before)
+        kept = _entries(after) if _moves_clusters(changed, before, after) else present
+        entries = {cluster: cluster in kept for cluster in present}
         report = Report(
             ref=ref,
             commit=commit,

@@ -58,6 +58,15 @@ def changed_files(before: Mapping[str, str], after: Mapping[str, str]) -> frozen
     return frozenset(path for path in set(before) | set(after) if before.get(path) != after.get(path))
 
 
+#: What the text of a file naming a definition kind holds: the first letters of each (Composit, Function).
+_DEFINITION_MARKS = tuple(sorted({kind[:8] for kind in DEFINITION_KINDS}))
+
+
+def _names_definition(text: str) -> bool:
+    """Whether a text may name a definition kind (it holds the first letters of one)."""
+    return any(mark in text for mark in _DEFINITION_MARKS)
+
+
 class Definitions:
     """One tree's texts and its composite definitions (XRDs, Compositions and Functions, with the clusters'
     overlays of them), each read once: the scope reaches the composites of a kind whose definitions differ, and
@@ -96,17 +105,13 @@ class Definitions:
         folders = set()
         if configs:
             # the folders of every file that names a definition kind: where the definitions may lie
-            folders = {
-                posixpath.dirname(path)
-                for path, text in base.texts.files.items()
-                if any(kind in text for kind in DEFINITION_KINDS)
-            }
+            folders = {posixpath.dirname(path) for path, text in base.texts.files.items() if _names_definition(text)}
         needles = {"/".join(folder.split("/")[-2:]) for folder in folders if folder}
         for path in self._changed:
             for text in (base.texts.files.get(path), self.texts.files.get(path)):
                 if text is None:
                     continue
-                if any(kind in text for kind in DEFINITION_KINDS):
+                if _names_definition(text):
                     return False
                 if path in configs and (
                     posixpath.dirname(path) in folders or any(needle in text for needle in needles)
