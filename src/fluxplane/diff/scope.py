@@ -86,6 +86,7 @@ class Definitions:
         changed: Iterable[str] = (),
     ) -> None:
         self.texts = Texts(files, kinds)
+        self._kinds = kinds
         self._base = base
         self._changed = frozenset(changed)
 
@@ -93,7 +94,26 @@ class Definitions:
     def definitions(self) -> list[Document]:
         if self._base is not None and self.same:
             return self._base.definitions
-        return definitions(self.texts)
+        # read from the files that can hold a definition or overlay one (a definition is read from its file alone,
+        # and an overlay from its kustomization file alone): the others are never looked at
+        files = self.texts.files
+        folders = self.folders
+        needles = _needles(folders)
+        chosen = {
+            path: text
+            for path, text in files.items()
+            if _names_definition(text)
+            or (
+                posixpath.basename(path) in KUSTOMIZE_FILES
+                and (posixpath.dirname(path) in folders or any(needle in text for needle in needles))
+            )
+        }
+        return definitions(Texts(chosen, self._kinds))
+
+    @functools.cached_property
+    def folders(self) -> frozenset[str]:
+        """The folders of every file that names a definition kind: where the definitions may lie."""
+        return frozenset(posixpath.dirname(path) for path, text in self.texts.files.items() if _names_definition(text))
 
     @functools.cached_property
     def same(self) -> bool:
@@ -102,11 +122,8 @@ class Definitions:
         if base is None:
             return False
         configs = [path for path in self._changed if posixpath.basename(path) in KUSTOMIZE_FILES]
-        folders = set()
-        if configs:
-            # the folders of every file that names a definition kind: where the definitions may lie
-            folders = {posixpath.dirname(path) for path, text in base.texts.files.items() if _names_definition(text)}
-        needles = {"/".join(folder.split("/")[-2:]) for folder in folders if folder}
+        folders = base.folders if configs else frozenset()
+        needles = _needles(folders)
         for path in self._changed:
             for text in (base.texts.files.get(path), self.texts.files.get(path)):
                 if text is None:
@@ -118,6 +135,12 @@ class Definitions:
                 ):
                     return False
         return True
+
+
+def _needles(folders: Iterable[str]) -> set[str]:
+    """What the text of a cluster's overlay of a folder's definitions holds: the folder's last two segments, as
+    fluxplane.synth.composed.with_overlays finds the overlays."""
+    return {"/".join(folder.split("/")[-2:]) for folder in folders if folder}
 
 
 def reached(changed: Iterable[str], sides: tuple[Definitions, Definitions]) -> set[str]:

@@ -21,7 +21,7 @@ from fluxplane.diff.scope import (
     changed_files,
     reached,
 )
-from fluxplane.synth.composed import changed_kinds
+from fluxplane.synth.composed import Texts, changed_kinds, definitions
 from tests.conftest import ROOT
 
 
@@ -325,3 +325,15 @@ def test_the_trees_compared_parse_a_kustomization_file_they_share_once(
     assert sorted(parsed) == sorted(
         {before[path] for path in before if path.startswith("platform/spokes/") and path.endswith("kustomization.yaml")}
     )
+
+
+def test_definitions_are_those_of_reading_every_file() -> None:
+    # GIVEN the example's dist/: Compositions, XRDs and Functions, a cluster's overlay that patches its
+    # Compositions, and another's that names no definition kind
+    files = example_dist()
+    other = "platform/clusters/production-euw1/overlays/app-compositions/kustomization.yaml"
+    files[other] = kustomization("../../../../infrastructure/configs/app-compositions/base", commonLabels={"a": "b"})
+    found = Definitions(files).definitions
+    # THEN they are what reading every file finds, both overlays' Compositions among them
+    assert found == definitions(Texts(files))
+    assert {OVERLAY, other} <= {document.file for document in found}
