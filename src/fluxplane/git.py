@@ -7,8 +7,10 @@ Git runs in the user's repository with its own configuration; fluxplane passes r
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from fluxplane.errors import FluxplaneError
@@ -73,27 +75,61 @@ def blobs(cwd: Path, commit: str, paths: list[str], *, purpose: str) -> list[byt
     return _batch(cwd, [f"{commit}:./{path}".encode() for path in paths], purpose)
 
 
-def files_at(cwd: Path, commit: str, folder: str, *, purpose: str) -> dict[str, bytes] | None:
+def blob_name(data: bytes, like: str) -> str:
+    """The name Git gives a blob holding ``data``, in the object format of the name ``like`` (SHA-1 or SHA-256)."""
+    digest = hashlib.sha256() if len(like) == 64 else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def blobs_at(cwd: Path, commit: str, folder: str, *, purpose: str) -> list[tuple[str, str]] | None:
     """The regular files below ``folder`` (relative to the top folder of the repository holding ``cwd``) at
-    ``commit``, by their path below it, byte for byte; None when the commit has no such folder. Symlinks and
-    submodules are left out."""
+    ``commit``: each one's path below it and its blob's name, in Git's order; None when the commit has no such
+    folder. Symlinks and submodules are left out."""
     listed = run(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--", folder], cwd, purpose=purpose)
     if listed.returncode != 0:
         return None
     prefix = folder.rstrip("/") + "/"
-    paths: list[str] = []
-    objects: list[bytes] = []
+    found: list[tuple[str, str]] = []
     for entry in listed.stdout.split("\0"):
         meta, _, path = entry.partition("\t")
         mode, _, rest = meta.partition(" ")
         kind, _, name = rest.partition(" ")
         if kind == "blob" and mode in ("100644", "100755") and path.startswith(prefix):
-            paths.append(path[len(prefix) :])
-            objects.append(name.encode())
-    if not paths:
-        return None
-    contents = _batch(cwd, objects, purpose)
-    return {path: data for path, data in zip(paths, contents, strict=True) if data is not None}
+            found.append((path[len(prefix) :], name))
+    return found or None
+
+
+def read_blobs(
+    cwd: Path, blobs: list[tuple[str, str]], *, purpose: str, known: Mapping[str, bytes] | None = None
+) -> dict[str, bytes]:
+    """The content of ``blobs`` (:func:`blobs_at`) by path, read in one batch; a file ``known`` holds by the
+    same path, with the blob's content (its name says so), is not read from Git."""
+    reused: dict[str, bytes] = {}
+    wanted: list[tuple[str, str]] = []
+    for path, name in blobs:
+        mine = known.get(path) if known else None
+        if mine is not None and blob_name(mine, name) == name:
+            reused[path] = mine
+        else:
+            wanted.append((path, name))
+    read = _batch(cwd, [name.encode() for _, name in wanted], purpose)
+    contents = dict(zip([path for path, _ in wanted], read, strict=True))
+    found: dict[str, bytes] = {}
+    for path, _ in blobs:
+        data = reused[path] if path in reused else contents[path]
+        if data is not None:
+            found[path] = data
+    return found
+
+
+def files_at(cwd: Path, commit: str, folder: str, *, purpose: str) -> dict[str, bytes] | None:
+    """The regular files below ``folder`` (relative to the top folder of the repository holding ``cwd``) at
+    ``commit``, by their path below it, byte for byte; None when the commit has no such folder. Symlinks and
+    submodules are left out."""
+    blobs = blobs_at(cwd, commit, folder, purpose=purpose)
+    return None if blobs is None else read_blobs(cwd, blobs, purpose=purpose)
 
 
 def work_tree(folder: Path, *, purpose: str) -> Path | None:

@@ -95,3 +95,23 @@ def test_the_files_of_a_folder_at_a_commit_are_read_byte_for_byte(tmp_path: Path
     }
     # AND a folder the commit does not hold is None
     assert fgit.files_at(tmp_path, commit, "missing", purpose=PURPOSE) is None
+
+
+def test_blobs_whose_content_the_caller_holds_are_not_read_again(tmp_path: Path) -> None:
+    # GIVEN a commit with two files, and the caller's copies: one the same, one changed, one the commit lacks
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "same.yaml").write_text("a: 1\n")
+    (tmp_path / "dist" / "other.yaml").write_text("b: 1\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "first")
+    commit = fgit.commit_of(tmp_path, "HEAD", purpose=PURPOSE)
+    assert commit is not None
+    blobs = fgit.blobs_at(tmp_path, commit, "dist", purpose=PURPOSE)
+    assert blobs is not None
+    known = {"same.yaml": b"a: 1\n", "other.yaml": b"b: 2\n", "new.yaml": b"c: 1\n"}
+    found = fgit.read_blobs(tmp_path, blobs, purpose=PURPOSE, known=known)
+    # THEN the files are as committed, the one the caller holds unchanged taken from its copy
+    assert found == {"other.yaml": b"b: 1\n", "same.yaml": b"a: 1\n"}
+    assert found["same.yaml"] is known["same.yaml"]
+    assert fgit.blob_name(b"a: 1\n", "0" * 40) == dict(blobs)["same.yaml"]

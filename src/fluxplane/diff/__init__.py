@@ -17,17 +17,28 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from fluxplane.core.tree import Fleet, KubectlBuilder
 from fluxplane.diff import git
 from fluxplane.diff.fleet import Received, Tree, receive, received
 from fluxplane.diff.git import Base, DiffError
 from fluxplane.diff.objects import compare_clusters, compare_files
-from fluxplane.diff.report import HEAD_LABEL, SYNTHESIZED, Report
+from fluxplane.diff.report import COMMITTED, HEAD_LABEL, SYNTHESIZED, Report
 from fluxplane.diff.risks import risks
-from fluxplane.diff.scope import CLUSTERS, Definitions, Follow, Index, Scope, ScopedFolders, changed_files, reached
-from fluxplane.diff.trees import base_tree, head_tree
+from fluxplane.diff.scope import (
+    CLUSTERS,
+    Definitions,
+    Follow,
+    Index,
+    Keys,
+    Scope,
+    ScopedFolders,
+    Shared,
+    changed_files,
+    reached,
+)
+from fluxplane.diff.trees import base_tree, committed, committed_blobs, head_tree
+from fluxplane.files import output_dir
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.progress import Progress
 
@@ -38,24 +49,29 @@ NO_CHANGES = "no file changes"
 
 
 def _scoped(
-    before: Tree, after: Tree, sides: tuple[Definitions, Definitions], workdir: Path, progress: Progress
+    before: Tree,
+    after: Tree,
+    changed: frozenset[str],
+    sides: tuple[Definitions, Definitions],
+    workdir: Path,
+    progress: Progress,
 ) -> tuple[list[Received], str]:
-    """The walks of what the change from ``before`` to ``after`` reaches (fluxplane.diff.scope), and how much of the
-    trees they read."""
-    changed = changed_files(before.files, after.files)
+    """The walks of what the ``changed`` files, from ``before`` to ``after``, reach (fluxplane.diff.scope), and how
+    much of the trees they read."""
     if not changed:
         return [Received(), Received()], NO_CHANGES
     with progress.stage("scope") as stage:
         scope = Scope(changed)
         reach = reached(changed, sides)
-        parsed: dict[str, list[dict[str, Any]]] = {}
+        keys = Keys()
         for tree in (before, after):
-            scope.add(Index(tree.files, parsed), reach)
+            scope.add(Index(tree.files, keys), reach)
         stage.note(f"{len(changed)} changed files, {len(scope.clusters)} clusters")
     with progress.stage("build") as stage:
         builder = KubectlBuilder()
+        shared = Shared()
         folders = [
-            ScopedFolders(tree.files, workdir / name, builder, tree.label, scope)
+            ScopedFolders(tree.files, workdir / name, builder, tree.label, scope, shared)
             for name, tree in (("base", before), ("head", after))
         ]
         present = [{cluster for cluster in scope.clusters if mine.is_folder(Fleet.entry(cluster))} for mine in folders]
@@ -74,8 +90,10 @@ def _scoped(
                 )
             )
         stage.note(f"{builder.builds} kustomize builds")
-    total = len(set(Fleet(folders[0]).clusters) | set(Fleet(folders[1]).clusters))
-    return walks, scope.line(builder.builds, total)
+    clusters = set(Fleet(folders[0]).clusters)
+    if _moves_clusters(changed, before, after):
+        clusters |= set(Fleet(folders[1]).clusters)
+    return walks, scope.line(builder.builds, len(clusters))
 
 
 def _whole(before: Tree, after: Tree, workdir: Path, progress: Progress) -> tuple[list[Received], str]:
@@ -102,17 +120,20 @@ def compare(
     only what the change reaches, or, ``whole``, everything."""
     progress = progress or Progress("diff", show="off")
     kinds: dict[str, frozenset[str]] = {}
-    sides = (Definitions(before.files, kinds), Definitions(after.files, kinds))
+    changed = changed_files(before.files, after.files)
+    first = Definitions(before.files, kinds)
+    sides = (first, Definitions(after.files, kinds, base=first, changed=changed))
     with tempfile.TemporaryDirectory(prefix="fluxplane-diff-") as workdir:
         if whole:
             walks, scope = _whole(before, after, Path(workdir), progress)
         else:
-            walks, scope = _scoped(before, after, sides, Path(workdir), progress)
+            walks, scope = _scoped(before, after, changed, sides, Path(workdir), progress)
     with progress.stage("compare") as stage:
         sections = compare_clusters(walks[0].clusters, walks[1].clusters)
-        files = compare_files(before.files, after.files, walks[0].read | walks[1].read)
-        kept = _entries(after)
-        entries = {cluster: cluster in kept for cluster in _entries(before)}
+        files = compare_files(before.files, after.files, walks[0].read | walks[1].read, changed)
+        present = _entries(before)
+        kept = _entries(after) if _moves_clusters(changed, before, after) else present
+        entries = {cluster: cluster in kept for cluster in present}
         report = Report(
             ref=ref,
             commit=commit,
@@ -131,6 +152,12 @@ def compare(
     return report
 
 
+def _moves_clusters(changed: frozenset[str], before: Tree, after: Tree) -> bool:
+    """Whether a file is added or removed below platform/clusters/: the trees' clusters may differ (otherwise they
+    are the same, read from one tree)."""
+    return any(path.startswith(CLUSTERS) for path in changed if (path in before.files) != (path in after.files))
+
+
 def _entries(tree: Tree) -> set[str]:
     return {path[len(CLUSTERS) :].split("/")[0] for path in tree.files if path.startswith(CLUSTERS)}
 
@@ -145,10 +172,17 @@ def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> Base:
 def run(root: Path, base: Base, progress: Progress | None = None, registry: PackRegistry | None = None) -> Report:
     """What the definition under ``root`` changes from ``base``'s, per repository, cluster and object."""
     progress = progress or Progress("diff", show="off")
-    with progress.stage("base") as stage:
-        before, source = base_tree(root, base)
-        stage.note(f"{len(before.files)} files, {source}")
+    blobs = committed_blobs(base, output_dir(root))
+    if blobs is None:
+        with progress.stage("base") as stage:
+            before, source = base_tree(root, base)
+            stage.note(f"{len(before.files)} files, {source}")
     with progress.stage("head") as stage:
         after = head_tree(root, registry) if (root / "environments").is_dir() else Tree(HEAD_LABEL, {})
         stage.note(f"{len(after.files)} files")
+    if blobs is not None:
+        # the committed dist/: the files the head holds unchanged are not read from Git
+        with progress.stage("base") as stage:
+            before, source = committed(base, blobs, after.files), COMMITTED
+            stage.note(f"{len(before.files)} files, {source}")
     return compare(before, after, base.ref, base.commit, source, progress)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import yaml
@@ -156,10 +156,14 @@ class FileChange:
         return "".join(lines)
 
 
-def compare_files(before: Mapping[str, str], after: Mapping[str, str], applied: set[str]) -> list[FileChange]:
-    """Changes to the files outside every cluster (``applied``: files some build read, in either tree)."""
+def compare_files(
+    before: Mapping[str, str], after: Mapping[str, str], applied: set[str], changed: Iterable[str] | None = None
+) -> list[FileChange]:
+    """Changes to the files outside every cluster (``applied``: files some build read, in either tree); ``changed``,
+    when known, holds every path whose text differs (the others are not compared again)."""
     changes = []
-    for path in sorted((set(before) | set(after)) - applied):
+    paths = set(before) | set(after) if changed is None else set(changed)
+    for path in sorted(paths - applied):
         old = before.get(path)
         new = after.get(path)
         if old != new:

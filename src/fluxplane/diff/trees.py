@@ -1,9 +1,10 @@
 """The two trees diff and plan compare.
 
-**Base.** The dist/ committed at the base ref, read from Git byte for byte (fluxplane.git.files_at): that is
-what Flux applies, whatever fluxplane version wrote it. When the ref has no dist/ in the project's place, its
-definition is synthesized in a temporary worktree (fluxplane.diff.git.worktree), with the installed fluxplane; a
-ref with neither is an empty tree.
+**Base.** The dist/ committed at the base ref, read from Git byte for byte (fluxplane.git.blobs_at): that is
+what Flux applies, whatever fluxplane version wrote it. The files the head holds with a committed blob's content
+(its name says so) are taken from the head, the others read in one batch. When the ref has no dist/ in the
+project's place, its definition is synthesized in a temporary worktree (fluxplane.diff.git.worktree), with the
+installed fluxplane; a ref with neither is an empty tree.
 
 **Head.** What synth would write now: the definition loaded and rendered in memory, the clusters whose inputs did
 not change taken from the synth cache (read only: nothing is written), with the folders another tool owns as they
@@ -12,6 +13,7 @@ are in dist/ (fluxplane.synth.with_kept).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,21 +27,41 @@ from fluxplane.errors import FluxplaneError
 from fluxplane.files import output_dir
 from fluxplane.packs.registry import PackRegistry
 
-__all__ = ["base_tree", "head_tree", "synthesize"]
+__all__ = ["base_tree", "committed", "committed_blobs", "head_tree", "synthesize"]
 
 _PURPOSE = "fluxplane reads the base's dist/ from Git"
 
 
-def _committed(base: diff_git.Base, dist: Path) -> dict[str, str] | None:
-    """The files of dist/ as committed at the base, None when the base has none there."""
+def _folder(base: diff_git.Base, dist: Path) -> str | None:
+    """Where ``dist`` lies in the base's repository, None when outside it."""
     try:
-        folder = dist.resolve().relative_to(base.checkout.toplevel.resolve()).as_posix()
+        return dist.resolve().relative_to(base.checkout.toplevel.resolve()).as_posix()
     except ValueError:
         return None
-    found = git.files_at(base.checkout.toplevel, base.commit, folder, purpose=_PURPOSE)
-    if found is None:
-        return None
-    return {path: data.decode("utf-8", errors="replace") for path, data in found.items()}
+
+
+def committed_blobs(base: diff_git.Base, dist: Path) -> list[tuple[str, str]] | None:
+    """The files of dist/ as committed at the base, with their blobs' names (fluxplane.git.blobs_at), None when
+    the base has none there."""
+    folder = _folder(base, dist)
+    return None if folder is None else git.blobs_at(base.checkout.toplevel, base.commit, folder, purpose=_PURPOSE)
+
+
+def committed(base: diff_git.Base, blobs: list[tuple[str, str]], head: Mapping[str, str] | None = None) -> Tree:
+    """The tree of the committed ``blobs`` (:func:`committed_blobs`); the files ``head`` holds with the same
+    content are taken from it, not read from Git."""
+    known: dict[str, bytes] = {}
+    for path, text in (head or {}).items():
+        try:
+            known[path] = text.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+    found = git.read_blobs(base.checkout.toplevel, blobs, purpose=_PURPOSE, known=known)
+    files = {
+        path: head[path] if head is not None and data is known.get(path) else data.decode("utf-8", errors="replace")
+        for path, data in found.items()
+    }
+    return Tree(base.ref, files)
 
 
 def synthesize(root: Path, label: str) -> Tree:
@@ -55,9 +77,9 @@ def synthesize(root: Path, label: str) -> Tree:
 
 def base_tree(root: Path, base: diff_git.Base) -> tuple[Tree, str]:
     """The tree at ``base`` (module docstring), and where it came from: COMMITTED, SYNTHESIZED or EMPTY."""
-    files = _committed(base, output_dir(root))
-    if files is not None:
-        return Tree(base.ref, files), COMMITTED
+    blobs = committed_blobs(base, output_dir(root))
+    if blobs is not None:
+        return committed(base, blobs), COMMITTED
     with diff_git.worktree(base.checkout, base.commit) as project:
         try:
             tree = synthesize(project, base.ref)

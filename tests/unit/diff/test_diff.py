@@ -105,3 +105,20 @@ def test_compare_reads_each_tree_a_few_times_however_many_clusters_it_has() -> N
     # THEN nothing changes, and each tree's paths were read a few times, not once for each cluster
     assert (report.sections, report.files, report.risks) == ([], [], [])
     assert before.reads <= 3 and after.reads <= 3
+
+
+def test_compare_counts_the_clusters_of_both_trees_when_one_is_added_and_one_removed() -> None:
+    # GIVEN clusters a and b, then a and c: the file maps differ in the files of b and c alone
+    before = {
+        f"platform/clusters/{name}/namespace.yaml": f"kind: Namespace\nmetadata:\n  name: {name}\n" for name in "ab"
+    }
+    after = {
+        f"platform/clusters/{name}/namespace.yaml": f"kind: Namespace\nmetadata:\n  name: {name}\n" for name in "ac"
+    }
+    report = diff.compare(Tree("HEAD", before), Tree(HEAD_LABEL, after), "HEAD", "0" * 40)
+    # THEN the three clusters are counted, b's removal is flagged and c is added
+    assert report.scope.endswith("2 of 3 clusters; 0 folders built")
+    assert [(risk.cluster, risk.subject) for risk in report.risks if risk.message.startswith("cluster removed")] == [
+        ("b", "cluster")
+    ]
+    assert [(section.cluster, section.status) for section in report.sections] == [("b", "removed"), ("c", "added")]

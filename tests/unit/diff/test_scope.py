@@ -9,8 +9,20 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.core.tree import Fleet, KubectlBuilder
-from fluxplane.diff.scope import Follow, Index, Scope, ScopedFolders, changed_files
+from fluxplane.core.tree import Fleet, KubectlBuilder, objects
+from fluxplane.diff import scope as scope_module
+from fluxplane.diff.scope import (
+    Definitions,
+    Follow,
+    Index,
+    Scope,
+    ScopedFolders,
+    Shared,
+    changed_files,
+    reached,
+)
+from fluxplane.synth.composed import Texts, changed_kinds, definitions
+from tests.conftest import ROOT
 
 
 def kustomization(*resources: str, **fields: Any) -> str:
@@ -103,6 +115,50 @@ def test_kustomizations_that_lead_to_a_folder_are_found_by_their_path() -> None:
     assert index.appliers("platform/apps/app") == set()
 
 
+def test_readers_parse_only_the_kustomization_files_that_may_list_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN twenty clusters whose kustomization files all list their own flux-system folder
+    files = {}
+    for number in range(20):
+        folder = f"platform/clusters/c{number}"
+        files[f"{folder}/kustomization.yaml"] = kustomization("flux-system", f"sync-{number}.yaml")
+        files[f"{folder}/flux-system/kustomization.yaml"] = kustomization("gotk.yaml", namespace="flux-system")
+    parsed: list[str] = []
+    real = scope_module.parse_documents
+    monkeypatch.setattr(scope_module, "parse_documents", lambda text: parsed.append(text) or real(text))
+    # WHEN one cluster's flux-system folder is looked for
+    readers = Index(files).readers("platform/clusters/c3/flux-system")
+    # THEN its cluster's folder reads it, and no other cluster's kustomization file was parsed to know it
+    assert readers == {"platform/clusters/c3"}
+    assert parsed == [files["platform/clusters/c3/kustomization.yaml"]]
+
+
+def test_readers_and_appliers_find_entries_outside_the_folder_and_in_every_spelling() -> None:
+    # GIVEN overlays that list what lies outside their folder: a quoted entry with a final slash, a patch's file,
+    # a name with a space; and Kustomizations whose path is quoted, or on the line after ``path:``
+    files = fleet()
+    files["platform/apps/my app/app.yaml"] = config_map("my-app")
+    files["platform/apps/kustomization.yaml"] = kustomization("app", "my app")
+    files["platform/patches/replicas.yaml"] = config_map("app", "2")
+    files["platform/clusters/a/overlays/app/kustomization.yaml"] = (
+        'resources:\n- "../../../../apps/app/"\n- ../../../../apps/my app\n'
+        "patches:\n- path: ../../../../patches/replicas.yaml\n"
+    )
+    files["platform/spokes/a/chain.yaml"] = files["platform/spokes/a/chain.yaml"].replace(
+        "path: ./dist/platform/extra/a", "path:\n\n      ./dist/platform/extra/a/"
+    )
+    files["platform/spokes/b/chain.yaml"] = files["platform/spokes/b/chain.yaml"].replace(
+        "path: ./dist/platform/extra/b", "path: './dist/platform/extra/b'"
+    )
+    index = Index(files)
+    # THEN each is found
+    overlay = "platform/clusters/a/overlays/app"
+    assert index.readers("platform/apps/app") == {"platform/apps", overlay, "platform/clusters/b/overlays/app"}
+    assert index.readers("platform/apps/my app") == {"platform/apps", overlay}
+    assert index.readers("platform/patches/replicas.yaml") == {overlay, "platform/patches"}
+    assert index.appliers("platform/extra/a") == {"platform/spokes/a/chain.yaml"}
+    assert index.appliers("platform/extra/b") == {"platform/spokes/b/chain.yaml"}
+
+
 def test_a_change_to_one_spokes_chain_reaches_the_hub_alone() -> None:
     scope = Scope(frozenset({"platform/extra/a/extra.yaml"}))
     scope.add(Index(fleet()), scope.changed)
@@ -192,3 +248,92 @@ def test_a_folder_a_differing_kustomization_applies_is_built_whole(tmp_path: Pat
     # THEN the spokes' folder, which only spoke a's change makes dirty, is built whole: spoke b's chain is walked too
     folders = {application.folder for application in walk.applications}
     assert {"platform/extra/a", "platform/extra/b"} <= folders
+
+
+def example_dist() -> dict[str, str]:
+    return {path.relative_to(ROOT / "dist").as_posix(): path.read_text() for path in (ROOT / "dist").rglob("*.yaml")}
+
+
+OVERLAY = "platform/clusters/production-usw2/overlays/app-compositions/kustomization.yaml"
+COMPOSITIONS = "platform/infrastructure/configs/app-compositions/base/app-compositions.yaml"
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        # an overlay of the Compositions, a Composition, and a new overlay of them (naming no definition kind)
+        (OVERLAY, "toFieldPath: spec.forProvider.region", "toFieldPath: spec.forProvider.regionName"),
+        (COMPOSITIONS, "toFieldPath: spec.forProvider.region", "toFieldPath: spec.forProvider.regionName"),
+        (
+            "platform/clusters/production-euw1/overlays/app-compositions/kustomization.yaml",
+            None,
+            kustomization("../../../../infrastructure/configs/app-compositions/base", commonLabels={"team": "data"}),
+        ),
+    ],
+)
+def test_definitions_are_read_again_when_a_changed_file_may_hold_or_overlay_one(
+    path: str, old: str | None, new: str
+) -> None:
+    before = example_dist()
+    after = dict(before)
+    if old is None:
+        after[path] = new
+    else:
+        assert old in before[path]
+        after[path] = before[path].replace(old, new)
+    first = Definitions(before)
+    second = Definitions(after, base=first, changed=changed_files(before, after))
+    assert not second.same
+    assert changed_kinds(first.definitions, second.definitions)
+    assert second.definitions == Definitions(after).definitions
+
+
+def test_definitions_are_not_read_again_when_no_changed_file_may_hold_or_overlay_one() -> None:
+    before = example_dist()
+    [path] = [path for path in before if path.endswith("overlays/metrics-server/kustomization.yaml")]
+    after = {**before, path: before[path] + "commonLabels:\n  team: platform\n"}
+    first = Definitions(before)
+    second = Definitions(after, base=first, changed=changed_files(before, after))
+    # THEN the change reaches the changed file alone, and no tree's definitions were read to know it
+    assert reached({path}, (first, second)) == {path}
+    assert "definitions" not in vars(first) and "definitions" not in vars(second)
+    # AND when asked for, the definitions are read once, for both
+    assert second.definitions is first.definitions
+    assert second.definitions == Definitions(after).definitions
+
+
+def test_the_trees_compared_parse_a_kustomization_file_they_share_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the folders of two trees that differ in one file, and share what they read of kustomization files
+    before = fleet()
+    after = {**before, "platform/extra/a/extra.yaml": config_map("extra-a", "2")}
+    scope = Scope(changed_files(before, after))
+    shared = Shared()
+    builder = KubectlBuilder()
+    trees = [
+        ScopedFolders(files, tmp_path / name, builder, name, scope, shared)
+        for name, files in (("base", before), ("head", after))
+    ]
+    parsed: list[str] = []
+    real = objects.load_documents
+    monkeypatch.setattr(objects, "load_documents", lambda text: parsed.append(text) or real(text))
+    # WHEN both read what the spokes' folder lists
+    for folders in trees:
+        assert folders.inputs("platform/spokes") >= {"platform/spokes/a/chain.yaml", "platform/spokes/b/chain.yaml"}
+    # THEN each kustomization file was parsed for one tree only
+    assert sorted(parsed) == sorted(
+        {before[path] for path in before if path.startswith("platform/spokes/") and path.endswith("kustomization.yaml")}
+    )
+
+
+def test_definitions_are_those_of_reading_every_file() -> None:
+    # GIVEN the example's dist/: Compositions, XRDs and Functions, a cluster's overlay that patches its
+    # Compositions, and another's that names no definition kind
+    files = example_dist()
+    other = "platform/clusters/production-euw1/overlays/app-compositions/kustomization.yaml"
+    files[other] = kustomization("../../../../infrastructure/configs/app-compositions/base", commonLabels={"a": "b"})
+    found = Definitions(files).definitions
+    # THEN they are what reading every file finds, both overlays' Compositions among them
+    assert found == definitions(Texts(files))
+    assert {OVERLAY, other} <= {document.file for document in found}

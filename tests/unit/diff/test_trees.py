@@ -8,7 +8,7 @@ import pytest
 
 from fluxplane import diff
 from fluxplane.cli import main
-from fluxplane.diff.trees import base_tree, head_tree
+from fluxplane.diff.trees import base_tree, committed, committed_blobs, head_tree
 from tests.conftest import FleetWriter
 from tests.support.files import read_tree
 from tests.support.git import git
@@ -32,6 +32,28 @@ def test_a_committed_dist_is_the_base_byte_for_byte(project: Path) -> None:
     # THEN the base is what the commit holds, not the working tree
     assert source == "committed"
     assert {path: text.encode() for path, text in tree.files.items()} == committed
+
+
+def test_a_committed_base_takes_the_heads_unchanged_files_and_reads_the_others(project: Path) -> None:
+    # GIVEN dist/ synthesized and committed, and a head that changes one file, adds one and lacks one
+    assert main(["--root", str(project), "synth"]) == 0
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "first")
+    committed_files = {path: data.decode() for path, data in read_tree(project / "dist").items()}
+    head = {path: str(text) for path, text in committed_files.items()}
+    changed, gone = sorted(head)[:2]
+    head[changed] += "# changed\n"
+    del head[gone]
+    head["platform/new.yaml"] = "new: 1\n"
+    base = diff.resolve(project, "HEAD")
+    blobs = committed_blobs(base, project / "dist")
+    assert blobs is not None
+    tree = committed(base, blobs, head)
+    # THEN the base is what the commit holds, the unchanged files the head's own texts
+    assert dict(tree.files) == committed_files
+    unchanged = sorted(set(head) - {changed, "platform/new.yaml"})
+    assert all(tree.files[path] is head[path] for path in unchanged)
+    assert tree.files[changed] is not head[changed]
 
 
 def test_a_base_without_dist_is_synthesized_and_one_without_a_definition_is_empty(project: Path) -> None:
