@@ -4,6 +4,7 @@ generated fleet."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -23,6 +24,8 @@ CLUSTER_VARS = "platform/clusters/staging-usw2/cluster-vars.yaml"
 SHARED = "platform/infrastructure/controllers/cert-manager/base/cert-manager.yaml"
 XRDS = "platform/infrastructure/configs/eks-compositions/base/eks-compositions.yaml"
 SOURCES = "platform/spokes/sources.yaml"
+CLUSTER_KUSTOMIZATION = "platform/clusters/staging-usw2/kustomization.yaml"
+KUBECTL = shutil.which("kubectl")
 
 
 def _replace(path: Path, old: str, new: str) -> None:
@@ -73,9 +76,11 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 }
 
 
-def _validate(dist: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
+def _validate(
+    dist: Path, capsys: pytest.CaptureFixture[str], *args: str, kustomize: bool = False
+) -> tuple[int, list[str]]:
     capsys.readouterr()
-    code = main(["validate", str(dist), "--crds", str(CRDS), "--no-kustomize", *args])
+    code = main(["validate", str(dist), "--crds", str(CRDS), *([] if kustomize else ["--no-kustomize"]), *args])
     captured = capsys.readouterr()
     return code, captured.out.splitlines() + [line for line in captured.err.splitlines() if line.startswith("no ")]
 
@@ -121,6 +126,40 @@ def test_a_deleted_object_is_found_in_the_unchanged_file_with_a_warm_cache(
         and "HelmRepository 'flux-system/external-secrets' not found in cluster 'hub'" in line
         for line in out
     ), out
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+def test_a_failing_build_kept_reports_on_the_folder_it_is_told_of_without_a_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a kubectl that logs what it runs, and the example with a cluster whose kustomization lists a file that
+    # is not there, validated with its builds (the cache keeps them)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    log = tmp_path / "kubectl.log"
+    (tools / "kubectl").write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{KUBECTL}" "$@"\n')
+    (tools / "kubectl").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    dist = _committed(ROOT / "dist", tmp_path / "repo")
+    _replace(dist / CLUSTER_KUSTOMIZATION, "- tenants.yaml\n", "- tenants.yaml\n- missing.yaml\n")
+    _validate(dist, capsys, kustomize=True)
+    # WHEN the cluster is copied to another (the same files), and the project moved to another folder
+    _added_cluster(dist)
+    dist = Path(shutil.move(dist.parent, tmp_path / "elsewhere")) / "dist"
+    # THEN validate, and validate --changed, build nothing
+    for args in (("--changed", "HEAD"), ()):
+        log.write_text("")
+        cached = _validate(dist, capsys, *args, kustomize=True)
+        assert [line.split()[0] for line in log.read_text().splitlines()] == ["version"], args
+        # AND print what they print without the cache: the error told of each cluster's own folder, below the root
+        # the project lies in now
+        assert cached == _validate(dist, capsys, *args, "--no-cache", kustomize=True), args
+        failed = [line for line in cached[1] if "kubectl kustomize failed" in line]
+        assert [line.partition(" ")[0] for line in failed] == [
+            f"platform/clusters/{name}/kustomization.yaml:1" for name in ("staging-usw2", "staging-usw3")
+        ], args
+        assert "platform/clusters/staging-usw3/missing.yaml" in failed[1]
+        assert str(tmp_path) not in "".join(failed)
 
 
 def test_no_cache_leaves_the_cache_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

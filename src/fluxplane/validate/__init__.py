@@ -11,7 +11,7 @@ could not be; the command (fluxplane.commands.validate) prints them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from fluxplane.validate.compose import render_compositions
 from fluxplane.validate.compose.overlays import overlay_definitions
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.health import check_health, unchecked_lines
-from fluxplane.validate.kustomize import check_builds, find_kubectl
+from fluxplane.validate.kustomize import Builds, find_kubectl, kubectl_identity
 from fluxplane.validate.references import check_references
 from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, check_documents, default_crd_dirs, defined_kinds
 from fluxplane.validate.schemas import warning_lines as schema_warnings
@@ -104,8 +104,7 @@ def validate_tree(
         stage.note(f"{health.checked} expressions")
     if kubectl is not None:
         with progress.stage("kustomize", total=len(scope.kustomization_dirs)) as stage:
-            built = check_builds(tree.root, scope.kustomization_dirs, kubectl, stage.advance)
-            findings.extend(built)
+            findings.extend(_builds(tree, scope.kustomization_dirs, kubectl, cache, stage.advance))
             stage.note(f"{len(scope.kustomization_dirs)} kustomizations")
     with progress.stage("references") as stage:
         referenced = check_references(tree) if cache is None else cache.references(tree)
@@ -121,6 +120,26 @@ def validate_tree(
     if warnings is not None:
         warnings.extend(notes)
     return sorted(set(findings))
+
+
+def _builds(
+    tree: Tree, folders: list[str], kubectl: str, cache: ValidateCache | None, advance: Callable[[], None]
+) -> list[Finding]:
+    """The findings of the kustomize builds of ``folders``: with ``cache``, a folder whose build's key it holds is
+    not built again (fluxplane.validate.kustomize.Builds)."""
+    if cache is None:
+        return Builds(tree.root, folders, kubectl, parsed=tree.parsed_files()).findings(advance)
+    builds = Builds(
+        tree.root,
+        folders,
+        kubectl,
+        parsed=tree.parsed_files(),
+        blobs=cache.blobs,
+        known=cache.builds(kubectl_identity(kubectl)),
+    )
+    found = builds.findings(advance)
+    cache.keep_builds(builds.results, whole=len(folders) == len(tree.kustomization_dirs))
+    return found
 
 
 class _Scope:

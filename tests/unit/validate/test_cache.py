@@ -143,3 +143,25 @@ def test_a_few_files_changed_do_not_rewrite_the_documents_file(dist: Path, monke
         path.write_text(path.read_text() + "\n")
     assert _references(dist) == check_references(load_tree(dist))
     assert documents.read_bytes() != before
+
+
+def test_builds_are_kept_for_one_kubectl_signed_and_a_narrowed_run_adds_to_them(tmp_path: Path) -> None:
+    folder = tmp_path / ".fluxplane-cache" / "validate"
+    first = {"k1": ("a", None), "k2": ("b", "accumulating resources: \0/b/missing.yaml: no such file")}
+    # GIVEN the builds of a whole run kept, for one kubectl
+    kept = ValidateCache(folder, b"k" * 32)
+    assert kept.builds("kubectl 1") == {}
+    kept.keep_builds(first, whole=True)
+    # WHEN another run reads them THEN it finds them, for that kubectl only, and with this user's key only
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 1") == first
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 2") == {}
+    assert ValidateCache(folder, b"x" * 32).builds("kubectl 1") == {}
+    # AND a narrowed run adds its builds to them, a whole one keeps its own only
+    narrowed = ValidateCache(folder, b"k" * 32)
+    narrowed.builds("kubectl 1")
+    narrowed.keep_builds({"k3": ("c", None)}, whole=False)
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 1") == {**first, "k3": ("c", None)}
+    whole = ValidateCache(folder, b"k" * 32)
+    whole.builds("kubectl 1")
+    whole.keep_builds({"k3": ("c", None)}, whole=True)
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 1") == {"k3": ("c", None)}
