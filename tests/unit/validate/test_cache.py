@@ -3,6 +3,7 @@ reaches walked again."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from fluxplane.core.codec import dump_documents
 from fluxplane.validate import cache as cache_module
 from fluxplane.validate.cache import DOCUMENTS, REFERENCES, ValidateCache, blob_id, tracked_blobs
+from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import check_references
 from fluxplane.validate.tree import load_tree
 from tests.support.git import git
@@ -165,3 +167,27 @@ def test_builds_are_kept_for_one_kubectl_signed_and_a_narrowed_run_adds_to_them(
     whole.builds("kubectl 1")
     whole.keep_builds({"k3": ("c", None)}, whole=True)
     assert ValidateCache(folder, b"k" * 32).builds("kubectl 1") == {"k3": ("c", None)}
+
+
+def test_schema_findings_are_kept_by_content_for_one_base_signed(tmp_path: Path) -> None:
+    folder = tmp_path / ".fluxplane-cache" / "validate"
+    finding = Finding("a.yaml", 1, "ConfigMap", "x", "data.a", "expected a string")
+    # GIVEN the schema findings on a file's content kept, for one corpus and set of kinds defined (the base)
+    kept = ValidateCache(folder, b"k" * 32)
+    kept.blobs = {"a.yaml": "blob-a"}
+    kept.start_schemas("corpus 1")
+    assert kept.schema_report("a.yaml") is None
+    kept.keep_schema_report("a.yaml", [finding], {("v1", "Widget"): 2})
+    kept.finish_schemas(whole=True)
+    # WHEN another run reads them for a file of that content THEN it finds them, told of that file
+    again = ValidateCache(folder, b"k" * 32)
+    again.blobs = {"b.yaml": "blob-a", "c.yaml": "blob-c"}
+    again.start_schemas("corpus 1")
+    assert again.schema_report("b.yaml") == ([dataclasses.replace(finding, file="b.yaml")], {("v1", "Widget"): 2})
+    assert again.schema_report("c.yaml") is None
+    # AND not for another base, nor with another key
+    for key, base in ((b"k" * 32, "corpus 2"), (b"x" * 32, "corpus 1")):
+        other = ValidateCache(folder, key)
+        other.blobs = {"b.yaml": "blob-a"}
+        other.start_schemas(base)
+        assert other.schema_report("b.yaml") is None
