@@ -135,11 +135,12 @@ _LISTING = frozenset(
 def _files(root: Path) -> list[str]:
     """Every file below ``root`` (hidden folders skipped, as the tree validate reads skips them), relative."""
     found: list[str] = []
-    for top, folders, names in os.walk(root):
+    start = os.fspath(root)
+    for top, folders, names in os.walk(start):
         folders[:] = [name for name in folders if not name.startswith(".")]
-        relative = Path(top).relative_to(root).as_posix()
-        prefix = "" if relative == "." else relative + "/"
-        found.extend(prefix + name for name in names)
+        # os.walk joins each folder's name to its parent's: the root's path, then the folder's
+        prefix = "" if top == start else top[len(start) + 1 :].replace(os.sep, "/") + "/"
+        found.extend([prefix + name for name in names])
     return found
 
 
