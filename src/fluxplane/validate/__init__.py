@@ -174,6 +174,8 @@ def _builds(
 ) -> list[Finding]:
     """The findings of the kustomize builds of ``folders``: with ``cache``, a folder whose build's key it holds is
     not built again (fluxplane.validate.kustomize.Builds)."""
+    if not folders:
+        return []
     if cache is None:
         return Builds(tree.root, folders, kubectl, parsed=tree.parsed_files()).findings(advance)
     builds = Builds(
