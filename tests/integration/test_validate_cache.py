@@ -4,15 +4,20 @@ generated fleet."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from fluxplane import validate
 from fluxplane.cli import main
 from fluxplane.validate.cache import DOCUMENTS, REFERENCES
+from fluxplane.validate.schemas import SchemaReport
+from fluxplane.validate.tree import Document
 from tests.conftest import CRDS, ROOT
 from tests.support.git import git
 
@@ -23,6 +28,8 @@ CLUSTER_VARS = "platform/clusters/staging-usw2/cluster-vars.yaml"
 SHARED = "platform/infrastructure/controllers/cert-manager/base/cert-manager.yaml"
 XRDS = "platform/infrastructure/configs/eks-compositions/base/eks-compositions.yaml"
 SOURCES = "platform/spokes/sources.yaml"
+CLUSTER_KUSTOMIZATION = "platform/clusters/staging-usw2/kustomization.yaml"
+KUBECTL = shutil.which("kubectl")
 
 
 def _replace(path: Path, old: str, new: str) -> None:
@@ -73,9 +80,11 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 }
 
 
-def _validate(dist: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
+def _validate(
+    dist: Path, capsys: pytest.CaptureFixture[str], *args: str, kustomize: bool = False
+) -> tuple[int, list[str]]:
     capsys.readouterr()
-    code = main(["validate", str(dist), "--crds", str(CRDS), "--no-kustomize", *args])
+    code = main(["validate", str(dist), "--crds", str(CRDS), *([] if kustomize else ["--no-kustomize"]), *args])
     captured = capsys.readouterr()
     return code, captured.out.splitlines() + [line for line in captured.err.splitlines() if line.startswith("no ")]
 
@@ -121,6 +130,56 @@ def test_a_deleted_object_is_found_in_the_unchanged_file_with_a_warm_cache(
         and "HelmRepository 'flux-system/external-secrets' not found in cluster 'hub'" in line
         for line in out
     ), out
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+def test_a_failing_build_and_a_schema_finding_kept_are_told_of_each_place_without_a_build_or_a_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a kubectl that logs what it runs, and the example with a cluster whose kustomization lists a file that
+    # is not there and whose cluster-vars ConfigMap has a field it does not take, validated with its builds (the
+    # cache keeps them and the schema findings)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    log = tmp_path / "kubectl.log"
+    (tools / "kubectl").write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{KUBECTL}" "$@"\n')
+    (tools / "kubectl").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    dist = _committed(ROOT / "dist", tmp_path / "repo")
+    _replace(dist / CLUSTER_KUSTOMIZATION, "- tenants.yaml\n", "- tenants.yaml\n- missing.yaml\n")
+    _replace(dist / CLUSTER_VARS, "  namespace: flux-system\n", "  namespace: flux-system\n  replicas: 2\n")
+    _validate(dist, capsys, kustomize=True)
+    checked: list[str] = []
+    check_documents = validate.check_documents
+
+    def counting(documents: list[Document], *args: Any) -> SchemaReport:
+        checked.extend(document.file for document in documents)
+        return check_documents(documents, *args)
+
+    monkeypatch.setattr(validate, "check_documents", counting)
+    # WHEN the cluster is copied to another (the same files), and the project moved to another folder
+    _added_cluster(dist)
+    dist = Path(shutil.move(dist.parent, tmp_path / "elsewhere")) / "dist"
+    # THEN validate, and validate --changed, build nothing and check no document against its schema again
+    for args in (("--changed", "HEAD"), ()):
+        log.write_text("")
+        checked.clear()
+        cached = _validate(dist, capsys, *args, kustomize=True)
+        assert [line.split()[0] for line in log.read_text().splitlines()] == ["version"], args
+        assert checked == [], args
+        # AND print what they print without the cache: the error told of each cluster's own folder, below the root
+        # the project lies in now
+        assert cached == _validate(dist, capsys, *args, "--no-cache", kustomize=True), args
+        failed = [line for line in cached[1] if "kubectl kustomize failed" in line]
+        assert [line.partition(" ")[0] for line in failed] == [
+            f"platform/clusters/{name}/kustomization.yaml:1" for name in ("staging-usw2", "staging-usw3")
+        ], args
+        assert "platform/clusters/staging-usw3/missing.yaml" in failed[1]
+        assert str(tmp_path) not in "".join(failed)
+        # AND the schema finding is told of each file of that content
+        assert [line.partition(" ")[0] for line in cached[1] if "replicas" in line] == [
+            f"platform/clusters/{name}/cluster-vars.yaml:1" for name in ("staging-usw2", "staging-usw3")
+        ], args
 
 
 def test_no_cache_leaves_the_cache_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,8 +11,10 @@ could not be; the command (fluxplane.commands.validate) prints them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from fluxplane.core.tree.kustomize import Folders
@@ -24,11 +26,18 @@ from fluxplane.validate.compose import render_compositions
 from fluxplane.validate.compose.overlays import overlay_definitions
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.health import check_health, unchecked_lines
-from fluxplane.validate.kustomize import check_builds, find_kubectl
+from fluxplane.validate.kustomize import Builds, find_kubectl, kubectl_identity
 from fluxplane.validate.references import check_references
-from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, check_documents, default_crd_dirs, defined_kinds
+from fluxplane.validate.schemas import (
+    CoreSchemas,
+    CrdCorpus,
+    SchemaReport,
+    check_documents,
+    default_crd_dirs,
+    defined_kinds,
+)
 from fluxplane.validate.schemas import warning_lines as schema_warnings
-from fluxplane.validate.tree import Tree, ValidateError, check_tree, load_tree
+from fluxplane.validate.tree import Document, Tree, ValidateError, check_tree, load_tree
 
 __all__ = ["Coverage", "Finding", "ValidateCache", "ValidateError", "Validation", "run", "validate_tree"]
 
@@ -68,8 +77,9 @@ def validate_tree(
     """Every finding in ``tree`` (see load_tree), sorted; lines about what could not be checked (kinds without a
     schema, CEL rules not evaluated, compositions not rendered) are appended to ``warnings``, counts of what was
     checked set on ``coverage``. With ``change``, only what the change touches is checked beyond the references
-    (:mod:`fluxplane.validate.changed`). With ``cache``, the references of the clusters whose inputs did not change
-    are taken from it (:mod:`fluxplane.validate.cache`)."""
+    (:mod:`fluxplane.validate.changed`). With ``cache``, the schema findings of files whose content it checked, the
+    results of kustomize builds whose inputs it built, and the references of the clusters whose inputs did not
+    change are taken from it (:mod:`fluxplane.validate.cache`)."""
     progress = progress or Progress("validate", show="off")
     coverage = coverage if coverage is not None else Coverage()
     notes: list[str] = []
@@ -80,7 +90,7 @@ def validate_tree(
     findings = list(tree.parse_findings)
     scope = _Scope(tree, change)
     with progress.stage("schemas", total=len(scope.documents)) as stage:
-        report = check_documents(scope.documents, corpus, CoreSchemas(), defined_kinds(tree.documents))
+        report = _check_schemas(scope.documents, corpus, defined_kinds(tree.documents), cache, scope.whole)
         findings.extend(report.findings)
         stage.note(f"{len(report.findings)} findings")
     notes.extend(schema_warnings(report.uncovered))
@@ -104,8 +114,7 @@ def validate_tree(
         stage.note(f"{health.checked} expressions")
     if kubectl is not None:
         with progress.stage("kustomize", total=len(scope.kustomization_dirs)) as stage:
-            built = check_builds(tree.root, scope.kustomization_dirs, kubectl, stage.advance)
-            findings.extend(built)
+            findings.extend(_builds(tree, scope.kustomization_dirs, kubectl, cache, stage.advance))
             stage.note(f"{len(scope.kustomization_dirs)} kustomizations")
     with progress.stage("references") as stage:
         referenced = check_references(tree) if cache is None else cache.references(tree)
@@ -123,12 +132,73 @@ def validate_tree(
     return sorted(set(findings))
 
 
+def _check_schemas(
+    documents: list[Document],
+    corpus: CrdCorpus,
+    defined: set[tuple[str, str]],
+    cache: ValidateCache | None,
+    whole: bool,
+) -> SchemaReport:
+    """fluxplane.validate.schemas.check_documents; with ``cache``, a file whose content it checked before, against
+    the same corpus and kinds defined, is not checked again."""
+    core = CoreSchemas()
+    if cache is None:
+        return check_documents(documents, corpus, core, defined)
+    versions = []
+    for package in ("kubernetes-validate", "jsonschema", "referencing"):
+        try:
+            versions.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            versions.append(package)
+    cache.start_schemas(json.dumps([corpus.identity(), core.version, versions, sorted(defined)]))
+    by_file: dict[str, list[Document]] = {}
+    for document in documents:
+        by_file.setdefault(document.file, []).append(document)
+    findings: list[Finding] = []
+    uncovered: dict[tuple[str, str], int] = {}
+    for file, mine in by_file.items():
+        known = cache.schema_report(file)
+        if known is None:
+            report = check_documents(mine, corpus, core, defined)
+            cache.keep_schema_report(file, report.findings, report.uncovered)
+            known = report.findings, report.uncovered
+        findings.extend(known[0])
+        for key, count in known[1].items():
+            uncovered[key] = uncovered.get(key, 0) + count
+    cache.finish_schemas(whole)
+    return SchemaReport(findings, uncovered)
+
+
+def _builds(
+    tree: Tree, folders: list[str], kubectl: str, cache: ValidateCache | None, advance: Callable[[], None]
+) -> list[Finding]:
+    """The findings of the kustomize builds of ``folders``: with ``cache``, a folder whose build's key it holds is
+    not built again (fluxplane.validate.kustomize.Builds)."""
+    if not folders:
+        return []
+    if cache is None:
+        return Builds(tree.root, folders, kubectl, parsed=tree.parsed_files()).findings(advance)
+    builds = Builds(
+        tree.root,
+        folders,
+        kubectl,
+        parsed=tree.parsed_files(),
+        blobs=cache.blobs,
+        known=cache.builds(kubectl_identity(kubectl)),
+    )
+    found = builds.findings(advance)
+    cache.keep_builds(builds.results, whole=len(folders) == len(tree.kustomization_dirs))
+    return found
+
+
 class _Scope:
     """What a run checks beyond the references: everything, or what ``change`` touches."""
 
     def __init__(self, tree: Tree, change: Change | None) -> None:
         self.tree = tree
         self.change = change
+        #: Whether everything is checked.
+        self.whole = change is None or bool(change.definitions)
         if change is None or change.definitions:
             self.documents = tree.documents
             self.with_definitions = tree.documents

@@ -16,7 +16,14 @@ files the working tree has not changed; the others are hashed the way Git does).
   blob ids, those folders' listings, its appliers' keys, the tree's clusters and Compositions, the code) is
   unchanged keeps its findings; the others are walked again, with the clusters applying to them, and nothing
   else. A deleted object that an unchanged file still names is found: the cluster whose walk read the deleted
-  object's file is walked again, and the unchanged file with it.
+  object's file is walked again, and the unchanged file with it;
+* ``builds``: per key of a kustomize build (fluxplane.validate.kustomize: the path of each file the build reads
+  relative to the folder, and its blob id), the folder built and kubectl's error, the root's path in it left out
+  so that it can be told of a folder of that key anywhere; for one kubectl (its file and the versions it tells)
+  and the code. A folder whose key is there is not built again. A whole run keeps the keys of its tree's
+  folders, a ``--changed`` run adds to them;
+* ``schemas``: per blob id, the schema findings on the file's documents and the kinds no schema covers, for one
+  CRD corpus, one set of kinds the tree defines, and the code (fluxplane.validate.schemas.check_documents).
 
 The findings are those of a run without the cache; tests hold the two to it, on the example and on a generated
 fleet, after each kind of change.
@@ -60,6 +67,8 @@ DOCUMENTS = "documents.entry"
 #: The documents file is written again when more than one file in this many was not in it.
 REWRITE = 50
 REFERENCES = "references.entry"
+BUILDS = "builds.entry"
+SCHEMAS = "schemas.entry"
 _PURPOSE = "validate reads the blob ids of dist/ from Git"
 #: The code whose results are kept: how files are read and walked, and the rules.
 _CODE = Path(__file__).resolve().parents[1]
@@ -248,6 +257,12 @@ class ValidateCache:
         self._missed = 0
         self.blobs: dict[str, str] = {}
         self._tracked: dict[str, str] = {}
+        self._builds_base = ""
+        self._builds: dict[str, tuple[str, str | None]] = {}
+        self._schemas_base = ""
+        self._schemas: dict[str, Any] = {}
+        self._schemas_used: dict[str, Any] = {}
+        self._schemas_missed = 0
 
     @classmethod
     def for_root(cls, root: Path) -> ValidateCache:
@@ -308,6 +323,89 @@ class ValidateCache:
         except ValueError:  # a document of a type marshal does not take
             return
         self.signer.write(DOCUMENTS, payload)
+
+    # -- builds -------------------------------------------------------------------------------------
+    def builds(self, kubectl: str) -> dict[str, tuple[str, str | None]]:
+        """The kustomize builds' results kept for the kubectl ``kubectl`` tells (fluxplane.validate.kustomize.
+        kubectl_identity) and this code, by key: the folder built, and its error (None: it built)."""
+        self._builds_base = content_hash(code_key(), kubectl)
+        self._builds = {}
+        payload = self.signer.read(BUILDS)
+        if payload is None:
+            return {}
+        try:
+            data = json.loads(payload)
+            if data["base"] == self._builds_base:
+                self._builds = {
+                    str(key): (str(source), None if error is None else str(error))
+                    for key, (source, error) in data["builds"].items()
+                }
+        except (ValueError, KeyError, TypeError):
+            self._builds = {}
+        return dict(self._builds)
+
+    def keep_builds(self, results: Mapping[str, tuple[str, str | None]], whole: bool) -> None:
+        """Keep ``results`` (as ``builds`` gives them): in place of those kept when the run built the whole tree,
+        else beside them."""
+        kept = dict(results) if whole else {**self._builds, **results}
+        if kept == self._builds:
+            return
+        payload = {"base": self._builds_base, "builds": dict(sorted(kept.items()))}
+        self.signer.write(BUILDS, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+        self._builds = kept
+
+    # -- schemas ------------------------------------------------------------------------------------
+    def start_schemas(self, base: str) -> None:
+        """Read the schema findings kept for ``base`` (what the checks depend on besides a file and the code)."""
+        self._schemas_base = content_hash(code_key(), base)
+        self._schemas = {}
+        self._schemas_used = {}
+        self._schemas_missed = 0
+        payload = self.signer.read(SCHEMAS)
+        if payload is None:
+            return
+        try:
+            data = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError):
+            return
+        if isinstance(data, dict) and data.get("base") == self._schemas_base and isinstance(data.get("files"), dict):
+            self._schemas = data["files"]
+
+    def schema_report(self, file: str) -> tuple[list[Finding], dict[tuple[str, str], int]] | None:
+        """The schema findings on the documents of ``file`` and the kinds no schema covers (by apiVersion and kind,
+        how many documents), when its content was checked before; else None."""
+        blob = self.blobs.get(file)
+        if blob is None:
+            return None
+        known = self._schemas_used.get(blob) or self._schemas.get(blob)
+        if known is None:
+            return None
+        self._schemas_used[blob] = known
+        findings = [Finding(file, int(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4])) for row in known[0]]
+        return findings, {(str(api), str(kind)): int(count) for api, kind, count in known[1]}
+
+    def keep_schema_report(self, file: str, findings: list[Finding], uncovered: Mapping[tuple[str, str], int]) -> None:
+        """Keep what ``schema_report`` gives for the content of ``file``."""
+        blob = self.blobs.get(file)
+        if blob is None or any(finding.file != file for finding in findings):
+            return
+        self._schemas_missed += 1
+        self._schemas_used[blob] = (
+            [_row(finding)[1:] for finding in findings],
+            [[api, kind, count] for (api, kind), count in sorted(uncovered.items())],
+        )
+
+    def finish_schemas(self, whole: bool) -> None:
+        """Write the schema findings when this run checked a file the cache did not hold: those of this run's files
+        when it checked the whole tree, else beside those kept."""
+        if not self._schemas_missed:
+            return
+        kept = self._schemas_used if whole else {**self._schemas, **self._schemas_used}
+        try:
+            payload = marshal.dumps({"base": self._schemas_base, "files": kept})
+        except ValueError:
+            return
+        self.signer.write(SCHEMAS, payload)
 
     # -- references ---------------------------------------------------------------------------------
     def _records(self, base: str) -> tuple[dict[str, _Record], list[Repository]]:

@@ -12,6 +12,11 @@ A build is mostly the start of a process, and most folders of a fleet need none 
   told of each of the others with the paths moved to theirs. A kustomization file that may read files
   it does not list (generators, Helm charts, transformers: fields other than those of ``_LISTING``) or
   a file outside the tree keys its builds by their folder too, so that they are shared with none.
+* **the same inputs, one build, across runs**: a key is the content of what the build reads, so its result holds
+  wherever and whenever that content is built by the same kubectl: the validate cache (fluxplane.validate.cache)
+  keeps the result of each key whose digest covers all its build reads, its error with the root's path left out,
+  and a folder of a key it holds is not built again. A key is drawn from the documents validate read and the Git
+  blob ids it knows of the files, not from the files read and parsed again.
 * **what a build covers**: kustomize builds the folders a kustomization lists as resources or bases
   whole, as on their own (fluxplane.core.tree.kustomize.bases), so when a folder builds, those folders
   do too, and need no process. The folders no other folder reads are built first; a base is built on
@@ -48,6 +53,7 @@ from fluxplane.core.codec import load_documents
 from fluxplane.core.processes import Processes
 from fluxplane.core.tree.kustomize import Folders, bases, listed
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
+from fluxplane.validate.cache import blob_id
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.tree import ValidateError
 
@@ -129,22 +135,24 @@ _LISTING = frozenset(
 def _files(root: Path) -> list[str]:
     """Every file below ``root`` (hidden folders skipped, as the tree validate reads skips them), relative."""
     found: list[str] = []
-    for top, folders, names in os.walk(root):
+    start = os.fspath(root)
+    for top, folders, names in os.walk(start):
         folders[:] = [name for name in folders if not name.startswith(".")]
-        relative = Path(top).relative_to(root).as_posix()
-        prefix = "" if relative == "." else relative + "/"
-        found.extend(prefix + name for name in names)
+        # os.walk joins each folder's name to its parent's: the root's path, then the folder's
+        prefix = "" if top == start else top[len(start) + 1 :].replace(os.sep, "/") + "/"
+        found.extend([prefix + name for name in names])
     return found
 
 
 class _Disk(Mapping[str, list[Any]]):
     """The files below a root, as fluxplane.core.tree.kustomize.Folders reads them: each one is there, the
-    kustomization files are parsed when asked for (once; nothing else is)."""
+    kustomization files are parsed when asked for (once; nothing else is), or taken from ``parsed`` (the documents
+    validate read of the files it parsed whole)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, parsed: Mapping[str, list[Any]] | None = None) -> None:
         self.root = root
         self.paths = frozenset(_files(root))
-        self._parsed: dict[str, list[Any]] = {}
+        self._parsed: dict[str, list[Any]] = dict(parsed or {})
 
     def __getitem__(self, path: str) -> list[Any]:
         if path not in self.paths:
@@ -208,23 +216,31 @@ class _Key(NamedTuple):
     #: Whether the build runs alone, not in a batch: its kustomization files may read files they do not list, or
     #: give kustomize CRDs (which it then knows in the whole process).
     alone: bool
+    #: Whether the digest covers every file the build reads (each listed, in the tree): its result can be kept
+    #: for another run.
+    shared: bool = True
 
 
 class _Inputs:
-    """What the build of each folder below ``root`` reads, its key, and the folders it builds whole."""
+    """What the build of each folder below ``root`` reads, its key, and the folders it builds whole. ``parsed``
+    holds documents already read, ``blobs`` the Git blob ids of files already known by content (what the validate
+    cache read): those are neither parsed nor read again."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, parsed: Mapping[str, list[Any]] | None = None, blobs: Mapping[str, str] | None = None
+    ) -> None:
         self.root = root
-        self.disk = _Disk(root)
+        self.disk = _Disk(root, parsed)
         self.folders = Folders(self.disk)
-        self._digests: dict[str, str] = {}
+        self._digests: dict[str, str] = dict(blobs or {})
         self._keys: dict[str, _Key] = {}
 
     def _digest(self, path: str) -> str:
+        """The content of the file ``path``, by its Git blob id."""
         found = self._digests.get(path)
         if found is None:
             try:
-                found = hashlib.sha256((self.root / path).read_bytes()).hexdigest()
+                found = blob_id((self.root / path).read_bytes())
             except OSError as exc:
                 found = f"unreadable: {exc.strerror}"
             self._digests[path] = found
@@ -270,12 +286,29 @@ class _Inputs:
             relative = _relative(path, folder)
             depth = max(depth, _up(relative))
             digest.update(f"{relative}\0{self._digest(path)}\0".encode())
-        found = self._keys[folder] = _Key(digest.hexdigest(), depth, len(inputs), alone or not shared)
+        found = self._keys[folder] = _Key(digest.hexdigest(), depth, len(inputs), alone or not shared, shared)
         return found
 
 
+#: A character of a path's segment in kubectl's message: anything but a slash, a quote, a space or a colon.
+_PART = r"[^/\s'\"`:,;()\[\]{}]"
 #: A path in kubectl's message: segments up to a quote, a space or a colon.
-_SEGMENTS = r"((?:/[^/\s'\"`:,;()\[\]{}]+)*)(?![^/\s'\"`:,;()\[\]{}])"
+_SEGMENTS = rf"((?:/{_PART}+)*)(?!{_PART})"
+#: Where the tree's root stood in an error kept for another run (fluxplane.validate.cache): no message holds it.
+ROOT = "\0"
+
+
+def kubectl_identity(kubectl: str) -> str:
+    """What tells one kubectl from another, whose kustomize may judge a folder otherwise: the file it is (its
+    path, size and time) and the versions it tells."""
+    path = os.path.realpath(kubectl)
+    try:
+        stat = os.stat(path)
+        where = f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}"
+    except OSError:
+        where = path
+    version = Processes(1).run([kubectl, "version", "--client", "-o", "json"])
+    return f"{where}\0{version.returncode}\0{version.stdout}"
 
 
 class _Mover:
@@ -390,18 +423,40 @@ class _Batches:
         return errors
 
 
+#: A build's result: the folder built (relative to the root) and its error as kubectl told it (None: it built).
+Result = tuple[str, str | None]
+
+
 class Builds:
     """The kustomize builds of ``folders`` (relative to ``root``): one per distinct key, none for a folder another
     build covers, many in one process (module docstring). ``processes`` counts the processes run, ``workers`` at a
-    time."""
+    time. ``parsed`` and ``blobs`` are what validate read of the tree (``_Inputs``). ``known`` holds the results of
+    earlier runs' builds by key (fluxplane.validate.cache), their errors with ``ROOT`` where the root's path stood
+    (below another root, maybe): a folder of such a key takes it as its own build's, as it takes the result of a
+    folder of its key built in this run. After ``findings``, ``results`` holds in that form the result of each key
+    settled whose digest covers all its build reads, to be kept for another run."""
 
-    def __init__(self, root: Path, folders: Sequence[str], kubectl: str, workers: int | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        folders: Sequence[str],
+        kubectl: str,
+        workers: int | None = None,
+        *,
+        parsed: Mapping[str, list[Any]] | None = None,
+        blobs: Mapping[str, str] | None = None,
+        known: Mapping[str, Result] | None = None,
+    ) -> None:
         self.root = root
         self.folders = list(folders)
         self.kubectl = kubectl
         self.workers = workers or min(16, (os.cpu_count() or 2) * 2)
         self.processes = 0
-        self._inputs = _Inputs(root)
+        self.results: dict[str, Result] = {}
+        self._known = known or {}
+        #: The root's path in kubectl's errors (it builds the folders there).
+        self._place = os.path.realpath(root)
+        self._inputs = _Inputs(root, parsed, blobs)
         self._mover = _Mover(root)
         checked = set(self.folders)
         self._bases = {folder: [base for base in self._inputs.bases(folder) if base in checked] for folder in checked}
@@ -443,8 +498,14 @@ class Builds:
     def _errors(self, batches: _Batches, advance: Callable[[], None]) -> dict[str, str | None]:
         errors: dict[str, str | None] = {}
         #: The result of each key settled: the folder built (or covered) and its error.
-        known: dict[str, tuple[str, str | None]] = {}
+        known: dict[str, Result] = {}
         pending = set(self.folders)
+        # a key of an earlier run is taken only where it covers all a build reads
+        for folder in self.folders:
+            key = self._inputs.key(folder)
+            if key.shared and key.digest in self._known and key.digest not in known:
+                source, error = self._known[key.digest]
+                known[key.digest] = (source, None if error is None else error.replace(ROOT, self._place))
 
         def settle(folder: str, error: str | None) -> None:
             errors[folder] = error
@@ -486,6 +547,16 @@ class Builds:
             for built in batches.runner.map(batches.build, self._jobs(list(todo.values()))):
                 for folder, error in built.items():
                     known[self._inputs.key(folder).digest] = (folder, error)
+        pattern = re.compile(re.escape(self._place) + rf"(?!{_PART})")
+        for folder in errors:
+            key = self._inputs.key(folder)
+            if not key.shared or key.digest not in known:
+                continue
+            source, error = known[key.digest]
+            if error is None:
+                self.results[key.digest] = (source, None)
+            elif ROOT not in error:
+                self.results[key.digest] = (source, pattern.sub(ROOT, error))
         return errors
 
 

@@ -24,6 +24,7 @@ import yaml
 from referencing import Registry, Resource
 
 from fluxplane import __version__
+from fluxplane.keys import content_hash
 from fluxplane.validate.findings import Finding, short
 from fluxplane.validate.strict import (
     PLACEHOLDER,
@@ -139,6 +140,17 @@ class CrdCorpus:
                     if group:
                         corpus.partial_groups.add(group)
         return corpus
+
+    def identity(self) -> list[Any]:
+        """What the checks against this corpus depend on: its files (path, content) by group, and the partial groups."""
+        files: list[Any] = []
+        for group, paths in sorted(self.group_files.items()):
+            for path in paths:
+                try:
+                    files.append([group, str(path), content_hash(path.read_bytes())])
+                except OSError as exc:
+                    files.append([group, str(path), str(exc)])
+        return [files, sorted(self.partial_groups)]
 
     def _groups_of(self, path: Path) -> set[str]:
         if path.name.endswith(_BUNDLE):

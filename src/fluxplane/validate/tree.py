@@ -43,6 +43,10 @@ def _construct_unknown(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) ->
 ManifestLoader.add_multi_constructor("!", _construct_unknown)
 
 
+#: How a finding on a YAML error starts.
+PARSE_ERROR = "cannot parse YAML: "
+
+
 class ValidateError(FluxplaneError):
     """validate or schemas pull cannot run: a missing tree, CRD folder or tool, or a download that failed."""
 
@@ -89,6 +93,11 @@ class Tree:
             bodies.append(document.body)
         return found
 
+    def parsed_files(self) -> dict[str, list[Any]]:
+        """``by_file`` without the files that did not parse whole."""
+        broken = {finding.file for finding in self.parse_findings if finding.message.startswith(PARSE_ERROR)}
+        return {file: bodies for file, bodies in self.by_file().items() if file not in broken}
+
 
 def load_documents(text: str, file: str, typed: bool = True) -> tuple[list[Document], list[Finding]]:
     """The documents of one file, and findings: a YAML error on the document it broke, and (when ``typed``)
@@ -107,7 +116,7 @@ def load_documents(text: str, file: str, typed: bool = True) -> tuple[list[Docum
                 retyped.extend(check_node(node, file, index, document.kind, document.name))
     except yaml.YAMLError as exc:
         message = " ".join(str(exc).split()).replace('in "<unicode string>", ', "at ")
-        return documents, [*retyped, Finding(file, index or 1, "-", "-", "(root)", f"cannot parse YAML: {message}")]
+        return documents, [*retyped, Finding(file, index or 1, "-", "-", "(root)", f"{PARSE_ERROR}{message}")]
     finally:
         loader.dispose()
     return documents, retyped
@@ -134,8 +143,8 @@ class Parsed:
 def parse_file(text: str, file: str, typed: bool = True) -> Parsed:
     """``text`` (the file ``file``) parsed; ``retyped`` is left empty unless ``typed``."""
     found, problems = load_documents(text, file, typed)
-    errors = [problem for problem in problems if problem.message.startswith("cannot parse YAML: ")]
-    retyped = [problem for problem in problems if not problem.message.startswith("cannot parse YAML: ")]
+    errors = [problem for problem in problems if problem.message.startswith(PARSE_ERROR)]
+    retyped = [problem for problem in problems if not problem.message.startswith(PARSE_ERROR)]
     return Parsed([document for document in found if document.body is not None], retyped, errors)
 
 

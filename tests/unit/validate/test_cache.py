@@ -3,6 +3,7 @@ reaches walked again."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from fluxplane.core.codec import dump_documents
 from fluxplane.validate import cache as cache_module
 from fluxplane.validate.cache import DOCUMENTS, REFERENCES, ValidateCache, blob_id, tracked_blobs
+from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import check_references
 from fluxplane.validate.tree import load_tree
 from tests.support.git import git
@@ -143,3 +145,49 @@ def test_a_few_files_changed_do_not_rewrite_the_documents_file(dist: Path, monke
         path.write_text(path.read_text() + "\n")
     assert _references(dist) == check_references(load_tree(dist))
     assert documents.read_bytes() != before
+
+
+def test_builds_are_kept_for_one_kubectl_signed_and_a_narrowed_run_adds_to_them(tmp_path: Path) -> None:
+    folder = tmp_path / ".fluxplane-cache" / "validate"
+    first = {"k1": ("a", None), "k2": ("b", "accumulating resources: \0/b/missing.yaml: no such file")}
+    # GIVEN the builds of a whole run kept, for one kubectl
+    kept = ValidateCache(folder, b"k" * 32)
+    assert kept.builds("kubectl 1") == {}
+    kept.keep_builds(first, whole=True)
+    # WHEN another run reads them THEN it finds them, for that kubectl only, and with this user's key only
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 1") == first
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 2") == {}
+    assert ValidateCache(folder, b"x" * 32).builds("kubectl 1") == {}
+    # AND a narrowed run adds its builds to them, a whole one keeps its own only
+    narrowed = ValidateCache(folder, b"k" * 32)
+    narrowed.builds("kubectl 1")
+    narrowed.keep_builds({"k3": ("c", None)}, whole=False)
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 1") == {**first, "k3": ("c", None)}
+    whole = ValidateCache(folder, b"k" * 32)
+    whole.builds("kubectl 1")
+    whole.keep_builds({"k3": ("c", None)}, whole=True)
+    assert ValidateCache(folder, b"k" * 32).builds("kubectl 1") == {"k3": ("c", None)}
+
+
+def test_schema_findings_are_kept_by_content_for_one_base_signed(tmp_path: Path) -> None:
+    folder = tmp_path / ".fluxplane-cache" / "validate"
+    finding = Finding("a.yaml", 1, "ConfigMap", "x", "data.a", "expected a string")
+    # GIVEN the schema findings on a file's content kept, for one corpus and set of kinds defined (the base)
+    kept = ValidateCache(folder, b"k" * 32)
+    kept.blobs = {"a.yaml": "blob-a"}
+    kept.start_schemas("corpus 1")
+    assert kept.schema_report("a.yaml") is None
+    kept.keep_schema_report("a.yaml", [finding], {("v1", "Widget"): 2})
+    kept.finish_schemas(whole=True)
+    # WHEN another run reads them for a file of that content THEN it finds them, told of that file
+    again = ValidateCache(folder, b"k" * 32)
+    again.blobs = {"b.yaml": "blob-a", "c.yaml": "blob-c"}
+    again.start_schemas("corpus 1")
+    assert again.schema_report("b.yaml") == ([dataclasses.replace(finding, file="b.yaml")], {("v1", "Widget"): 2})
+    assert again.schema_report("c.yaml") is None
+    # AND not for another base, nor with another key
+    for key, base in ((b"k" * 32, "corpus 2"), (b"x" * 32, "corpus 1")):
+        other = ValidateCache(folder, key)
+        other.blobs = {"b.yaml": "blob-a"}
+        other.start_schemas(base)
+        assert other.schema_report("b.yaml") is None

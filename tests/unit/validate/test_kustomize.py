@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from fluxplane.core.processes import Processes
+from fluxplane.validate.cache import blob_id
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.kustomize import Builds, _message, build_error, check_builds, find_kubectl
+from fluxplane.validate.kustomize import Builds, _Inputs, _message, build_error, check_builds, find_kubectl
 from fluxplane.validate.tree import ValidateError
 
 KUBECTL = shutil.which("kubectl")
@@ -235,3 +236,47 @@ def test_a_folder_that_reads_many_files_builds_alone_and_first(tmp_path: Path) -
     built = log.read_text().splitlines()
     assert len(built) == builds.processes == 2
     assert built[0] == str(root / "hub")
+
+
+@needs_kubectl
+def test_results_kept_from_another_run_need_no_build_and_find_the_same_below_another_root(tmp_path: Path) -> None:
+    # GIVEN the builds of the broken tree below one root, their results kept
+    first = tmp_path / "one" / "dist"
+    folders = _write(first, BROKEN_TREE)
+    built = Builds(first, folders, str(KUBECTL))
+    built.findings()
+    # WHEN the same tree is built below another root, and one more cluster's overlay over the broken base is added
+    root = tmp_path / "two" / "dist"
+    _write(root, {**BROKEN_TREE, "envs/z/bad": BROKEN_TREE["envs/a/bad"]})
+    folders = [*folders, "envs/z/bad"]
+    kubectl, log = _counting(tmp_path)
+    builds = Builds(root, folders, kubectl, known=built.results)
+    findings = builds.findings()
+    # THEN the findings, their text and order, are those of a build of every folder there, each error told of its
+    # own folder
+    assert findings == _every_folder(root, folders, str(KUBECTL))
+    assert any(finding.file == "envs/z/bad/kustomization.yaml" for finding in findings)
+    assert all(str(tmp_path) not in finding.message for finding in findings)
+    # AND only the folders whose kustomization files read files they do not list are built again (their keys
+    # are not kept)
+    assert sorted(log.read_text().splitlines()) == [str(root / "gen/a"), str(root / "gen/b")]
+    assert not any(source.startswith("gen/") for source, _ in builds.results.values())
+    # AND the errors kept do not hold the root's path
+    assert all(str(first) not in (error or "") for _, error in built.results.values())
+
+
+def test_keys_come_from_what_validate_read_and_the_blob_ids_git_has(tmp_path: Path) -> None:
+    # GIVEN a folder, and the documents and Git blob ids validate read of its files
+    root = tmp_path / "dist"
+    files = {"kustomization.yaml": KUSTOMIZATION + "- cm.yaml\n", "cm.yaml": CONFIG_MAP, "cm2.yaml": CONFIG_MAP}
+    _write(root, {"a": files})
+    blobs = {f"a/{name}": blob_id(text.encode()) for name, text in files.items()}
+    # WHEN its key is drawn from them, or from the files
+    read = _Inputs(root, parsed={"a/kustomization.yaml": [{"resources": ["cm2.yaml"]}]}, blobs=blobs)
+    alone = _Inputs(root)
+    # THEN the documents given are those its build is taken to read (the file is not parsed again)
+    assert read.folders.inputs("a") == {"a/kustomization.yaml", "a/cm2.yaml"}
+    assert alone.folders.inputs("a") == {"a/kustomization.yaml", "a/cm.yaml"}
+    # AND a file's blob id stands for its content: the same key as reading it, another for another id
+    assert _Inputs(root, blobs=blobs).key("a") == alone.key("a")
+    assert _Inputs(root, blobs={**blobs, "a/cm.yaml": blob_id(b"other")}).key("a") != alone.key("a")

@@ -12,7 +12,7 @@ composites of that cluster.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
@@ -30,21 +30,37 @@ def _overlay_definition(doc: dict[str, Any]) -> bool:
 def overlay_definitions(documents: Iterable[Document]) -> Iterator[Document]:
     """The XRDs and Compositions of every cluster overlay among ``documents``, patched, as documents of its
     kustomization file."""
-    return overlay_objects(documents, _overlay_definition)
+    return overlay_objects(documents, _overlay_definition, kinds=_KINDS)
 
 
-def overlay_objects(documents: Iterable[Document], wanted: Callable[[dict[str, Any]], bool]) -> Iterator[Document]:
+def overlay_objects(
+    documents: Iterable[Document],
+    wanted: Callable[[dict[str, Any]], bool],
+    kinds: Collection[str] | None = None,
+) -> Iterator[Document]:
     """The objects ``wanted`` accepts of every cluster overlay among ``documents``, patched, as documents of its
-    kustomization file."""
+    kustomization file. With ``kinds`` (those ``wanted`` accepts at most), an overlay none of whose files holds an
+    object of those kinds is not built: a patch changes the objects it targets, it adds none and keeps their kind."""
     by_file: dict[str, list[Any]] = {}
     for document in documents:
         bodies = by_file.setdefault(document.file, [])
         bodies.extend([None] * (document.index - 1 - len(bodies)))
         bodies.append(document.body)
     folders = Folders(by_file)
+    holding = (
+        None
+        if kinds is None
+        else {
+            file
+            for file, bodies in by_file.items()
+            if any(isinstance(body, dict) and body.get("kind") in kinds for body in bodies)
+        }
+    )
     configs = sorted(posixpath.dirname(file) for file in by_file if posixpath.basename(file) == "kustomization.yaml")
     for folder in configs:
         if cluster_of(f"{folder}/kustomization.yaml") is None or "/overlays/" not in f"/{folder}/":
+            continue
+        if holding is not None and holding.isdisjoint(folders.inputs(folder)):
             continue
         config_file = posixpath.join(folder, "kustomization.yaml")
         index = 0
