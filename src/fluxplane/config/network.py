@@ -169,19 +169,34 @@ def _overlaps(ranges: Sequence[_Range]) -> list[tuple[_Range, _Range]]:
     return found
 
 
-def _free(blocks: Sequence[IPv4Network], used: Sequence[IPv4Network]) -> list[bool]:
-    """For each of ``blocks``, whether no range of ``used`` overlaps it: each block is held against the used ranges
-    that start at or before its end, by the furthest end among them (a sweep, not every pair)."""
-    spans = sorted((int(network.network_address), int(network.broadcast_address)) for network in used)
-    starts = [start for start, _ in spans]
-    furthest: list[int] = []
-    for _, end in spans:
-        furthest.append(max(end, furthest[-1]) if furthest else end)
-    free = []
-    for block in blocks:
-        before = bisect.bisect_right(starts, int(block.broadcast_address))
-        free.append(before == 0 or furthest[before - 1] < int(block.network_address))
-    return free
+class _Blocks:
+    """The ``/prefix_length`` blocks of ``pool``, in address order, and which are free: those no range of ``used``
+    overlaps and none given yet. Neither the blocks (thousands in a large pool) nor their states are listed: a block is
+    made from its index when given, and held against the used ranges that start at or before its end, by the
+    furthest end among them (a sweep, not every pair)."""
+
+    def __init__(self, pool: IPv4Network, prefix_length: int, used: Sequence[IPv4Network]) -> None:
+        self.start = int(pool.network_address)
+        self.prefix_length = prefix_length
+        self.size = 1 << (32 - prefix_length)
+        self.count = pool.num_addresses // self.size
+        spans = sorted((int(network.network_address), int(network.broadcast_address)) for network in used)
+        self.starts = [start for start, _ in spans]
+        self.furthest: list[int] = []
+        for _, end in spans:
+            self.furthest.append(max(end, self.furthest[-1]) if self.furthest else end)
+        self.given: set[int] = set()
+
+    def free(self, index: int) -> bool:
+        if index in self.given:
+            return False
+        first = self.start + index * self.size
+        before = bisect.bisect_right(self.starts, first + self.size - 1)
+        return before == 0 or self.furthest[before - 1] < first
+
+    def give(self, index: int) -> IPv4Network:
+        self.given.add(index)
+        return IPv4Network((self.start + index * self.size, self.prefix_length))
 
 
 def _overlap_line(item: _Range, other: _Range, reserved_where: str) -> str:
@@ -236,19 +251,17 @@ def allocate(
             continue  # reserved ranges may overlap each other
         problems.append(_overlap_line(item, other, reserved_where))
 
-    blocks = list(settings.pool.subnets(new_prefix=settings.prefix_length))
-    free = _free(blocks, [item.network for item in fixed])
+    blocks = _Blocks(settings.pool, settings.prefix_length, [item.network for item in fixed])
     left_out: list[str] = []
     for claim in sorted((claim for claim in claims if claim.cluster not in result), key=lambda claim: claim.cluster):
         if left_out:
             left_out.append(claim.cluster)
             continue
-        start = int.from_bytes(hashlib.sha256(claim.cluster.encode()).digest()[:8], "big") % len(blocks)
-        for step in range(len(blocks)):
-            index = (start + step) % len(blocks)
-            if free[index]:
-                free[index] = False
-                result[claim.cluster] = blocks[index]
+        start = int.from_bytes(hashlib.sha256(claim.cluster.encode()).digest()[:8], "big") % blocks.count
+        for step in range(blocks.count):
+            index = (start + step) % blocks.count
+            if blocks.free(index):
+                result[claim.cluster] = blocks.give(index)
                 break
         else:
             left_out.append(claim.cluster)
@@ -256,7 +269,7 @@ def allocate(
         shown = ", ".join(repr(name) for name in left_out[:3])
         more = f" and {len(left_out) - 3} more" if len(left_out) > 3 else ""
         problems.append(
-            f"{settings_where}: no free /{settings.prefix_length} left in {settings.pool} ({len(blocks)} blocks) "
+            f"{settings_where}: no free /{settings.prefix_length} left in {settings.pool} ({blocks.count} blocks) "
             f"for cluster{'s' if len(left_out) > 1 else ''} {shown}{more}; use a larger pool or a longer prefixLength"
         )
     return result, problems

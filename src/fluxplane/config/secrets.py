@@ -13,6 +13,7 @@ it keeps there for another tool, and the plain manifests of the definition, each
 from __future__ import annotations
 
 import base64
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,29 +209,50 @@ def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple
     problems: list[str] = []
     if not base.is_dir():
         return {}, []
-    for cluster_dir in sorted(base.iterdir()):
-        display_cluster = f"environments/{SECRETS_DIR}/{cluster_dir.name}"
-        if not cluster_dir.is_dir():
+    for cluster_entry in sorted(os.scandir(base), key=lambda entry: entry.name):
+        cluster = cluster_entry.name
+        display_cluster = f"environments/{SECRETS_DIR}/{cluster}"
+        if not cluster_entry.is_dir():
             problems.append(f"{display_cluster}: expected a folder per cluster, found a file")
             continue
-        if cluster_dir.name not in clusters:
-            problems.append(
-                f"{display_cluster}: unknown cluster {cluster_dir.name!r} (clusters: {', '.join(sorted(clusters))})"
-            )
+        if cluster not in clusters:
+            problems.append(f"{display_cluster}: unknown cluster {cluster!r} (clusters: {', '.join(sorted(clusters))})")
             continue
-        for path in sorted(cluster_dir.rglob("*")):
+        for parts, path in _files_below(cluster_entry.path):
             # Editors' and the seal command's temporary files, Finder's .DS_Store: not secrets.
-            if path.is_dir() or path.name.startswith("."):
+            if parts[-1].startswith("."):
                 continue
-            display = f"{display_cluster}/{path.relative_to(cluster_dir).as_posix()}"
-            parts = path.relative_to(cluster_dir).parts
+            display = f"{display_cluster}/{'/'.join(parts)}"
             if len(parts) != 2 or path.suffix != ".yaml":
                 problems.append(f"{display}: expected <namespace>/<name>.yaml (written by 'fluxplane seal')")
                 continue
-            sealed = _read(path, display, cluster_dir.name, parts[0], path.stem, problems)
+            sealed = _read(path, display, cluster, parts[0], path.stem, problems)
             if sealed is not None:
-                found.setdefault(cluster_dir.name, []).append(sealed)
+                found.setdefault(cluster, []).append(sealed)
     return {cluster: tuple(files) for cluster, files in found.items()}, problems
+
+
+def _files_below(folder: str) -> list[tuple[tuple[str, ...], Path]]:
+    """Everything below ``folder`` that is not a folder (a link to one included), as its path's parts below
+    ``folder`` and its path, in path order; links to folders are not followed, and a folder that cannot be
+    listed is passed over. One listing per folder, which tells each entry's type without a stat of each file.
+    """
+    files: list[tuple[tuple[str, ...], Path]] = []
+    pending: list[tuple[str, tuple[str, ...]]] = [(folder, ())]
+    while pending:
+        current, parts = pending.pop()
+        try:
+            entries = list(os.scandir(current))
+        except PermissionError:
+            continue
+        for entry in entries:
+            if entry.is_dir():
+                if not entry.is_symlink():
+                    pending.append((entry.path, (*parts, entry.name)))
+            else:
+                files.append(((*parts, entry.name), Path(entry.path)))
+    files.sort(key=lambda file: file[0])
+    return files
 
 
 def _read(path: Path, display: str, cluster: str, namespace: str, name: str, problems: list[str]) -> SealedFile | None:

@@ -30,6 +30,16 @@ _MERGE = "tag:yaml.org,2002:merge"
 MAX_DEPTH = 100
 
 
+#: The tag of each plain scalar read, and the value of each one not a string (a number, a boolean, null), by its
+#: text: the same keys and values recur throughout a definition and across its files (a thousand sealed secrets
+#: are the same few keys). Neither depends on the file; texts longer than _PLAIN_LONGEST (ciphertext, which never
+#: recurs) are not kept, and both are emptied past _PLAIN_MAX texts.
+_PLAIN_TAGS: dict[str, str] = {}
+_PLAIN_VALUES: dict[str, Any] = {}
+_PLAIN_LONGEST = 200
+_PLAIN_MAX = 100_000
+
+
 class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
     """A safe loader (libyaml when available) that rejects duplicate keys, aliases and custom tags.
 
@@ -65,8 +75,10 @@ class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
         # One frame per open collection: [the list, or the mapping and its pending key (None: none yet)]
         stack: list[list[Any]] = []
         get_event = self.get_event
-        # The tag of each plain scalar seen (the same keys and values recur throughout a definition)
-        plain: dict[str, str] = {}
+        plain, built = _PLAIN_TAGS, _PLAIN_VALUES
+        if len(plain) > _PLAIN_MAX:
+            plain.clear()
+            built.clear()
         value: Any = None
         while True:
             event = get_event()
@@ -74,13 +86,15 @@ class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
             key_wanted = bool(stack) and type(stack[-1][0]) is dict and stack[-1][1] is None
             if kind is yaml.ScalarEvent:
                 tag = event.tag
-                if tag is None or tag == "!":
-                    if event.implicit[0]:
-                        tag = plain.get(event.value)
-                        if tag is None:
-                            tag = plain[event.value] = self.resolve(yaml.ScalarNode, event.value, event.implicit)
-                    else:
+                implicit = (tag is None or tag == "!") and event.implicit[0]
+                if implicit:
+                    tag = plain.get(event.value)
+                    if tag is None:
                         tag = self.resolve(yaml.ScalarNode, event.value, event.implicit)
+                        if len(event.value) <= _PLAIN_LONGEST:
+                            plain[event.value] = tag
+                elif tag is None or tag == "!":
+                    tag = self.resolve(yaml.ScalarNode, event.value, event.implicit)
                 if key_wanted:
                     _check_key(stack[-1][0], tag, event)
                     stack[-1][1] = event.value
@@ -89,8 +103,13 @@ class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
                     value = event.value
                 elif tag in (_MAP, _SEQ):
                     raise _error(f"tag {tag!r} needs {'a mapping' if tag == _MAP else 'a list'} here", event)
+                elif implicit and event.value in built:
+                    value = built[event.value]
                 else:
                     value = self._scalar(tag, _node(yaml.ScalarNode, tag, event.value, event))
+                    # A number, a boolean or null: immutable, and the same wherever it is written
+                    if implicit and len(event.value) <= _PLAIN_LONGEST:
+                        built[event.value] = value
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 if key_wanted:
                     raise _error(

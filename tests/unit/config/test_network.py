@@ -19,7 +19,7 @@ from fluxplane.config.network import (
     VERSIONS_HEADER,
     Claim,
     Recorded,
-    _free,
+    _Blocks,
     allocate,
     allocations_text,
 )
@@ -42,6 +42,26 @@ def test_fifty_allocated_clusters_never_overlap_and_stay_in_the_pool() -> None:
     assert len(networks) == 50
     assert all(network.prefixlen == 16 and network.subnet_of(IPv4Network("10.0.0.0/8")) for network in networks)
     assert all(not a.overlaps(b) for a, b in itertools.pairwise(networks))
+
+
+def test_allocating_makes_only_the_blocks_it_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a /8 pool of /22 blocks (16,384 of them), two recorded clusters and a newcomer
+    settings = ClusterNetwork(pool="10.0.0.0/8", prefixLength=22)
+    recorded = Recorded({"a": IPv4Network("10.1.0.0/22"), "b": IPv4Network("10.2.0.0/22")})
+    made: list[Any] = []
+    original = IPv4Network.__init__
+
+    def counting(self: IPv4Network, address: Any, strict: bool = True) -> None:
+        made.append(address)
+        original(self, address, strict)
+
+    monkeypatch.setattr(IPv4Network, "__init__", counting)
+    # WHEN allocated
+    cidrs, problems = allocate([_claim("a"), _claim("b"), _claim("newcomer")], settings, "x", recorded)
+    # THEN the newcomer gets a free block of the pool, made alone: the pool's blocks are never listed
+    assert problems == [] and cidrs["newcomer"].prefixlen == 22 and cidrs["newcomer"].subnet_of(settings.pool)
+    assert cidrs["newcomer"] not in (cidrs["a"], cidrs["b"])
+    assert len(made) <= 4
 
 
 def test_allocation_does_not_depend_on_order_and_adding_a_cluster_moves_no_other() -> None:
@@ -297,5 +317,11 @@ def test_a_block_is_free_exactly_when_no_used_range_overlaps_it(prefix: int, use
     # GIVEN a pool's blocks and ranges taken in it (overlapping each other, inside and across blocks)
     blocks = list(IPv4Network("10.0.0.0/8").subnets(new_prefix=prefix))
     taken = [IPv4Network(f"10.{b}.{c}.0/{length}", strict=False) for b, c, length in used]
-    # WHEN the free blocks are found THEN they are those no taken range overlaps
-    assert _free(blocks, taken) == [not any(block.overlaps(network) for network in taken) for block in blocks]
+    # WHEN the free blocks are found THEN they are those no taken range overlaps, in the pool's order
+    pool = _Blocks(IPv4Network("10.0.0.0/8"), prefix, taken)
+    assert pool.count == len(blocks)
+    assert [pool.free(index) for index in range(pool.count)] == [
+        not any(block.overlaps(network) for network in taken) for block in blocks
+    ]
+    # AND a block given is the pool's block at that index, and no longer free
+    assert pool.give(pool.count - 1) == blocks[-1] and not pool.free(pool.count - 1)

@@ -439,3 +439,40 @@ def test_load_fleet_refuses_plaintext_in_a_sealed_file(write_fleet: FleetWriter)
     assert list(caught.value.problems) == [
         f"environments/secrets/staging-1/apps/db.yaml: spec.template.data: {PLAINTEXT_HELP}"
     ]
+
+
+def test_each_sealed_file_is_looked_up_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN three sealed files of two clusters (a fleet of a thousand clusters holds a thousand)
+    put(tmp_path, "staging-1/apps/db.yaml", sealed())
+    put(tmp_path, "staging-1/web/tls.yaml", sealed("tls", "web"))
+    put(tmp_path, "hub/flux-system/git.yaml", sealed("git", "flux-system"))
+    files = sorted((tmp_path / "environments" / "secrets").rglob("*.yaml"))
+    stats: list[Path] = []
+    original = Path.stat
+
+    def counting(path: Path, *, follow_symlinks: bool = True) -> Any:
+        stats.append(path)
+        return original(path, follow_symlinks=follow_symlinks)
+
+    monkeypatch.setattr(Path, "stat", counting)
+    # WHEN loaded
+    found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
+    # THEN each file is looked up once, by the read that checks it is a regular file, and the folders are only listed
+    assert problems == [] and sum(len(files) for files in found.values()) == 3
+    assert sorted(path for path in stats if path.suffix == ".yaml") == files
+    assert len(stats) <= 3 + 1  # the files, and the secrets folder itself
+
+
+def test_files_at_any_depth_are_named_in_path_order_and_links_to_folders_are_not_followed(tmp_path: Path) -> None:
+    # GIVEN a good file, a file a level too deep, one a level too high, and a link to the namespace folder
+    put(tmp_path, "staging-1/apps/db.yaml", sealed())
+    put(tmp_path, "staging-1/apps/old/db.yaml", sealed())
+    put(tmp_path, "staging-1/apps.yaml", sealed())
+    (tmp_path / "environments" / "secrets" / "staging-1" / "linked").symlink_to("apps", target_is_directory=True)
+    # WHEN loaded THEN the misplaced files are named once each, in path order, and the good one loads
+    found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
+    assert problems == [
+        f"environments/secrets/staging-1/{relative}: expected <namespace>/<name>.yaml (written by 'fluxplane seal')"
+        for relative in ("apps/old/db.yaml", "apps.yaml")
+    ]
+    assert found == {"staging-1": (SealedFile("staging-1", "apps", "db", sealed()),)}

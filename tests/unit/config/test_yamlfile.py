@@ -8,9 +8,11 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from fluxplane.config import yamlfile
 from fluxplane.config.yamlfile import MAX_DEPTH, read_yaml
 from fluxplane.errors import ConfigError
 
@@ -79,6 +81,39 @@ def test_the_standard_str_tag_is_allowed(write: Writer) -> None:
 def test_a_top_level_list_is_returned_for_the_loader_to_reject(write: Writer) -> None:
     # GIVEN a list at the top level WHEN read THEN the reader returns it (the loader checks the shape)
     assert read_yaml(write("- a\n- b\n"), DISPLAY) == ["a", "b"]
+
+
+def test_a_plain_value_is_built_once_across_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN two files writing the same number, boolean and null (a fleet's thousand files repeat a few)
+    monkeypatch.setattr(yamlfile, "_PLAIN_TAGS", {}, raising=False)
+    monkeypatch.setattr(yamlfile, "_PLAIN_VALUES", {}, raising=False)
+    built: list[str] = []
+    for tag in ("int", "bool", "null"):
+        constructor = yamlfile._StrictLoader.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
+
+        def counting(loader: Any, node: Any, constructor: Any = constructor) -> Any:
+            built.append(node.value)
+            return constructor(loader, node)
+
+        monkeypatch.setitem(yamlfile._StrictLoader.yaml_constructors, f"tag:yaml.org,2002:{tag}", counting)
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text("replicas: 3\nenabled: true\nnote: null\n", encoding="utf-8")
+    second.write_text("- {replicas: 3, enabled: true, note: null, quoted: '3', more: [3, 4]}\n", encoding="utf-8")
+    # WHEN both are read THEN each value is what YAML says, and each text is built into its value once
+    assert read_yaml(first, DISPLAY) == {"replicas": 3, "enabled": True, "note": None}
+    assert read_yaml(second, DISPLAY) == [{"replicas": 3, "enabled": True, "note": None, "quoted": "3", "more": [3, 4]}]
+    assert sorted(built) == ["3", "4", "null", "true"]
+
+
+def test_a_refused_value_is_refused_in_every_file(write: Writer) -> None:
+    # GIVEN an unquoted date WHEN read twice THEN it is refused both times (a refused value is never kept)
+    for _ in range(2):
+        assert _problems(write("since: 2024-01-01\n")) == (
+            "environments/staging.yaml:1:8: invalid YAML: unquoted date '2024-01-01' is not allowed; quote it",
+        )
+    # AND a text read as a value and then as a key is refused as a key
+    assert read_yaml(write("a: 1\n"), DISPLAY) == {"a": 1}
+    assert _problems(write("1: a\n")) == ("environments/staging.yaml:1:1: invalid YAML: keys must be strings, got '1'",)
 
 
 # -- what is refused -----------------------------------------------------------------------------
