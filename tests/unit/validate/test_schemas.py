@@ -235,3 +235,14 @@ def test_the_shipped_crds_cover_every_kind_the_example_emits(core: CoreSchemas) 
     # documents are checked in tests/unit/packs/test_auto_mode.py), and every document is valid
     assert report.uncovered == {("eks.amazonaws.com/v1", "NodeClass"): 1}
     assert report.findings == []
+
+
+def test_a_kind_whose_crd_is_not_published_says_why_it_went_unchecked() -> None:
+    # GIVEN EKS Auto Mode's NodeClass, whose CRD AWS does not publish, and a kind whose CRDs were not pulled
+    lines = warning_lines({("eks.amazonaws.com/v1", "NodeClass"): 1, ("example.io/v1", "Widget"): 2})
+    # THEN pulling schemas is offered only where it can help
+    assert lines == [
+        "no schema for eks.amazonaws.com/v1 NodeClass (1 document): not checked: EKS Auto Mode's own kind, whose CRD "
+        "AWS does not publish",
+        "no schema for example.io/v1 Widget (2 documents): run 'fluxplane schemas pull' or pass --crds",
+    ]
