@@ -268,19 +268,24 @@ class ValidateCache:
     def for_root(cls, root: Path) -> ValidateCache:
         return cls(root / CACHE_DIR / FOLDER, user_key())
 
+    def _marshalled(self, name: str) -> dict[Any, Any] | None:
+        """The signed file ``name``'s marshalled mapping; None when it is missing, does not verify or is no mapping."""
+        payload = self.signer.read(name)
+        if payload is None:
+            return None
+        try:
+            data = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError):
+            return None
+        return data if isinstance(data, dict) else None
+
     # -- documents ----------------------------------------------------------------------------------
     def start(self, dist: Path) -> None:
         """Read the blob ids Git has of ``dist``, and the documents file."""
         self._tracked = tracked_blobs(dist)
         self._documents = {}
-        payload = self.signer.read(DOCUMENTS)
-        if payload is None:
-            return
-        try:
-            data = marshal.loads(payload)
-        except (ValueError, EOFError, TypeError):
-            return
-        if isinstance(data, dict) and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
+        data = self._marshalled(DOCUMENTS)
+        if data is not None and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
             self._documents = data["blobs"]
 
     def read(self, path: Path, relative: str, typed: bool) -> Parsed | Finding:
@@ -361,14 +366,8 @@ class ValidateCache:
         self._schemas = {}
         self._schemas_used = {}
         self._schemas_missed = 0
-        payload = self.signer.read(SCHEMAS)
-        if payload is None:
-            return
-        try:
-            data = marshal.loads(payload)
-        except (ValueError, EOFError, TypeError):
-            return
-        if isinstance(data, dict) and data.get("base") == self._schemas_base and isinstance(data.get("files"), dict):
+        data = self._marshalled(SCHEMAS)
+        if data is not None and data.get("base") == self._schemas_base and isinstance(data.get("files"), dict):
             self._schemas = data["files"]
 
     def schema_report(self, file: str) -> tuple[list[Finding], dict[tuple[str, str], int]] | None:
