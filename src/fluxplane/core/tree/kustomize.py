@@ -290,32 +290,61 @@ class Folders:
         return [item._replace(doc=doc) for item, doc in zip(items, patched, strict=True) if doc is not None]
 
     def inputs(self, folder: str) -> frozenset[str]:
-        """The files a build of ``folder`` reads, found from the kustomization files alone (nothing else is parsed)."""
+        """The files a build of ``folder`` reads, found from the kustomization files alone (nothing else is parsed).
+
+        Each folder's set is worked out once and joined into those of the folders that list it; a folder on a
+        cycle of entries (which kustomize refuses) is walked on its own instead, since what it reaches depends on
+        where the walk entered the cycle."""
         known = self._inputs.get(folder)
         if known is None:
-            found: set[str] = set()
-            self._collect(folder, found, set())
-            known = self._inputs[folder] = frozenset(found)
+            try:
+                known = self._closure(folder, set())
+            except _Cycle:
+                found: set[str] = set()
+                self._collect(folder, found, set())
+                known = self._inputs[folder] = frozenset(found)
+        return known
+
+    def _targets(self, folder: str) -> tuple[str | None, Iterable[str]]:
+        """``folder``'s kustomization file (None: it has none) and the paths a build of it reads next."""
+        config = self.config(folder)
+        if config is None:
+            return None, self.listing(folder)
+        return config, listed(folder, self._config_item(config).doc)
+
+    def _closure(self, folder: str, active: set[str]) -> frozenset[str]:
+        """``inputs`` of ``folder``, from the sets of the folders it reads; _Cycle when it reaches ``active``."""
+        active.add(folder)
+        config, targets = self._targets(folder)
+        found: set[str] = set() if config is None else {config}
+        for target in targets:
+            if target in self.documents:
+                found.add(target)
+                continue
+            if target in active:
+                raise _Cycle(target)
+            known = self._inputs.get(target)
+            found.update(known if known is not None else self._closure(target, active))
+        active.discard(folder)
+        known = self._inputs[folder] = frozenset(found)
         return known
 
     def _collect(self, folder: str, found: set[str], seen: set[str]) -> None:
         if folder in seen:
             return
         seen.add(folder)
-        config = self.config(folder)
-        if config is None:
-            for entry in self.listing(folder):
-                if entry in self.documents:
-                    found.add(entry)
-                else:
-                    self._collect(entry, found, seen)
-            return
-        found.add(config)
-        for target in listed(folder, self._config_item(config).doc):
+        config, targets = self._targets(folder)
+        if config is not None:
+            found.add(config)
+        for target in targets:
             if target in self.documents:
                 found.add(target)
             else:
                 self._collect(target, found, seen)
+
+
+class _Cycle(Exception):
+    """A folder's entries lead back to a folder whose walk has not ended."""
 
 
 class KubectlBuilder:

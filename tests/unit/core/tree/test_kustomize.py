@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from fluxplane.core.tree import Folders, KubectlBuilder, KubectlFolders, LazyDocuments
+from fluxplane.core.tree import kustomize as kustomize_module
 from fluxplane.core.tree.kustomize import bases
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
@@ -165,6 +166,48 @@ def test_inputs_follow_resources_and_patches_without_reading_the_resources() -> 
         "app/production/size.yaml",
     }
     assert sorted(read) == ["app/base/kustomization.yaml", "app/production/kustomization.yaml"]
+
+
+def test_inputs_read_each_kustomization_file_once_across_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN many overlays of one base, each listed by a folder above them
+    documents: Docs = {"base/kustomization.yaml": kustomization("cm.yaml"), "base/cm.yaml": [config_map("cm")]}
+    for index in range(5):
+        documents[f"overlays/o{index}/kustomization.yaml"] = kustomization("../../base")
+    documents["overlays/kustomization.yaml"] = kustomization(*(f"o{index}" for index in range(5)))
+    listed: list[str] = []
+    real = kustomize_module.listed
+
+    def counting(folder: str, config: Any) -> tuple[str, ...]:
+        listed.append(folder)
+        return real(folder, config)
+
+    monkeypatch.setattr(kustomize_module, "listed", counting)
+    folders = Folders(documents)
+    # WHEN the inputs of every folder are asked for, the folder above them first
+    found = {folder: folders.inputs(folder) for folder in ["overlays", *(f"overlays/o{i}" for i in range(5)), "base"]}
+    # THEN each kustomization file's entries are read once, and each folder's inputs are what its build reads
+    assert sorted(listed) == sorted(["overlays", "base", *(f"overlays/o{index}" for index in range(5))])
+    assert found["overlays/o3"] == {"overlays/o3/kustomization.yaml", "base/kustomization.yaml", "base/cm.yaml"}
+    assert found["overlays"] == {"overlays/kustomization.yaml", "base/cm.yaml"} | {
+        f"overlays/o{index}/kustomization.yaml" for index in range(5)
+    } | {"base/kustomization.yaml"}
+
+
+def test_inputs_of_folders_on_a_cycle_are_every_file_the_cycle_reaches() -> None:
+    # GIVEN a listing b, b listing a (kustomize refuses it), and c listing a
+    documents: Docs = {
+        "a/kustomization.yaml": kustomization("../b", "a.yaml"),
+        "a/a.yaml": [config_map("a")],
+        "b/kustomization.yaml": kustomization("../a", "b.yaml"),
+        "b/b.yaml": [config_map("b")],
+        "c/kustomization.yaml": kustomization("../a"),
+    }
+    both = {"a/kustomization.yaml", "a/a.yaml", "b/kustomization.yaml", "b/b.yaml"}
+    # THEN whichever is asked first, each reaches every file of the cycle
+    folders = Folders(documents)
+    assert folders.inputs("c") == {"c/kustomization.yaml", *both}
+    assert folders.inputs("b") == both
+    assert folders.inputs("a") == both
 
 
 def test_bases_are_the_resources_and_bases_a_build_builds_whole() -> None:
