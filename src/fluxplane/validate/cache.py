@@ -247,6 +247,25 @@ def _reaches_more(fleet: Fleet, walked: set[str], records: Mapping[str, _Record]
     return False
 
 
+def _shared(value: Any, strings: dict[str, str]) -> Any:
+    """``value`` with each string that occurs more than once made one object: marshal writes an object it has
+    written before as a reference, so that a fleet's documents, which repeat their keys and many values, take half
+    the room and read back in about half the time."""
+    kind = type(value)
+    if kind is str:
+        return strings.setdefault(value, value)
+    if kind is dict:
+        return {
+            strings.setdefault(key, key) if type(key) is str else key: _shared(item, strings)
+            for key, item in value.items()
+        }
+    if kind is list:
+        return [_shared(item, strings) for item in value]
+    if kind is tuple:
+        return tuple(_shared(item, strings) for item in value)
+    return value
+
+
 class ValidateCache:
     """The validate cache of one project (module docstring); ``key`` signs and verifies (None: no cache)."""
 
@@ -288,13 +307,14 @@ class ValidateCache:
         if data is not None and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
             self._documents = data["blobs"]
 
-    def read(self, path: Path, relative: str, typed: bool) -> Parsed | Finding:
+    def read(self, path: str, relative: str, typed: bool) -> Parsed | Finding:
         """A reader for fluxplane.validate.tree.load_tree: the file's documents from the cache when its content was
         read before, else read and parsed (and kept)."""
         blob = self._tracked.get(relative)
         if blob is None:
             try:
-                data = path.read_bytes()
+                with open(path, "rb") as handle:
+                    data = handle.read()
             except OSError:
                 return read_file(path, relative, typed)
             blob = blob_id(data)
@@ -324,7 +344,7 @@ class ValidateCache:
         if not self._missed or (self._documents and self._missed * REWRITE < len(self._used)):
             return
         try:
-            payload = marshal.dumps({"code": code_key(), "blobs": self._used})
+            payload = marshal.dumps({"code": code_key(), "blobs": _shared(self._used, {})})
         except ValueError:  # a document of a type marshal does not take
             return
         self.signer.write(DOCUMENTS, payload)
@@ -449,12 +469,16 @@ class ValidateCache:
                 if owner not in walked:
                     walked.add(owner)
                     pending.append(owner)
+        # The clusters walked only because they apply to a stale one keep their records: their key says that
+        # nothing they read changed, so neither did what is found on them.
+        checked = stale | (walked - records.keys())
         fleet: Fleet | None = None
         if not set(clusters) <= walked:
             votes: list[Iterable[Repository]] = [records[name].vote for name in clusters if name not in walked]
             votes.extend(walker.votes(name) for name in clusters if name in walked)
             if list(elect(votes)) == elected:
-                fleet = Fleet(tree, [name for name in clusters if name in walked], elected, targets=walked)
+                walk = [name for name in clusters if name in walked]
+                fleet = Fleet(tree, walk, elected, targets=walked, checked=checked)
                 if _reaches_more(fleet, walked, records):
                     fleet = None
         if fleet is None:
@@ -462,11 +486,11 @@ class ValidateCache:
             records = {}
             fleet = Fleet(tree)
             elected = list(fleet.walker.repositories)
-        found = by_cluster(fleet)
+        found = by_cluster(fleet, checked if walked else None)
         fresh = {application.cluster for application in fleet.walk.applications} | set(found)
         if walked:
-            fresh &= walked
-            for name in walked - fresh:
+            fresh &= checked
+            for name in checked - fresh:
                 records.pop(name, None)
         applications: dict[str, list[TreeApplication]] = {}
         for application in fleet.walk.applications:

@@ -38,7 +38,7 @@ reads (the fleet's sealing key among it).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from fluxplane.validate.findings import Finding, format_path
@@ -363,19 +363,28 @@ def _check_cycles(fleet: Fleet) -> Iterator[tuple[str, Finding]]:
             yield from visit(node)
 
 
-def by_cluster(fleet: Fleet) -> dict[str, set[Finding]]:
+def by_cluster(fleet: Fleet, clusters: Collection[str] | None = None) -> dict[str, set[Finding]]:
     """The findings of every rule of the module docstring but the tree's Functions, by the cluster each is found on
     (the one a Kustomization applies on, for what it applies): what that cluster's walk, and the walks of the
-    clusters applying to it, read (fluxplane.validate.cache keeps them per cluster)."""
+    clusters applying to it, read (fluxplane.validate.cache keeps them per cluster). With ``clusters``, only the
+    findings on those are looked for."""
     found: dict[str, set[Finding]] = {}
+
+    def wanted(cluster: str) -> bool:
+        return clusters is None or cluster in clusters
+
     for cluster, finding in fleet.problems:
-        found.setdefault(cluster, set()).add(finding)
+        if wanted(cluster):
+            found.setdefault(cluster, set()).add(finding)
     for placed in fleet.placed.values():
-        found.setdefault(placed.cluster, set()).update(_check_object(fleet, placed))
+        if wanted(placed.cluster):
+            found.setdefault(placed.cluster, set()).update(_check_object(fleet, placed))
     for application in fleet.applications:
-        found.setdefault(application.cluster, set()).update(_check_application(fleet, application))
+        if wanted(application.cluster):
+            found.setdefault(application.cluster, set()).update(_check_application(fleet, application))
     for cluster, finding in _check_cycles(fleet):
-        found.setdefault(cluster, set()).add(finding)
+        if wanted(cluster):
+            found.setdefault(cluster, set()).add(finding)
     return found
 
 

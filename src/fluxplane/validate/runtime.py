@@ -73,7 +73,8 @@ class Fleet:
     With ``clusters``, only those are walked, and of what ``kubeConfig`` Kustomizations apply elsewhere only
     what lands on ``targets``: what exists on each of them is as in the whole walk when every cluster applying
     to one of them is walked (fluxplane.validate.cache). ``repositories`` are where the walk resolves paths (read
-    from the tree when None)."""
+    from the tree when None). ``checked`` are the clusters whose objects will be checked (all when None): what
+    placed objects produce at run time is worked out only there."""
 
     def __init__(
         self,
@@ -81,6 +82,7 @@ class Fleet:
         clusters: Sequence[str] | None = None,
         repositories: Iterable[Repository] | None = None,
         targets: Collection[str] | None = None,
+        checked: Collection[str] | None = None,
     ) -> None:
         self.tree = tree
         self._documents = {(document.file, document.index): document for document in tree.documents}
@@ -101,7 +103,7 @@ class Fleet:
             for each in placed:
                 self.placed.setdefault((each.cluster, each.document.file, each.document.index, each.namespace), each)
                 self.exists.setdefault(each.cluster, set()).add(each.key)
-        self._produce()
+        self._produce(checked)
         #: Every source placed in a cluster, by (cluster, group, kind, namespace, name): the first placed, the
         #: cluster's own before what a Kustomization of it applies again.
         self.sources: dict[tuple[str, str, str, str, str], Placed] = {}
@@ -122,7 +124,7 @@ class Fleet:
         return Placed(placed.cluster, self._documents[(placed.item.path or "", placed.item.position)], placed.namespace)
 
     # -- what placed objects produce at run time --------------------------------------------------
-    def _produce(self) -> None:
+    def _produce(self, clusters: Collection[str] | None) -> None:
         compositions = [
             d
             for d in self.tree.documents
@@ -132,6 +134,8 @@ class Fleet:
         ]
         for placed in list(self.placed.values()):
             body, cluster, namespace = placed.body, placed.cluster, placed.namespace
+            if clusters is not None and cluster not in clusters:
+                continue
             produced: list[tuple[str, str, Any]] = []
             if placed.document.kind == "SealedSecret" and group_of(body) == "bitnami.com":
                 produced.append(

@@ -8,8 +8,8 @@ not bad input: the rest of the tree is still checked.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -84,14 +84,19 @@ class Tree:
     kustomization_dirs: list[str]
     parse_findings: list[Finding]
 
-    def by_file(self) -> dict[str, list[Any]]:
-        """The documents' bodies by file, at their index (None where a document was empty)."""
-        found: dict[str, list[Any]] = {}
-        for document in self.documents:
-            bodies = found.setdefault(document.file, [])
-            bodies.extend([None] * (document.index - 1 - len(bodies)))
-            bodies.append(document.body)
-        return found
+    _by_file: dict[str, list[Any]] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def by_file(self) -> Mapping[str, list[Any]]:
+        """The documents' bodies by file, at their index (None where a document was empty); worked out once, and
+        shared by every reader of the tree (none changes it)."""
+        if self._by_file is None:
+            found: dict[str, list[Any]] = {}
+            for document in self.documents:
+                bodies = found.setdefault(document.file, [])
+                bodies.extend([None] * (document.index - 1 - len(bodies)))
+                bodies.append(document.body)
+            self._by_file = found
+        return self._by_file
 
     def parsed_files(self) -> dict[str, list[Any]]:
         """``by_file`` without the files that did not parse whole."""
@@ -150,13 +155,14 @@ def parse_file(text: str, file: str, typed: bool = True) -> Parsed:
 
 #: Reads one file of the tree (its path, and its path relative to the tree) for :func:`load_tree`, which asks
 #: whether its YAML 1.2 typing is wanted; a finding when it cannot be read.
-Reader = Callable[[Path, str, bool], Parsed | Finding]
+Reader = Callable[[str, str, bool], Parsed | Finding]
 
 
-def read_file(path: Path, relative: str, typed: bool) -> Parsed | Finding:
+def read_file(path: str, relative: str, typed: bool) -> Parsed | Finding:
     """The file at ``path`` read and parsed."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         return Finding(relative, 1, "-", "-", "(root)", f"cannot read: {exc}")
     return parse_file(text, relative, typed)
@@ -166,16 +172,21 @@ def yaml_files(root: Path) -> list[str]:
     """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders and files skipped), relative POSIX paths
     sorted as paths are (folder by folder). Symlinks to files count as files, as ``Path.is_file`` says."""
     found: list[str] = []
-    for folder, folders, names in os.walk(root):
-        folders[:] = [name for name in folders if not name.startswith(".")]
-        relative = os.path.relpath(folder, root).replace(os.sep, "/")
-        prefix = "" if relative == "." else relative + "/"
-        for name in names:
-            if (
-                name.endswith((".yaml", ".yml"))
-                and not name.startswith(".")
-                and os.path.isfile(os.path.join(folder, name))
-            ):
+    pending = [("", os.fspath(root))]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # as os.walk: a folder that cannot be listed holds nothing
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if entry.is_dir():
+                if not entry.is_symlink():  # a linked folder is not walked into
+                    pending.append((prefix + name + "/", entry.path))
+            elif name.endswith((".yaml", ".yml")) and entry.is_file():
                 found.append(prefix + name)
     return sorted(found, key=lambda path: path.split("/"))
 
@@ -188,8 +199,9 @@ def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Read
     documents: list[Document] = []
     findings: list[Finding] = []
     files: list[str] = []
+    top = os.fspath(root) + os.sep
     for relative in yaml_files(root):
-        path = root / relative
+        path = top + relative
         files.append(relative)
         wanted = typed is None or typed(relative)
         parsed = read(path, relative, wanted)

@@ -85,6 +85,40 @@ def test_a_change_to_one_cluster_walks_it_and_the_clusters_applying_to_it(
     assert len(walked) == 3
 
 
+def test_a_cluster_walked_only_as_another_s_applier_keeps_its_findings_unchecked(
+    dist: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a warm cache
+    _references(dist)
+    asked: list[Any] = []
+    real = cache_module.by_cluster
+
+    def recording(fleet: Any, clusters: Any = None) -> Any:
+        asked.append(clusters)
+        return real(fleet, clusters)
+
+    monkeypatch.setattr(cache_module, "by_cluster", recording)
+    # WHEN a changes: the hub is walked with it, since it brings a up through a kubeConfig
+    sync = dist / "platform/clusters/a/flux-system/gotk-sync.yaml"
+    sync.write_text(sync.read_text().replace("branch: main", "branch: next"))
+    # THEN only a's findings are looked for again, and they are those of a whole walk
+    assert _references(dist) == check_references(load_tree(dist))
+    assert asked == [{"a"}]
+
+
+def test_the_documents_file_holds_each_repeated_string_once(dist: Path) -> None:
+    # GIVEN a cold cache WHEN a run keeps the documents it read
+    _references(dist)
+    cache = ValidateCache(dist.parent / ".fluxplane-cache" / "validate", b"k" * 32)
+    data = cache._marshalled(DOCUMENTS)
+    assert data is not None
+    # THEN a key or value that many documents share is one object when read back
+    keys = [key for entry in data["blobs"].values() for _, body in entry[0] if isinstance(body, dict) for key in body]
+    api_versions = [key for key in keys if key == "apiVersion"]
+    assert len(api_versions) > 10
+    assert all(key is api_versions[0] for key in api_versions)
+
+
 def test_a_deleted_source_is_found_on_the_unchanged_release_naming_it(dist: Path) -> None:
     # GIVEN a warm cache WHEN the OCIRepository the hub's karpenter release names is deleted
     _references(dist)
