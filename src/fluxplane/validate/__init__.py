@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from fluxplane.core.layout import cluster_of
 from fluxplane.core.tree.kustomize import Folders
 from fluxplane.progress import Progress
 from fluxplane.validate.cache import ValidateCache
@@ -99,7 +100,7 @@ def validate_tree(
         findings.extend(rules.check_all(scope.documents))
         stage.note(f"{rules.counts.evaluated} rules evaluated")
     with progress.stage("compositions") as stage:
-        overlays = list(overlay_definitions(tree.documents))
+        overlays = list(overlay_definitions(tree.documents, scope.clusters))
         composed = render_compositions(
             scope.with_definitions, corpus, CoreSchemas(), extra=rules.check, overlays=overlays
         )
@@ -199,12 +200,16 @@ class _Scope:
         self.change = change
         #: Whether everything is checked.
         self.whole = change is None or bool(change.definitions)
+        #: The clusters whose own folders hold a document checked (None: every cluster).
+        self.clusters: set[str] | None = None
         if change is None or change.definitions:
             self.documents = tree.documents
             self.with_definitions = tree.documents
             self.kustomization_dirs = tree.kustomization_dirs
             return
         self.documents = [document for document in tree.documents if change.covers(document.file)]
+        # a cluster's composites are rendered with its own overlay's definitions (fluxplane.validate.compose.overlays)
+        self.clusters = {owner for document in self.documents if (owner := cluster_of(document.file)) is not None}
         definitions = [document for document in tree.documents if is_definition(document.body)]
         self.with_definitions = definitions + self.documents
         folders = Folders(tree.by_file())

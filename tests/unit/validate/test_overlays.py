@@ -65,3 +65,21 @@ def test_an_overlay_s_definitions_are_patched_and_overlays_without_any_are_not_b
     ]
     # AND the overlay whose files hold no definition is not built
     assert "platform/clusters/a/overlays/app" not in built
+
+
+def test_only_the_overlays_of_the_clusters_asked_for_are_read() -> None:
+    # GIVEN two clusters' overlays over one catalogue folder holding a Composition
+    overlay = {**KUSTOMIZATION, "resources": ["../../../../catalogue/db"], "patches": [PATCH]}
+    documents = _documents(
+        {
+            "platform/catalogue/db/composition.yaml": COMPOSITION,
+            "platform/catalogue/db/kustomization.yaml": {**KUSTOMIZATION, "resources": ["composition.yaml"]},
+            "platform/clusters/a/overlays/db/kustomization.yaml": overlay,
+            "platform/clusters/b/overlays/db/kustomization.yaml": overlay,
+        }
+    )
+    # WHEN the definitions of b's overlays alone are asked for THEN only b's come, and all when no cluster is named
+    assert [document.file for document in overlay_definitions(documents, {"b"})] == [
+        "platform/clusters/b/overlays/db/kustomization.yaml"
+    ]
+    assert len(list(overlay_definitions(documents))) == 2

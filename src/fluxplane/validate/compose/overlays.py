@@ -27,20 +27,22 @@ def _overlay_definition(doc: dict[str, Any]) -> bool:
     return is_definition(doc) and doc.get("kind") in _KINDS
 
 
-def overlay_definitions(documents: Iterable[Document]) -> Iterator[Document]:
-    """The XRDs and Compositions of every cluster overlay among ``documents``, patched, as documents of its
-    kustomization file."""
-    return overlay_objects(documents, _overlay_definition, kinds=_KINDS)
+def overlay_definitions(documents: Iterable[Document], clusters: Collection[str] | None = None) -> Iterator[Document]:
+    """The XRDs and Compositions of every cluster overlay among ``documents`` (of the overlays of ``clusters`` alone,
+    when given), patched, as documents of its kustomization file."""
+    return overlay_objects(documents, _overlay_definition, kinds=_KINDS, clusters=clusters)
 
 
 def overlay_objects(
     documents: Iterable[Document],
     wanted: Callable[[dict[str, Any]], bool],
     kinds: Collection[str] | None = None,
+    clusters: Collection[str] | None = None,
 ) -> Iterator[Document]:
-    """The objects ``wanted`` accepts of every cluster overlay among ``documents``, patched, as documents of its
-    kustomization file. With ``kinds`` (those ``wanted`` accepts at most), an overlay none of whose files holds an
-    object of those kinds is not built: a patch changes the objects it targets, it adds none and keeps their kind."""
+    """The objects ``wanted`` accepts of every cluster overlay among ``documents`` (of the overlays of ``clusters``
+    alone, when given), patched, as documents of its kustomization file. With ``kinds`` (those ``wanted`` accepts
+    at most), an overlay none of whose files holds an object of those kinds is not built: a patch changes the
+    objects it targets, it adds none and keeps their kind."""
     by_file: dict[str, list[Any]] = {}
     for document in documents:
         bodies = by_file.setdefault(document.file, [])
@@ -58,7 +60,8 @@ def overlay_objects(
     )
     configs = sorted(posixpath.dirname(file) for file in by_file if posixpath.basename(file) == "kustomization.yaml")
     for folder in configs:
-        if cluster_of(f"{folder}/kustomization.yaml") is None or "/overlays/" not in f"/{folder}/":
+        owner = cluster_of(f"{folder}/kustomization.yaml")
+        if owner is None or "/overlays/" not in f"/{folder}/" or (clusters is not None and owner not in clusters):
             continue
         if holding is not None and holding.isdisjoint(folders.inputs(folder)):
             continue
