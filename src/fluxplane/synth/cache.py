@@ -53,15 +53,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.keys import Signer, content_hash, user_key
+from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
 if TYPE_CHECKING:
     from fluxplane.charts.addon_identities import AddonRole
 
-#: The cache folder below the project root (see the module docstring).
-CACHE_DIR = ".fluxplane-cache"
 #: Bumped when the entry format changes.
 FORMAT = 4
 #: An entry's file name is the cluster's name and this.
