@@ -3,7 +3,8 @@
 Where: ``<root>/.fluxplane-cache/synth/``, beside environments/ and outside dist/, so that it goes
 with the project folder it describes (two checkouts never share entries) and ``git clean -X`` or
 ``rm -rf .fluxplane-cache`` clears it. It is derived data: delete it at any time, and the next synth
-renders everything again. Nothing in it is secret that dist/ does not already hold.
+renders everything again. Nothing in it is secret that dist/ does not already hold. Beside it,
+``.fluxplane-cache/parsed/`` keeps the definition's files parsed (fluxplane.config.parsed), used where this cache is.
 
 What is cached: per workload cluster, one file holding the texts of everything synth writes below
 that cluster's folders (its entry point, its overlays, its README, its tenants, and the hub's folders
