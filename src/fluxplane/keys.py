@@ -20,6 +20,9 @@ from stat import S_ISDIR, S_ISREG
 
 from fluxplane.files import write_atomic
 
+#: The folder of fluxplane's caches below the project root (the synth cache's, the validate cache's, parsed files').
+CACHE_DIR = ".fluxplane-cache"
+
 
 def content_hash(*parts: str | bytes) -> str:
     """The SHA-256 of ``parts``, each with its length before it (so that ``("ab", "c")`` and ``("a", "bc")``

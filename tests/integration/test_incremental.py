@@ -4,7 +4,8 @@ Each test synthesizes a copy of the example fleet once to fill the cache, change
 (one cluster, a shared base value, a pack value of one environment, a cluster added or removed) or
 damages the cache, then compares ``fluxplane synth`` (cache) with ``fluxplane synth --no-cache``
 into another folder, file by file. The cache entries' modification times tell which clusters were
-rendered anew and which were reused.
+rendered anew and which were reused. The definition's files parsed before are read from the cache
+too (fluxplane.config.parsed).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import pytest
 import yaml
 
 from fluxplane.cli import main
-from fluxplane.synth.cache import CACHE_DIR, ENTRY_SUFFIX
+from fluxplane.config import yamlfile
+from fluxplane.keys import CACHE_DIR
+from fluxplane.synth.cache import ENTRY_SUFFIX
 from tests.support.files import read_tree
 
 WORKLOAD_CLUSTERS = (
@@ -184,6 +187,45 @@ def test_damaged_cache_entry_is_rendered_anew(primed: tuple[Path, dict[str, int]
     assert b"value: 4" in entry.read_bytes()
 
 
+def test_files_parsed_before_are_read_from_the_cache_and_dist_matches_a_full_synth(
+    primed: tuple[Path, dict[str, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a primed cache, which holds the definition's files parsed
+    project, _ = primed
+    parsed = project / CACHE_DIR / "parsed" / "files.entry"
+    assert parsed.is_file()
+    load = yamlfile._load
+
+    def refuse(text: str) -> list[Any]:
+        raise AssertionError(f"parsed again: {text[:40]!r}")
+
+    # WHEN synth runs with parsing refused THEN no file is parsed, and dist/ equals a full synth's
+    monkeypatch.setattr(yamlfile, "_load", refuse)
+    _synth(project)
+    monkeypatch.setattr(yamlfile, "_load", load)
+    _assert_same_as_full(project)
+    # AND synth --no-cache did not parse through it: parsing refused, it fails
+    monkeypatch.setattr(yamlfile, "_load", refuse)
+    with pytest.raises(AssertionError, match="parsed again"):
+        main(["--root", str(project), "synth", "--no-cache", "--outdir", str(project / "full")])
+
+
+def test_a_yaml_error_reads_the_same_with_the_cache(
+    primed: tuple[Path, dict[str, int]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a primed cache and a definition file with a YAML error
+    project, _ = primed
+    path = project / "environments" / "staging.yaml"
+    path.write_text(path.read_text() + "broken: [\n")
+    # WHEN synth runs with the cache and without THEN the error is the same
+    errors = []
+    for extra in ((), ("--no-cache",), ()):
+        assert main(["--root", str(project), "synth", *extra]) == 2
+        errors.append(capsys.readouterr().err)
+    assert errors[0] == errors[1] == errors[2]
+    assert "environments/staging.yaml:" in errors[0] and "invalid YAML" in errors[0]
+
+
 def test_no_cache_flag_neither_reads_nor_writes_the_cache(example_project: Path) -> None:
     # GIVEN no cache WHEN synth runs with --no-cache THEN no cache folder is made
     _synth(example_project, "--no-cache")
@@ -196,3 +238,8 @@ def test_check_uses_the_cache_and_reports_a_fresh_tree_up_to_date(primed: tuple[
     project, before = primed
     assert main(["--root", str(project), "synth", "--check"]) == 0
     assert _rewritten(project, before) == []
+    # AND it keeps no files it parsed: with none kept before, it parses them all and writes none
+    parsed = project / CACHE_DIR / "parsed" / "files.entry"
+    parsed.unlink()
+    assert main(["--root", str(project), "synth", "--check"]) == 0
+    assert not parsed.exists()

@@ -1,13 +1,14 @@
 """Hostile state in synth's own trees: nothing outside them changes, and dist/ is the clean tree or the old one.
 
 ``fluxplane synth`` keeps state beside the definition: dist/, the staging folders ``.dist.new`` and
-``.dist.old``, the spare ``.dist.spare`` with its manifest ``.fluxplane-tree``, and the cache
-``.fluxplane-cache/synth``. Any of it can come from elsewhere (a pull request brings dist/, a copy of
-the project brings the rest, a killed run leaves its staging folders), so none of it is trusted. Each
-example copies a synthesized example fleet, plants hostile state in those trees (symlinks to a victim
-folder outside the project and to environments/ and its files, dangling links, files for folders and
-folders for files, hard links and FIFOs, manifests naming paths outside the spare, damaged and forged
-cache entries and temporary files) and runs ``fluxplane.cli.main`` in-process. Then:
+``.dist.old``, the spare ``.dist.spare`` with its manifest ``.fluxplane-tree``, and the caches
+``.fluxplane-cache/synth`` and ``.fluxplane-cache/parsed``. Any of it can come from elsewhere (a pull
+request brings dist/, a copy of the project brings the rest, a killed run leaves its staging folders),
+so none of it is trusted. Each example copies a synthesized example fleet, plants hostile state in
+those trees (symlinks to a victim folder outside the project and to environments/ and its files,
+dangling links, files for folders and folders for files, hard links and FIFOs, manifests naming paths
+outside the spare, damaged and forged cache entries and temporary files) and runs
+``fluxplane.cli.main`` in-process. Then:
 
 * synth exits 0, or 2 when dist/ itself was replaced (a symlink, a file, someone's folder), never
   with a traceback, and never hangs;
@@ -56,7 +57,15 @@ from fluxplane.cli import EXIT_BAD_INPUT, EXIT_STALE, main
 pytestmark = pytest.mark.fuzz
 
 #: Synth's own trees, below the project folder.
-TREES = ("dist", ".dist.spare", ".dist.new", ".dist.old", ".fluxplane-cache", ".fluxplane-cache/synth")
+TREES = (
+    "dist",
+    ".dist.spare",
+    ".dist.new",
+    ".dist.old",
+    ".fluxplane-cache",
+    ".fluxplane-cache/synth",
+    ".fluxplane-cache/parsed",
+)
 #: What a planted path becomes (see _plant).
 KINDS = (
     "victim-folder",
@@ -194,6 +203,7 @@ def seed(example_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert sorted(p.name for p in (example_project / ".fluxplane-cache" / "synth").iterdir()) == [
         f"{name}.entry" for name in CLUSTERS
     ]
+    assert (example_project / ".fluxplane-cache" / "parsed" / "files.entry").is_file()
     held = snapshot(example_project)
     entries = tuple(path for path in held if path.split("/")[0] in TREES and path not in TREES)
     folders = tuple(path for path in held if path.split("/")[0] in TREES and held[path][0] == "folder")
@@ -268,8 +278,9 @@ def resolve(plant: Plant, seed: Seed) -> Plant:
 
 #: States that broke synth before (each once a bug the random examples found, or a promise worth checking
 #: every run): a manifest symlink in the tree a swap replaces, entries beside the spare's manifest, a
-#: manifest that is or names a folder, a spare file that is a folder, a hard link or a FIFO, and the
-#: cache's temporary file hard-linked elsewhere or its entry a FIFO.
+#: manifest that is or names a folder, a spare file that is a folder, a hard link or a FIFO, the
+#: cache's temporary file hard-linked elsewhere or its entry a FIFO, and the store of parsed files a FIFO or a
+#: link out of the project.
 REGRESSIONS: tuple[list[Plant], ...] = (
     [Plant("dist/.fluxplane-tree", "victim-file")],
     [Plant("dist/.fluxplane-tree", "definition-file-relative")],
@@ -282,6 +293,9 @@ REGRESSIONS: tuple[list[Plant], ...] = (
     [Plant(".dist.spare/CODEOWNERS", "fifo")],
     [Plant("staging-usw2", "cache-temporary", "hard-link")],
     [Plant(".fluxplane-cache/synth/staging-usw2.entry", "fifo")],
+    [Plant(".fluxplane-cache/parsed/files.entry", "fifo")],
+    [Plant(".fluxplane-cache/parsed/files.entry", "victim-file")],
+    [Plant(".fluxplane-cache/parsed", "victim-folder")],
 )
 
 

@@ -45,7 +45,8 @@ def register(commands: Subcommands) -> None:
     synth.add_argument(
         "--no-cache",
         action="store_true",
-        help="render every cluster, ignoring the cache of unchanged clusters in <root>/.fluxplane-cache",
+        help="render every cluster and parse every definition file, ignoring the caches of unchanged clusters and "
+        "parsed files in <root>/.fluxplane-cache",
     )
     synth.add_argument(
         "--replace",

@@ -4,18 +4,26 @@ The definition is data written by people, so the loader is stricter than ``yaml.
 duplicate keys are errors (PyYAML silently keeps the last one), and anchors, aliases and custom tags
 are refused because they hide what a reviewer sees in a diff. Dates stay strings only when
 quoted, so ``2024-01-01`` unquoted is refused rather than silently turned into a date.
+
+A run can keep what it parses (fluxplane.config.parsed, kept beside the synth cache): while one is
+open (:func:`parsed_from`), a file whose text was parsed before is not parsed again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import stat
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
 from fluxplane.errors import ConfigError
 
+#: Whether libyaml parses (PyYAML built with it), else PyYAML's own Python parser.
+LIBYAML = hasattr(yaml, "CSafeLoader")
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -38,6 +46,29 @@ _PLAIN_TAGS: dict[str, str] = {}
 _PLAIN_VALUES: dict[str, Any] = {}
 _PLAIN_LONGEST = 200
 _PLAIN_MAX = 100_000
+
+
+class Parsed(Protocol):
+    """Documents parsed before, by the text they were parsed from (fluxplane.config.parsed.ParsedFiles)."""
+
+    def get(self, text: str) -> list[Any] | None:
+        """The documents of ``text`` (objects of their own, which the caller may change), None when unknown."""
+
+    def keep(self, text: str, documents: list[Any]) -> None:
+        """Keep the documents just parsed from ``text`` (before the caller changes them)."""
+
+
+_PARSED: ContextVar[Parsed | None] = ContextVar("fluxplane_parsed", default=None)
+
+
+@contextlib.contextmanager
+def parsed_from(parsed: Parsed | None) -> Iterator[None]:
+    """Read YAML files through ``parsed`` (None: parse every file) inside the ``with`` block."""
+    token = _PARSED.set(parsed)
+    try:
+        yield
+    finally:
+        _PARSED.reset(token)
 
 
 class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
@@ -208,6 +239,11 @@ def read_yaml_documents(path: Path, display: str) -> list[Any]:
         raise ConfigError(f"{display}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{display}: cannot read: {exc}") from None
+    parsed = _PARSED.get()
+    if parsed is not None:
+        known = parsed.get(text)
+        if known is not None:
+            return known
     try:
         documents = _load(text)
     except yaml.MarkedYAMLError as exc:
@@ -221,4 +257,6 @@ def read_yaml_documents(path: Path, display: str) -> list[Any]:
         raise ConfigError(f"{display}{where}: invalid YAML: {problem}") from None
     except yaml.YAMLError as exc:  # a character YAML does not allow: its message spans lines
         raise ConfigError(f"{display}: invalid YAML: {' '.join(str(exc).split())}") from None
+    if parsed is not None:
+        parsed.keep(text, documents)
     return documents

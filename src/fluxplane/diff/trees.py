@@ -6,9 +6,9 @@ what Flux applies, whatever fluxplane version wrote it. The files the head holds
 project's place, its definition is synthesized in a temporary worktree (fluxplane.diff.git.worktree), with the
 installed fluxplane; a ref with neither is an empty tree.
 
-**Head.** What synth would write now: the definition loaded and rendered in memory, the clusters whose inputs did
-not change taken from the synth cache (read only: nothing is written), with the folders another tool owns as they
-are in dist/ (fluxplane.synth.with_kept).
+**Head.** What synth would write now: the definition loaded and rendered in memory, the files parsed before and
+the clusters whose inputs did not change taken from the caches (fluxplane.config.parsed, the synth cache; read
+only: nothing is written), with the folders another tool owns as they are in dist/ (fluxplane.synth.with_kept).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from fluxplane import git, synth
 from fluxplane.config.awsdata import fleet_support_warnings
+from fluxplane.config.parsed import parsed_files
 from fluxplane.diff import git as diff_git
 from fluxplane.diff.fleet import Tree, repositories_of_plan
 from fluxplane.diff.git import DiffError
@@ -90,7 +91,7 @@ def base_tree(root: Path, base: diff_git.Base) -> tuple[Tree, str]:
 
 def head_tree(root: Path, registry: PackRegistry | None = None) -> Tree:
     """What synth would write for the definition under ``root`` now (module docstring), nothing written."""
-    with synth.paused_gc():
+    with synth.paused_gc(), parsed_files(root, read_only=True):
         plan = synth.load_plan(root, registry)
     cache = synth.SynthCache.for_root(root, read_only=True)
     files = synth.with_kept(plan, synth.render_plan(plan, cache), output_dir(root))

@@ -3,7 +3,8 @@
 Where: ``<root>/.fluxplane-cache/synth/``, beside environments/ and outside dist/, so that it goes
 with the project folder it describes (two checkouts never share entries) and ``git clean -X`` or
 ``rm -rf .fluxplane-cache`` clears it. It is derived data: delete it at any time, and the next synth
-renders everything again. Nothing in it is secret that dist/ does not already hold.
+renders everything again. Nothing in it is secret that dist/ does not already hold. Beside it,
+``.fluxplane-cache/parsed/`` keeps the definition's files parsed (fluxplane.config.parsed), used where this cache is.
 
 What is cached: per workload cluster, one file holding the texts of everything synth writes below
 that cluster's folders (its entry point, its overlays, its README, its tenants, and the hub's folders
@@ -53,15 +54,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.keys import Signer, content_hash, user_key
+from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
 if TYPE_CHECKING:
     from fluxplane.charts.addon_identities import AddonRole
 
-#: The cache folder below the project root (see the module docstring).
-CACHE_DIR = ".fluxplane-cache"
 #: Bumped when the entry format changes.
 FORMAT = 4
 #: An entry's file name is the cluster's name and this.

@@ -12,6 +12,7 @@ for it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.manifests import MANIFEST_LAYERS, read_manifests, repeated_objects
 from fluxplane.config.merge import Origins
+from fluxplane.config.parsed import parsed_files
 from fluxplane.errors import ConfigError
 from fluxplane.packs.helm_charts import load_chart_packs
 from fluxplane.packs.registry import PackRegistry
@@ -96,9 +98,9 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
 class Pipeline(Publisher):
     """Synthesis of the project under ``root`` into ``outdir`` (default: fluxplane.files.output_dir).
 
-    ``cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache); ``read_only``
-    reads the cache without adding to it (``synth --check``). ``allow`` names the changes to live
-    infrastructure the user asked for.
+    ``cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache), and the definition's
+    files parsed before (fluxplane.config.parsed); ``read_only`` reads the caches without adding to them
+    (``synth --check``). ``allow`` names the changes to live infrastructure the user asked for.
     """
 
     def __init__(
@@ -119,7 +121,10 @@ class Pipeline(Publisher):
     def load(self) -> FleetPlan:
         """The definition under ``root``, loaded, validated and planned (once)."""
         if self._plan is None:
-            self._plan = load_plan(self.root, self.registry)
+            cache = self.cache
+            parsed = contextlib.nullcontext() if cache is None else parsed_files(self.root, read_only=cache.read_only)
+            with parsed:
+                self._plan = load_plan(self.root, self.registry)
         return self._plan
 
     def build(self, plan: FleetPlan | None = None) -> dict[str, str]:

@@ -52,14 +52,13 @@ from fluxplane.core.tree import MissingPath, Repository, elect
 from fluxplane.core.tree.kustomize import Folders, listed
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.errors import FluxplaneError
-from fluxplane.keys import Signer, content_hash, user_key
+from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import by_cluster, check_functions
 from fluxplane.validate.runtime import Fleet
 from fluxplane.validate.tree import Document, Parsed, Tree, read_file
 
-#: The cache folder below the project root (the synth cache's, fluxplane.synth.cache.CACHE_DIR), and this one's.
-CACHE_DIR = ".fluxplane-cache"
+#: This cache's folder in the caches' (fluxplane.keys.CACHE_DIR).
 FOLDER = "validate"
 #: Bumped when what the files hold changes.
 FORMAT = 1

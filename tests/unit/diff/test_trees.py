@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fluxplane import diff
 from fluxplane.cli import main
+from fluxplane.config import yamlfile
 from fluxplane.diff.trees import base_tree, committed, committed_blobs, head_tree
+from fluxplane.keys import CACHE_DIR
 from tests.conftest import FleetWriter
 from tests.support.files import read_tree
 from tests.support.git import git
@@ -77,3 +80,29 @@ def test_the_head_is_what_synth_would_write_and_nothing_is_written(project: Path
     assert tree.hub == "hub"
     assert main(["--root", str(project), "synth"]) == 0
     assert {path: text.encode() for path, text in tree.files.items()} == read_tree(project / "dist")
+
+
+def test_the_head_reads_the_files_synth_parsed_and_writes_none(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a synth, which keeps the files it parsed (twice: the first writes environments/allocations.yaml)
+    for _ in range(2):
+        assert main(["--root", str(project), "synth"]) == 0
+    store = project / CACHE_DIR / "parsed" / "files.entry"
+    assert store.is_file()
+    before = read_tree(project)
+
+    # WHEN the head is rendered with parsing refused THEN every file comes from the store, and nothing is written
+    def refuse(text: str) -> list[Any]:
+        raise AssertionError(f"parsed again: {text[:40]!r}")
+
+    monkeypatch.setattr(yamlfile, "_load", refuse)
+    tree = head_tree(project)
+    assert read_tree(project) == before
+    assert {path: text.encode() for path, text in tree.files.items()} == read_tree(project / "dist")
+
+
+def test_the_head_writes_no_store_of_parsed_files(project: Path) -> None:
+    # GIVEN a synth whose store of parsed files was removed WHEN the head is rendered THEN none is written
+    assert main(["--root", str(project), "synth"]) == 0
+    (project / CACHE_DIR / "parsed" / "files.entry").unlink()
+    head_tree(project)
+    assert not (project / CACHE_DIR / "parsed" / "files.entry").exists()

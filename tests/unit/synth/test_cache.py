@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 
 from fluxplane.charts.addon_identities import AddonRole
-from fluxplane.keys import user_key
+from fluxplane.keys import CACHE_DIR, user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from fluxplane.synth.cache import (
     _PACKAGE,
-    CACHE_DIR,
     CachedCluster,
     FolderIndex,
     SynthCache,
