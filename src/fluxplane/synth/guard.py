@@ -161,6 +161,7 @@ class OldTree:
 
     def __init__(self, outdir: Path) -> None:
         self.outdir = outdir
+        self._paths: dict[str, str] | None = None
         self._stats: dict[str, tuple[int, int]] | None = None
         self._linked: dict[str, bool] = {}
 
@@ -169,10 +170,11 @@ class OldTree:
         return self.outdir.is_dir() and not self.outdir.is_symlink()
 
     @property
-    def stats(self) -> dict[str, tuple[int, int]]:
-        """Every regular file of the tree, by its path below it: (size, mtime_ns). Symlinks are left out."""
-        if self._stats is None:
-            self._stats = {}
+    def paths(self) -> dict[str, str]:
+        """Every regular file of the tree: its path below the tree, and its path on disk. Symlinks are left out;
+        nothing but the folders is read (the kind of each entry comes with the listing)."""
+        if self._paths is None:
+            self._paths = {}
             if self.exists:
                 pending = [("", str(self.outdir))]
                 while pending:
@@ -186,8 +188,21 @@ class OldTree:
                         if entry.is_dir(follow_symlinks=False):
                             pending.append((path + "/", entry.path))
                         elif entry.is_file(follow_symlinks=False):
-                            stat = entry.stat(follow_symlinks=False)
-                            self._stats[path] = (stat.st_size, stat.st_mtime_ns)
+                            self._paths[path] = entry.path
+        return self._paths
+
+    @property
+    def stats(self) -> dict[str, tuple[int, int]]:
+        """Every regular file of the tree, by its path below it: (size, mtime_ns). Symlinks are left out."""
+        if self._stats is None:
+            self._stats = {}
+            for path, on_disk in self.paths.items():
+                try:
+                    stat = os.lstat(on_disk)
+                except OSError:
+                    continue
+                if S_ISREG(stat.st_mode):
+                    self._stats[path] = (stat.st_size, stat.st_mtime_ns)
         return self._stats
 
     def _stat(self, paths: Iterable[str]) -> dict[str, tuple[int, int]]:
@@ -227,7 +242,7 @@ class OldTree:
             return None
 
     def read_all(self) -> dict[str, bytes]:
-        found = {path: self.read(path) for path in self.stats}
+        found = {path: self.read(path) for path in self.paths}
         return {path: data for path, data in found.items() if data is not None}
 
     def changed(self, files: Mapping[str, str]) -> dict[str, bytes | None]:
@@ -637,7 +652,7 @@ def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | No
     # counts in what the clusters run
     makers = {
         path: functools.partial(_old_documents, tree, path)
-        for path in tree.stats
+        for path in tree.paths
         if path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
     }
     try:
