@@ -343,7 +343,11 @@ class ValidateCache:
         if not self._missed or (self._documents and self._missed * REWRITE < len(self._used)):
             return
         try:
-            payload = marshal.dumps({"code": code_key(), "blobs": _shared(self._used, {})})
+            blobs = _shared(self._used, {})
+        except RecursionError:  # a document nested deeper than Python's calls go: kept as it was read
+            blobs = self._used
+        try:
+            payload = marshal.dumps({"code": code_key(), "blobs": blobs})
         except ValueError:  # a document of a type marshal does not take
             return
         self.signer.write(DOCUMENTS, payload)

@@ -225,3 +225,11 @@ def test_schema_findings_are_kept_by_content_for_one_base_signed(tmp_path: Path)
         other.blobs = {"b.yaml": "blob-a"}
         other.start_schemas(base)
         assert other.schema_report("b.yaml") is None
+
+
+def test_a_document_nested_deeper_than_python_s_calls_go_is_kept_as_read(dist: Path) -> None:
+    # GIVEN a file of a list nested 900 levels deep (which a pull request can bring)
+    (dist / "platform/clusters/b/deep.yaml").write_text("deep: " + "[" * 900 + "]" * 900 + "\n")
+    # WHEN validated with the cache THEN the findings are those without it, and the documents file is kept
+    assert _references(dist) == check_references(load_tree(dist))
+    assert (dist.parent / ".fluxplane-cache" / "validate" / DOCUMENTS).is_file()
