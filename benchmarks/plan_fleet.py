@@ -26,6 +26,7 @@ Run: ``make bench-plan`` or ``.venv/bin/python benchmarks/plan_fleet.py [--sizes
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import subprocess
 import sys
@@ -55,6 +56,7 @@ def _plan_in_process(root: Path) -> int:
     start_runtime()
     result = plan.run(root, plan.resolve(root, "HEAD"), registry(), Progress("plan", show="lines"))
     sys.stdout.write(text(result))
+    gc.freeze()  # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next
     return 1 if result.resources or result.destructive else 0
 
 
@@ -68,6 +70,7 @@ def _diff_in_process(root: Path) -> int:
     start_runtime()
     report = diff.run(root, diff.resolve(root, "HEAD"), Progress("diff", show="lines"), registry())
     sys.stdout.write(text(report))
+    gc.freeze()  # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next
     one = [section.cluster for section in report.sections] == ["dev-0000"] and not report.files
     return 0 if one and not report.risks else 1
 
@@ -81,6 +84,7 @@ def _synth_in_process(root: Path) -> int:
     with paused_gc():
         pipeline = Pipeline(root, registry=registry())
         pipeline.write(pipeline.render())
+    gc.freeze()  # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next
     return 0
 
 

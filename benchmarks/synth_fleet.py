@@ -210,7 +210,7 @@ def synth_with_cache(root: Path) -> None:
     with paused_gc():
         pipeline = Pipeline(root, registry=registry(), cache=True)
         pipeline.write(pipeline.render())
-    # as `fluxplane synth` does: the process ends next, spare the collector's final pass
+    # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next, spare the collector's final pass
     gc.freeze()
 
 

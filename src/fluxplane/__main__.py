@@ -1,5 +1,5 @@
 import sys
 
-from fluxplane.cli import main
+from fluxplane.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

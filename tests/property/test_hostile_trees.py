@@ -29,7 +29,6 @@ processes) in ``make test``, more with
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import hmac
 import io
@@ -165,11 +164,8 @@ def _time_limit(seconds: int) -> Iterator[None]:
 def run(project: Path, *args: str) -> tuple[int, str]:
     """``fluxplane synth`` in-process: (exit code, standard error)."""
     stdout, stderr = io.StringIO(), io.StringIO()
-    try:
-        with _time_limit(30), redirect_stdout(stdout), redirect_stderr(stderr):
-            code = main(["--root", str(project), "synth", *args])
-    finally:
-        gc.unfreeze()  # a successful synth freezes what it built, for a process that ends next
+    with _time_limit(30), redirect_stdout(stdout), redirect_stderr(stderr):
+        code = main(["--root", str(project), "synth", *args])
     return code, stderr.getvalue()
 
 

@@ -18,7 +18,7 @@ import pytest
 import fluxplane.synth
 from fluxplane.cli import COMMANDS, EXIT_BAD_INPUT, build_parser, main
 from fluxplane.packs.registry import PackRegistry
-from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.conftest import MINIMAL_BASE, ROOT, FleetWriter
 
 #: The installed packs, as messages list them.
 INSTALLED = ", ".join(PackRegistry.from_entry_points().names)
@@ -338,3 +338,25 @@ def test_importing_the_cli_starts_no_javascript_runtime() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # THEN neither cdk8s nor jsii is loaded: `fluxplane --help` and validate never wait for Node.js
     assert result.stdout.strip() == "[]"
+
+
+def test_the_program_spares_the_collector_s_final_pass_and_main_in_process_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tomllib
+
+    from fluxplane import cli
+
+    # GIVEN the program's entry, as the console script and `python -m fluxplane` run it
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["fluxplane"] == "fluxplane.cli:entry"
+    assert "sys.exit(entry())" in (ROOT / "src/fluxplane/__main__.py").read_text()
+    frozen: list[bool] = []
+    monkeypatch.setattr(cli.gc, "freeze", lambda: frozen.append(True))
+    # WHEN main runs in a process that goes on (a test, a library user) THEN nothing is frozen
+    assert main(["packs", "list"]) == 0
+    assert frozen == []
+    # AND WHEN the program runs a command THEN its code is the program's, with what it built frozen for the exit
+    monkeypatch.setattr(cli, "main", lambda argv=None: 3)
+    assert cli.entry() == 3
+    assert frozen == [True]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import posixpath
 import sys
@@ -191,8 +190,6 @@ def run(args: argparse.Namespace) -> int:
                 synth.copy_tree(files, scratch)
     for line in support:
         print(line, file=sys.stderr)
-    # The process ends next: spare the collector's final pass over everything synth built.
-    gc.freeze()
     elapsed = time.perf_counter() - started
     print(f"wrote {len(files)} files to {target} in {elapsed:.2f}s")
     return 0
