@@ -11,10 +11,32 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 #: The folder cdk8s-cli asks an app to write to (``cdk8s synth``, cdk8s.yaml's ``output``).
 CDK8S_OUTDIR = "CDK8S_OUTDIR"
+
+
+def entries_below(root: str, *, hidden: bool = True) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Each entry below the folder ``root`` that is not a folder itself, with its path below ``root`` (POSIX), in no
+    set order. One listing per folder, which tells each entry's type without a stat of each file; no link is followed
+    (a link to a folder is an entry, not walked into); a folder that cannot be listed holds nothing. Without
+    ``hidden``, names that start with a dot are left out, folders and files."""
+    pending = [("", root)]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if not hidden and entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((f"{prefix}{entry.name}/", entry.path))
+            else:
+                yield prefix + entry.name, entry
 
 
 def output_dir(root: Path, outdir: str | os.PathLike[str] | None = None) -> Path:

@@ -76,3 +76,40 @@ def test_the_library_the_command_and_the_cdk8s_app_follow_the_one_rule(
     monkeypatch.delenv("CDK8S_OUTDIR")
     monkeypatch.chdir(root)
     assert FleetApp(load_plan(root)).outdir == "dist"
+
+
+def test_entries_below_list_every_entry_but_folders_and_follow_no_link(tmp_path: Path) -> None:
+    from fluxplane.files import entries_below
+
+    # GIVEN files at two depths, a hidden file and folder, a link to a file and one to a folder outside
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "x.yaml").write_text("x: 1\n")
+    root = tmp_path / "root"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "top.yaml").write_text("")
+    (root / "a" / "b" / "deep.yaml").write_text("")
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "h.yaml").write_text("")
+    (root / "a" / ".h.yaml").write_text("")
+    (root / "a" / "file-link.yaml").symlink_to(root / "top.yaml")
+    (root / "a" / "folder-link").symlink_to(outside, target_is_directory=True)
+    # THEN each entry that is not a folder comes with its path below the root; a link to a folder is an entry, not
+    # walked into
+    found = {relative: entry for relative, entry in entries_below(str(root))}
+    assert sorted(found) == [
+        ".hidden/h.yaml",
+        "a/.h.yaml",
+        "a/b/deep.yaml",
+        "a/file-link.yaml",
+        "a/folder-link",
+        "top.yaml",
+    ]
+    assert found["a/folder-link"].is_symlink()
+    # AND without hidden names, those that start with a dot are left out, folders and files
+    assert sorted(relative for relative, _ in entries_below(str(root), hidden=False)) == [
+        "a/b/deep.yaml",
+        "a/file-link.yaml",
+        "a/folder-link",
+        "top.yaml",
+    ]

@@ -22,6 +22,7 @@ from typing import Any
 from fluxplane.config.problems import show
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
+from fluxplane.files import entries_below
 
 SECRETS_DIR = "secrets"
 SEALED_API_VERSION = "bitnami.com/v1alpha1"
@@ -233,24 +234,13 @@ def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple
 
 
 def _files_below(folder: str) -> list[tuple[tuple[str, ...], Path]]:
-    """Everything below ``folder`` that is not a folder (a link to one included), as its path's parts below
-    ``folder`` and its path, in path order; links to folders are not followed, and a folder that cannot be
-    listed is passed over. One listing per folder, which tells each entry's type without a stat of each file.
-    """
-    files: list[tuple[tuple[str, ...], Path]] = []
-    pending: list[tuple[str, tuple[str, ...]]] = [(folder, ())]
-    while pending:
-        current, parts = pending.pop()
-        try:
-            entries = list(os.scandir(current))
-        except PermissionError:
-            continue
-        for entry in entries:
-            if entry.is_dir():
-                if not entry.is_symlink():
-                    pending.append((entry.path, (*parts, entry.name)))
-            else:
-                files.append(((*parts, entry.name), Path(entry.path)))
+    """Everything below ``folder`` that is not a folder (nor a link to one), as its path's parts below ``folder``
+    and its path, in path order (fluxplane.files.entries_below)."""
+    files = [
+        (tuple(relative.split("/")), Path(entry.path))
+        for relative, entry in entries_below(folder)
+        if not entry.is_dir()
+    ]
     files.sort(key=lambda file: file[0])
     return files
 

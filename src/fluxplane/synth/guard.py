@@ -86,6 +86,7 @@ from fluxplane.core.codec import load_documents, parse_documents
 from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_of, cluster_vars_file
 from fluxplane.core.tree import Fleet, LazyDocuments, Placed, Walk
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
+from fluxplane.files import entries_below
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
     ABSENT,
@@ -176,19 +177,11 @@ class OldTree:
         if self._paths is None:
             self._paths = {}
             if self.exists:
-                pending = [("", str(self.outdir))]
-                while pending:
-                    prefix, folder = pending.pop()
-                    try:
-                        entries = list(os.scandir(folder))
-                    except OSError:
-                        continue
-                    for entry in entries:
-                        path = prefix + entry.name
-                        if entry.is_dir(follow_symlinks=False):
-                            pending.append((path + "/", entry.path))
-                        elif entry.is_file(follow_symlinks=False):
-                            self._paths[path] = entry.path
+                self._paths = {
+                    relative: entry.path
+                    for relative, entry in entries_below(str(self.outdir))
+                    if entry.is_file(follow_symlinks=False)
+                }
         return self._paths
 
     @property

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from fluxplane.errors import FluxplaneError
+from fluxplane.files import entries_below
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.yaml12 import check_node
 
@@ -171,23 +172,11 @@ def read_file(path: str, relative: str, typed: bool) -> Parsed | Finding:
 def yaml_files(root: Path) -> list[str]:
     """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders and files skipped), relative POSIX paths
     sorted as paths are (folder by folder). Symlinks to files count as files, as ``Path.is_file`` says."""
-    found: list[str] = []
-    pending = [("", os.fspath(root))]
-    while pending:
-        prefix, folder = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:  # as os.walk: a folder that cannot be listed holds nothing
-            continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            if entry.is_dir():
-                if not entry.is_symlink():  # a linked folder is not walked into
-                    pending.append((prefix + name + "/", entry.path))
-            elif name.endswith((".yaml", ".yml")) and entry.is_file():
-                found.append(prefix + name)
+    found = [
+        relative
+        for relative, entry in entries_below(os.fspath(root), hidden=False)
+        if relative.endswith((".yaml", ".yml")) and entry.is_file()
+    ]
     return sorted(found, key=lambda path: path.split("/"))
 
 
