@@ -13,10 +13,12 @@ import contextlib
 import functools
 import hashlib
 import hmac
+import marshal
 import os
 import secrets
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
+from typing import Any
 
 from fluxplane.files import write_atomic
 
@@ -101,6 +103,18 @@ class Signer:
             return None
         digest, _, payload = raw.partition(b"\n")
         return payload if hmac.compare_digest(self.mac(payload), digest) else None
+
+    def read_marshalled(self, name: str) -> dict[Any, Any] | None:
+        """The mapping the file ``name`` holds, marshalled; None when it is missing, does not verify, does not
+        unmarshal or is no mapping."""
+        payload = self.read(name)
+        if payload is None:
+            return None
+        try:
+            data = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError):
+            return None
+        return data if isinstance(data, dict) else None
 
     def write(self, name: str, payload: bytes) -> None:
         """Write the file ``name`` signed, atomically; a folder that cannot be written is skipped."""

@@ -70,14 +70,9 @@ class ParsedFiles:
         or is another parser's."""
         if self._stored is None:
             self._stored = {}
-            payload = self.signer.read(ENTRY) if self._code is not None else None
-            if payload is not None:
-                try:
-                    data: Any = marshal.loads(payload)
-                except (ValueError, EOFError, TypeError):
-                    data = None
-                if isinstance(data, dict) and data.get("code") == self._code and isinstance(data.get("files"), dict):
-                    self._stored = data["files"]
+            data = self.signer.read_marshalled(ENTRY) if self._code is not None else None
+            if data is not None and data.get("code") == self._code and isinstance(data.get("files"), dict):
+                self._stored = data["files"]
         return self._stored
 
     def get(self, text: str) -> list[Any] | None:

@@ -286,23 +286,12 @@ class ValidateCache:
     def for_root(cls, root: Path) -> ValidateCache:
         return cls(root / CACHE_DIR / FOLDER, user_key())
 
-    def _marshalled(self, name: str) -> dict[Any, Any] | None:
-        """The signed file ``name``'s marshalled mapping; None when it is missing, does not verify or is no mapping."""
-        payload = self.signer.read(name)
-        if payload is None:
-            return None
-        try:
-            data = marshal.loads(payload)
-        except (ValueError, EOFError, TypeError):
-            return None
-        return data if isinstance(data, dict) else None
-
     # -- documents ----------------------------------------------------------------------------------
     def start(self, dist: Path) -> None:
         """Read the blob ids Git has of ``dist``, and the documents file."""
         self._tracked = tracked_blobs(dist)
         self._documents = {}
-        data = self._marshalled(DOCUMENTS)
+        data = self.signer.read_marshalled(DOCUMENTS)
         if data is not None and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
             self._documents = data["blobs"]
 
@@ -389,7 +378,7 @@ class ValidateCache:
         self._schemas = {}
         self._schemas_used = {}
         self._schemas_missed = 0
-        data = self._marshalled(SCHEMAS)
+        data = self.signer.read_marshalled(SCHEMAS)
         if data is not None and data.get("base") == self._schemas_base and isinstance(data.get("files"), dict):
             self._schemas = data["files"]
 

@@ -110,7 +110,7 @@ def test_the_documents_file_holds_each_repeated_string_once(dist: Path) -> None:
     # GIVEN a cold cache WHEN a run keeps the documents it read
     _references(dist)
     cache = ValidateCache(dist.parent / ".fluxplane-cache" / "validate", b"k" * 32)
-    data = cache._marshalled(DOCUMENTS)
+    data = cache.signer.read_marshalled(DOCUMENTS)
     assert data is not None
     # THEN a key or value that many documents share is one object when read back
     keys = [key for entry in data["blobs"].values() for _, body in entry[0] if isinstance(body, dict) for key in body]
