@@ -175,13 +175,8 @@ class OldTree:
         """Every regular file of the tree: its path below the tree, and its path on disk. Symlinks are left out;
         nothing but the folders is read (the kind of each entry comes with the listing)."""
         if self._paths is None:
-            self._paths = {}
-            if self.exists:
-                self._paths = {
-                    relative: entry.path
-                    for relative, entry in entries_below(str(self.outdir))
-                    if entry.is_file(follow_symlinks=False)
-                }
+            found = entries_below(str(self.outdir)) if self.exists else ()
+            self._paths = {relative: entry.path for relative, entry in found if entry.is_file(follow_symlinks=False)}
         return self._paths
 
     @property
