@@ -24,10 +24,10 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.config.hub import applied_by, cluster_namespace
-from fluxplane.constructs.app_resources import AddonIdentity
+from fluxplane.constructs.app_resources import AddonIdentity, AddonIdentityProps, InlinePolicy
 from fluxplane.constructs.base import Construct
 from fluxplane.constructs.kustomization import escape_variables, escaped
-from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.namespace import Namespace, NamespaceProps
 from fluxplane.core.layout import RepositoryLayout
 from fluxplane.errors import ConfigError
 
@@ -116,7 +116,7 @@ class AddonIdentitiesChart(FleetChart):
         namespace = cluster_namespace(item.cluster)
         annotations = applied_by(*item.applier)
         if item.own_namespace:
-            Namespace(manifest, "namespace", {"name": namespace, "annotations": annotations})
+            Namespace(manifest, "namespace", NamespaceProps(name=namespace, annotations=annotations))
         for identity in sorted(item.identities, key=lambda role: (role.pack, role.name)):
             pack, name = identity.pack, composite_name(identity.pack, identity.name)
             if len(name) > 63:
@@ -124,24 +124,28 @@ class AddonIdentitiesChart(FleetChart):
                     f"pack {pack!r}: pod identity {identity.name!r}: the AddonIdentity name {name!r} is longer "
                     "than 63 characters; the pack must use a shorter identity name"
                 )
-            inline = [{"name": name, "policy": policy_text(identity.policy, item.variables)}] if identity.policy else []
+            inline = (
+                (InlinePolicy(name=name, policy=policy_text(identity.policy, item.variables)),)
+                if identity.policy
+                else ()
+            )
             composites.append(
                 AddonIdentity(
                     manifest,
                     name,
-                    {
-                        "name": name,
-                        "namespace": namespace,
-                        "labels": {PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
-                        "annotations": annotations,
-                        "region": item.region,
-                        "providerConfigName": item.account,
-                        "tags": escaped(dict(item.tags)),
-                        "clusterName": item.cluster,
-                        "serviceAccountNamespace": identity.namespace,
-                        "serviceAccount": identity.service_account,
-                        "managedPolicyArns": list(identity.managed_policies),
-                        "inlinePolicies": inline,
-                    },
+                    AddonIdentityProps(
+                        name=name,
+                        namespace=namespace,
+                        labels={PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
+                        annotations=annotations,
+                        region=item.region,
+                        provider_config_name=item.account,
+                        tags=escaped(dict(item.tags)),
+                        cluster_name=item.cluster,
+                        service_account_namespace=identity.namespace,
+                        service_account=identity.service_account,
+                        managed_policy_arns=identity.managed_policies,
+                        inline_policies=inline,
+                    ),
                 )
             )
