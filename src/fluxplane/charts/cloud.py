@@ -32,10 +32,11 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.config.apps import Placement, composite_name, physical_name, queue_name
+from fluxplane.config.apps import GitRefSpec, Placement, composite_name, physical_name, queue_name
 from fluxplane.config.hub import RESOURCES_STEP, applied_by, cluster_namespace
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
@@ -45,17 +46,26 @@ from fluxplane.constructs.app_resources import (
     REQUESTABLE,
     SPOKE_IDENTITY_COMPOSITION,
     AppBucket,
+    AppBucketProps,
     AppDatabase,
+    AppDatabaseProps,
     AppIdentity,
+    AppIdentityProps,
     AppQueue,
+    AppQueueProps,
     AppTable,
+    AppTableProps,
+    Attribute,
+    CompositeMachinery,
+    CompositionRef,
 )
 from fluxplane.constructs.base import Construct, TypedResource, annotate
-from fluxplane.constructs.git_repository import GitRepository
-from fluxplane.constructs.kustomization import Kustomization, escaped
+from fluxplane.constructs.git_repository import GitRepository, GitRepositoryProps, GitRepositoryRef
+from fluxplane.constructs.kustomization import Kustomization, KustomizationProps, PostBuild, escaped
+from fluxplane.constructs.props import CrossNamespaceSourceReference, LocalObjectReference
 from fluxplane.constructs.raw import RawObject
-from fluxplane.constructs.rbac import Role, RoleBinding
-from fluxplane.constructs.service_account import ServiceAccount
+from fluxplane.constructs.rbac import PolicyRule, Role, RoleBinding, RoleBindingProps, RoleProps, RoleRef, Subject
+from fluxplane.constructs.service_account import ServiceAccount, ServiceAccountProps
 from fluxplane.core.layout import RepositoryLayout
 
 #: The folder of the platform repository holding the apps' composites: their IAM roles and AWS resources.
@@ -67,6 +77,18 @@ REQUEST_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete")
 #: Labels that say which app and cluster an app composite belongs to.
 APP_LABEL = "fluxplane.io/app"
 CLUSTER_LABEL = "fluxplane.io/cluster"
+
+
+@dataclass(frozen=True)
+class CompositeFields:
+    """What the composites of one app on one cluster share: where they live, their labels, region, account, tags."""
+
+    namespace: str
+    labels: dict[str, str]
+    region: str
+    tags: dict[str, str]
+    #: The ClusterProviderConfig of the cluster's account, or None for the hub's own.
+    provider_config_name: str | None = None
 
 
 class CloudChart(FleetChart):
@@ -134,26 +156,34 @@ class CloudChart(FleetChart):
     def _app(self, scope: Any, placement: Placement, cluster_tags: dict[str, str]) -> None:
         app, cluster = placement.app, placement.cluster
         spoke = cluster in self._spokes
-        common = {
-            "namespace": cluster_namespace(cluster),
-            "labels": {APP_LABEL: app.name, CLUSTER_LABEL: cluster},
-            "region": placement.region,
-            "providerConfigName": self._accounts.get(cluster),
-            "tags": {**cluster_tags, "app": app.name},
-        }
+        common = CompositeFields(
+            namespace=cluster_namespace(cluster),
+            labels={APP_LABEL: app.name, CLUSTER_LABEL: cluster},
+            region=placement.region,
+            tags={**cluster_tags, "app": app.name},
+            provider_config_name=self._accounts.get(cluster),
+        )
         self.composites.setdefault(cluster, []).append(
             AppIdentity(
                 scope,
                 "identity",
-                {
-                    **common,
-                    "name": app.name,
-                    "clusterName": cluster,
-                    "serviceAccountNamespace": app.target_namespace,
-                    "serviceAccount": app.name,
+                AppIdentityProps(
+                    name=app.name,
+                    namespace=common.namespace,
+                    labels=common.labels,
+                    region=common.region,
+                    provider_config_name=common.provider_config_name,
+                    tags=common.tags,
+                    cluster_name=cluster,
+                    service_account_namespace=app.target_namespace,
+                    service_account=app.name,
                     # The cluster makes the app's resources; the role may use those named after the app.
-                    "crossplane": {"compositionRef": {"name": SPOKE_IDENTITY_COMPOSITION}} if spoke else None,
-                },
+                    crossplane=(
+                        CompositeMachinery(composition_ref=CompositionRef(name=SPOKE_IDENTITY_COMPOSITION))
+                        if spoke
+                        else None
+                    ),
+                ),
             )
         )
         if not spoke:
@@ -162,25 +192,29 @@ class CloudChart(FleetChart):
             AppDatabase(
                 scope,
                 f"database-{database.name}",
-                {
-                    **common,
-                    "name": composite_name(app.name, "database", database.name),
-                    "app": app.name,
-                    "appNamespace": app.target_namespace,
-                    "clusterName": cluster,
-                    "vpcCidr": self._networks[cluster],
-                    "identifier": physical_name(cluster, app.name, database.name),
-                    "engine": database.engine,
-                    "engineVersion": database.engine_version,
-                    "instanceClass": database.instance_class,
-                    "allocatedStorage": database.allocated_storage,
-                    "maxAllocatedStorage": database.max_allocated_storage,
-                    "multiAz": database.multi_az,
-                    "databaseName": database.db_name,
-                    "username": database.username,
-                    "backupRetentionDays": database.backup_retention_days,
-                    "deletionProtection": database.deletion_protection,
-                },
+                AppDatabaseProps(
+                    name=composite_name(app.name, "database", database.name),
+                    namespace=common.namespace,
+                    labels=common.labels,
+                    region=common.region,
+                    provider_config_name=common.provider_config_name,
+                    tags=common.tags,
+                    app=app.name,
+                    app_namespace=app.target_namespace,
+                    cluster_name=cluster,
+                    vpc_cidr=self._networks[cluster],
+                    identifier=physical_name(cluster, app.name, database.name),
+                    engine=database.engine,
+                    engine_version=database.engine_version,
+                    instance_class=database.instance_class,
+                    allocated_storage=database.allocated_storage,
+                    max_allocated_storage=database.max_allocated_storage,
+                    multi_az=database.multi_az,
+                    database_name=database.db_name,
+                    username=database.username,
+                    backup_retention_days=database.backup_retention_days,
+                    deletion_protection=database.deletion_protection,
+                ),
             )
             for database in app.aws.databases
         )
@@ -191,43 +225,29 @@ class CloudChart(FleetChart):
         namespace = cluster_namespace(cluster)
         account = request_account(app.name)
         labels = {APP_LABEL: app.name, CLUSTER_LABEL: cluster}
-        ServiceAccount(scope, "requests-account", {"name": account, "namespace": namespace, "labels": labels})
+        ServiceAccount(scope, "requests-account", ServiceAccountProps(name=account, namespace=namespace, labels=labels))
         Role(
             scope,
             "requests-role",
-            {
-                "name": account,
-                "namespace": namespace,
-                "labels": labels,
-                "rules": [
-                    {"apiGroups": [GROUP], "resources": list(REQUESTABLE.values()), "verbs": list(REQUEST_VERBS)}
-                ],
-            },
+            RoleProps(
+                name=account,
+                namespace=namespace,
+                labels=labels,
+                rules=(PolicyRule(api_groups=(GROUP,), resources=tuple(REQUESTABLE.values()), verbs=REQUEST_VERBS),),
+            ),
         )
         RoleBinding(
             scope,
             "requests-binding",
-            {
-                "name": account,
-                "namespace": namespace,
-                "labels": labels,
-                "roleRef": {"kind": "Role", "name": account},
-                "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace}],
-            },
+            RoleBindingProps(
+                name=account,
+                namespace=namespace,
+                labels=labels,
+                role_ref=RoleRef(kind="Role", name=account),
+                subjects=(Subject(kind="ServiceAccount", name=account, namespace=namespace),),
+            ),
         )
-        secret = app.repository.secret_ref
-        GitRepository(
-            scope,
-            "requests-source",
-            {
-                "name": app.name,
-                "namespace": namespace,
-                "interval": "5m",
-                "url": app.repository.url,
-                "ref": app.repository.ref.flux(),
-                "secretRef": {"name": secret} if secret else None,
-            },
-        )
+        GitRepository(scope, "requests-source", app_source_props(placement, namespace))
         Kustomization(
             scope,
             "requests",
@@ -235,35 +255,54 @@ class CloudChart(FleetChart):
         )
 
 
+def app_source_props(placement: Placement, namespace: str) -> GitRepositoryProps:
+    """The GitRepository of the app of ``placement``, in ``namespace``: the hub's, for the app's own requests, or
+    the app's tenant's on its cluster (fluxplane.charts.tenants)."""
+    repository = placement.app.repository
+    return GitRepositoryProps(
+        name=placement.app.name,
+        namespace=namespace,
+        interval="5m",
+        url=repository.url,
+        ref=git_ref(repository.ref),
+        secret_ref=LocalObjectReference(name=repository.secret_ref) if repository.secret_ref else None,
+    )
+
+
+def git_ref(ref: GitRefSpec) -> GitRepositoryRef:
+    """The Flux GitRepository ``spec.ref`` of an app's ``repository.ref``."""
+    return GitRepositoryRef(tag=ref.tag, semver=ref.semver, branch=ref.branch)
+
+
 def requests_props(
     placement: Placement, flux: FluxSettings, *, name: str, namespace: str, labels: Mapping[str, str], account: str
-) -> dict[str, Any]:
+) -> KustomizationProps:
     """The Flux Kustomization that applies an app's own requests (``aws.path`` of its repository) in ``namespace`` as
     ``account``, with the app's and cluster's variables: the hub's in the cluster's hub namespace, or a cluster's own
     in the app's namespace (fluxplane.charts.tenants)."""
     app = placement.app
-    return {
-        "name": name,
-        "namespace": namespace,
-        "labels": dict(labels),
-        "interval": flux.interval,
-        "retryInterval": flux.retry_interval,
-        "timeout": flux.timeout,
-        "path": "./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
-        "sourceRef": {"kind": "GitRepository", "name": app.name},
-        "prune": True,
-        "wait": True,
-        "serviceAccountName": account,
-        "targetNamespace": namespace,
-        "postBuild": {
-            "substitute": {
+    return KustomizationProps(
+        name=name,
+        namespace=namespace,
+        labels=dict(labels),
+        interval=flux.interval,
+        retry_interval=flux.retry_interval,
+        timeout=flux.timeout,
+        path="./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
+        source_ref=CrossNamespaceSourceReference(kind="GitRepository", name=app.name),
+        prune=True,
+        wait=True,
+        service_account_name=account,
+        target_namespace=namespace,
+        post_build=PostBuild(
+            substitute={
                 "app": app.name,
                 "app_namespace": app.target_namespace,
                 "cluster_name": placement.cluster,
                 "cluster_region": placement.region,
             }
-        },
-    }
+        ),
+    )
 
 
 def request_account(app: str) -> str:
@@ -271,7 +310,7 @@ def request_account(app: str) -> str:
     return f"{app}{REQUEST_ACCOUNT_SUFFIX}"
 
 
-def resource_composites(scope: Any, placement: Placement, common: Mapping[str, Any]) -> list[TypedResource[Any]]:
+def resource_composites(scope: Any, placement: Placement, common: CompositeFields) -> list[TypedResource[Any]]:
     """The table, queue and bucket composites of the app of ``placement`` (``common``: their shared fields): in the
     cluster's hub namespace, or in the app's namespace on a cluster that makes them itself."""
     app, cluster = placement.app, placement.cluster
@@ -284,15 +323,19 @@ def resource_composites(scope: Any, placement: Placement, common: Mapping[str, A
             AppTable(
                 scope,
                 f"table-{table.name}",
-                {
-                    **common,
-                    "name": composite_name(app.name, "table", table.name),
-                    "app": app.name,
-                    "tableName": physical_name(cluster, app.name, table.name),
-                    "hashKey": table.hash_key,
-                    "rangeKey": table.range_key,
-                    "attributes": [{"name": name, "type": kind} for name, kind in keys],
-                },
+                AppTableProps(
+                    name=composite_name(app.name, "table", table.name),
+                    namespace=common.namespace,
+                    labels=common.labels,
+                    region=common.region,
+                    provider_config_name=common.provider_config_name,
+                    tags=common.tags,
+                    app=app.name,
+                    table_name=physical_name(cluster, app.name, table.name),
+                    hash_key=table.hash_key,
+                    range_key=table.range_key,
+                    attributes=tuple(Attribute(name=name, type=kind) for name, kind in keys),
+                ),
             )
         )
     for queue in app.aws.queues:
@@ -300,15 +343,19 @@ def resource_composites(scope: Any, placement: Placement, common: Mapping[str, A
             AppQueue(
                 scope,
                 f"queue-{queue.name}",
-                {
-                    **common,
-                    "name": composite_name(app.name, "queue", queue.name),
-                    "app": app.name,
-                    "queueName": queue_name(cluster, app.name, queue),
-                    "fifo": queue.fifo,
-                    "visibilityTimeoutSeconds": queue.visibility_timeout_seconds,
-                    "messageRetentionSeconds": queue.message_retention_seconds,
-                },
+                AppQueueProps(
+                    name=composite_name(app.name, "queue", queue.name),
+                    namespace=common.namespace,
+                    labels=common.labels,
+                    region=common.region,
+                    provider_config_name=common.provider_config_name,
+                    tags=common.tags,
+                    app=app.name,
+                    queue_name=queue_name(cluster, app.name, queue),
+                    fifo=queue.fifo,
+                    visibility_timeout_seconds=queue.visibility_timeout_seconds,
+                    message_retention_seconds=queue.message_retention_seconds,
+                ),
             )
         )
     for bucket in app.aws.buckets:
@@ -316,13 +363,17 @@ def resource_composites(scope: Any, placement: Placement, common: Mapping[str, A
             AppBucket(
                 scope,
                 f"bucket-{bucket.name}",
-                {
-                    **common,
-                    "name": composite_name(app.name, "bucket", bucket.name),
-                    "app": app.name,
-                    "bucketName": physical_name(cluster, app.name, bucket.name),
-                    "versioning": "Enabled" if bucket.versioning else "Disabled",
-                },
+                AppBucketProps(
+                    name=composite_name(app.name, "bucket", bucket.name),
+                    namespace=common.namespace,
+                    labels=common.labels,
+                    region=common.region,
+                    provider_config_name=common.provider_config_name,
+                    tags=common.tags,
+                    app=app.name,
+                    bucket_name=physical_name(cluster, app.name, bucket.name),
+                    versioning="Enabled" if bucket.versioning else "Disabled",
+                ),
             )
         )
     return made

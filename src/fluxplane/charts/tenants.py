@@ -35,19 +35,26 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fluxplane.charts.base import FleetChart
-from fluxplane.charts.cloud import APP_LABEL, CLUSTER_LABEL, requests_props, resource_composites
+from fluxplane.charts.cloud import (
+    APP_LABEL,
+    CLUSTER_LABEL,
+    CompositeFields,
+    app_source_props,
+    requests_props,
+    resource_composites,
+)
 from fluxplane.config.apps import SPOKE_RESOURCES_DIR, Placement, requests_name
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
 from fluxplane.constructs.app_resources import GROUP, REQUESTABLE
 from fluxplane.constructs.base import Construct, TypedResource
 from fluxplane.constructs.git_repository import GitRepository
-from fluxplane.constructs.kustomization import Kustomization
-from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.props import TENANT_LABEL
+from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
+from fluxplane.constructs.namespace import Namespace, NamespaceProps
+from fluxplane.constructs.props import TENANT_LABEL, CrossNamespaceSourceReference
 from fluxplane.constructs.raw import RawObject
-from fluxplane.constructs.rbac import Role, RoleBinding
-from fluxplane.constructs.service_account import ServiceAccount
+from fluxplane.constructs.rbac import PolicyRule, Role, RoleBinding, RoleBindingProps, RoleProps, RoleRef, Subject
+from fluxplane.constructs.service_account import ServiceAccount, ServiceAccountProps
 from fluxplane.core.layout import RepositoryLayout, cluster_dir
 
 #: The annotation naming the team that owns a tenant (its CODEOWNERS entry).
@@ -78,10 +85,10 @@ MANAGE = (*READ, "create", "update", "patch", "delete", "deletecollection")
 #: and ``admin`` roles keep them since CVE-2021-25740: a Service's endpoints written by hand can point at
 #: any address, another namespace's pods among them, which an ingress controller or a load balancer then
 #: reaches on the tenant's behalf.
-TENANT_RULES: tuple[dict[str, Any], ...] = (
-    {
-        "apiGroups": [""],
-        "resources": [
+TENANT_RULES: tuple[PolicyRule, ...] = (
+    PolicyRule(
+        api_groups=("",),
+        resources=(
             "configmaps",
             "events",
             "persistentvolumeclaims",
@@ -89,31 +96,27 @@ TENANT_RULES: tuple[dict[str, Any], ...] = (
             "secrets",
             "serviceaccounts",
             "services",
-        ],
-        "verbs": list(MANAGE),
-    },
-    {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
-    {"apiGroups": [""], "resources": ["endpoints"], "verbs": list(READ)},
-    {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": list(READ)},
-    {
-        "apiGroups": ["apps", "batch", "autoscaling", "policy", "networking.k8s.io"],
-        "resources": ["*"],
-        "verbs": list(MANAGE),
-    },
-    {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": list(MANAGE)},
-    {"apiGroups": ["bitnami.com"], "resources": ["sealedsecrets"], "verbs": list(MANAGE)},
-    {"apiGroups": ["external-secrets.io"], "resources": ["externalsecrets"], "verbs": list(MANAGE)},
-    {"apiGroups": ["helm.toolkit.fluxcd.io"], "resources": ["helmreleases"], "verbs": list(MANAGE)},
-    {"apiGroups": ["source.toolkit.fluxcd.io"], "resources": ["*"], "verbs": list(MANAGE)},
+        ),
+        verbs=MANAGE,
+    ),
+    PolicyRule(api_groups=("",), resources=("pods/log",), verbs=("get",)),
+    PolicyRule(api_groups=("",), resources=("endpoints",), verbs=READ),
+    PolicyRule(api_groups=("discovery.k8s.io",), resources=("endpointslices",), verbs=READ),
+    PolicyRule(
+        api_groups=("apps", "batch", "autoscaling", "policy", "networking.k8s.io"),
+        resources=("*",),
+        verbs=MANAGE,
+    ),
+    PolicyRule(api_groups=("rbac.authorization.k8s.io",), resources=("roles", "rolebindings"), verbs=MANAGE),
+    PolicyRule(api_groups=("bitnami.com",), resources=("sealedsecrets",), verbs=MANAGE),
+    PolicyRule(api_groups=("external-secrets.io",), resources=("externalsecrets",), verbs=MANAGE),
+    PolicyRule(api_groups=("helm.toolkit.fluxcd.io",), resources=("helmreleases",), verbs=MANAGE),
+    PolicyRule(api_groups=("source.toolkit.fluxcd.io",), resources=("*",), verbs=MANAGE),
 )
 
 
 #: What a tenant may also manage on a cluster that makes its apps' resources: the requestable app kinds.
-APP_RESOURCE_RULE: dict[str, Any] = {
-    "apiGroups": [GROUP],
-    "resources": list(REQUESTABLE.values()),
-    "verbs": list(MANAGE),
-}
+APP_RESOURCE_RULE = PolicyRule(api_groups=(GROUP,), resources=tuple(REQUESTABLE.values()), verbs=MANAGE)
 #: The folder of a cluster's folder in the workloads repository with the apps' resources (appResources: spoke).
 APP_RESOURCES_DIR = SPOKE_RESOURCES_DIR
 
@@ -168,12 +171,12 @@ class TenantsChart(FleetChart):
             app = placement.app
             if not (app.aws.tables or app.aws.queues or app.aws.buckets):
                 continue
-            common = {
-                "namespace": app.target_namespace,
-                "labels": {APP_LABEL: app.name, CLUSTER_LABEL: self.cluster},
-                "region": placement.region,
-                "tags": {**self._tags, "app": app.name},
-            }
+            common = CompositeFields(
+                namespace=app.target_namespace,
+                labels={APP_LABEL: app.name, CLUSTER_LABEL: self.cluster},
+                region=placement.region,
+                tags={**self._tags, "app": app.name},
+            )
             manifest = self.add_manifest(f"resources-{app.name}", posixpath.join(directory, f"{app.name}.yaml"), scope)
             made = resource_composites(manifest, placement, common)
             if listing is None:
@@ -191,39 +194,38 @@ class TenantsChart(FleetChart):
         annotations = {TEAM_ANNOTATION: app.team} if app.team else None
 
         tenant = self.add_manifest("tenant", posixpath.join(directory, TENANT_FILE), scope)
-        Namespace(tenant, "namespace", {"name": namespace, "labels": labels, "annotations": annotations})
+        Namespace(tenant, "namespace", NamespaceProps(name=namespace, labels=labels, annotations=annotations))
         runtime = ServiceAccount(
-            tenant, "service-account", {"name": app.name, "namespace": namespace, "labels": labels}
+            tenant, "service-account", ServiceAccountProps(name=app.name, namespace=namespace, labels=labels)
         )
         # Flux impersonates the deployer without a token; no pod should get one for it by default.
         deployer = ServiceAccount(
             tenant,
             "deployer",
-            {
-                "name": deployer_account(app.name),
-                "namespace": namespace,
-                "labels": labels,
-                "automount_service_account_token": False,
-            },
+            ServiceAccountProps(
+                name=deployer_account(app.name),
+                namespace=namespace,
+                labels=labels,
+                automount_service_account_token=False,
+            ),
         )
-        rules = [*TENANT_RULES, APP_RESOURCE_RULE] if self._app_resources else list(TENANT_RULES)
-        Role(tenant, "role", {"name": app.name, "namespace": namespace, "labels": labels, "rules": rules})
+        rules = (*TENANT_RULES, APP_RESOURCE_RULE) if self._app_resources else TENANT_RULES
+        Role(tenant, "role", RoleProps(name=app.name, namespace=namespace, labels=labels, rules=rules))
         RoleBinding(
             tenant,
             "role-binding",
-            {
-                "name": app.name,
-                "namespace": namespace,
-                "labels": labels,
-                "roleRef": {"kind": "Role", "name": app.name},
-                "subjects": [{"kind": "ServiceAccount", "name": deployer.name, "namespace": namespace}],
-            },
+            RoleBindingProps(
+                name=app.name,
+                namespace=namespace,
+                labels=labels,
+                role_ref=RoleRef(kind="Role", name=app.name),
+                subjects=(Subject(kind="ServiceAccount", name=deployer.name, namespace=namespace),),
+            ),
         )
         listing.add_resource(TENANT_FILE)
         self.runtime_accounts[app.name] = runtime
         self.deployers[app.name] = deployer
 
-        secret = app.repository.secret_ref
         # The app's sealed secrets (its Git credentials, and any others sealed into its namespace).
         for item in sorted(
             (item for item in self._sealed.values() if item.namespace == namespace), key=lambda item: item.name
@@ -233,35 +235,24 @@ class TenantsChart(FleetChart):
             listing.add_resource(f"{item.name}.yaml")
 
         sync = self.add_manifest("sync", posixpath.join(directory, "sync.yaml"), scope)
-        GitRepository(
-            sync,
-            "source",
-            {
-                "name": app.name,
-                "namespace": namespace,
-                "interval": "5m",
-                "url": app.repository.url,
-                "ref": app.repository.ref.flux(),
-                "secretRef": {"name": secret} if secret else None,
-            },
-        )
+        GitRepository(sync, "source", app_source_props(placement, namespace))
         kustomization = Kustomization(
             sync,
             "kustomization",
-            {
-                "name": app.name,
-                "namespace": namespace,
-                "labels": labels,
-                "interval": self.flux.interval,
-                "retryInterval": self.flux.retry_interval,
-                "timeout": self.flux.timeout,
-                "path": app.manifests_path(placement.cluster, placement.environment),
-                "sourceRef": {"kind": "GitRepository", "name": app.name},
-                "prune": True,
-                "wait": True,
-                "serviceAccountName": deployer.name,
-                "targetNamespace": namespace,
-            },
+            KustomizationProps(
+                name=app.name,
+                namespace=namespace,
+                labels=labels,
+                interval=self.flux.interval,
+                retry_interval=self.flux.retry_interval,
+                timeout=self.flux.timeout,
+                path=app.manifests_path(placement.cluster, placement.environment),
+                source_ref=CrossNamespaceSourceReference(kind="GitRepository", name=app.name),
+                prune=True,
+                wait=True,
+                service_account_name=deployer.name,
+                target_namespace=namespace,
+            ),
         )
         for dependency in self._infrastructure:
             kustomization.depends_on(dependency)
