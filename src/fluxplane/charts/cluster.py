@@ -7,7 +7,6 @@ into ``infrastructure.yaml`` (controllers and configs layers) and ``apps.yaml``.
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
@@ -15,14 +14,21 @@ from typing import Any, Literal
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.config.manifests import PLAIN_MANIFESTS, ManifestFile
-from fluxplane.config.models import FluxSettings
+from fluxplane.config.models import FluxSettings, Repository
 from fluxplane.config.secrets import SealedFile
 from fluxplane.constructs.base import Construct, node_of, resources_below
-from fluxplane.constructs.config_map import ConfigMap
-from fluxplane.constructs.git_repository import GitRepository
-from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
+from fluxplane.constructs.config_map import ConfigMap, ConfigMapProps
+from fluxplane.constructs.git_repository import GitRepository, GitRepositoryProps, GitRepositoryRef
+from fluxplane.constructs.kustomization import Kustomization, KustomizationProps, PostBuild
 from fluxplane.constructs.manifest import Manifest
-from fluxplane.constructs.props import DURATION, FLUX_NAMESPACE, KUSTOMIZE_CONTROLLER
+from fluxplane.constructs.props import (
+    DURATION,
+    FLUX_NAMESPACE,
+    KUSTOMIZE_CONTROLLER,
+    CrossNamespaceSourceReference,
+    LocalObjectReference,
+    SubstituteReference,
+)
 from fluxplane.constructs.raw import RawObject
 from fluxplane.core.layout import (
     APP_RESOURCES,
@@ -60,21 +66,10 @@ CLUSTER_VARS = "cluster-vars"
 MANIFESTS_FOLDER = "manifests"
 
 
-@functools.lru_cache(maxsize=16)
-def _pack_template(flux: FluxSettings) -> KustomizationProps:
-    return KustomizationProps.model_validate(
-        {
-            "name": "template",
-            "interval": flux.interval,
-            "retryInterval": flux.retry_interval,
-            "timeout": flux.timeout,
-            "path": "./",
-            "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
-            "prune": True,
-            "serviceAccountName": KUSTOMIZE_CONTROLLER,
-            "postBuild": {"substituteFrom": [{"kind": "ConfigMap", "name": CLUSTER_VARS}]},
-        }
-    )
+#: The source of a cluster's own Kustomizations: the platform repository, as the cluster's sync checks it out.
+SYNC_SOURCE_REF = CrossNamespaceSourceReference(kind="GitRepository", name=SYNC_SOURCE)
+#: The post-build variables of an add-on's Kustomization: the cluster's (CLUSTER_VARS).
+CLUSTER_VARIABLES = PostBuild(substitute_from=(SubstituteReference(kind="ConfigMap", name=CLUSTER_VARS),))
 
 
 class ClusterChart(FleetChart):
@@ -101,36 +96,26 @@ class ClusterChart(FleetChart):
         self.owned_elsewhere: tuple[str, ...] = () if bootstrap == "fluxplane" else (sync_folder(layout.key, cluster),)
         sync_dir = posixpath.join(self.directory, SYNC_FOLDER)
         sync = self.add_manifest("sync", posixpath.join(sync_dir, "gotk-sync.yaml"))
-        self.source = GitRepository(
-            sync,
-            "source",
-            {
-                "name": SYNC_SOURCE,
-                "interval": "1m",
-                "url": repository.url,
-                "ref": {"branch": repository.branch},
-                "secretRef": {"name": repository.secret_ref} if repository.secret_ref else None,
-            },
-        )
+        self.source = self._source(sync, "source", SYNC_SOURCE, repository)
         self.sync = Kustomization(
             sync,
             "kustomization",
-            {
-                "name": SYNC_SOURCE,
-                "interval": flux.interval,
-                "retryInterval": flux.retry_interval,
-                "timeout": flux.timeout,
-                "path": layout.flux_path(self.directory),
-                "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE},
-                "prune": True,
-                "serviceAccountName": KUSTOMIZE_CONTROLLER,
-            },
+            KustomizationProps(
+                name=SYNC_SOURCE,
+                interval=flux.interval,
+                retry_interval=flux.retry_interval,
+                timeout=flux.timeout,
+                path=layout.flux_path(self.directory),
+                source_ref=SYNC_SOURCE_REF,
+                prune=True,
+                service_account_name=KUSTOMIZE_CONTROLLER,
+            ),
         )
         self.add_kustomization_file("sync-kustomization", sync_dir).config.add_resource("gotk-sync.yaml")
 
         vars_file = self.add_manifest("vars", cluster_vars_file(cluster))
         self.variables = ConfigMap(
-            vars_file, "cluster-vars", {"name": CLUSTER_VARS, "namespace": FLUX_NAMESPACE, "data": variables}
+            vars_file, "cluster-vars", ConfigMapProps(name=CLUSTER_VARS, namespace=FLUX_NAMESPACE, data=variables)
         )
         self._infrastructure: Manifest | None = None
         self._apps: Manifest | None = None
@@ -142,6 +127,21 @@ class ClusterChart(FleetChart):
         self.manifest_files: dict[str, ManifestFile] = {}
         self._workloads: RepositoryLayout | None = None
         self._tenants_source = SYNC_SOURCE
+
+    @staticmethod
+    def _source(scope: Any, construct_id: str, name: str, repository: Repository) -> GitRepository:
+        """The GitRepository ``name`` of ``repository``'s branch, checked every minute."""
+        return GitRepository(
+            scope,
+            construct_id,
+            GitRepositoryProps(
+                name=name,
+                interval="1m",
+                url=repository.url,
+                ref=GitRepositoryRef(branch=repository.branch),
+                secret_ref=LocalObjectReference(name=repository.secret_ref) if repository.secret_ref else None,
+            ),
+        )
 
     @property
     def secrets_dir(self) -> str:
@@ -185,19 +185,23 @@ class ClusterChart(FleetChart):
             raise ConstructError(
                 f"{node_of(self).path}: timeout of pack {pack!r} must be a duration such as 30m, got {timeout!r}"
             )
-        # The props differ between add-ons only in name, layer, path and wait: copy a validated
-        # template instead of validating thousands of near-identical mappings. The names come from
-        # the registry (DNS labels) and the paths from the layout (always "./...").
-        props = _pack_template(self.flux).model_copy(
-            update={
-                "name": pack,
-                "labels": {LAYER_LABEL: layer},
-                "path": self.layout.flux_path(directory),
-                "wait": wait or None,
-                **({"timeout": timeout} if timeout else {}),
-            }
+        kustomization = Kustomization(
+            self._layer_file(layer),
+            pack,
+            KustomizationProps(
+                name=pack,
+                labels={LAYER_LABEL: layer},
+                interval=self.flux.interval,
+                retry_interval=self.flux.retry_interval,
+                timeout=timeout or self.flux.timeout,
+                path=self.layout.flux_path(directory),
+                source_ref=SYNC_SOURCE_REF,
+                prune=True,
+                wait=wait or None,
+                service_account_name=KUSTOMIZE_CONTROLLER,
+                post_build=CLUSTER_VARIABLES,
+            ),
         )
-        kustomization = Kustomization(self._layer_file(layer), pack, props)
         self.pack_kustomizations[pack] = kustomization
         return kustomization
 
@@ -240,32 +244,22 @@ class ClusterChart(FleetChart):
         repository = workloads.repository
         if (repository.url, repository.branch) != (self.layout.repository.url, self.layout.repository.branch):
             source = WORKLOADS_SOURCE
-            GitRepository(
-                self._tenants,
-                "source",
-                {
-                    "name": WORKLOADS_SOURCE,
-                    "interval": "1m",
-                    "url": repository.url,
-                    "ref": {"branch": repository.branch},
-                    "secretRef": {"name": repository.secret_ref} if repository.secret_ref else None,
-                },
-            )
+            self._source(self._tenants, "source", WORKLOADS_SOURCE, repository)
         self._workloads = workloads
         self._tenants_source = source
         return Kustomization(
             self._tenants,
             TENANTS,
-            {
-                "name": TENANTS,
-                "interval": self.flux.interval,
-                "retryInterval": self.flux.retry_interval,
-                "timeout": self.flux.timeout,
-                "path": workloads.flux_path(cluster_dir(self.cluster)),
-                "sourceRef": {"kind": "GitRepository", "name": source},
-                "prune": True,
-                "serviceAccountName": KUSTOMIZE_CONTROLLER,
-            },
+            KustomizationProps(
+                name=TENANTS,
+                interval=self.flux.interval,
+                retry_interval=self.flux.retry_interval,
+                timeout=self.flux.timeout,
+                path=workloads.flux_path(cluster_dir(self.cluster)),
+                source_ref=CrossNamespaceSourceReference(kind="GitRepository", name=source),
+                prune=True,
+                service_account_name=KUSTOMIZE_CONTROLLER,
+            ),
         )
 
     def add_app_resources(self, directory: str, *, timeout: str) -> Kustomization:
@@ -277,17 +271,17 @@ class ClusterChart(FleetChart):
         return Kustomization(
             self._tenants,
             APP_RESOURCES,
-            {
-                "name": APP_RESOURCES,
-                "interval": self.flux.interval,
-                "retryInterval": self.flux.retry_interval,
-                "timeout": timeout,
-                "path": self._workloads.flux_path(directory),
-                "sourceRef": {"kind": "GitRepository", "name": self._tenants_source},
-                "prune": True,
-                "wait": True,
-                "serviceAccountName": KUSTOMIZE_CONTROLLER,
-            },
+            KustomizationProps(
+                name=APP_RESOURCES,
+                interval=self.flux.interval,
+                retry_interval=self.flux.retry_interval,
+                timeout=timeout,
+                path=self._workloads.flux_path(directory),
+                source_ref=CrossNamespaceSourceReference(kind="GitRepository", name=self._tenants_source),
+                prune=True,
+                wait=True,
+                service_account_name=KUSTOMIZE_CONTROLLER,
+            ),
         )
 
     def finish(self, *, custom: bool = False, sparse: bool = False) -> None:
