@@ -57,24 +57,62 @@ from fluxplane.config.hub import (
     applied_by,
     bootstrap_values,
     cluster_namespace,
-    kubeconfig_reference,
+    hub_access_config_map,
+    kubeconfig_secret,
 )
 from fluxplane.config.models import Fleet, WorkloadCluster
 from fluxplane.constructs.base import Construct, Resource, annotate
-from fluxplane.constructs.external_secrets import ClusterSecretStore, ExternalSecret
+from fluxplane.constructs.external_secrets import (
+    AwsAuth,
+    AwsProvider,
+    ClusterSecretStore,
+    ClusterSecretStoreProps,
+    ExternalSecret,
+    ExternalSecretData,
+    ExternalSecretProps,
+    JwtAuth,
+    RemoteRef,
+    SecretStoreProvider,
+    SecretStoreRef,
+    ServiceAccountSelector,
+    StoreCondition,
+    Target,
+    TargetTemplate,
+    TemplateMetadata,
+)
 from fluxplane.constructs.health import conditions_health, ready_health
 from fluxplane.constructs.helm_release import (
     DEFAULT_INSTALL,
     DEFAULT_POST_RENDER_STRATEGY,
     DEFAULT_UPGRADE,
+    ChartReference,
+    HelmChartSourceReference,
+    HelmChartTemplate,
+    HelmChartTemplateSpec,
     HelmRelease,
+    HelmReleaseProps,
+    ValuesReference,
 )
-from fluxplane.constructs.helm_repository import Chart, HelmRepository
-from fluxplane.constructs.kustomization import Kustomization, escaped
+from fluxplane.constructs.helm_repository import Chart, HelmRepository, HelmRepositoryProps
+from fluxplane.constructs.kustomization import Kustomization, KustomizationProps, PostBuild, escaped
 from fluxplane.constructs.manifest import Manifest
-from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
-from fluxplane.constructs.props import FLUX_NAMESPACE, CustomHealthCheck, NamespacedObjectKindReference
+from fluxplane.constructs.namespace import Namespace, NamespaceProps
+from fluxplane.constructs.oci_repository import (
+    HELM_CHART_LAYER,
+    LayerSelector,
+    OCIRepository,
+    OCIRepositoryProps,
+    OCIRepositoryRef,
+)
+from fluxplane.constructs.props import (
+    FLUX_NAMESPACE,
+    CrossNamespaceSourceReference,
+    CustomHealthCheck,
+    KubeConfigReference,
+    LocalObjectReference,
+    NamespacedObjectKindReference,
+    SecretKeyReference,
+)
 from fluxplane.constructs.raw import RawObject
 from fluxplane.core.layout import SPOKE_BOOTSTRAP, SYNC_SOURCE, RepositoryLayout, cluster_dir
 
@@ -119,6 +157,15 @@ def chain_steps(installer: str, git_credentials: bool, bootstrap: str = "fluxpla
         and (step != "flux-instance" or installer == "flux-operator")
         and (step not in FLUX_STEPS or bootstrap == "fluxplane")
     )
+
+
+def kube_config(cluster: str, access: str) -> KubeConfigReference:
+    """The Flux ``kubeConfig`` of the hub's objects that target ``cluster``: its kubeconfig Secret, or for keyless
+    access (``hubAccess: keyless``) the ConfigMap that describes the cluster."""
+    if access == "keyless":
+        return KubeConfigReference(config_map_ref=LocalObjectReference(name=hub_access_config_map(cluster)))
+    secret = kubeconfig_secret(cluster)
+    return KubeConfigReference(secret_ref=SecretKeyReference(name=secret.name, key=secret.key))
 
 
 #: The step after which a spoke reconciles itself.
@@ -221,9 +268,7 @@ class SpokesChart(FleetChart):
         #: Per cluster: the chain's Kustomizations by step name.
         self.chains: dict[str, dict[str, Kustomization]] = {}
         #: Per cluster: the Flux ``kubeConfig`` that reaches it (kubeconfig Secret or keyless).
-        self._access = {
-            cluster.name: kubeconfig_reference(cluster.name, cluster.hub_access) for cluster in fleet.clusters
-        }
+        self._access = {cluster.name: kube_config(cluster.name, cluster.hub_access) for cluster in fleet.clusters}
         environments = {cluster.name: env.name for env in fleet.environments for cluster in env.clusters}
         listing = self.add_kustomization_file("kustomization", self.directory).config
         self._sources()
@@ -240,18 +285,18 @@ class SpokesChart(FleetChart):
     def _sources(self) -> None:
         sources = self.add_manifest("sources", posixpath.join(self.directory, "sources.yaml"))
         for chart in (self.charts.external_secrets, self.charts.sealed_secrets, self.charts.flux2):
-            HelmRepository(sources, chart.chart, {"name": chart.chart, "url": chart.repository})
+            HelmRepository(sources, chart.chart, HelmRepositoryProps(name=chart.chart, url=chart.repository))
         if any(c.flux_installer == "flux-operator" and c.bootstrap == "fluxplane" for c in self.fleet.clusters):
             chart = self.charts.flux_operator
             OCIRepository(
                 sources,
                 chart.chart,
-                {
-                    "name": chart.chart,
-                    "url": chart.url,
-                    "ref": {"tag": chart.version},
-                    "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
-                },
+                OCIRepositoryProps(
+                    name=chart.chart,
+                    url=chart.url,
+                    ref=OCIRepositoryRef(tag=chart.version),
+                    layer_selector=LayerSelector(media_type=HELM_CHART_LAYER, operation="copy"),
+                ),
             )
 
     def _folder(self, construct_id: str, directory: str, file_name: str, scope: Any = None) -> Manifest:
@@ -269,18 +314,20 @@ class SpokesChart(FleetChart):
         ClusterSecretStore(
             manifest,
             "store",
-            {
-                "name": SECRET_STORE,
-                "provider": {
-                    "aws": {
-                        "service": "SecretsManager",
-                        "region": region,
-                        "auth": {"jwt": {"serviceAccountRef": {"name": account, "namespace": account}}},
-                    }
-                },
+            ClusterSecretStoreProps(
+                name=SECRET_STORE,
+                provider=SecretStoreProvider(
+                    aws=AwsProvider(
+                        service="SecretsManager",
+                        region=region,
+                        auth=AwsAuth(
+                            jwt=JwtAuth(service_account_ref=ServiceAccountSelector(name=account, namespace=account))
+                        ),
+                    )
+                ),
                 # The sealing key's namespace only: tenants may write ExternalSecrets in theirs.
-                "conditions": [{"namespaces": [SEALED_SECRETS_NAMESPACE]}],
-            },
+                conditions=(StoreCondition(namespaces=(SEALED_SECRETS_NAMESPACE,)),),
+            ),
         )
         return directory
 
@@ -291,25 +338,26 @@ class SpokesChart(FleetChart):
         ExternalSecret(
             manifest,
             "key",
-            {
-                "name": SEALING_KEY_SECRET,
-                "namespace": SEALED_SECRETS_NAMESPACE,
-                "refreshInterval": "1h",
-                "secretStoreRef": {"kind": "ClusterSecretStore", "name": SECRET_STORE},
-                "target": {
-                    "name": SEALING_KEY_SECRET,
-                    "creationPolicy": "Owner",
+            ExternalSecretProps(
+                name=SEALING_KEY_SECRET,
+                namespace=SEALED_SECRETS_NAMESPACE,
+                refresh_interval="1h",
+                secret_store_ref=SecretStoreRef(kind="ClusterSecretStore", name=SECRET_STORE),
+                target=Target(
+                    name=SEALING_KEY_SECRET,
+                    creation_policy="Owner",
                     # Keep the key if the ExternalSecret goes: sealed secrets in Git depend on it.
-                    "deletionPolicy": "Retain",
-                    "template": {
-                        "type": "kubernetes.io/tls",
-                        "metadata": {"labels": {"sealedsecrets.bitnami.com/sealed-secrets-key": "active"}},
-                    },
-                },
-                "data": [
-                    {"secretKey": key, "remoteRef": {"key": secret, "property": key}} for key in ("tls.crt", "tls.key")
-                ],
-            },
+                    deletion_policy="Retain",
+                    template=TargetTemplate(
+                        type="kubernetes.io/tls",
+                        metadata=TemplateMetadata(labels={"sealedsecrets.bitnami.com/sealed-secrets-key": "active"}),
+                    ),
+                ),
+                data=tuple(
+                    ExternalSecretData(secret_key=key, remote_ref=RemoteRef(key=secret, property=key))
+                    for key in ("tls.crt", "tls.key")
+                ),
+            ),
         )
         return directory
 
@@ -320,42 +368,38 @@ class SpokesChart(FleetChart):
     ) -> tuple[str, HelmRelease]:
         directory = posixpath.join(self.directory, cluster, step)
         manifest = self._folder(f"{cluster}-{step}", directory, f"{step}.yaml")
-        props: dict[str, Any] = {
-            "name": step,
-            "namespace": cluster_namespace(cluster),
-            "annotations": applied_by(cluster_namespace(cluster), step),
-            "releaseName": release,
-            "targetNamespace": target,
-            "storageNamespace": target,
-            "kubeConfig": self._access[cluster],
-            **(
-                {"chartRef": {"kind": "OCIRepository", "name": chart.chart, "namespace": FLUX_NAMESPACE}}
-                if chart.repository.startswith("oci://")
-                else {
-                    "chart": {
-                        "spec": {
-                            "chart": chart.chart,
-                            "version": chart.version,
-                            "sourceRef": {"kind": "HelmRepository", "name": chart.chart, "namespace": FLUX_NAMESPACE},
-                        }
-                    }
-                }
+        oci = chart.repository.startswith("oci://")
+        source = HelmChartSourceReference(kind="HelmRepository", name=chart.chart, namespace=FLUX_NAMESPACE)
+        config = bootstrap_values(cluster)
+        props = HelmReleaseProps(
+            name=step,
+            namespace=cluster_namespace(cluster),
+            annotations=applied_by(cluster_namespace(cluster), step),
+            release_name=release,
+            target_namespace=target,
+            storage_namespace=target,
+            kube_config=self._access[cluster],
+            chart_ref=ChartReference(kind="OCIRepository", name=chart.chart, namespace=FLUX_NAMESPACE) if oci else None,
+            chart=None
+            if oci
+            else HelmChartTemplate(
+                spec=HelmChartTemplateSpec(chart=chart.chart, version=chart.version, source_ref=source)
             ),
-            "install": DEFAULT_INSTALL.model_copy(update={"create_namespace": True}),
-            "upgrade": DEFAULT_UPGRADE,
-            "postRenderStrategy": DEFAULT_POST_RENDER_STRATEGY,
-            "values": values,
-        }
-        if step == "external-secrets":
-            config = bootstrap_values(cluster)
-            props["valuesFrom"] = [
-                {
-                    "kind": "ConfigMap",
-                    "name": config.name,
-                    "valuesKey": config.external_secrets_role_arn_key,
-                    "targetPath": r"serviceAccount.annotations.eks\.amazonaws\.com/role-arn",
-                }
-            ]
+            install=DEFAULT_INSTALL.model_copy(update={"create_namespace": True}),
+            upgrade=DEFAULT_UPGRADE,
+            post_render_strategy=DEFAULT_POST_RENDER_STRATEGY,
+            values=values,
+            values_from=(
+                ValuesReference(
+                    kind="ConfigMap",
+                    name=config.name,
+                    values_key=config.external_secrets_role_arn_key,
+                    target_path=r"serviceAccount.annotations.eks\.amazonaws\.com/role-arn",
+                ),
+            )
+            if step == "external-secrets"
+            else None,
+        )
         return directory, HelmRelease(manifest, "release", props)
 
     def _flux_instance(self, cluster: str) -> str:
@@ -379,29 +423,46 @@ class SpokesChart(FleetChart):
         )
         return directory
 
-    def _step(self, file: Manifest, cluster: str, name: str, directory: str, **props: Any) -> Kustomization:
-        """A Kustomization of ``cluster``'s chain that applies ``directory`` in the cluster's hub namespace."""
+    def _step(
+        self,
+        file: Manifest,
+        cluster: str,
+        name: str,
+        directory: str,
+        *,
+        prune: bool = True,
+        wait: bool | None = None,
+        timeout: str | None = None,
+        post_build: PostBuild | None = None,
+        kube_config: KubeConfigReference | None = None,
+    ) -> Kustomization:
+        """A Kustomization of ``cluster``'s chain that applies ``directory`` in the cluster's hub namespace; ``timeout``
+        replaces the fleet's."""
         fleet = self.fleet
         return Kustomization(
             file,
             name,
-            {
-                "name": name,
-                "namespace": cluster_namespace(cluster),
-                "annotations": applied_by(FLUX_NAMESPACE, SPOKE_BOOTSTRAP),
-                "interval": fleet.flux.interval,
-                "retryInterval": fleet.flux.retry_interval,
-                "timeout": fleet.flux.timeout,
-                "path": self.layout.flux_path(directory),
-                "sourceRef": {"kind": "GitRepository", "name": SYNC_SOURCE, "namespace": FLUX_NAMESPACE},
-                "prune": True,
-                **props,
-            },
+            KustomizationProps(
+                name=name,
+                namespace=cluster_namespace(cluster),
+                annotations=applied_by(FLUX_NAMESPACE, SPOKE_BOOTSTRAP),
+                interval=fleet.flux.interval,
+                retry_interval=fleet.flux.retry_interval,
+                timeout=timeout or fleet.flux.timeout,
+                path=self.layout.flux_path(directory),
+                source_ref=CrossNamespaceSourceReference(
+                    kind="GitRepository", name=SYNC_SOURCE, namespace=FLUX_NAMESPACE
+                ),
+                prune=prune,
+                wait=wait,
+                post_build=post_build,
+                kube_config=kube_config,
+            ),
         )
 
-    def _variables(self, cluster: str) -> dict[str, Any] | None:
+    def _variables(self, cluster: str) -> PostBuild | None:
         variables = self.inputs.variables.get(cluster)
-        return {"substitute": dict(variables)} if variables else None
+        return PostBuild(substitute=dict(variables)) if variables else None
 
     def _build(self, file: Manifest, cluster: WorkloadCluster) -> Kustomization:
         """The chain's first step: the cluster itself, as the cluster-building pack renders it."""
@@ -420,9 +481,9 @@ class SpokesChart(FleetChart):
             cluster.name,
             BUILD_STEP,
             directory,
-            postBuild=self._variables(cluster.name),
+            post_build=self._variables(cluster.name),
             wait=True if not built.health_checks else None,
-            **({"timeout": built.timeout} if built.timeout else {}),
+            timeout=built.timeout,
         )
         for required in self.builder.requires:
             step.depends_on(required, namespace=FLUX_NAMESPACE)
@@ -441,9 +502,9 @@ class SpokesChart(FleetChart):
             cluster,
             name,
             folder.directory,
-            postBuild=self._variables(cluster),
+            post_build=self._variables(cluster),
             wait=True if not folder.checks else None,
-            **({"timeout": folder.timeout} if folder.timeout else {}),
+            timeout=folder.timeout,
         )
         step.depends_on(build)
         for required in folder.requires:
@@ -463,15 +524,15 @@ class SpokesChart(FleetChart):
         Namespace(
             file,
             "namespace",
-            {
-                "name": namespace,
-                "labels": {
+            NamespaceProps(
+                name=namespace,
+                labels={
                     "fluxplane.io/cluster": name,
                     "fluxplane.io/environment": environment,
                     **({ACCOUNT_LABEL: cluster.account} if cluster.account else {}),
                 },
-                "annotations": applied_by(FLUX_NAMESPACE, SPOKE_BOOTSTRAP),
-            },
+                annotations=applied_by(FLUX_NAMESPACE, SPOKE_BOOTSTRAP),
+            ),
         )
         chain: dict[str, Kustomization] = {BUILD_STEP: self._build(file, cluster)}
         for step, inputs in ((IDENTITIES_STEP, self.inputs.identities), (RESOURCES_STEP, self.inputs.resources)):
@@ -532,7 +593,7 @@ class SpokesChart(FleetChart):
                 folders[step],
                 # What the spoke's own Flux takes over is never pruned by the hub.
                 prune=step not in ("git-credentials", "flux-sync"),
-                kubeConfig=remote if on_spoke else None,
+                kube_config=remote if on_spoke else None,
                 wait=True if on_spoke else None,
             )
             for dependency in previous:

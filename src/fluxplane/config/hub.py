@@ -87,14 +87,6 @@ def hub_access_config_map(cluster: str) -> str:
     return f"{cluster}-hub-access"
 
 
-def kubeconfig_reference(cluster: str, access: str) -> dict[str, dict[str, str]]:
-    """The Flux ``kubeConfig`` of objects on the hub that target ``cluster``."""
-    if access == "keyless":
-        return {"configMapRef": {"name": hub_access_config_map(cluster)}}
-    secret = kubeconfig_secret(cluster)
-    return {"secretRef": {"name": secret.name, "key": secret.key}}
-
-
 #: Annotation on the hub's objects whose deletion deletes something live (a cluster, its cloud resources,
 #: what a Kustomization or HelmRelease installed): the Flux Kustomization that applies it, as
 #: ``namespace/name``. When that changes, Flux prunes the object from the old Kustomization, possibly

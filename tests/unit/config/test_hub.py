@@ -9,7 +9,6 @@ from fluxplane.config.hub import (
     bootstrap_values,
     cluster_namespace,
     hub_access_config_map,
-    kubeconfig_reference,
     kubeconfig_secret,
     platform_namespace,
 )
@@ -43,17 +42,6 @@ def test_other_per_cluster_names_share_the_namespace() -> None:
         "external-secrets-role-arn",
     )
     assert hub_access_config_map("a") == "a-hub-access"
-
-
-@pytest.mark.parametrize(
-    ("access", "reference"),
-    [
-        ("kubeconfig", {"secretRef": {"name": "a-kubeconfig", "key": "value"}}),
-        ("keyless", {"configMapRef": {"name": "a-hub-access"}}),
-    ],
-)
-def test_flux_reaches_a_cluster_by_its_secret_or_its_config_map(access: str, reference: dict[str, object]) -> None:
-    assert kubeconfig_reference("a", access) == reference
 
 
 @pytest.mark.parametrize(
