@@ -247,25 +247,27 @@ class CloudChart(FleetChart):
                 subjects=(Subject(kind="ServiceAccount", name=account, namespace=namespace),),
             ),
         )
-        GitRepository(scope, "requests-source", app_source_props(placement, namespace))
-        Kustomization(
-            scope,
-            "requests",
-            requests_props(placement, self.flux, name=account, namespace=namespace, labels=labels, account=account),
+        app_source(scope, "requests-source", placement, namespace)
+        requests_kustomization(
+            scope, "requests", placement, self.flux, name=account, namespace=namespace, labels=labels, account=account
         )
 
 
-def app_source_props(placement: Placement, namespace: str) -> GitRepositoryProps:
+def app_source(scope: Any, construct_id: str, placement: Placement, namespace: str) -> GitRepository:
     """The GitRepository of the app of ``placement``, in ``namespace``: the hub's, for the app's own requests, or
     the app's tenant's on its cluster (fluxplane.charts.tenants)."""
     repository = placement.app.repository
-    return GitRepositoryProps(
-        name=placement.app.name,
-        namespace=namespace,
-        interval="5m",
-        url=repository.url,
-        ref=git_ref(repository.ref),
-        secret_ref=LocalObjectReference(name=repository.secret_ref) if repository.secret_ref else None,
+    return GitRepository(
+        scope,
+        construct_id,
+        GitRepositoryProps(
+            name=placement.app.name,
+            namespace=namespace,
+            interval="5m",
+            url=repository.url,
+            ref=git_ref(repository.ref),
+            secret_ref=LocalObjectReference(name=repository.secret_ref) if repository.secret_ref else None,
+        ),
     )
 
 
@@ -274,33 +276,45 @@ def git_ref(ref: GitRefSpec) -> GitRepositoryRef:
     return GitRepositoryRef(tag=ref.tag, semver=ref.semver, branch=ref.branch)
 
 
-def requests_props(
-    placement: Placement, flux: FluxSettings, *, name: str, namespace: str, labels: Mapping[str, str], account: str
-) -> KustomizationProps:
+def requests_kustomization(
+    scope: Any,
+    construct_id: str,
+    placement: Placement,
+    flux: FluxSettings,
+    *,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    account: str,
+) -> Kustomization:
     """The Flux Kustomization that applies an app's own requests (``aws.path`` of its repository) in ``namespace`` as
     ``account``, with the app's and cluster's variables: the hub's in the cluster's hub namespace, or a cluster's own
     in the app's namespace (fluxplane.charts.tenants)."""
     app = placement.app
-    return KustomizationProps(
-        name=name,
-        namespace=namespace,
-        labels=dict(labels),
-        interval=flux.interval,
-        retry_interval=flux.retry_interval,
-        timeout=flux.timeout,
-        path="./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
-        source_ref=CrossNamespaceSourceReference(kind="GitRepository", name=app.name),
-        prune=True,
-        wait=True,
-        service_account_name=account,
-        target_namespace=namespace,
-        post_build=PostBuild(
-            substitute={
-                "app": app.name,
-                "app_namespace": app.target_namespace,
-                "cluster_name": placement.cluster,
-                "cluster_region": placement.region,
-            }
+    return Kustomization(
+        scope,
+        construct_id,
+        KustomizationProps(
+            name=name,
+            namespace=namespace,
+            labels=dict(labels),
+            interval=flux.interval,
+            retry_interval=flux.retry_interval,
+            timeout=flux.timeout,
+            path="./" + str(app.aws.path).removeprefix("./") if app.aws.path != "." else "./",
+            source_ref=CrossNamespaceSourceReference(kind="GitRepository", name=app.name),
+            prune=True,
+            wait=True,
+            service_account_name=account,
+            target_namespace=namespace,
+            post_build=PostBuild(
+                substitute={
+                    "app": app.name,
+                    "app_namespace": app.target_namespace,
+                    "cluster_name": placement.cluster,
+                    "cluster_region": placement.region,
+                }
+            ),
         ),
     )
 

@@ -39,8 +39,8 @@ from fluxplane.charts.cloud import (
     APP_LABEL,
     CLUSTER_LABEL,
     CompositeFields,
-    app_source_props,
-    requests_props,
+    app_source,
+    requests_kustomization,
     resource_composites,
 )
 from fluxplane.config.apps import SPOKE_RESOURCES_DIR, Placement, requests_name
@@ -48,7 +48,6 @@ from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
 from fluxplane.constructs.app_resources import GROUP, REQUESTABLE
 from fluxplane.constructs.base import Construct, TypedResource
-from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.namespace import Namespace, NamespaceProps
 from fluxplane.constructs.props import TENANT_LABEL, CrossNamespaceSourceReference
@@ -235,7 +234,7 @@ class TenantsChart(FleetChart):
             listing.add_resource(f"{item.name}.yaml")
 
         sync = self.add_manifest("sync", posixpath.join(directory, "sync.yaml"), scope)
-        GitRepository(sync, "source", app_source_props(placement, namespace))
+        app_source(sync, "source", placement, namespace)
         kustomization = Kustomization(
             sync,
             "kustomization",
@@ -265,7 +264,9 @@ class TenantsChart(FleetChart):
         """The app's own requests (``aws.path`` of its repository), applied as its deployer once the kinds are
         served."""
         app = placement.app
-        props = requests_props(
+        requests = requests_kustomization(
+            scope,
+            "requests",
             placement,
             self.flux,
             name=requests_name(app.name),
@@ -273,6 +274,5 @@ class TenantsChart(FleetChart):
             labels={TENANT_LABEL: app.name},
             account=deployer,
         )
-        requests = Kustomization(scope, "requests", props)
         for dependency in self._infrastructure:
             requests.depends_on(dependency)
