@@ -83,4 +83,6 @@ class KustomizationFile(Manifest):
         props: KustomizeConfigProps | dict[str, Any] | None = None,
     ) -> None:
         super().__init__(scope, construct_id, path=posixpath.join(directory, "kustomization.yaml"))
-        self.config = KustomizeConfig(self, "config", props or KustomizeConfigProps())
+        if props is None:
+            props = KustomizeConfigProps()
+        self.config = KustomizeConfig(self, "config", props)
