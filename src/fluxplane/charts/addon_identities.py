@@ -25,7 +25,7 @@ from typing import Any
 from fluxplane.charts.base import FleetChart
 from fluxplane.config.hub import applied_by, cluster_namespace
 from fluxplane.constructs.app_resources import AddonIdentity, AddonIdentityProps, InlinePolicy
-from fluxplane.constructs.base import Construct
+from fluxplane.constructs.base import Construct, validating
 from fluxplane.constructs.kustomization import escape_variables, escaped
 from fluxplane.constructs.namespace import Namespace, NamespaceProps
 from fluxplane.core.layout import RepositoryLayout
@@ -124,28 +124,24 @@ class AddonIdentitiesChart(FleetChart):
                     f"pack {pack!r}: pod identity {identity.name!r}: the AddonIdentity name {name!r} is longer "
                     "than 63 characters; the pack must use a shorter identity name"
                 )
-            inline = (
-                (InlinePolicy(name=name, policy=policy_text(identity.policy, item.variables)),)
-                if identity.policy
-                else ()
-            )
-            composites.append(
-                AddonIdentity(
-                    manifest,
-                    name,
-                    AddonIdentityProps(
-                        name=name,
-                        namespace=namespace,
-                        labels={PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
-                        annotations=annotations,
-                        region=item.region,
-                        provider_config_name=item.account,
-                        tags=escaped(dict(item.tags)),
-                        cluster_name=item.cluster,
-                        service_account_namespace=identity.namespace,
-                        service_account=identity.service_account,
-                        managed_policy_arns=identity.managed_policies,
-                        inline_policies=inline,
+            # The pack's own values (its policies, account and namespace) meet their checks here.
+            with validating(manifest, name):
+                props = AddonIdentityProps(
+                    name=name,
+                    namespace=namespace,
+                    labels={PACK_LABEL: pack, CLUSTER_LABEL: item.cluster},
+                    annotations=annotations,
+                    region=item.region,
+                    provider_config_name=item.account,
+                    tags=escaped(dict(item.tags)),
+                    cluster_name=item.cluster,
+                    service_account_namespace=identity.namespace,
+                    service_account=identity.service_account,
+                    managed_policy_arns=identity.managed_policies,
+                    inline_policies=(
+                        (InlinePolicy(name=name, policy=policy_text(identity.policy, item.variables)),)
+                        if identity.policy
+                        else ()
                     ),
                 )
-            )
+            composites.append(AddonIdentity(manifest, name, props))

@@ -11,6 +11,7 @@ cdk8s. This module never imports cdk8s.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from typing import Any, ClassVar, Generic, TypeVar, cast
@@ -136,18 +137,36 @@ def validate_props(construct_path: str, model: type[P], props: P | dict[str, Any
     try:
         return model.model_validate(props)
     except ValidationError as exc:
-        lines = []
-        errors = exc.errors(include_url=False)
-        # Pydantic counts only the valid items of a sequence against its min_length, so one bad
-        # item also reports the sequence as too short; the item's own error is the one that helps.
-        deeper = {error["loc"][:depth] for error in errors for depth in range(len(error["loc"]))}
-        errors = [e for e in errors if not (e["type"] == "too_short" and e["loc"] in deeper)]
-        for error in errors:
-            # Upstream (camelCase) names, whether the caller passed snake_case or camelCase keys.
-            loc = ".".join(to_camel(part) if isinstance(part, str) else str(part) for part in error["loc"]) or "(props)"
-            message = str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]
-            lines.append(f"{construct_path}: {model.__name__}.{loc}: {message[:1].lower()}{message[1:]}")
-        raise ConstructError(lines) from None
+        raise props_error(construct_path, exc) from None
+
+
+@contextlib.contextmanager
+def validating(scope: Any, construct_id: str) -> Iterator[None]:
+    """Props models built in the block for the construct ``construct_id`` under ``scope`` that refuse a value are a
+    ConstructError naming the construct and the field, as :func:`validate_props` reports props given as data.
+
+    For props whose values come from outside the definition's checks (a pack's own), built before the construct.
+    """
+    try:
+        yield
+    except ValidationError as exc:
+        raise props_error(f"{node_of(scope).path}/{construct_id}", exc) from None
+
+
+def props_error(construct_path: str, exc: ValidationError) -> ConstructError:
+    """The problems of props that failed validation, one line each: the construct path, the model and the field."""
+    lines = []
+    errors = exc.errors(include_url=False)
+    # Pydantic counts only the valid items of a sequence against its min_length, so one bad
+    # item also reports the sequence as too short; the item's own error is the one that helps.
+    deeper = {error["loc"][:depth] for error in errors for depth in range(len(error["loc"]))}
+    errors = [e for e in errors if not (e["type"] == "too_short" and e["loc"] in deeper)]
+    for error in errors:
+        # Upstream (camelCase) names, whether the caller passed snake_case or camelCase keys.
+        loc = ".".join(to_camel(part) if isinstance(part, str) else str(part) for part in error["loc"]) or "(props)"
+        message = str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]
+        lines.append(f"{construct_path}: {exc.title}.{loc}: {message[:1].lower()}{message[1:]}")
+    return ConstructError(lines)
 
 
 class Root(Construct):

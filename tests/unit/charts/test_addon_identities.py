@@ -10,7 +10,7 @@ import pytest
 from fluxplane.charts.addon_identities import AddonIdentitiesChart, AddonRole, ClusterIdentities, policy_text
 from fluxplane.config.models import Repository
 from fluxplane.core.layout import PLATFORM, RepositoryLayout
-from fluxplane.errors import ConfigError
+from fluxplane.errors import ConfigError, ConstructError
 
 LAYOUT = RepositoryLayout(PLATFORM, Repository.model_validate({"url": "ssh://git@example.com/org/fleet.git"}))
 VARIABLES = {"cluster_name": "prod-1", "cluster_region": "eu-west-1", "environment": "production"}
@@ -138,4 +138,15 @@ def test_the_hubs_file_makes_the_hubs_namespace() -> None:
 def test_a_composite_name_over_63_characters_is_refused() -> None:
     role = AddonRole("a" * 40, "b" * 30, "kube-system", "sa", ("arn:aws:iam::aws:policy/x",))
     with pytest.raises(ConfigError, match=r"^pack 'a{40}': pod identity 'b{30}': the AddonIdentity name"):
+        _chart(_cluster(role))
+
+
+def test_a_packs_managed_policy_that_is_no_arn_is_refused_naming_the_composite_and_the_field() -> None:
+    # GIVEN a pack whose pod identity attaches something that is not an AWS managed policy ARN
+    role = AddonRole("logs", "logs", "kube-system", "sa", ("not-an-arn",))
+    # WHEN / THEN the chart refuses it in one located line, not a traceback
+    with pytest.raises(
+        ConstructError,
+        match=r"^addon-identities/prod-1/identities/logs: AddonIdentityProps\.managedPolicyArns\.0: string should",
+    ):
         _chart(_cluster(role))

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import pytest
 
 from fluxplane.constructs import Construct, Resource, Root, TypedResource, node_of, resources_below
-from fluxplane.constructs.base import compact, validate_props
+from fluxplane.constructs.base import compact, validate_props, validating
 from fluxplane.constructs.props import Label, Name, Props
 from fluxplane.errors import ConstructError
 
@@ -467,6 +467,16 @@ def test_validate_props_rejects_a_non_mapping() -> None:
     # GIVEN / WHEN / THEN props that are not a mapping are reported against "(props)"
     with pytest.raises(ConstructError, match=r"^root/g: GadgetProps\.\(props\): input should be a valid dictionary"):
         validate_props("root/g", GadgetProps, ["not", "a", "mapping"])  # type: ignore[arg-type]
+
+
+def test_validating_reports_a_props_model_built_in_it_as_validate_props_does() -> None:
+    # GIVEN a props model built for a construct, with a bad value
+    # WHEN / THEN the error is one line naming the construct's path, the model and the field
+    with (
+        pytest.raises(ConstructError, match=r"^root/g: GadgetProps\.size: input should be a valid integer"),
+        validating(Root(), "g"),
+    ):
+        GadgetProps(name="g1", namespace="apps", size="big")
 
 
 def test_compact_drops_none_values_and_keeps_order() -> None:
