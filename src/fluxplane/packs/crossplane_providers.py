@@ -160,7 +160,8 @@ def policy(config: CrossplaneProvidersConfig, assumed_roles: Sequence[str] = ())
 
 def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
     registry = versions.CROSSPLANE_REGISTRY
-    annotations = {"eks.amazonaws.com/role-arn": config.role_arn} if config.identity == "irsa" else None
+    role_arn = config.role_arn if config.identity == "irsa" else None
+    annotations = {"eks.amazonaws.com/role-arn": role_arn} if role_arn is not None else None
     for name in service_accounts(config):
         runtime = DeploymentRuntimeConfig(
             ctx.scope,

@@ -18,12 +18,12 @@ existing cluster's Composition (``eks-observed-...`` or ``eks-managed-...``) fro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fluxplane.config.awsdata import AwsFacts, shipped
 from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeconfig_secret
 from fluxplane.config.models import BUILT_IN_NODE_POOLS, SealingKey, WorkloadCluster
-from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID
+from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID, LogType
 from fluxplane.config.network import subnet_plan
 from fluxplane.constructs import eks_cluster as xr
 from fluxplane.constructs import patch_and_transform as pt
@@ -119,8 +119,9 @@ def composite_props(
     secret = kubeconfig_secret(cluster.name)
     existing = cluster.existing
     endpoint: xr.EndpointSpec | None = None
-    logging: tuple[str, ...] | None = None
+    logging: tuple[LogType, ...] | None = None
     auto_mode: xr.AutoModeSpec | None = None
+    imported: xr.ExistingSpec | None = None
     if existing is None:
         names = (aws or shipped()).zone_names(cluster.region, cluster.network.availability_zones)
         zones = subnet_plan(cluster.network.cidr, names)
@@ -135,19 +136,26 @@ def composite_props(
         endpoint = xr.EndpointSpec(
             private_access=cluster.endpoint.private_access,
             public_access=cluster.endpoint.public_access,
-            public_access_cidrs=cluster.endpoint.public_access_cidrs if cluster.endpoint.public_access else (),
+            public_access_cidrs=tuple(cluster.endpoint.public_access_cidrs) if cluster.endpoint.public_access else (),
         )
         logging = tuple(cluster.logging)
         if cluster.auto_mode is not None:
             # Written when the definition names it: false switches Auto Mode off (fluxplane.packs.eks_composed).
             auto_mode = (
-                xr.AutoModeSpec(enabled=True, node_pools=cluster.auto_mode.node_pools)
+                xr.AutoModeSpec(enabled=True, node_pools=tuple(cluster.auto_mode.node_pools))
                 if cluster.auto
                 else xr.AutoModeSpec(enabled=False)
             )
     else:
         # What the cluster has is imported, not planned: its range as the definition records it, and no zones.
         network = xr.NetworkSpec(vpc_cidr=cluster.network.cidr)
+        # An imported cluster names its VPC (ExistingCluster's checks); a registered one has no composite (above).
+        assert existing.vpc_id is not None
+        imported = xr.ExistingSpec(
+            vpc_id=existing.vpc_id,
+            subnet_ids=tuple(existing.subnet_ids),
+            external_secrets_role_arn=existing.external_secrets_role_arn,
+        )
     return xr.EKSClusterProps(
         name=cluster.name,
         namespace=secret.namespace,
@@ -161,7 +169,7 @@ def composite_props(
         node_groups=tuple(
             xr.NodeGroupSpec(
                 name=group.name,
-                instance_types=group.instance_types,
+                instance_types=tuple(group.instance_types),
                 capacity_type=group.capacity_type,
                 min_size=group.min_size,
                 max_size=group.max_size,
@@ -181,13 +189,7 @@ def composite_props(
         kubeconfig_secret_name=secret.name,
         bootstrap_config_map_name=bootstrap_values(cluster.name).name,
         hub_access=_hub_access(cluster, hub_flux_role),
-        existing=None
-        if existing is None
-        else xr.ExistingSpec(
-            vpc_id=existing.vpc_id,
-            subnet_ids=existing.subnet_ids,
-            external_secrets_role_arn=existing.external_secrets_role_arn,
-        ),
+        existing=imported,
     )
 
 
@@ -199,7 +201,11 @@ def _hub_access(cluster: WorkloadCluster, hub_flux_role: str | None) -> xr.HubAc
     return xr.HubAccessSpec(principal_arn=hub_flux_role, config_map_name=hub_access_config_map(cluster.name))
 
 
-_EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
+_EKS_TAINT_EFFECTS: dict[str, Literal["NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE"]] = {
+    "NoSchedule": "NO_SCHEDULE",
+    "NoExecute": "NO_EXECUTE",
+    "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+}
 
 
 # -- the XRD ---------------------------------------------------------------------------------------
