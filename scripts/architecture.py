@@ -5,8 +5,9 @@ For a checkout (default: this one), from its sources alone:
 * per concept (a kind such as ``AppTable`` or ``EKSCluster``): the modules of ``src/fluxplane`` naming it, and the
   packages they lie in;
 * constructs built from dictionaries: calls of a construct class (a class of ``fluxplane.constructs`` taking
-  ``props``) whose props are not a props model (a call of a ``...Props`` class, or a name the module binds to
-  one), which the type checker cannot check against the props' fields;
+  ``props``) whose props are not a props model (a call of a ``...Props`` class or of a function of the package
+  annotated to return one, or a name the module binds to either), which the type checker cannot check against the
+  props' fields;
 * source modules without a mirrored unit test (``tests/unit/<package>/test_<module>.py``);
 * the layers of the import contract (``[tool.importlinter]`` in pyproject.toml);
 * class names defined in more than one module;
@@ -90,17 +91,36 @@ def _construct_classes(constructs: Path) -> dict[str, int]:
     return {name: found for name in own if (found := position(name)) is not None}
 
 
-def _is_model(value: ast.expr) -> bool:
-    return isinstance(value, ast.Call) and (_called(value) or "").endswith("Props")
+def _props_makers(package: Path) -> frozenset[str]:
+    """The functions of ``package`` annotated to return a props model (``-> ThingProps``), by name."""
+    return frozenset(
+        node.name
+        for path in _modules(package)
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef) and _names_props(node.returns)
+    )
 
 
-def _untyped_props(module: ast.AST, constructs: dict[str, int]) -> int:
+def _names_props(annotation: ast.expr | None) -> bool:
+    if isinstance(annotation, ast.Name):
+        return annotation.id.endswith("Props")
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr.endswith("Props")
+    return False
+
+
+def _is_model(value: ast.expr, makers: frozenset[str] = frozenset()) -> bool:
+    called = _called(value) if isinstance(value, ast.Call) else None
+    return called is not None and (called.endswith("Props") or called in makers)
+
+
+def _untyped_props(module: ast.AST, constructs: dict[str, int], makers: frozenset[str] = frozenset()) -> int:
     """The calls of ``constructs`` in ``module`` whose props are not a props model (module docstring; a name counts
-    as one when the module binds it to one anywhere)."""
+    as one when the module binds it to one anywhere; ``makers``: the functions that return one)."""
     models = {
         target.id
         for node in ast.walk(module)
-        if isinstance(node, ast.Assign) and _is_model(node.value)
+        if isinstance(node, ast.Assign) and _is_model(node.value, makers)
         for target in node.targets
         if isinstance(target, ast.Name)
     }
@@ -111,7 +131,7 @@ def _untyped_props(module: ast.AST, constructs: dict[str, int]) -> int:
         position = constructs[_called(node) or ""]
         chosen = [keyword.value for keyword in node.keywords if keyword.arg == "props"]
         props = chosen[0] if chosen else node.args[position] if len(node.args) > position else None
-        if props is None or _is_model(props) or (isinstance(props, ast.Name) and props.id in models):
+        if props is None or _is_model(props, makers) or (isinstance(props, ast.Name) and props.id in models):
             continue
         count += 1
     return count
@@ -138,11 +158,12 @@ def measure(root: Path, concepts: tuple[str, ...] = CONCEPTS) -> Figures:
             "packages": len({_package_of(path) for path in naming}),
         }
     constructs = _construct_classes(package / "constructs")
+    makers = _props_makers(package)
     defined: dict[str, set[str]] = {}
     for path, text in sources.items():
         relative = path.relative_to(package)
         tree = ast.parse(text)
-        figures.dict_call_sites += _untyped_props(tree, constructs)
+        figures.dict_call_sites += _untyped_props(tree, constructs, makers)
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 defined.setdefault(node.name, set()).add(relative.as_posix())

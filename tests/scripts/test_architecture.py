@@ -24,6 +24,7 @@ class Plain:
 
 CHART = """
 from fluxplane.constructs.base import Thing, ThingProps, Plain
+from fluxplane.walk import made
 
 class Placed:
     pass
@@ -34,8 +35,21 @@ def build(scope, given):
     model = ThingProps(a=2)
     Thing(scope, "bound", model)
     Thing(scope, "keyword", props=given)
+    Thing(scope, "made", made())
     Plain(scope, "plain")
     return "AppTable"
+"""
+
+WALK = """
+class Placed:
+    pass
+
+
+NAME = "AppTable"
+
+
+def made() -> ThingProps:
+    pass
 """
 
 
@@ -46,7 +60,7 @@ def _checkout(root: Path) -> Path:
         "src/fluxplane/constructs/base.py": BASE,
         "src/fluxplane/charts/__init__.py": "",
         "src/fluxplane/charts/app.py": CHART,
-        "src/fluxplane/walk.py": "class Placed:\n    pass\n\n\nNAME = 'AppTable'\n",
+        "src/fluxplane/walk.py": WALK,
         "tests/unit/charts/test_app.py": "from tests.support.trees import tree\n",
         "tests/unit/test_other.py": "from tests.unit.charts.test_app import tree\n",
         "pyproject.toml": '[[tool.importlinter.contracts]]\ntype = "layers"\nlayers = ["fluxplane.charts", "a | b"]\n',
@@ -61,7 +75,8 @@ def test_the_figures_are_read_from_the_sources(tmp_path: Path) -> None:
     figures = measure(_checkout(tmp_path), ("AppTable",))
     # a concept named in a module of a package and in a top-level module
     assert figures.concepts == {"AppTable": {"modules": 2, "packages": 2}}
-    # a dictionary and a value of the caller's are not props models; a model, and a name bound to one, are
+    # a dictionary and a value of the caller's are not props models; a model, a name bound to one and a call of a
+    # function annotated to return one are
     assert figures.dict_call_sites == 2
     # three modules (the packages' __init__ are not), one with its mirrored test
     assert figures.modules == 3

@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from fluxplane.cli import EXIT_BAD_INPUT, EXIT_STALE, main
-from fluxplane.constructs.config_map import ConfigMap
+from fluxplane.constructs.config_map import ConfigMap, ConfigMapProps
+from fluxplane.constructs.props import DNS_SUBDOMAIN
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from tests.conftest import MINIMAL_BASE, FleetWriter
@@ -159,6 +160,30 @@ def test_a_tree_error_is_bad_input_and_leaves_dist_untouched(
         "platform/infrastructure/configs/twice/base/twice.yaml by catalogue-twice/base/one"
     ]
     assert read_tree(root / "dist") == before
+
+
+class _NamedConfig(PackConfig):
+    name: str = "settings"
+
+
+def test_props_a_pack_builds_that_its_construct_refuses_are_bad_input_in_one_located_line(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN a pack that names its ConfigMap from its config, which lets through a name no ConfigMap may have
+    def bind(ctx: PackContext, config: _NamedConfig) -> None:
+        ConfigMap(ctx.scope, "settings", ConfigMapProps(name=config.name, namespace="default"))
+
+    named = Pack(name="named", version="1", description="named", config=_NamedConfig, layer="configs", bind=bind)
+    monkeypatch.setattr(PackRegistry, "from_entry_points", staticmethod(lambda: PackRegistry([named, demo_builder()])))
+    root = write_fleet(base={"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB})
+    (root / "environments/staging.yaml").write_text(
+        "packs:\n  named: {name: Settings}\nclusters:\n  - {name: s1, region: us-west-2}\n"
+    )
+    # WHEN synth runs THEN exit 2 with the pack's scope, the model and the field, and no traceback
+    assert main(["--root", str(root), "synth"]) == EXIT_BAD_INPUT
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("catalogue-named/")
+    assert line.endswith(": ConfigMapProps.name: string should match pattern '" + DNS_SUBDOMAIN + "'")
 
 
 def test_values_aws_does_not_have_are_bad_input_reported_together(

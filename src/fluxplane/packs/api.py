@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
 from typing_extensions import TypeVar
 
 from fluxplane.config.merge import quoted
@@ -22,6 +23,7 @@ from fluxplane.constructs.base import Resource, node_of, resources_below
 from fluxplane.constructs.kustomization import SUBSTITUTED as SUBSTITUTED
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import CustomHealthCheck, NamespacedObjectKindReference
+from fluxplane.errors import ConstructError
 
 Layer = Literal["controllers", "configs", "apps"]
 #: Where a pack can run: the management cluster, the workload clusters, or either.
@@ -275,6 +277,15 @@ class Pack(Generic[C]):
     #: so an add-on's trouble holds up nothing else.
     crds: tuple[str, ...] = ()
 
+    def apply(self, ctx: PackContext, config: Any) -> None:
+        """``bind``, with props the pack builds from a value its config let through and its constructs refuse
+        reported as a ConstructError under the pack's scope, as a construct reports its own props, not a traceback.
+        """
+        try:
+            self.bind(ctx, config)
+        except ValidationError as exc:
+            raise ConstructError(_props_problems(node_of(ctx.scope).path, exc)) from None
+
     @property
     def installed_groups(self) -> tuple[str, ...]:
         """The API groups (and ``*.`` patterns) of the CRDs the pack installs: ``crds`` and ``crd_groups``."""
@@ -293,6 +304,17 @@ class Pack(Generic[C]):
             ("management", "workload"): "any cluster",
         }.get(kinds, "no cluster")
         return where + (f" (needs {', '.join(self.needs)})" if self.needs else "")
+
+
+def _props_problems(path: str, exc: ValidationError) -> list[str]:
+    """``exc``'s errors as fluxplane.constructs.base.validate_props words them: the path, the model, the upstream
+    (camelCase) field and the message."""
+    lines = []
+    for error in exc.errors(include_url=False):
+        loc = ".".join(to_camel(part) if isinstance(part, str) else str(part) for part in error["loc"]) or "(props)"
+        message = str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]
+        lines.append(f"{path}: {exc.title}.{loc}: {message[:1].lower()}{message[1:]}")
+    return lines
 
 
 #: Suffix of the pack that applies a pack's custom resources (Pack.crd_groups).

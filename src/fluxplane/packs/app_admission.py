@@ -10,11 +10,17 @@ another app's or another cluster's AWS resource), in the cluster's own AWS accou
 
 from __future__ import annotations
 
-from typing import Any
-
 from fluxplane.config.hub import ACCOUNT_LABEL
 from fluxplane.config.models import HUB_PROVIDER_CONFIG
 from fluxplane.constructs import app_resources as xr
+from fluxplane.constructs.admission_policy import (
+    MatchResources,
+    NamedExpression,
+    ResourceRule,
+    ValidatingAdmissionPolicyProps,
+    Validation,
+    Variable,
+)
 from fluxplane.constructs.patch_and_transform import PROVIDER_CONFIG_FIELD
 from fluxplane.constructs.props import TENANT_LABEL
 
@@ -27,7 +33,7 @@ POLICY = "fluxplane-app-requests"
 FLUX_OWNER = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
 
 
-def policy_props() -> dict[str, Any]:
+def policy_props() -> ValidatingAdmissionPolicyProps:
     """An app's request account may only make, change and delete resources of its own app.
 
     The account ``<app>-cloud`` of a cluster's hub namespace applies what the app's repository asks for; RBAC
@@ -40,101 +46,101 @@ def policy_props() -> dict[str, Any]:
     """
     name_label, namespace_label = FLUX_OWNER
     owner = "oldObject.metadata.labels"
-    return {
-        "name": POLICY,
-        "failurePolicy": "Fail",
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": [xr.GROUP],
-                    "apiVersions": ["*"],
-                    "operations": ["CREATE", "UPDATE", "DELETE"],
-                    "resources": list(xr.REQUESTABLE.values()),
-                }
-            ]
-        },
-        "matchConditions": [
-            {
-                "name": "app-request-account",
-                "expression": "request.userInfo.username.startsWith('system:serviceaccount:') && "
+    return ValidatingAdmissionPolicyProps(
+        name=POLICY,
+        failure_policy="Fail",
+        match_constraints=MatchResources(
+            resource_rules=(
+                ResourceRule(
+                    api_groups=(xr.GROUP,),
+                    api_versions=("*",),
+                    operations=("CREATE", "UPDATE", "DELETE"),
+                    resources=tuple(xr.REQUESTABLE.values()),
+                ),
+            )
+        ),
+        match_conditions=(
+            NamedExpression(
+                name="app-request-account",
+                expression="request.userInfo.username.startsWith('system:serviceaccount:') && "
                 f"request.userInfo.username.endsWith('{xr.REQUEST_ACCOUNT_SUFFIX}')",
-            }
-        ],
-        "variables": [
+            ),
+        ),
+        variables=(
             # What the request is about: the object as it will be, or on a delete as it is.
-            {"name": "subject", "expression": "request.operation == 'DELETE' ? oldObject : object"},
-            {"name": "account", "expression": f"variables.subject.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"},
-        ],
-        "validations": [
-            {
-                "expression": "request.userInfo.username == 'system:serviceaccount:' + "
+            Variable(name="subject", expression="request.operation == 'DELETE' ? oldObject : object"),
+            Variable(name="account", expression=f"variables.subject.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"),
+        ),
+        validations=(
+            Validation(
+                expression="request.userInfo.username == 'system:serviceaccount:' + "
                 "variables.subject.metadata.namespace + ':' + variables.account",
-                "messageExpression": "request.userInfo.username + ' may only request, change or delete resources "
+                message_expression="request.userInfo.username + ' may only request, change or delete resources "
                 "of its own app, not of app ' + variables.subject.spec.app",
-                "reason": "Forbidden",
-            },
-            {
-                "expression": f"request.operation == 'CREATE' || (has({owner}) && "
+                reason="Forbidden",
+            ),
+            Validation(
+                expression=f"request.operation == 'CREATE' || (has({owner}) && "
                 f"'{name_label}' in {owner} && {owner}['{name_label}'] == variables.account && "
                 f"'{namespace_label}' in {owner} && {owner}['{namespace_label}'] == oldObject.metadata.namespace)",
-                "messageExpression": "oldObject.metadata.name + ' was not applied by Kustomization ' + "
+                message_expression="oldObject.metadata.name + ' was not applied by Kustomization ' + "
                 "variables.account + ', which may change or delete only what it applied'",
-                "reason": "Forbidden",
-            },
+                reason="Forbidden",
+            ),
             _unless_deleted(_NAMED_AFTER_APP),
-            {
-                "expression": "request.operation != 'UPDATE' || oldObject.spec.app == object.spec.app",
-                "message": "spec.app of an existing resource does not change",
-                "reason": "Forbidden",
-            },
+            Validation(
+                expression="request.operation != 'UPDATE' || oldObject.spec.app == object.spec.app",
+                message="spec.app of an existing resource does not change",
+                reason="Forbidden",
+            ),
             # The hub namespace is the cluster's name (fluxplane.config.hub.cluster_namespace).
             _unless_deleted(_physical_name("object.metadata.namespace + '-'")),
             _unless_deleted(
-                {
-                    "expression": f"(has(object.spec.{PROVIDER_CONFIG_FIELD}) ? object.spec.{PROVIDER_CONFIG_FIELD} "
+                Validation(
+                    expression=f"(has(object.spec.{PROVIDER_CONFIG_FIELD}) ? object.spec.{PROVIDER_CONFIG_FIELD} "
                     f": '{HUB_PROVIDER_CONFIG}') == (has(namespaceObject.metadata.labels) && '{ACCOUNT_LABEL}' in "
                     f"namespaceObject.metadata.labels ? namespaceObject.metadata.labels['{ACCOUNT_LABEL}'] : "
                     f"'{HUB_PROVIDER_CONFIG}')",
-                    "message": f"spec.{PROVIDER_CONFIG_FIELD} is the account of the cluster the app runs on",
-                    "reason": "Forbidden",
-                }
+                    message=f"spec.{PROVIDER_CONFIG_FIELD} is the account of the cluster the app runs on",
+                    reason="Forbidden",
+                )
             ),
-        ],
-    }
+        ),
+    )
 
 
-def _unless_deleted(validation: dict[str, Any]) -> dict[str, Any]:
+def _unless_deleted(validation: Validation) -> Validation:
     """``validation`` of the object a request makes or changes; a delete has none (``object`` is null)."""
-    return {**validation, "expression": f"request.operation == 'DELETE' || ({validation['expression']})"}
+    return validation.model_copy(update={"expression": f"request.operation == 'DELETE' || ({validation.expression})"})
 
 
 #: A requested resource's name starts with its app's.
-_NAMED_AFTER_APP = {
-    "expression": "object.metadata.name.startsWith(object.spec.app + '-')",
-    "messageExpression": "'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
-    "reason": "Invalid",
-}
+_NAMED_AFTER_APP = Validation(
+    expression="object.metadata.name.startsWith(object.spec.app + '-')",
+    message_expression="'resources of app ' + object.spec.app + ' are named ' + object.spec.app + '-...'",
+    reason="Invalid",
+)
 
 
-def _physical_name(cluster: str) -> dict[str, Any]:
+def _physical_name(cluster: str) -> Validation:
     """The AWS name of a requested resource starts with ``<cluster>-<app>-`` (``cluster``: a CEL string), so no
     request can name (and so adopt) a resource of another app or cluster, and an app's role reaches its own only."""
     *others, (_, last) = PHYSICAL_NAME.items()
     choice = "".join(f"object.kind == '{kind}' ? object.spec.{field} : " for kind, field in others)
     choice += f"object.spec.{last}"
     prefix = f"{cluster} + object.spec.app + '-'"
-    return {
-        "expression": f"({choice}).startsWith({prefix})",
-        "messageExpression": f"'the AWS name of a resource of app ' + object.spec.app + ' starts with ' + {prefix}",
-        "reason": "Invalid",
-    }
+    return Validation(
+        expression=f"({choice}).startsWith({prefix})",
+        message_expression=f"'the AWS name of a resource of app ' + object.spec.app + ' starts with ' + {prefix}",
+        reason="Invalid",
+    )
 
 
 #: The policy that keeps a workload cluster's tenants to their own app's resources (mode spoke).
 TENANT_POLICY = "fluxplane-tenant-app-resources"
 
 
-def tenant_policy_props() -> dict[str, Any]:
+def tenant_policy_props() -> ValidatingAdmissionPolicyProps:
     """On a workload cluster that makes its apps' resources: in a tenant's namespace (TENANT_LABEL, the app's
     name), resources belong to that app, are named after it and the cluster, in the cluster's region and account.
 
@@ -142,39 +148,38 @@ def tenant_policy_props() -> dict[str, Any]:
     namespace's app. ``${cluster_name}`` and ``${cluster_region}`` are the cluster's (Flux's substitution).
     """
     app = f"namespaceObject.metadata.labels['{TENANT_LABEL}']"
-    return {
-        "name": TENANT_POLICY,
-        "failurePolicy": "Fail",
-        "matchConstraints": {
-            "namespaceSelector": {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]},
-            "resourceRules": [
-                {
-                    "apiGroups": [xr.GROUP],
-                    "apiVersions": ["*"],
-                    "operations": ["CREATE", "UPDATE"],
-                    "resources": list(xr.REQUESTABLE.values()),
-                }
-            ],
-        },
-        "validations": [
-            {
-                "expression": f"object.spec.app == {app}",
-                "messageExpression": f"'resources in namespace ' + object.metadata.namespace + ' belong to app ' + "
-                f"{app}",
-                "reason": "Forbidden",
-            },
+    return ValidatingAdmissionPolicyProps(
+        name=TENANT_POLICY,
+        failure_policy="Fail",
+        match_constraints=MatchResources(
+            namespace_selector={"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]},
+            resource_rules=(
+                ResourceRule(
+                    api_groups=(xr.GROUP,),
+                    api_versions=("*",),
+                    operations=("CREATE", "UPDATE"),
+                    resources=tuple(xr.REQUESTABLE.values()),
+                ),
+            ),
+        ),
+        validations=(
+            Validation(
+                expression=f"object.spec.app == {app}",
+                message_expression=f"'resources in namespace ' + object.metadata.namespace + ' belong to app ' + {app}",
+                reason="Forbidden",
+            ),
             _NAMED_AFTER_APP,
             _physical_name("'${cluster_name}-'"),
-            {
-                "expression": "object.spec.region == '${cluster_region}'",
-                "message": "spec.region is the cluster's region, ${cluster_region}",
-                "reason": "Forbidden",
-            },
-            {
-                "expression": f"!has(object.spec.{PROVIDER_CONFIG_FIELD}) || "
+            Validation(
+                expression="object.spec.region == '${cluster_region}'",
+                message="spec.region is the cluster's region, ${cluster_region}",
+                reason="Forbidden",
+            ),
+            Validation(
+                expression=f"!has(object.spec.{PROVIDER_CONFIG_FIELD}) || "
                 f"object.spec.{PROVIDER_CONFIG_FIELD} == '{HUB_PROVIDER_CONFIG}'",
-                "message": f"spec.{PROVIDER_CONFIG_FIELD} is '{HUB_PROVIDER_CONFIG}', the cluster's own account",
-                "reason": "Forbidden",
-            },
-        ],
-    }
+                message=f"spec.{PROVIDER_CONFIG_FIELD} is '{HUB_PROVIDER_CONFIG}', the cluster's own account",
+                reason="Forbidden",
+            ),
+        ),
+    )

@@ -23,7 +23,9 @@ from typing import Any
 
 from fluxplane.constructs import app_resources as xr
 from fluxplane.constructs import patch_and_transform as pt
+from fluxplane.constructs.composition import CompositionProps, PipelineStep, TypeReference
 from fluxplane.constructs.patch_and_transform import PATCH_SETS
+from fluxplane.constructs.props import LocalObjectReference
 from fluxplane.packs import app_database
 
 #: Label of an app's IAM role, whose value is the app's name: how resource policies find the role.
@@ -264,32 +266,32 @@ def composition_name(kind: str) -> str:
     return kind.lower()
 
 
-def composition_props(kind: str, *, spoke: bool = False) -> dict[str, Any]:
+def composition_props(kind: str, *, spoke: bool = False) -> CompositionProps:
     resources = SPOKE_COMPOSED[kind] if spoke else COMPOSED[kind]
     return _composition(composition_name(kind), kind, resources())
 
 
-def spoke_identity_props() -> dict[str, Any]:
+def spoke_identity_props() -> CompositionProps:
     """The hub's composition of the identity of an app whose cluster makes its resources."""
     return _composition(SPOKE_IDENTITY, "AppIdentity", _spoke_identity())
 
 
-def _composition(name: str, kind: str, resources: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "name": name,
-        "compositeTypeRef": {"apiVersion": f"{xr.GROUP}/{xr.VERSION}", "kind": kind},
-        "mode": "Pipeline",
-        "pipeline": [
-            {
-                "step": "compose",
-                "functionRef": {"name": pt.PATCH_AND_TRANSFORM},
-                "input": {
+def _composition(name: str, kind: str, resources: list[dict[str, Any]]) -> CompositionProps:
+    return CompositionProps(
+        name=name,
+        composite_type_ref=TypeReference(api_version=f"{xr.GROUP}/{xr.VERSION}", kind=kind),
+        mode="Pipeline",
+        pipeline=(
+            PipelineStep(
+                step="compose",
+                function_ref=LocalObjectReference(name=pt.PATCH_AND_TRANSFORM),
+                input={
                     "apiVersion": "pt.fn.crossplane.io/v1beta1",
                     "kind": "Resources",
                     "patchSets": PATCH_SETS,
                     "resources": resources,
                 },
-            },
-            {"step": "detect-readiness", "functionRef": {"name": pt.AUTO_READY}},
-        ],
-    }
+            ),
+            PipelineStep(step="detect-readiness", function_ref=LocalObjectReference(name=pt.AUTO_READY)),
+        ),
+    )

@@ -24,7 +24,11 @@ from typing import Literal
 from pydantic import Field
 
 from fluxplane.constructs import app_resources as xr
-from fluxplane.constructs.admission_policy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
+from fluxplane.constructs.admission_policy import (
+    ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
+    ValidatingAdmissionPolicyBindingProps,
+)
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
@@ -78,12 +82,16 @@ def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
     if spoke:
         ValidatingAdmissionPolicy(ctx.scope, "tenant-policy", tenant_policy_props())
         ValidatingAdmissionPolicyBinding(
-            ctx.scope, "tenant-policy-binding", {"name": TENANT_POLICY, "policyName": TENANT_POLICY}
+            ctx.scope,
+            "tenant-policy-binding",
+            ValidatingAdmissionPolicyBindingProps(name=TENANT_POLICY, policy_name=TENANT_POLICY),
         )
     else:
         Composition(ctx.scope, SPOKE_IDENTITY, spoke_identity_props())
         ValidatingAdmissionPolicy(ctx.scope, "requests-policy", policy_props())
-        ValidatingAdmissionPolicyBinding(ctx.scope, "requests-policy-binding", {"name": POLICY, "policyName": POLICY})
+        ValidatingAdmissionPolicyBinding(
+            ctx.scope, "requests-policy-binding", ValidatingAdmissionPolicyBindingProps(name=POLICY, policy_name=POLICY)
+        )
     ctx.add_health_check_expr(
         definition_health(CompositeResourceDefinition.api_version, CompositeResourceDefinition.kind)
     )

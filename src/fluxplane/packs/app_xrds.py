@@ -10,6 +10,13 @@ from typing import Any
 
 from fluxplane.constructs import app_resources as xr
 from fluxplane.constructs import patch_and_transform as pt
+from fluxplane.constructs.composite_resource_definition import (
+    CompositeResourceDefinitionProps,
+    CompositeResourceDefinitionVersion,
+    CompositeResourceNames,
+    CompositeResourceValidation,
+    CompositionReference,
+)
 from fluxplane.constructs.patch_and_transform import PROVIDER_CONFIG_FIELD
 from fluxplane.packs import app_database
 from fluxplane.packs.app_composed import composition_name
@@ -103,7 +110,7 @@ SPECS: dict[str, tuple[dict[str, Any], list[str], dict[str, Any]]] = {
 }
 
 
-def xrd_props(kind: str) -> dict[str, Any]:
+def xrd_props(kind: str) -> CompositeResourceDefinitionProps:
     properties, required, status = SPECS[kind]
     plural = xr.KINDS[kind]
     schema = {
@@ -114,13 +121,18 @@ def xrd_props(kind: str) -> dict[str, Any]:
             "status": {"type": "object", "properties": status},
         },
     }
-    return {
-        "name": f"{plural}.{xr.GROUP}",
-        "group": xr.GROUP,
-        "names": {"kind": kind, "plural": plural, "categories": ["crossplane", "composite", "app"]},
-        "scope": "Namespaced",
-        "defaultCompositionRef": {"name": composition_name(kind)},
-        "versions": [
-            {"name": xr.VERSION, "served": True, "referenceable": True, "schema": {"openAPIV3Schema": schema}}
-        ],
-    }
+    return CompositeResourceDefinitionProps(
+        name=f"{plural}.{xr.GROUP}",
+        group=xr.GROUP,
+        names=CompositeResourceNames(kind=kind, plural=plural, categories=("crossplane", "composite", "app")),
+        scope="Namespaced",
+        default_composition_ref=CompositionReference(name=composition_name(kind)),
+        versions=(
+            CompositeResourceDefinitionVersion(
+                name=xr.VERSION,
+                served=True,
+                referenceable=True,
+                schema_=CompositeResourceValidation(open_api_v3_schema=schema),
+            ),
+        ),
+    )

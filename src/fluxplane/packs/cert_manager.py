@@ -20,7 +20,17 @@ from pydantic import AfterValidator, Field, model_validator
 from fluxplane.config.models import Model
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.sdk import DnsLabel, Namespace, Pack, PackContext, RawObject, ReleaseConfig, chart_release, load_policy
+from fluxplane.sdk import (
+    DnsLabel,
+    Namespace,
+    NamespaceProps,
+    Pack,
+    PackContext,
+    RawObject,
+    ReleaseConfig,
+    chart_release,
+    load_policy,
+)
 
 NAMESPACE = "cert-manager"
 #: The controller's service account: the chart's default name for release "cert-manager", set
@@ -135,7 +145,7 @@ def cluster_issuer(issuer: LetsEncryptIssuer) -> dict[str, Any]:
 
 
 def bind(ctx: PackContext, config: CertManagerConfig) -> None:
-    Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=NAMESPACE))
     release = chart_release(
         ctx.scope,
         name="cert-manager",

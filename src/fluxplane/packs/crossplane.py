@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from fluxplane.packs import versions
-from fluxplane.sdk import Namespace, Pack, PackContext, ReleaseConfig, chart_release
+from fluxplane.sdk import Namespace, NamespaceProps, Pack, PackContext, ReleaseConfig, chart_release
 
 NAMESPACE = "crossplane-system"
 
@@ -21,7 +21,7 @@ class CrossplaneConfig(ReleaseConfig):
 
 
 def bind(ctx: PackContext, config: CrossplaneConfig) -> None:
-    Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=NAMESPACE))
     release = chart_release(
         ctx.scope,
         name="crossplane",

@@ -16,7 +16,12 @@ from pydantic import Field
 
 from fluxplane.config.awsdata import partition
 from fluxplane.config.models import HUB_PROVIDER_CONFIG
-from fluxplane.constructs.aws_provider_config import AwsClusterProviderConfig
+from fluxplane.constructs.aws_provider_config import (
+    AssumeRole,
+    AwsClusterProviderConfig,
+    AwsClusterProviderConfigProps,
+    AwsCredentials,
+)
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 
 #: The ClusterProviderConfig every composed AWS resource names unless its cluster names an account.
@@ -33,17 +38,21 @@ class CrossplaneProviderConfigsConfig(PackConfig):
 
 
 def bind(ctx: PackContext, config: CrossplaneProviderConfigsConfig) -> None:
-    source = "IRSA" if config.identity == "irsa" else "PodIdentity"
-    AwsClusterProviderConfig(ctx.scope, "aws", {"name": AWS_PROVIDER_CONFIG, "credentials": {"source": source}})
+    credentials = AwsCredentials(source="IRSA" if config.identity == "irsa" else "PodIdentity")
+    AwsClusterProviderConfig(
+        ctx.scope, "aws", AwsClusterProviderConfigProps(name=AWS_PROVIDER_CONFIG, credentials=credentials)
+    )
     if ctx.fleet is None or not config.accounts:
         return
     arn = partition(ctx.fleet.management.region)
     for name, account in sorted(ctx.fleet.accounts.items()):
-        role = {"roleARN": f"arn:{arn}:iam::{account.id}:role/{account.role_name}", "externalID": account.external_id}
+        role = AssumeRole(
+            role_arn=f"arn:{arn}:iam::{account.id}:role/{account.role_name}", external_id=account.external_id
+        )
         AwsClusterProviderConfig(
             ctx.scope,
             f"account-{name}",
-            {"name": name, "credentials": {"source": source}, "assumeRoleChain": [role]},
+            AwsClusterProviderConfigProps(name=name, credentials=credentials, assume_role_chain=(role,)),
         )
 
 

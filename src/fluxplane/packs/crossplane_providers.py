@@ -24,9 +24,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from fluxplane.constructs.activation_policy import ACTIVATION, ManagedResourceActivationPolicy
-from fluxplane.constructs.crossplane_package import Function, Provider
-from fluxplane.constructs.deployment_runtime_config import DeploymentRuntimeConfig
+from fluxplane.constructs.activation_policy import (
+    ACTIVATION,
+    ManagedResourceActivationPolicy,
+    ManagedResourceActivationPolicyProps,
+)
+from fluxplane.constructs.crossplane_package import Function, PackageProps, Provider, RuntimeConfigReference
+from fluxplane.constructs.deployment_runtime_config import (
+    DeploymentRuntimeConfig,
+    DeploymentRuntimeConfigProps,
+    ObjectMetaTemplate,
+    ServiceAccountTemplate,
+)
 from fluxplane.constructs.health import package_health
 from fluxplane.packs import versions
 from fluxplane.packs.api import AWS_PROVIDERS, Pack, PackConfig, PackContext
@@ -151,21 +160,27 @@ def policy(config: CrossplaneProvidersConfig, assumed_roles: Sequence[str] = ())
 
 def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
     registry = versions.CROSSPLANE_REGISTRY
-    annotations = {"eks.amazonaws.com/role-arn": config.role_arn} if config.identity == "irsa" else None
+    role_arn = config.role_arn if config.identity == "irsa" else None
+    annotations = {"eks.amazonaws.com/role-arn": role_arn} if role_arn is not None else None
     for name in service_accounts(config):
         runtime = DeploymentRuntimeConfig(
             ctx.scope,
             f"{name}-runtime",
-            {"name": name, "serviceAccountTemplate": {"metadata": {"name": name, "annotations": annotations}}},
+            DeploymentRuntimeConfigProps(
+                name=name,
+                service_account_template=ServiceAccountTemplate(
+                    metadata=ObjectMetaTemplate(name=name, annotations=annotations)
+                ),
+            ),
         )
         provider = Provider(
             ctx.scope,
             name,
-            {
-                "name": name,
-                "package": f"{registry}/{name}:{config.version}",
-                "runtimeConfigRef": {"name": runtime.name},
-            },
+            PackageProps(
+                name=name,
+                package=f"{registry}/{name}:{config.version}",
+                runtime_config_ref=RuntimeConfigReference(name=runtime.name),
+            ),
         )
         ctx.add_health_check(provider)
         service = name.removeprefix("provider-aws-")
@@ -179,27 +194,33 @@ def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
     if config.kubernetes:
         name = "provider-kubernetes"
         runtime = DeploymentRuntimeConfig(
-            ctx.scope, f"{name}-runtime", {"name": name, "serviceAccountTemplate": {"metadata": {"name": name}}}
+            ctx.scope,
+            f"{name}-runtime",
+            DeploymentRuntimeConfigProps(
+                name=name, service_account_template=ServiceAccountTemplate(metadata=ObjectMetaTemplate(name=name))
+            ),
         )
         ctx.add_health_check(
             Provider(
                 ctx.scope,
                 name,
-                {
-                    "name": name,
-                    "package": f"{registry}/{name}:{versions.PROVIDER_KUBERNETES}",
-                    "runtimeConfigRef": {"name": runtime.name},
-                },
+                PackageProps(
+                    name=name,
+                    package=f"{registry}/{name}:{versions.PROVIDER_KUBERNETES}",
+                    runtime_config_ref=RuntimeConfigReference(name=runtime.name),
+                ),
             )
         )
     # Only what the compositions build (and what the definition adds) gets a CRD and a controller; with the
     # crossplane pack's defaultActivations off, the rest of the family stays inactive.
     activations = [*aws_activations(config.services), *(KUBERNETES_ACTIVATIONS if config.kubernetes else ())]
     ManagedResourceActivationPolicy(
-        ctx.scope, "activations", {"name": "fluxplane", "activate": [*activations, *config.activate]}
+        ctx.scope,
+        "activations",
+        ManagedResourceActivationPolicyProps(name="fluxplane", activate=(*activations, *config.activate)),
     )
     for name, version in FUNCTIONS:
-        ctx.add_health_check(Function(ctx.scope, name, {"name": name, "package": f"{registry}/{name}:{version}"}))
+        ctx.add_health_check(Function(ctx.scope, name, PackageProps(name=name, package=f"{registry}/{name}:{version}")))
     for kind in ("Provider", "Function"):
         ctx.add_health_check_expr(package_health("pkg.crossplane.io/v1", kind))
 

@@ -78,7 +78,7 @@ def _emitted(pack: Pack, section: dict[str, Any] | None = None) -> tuple[list[di
         fleet,
         cluster=fleet.clusters[0] if pack.builds_clusters else None,
     )
-    pack.bind(context, config)
+    pack.apply(context, config)
     return context.manifest.documents(), context
 
 

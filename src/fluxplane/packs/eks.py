@@ -18,16 +18,25 @@ existing cluster's Composition (``eks-observed-...`` or ``eks-managed-...``) fro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fluxplane.config.awsdata import AwsFacts, shipped
 from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeconfig_secret
 from fluxplane.config.models import BUILT_IN_NODE_POOLS, SealingKey, WorkloadCluster
-from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID
+from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID, LogType
 from fluxplane.config.network import subnet_plan
 from fluxplane.constructs import eks_cluster as xr
 from fluxplane.constructs import patch_and_transform as pt
+from fluxplane.constructs.composite_resource_definition import (
+    CompositeResourceDefinitionProps,
+    CompositeResourceDefinitionVersion,
+    CompositeResourceNames,
+    CompositeResourceValidation,
+    PrinterColumn,
+)
+from fluxplane.constructs.composition import CompositionProps, PipelineStep, TypeReference
 from fluxplane.constructs.patch_and_transform import PATCH_SETS
+from fluxplane.constructs.props import LocalObjectReference
 from fluxplane.packs.eks_composed import (
     CREATED,
     KARPENTER_DISCOVERY,
@@ -94,7 +103,7 @@ def shape_of(cluster: WorkloadCluster) -> Shape:
 
 def composite_props(
     cluster: WorkloadCluster, sealing_key: SealingKey, hub_flux_role: str | None = None, aws: AwsFacts | None = None
-) -> dict[str, Any]:
+) -> xr.EKSClusterProps:
     """EKSCluster props of ``cluster`` (its VPC CIDR allocated by the loader).
 
     ``hub_flux_role`` is the IAM role of the hub's Flux controllers, which a keyless cluster admits.
@@ -109,86 +118,94 @@ def composite_props(
         )
     secret = kubeconfig_secret(cluster.name)
     existing = cluster.existing
-    built: dict[str, Any] = {
-        "name": cluster.name,
-        "namespace": secret.namespace,
-        "crossplane": {"compositionRef": {"name": shape.name}},
-        "region": cluster.region,
-        "kubernetesVersion": cluster.kubernetes_version,
-    }
+    endpoint: xr.EndpointSpec | None = None
+    logging: tuple[LogType, ...] | None = None
+    auto_mode: xr.AutoModeSpec | None = None
+    imported: xr.ExistingSpec | None = None
     if existing is None:
         names = (aws or shipped()).zone_names(cluster.region, cluster.network.availability_zones)
         zones = subnet_plan(cluster.network.cidr, names)
-        built["network"] = {
-            "vpcCidr": cluster.network.cidr,
-            "natGateways": cluster.network.nat_gateways,
-            "zones": [
-                {"name": zone.zone, "publicSubnetCidr": zone.public, "privateSubnetCidr": zone.private}
+        network = xr.NetworkSpec(
+            vpc_cidr=cluster.network.cidr,
+            nat_gateways=cluster.network.nat_gateways,
+            zones=tuple(
+                xr.Zone(name=zone.zone, public_subnet_cidr=zone.public, private_subnet_cidr=zone.private)
                 for zone in zones
-            ],
-        }
-        built["endpoint"] = {
-            "privateAccess": cluster.endpoint.private_access,
-            "publicAccess": cluster.endpoint.public_access,
-            "publicAccessCidrs": cluster.endpoint.public_access_cidrs if cluster.endpoint.public_access else [],
-        }
-        built["logging"] = cluster.logging
+            ),
+        )
+        endpoint = xr.EndpointSpec(
+            private_access=cluster.endpoint.private_access,
+            public_access=cluster.endpoint.public_access,
+            public_access_cidrs=tuple(cluster.endpoint.public_access_cidrs) if cluster.endpoint.public_access else (),
+        )
+        logging = tuple(cluster.logging)
         if cluster.auto_mode is not None:
             # Written when the definition names it: false switches Auto Mode off (fluxplane.packs.eks_composed).
-            built["autoMode"] = (
-                {"enabled": True, "nodePools": cluster.auto_mode.node_pools} if cluster.auto else {"enabled": False}
+            auto_mode = (
+                xr.AutoModeSpec(enabled=True, node_pools=tuple(cluster.auto_mode.node_pools))
+                if cluster.auto
+                else xr.AutoModeSpec(enabled=False)
             )
     else:
         # What the cluster has is imported, not planned: its range as the definition records it, and no zones.
-        built["network"] = {"vpcCidr": cluster.network.cidr}
-    return {
-        **built,
-        "nodeGroups": [
-            {
-                "name": group.name,
-                "instanceTypes": group.instance_types,
-                "capacityType": group.capacity_type,
-                "minSize": group.min_size,
-                "maxSize": group.max_size,
-                "desiredSize": group.desired_size,
-                "diskSize": group.disk_size,
-                "labels": group.labels,
-                "taints": [
-                    {"key": taint.key, "value": taint.value, "effect": _EKS_TAINT_EFFECTS[taint.effect]}
+        network = xr.NetworkSpec(vpc_cidr=cluster.network.cidr)
+        # An imported cluster names its VPC (ExistingCluster's checks); a registered one has no composite (above).
+        assert existing.vpc_id is not None
+        imported = xr.ExistingSpec(
+            vpc_id=existing.vpc_id,
+            subnet_ids=tuple(existing.subnet_ids),
+            external_secrets_role_arn=existing.external_secrets_role_arn,
+        )
+    return xr.EKSClusterProps(
+        name=cluster.name,
+        namespace=secret.namespace,
+        crossplane=xr.CrossplaneSpec(composition_ref=xr.CompositionReference(name=shape.name)),
+        region=cluster.region,
+        kubernetes_version=cluster.kubernetes_version,
+        network=network,
+        endpoint=endpoint,
+        logging=logging,
+        auto_mode=auto_mode,
+        node_groups=tuple(
+            xr.NodeGroupSpec(
+                name=group.name,
+                instance_types=tuple(group.instance_types),
+                capacity_type=group.capacity_type,
+                min_size=group.min_size,
+                max_size=group.max_size,
+                desired_size=group.desired_size,
+                disk_size=group.disk_size,
+                labels=group.labels,
+                taints=tuple(
+                    xr.TaintSpec(key=taint.key, value=taint.value, effect=_EKS_TAINT_EFFECTS[taint.effect])
                     for taint in group.taints
-                ],
-            }
+                ),
+            )
             for group in cluster.node_groups
-        ],
-        "tags": cluster.tags,
-        "sealingKeySecret": sealing_key.secret_name,
-        **({"providerConfigName": cluster.account} if cluster.account else {}),
-        "kubeconfigSecretName": secret.name,
-        "bootstrapConfigMapName": bootstrap_values(cluster.name).name,
-        "hubAccess": _hub_access(cluster, hub_flux_role),
-        **(
-            {}
-            if existing is None
-            else {
-                "existing": {
-                    "vpcId": existing.vpc_id,
-                    "subnetIds": existing.subnet_ids,
-                    "externalSecretsRoleArn": existing.external_secrets_role_arn,
-                }
-            }
         ),
-    }
+        tags=cluster.tags,
+        sealing_key_secret=sealing_key.secret_name,
+        provider_config_name=cluster.account,
+        kubeconfig_secret_name=secret.name,
+        bootstrap_config_map_name=bootstrap_values(cluster.name).name,
+        hub_access=_hub_access(cluster, hub_flux_role),
+        existing=imported,
+    )
 
 
-def _hub_access(cluster: WorkloadCluster, hub_flux_role: str | None) -> dict[str, str] | None:
+def _hub_access(cluster: WorkloadCluster, hub_flux_role: str | None) -> xr.HubAccessSpec | None:
     if cluster.hub_access != "keyless":
         return None
     if hub_flux_role is None:
         raise ValueError(f"cluster {cluster.name!r} uses keyless hub access; give the hub's Flux role")
-    return {"principalArn": hub_flux_role, "configMapName": hub_access_config_map(cluster.name)}
+    return xr.HubAccessSpec(principal_arn=hub_flux_role, config_map_name=hub_access_config_map(cluster.name))
 
 
-_EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
+_EKS_TAINT_EFFECTS: dict[str, Literal["NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE"]] = {
+    "NoSchedule": "NO_SCHEDULE",
+    "NoExecute": "NO_EXECUTE",
+    "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+}
 
 
 # -- the XRD ---------------------------------------------------------------------------------------
@@ -387,43 +404,43 @@ def xrd_schema() -> dict[str, Any]:
     return {"type": "object", "required": ["spec"], "properties": {"spec": spec, "status": status}}
 
 
-def xrd_props() -> dict[str, Any]:
-    return {
-        "name": f"{xr.PLURAL}.{xr.GROUP}",
-        "group": xr.GROUP,
-        "names": {"kind": xr.KIND, "plural": xr.PLURAL, "categories": ["crossplane", "composite"]},
-        "scope": "Namespaced",
-        "versions": [
-            {
-                "name": xr.VERSION,
-                "served": True,
-                "referenceable": True,
-                "additionalPrinterColumns": [
-                    {"name": "Region", "type": "string", "jsonPath": ".spec.region"},
-                    {"name": "Version", "type": "string", "jsonPath": ".spec.kubernetesVersion"},
-                    {"name": "Endpoint", "type": "string", "jsonPath": ".status.endpoint", "priority": 1},
-                ],
-                "schema": {"openAPIV3Schema": xrd_schema()},
-            }
-        ],
-    }
+def xrd_props() -> CompositeResourceDefinitionProps:
+    return CompositeResourceDefinitionProps(
+        name=f"{xr.PLURAL}.{xr.GROUP}",
+        group=xr.GROUP,
+        names=CompositeResourceNames(kind=xr.KIND, plural=xr.PLURAL, categories=("crossplane", "composite")),
+        scope="Namespaced",
+        versions=(
+            CompositeResourceDefinitionVersion(
+                name=xr.VERSION,
+                served=True,
+                referenceable=True,
+                additional_printer_columns=(
+                    PrinterColumn(name="Region", type="string", json_path=".spec.region"),
+                    PrinterColumn(name="Version", type="string", json_path=".spec.kubernetesVersion"),
+                    PrinterColumn(name="Endpoint", type="string", json_path=".status.endpoint", priority=1),
+                ),
+                schema_=CompositeResourceValidation(open_api_v3_schema=xrd_schema()),
+            ),
+        ),
+    )
 
 
 # -- the Composition of a shape --------------------------------------------------------------------
 
 
-def composition_props(shape: Shape | ExistingShape) -> dict[str, Any]:
+def composition_props(shape: Shape | ExistingShape) -> CompositionProps:
     resources = composed_resources(shape) if isinstance(shape, Shape) else existing_resources(shape)
-    return {
-        "name": shape.name,
-        "labels": shape.labels,
-        "compositeTypeRef": {"apiVersion": f"{xr.GROUP}/{xr.VERSION}", "kind": xr.KIND},
-        "mode": "Pipeline",
-        "pipeline": [
-            {
-                "step": "compose",
-                "functionRef": {"name": pt.PATCH_AND_TRANSFORM},
-                "input": {
+    return CompositionProps(
+        name=shape.name,
+        labels=shape.labels,
+        composite_type_ref=TypeReference(api_version=f"{xr.GROUP}/{xr.VERSION}", kind=xr.KIND),
+        mode="Pipeline",
+        pipeline=(
+            PipelineStep(
+                step="compose",
+                function_ref=LocalObjectReference(name=pt.PATCH_AND_TRANSFORM),
+                input={
                     "apiVersion": "pt.fn.crossplane.io/v1beta1",
                     "kind": "Resources",
                     # Crossplane v2 does not write composite connection secrets: P&T composes it,
@@ -434,7 +451,7 @@ def composition_props(shape: Shape | ExistingShape) -> dict[str, Any]:
                     "patchSets": PATCH_SETS,
                     "resources": resources,
                 },
-            },
-            {"step": "detect-readiness", "functionRef": {"name": pt.AUTO_READY}},
-        ],
-    }
+            ),
+            PipelineStep(step="detect-readiness", function_ref=LocalObjectReference(name=pt.AUTO_READY)),
+        ),
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
-from fluxplane.constructs.rbac import ClusterRole
+from fluxplane.constructs.rbac import ClusterRole, ClusterRoleProps, PolicyRule
 from fluxplane.errors import PackError
 from fluxplane.packs import eks
 from fluxplane.packs.api import Pack, PackConfig, PackContext
@@ -34,17 +34,17 @@ def bind(ctx: PackContext, config: EksCompositionsConfig) -> None:
     ClusterRole(
         ctx.scope,
         "compose-config-maps",
-        {
-            "name": "crossplane-compose-config-maps",
-            "labels": {"rbac.crossplane.io/aggregate-to-crossplane": "true"},
-            "rules": [
-                {
-                    "apiGroups": [""],
-                    "resources": ["configmaps"],
-                    "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"],
-                }
-            ],
-        },
+        ClusterRoleProps(
+            name="crossplane-compose-config-maps",
+            labels={"rbac.crossplane.io/aggregate-to-crossplane": "true"},
+            rules=(
+                PolicyRule(
+                    api_groups=("",),
+                    resources=("configmaps",),
+                    verbs=("get", "list", "watch", "create", "update", "patch", "delete"),
+                ),
+            ),
+        ),
     )
     # A registered cluster has no composite resource, so no Composition; an imported one's come after the others.
     found = {eks.composition_of(cluster) for env in ctx.fleet.environments for cluster in env.clusters}

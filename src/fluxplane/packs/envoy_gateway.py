@@ -26,6 +26,7 @@ from fluxplane.sdk import (
     SUBSTITUTED,
     DnsLabel,
     Namespace,
+    NamespaceProps,
     Pack,
     PackContext,
     RawObject,
@@ -202,7 +203,7 @@ def shared_gateway(class_name: str, gateway: SharedGateway) -> dict[str, Any]:
 
 def bind(ctx: PackContext, config: EnvoyGatewayConfig) -> None:
     chart = versions.ENVOY_GATEWAY
-    Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=NAMESPACE))
     release = oci_chart_release(
         ctx.scope,
         name="envoy-gateway",
@@ -221,7 +222,7 @@ def bind(ctx: PackContext, config: EnvoyGatewayConfig) -> None:
     gateway = config.gateway
     if gateway.enabled:
         if gateway.namespace != NAMESPACE:
-            Namespace(ctx.scope, "gateway-namespace", {"name": gateway.namespace})
+            Namespace(ctx.scope, "gateway-namespace", NamespaceProps(name=gateway.namespace))
         RawObject(ctx.scope, "gateway", shared_gateway(config.gateway_class, gateway))
 
 

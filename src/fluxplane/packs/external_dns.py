@@ -20,6 +20,7 @@ from fluxplane.packs import versions
 from fluxplane.sdk import (
     SUBSTITUTED,
     Namespace,
+    NamespaceProps,
     Pack,
     PackContext,
     ReleaseConfig,
@@ -165,7 +166,7 @@ def chart_values(config: ExternalDnsConfig) -> dict[str, Any]:
 
 
 def bind(ctx: PackContext, config: ExternalDnsConfig) -> None:
-    Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=NAMESPACE))
     release = chart_release(
         ctx.scope,
         name="external-dns",

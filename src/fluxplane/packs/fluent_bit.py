@@ -20,7 +20,16 @@ from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackContext, ReleaseConfig, chart_release, keep_service_account
+from fluxplane.sdk import (
+    SUBSTITUTED,
+    Namespace,
+    NamespaceProps,
+    Pack,
+    PackContext,
+    ReleaseConfig,
+    chart_release,
+    keep_service_account,
+)
 
 #: Where the chart runs, and the fixed name of its service account: the Pod Identity association
 #: binds the IAM role to exactly this pair.
@@ -129,7 +138,7 @@ def policy(config: FluentBitConfig) -> dict[str, Any]:
 
 
 def bind(ctx: PackContext, config: FluentBitConfig) -> None:
-    Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=NAMESPACE))
     release = chart_release(
         ctx.scope,
         name="fluent-bit",

@@ -10,7 +10,7 @@ is pruned with everything it installed).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar, Self
+from typing import Annotated, Any, ClassVar, Self, TypeVar
 
 from pydantic import AfterValidator, Field, model_validator
 
@@ -22,14 +22,25 @@ from fluxplane.constructs.helm_release import (
     DEFAULT_INSTALL,
     DEFAULT_POST_RENDER_STRATEGY,
     DEFAULT_UPGRADE,
+    ChartReference,
     DriftDetection,
+    HelmChartSourceReference,
+    HelmChartTemplate,
+    HelmChartTemplateSpec,
     HelmRelease,
+    HelmReleaseProps,
     Install,
     Test,
     Upgrade,
 )
-from fluxplane.constructs.helm_repository import HelmRepository
-from fluxplane.constructs.oci_repository import HELM_CHART_LAYER, OCIRepository
+from fluxplane.constructs.helm_repository import HelmRepository, HelmRepositoryProps
+from fluxplane.constructs.oci_repository import (
+    HELM_CHART_LAYER,
+    LayerSelector,
+    OCIRepository,
+    OCIRepositoryProps,
+    OCIRepositoryRef,
+)
 from fluxplane.constructs.props import DNS_SUBDOMAIN, FLUX_NAMESPACE, HELM_CONTROLLER, Duration, Props
 from fluxplane.packs.api import PackConfig, is_exact
 from fluxplane.packs.versions import Chart
@@ -109,17 +120,24 @@ class ReleaseSettings(Props):
     """What Flux does about drift, over DEFAULT_DRIFT_DETECTION. Default: not set (DEFAULT_DRIFT_DETECTION)."""
 
 
-def _over(default: Props, setting: Props | None) -> dict[str, Any]:
-    return default.dump() if setting is None else deep_merge(default.dump(), setting.dump())
+_Setting = TypeVar("_Setting", bound=Props)
+
+
+def _over(default: _Setting, setting: _Setting | None) -> _Setting:
+    if setting is None:
+        return default
+    return type(default).model_validate(deep_merge(default.dump(), setting.dump()))
 
 
 def _release(
     scope: Any,
     name: str,
     target_namespace: str,
-    chart: dict[str, Any],
     identity: ReleaseConfig | None,
     settings: ReleaseSettings | None,
+    *,
+    chart: HelmChartTemplate | None = None,
+    chart_ref: ChartReference | None = None,
 ) -> HelmRelease:
     if identity is not None and identity.installs_into() != target_namespace:
         raise ValueError(
@@ -127,21 +145,25 @@ def _release(
             f"{identity.installs_into()!r}"
         )
     settings = settings or ReleaseSettings()
-    props: dict[str, Any] = {
-        "name": name,
-        "releaseName": identity.release_name if identity is not None and identity.release_name else name,
-        "targetNamespace": target_namespace,
-        "storageNamespace": identity.storage_namespace if identity is not None else None,
-        "serviceAccountName": HELM_CONTROLLER,
-        **chart,
-        "timeout": settings.timeout,
-        "install": _over(DEFAULT_INSTALL, settings.install),
-        "upgrade": _over(DEFAULT_UPGRADE, settings.upgrade),
-        "test": settings.test,
-        "driftDetection": _over(DEFAULT_DRIFT_DETECTION, settings.drift_detection),
-        "postRenderStrategy": DEFAULT_POST_RENDER_STRATEGY,
-    }
-    return HelmRelease(scope, "release", {key: value for key, value in props.items() if value is not None})
+    return HelmRelease(
+        scope,
+        "release",
+        HelmReleaseProps(
+            name=name,
+            release_name=identity.release_name if identity is not None and identity.release_name else name,
+            target_namespace=target_namespace,
+            storage_namespace=identity.storage_namespace if identity is not None else None,
+            service_account_name=HELM_CONTROLLER,
+            chart=chart,
+            chart_ref=chart_ref,
+            timeout=settings.timeout,
+            install=_over(DEFAULT_INSTALL, settings.install),
+            upgrade=_over(DEFAULT_UPGRADE, settings.upgrade),
+            test=settings.test,
+            drift_detection=_over(DEFAULT_DRIFT_DETECTION, settings.drift_detection),
+            post_render_strategy=DEFAULT_POST_RENDER_STRATEGY,
+        ),
+    )
 
 
 def chart_release(
@@ -163,9 +185,11 @@ def chart_release(
     flux-system, unless ``identity`` (the pack's config) names it otherwise. Returns the release, for values and
     health checks.
     """
-    source = HelmRepository(scope, "repository", {"name": repository or name, "url": chart.repository})
-    spec = {"chart": chart.chart, "version": version, "sourceRef": {"kind": "HelmRepository", "name": source.name}}
-    return _release(scope, name, target_namespace, {"chart": {"spec": spec}}, identity, settings)
+    source = HelmRepository(scope, "repository", HelmRepositoryProps(name=repository or name, url=chart.repository))
+    spec = HelmChartTemplateSpec(
+        chart=chart.chart, version=version, source_ref=HelmChartSourceReference(kind="HelmRepository", name=source.name)
+    )
+    return _release(scope, name, target_namespace, identity, settings, chart=HelmChartTemplate(spec=spec))
 
 
 def oci_chart_release(
@@ -184,15 +208,15 @@ def oci_chart_release(
     source = OCIRepository(
         scope,
         "chart",
-        {
-            "name": name,
-            "url": url,
-            "ref": {"tag": version} if is_exact(version) else {"semver": version},
-            "layerSelector": {"mediaType": HELM_CHART_LAYER, "operation": "copy"},
-        },
+        OCIRepositoryProps(
+            name=name,
+            url=url,
+            ref=OCIRepositoryRef(tag=version) if is_exact(version) else OCIRepositoryRef(semver=version),
+            layer_selector=LayerSelector(media_type=HELM_CHART_LAYER, operation="copy"),
+        ),
     )
-    chart_ref = {"chartRef": {"kind": "OCIRepository", "name": source.name}}
-    return _release(scope, name, target_namespace, chart_ref, identity, settings)
+    chart_ref = ChartReference(kind="OCIRepository", name=source.name)
+    return _release(scope, name, target_namespace, identity, settings, chart_ref=chart_ref)
 
 
 def keep_service_account(values: dict[str, Any], namespace: str, account: str, under: str = "") -> dict[str, Any]:

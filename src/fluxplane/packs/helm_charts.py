@@ -46,7 +46,7 @@ from fluxplane.config.models import DNS_LABEL, DnsLabel, Duration, Model
 from fluxplane.config.problems import ProblemList, read_mapping, show, show_url
 from fluxplane.constructs.helm_release import DriftDetection, Install, Test, Upgrade
 from fluxplane.constructs.kustomization import escaped
-from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.namespace import Namespace, NamespaceProps
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.core.layout import OWN_FLUX_OBJECTS
 from fluxplane.packs import versions
@@ -256,7 +256,7 @@ class ChartSpec(Model):
 def _bind(name: str, spec: ChartSpec) -> Any:
     def bind(ctx: PackContext, config: Any) -> None:
         if spec.namespace is not None:
-            Namespace(ctx.scope, "namespace", {"name": spec.namespace})
+            Namespace(ctx.scope, "namespace", NamespaceProps(name=spec.namespace))
         settings = escaped(spec.settings())
         if spec.chart is None:
             release = oci_chart_release(

@@ -20,7 +20,16 @@ from fluxplane.packs import versions
 from fluxplane.packs.fluent_bit import NAMESPACE as LOGGING
 from fluxplane.packs.pod_security import validating_policy
 from fluxplane.packs.prometheus import NAMESPACE as MONITORING
-from fluxplane.sdk import DnsLabel, Namespace, Pack, PackContext, RawObject, ReleaseConfig, chart_release
+from fluxplane.sdk import (
+    DnsLabel,
+    Namespace,
+    NamespaceProps,
+    Pack,
+    PackContext,
+    RawObject,
+    ReleaseConfig,
+    chart_release,
+)
 
 NAMESPACE = "kyverno"
 #: Namespaces whose pods Kyverno does not check by default: Kubernetes' own, Flux's and Kyverno's, and
@@ -97,7 +106,7 @@ def pod_security_policy(config: KyvernoConfig) -> dict[str, Any]:
 
 
 def bind(ctx: PackContext, config: KyvernoConfig) -> None:
-    Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=NAMESPACE))
     release = chart_release(
         ctx.scope,
         name="kyverno",

@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field
 
 from fluxplane.packs import versions
-from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackContext, ReleaseConfig, oci_chart_release
+from fluxplane.sdk import SUBSTITUTED, Namespace, NamespaceProps, Pack, PackContext, ReleaseConfig, oci_chart_release
 
 NAMESPACE = "podinfo"
 
@@ -29,7 +29,7 @@ class PodinfoConfig(ReleaseConfig):
 
 
 def bind(ctx: PackContext, config: PodinfoConfig) -> None:
-    Namespace(ctx.scope, "namespace", {"name": config.namespace})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=config.namespace))
     release = oci_chart_release(
         ctx.scope,
         name="podinfo",

@@ -24,7 +24,16 @@ from pydantic import AfterValidator, Field, field_validator
 from fluxplane.config.models import AWS_REGION
 from fluxplane.config.problems import show
 from fluxplane.packs import versions
-from fluxplane.sdk import SUBSTITUTED, Namespace, Pack, PackContext, ReleaseConfig, chart_release, keep_service_account
+from fluxplane.sdk import (
+    SUBSTITUTED,
+    Namespace,
+    NamespaceProps,
+    Pack,
+    PackContext,
+    ReleaseConfig,
+    chart_release,
+    keep_service_account,
+)
 
 #: Where the chart runs, and the fixed name of the Prometheus server's service account: the
 #: Pod Identity association binds the IAM role to exactly this pair.
@@ -118,7 +127,7 @@ INSTALL_TIMEOUT = "15m"
 
 
 def bind(ctx: PackContext, config: PrometheusConfig) -> None:
-    Namespace(ctx.scope, "namespace", {"name": NAMESPACE})
+    Namespace(ctx.scope, "namespace", NamespaceProps(name=NAMESPACE))
     release = chart_release(
         ctx.scope,
         name="kube-prometheus-stack",

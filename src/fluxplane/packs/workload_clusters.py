@@ -25,10 +25,15 @@ from pydantic import Field
 from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeconfig_secret
 from fluxplane.config.models import WorkloadCluster
-from fluxplane.constructs.config_map import ConfigMap
+from fluxplane.constructs.config_map import ConfigMap, ConfigMapProps
 from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.constructs.health import composite_health
-from fluxplane.constructs.kubernetes_provider_config import KubernetesProviderConfig
+from fluxplane.constructs.kubernetes_provider_config import (
+    KubernetesProviderConfig,
+    KubernetesProviderConfigProps,
+    ProviderCredentials,
+    SecretKeySelector,
+)
 from fluxplane.errors import PackError
 from fluxplane.packs import eks
 from fluxplane.packs.api import Pack, PackConfig, PackContext
@@ -65,14 +70,14 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
     KubernetesProviderConfig(
         ctx.scope,
         f"{cluster.name}-provider-config",
-        {
-            "name": SPOKE_PROVIDER_CONFIG,
-            "namespace": secret.namespace,
-            "credentials": {
-                "source": "Secret",
-                "secretRef": {"name": secret.name, "namespace": secret.namespace, "key": secret.key},
-            },
-        },
+        KubernetesProviderConfigProps(
+            name=SPOKE_PROVIDER_CONFIG,
+            namespace=secret.namespace,
+            credentials=ProviderCredentials(
+                source="Secret",
+                secret_ref=SecretKeySelector(name=secret.name, namespace=secret.namespace, key=secret.key),
+            ),
+        ),
     )
     ctx.add_health_check_expr(composite_health(EKSCluster.api_version, EKSCluster.kind))
     ctx.timeout = config.timeout
@@ -100,19 +105,19 @@ def _registered(ctx: PackContext, cluster: WorkloadCluster) -> None:
     ConfigMap(
         ctx.scope,
         f"{cluster.name}-bootstrap-values",
-        {
-            "name": values.name,
-            "namespace": values.namespace,
-            "data": {values.external_secrets_role_arn_key: cluster.existing.external_secrets_role_arn},
-        },
+        ConfigMapProps(
+            name=values.name,
+            namespace=values.namespace,
+            data={values.external_secrets_role_arn_key: cluster.existing.external_secrets_role_arn},
+        ),
     )
     if cluster.hub_access == "keyless" and cluster.existing.cluster_arn is not None:
         ConfigMap(
             ctx.scope,
             f"{cluster.name}-hub-access",
-            {
-                "name": hub_access_config_map(cluster.name),
-                "namespace": values.namespace,
-                "data": {"provider": "aws", "cluster": cluster.existing.cluster_arn},
-            },
+            ConfigMapProps(
+                name=hub_access_config_map(cluster.name),
+                namespace=values.namespace,
+                data={"provider": "aws", "cluster": cluster.existing.cluster_arn},
+            ),
         )

@@ -119,7 +119,7 @@ class Catalogue(Mapping[str, CatalogueChart]):
         def binder(manifest: Manifest) -> PackContext:
             context = PackContext(manifest, fleet)
             # Applied with post-build substitution (ClusterChart.add_pack): the user's text, escaped.
-            pack.bind(context, escaped(config))
+            pack.apply(context, escaped(config))
             return context
 
         return binder

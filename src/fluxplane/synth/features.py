@@ -230,7 +230,7 @@ class SpokeBootstrap:
         def build(manifest: Manifest, cluster: WorkloadCluster) -> Built:
             # Applied by the cluster's chain with post-build substitution: the user's text, escaped.
             context = PackContext(manifest, fleet, cluster=escaped(cluster))
-            pack.bind(context, escaped(config))
+            pack.apply(context, escaped(config))
             return Built(tuple(context.health_checks), tuple(context.health_check_exprs), context.timeout)
 
         self.spokes = SpokesChart(

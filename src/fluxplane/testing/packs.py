@@ -108,7 +108,7 @@ def bind_pack(
         cluster=None if cluster is None else escaped(cluster),
     )
     bound_config = escaped(config)
-    pack.bind(context, bound_config)
+    pack.apply(context, bound_config)
     return BoundPack(
         pack=pack,
         config=bound_config,

@@ -121,10 +121,10 @@ def test_each_account_gets_a_provider_config_that_assumes_its_role(write_fleet: 
 
 def _compositions() -> list[dict[str, Any]]:
     shapes = [
-        eks.composition_props(eks.Shape(zones=2, node_groups=1)),
-        eks.composition_props(eks.Shape(zones=3, node_groups=2, nat_gateways="Single", keyless=True)),
+        eks.composition_props(eks.Shape(zones=2, node_groups=1)).dump(),
+        eks.composition_props(eks.Shape(zones=3, node_groups=2, nat_gateways="Single", keyless=True)).dump(),
     ]
-    return [*shapes, *(app_compositions.composition_props(kind) for kind in app_compositions.COMPOSED)]
+    return [*shapes, *(app_compositions.composition_props(kind).dump() for kind in app_compositions.COMPOSED)]
 
 
 def test_every_aws_resource_of_every_composition_is_made_in_the_composites_account() -> None:
@@ -149,9 +149,9 @@ def test_every_aws_resource_of_every_composition_is_made_in_the_composites_accou
 
 
 def test_every_composite_kind_takes_the_account_defaulting_to_the_hubs() -> None:
-    specs = [eks.xrd_props()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]]
+    specs = [eks.xrd_props().dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]]
     specs += [
-        app_compositions.xrd_props(kind)["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        app_compositions.xrd_props(kind).dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
         for kind in app_compositions.SPECS
     ]
     for spec in specs:

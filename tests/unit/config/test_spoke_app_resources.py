@@ -231,7 +231,7 @@ def test_no_cluster_may_be_named_inside_a_spoke_clusters_names(write_fleet: Flee
 
 
 def tenant_admits(obj: dict[str, Any], namespace_app: str) -> bool:
-    policy = app_compositions.tenant_policy_props()
+    policy = app_compositions.tenant_policy_props().dump()
     text = json.dumps(policy).replace("${cluster_name}", "prod-1").replace("${cluster_region}", "us-west-2")
     labels = {"fluxplane.io/tenant": namespace_app}
     request = AdmissionRequest("CREATE", GROUP, KINDS[obj["kind"]], "tenant", obj, namespace_labels=labels)
@@ -269,7 +269,7 @@ def test_a_tenant_may_not_ask_for_what_is_not_its_apps(obj: dict[str, Any]) -> N
 
 
 def test_the_tenant_policy_holds_in_tenant_namespaces_only() -> None:
-    constraints = app_compositions.tenant_policy_props()["matchConstraints"]
+    constraints = app_compositions.tenant_policy_props().dump()["matchConstraints"]
     assert constraints["namespaceSelector"] == {
         "matchExpressions": [{"key": "fluxplane.io/tenant", "operator": "Exists"}]
     }
@@ -277,12 +277,12 @@ def test_the_tenant_policy_holds_in_tenant_namespaces_only() -> None:
 
 def test_the_spoke_compositions_compose_no_iam() -> None:
     for kind in app_compositions.SPOKE_COMPOSED:
-        resources = app_compositions.composition_props(kind, spoke=True)["pipeline"][0]["input"]["resources"]
+        resources = app_compositions.composition_props(kind, spoke=True).dump()["pipeline"][0]["input"]["resources"]
         assert not any(".iam." in resource["base"]["apiVersion"] for resource in resources), kind
 
 
 def test_the_spoke_identity_grants_the_apps_named_resources() -> None:
-    (role, _, policy_resource) = app_compositions.spoke_identity_props()["pipeline"][0]["input"]["resources"]
+    (role, _, policy_resource) = app_compositions.spoke_identity_props().dump()["pipeline"][0]["input"]["resources"]
     # THEN the grant is a RolePolicy on the composed role, not the role's own inlinePolicy: a role that lists its
     # inline policies owns them all, and would remove the one an AppDatabase puts on it
     assert "inlinePolicy" not in role["base"]["spec"]["forProvider"]

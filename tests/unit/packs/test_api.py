@@ -11,7 +11,8 @@ import pytest
 from pydantic import Field, ValidationError
 
 from fluxplane.constructs import ConfigMap, CustomHealthCheck, Manifest, NamespacedObjectKindReference, Root
-from fluxplane.errors import ConfigError
+from fluxplane.constructs.config_map import ConfigMapProps
+from fluxplane.errors import ConfigError, ConstructError
 from fluxplane.packs.api import SEMVER, Pack, PackConfig, PackContext, covers, is_exact, split_pack, version_or_range
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
@@ -31,6 +32,19 @@ SAMPLE = Pack(name="sample", version="0.1.0", description="a sample", config=_Sa
 
 def _context() -> PackContext:
     return PackContext(Manifest(Root(), "m", path="x.yaml"))
+
+
+def test_props_a_pack_builds_from_a_value_its_constructs_refuse_are_a_located_construct_error() -> None:
+    # GIVEN a pack that builds a ConfigMap's props from its config, whose size the ConfigMap's name cannot hold
+    def bind(ctx: PackContext, config: _SampleConfig) -> None:
+        ConfigMap(ctx.scope, "settings", ConfigMapProps(name="x" * (config.size * 300), namespace="default"))
+
+    pack = replace(SAMPLE, bind=bind)
+    # WHEN it is applied THEN the props' problem is a ConstructError naming the pack's scope, the model and the
+    # field, as a construct reports its own props, and no pydantic traceback
+    with pytest.raises(ConstructError) as exc:
+        pack.apply(_context(), _SampleConfig())
+    assert exc.value.problems == ("root/m: ConfigMapProps.name: string should have at most 253 characters",)
 
 
 def test_pack_config_is_enabled_by_default() -> None:

@@ -21,7 +21,7 @@ def admitted(
     """True or False as the policy decides; None when the policy does not apply to the request."""
     kind = (obj or old or {})["kind"]
     request = AdmissionRequest(operation, GROUP, KINDS[kind], username, obj, old, namespace_labels=namespace_labels)
-    decision = decide(policy_props(), request)
+    decision = decide(policy_props().dump(), request)
     return decision.allowed if decision.applies else None
 
 
@@ -69,7 +69,7 @@ def test_the_platform_is_not_held_by_the_policy() -> None:
 
 
 def test_the_policy_covers_the_requestable_kinds_on_every_write() -> None:
-    (rule,) = policy_props()["matchConstraints"]["resourceRules"]
+    (rule,) = policy_props().dump()["matchConstraints"]["resourceRules"]
     assert rule["resources"] == ["apptables", "appqueues", "appbuckets"]
     assert rule["operations"] == ["CREATE", "UPDATE", "DELETE"]
 

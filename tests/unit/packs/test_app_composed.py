@@ -27,7 +27,7 @@ def composites() -> list[dict[str, Any]]:
 
 
 def rendered(composite: dict[str, Any], **status: str) -> dict[str, dict[str, Any]]:
-    return render({**composite, "status": status}, composition_props(composite["kind"]))
+    return render({**composite, "status": status}, composition_props(composite["kind"]).dump())
 
 
 def statement(policy: str) -> dict[str, Any]:
@@ -50,11 +50,11 @@ def statement(policy: str) -> dict[str, Any]:
     ],
 )
 def test_each_kind_composes_its_resource_and_nothing_else(kind: str, composed: set[str]) -> None:
-    props = composition_props(kind)
+    props = composition_props(kind).dump()
     resources = props["pipeline"][0]["input"]["resources"]
     assert {resource["base"]["kind"] for resource in resources} == composed
     assert props["compositeTypeRef"] == {"apiVersion": "platform.fluxplane.io/v1alpha1", "kind": kind}
-    assert xrd_props(kind)["defaultCompositionRef"] == {"name": props["name"]}
+    assert xrd_props(kind).dump()["defaultCompositionRef"] == {"name": props["name"]}
 
 
 def test_the_trust_policy_names_exactly_the_apps_cluster_namespace_and_service_account() -> None:
@@ -153,12 +153,12 @@ def test_a_table_is_named_by_the_composite_and_keyed_as_asked() -> None:
 
 
 def test_an_addon_role_carries_the_packs_policies_and_the_same_trust() -> None:
-    resources = composition_props("AddonIdentity")["pipeline"][0]["input"]["resources"]
+    resources = composition_props("AddonIdentity").dump()["pipeline"][0]["input"]["resources"]
     role = next(resource for resource in resources if resource["base"]["kind"] == "Role")
     patched = {patch.get("toFieldPath"): patch.get("fromFieldPath") for patch in role["patches"]}
     assert patched["spec.forProvider.managedPolicyArns"] == "spec.managedPolicyArns"
     assert patched["spec.forProvider.inlinePolicy"] == "spec.inlinePolicies"
-    app_role = composition_props("AppIdentity")["pipeline"][0]["input"]["resources"][0]
+    app_role = composition_props("AppIdentity").dump()["pipeline"][0]["input"]["resources"][0]
     trust = [patch for patch in role["patches"] if patch.get("toFieldPath") == "spec.forProvider.assumeRolePolicy"]
     assert trust == [p for p in app_role["patches"] if p.get("toFieldPath") == "spec.forProvider.assumeRolePolicy"]
     association = next(resource for resource in resources if resource["base"]["kind"] == "PodIdentityAssociation")

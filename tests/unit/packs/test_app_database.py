@@ -430,12 +430,12 @@ def test_the_kinds_props_hold_the_xrds_patterns() -> None:
 
 
 def test_app_compositions_builds_the_xrd_and_composition_from_it() -> None:
-    xrd = pack.xrd_props(db.KIND)
+    xrd = pack.xrd_props(db.KIND).dump()
     assert xrd["name"] == "appdatabases.platform.fluxplane.io"
     spec = xrd["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert spec["required"] == db.SPEC[1]
     assert {"region", "providerConfigName", "tags"} <= set(spec["properties"])
-    resources_input = pack.composition_props(db.KIND)["pipeline"][0]["input"]
+    resources_input = pack.composition_props(db.KIND).dump()["pipeline"][0]["input"]
     assert [resource["name"] for resource in resources_input["resources"]] == list(resources())
     assert read_resources(resources_input, ("input",)).problems == []
 
@@ -589,7 +589,7 @@ def hub_namespace(database: dict[str, Any]) -> list[Document]:
 
 
 def xrd_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = pack.xrd_props(db.KIND)["versions"][0]["schema"]["openAPIV3Schema"]
+    schema: dict[str, Any] = pack.xrd_props(db.KIND).dump()["versions"][0]["schema"]["openAPIV3Schema"]
     return schema
 
 

@@ -160,7 +160,7 @@ def test_a_node_class_carries_what_the_definition_sets() -> None:
 def test_a_node_class_launches_nodes_as_the_composed_node_role_in_the_private_subnets() -> None:
     # GIVEN an Auto Mode cluster rendered through its Composition
     cluster = CONFIGURED
-    objects = render(observed(composite(cluster, example_fleet())), eks.composition_props(eks.shape_of(cluster)))
+    objects = render(observed(composite(cluster, example_fleet())), eks.composition_props(eks.shape_of(cluster)).dump())
     spec = next(doc for doc in _documents(cluster) if doc["kind"] == "NodeClass")["spec"]
     # THEN its role is the node role the composition names, the one EKS admits with the built-in node pools
     assert spec["role"] == objects["role-node"]["metadata"]["annotations"]["crossplane.io/external-name"]

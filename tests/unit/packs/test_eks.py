@@ -23,7 +23,7 @@ from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION, AwsData, Fleet, WorkloadCluster
 from fluxplane.constructs import Manifest, Root
-from fluxplane.constructs.eks_cluster import EKSCluster
+from fluxplane.constructs.eks_cluster import EKSCluster, EKSClusterProps
 from fluxplane.packs import eks
 from fluxplane.synth import load_plan
 from fluxplane.validate.celengine import compile_expression
@@ -79,7 +79,7 @@ def by_name(shape: eks.Shape) -> dict[str, dict[str, Any]]:
 
 def all_patches(shape: eks.Shape) -> Iterator[dict[str, Any]]:
     """Every patch of ``shape``'s Composition: the resources', the patch sets' and the connection secret's."""
-    resources_input = eks.composition_props(shape)["pipeline"][0]["input"]
+    resources_input = eks.composition_props(shape).dump()["pipeline"][0]["input"]
     for resource in resources_input["resources"]:
         yield from resource["patches"]
     for patch_set in resources_input["patchSets"]:
@@ -305,7 +305,7 @@ def test_composite_props_of_an_example_cluster(name: str) -> None:
     # GIVEN an example cluster WHEN its composite resource is made
     fleet = example_fleet()
     (cluster,) = [c for c in fleet.clusters if c.name == name]
-    props = eks.composite_props(cluster, fleet.sealing_key, fleet.management.flux_role_arn)
+    props = eks.composite_props(cluster, fleet.sealing_key, fleet.management.flux_role_arn).model_dump(by_alias=True)
 
     # THEN it lives in the cluster's hub namespace and names its shape's Composition and Secret
     assert props["name"] == name
@@ -331,7 +331,7 @@ def test_composite_props_translate_taints_to_eks_effects() -> None:
     cluster = workload_cluster(nodeGroups=[{"name": "gpu", "instanceTypes": ["g6.xlarge"], "taints": taints}])
 
     # WHEN made into composite props THEN EKS's spelling of each effect is used
-    (group,) = eks.composite_props(cluster, example_fleet().sealing_key)["nodeGroups"]
+    (group,) = eks.composite_props(cluster, example_fleet().sealing_key).dump()["nodeGroups"]
     assert group["taints"] == [
         {"key": "dedicated", "value": "gpu", "effect": "NO_SCHEDULE"},
         {"key": "spot", "value": "", "effect": "PREFER_NO_SCHEDULE"},
@@ -351,49 +351,51 @@ def test_composite_props_of_a_small_cluster_exactly() -> None:
     props = eks.composite_props(cluster, example_fleet().sealing_key)
 
     # THEN this is the whole composite resource spec
-    assert props == {
-        "name": "a",
-        "namespace": "a",
-        "crossplane": {"compositionRef": {"name": "eks-2-zones-1-node-group-single-nat"}},
-        "region": "eu-central-1",
-        "kubernetesVersion": DEFAULT_KUBERNETES_VERSION,
-        "network": {
-            "vpcCidr": IPv4Network("10.20.0.0/22"),
-            "natGateways": "Single",
-            "zones": [
+    assert props == EKSClusterProps.model_validate(
+        {
+            "name": "a",
+            "namespace": "a",
+            "crossplane": {"compositionRef": {"name": "eks-2-zones-1-node-group-single-nat"}},
+            "region": "eu-central-1",
+            "kubernetesVersion": DEFAULT_KUBERNETES_VERSION,
+            "network": {
+                "vpcCidr": IPv4Network("10.20.0.0/22"),
+                "natGateways": "Single",
+                "zones": [
+                    {
+                        "name": "eu-central-1a",
+                        "publicSubnetCidr": IPv4Network("10.20.3.0/28"),
+                        "privateSubnetCidr": IPv4Network("10.20.0.0/25"),
+                    },
+                    {
+                        "name": "eu-central-1b",
+                        "publicSubnetCidr": IPv4Network("10.20.3.16/28"),
+                        "privateSubnetCidr": IPv4Network("10.20.0.128/25"),
+                    },
+                ],
+            },
+            "endpoint": {"privateAccess": True, "publicAccess": False, "publicAccessCidrs": []},
+            "logging": ["api", "audit", "authenticator"],
+            "nodeGroups": [
                 {
-                    "name": "eu-central-1a",
-                    "publicSubnetCidr": IPv4Network("10.20.3.0/28"),
-                    "privateSubnetCidr": IPv4Network("10.20.0.0/25"),
-                },
-                {
-                    "name": "eu-central-1b",
-                    "publicSubnetCidr": IPv4Network("10.20.3.16/28"),
-                    "privateSubnetCidr": IPv4Network("10.20.0.128/25"),
-                },
+                    "name": "default",
+                    "instanceTypes": ["m7i.large"],
+                    "capacityType": "ON_DEMAND",
+                    "minSize": 2,
+                    "maxSize": 4,
+                    "desiredSize": 2,
+                    "diskSize": 50,
+                    "labels": {},
+                    "taints": [],
+                }
             ],
-        },
-        "endpoint": {"privateAccess": True, "publicAccess": False, "publicAccessCidrs": []},
-        "logging": ["api", "audit", "authenticator"],
-        "nodeGroups": [
-            {
-                "name": "default",
-                "instanceTypes": ["m7i.large"],
-                "capacityType": "ON_DEMAND",
-                "minSize": 2,
-                "maxSize": 4,
-                "desiredSize": 2,
-                "diskSize": 50,
-                "labels": {},
-                "taints": [],
-            }
-        ],
-        "tags": {"team": "data"},
-        "sealingKeySecret": "fluxplane/sealing-key",
-        "kubeconfigSecretName": "a-kubeconfig",
-        "bootstrapConfigMapName": "a-bootstrap",
-        "hubAccess": None,
-    }
+            "tags": {"team": "data"},
+            "sealingKeySecret": "fluxplane/sealing-key",
+            "kubeconfigSecretName": "a-kubeconfig",
+            "bootstrapConfigMapName": "a-bootstrap",
+            "hubAccess": None,
+        }
+    )
 
 
 def test_composite_props_name_the_zones_the_region_has() -> None:
@@ -401,7 +403,7 @@ def test_composite_props_name_the_zones_the_region_has() -> None:
     cluster = workload_cluster(region="ca-central-1", network={"cidr": "10.20.0.0/16", "availabilityZones": 3})
 
     # WHEN made into composite props THEN the subnets go to those zones, not to a nonexistent ca-central-1c
-    zones = eks.composite_props(cluster, example_fleet().sealing_key)["network"]["zones"]
+    zones = eks.composite_props(cluster, example_fleet().sealing_key).dump()["network"]["zones"]
     assert [zone["name"] for zone in zones] == ["ca-central-1a", "ca-central-1b", "ca-central-1d"]
 
 
@@ -411,7 +413,7 @@ def test_composite_props_name_the_zones_awsdata_gives() -> None:
     cluster = workload_cluster(region="us-west-1")
 
     # WHEN made into composite props with those facts THEN the account's zone names are used
-    zones = eks.composite_props(cluster, example_fleet().sealing_key, aws=aws)["network"]["zones"]
+    zones = eks.composite_props(cluster, example_fleet().sealing_key, aws=aws).dump()["network"]["zones"]
     assert [zone["name"] for zone in zones] == ["us-west-1b", "us-west-1c"]
 
 
@@ -450,37 +452,39 @@ def test_composite_props_of_an_observed_cluster_exactly() -> None:
     props = eks.composite_props(workload_cluster(**OBSERVED_CLUSTER), example_fleet().sealing_key)
 
     # THEN its Composition imports, its AWS ids are spelled out, and nothing is planned: no zones, endpoint or logging
-    assert props == {
-        "name": "a",
-        "namespace": "a",
-        "crossplane": {"compositionRef": {"name": "eks-observed-2-subnets-1-node-group"}},
-        "region": "eu-central-1",
-        "kubernetesVersion": DEFAULT_KUBERNETES_VERSION,
-        "network": {"vpcCidr": IPv4Network("10.20.0.0/16")},
-        "nodeGroups": [
-            {
-                "name": "general",
-                "instanceTypes": ["m6i.xlarge"],
-                "capacityType": "ON_DEMAND",
-                "minSize": 2,
-                "maxSize": 4,
-                "desiredSize": 2,
-                "diskSize": 50,
-                "labels": {},
-                "taints": [],
-            }
-        ],
-        "tags": {},
-        "sealingKeySecret": "fluxplane/sealing-key",
-        "kubeconfigSecretName": "a-kubeconfig",
-        "bootstrapConfigMapName": "a-bootstrap",
-        "hubAccess": None,
-        "existing": {
-            "vpcId": "vpc-0e1f2a3b4c5d60718",
-            "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
-            "externalSecretsRoleArn": ESO_ROLE,
-        },
-    }
+    assert props == EKSClusterProps.model_validate(
+        {
+            "name": "a",
+            "namespace": "a",
+            "crossplane": {"compositionRef": {"name": "eks-observed-2-subnets-1-node-group"}},
+            "region": "eu-central-1",
+            "kubernetesVersion": DEFAULT_KUBERNETES_VERSION,
+            "network": {"vpcCidr": IPv4Network("10.20.0.0/16")},
+            "nodeGroups": [
+                {
+                    "name": "general",
+                    "instanceTypes": ["m6i.xlarge"],
+                    "capacityType": "ON_DEMAND",
+                    "minSize": 2,
+                    "maxSize": 4,
+                    "desiredSize": 2,
+                    "diskSize": 50,
+                    "labels": {},
+                    "taints": [],
+                }
+            ],
+            "tags": {},
+            "sealingKeySecret": "fluxplane/sealing-key",
+            "kubeconfigSecretName": "a-kubeconfig",
+            "bootstrapConfigMapName": "a-bootstrap",
+            "hubAccess": None,
+            "existing": {
+                "vpcId": "vpc-0e1f2a3b4c5d60718",
+                "subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"],
+                "externalSecretsRoleArn": ESO_ROLE,
+            },
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -597,7 +601,7 @@ def test_zones_are_required_of_a_cluster_the_hub_creates_only() -> None:
 
 
 def test_xrd_props_name_the_referenceable_version_and_its_schema() -> None:
-    props = eks.xrd_props()
+    props = eks.xrd_props().dump()
     assert props["name"] == "eksclusters.platform.fluxplane.io"
     assert props["scope"] == "Namespaced"
     assert props["names"] == {"kind": "EKSCluster", "plural": "eksclusters", "categories": ["crossplane", "composite"]}
@@ -612,7 +616,7 @@ def test_xrd_props_name_the_referenceable_version_and_its_schema() -> None:
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.name)
 def test_the_composition_publishes_the_kubeconfig_under_value(shape: eks.Shape) -> None:
     # GIVEN a shape's Composition
-    composition = eks.composition_props(shape)
+    composition = eks.composition_props(shape).dump()
     compose, ready = composition["pipeline"]
     assert (compose["functionRef"], ready) == (
         {"name": "function-patch-and-transform"},

@@ -346,7 +346,7 @@ def rendered_fleet() -> list[tuple[WorkloadCluster, dict[str, Any], dict[str, di
     """(cluster, composite, rendered resources) of every example cluster the hub creates and of SMALL_KEYLESS."""
     fleet = example_fleet()
     return [
-        (cluster, xr, render(observed(xr), eks.composition_props(eks.shape_of(cluster))))
+        (cluster, xr, render(observed(xr), eks.composition_props(eks.shape_of(cluster)).dump()))
         for cluster in (*fleet.clusters, SMALL_KEYLESS, AUTO_CLUSTER)
         if cluster.existing is None
         for xr in [composite(cluster, fleet)]
@@ -474,7 +474,7 @@ def test_an_auto_mode_cluster_renders_with_compute_storage_and_load_balancing_an
         [],
         {"enabled": True, "nodePools": ["general-purpose"]},
     )
-    objects = render(observed(xr), eks.composition_props(eks.shape_of(AUTO_CLUSTER)))
+    objects = render(observed(xr), eks.composition_props(eks.shape_of(AUTO_CLUSTER)).dump())
 
     # THEN the EKS cluster switches compute, block storage and load balancing on together, the compute capability
     # launching the built-in pool as the node role
@@ -529,7 +529,7 @@ def test_a_cluster_leaving_auto_mode_switches_its_three_capabilities_off() -> No
         (plain, [None, None, None]),
     ):
         # WHEN rendered through its Composition (node groups, no Auto Mode)
-        objects = render(observed(composite(cluster, fleet)), eks.composition_props(eks.shape_of(cluster)))
+        objects = render(observed(composite(cluster, fleet)), eks.composition_props(eks.shape_of(cluster)).dump())
         # THEN the one switching off writes false into all three, the other nothing (EKS keeps what it has)
         assert [objects["cluster"]["spec"]["forProvider"].get(key) for key in switches] == written, cluster.name
 
@@ -608,7 +608,7 @@ def rendered_existing(cluster: WorkloadCluster) -> dict[str, dict[str, Any]]:
     fleet = example_fleet()
     shape = eks.composition_of(cluster)
     assert isinstance(shape, eks.ExistingShape)
-    return render({**composite(cluster, fleet), "status": IMPORTED_STATUS}, eks.composition_props(shape))
+    return render({**composite(cluster, fleet), "status": IMPORTED_STATUS}, eks.composition_props(shape).dump())
 
 
 @pytest.mark.parametrize(

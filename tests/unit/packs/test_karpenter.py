@@ -402,7 +402,7 @@ def test_the_node_class_selects_what_the_eks_composition_makes(name: str) -> Non
     fleet = example_fleet()
     (cluster,) = [c for c in fleet.clusters if c.name == name]
     xr = composite(cluster, fleet)
-    objects = render(observed(xr), eks.composition_props(eks.shape_of(cluster)))
+    objects = render(observed(xr), eks.composition_props(eks.shape_of(cluster)).dump())
     variables = {"cluster_name": cluster.name, "cluster_region": cluster.region}
     spec = _substitute(_by_kind(bind_pack(PACK, KarpenterConfig()))["EC2NodeClass"], variables)["spec"]
 

@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from fluxplane.constructs import NamespacedObjectKindReference
+from fluxplane.errors import ConstructError
 from fluxplane.packs import versions
 from fluxplane.packs.podinfo import PACK, PodinfoConfig
 from fluxplane.testing import bind_pack
@@ -136,3 +137,11 @@ def test_health_check_is_the_helm_release() -> None:
         )
     ]
     assert ctx.health_check_exprs == []
+
+
+def test_a_namespace_longer_than_a_label_is_a_construct_error_naming_the_field() -> None:
+    # GIVEN a namespace of the label's characters, longer than a Namespace's name may be
+    # WHEN the pack is bound THEN its Namespace's props refuse it in one located line, not a traceback
+    with pytest.raises(ConstructError) as exc:
+        bind_pack(PACK, {"namespace": "a" * 64})
+    assert exc.value.problems == ("root/pack: NamespaceProps.name: string should have at most 63 characters",)

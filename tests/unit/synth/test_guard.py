@@ -13,6 +13,7 @@ import pytest
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config.network import FollowedVersion
+from fluxplane.constructs.composition import CompositionProps
 from fluxplane.core.codec import dump_documents, parse_documents
 from fluxplane.core.tree import Folders
 from fluxplane.errors import ConfigError
@@ -923,11 +924,13 @@ def test_synth_refuses_a_pack_upgrade_whose_composition_replaces_a_database(
 
     original = app_compositions.composition_props
 
-    def upgraded(kind: str, *, spoke: bool = False) -> dict[str, Any]:
+    def upgraded(kind: str, *, spoke: bool = False) -> CompositionProps:
         props = original(kind, spoke=spoke)
-        if kind == "AppDatabase":
-            mysql_databases({"kind": "Composition", "metadata": {"name": "appdatabase"}, "spec": props})
-        return props
+        if kind != "AppDatabase":
+            return props
+        spec = props.dump()
+        mysql_databases({"kind": "Composition", "metadata": {"name": "appdatabase"}, "spec": spec})
+        return CompositionProps.model_validate(spec)
 
     monkeypatch.setattr(app_compositions, "composition_props", upgraded)
     dist = read_tree(example_project / "dist")
