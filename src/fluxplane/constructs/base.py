@@ -147,10 +147,17 @@ def validating(scope: Any, construct_id: str) -> Iterator[None]:
 
     For props whose values come from outside the definition's checks (a pack's own), built before the construct.
     """
+    with props_problems(f"{node_of(scope).path}/{construct_id}"):
+        yield
+
+
+@contextlib.contextmanager
+def props_problems(path: str) -> Iterator[None]:
+    """Props models built in the block that refuse a value are a ConstructError under ``path`` (:func:`props_error`)."""
     try:
         yield
     except ValidationError as exc:
-        raise props_error(f"{node_of(scope).path}/{construct_id}", exc) from None
+        raise props_error(path, exc) from None
 
 
 def props_error(construct_path: str, exc: ValidationError) -> ConstructError:

@@ -42,7 +42,12 @@ class Props(BaseModel):
     """
 
     model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=to_camel, validate_default=False
+        extra="forbid",
+        frozen=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+        alias_generator=to_camel,
+        validate_default=False,
     )
 
     def dump(self) -> dict[str, Any]:

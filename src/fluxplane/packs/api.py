@@ -13,17 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import TypeVar
 
 from fluxplane.config.merge import quoted
 from fluxplane.config.models import Fleet, WorkloadCluster
-from fluxplane.constructs.base import Resource, node_of, resources_below
+from fluxplane.constructs.base import Resource, node_of, props_problems, resources_below
 from fluxplane.constructs.kustomization import SUBSTITUTED as SUBSTITUTED
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import CustomHealthCheck, NamespacedObjectKindReference
-from fluxplane.errors import ConstructError
 
 Layer = Literal["controllers", "configs", "apps"]
 #: Where a pack can run: the management cluster, the workload clusters, or either.
@@ -281,10 +279,8 @@ class Pack(Generic[C]):
         """``bind``, with props the pack builds from a value its config let through and its constructs refuse
         reported as a ConstructError under the pack's scope, as a construct reports its own props, not a traceback.
         """
-        try:
+        with props_problems(node_of(ctx.scope).path):
             self.bind(ctx, config)
-        except ValidationError as exc:
-            raise ConstructError(_props_problems(node_of(ctx.scope).path, exc)) from None
 
     @property
     def installed_groups(self) -> tuple[str, ...]:
@@ -304,17 +300,6 @@ class Pack(Generic[C]):
             ("management", "workload"): "any cluster",
         }.get(kinds, "no cluster")
         return where + (f" (needs {', '.join(self.needs)})" if self.needs else "")
-
-
-def _props_problems(path: str, exc: ValidationError) -> list[str]:
-    """``exc``'s errors as fluxplane.constructs.base.validate_props words them: the path, the model, the upstream
-    (camelCase) field and the message."""
-    lines = []
-    for error in exc.errors(include_url=False):
-        loc = ".".join(to_camel(part) if isinstance(part, str) else str(part) for part in error["loc"]) or "(props)"
-        message = str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]
-        lines.append(f"{path}: {exc.title}.{loc}: {message[:1].lower()}{message[1:]}")
-    return lines
 
 
 #: Suffix of the pack that applies a pack's custom resources (Pack.crd_groups).
