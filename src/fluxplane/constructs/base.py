@@ -282,11 +282,14 @@ class TypedResource(Resource, Generic[P]):
     ``name``, ``namespace``, ``labels`` and ``annotations`` props become metadata; every other set
     field becomes ``spec`` under its upstream name. Relationship verbs keep their additions on the
     construct (props are frozen) and :meth:`spec_dict` merges them in.
+
+    ``props`` is the props model, which a type checker checks where it is built; upstream-named data (a mapping)
+    is still validated into one at run time, for code written before the models were typed.
     """
 
     props_class: ClassVar[type[BaseModel]]
 
-    def __init__(self, scope: Any, construct_id: str, props: P | dict[str, Any]) -> None:
+    def __init__(self, scope: Any, construct_id: str, props: P) -> None:
         validated = cast(P, validate_props(f"{node_of(scope).path}/{construct_id}", self.props_class, props))
         fields: Any = validated
         super().__init__(

@@ -80,7 +80,7 @@ class GitRepository(TypedResource[GitRepositoryProps]):
     kind = "GitRepository"
     props_class = GitRepositoryProps
 
-    def __init__(self, scope: Any, construct_id: str, props: GitRepositoryProps | dict[str, Any]) -> None:
+    def __init__(self, scope: Any, construct_id: str, props: GitRepositoryProps) -> None:
         super().__init__(scope, construct_id, props)
         self._sparse: dict[str, None] = dict.fromkeys(self.props.sparse_checkout or ())
 

@@ -310,7 +310,7 @@ class HelmRelease(TypedResource[HelmReleaseProps]):
     kind = "HelmRelease"
     props_class = HelmReleaseProps
 
-    def __init__(self, scope: Any, construct_id: str, props: HelmReleaseProps | dict[str, Any]) -> None:
+    def __init__(self, scope: Any, construct_id: str, props: HelmReleaseProps) -> None:
         super().__init__(scope, construct_id, props)
         self._values: dict[str, Any] = dict(self.props.values or {})
         self._depends_on: list[DependsOn] = list(self.props.depends_on or ())

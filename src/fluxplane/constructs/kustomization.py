@@ -171,7 +171,7 @@ class Kustomization(TypedResource[KustomizationProps]):
     kind = "Kustomization"
     props_class = KustomizationProps
 
-    def __init__(self, scope: Any, construct_id: str, props: KustomizationProps | dict[str, Any]) -> None:
+    def __init__(self, scope: Any, construct_id: str, props: KustomizationProps) -> None:
         super().__init__(scope, construct_id, props)
         # Ordered sets (dict keys): relationship verbs are called many times per fleet, so
         # membership must not compare models one by one.

@@ -35,7 +35,7 @@ class KustomizeConfig(Resource):
     kind = "Kustomization"
     namespaced = False
 
-    def __init__(self, scope: Any, construct_id: str, props: KustomizeConfigProps | dict[str, Any]) -> None:
+    def __init__(self, scope: Any, construct_id: str, props: KustomizeConfigProps) -> None:
         validated = validate_props(f"{node_of(scope).path}/{construct_id}", KustomizeConfigProps, props)
         super().__init__(scope, construct_id, name="kustomization", namespace=None)
         self.props = validated
@@ -80,7 +80,7 @@ class KustomizationFile(Manifest):
         construct_id: str,
         *,
         directory: str,
-        props: KustomizeConfigProps | dict[str, Any] | None = None,
+        props: KustomizeConfigProps | None = None,
     ) -> None:
         super().__init__(scope, construct_id, path=posixpath.join(directory, "kustomization.yaml"))
         if props is None:
