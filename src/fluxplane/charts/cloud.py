@@ -39,17 +39,6 @@ from fluxplane.config.apps import Placement, composite_name, physical_name, queu
 from fluxplane.config.hub import RESOURCES_STEP, applied_by, cluster_namespace
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
-from fluxplane.constructs.app_resources import (
-    GROUP,
-    REQUEST_ACCOUNT_SUFFIX,
-    REQUESTABLE,
-    SPOKE_IDENTITY_COMPOSITION,
-    AppBucket,
-    AppDatabase,
-    AppIdentity,
-    AppQueue,
-    AppTable,
-)
 from fluxplane.constructs.base import Construct, TypedResource, annotate
 from fluxplane.constructs.git_repository import GitRepository
 from fluxplane.constructs.kustomization import Kustomization, escaped
@@ -57,6 +46,13 @@ from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import Role, RoleBinding
 from fluxplane.constructs.service_account import ServiceAccount
 from fluxplane.core.layout import RepositoryLayout
+from fluxplane.kinds import REQUESTABLE
+from fluxplane.kinds.app import GROUP, REQUEST_ACCOUNT_SUFFIX
+from fluxplane.kinds.app_bucket import AppBucket
+from fluxplane.kinds.app_database import AppDatabase
+from fluxplane.kinds.app_identity import SPOKE_IDENTITY, AppIdentity
+from fluxplane.kinds.app_queue import AppQueue
+from fluxplane.kinds.app_table import AppTable
 
 #: The folder of the platform repository holding the apps' composites: their IAM roles and AWS resources.
 CLOUD_DIR = "cloud"
@@ -152,7 +148,7 @@ class CloudChart(FleetChart):
                     "serviceAccountNamespace": app.target_namespace,
                     "serviceAccount": app.name,
                     # The cluster makes the app's resources; the role may use those named after the app.
-                    "crossplane": {"compositionRef": {"name": SPOKE_IDENTITY_COMPOSITION}} if spoke else None,
+                    "crossplane": {"compositionRef": {"name": SPOKE_IDENTITY}} if spoke else None,
                 },
             )
         )
