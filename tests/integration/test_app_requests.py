@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.constructs.app_resources import GROUP, REQUEST_ACCOUNT_SUFFIX, REQUESTABLE
+from fluxplane.kinds import REQUESTABLE
+from fluxplane.kinds.app import GROUP, REQUEST_ACCOUNT_SUFFIX
 from fluxplane.packs.app_admission import FLUX_OWNER, PHYSICAL_NAME, POLICY
 from fluxplane.synth import load_plan
 from fluxplane.validate.admission import VERB_OPERATIONS, AdmissionRequest, decide

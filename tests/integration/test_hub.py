@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
-from fluxplane.constructs.eks_cluster import GROUP, KIND
-from fluxplane.packs import eks
+from fluxplane.kinds import eks_api as eks
+from fluxplane.kinds.eks_cluster import GROUP, KIND
 from fluxplane.synth import load_plan
 from tests.conftest import CRDS, ROOT, VALIDATE_MANIFESTS, skipped_kinds
 

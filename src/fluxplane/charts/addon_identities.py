@@ -24,12 +24,12 @@ from typing import Any
 
 from fluxplane.charts.base import FleetChart
 from fluxplane.config.hub import applied_by, cluster_namespace
-from fluxplane.constructs.app_resources import AddonIdentity, AddonIdentityProps, InlinePolicy
 from fluxplane.constructs.base import Construct, validating
 from fluxplane.constructs.kustomization import escape_variables, escaped
 from fluxplane.constructs.namespace import Namespace, NamespaceProps
 from fluxplane.core.layout import RepositoryLayout
 from fluxplane.errors import ConfigError
+from fluxplane.kinds.app_identity import AddonIdentity, AddonIdentityProps, InlinePolicy
 
 DIRECTORY = "addon-identities"
 FILE = "addon-identities.yaml"

@@ -40,26 +40,8 @@ from fluxplane.config.apps import GitRefSpec, Placement, composite_name, physica
 from fluxplane.config.hub import RESOURCES_STEP, applied_by, cluster_namespace
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
-from fluxplane.constructs.app_resources import (
-    GROUP,
-    REQUEST_ACCOUNT_SUFFIX,
-    REQUESTABLE,
-    SPOKE_IDENTITY_COMPOSITION,
-    AppBucket,
-    AppBucketProps,
-    AppDatabase,
-    AppDatabaseProps,
-    AppIdentity,
-    AppIdentityProps,
-    AppQueue,
-    AppQueueProps,
-    AppTable,
-    AppTableProps,
-    Attribute,
-    CompositeMachinery,
-    CompositionRef,
-)
 from fluxplane.constructs.base import Construct, TypedResource, annotate
+from fluxplane.constructs.composite_resource_definition import CompositionReference
 from fluxplane.constructs.git_repository import GitRepository, GitRepositoryProps, GitRepositoryRef
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps, PostBuild, escaped
 from fluxplane.constructs.props import CrossNamespaceSourceReference, LocalObjectReference
@@ -67,6 +49,13 @@ from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import PolicyRule, Role, RoleBinding, RoleBindingProps, RoleProps, RoleRef, Subject
 from fluxplane.constructs.service_account import ServiceAccount, ServiceAccountProps
 from fluxplane.core.layout import RepositoryLayout
+from fluxplane.kinds import REQUESTABLE
+from fluxplane.kinds.app import GROUP, REQUEST_ACCOUNT_SUFFIX
+from fluxplane.kinds.app_bucket import AppBucket, AppBucketProps
+from fluxplane.kinds.app_database import AppDatabase, AppDatabaseProps
+from fluxplane.kinds.app_identity import SPOKE_IDENTITY, AppIdentity, AppIdentityProps, CompositeMachinery
+from fluxplane.kinds.app_queue import AppQueue, AppQueueProps
+from fluxplane.kinds.app_table import AppTable, AppTableProps, Attribute
 
 #: The folder of the platform repository holding the apps' composites: their IAM roles and AWS resources.
 CLOUD_DIR = "cloud"
@@ -179,9 +168,7 @@ class CloudChart(FleetChart):
                     service_account=app.name,
                     # The cluster makes the app's resources; the role may use those named after the app.
                     crossplane=(
-                        CompositeMachinery(composition_ref=CompositionRef(name=SPOKE_IDENTITY_COMPOSITION))
-                        if spoke
-                        else None
+                        CompositeMachinery(composition_ref=CompositionReference(name=SPOKE_IDENTITY)) if spoke else None
                     ),
                 ),
             )

@@ -46,7 +46,6 @@ from fluxplane.charts.cloud import (
 from fluxplane.config.apps import SPOKE_RESOURCES_DIR, Placement, requests_name
 from fluxplane.config.models import FluxSettings
 from fluxplane.config.secrets import SealedFile
-from fluxplane.constructs.app_resources import GROUP, REQUESTABLE
 from fluxplane.constructs.base import Construct, TypedResource
 from fluxplane.constructs.kustomization import Kustomization, KustomizationProps
 from fluxplane.constructs.namespace import Namespace, NamespaceProps
@@ -55,6 +54,8 @@ from fluxplane.constructs.raw import RawObject
 from fluxplane.constructs.rbac import PolicyRule, Role, RoleBinding, RoleBindingProps, RoleProps, RoleRef, Subject
 from fluxplane.constructs.service_account import ServiceAccount, ServiceAccountProps
 from fluxplane.core.layout import RepositoryLayout, cluster_dir
+from fluxplane.kinds import REQUESTABLE
+from fluxplane.kinds.app import GROUP
 
 #: The annotation naming the team that owns a tenant (its CODEOWNERS entry).
 TEAM_ANNOTATION = "fluxplane.io/team"

@@ -18,6 +18,9 @@ EXTERNAL_SECRETS_SERVICE_ACCOUNT = f"{EXTERNAL_SECRETS_NAMESPACE}:external-secre
 
 #: Key of the bootstrap ConfigMap that holds the ARN of External Secrets' IAM role.
 EXTERNAL_SECRETS_ROLE_ARN_KEY = "external-secrets-role-arn"
+#: Name of the provider-kubernetes ProviderConfig in each workload cluster's hub namespace, through which the hub
+#: writes objects on that cluster (fluxplane.packs.workload_clusters makes it).
+SPOKE_PROVIDER_CONFIG = "spoke"
 
 #: Namespaces the platform itself runs in, on the hub or on a workload cluster: Kubernetes' default, Flux's,
 #: Crossplane's and the spoke bootstrap's. Whoever may write in one of them holds the platform (the sealing

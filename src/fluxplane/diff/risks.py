@@ -14,7 +14,7 @@ from typing import Any
 
 from fluxplane.diff.fleet import Document
 from fluxplane.diff.objects import ClusterDiff, ObjectChange
-from fluxplane.packs.eks_composed import OBSERVED
+from fluxplane.kinds.eks_composed import OBSERVED
 from fluxplane.synth.guard import (
     EXTERNAL_NAME,
     HELM_RELEASE,

@@ -48,7 +48,7 @@ OFFERS: dict[ClusterKind, frozenset[str]] = {
 APP_RESOURCES = "app-resources"
 AWS_PROVIDERS = "aws-providers"
 PROVIDES: dict[str, str] = {
-    APP_RESOURCES: "the Crossplane kinds of fluxplane.constructs.app_resources (AppIdentity, AddonIdentity, "
+    APP_RESOURCES: "the Crossplane kinds of fluxplane.kinds (AppIdentity, AddonIdentity, "
     "AppDatabase and the rest) that apps' AWS resources and add-ons' IAM roles are made of; what synth makes of "
     "them is applied after the pack, on the hub or on a cluster that makes its apps' resources",
     AWS_PROVIDERS: "the Crossplane AWS provider family members its config's `services` lists, and "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from fluxplane.config.hub import ACCOUNT_LABEL
 from fluxplane.config.models import HUB_PROVIDER_CONFIG
-from fluxplane.constructs import app_resources as xr
 from fluxplane.constructs.admission_policy import (
     MatchResources,
     NamedExpression,
@@ -23,9 +22,19 @@ from fluxplane.constructs.admission_policy import (
 )
 from fluxplane.constructs.patch_and_transform import PROVIDER_CONFIG_FIELD
 from fluxplane.constructs.props import TENANT_LABEL
+from fluxplane.kinds import APP_KINDS, REQUESTABLE
+from fluxplane.kinds.app import GROUP, REQUEST_ACCOUNT_SUFFIX
 
-#: The field of each requestable kind that holds its AWS name, which starts with ``<cluster>-<app>-``.
-PHYSICAL_NAME = {"AppTable": "tableName", "AppQueue": "queueName", "AppBucket": "bucketName"}
+
+def _spec_field(path: tuple[str, ...] | None) -> str:
+    if path is None or len(path) != 2 or path[0] != "spec":
+        raise ValueError(f"an app kind an app may request is named by a field of its spec, not {path!r}")
+    return path[1]
+
+
+#: The field of each requestable kind that holds its AWS name, which starts with ``<cluster>-<app>-``: the field
+#: its declaration names it by (fluxplane.kinds.live.CloudKind.name, ``spec.<field>``).
+PHYSICAL_NAME = {kind: _spec_field(APP_KINDS[kind].live.name) for kind in REQUESTABLE}
 
 #: The policy that keeps an app's own requests to itself.
 POLICY = "fluxplane-app-requests"
@@ -52,10 +61,10 @@ def policy_props() -> ValidatingAdmissionPolicyProps:
         match_constraints=MatchResources(
             resource_rules=(
                 ResourceRule(
-                    api_groups=(xr.GROUP,),
+                    api_groups=(GROUP,),
                     api_versions=("*",),
                     operations=("CREATE", "UPDATE", "DELETE"),
-                    resources=tuple(xr.REQUESTABLE.values()),
+                    resources=tuple(REQUESTABLE.values()),
                 ),
             )
         ),
@@ -63,13 +72,13 @@ def policy_props() -> ValidatingAdmissionPolicyProps:
             NamedExpression(
                 name="app-request-account",
                 expression="request.userInfo.username.startsWith('system:serviceaccount:') && "
-                f"request.userInfo.username.endsWith('{xr.REQUEST_ACCOUNT_SUFFIX}')",
+                f"request.userInfo.username.endsWith('{REQUEST_ACCOUNT_SUFFIX}')",
             ),
         ),
         variables=(
             # What the request is about: the object as it will be, or on a delete as it is.
             Variable(name="subject", expression="request.operation == 'DELETE' ? oldObject : object"),
-            Variable(name="account", expression=f"variables.subject.spec.app + '{xr.REQUEST_ACCOUNT_SUFFIX}'"),
+            Variable(name="account", expression=f"variables.subject.spec.app + '{REQUEST_ACCOUNT_SUFFIX}'"),
         ),
         validations=(
             Validation(
@@ -155,10 +164,10 @@ def tenant_policy_props() -> ValidatingAdmissionPolicyProps:
             namespace_selector={"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]},
             resource_rules=(
                 ResourceRule(
-                    api_groups=(xr.GROUP,),
+                    api_groups=(GROUP,),
                     api_versions=("*",),
                     operations=("CREATE", "UPDATE"),
-                    resources=tuple(xr.REQUESTABLE.values()),
+                    resources=tuple(REQUESTABLE.values()),
                 ),
             ),
         ),

@@ -1,10 +1,9 @@
 """app-compositions: the API apps ask AWS through, on the hub: XRDs and Compositions of the app kinds.
 
-The platform vends namespaced composite kinds (fluxplane.constructs.app_resources): the identities of
-apps and add-ons (EKS Pod Identity), and the tables, queues, buckets and databases apps request. This
-module binds their XRDs (fluxplane.packs.app_xrds), their Compositions (fluxplane.packs.app_composed,
-which says what each kind composes) and the admission policies that keep apps' requests to their own
-app (fluxplane.packs.app_admission).
+The platform vends namespaced composite kinds, each declared in fluxplane.kinds (fluxplane.kinds.app_table, ...):
+the identities of apps and add-ons (EKS Pod Identity), and the tables, queues, buckets and databases apps request.
+This module binds their XRDs and their Compositions (fluxplane.kinds.app makes both from each kind's declaration)
+and the admission policies that keep apps' requests to their own app (fluxplane.packs.app_admission).
 
 Synth writes one AppIdentity per app and cluster, and one resource composite per table, queue,
 bucket and database of the app (fluxplane.charts.cloud), in the workload cluster's hub namespace.
@@ -23,7 +22,6 @@ from typing import Literal
 
 from pydantic import Field
 
-from fluxplane.constructs import app_resources as xr
 from fluxplane.constructs.admission_policy import (
     ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding,
@@ -32,36 +30,11 @@ from fluxplane.constructs.admission_policy import (
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
+from fluxplane.kinds import APP_KINDS, REQUESTABLE
+from fluxplane.kinds.app import composition_name
+from fluxplane.kinds.app_identity import SPOKE_IDENTITY, spoke_identity_props
 from fluxplane.packs.api import APP_RESOURCES, Pack, PackConfig, PackContext
 from fluxplane.packs.app_admission import POLICY, TENANT_POLICY, policy_props, tenant_policy_props
-from fluxplane.packs.app_composed import (
-    APP_ROLE_LABEL,
-    COMPOSED,
-    SERVICES,
-    SPOKE_COMPOSED,
-    SPOKE_IDENTITY,
-    composition_name,
-    composition_props,
-    spoke_identity_props,
-)
-from fluxplane.packs.app_xrds import SPECS, xrd_props
-
-# The app kinds' names stay importable from here, where synth, app_database's tests and the config tests take them.
-__all__ = [
-    "APP_ROLE_LABEL",
-    "COMPOSED",
-    "PACK",
-    "SERVICES",
-    "SPECS",
-    "SPOKE_COMPOSED",
-    "SPOKE_IDENTITY",
-    "AppCompositionsConfig",
-    "bind",
-    "composition_props",
-    "spoke_identity_props",
-    "tenant_policy_props",
-    "xrd_props",
-]
 
 
 class AppCompositionsConfig(PackConfig):
@@ -75,10 +48,11 @@ class AppCompositionsConfig(PackConfig):
 
 def bind(ctx: PackContext, config: AppCompositionsConfig) -> None:
     spoke = config.mode == "spoke"
-    for kind in xr.REQUESTABLE if spoke else xr.KINDS:
-        definition = CompositeResourceDefinition(ctx.scope, f"xrd-{kind.lower()}", xrd_props(kind))
+    for kind in REQUESTABLE if spoke else APP_KINDS:
+        declared = APP_KINDS[kind]
+        definition = CompositeResourceDefinition(ctx.scope, f"xrd-{kind.lower()}", declared.xrd_props())
         ctx.add_health_check(definition)
-        Composition(ctx.scope, composition_name(kind), composition_props(kind, spoke=spoke))
+        Composition(ctx.scope, composition_name(kind), declared.composition_props(spoke=spoke))
     if spoke:
         ValidatingAdmissionPolicy(ctx.scope, "tenant-policy", tenant_policy_props())
         ValidatingAdmissionPolicyBinding(

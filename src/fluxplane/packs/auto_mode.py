@@ -1,7 +1,7 @@
 """What an EKS Auto Mode workload cluster applies itself: its NodeClasses and NodePools, a StorageClass and an
 IngressClass of Auto Mode's.
 
-The EKS composition switches Auto Mode on (fluxplane.packs.eks_composed); the cluster's own Flux then applies, in its
+The EKS composition switches Auto Mode on (fluxplane.kinds.eks_composed); the cluster's own Flux then applies, in its
 Kustomization ``auto-mode`` (``clusters/<cluster>/auto-mode/``):
 
 * the NodeClasses of the definition (``eks.amazonaws.com/v1``), each launching nodes as the node role the
@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from fluxplane.config.models import AutoMode, AutoModeNodeClass, AutoModeNodePool, WorkloadCluster
+from fluxplane.kinds.eks_composed import KARPENTER_DISCOVERY, NODE_ROLE_NAME
 from fluxplane.packs.aws_ebs_csi_driver import DEFAULT_CLASS_ANNOTATION
-from fluxplane.packs.eks_composed import KARPENTER_DISCOVERY, NODE_ROLE_NAME
 from fluxplane.packs.karpenter import CLUSTER_SECURITY_GROUP_TAG, NODE_POOL_API
 
 #: The API of Auto Mode's NodeClass.

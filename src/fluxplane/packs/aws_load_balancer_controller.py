@@ -4,7 +4,7 @@ The controller must know its cluster's region and VPC. It would otherwise ask th
 service, which pods cannot reach when the nodes keep IMDSv2's hop limit at 1 (and should not: a pod
 that reaches IMDS gets the node's role). The region is a cluster variable; the VPC ID is made by
 Crossplane after synth, so the controller finds the VPC by tag instead (``--aws-vpc-tags``, the
-chart's ``vpcTags``): the EKS composition (fluxplane.packs.eks) names each cluster's VPC like the
+chart's ``vpcTags``): the EKS composition (fluxplane.kinds.eks_api) names each cluster's VPC like the
 cluster, and tags its subnets ``kubernetes.io/role/elb`` (public) and
 ``kubernetes.io/role/internal-elb`` (private), which is how the controller picks subnets.
 

@@ -13,7 +13,7 @@ from fluxplane.constructs.composition import Composition
 from fluxplane.constructs.health import definition_health
 from fluxplane.constructs.rbac import ClusterRole, ClusterRoleProps, PolicyRule
 from fluxplane.errors import PackError
-from fluxplane.packs import eks
+from fluxplane.kinds import eks_api as eks
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 
 

@@ -5,7 +5,7 @@ empty or underused. It runs in ``kube-system``, as Karpenter's documentation rec
 v0.33: Kubernetes' built-in FlowSchemas then give its API requests the priority of the cluster's
 other critical controllers. Its pods stay off the nodes they manage (the chart requires nodes
 without a ``karpenter.sh/nodepool`` label), so they run on the managed node groups of the
-cluster's composition (fluxplane.packs.eks).
+cluster's composition (fluxplane.kinds.eks_api).
 
 The EC2NodeClass launches nodes like those node groups: with the node role the composition names
 ``<cluster>-node``, in the private subnets it tags ``karpenter.sh/discovery: <cluster>``, with the
@@ -36,8 +36,8 @@ from fluxplane.config.models.nodes import (
     KarpenterDuration,
 )
 from fluxplane.config.problems import show
+from fluxplane.kinds.eks_api import KARPENTER_DISCOVERY, NODE_ROLE_NAME
 from fluxplane.packs import versions
-from fluxplane.packs.eks import KARPENTER_DISCOVERY, NODE_ROLE_NAME
 from fluxplane.sdk import (
     FLUXPLANE_NETWORK,
     DnsLabel,

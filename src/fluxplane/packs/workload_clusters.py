@@ -12,7 +12,7 @@ Removing a cluster from the definition removes its chain from dist/; Flux prunes
 deletes the cluster, its node groups and its VPC in AWS.
 
 An existing cluster (``existing``) is built by no one: an imported one is an EKSCluster of an existing cluster's
-Composition (fluxplane.packs.eks), which reads (or manages) what AWS has; a registered one gets no composite
+Composition (fluxplane.kinds.eks_api), which reads (or manages) what AWS has; a registered one gets no composite
 resource and no Crossplane object at all, only the ConfigMaps the rest of its chain reads, written from the
 definition: External Secrets' role and, for keyless access, the EKS cluster's ARN. Its ``cluster`` step then
 waits for nothing but them.
@@ -23,11 +23,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from fluxplane.config.awsdata import facts
-from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeconfig_secret
+from fluxplane.config.hub import SPOKE_PROVIDER_CONFIG, bootstrap_values, hub_access_config_map, kubeconfig_secret
 from fluxplane.config.models import WorkloadCluster
 from fluxplane.constructs.config_map import ConfigMap, ConfigMapProps
-from fluxplane.constructs.eks_cluster import EKSCluster
-from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kubernetes_provider_config import (
     KubernetesProviderConfig,
     KubernetesProviderConfigProps,
@@ -35,11 +33,10 @@ from fluxplane.constructs.kubernetes_provider_config import (
     SecretKeySelector,
 )
 from fluxplane.errors import PackError
-from fluxplane.packs import eks
+from fluxplane.kinds import eks_api as eks
+from fluxplane.kinds import eks_cluster
+from fluxplane.kinds.eks_cluster import EKSCluster
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-
-#: Name of the provider-kubernetes ProviderConfig in each cluster's hub namespace.
-SPOKE_PROVIDER_CONFIG = "spoke"
 
 
 class WorkloadClustersConfig(PackConfig):
@@ -79,7 +76,7 @@ def bind(ctx: PackContext, config: WorkloadClustersConfig) -> None:
             ),
         ),
     )
-    ctx.add_health_check_expr(composite_health(EKSCluster.api_version, EKSCluster.kind))
+    ctx.add_health_check_expr(eks_cluster.health_check())
     ctx.timeout = config.timeout
 
 

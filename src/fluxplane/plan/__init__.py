@@ -6,7 +6,7 @@ write now, rendered in memory) are compared file by file, and only the part of t
 and walked (fluxplane.diff.scope), with kustomize, as Flux applies it. On each cluster the plan then compares the
 AWS managed resources placed there and what each composite composes, Composition rendered offline for both trees
 (fluxplane.plan.resources), and lists every resource created, updated in place, replaced, deleted or left in AWS,
-with the fields that change and why (fluxplane.synth.cloud, reading fluxplane.synth.kinds), in its AWS account and
+with the fields that change and why (fluxplane.synth.cloud, reading fluxplane.kinds), in its AWS account and
 region (fluxplane.plan.accounts); and every Kubernetes release or package installed or upgraded and object whose
 change is destructive (fluxplane.plan.kube). Nothing is written. :func:`resolve` names the base, :func:`run`
 returns the plan; the command (fluxplane.commands.plan) prints it (fluxplane.plan.report) and gates on it.

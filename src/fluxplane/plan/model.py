@@ -52,7 +52,7 @@ class ResourceChange:
     fields: tuple[str, ...] = ()
     #: Why it is replaced (the fields AWS cannot change in place), or what its deletion destroys.
     reasons: tuple[str, ...] = ()
-    #: It holds data that a replacement or a deletion loses (fluxplane.synth.kinds).
+    #: It holds data that a replacement or a deletion loses (fluxplane.kinds).
     data: bool = False
 
     @property

@@ -6,7 +6,7 @@ among those the cluster meets, rendered for the old tree's composite with the ol
 new one's with the new ones, compared managed resource by managed resource (fluxplane.synth.composed, which the
 replacement guard reads too). A composite is rendered again when it changes or when the definitions of its kind do
 (its XRD, a Composition of its kind, any Function). A composite that cannot be rendered on either side is compared
-as the composite itself, by its kind's entry in fluxplane.synth.kinds, and a note says why.
+as the composite itself, by its kind's entry in fluxplane.kinds, and a note says why.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Any
 from fluxplane.core.layout import cluster_of
 from fluxplane.diff.fleet import ObjectKey, Placed
 from fluxplane.diff.scope import CLUSTERS, Definitions
+from fluxplane.kinds import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, cloud_kind, is_managed, noun
 from fluxplane.plan.accounts import CONFIG_GROUPS, CONFIG_KINDS, IRSA_ROLE, Accounts, is_config
 from fluxplane.plan.model import DELETE, FORGET, ResourceChange
 from fluxplane.synth.cloud import Verdict, aws_name, judge, provider_config, region_of
 from fluxplane.synth.composed import EVERY_KIND, Texts, compare, group_kind, with_overlays
 from fluxplane.synth.hazards import ABSENT, field
-from fluxplane.synth.kinds import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, cloud_kind, is_managed, noun
 from fluxplane.validate.compose.composer import Composer
 from fluxplane.validate.tree import Document
 

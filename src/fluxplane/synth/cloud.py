@@ -2,15 +2,15 @@
 left in AWS, the fields that change, and why.
 
 A resource is read from its managed-resource object (in the tree, or composed from a composite): its region
-(``forProvider.region``), its AWS name (the external name, else the field fluxplane.synth.kinds says names it)
+(``forProvider.region``), its AWS name (the external name, else the field fluxplane.kinds says names it)
 and its provider config, which names the account (fluxplane.plan.accounts). It is replaced when a field AWS
-cannot change in place changes (fluxplane.synth.kinds.replacing_fields; a field set for the first time replaces
+cannot change in place changes (fluxplane.kinds.replacing_fields; a field set for the first time replaces
 nothing, as the guard reads it: fluxplane.synth.hazards.immutable_change), updated when anything else below
 ``spec`` or its external name changes. A deletion says what it destroys, unless the object's deletion or
 management policy leaves the resource in AWS (``forget``). A resource whose management policies only observe it
 (an existing cluster's, imported) is read, never made, changed or deleted (``import``); one whose policies come
 to write it is one Crossplane starts to manage (``manage``), and the other way round one it stops managing. An
-update that switches a mode of the resource on or off in place (an EKS cluster's Auto Mode, fluxplane.synth.kinds)
+update that switches a mode of the resource on or off in place (an EKS cluster's Auto Mode, fluxplane.kinds)
 says what that does.
 Values only the cluster knows (a composed resource's generated name, an observed status) compare equal to each
 other and read ``(known after apply)``.
@@ -25,8 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fluxplane.synth.hazards import ABSENT, field, immutable_change, left_on, switched
-from fluxplane.synth.kinds import (
+from fluxplane.kinds import (
     EXTERNAL_NAME,
     PROVIDER_CONFIG_REF,
     REGION,
@@ -34,6 +33,7 @@ from fluxplane.synth.kinds import (
     cloud_kind,
     replacing_fields,
 )
+from fluxplane.synth.hazards import ABSENT, field, immutable_change, left_on, switched
 from fluxplane.validate.compose import Unknown
 
 CREATE = "create"
@@ -195,7 +195,7 @@ def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str
 
 
 def switch_reasons(group: str, kind: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """What the modes an update switches on or off do (fluxplane.synth.kinds.Switch), and those it leaves on."""
+    """What the modes an update switches on or off do (fluxplane.kinds.Switch), and those it leaves on."""
     reasons = [
         f"switches {switch.mode} {'on' if on else 'off'} in place: {switch.on if on else switch.off}"
         for switch, on in switched(group, kind, old, new)

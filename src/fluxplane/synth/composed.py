@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
+from fluxplane.kinds import DEFINITION_KINDS, is_managed
 from fluxplane.synth.cloud import DELETE, FORGET, Verdict, judge
 from fluxplane.synth.hazards import Key, field, key_of
-from fluxplane.synth.kinds import DEFINITION_KINDS, is_managed
 from fluxplane.validate.changed import is_definition
 from fluxplane.validate.compose.composer import Composer
 from fluxplane.validate.compose.overlays import overlay_objects

@@ -30,14 +30,15 @@ from fluxplane.charts.spokes import (
 from fluxplane.charts.tenants import TenantsChart
 from fluxplane.config.hub import IDENTITIES_STEP, cluster_namespace, kubeconfig_secret
 from fluxplane.config.models import WorkloadCluster
-from fluxplane.constructs.app_resources import GROUP, VERSION, AppDatabase
 from fluxplane.constructs.base import TypedResource
-from fluxplane.constructs.health import composite_health
 from fluxplane.constructs.kustomization import Kustomization, escaped
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.core.layout import ADDON_IDENTITIES, SPOKE_BOOTSTRAP, RepositoryLayout
 from fluxplane.errors import ConfigError
+from fluxplane.kinds import APP_KINDS
+from fluxplane.kinds.app_database import AppDatabase
+from fluxplane.kinds.app_identity import ADDON_KIND
 from fluxplane.packs import versions
 from fluxplane.packs.api import APP_RESOURCES, Pack, PackConfig, PackContext
 from fluxplane.synth.plan import ClusterPlan, FleetPlan, builders, offered
@@ -92,7 +93,7 @@ class AppResources:
         for composite in tenants.composites:
             resources.add_health_check(composite)
         for kind in sorted({composite.kind for composite in tenants.composites}):
-            resources.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", kind))
+            resources.add_health_check_expr(APP_KINDS[kind].health_check())
 
     def add_identities(self, scope: Any, hub: ClusterChart, roles: Mapping[str, Sequence[AddonRole]]) -> None:
         """The hub makes the add-ons' IAM roles, each cluster's in its hub namespace; the management cluster's
@@ -141,7 +142,7 @@ class AppResources:
         kustomization.depends_on(self.pack)
         for composite in self.identities.composites[management]:
             kustomization.add_health_check(composite)
-        kustomization.add_health_check_expr(composite_health(f"{GROUP}/{VERSION}", "AddonIdentity"))
+        kustomization.add_health_check_expr(ADDON_KIND.health_check())
 
     def add_cloud(self, scope: Any) -> None:
         """What apps need in AWS, in each cluster's hub namespace (fluxplane.charts.cloud), applied by its chain:
@@ -186,7 +187,7 @@ class AppResources:
         return ChainFolder(
             directory=folder,
             checks=tuple(composites),
-            exprs=tuple(composite_health(f"{GROUP}/{VERSION}", name) for name in kinds),
+            exprs=tuple(APP_KINDS[name].health_check() for name in kinds),
             # Roles and resources are made only when the hub has the pack (add_identities, add_cloud).
             requires=(self.pack,) if self.pack is not None else (),
             timeout=DATABASE_TIMEOUT if AppDatabase.kind in kinds else APP_RESOURCES_TIMEOUT,

@@ -25,7 +25,7 @@ and refuses, one line each, these changes to an object that exists in both:
   imported (an existing cluster's ``observed`` to ``managed``, or managed from the start) or that moves from
   importing them to making them, ``--manage PATTERN`` allows it; one that moves between making and importing
   them otherwise, ``--replace PATTERN`` (fluxplane.synth.hazards.MANAGEMENT_CHANGES).
-* **a switch**: a mode of a live resource turned on or off in place (fluxplane.synth.kinds.Switch): an EKSCluster
+* **a switch**: a mode of a live resource turned on or off in place (fluxplane.kinds.Switch): an EKSCluster
   moving into or out of EKS Auto Mode, whose nodes EKS then takes over (its managed node groups deleted) or gives
   back. ``--auto-mode PATTERN`` allows it. An EKSCluster in Auto Mode that drops ``autoMode`` is refused whatever
   the flags: nothing would switch Auto Mode off, so its definition says ``autoMode.enabled: false``.
@@ -87,6 +87,7 @@ from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_of, cluster_var
 from fluxplane.core.tree import Fleet, LazyDocuments, Placed, Walk
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.files import entries_below
+from fluxplane.kinds import AUTO_MODE_FLAG, COMPOSITE_GROUP, DEFINITION_KINDS, Switch, noun
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
     ABSENT,
@@ -111,7 +112,6 @@ from fluxplane.synth.hazards import (
     switched,
     version_step,
 )
-from fluxplane.synth.kinds import AUTO_MODE_FLAG, COMPOSITE_GROUP, DEFINITION_KINDS, Switch, noun
 
 # What diff's risk report reads from here stays importable from here.
 __all__ = [

@@ -1,6 +1,6 @@
 """The changes that would replace, reinstall or delete live infrastructure, known once for the replacement guard
 (fluxplane.synth.guard) and for diff's risk report: the table of immutable fields by kind (the cloud kinds' from
-fluxplane.synth.kinds), what deleting a composite deletes in AWS, a HelmRelease's release target, the Kubernetes
+fluxplane.kinds), what deleting a composite deletes in AWS, a HelmRelease's release target, the Kubernetes
 version steps EKS refuses, the changes of who owns a workload cluster's AWS resources (an existing cluster's,
 imported or managed), and the modes a change switches on or off in place (an EKS cluster's Auto Mode).
 """
@@ -14,8 +14,7 @@ from typing import Any
 
 from fluxplane.config.awsdata import upgrade_refusal
 from fluxplane.config.hub import APPLIED_BY
-from fluxplane.packs.eks_composed import CREATED, MANAGED, OBSERVED, management_of
-from fluxplane.synth.kinds import (
+from fluxplane.kinds import (
     ANY_MANAGED,
     COMPOSITE_GROUP,
     EXTERNAL_NAME,
@@ -25,8 +24,10 @@ from fluxplane.synth.kinds import (
     PROVIDER_CONFIG_REF,
     FieldPath,
     Switch,
+    eks_cluster,
     switches,
 )
+from fluxplane.kinds.eks_composed import CREATED, MANAGED, OBSERVED, management_of
 
 __all__ = [
     "ABSENT",
@@ -118,7 +119,7 @@ IMMUTABLE: dict[tuple[str, str], tuple[FieldPath, ...]] = {
     **{(entry.group, entry.kind): entry.replaces for entry in KINDS if entry.replaces},
 }
 """Fields whose change the API server refuses or that replace the cloud resource, by (API group, kind); group
-and kind may be glob patterns. The cloud kinds' fields are fluxplane.synth.kinds'."""
+and kind may be glob patterns. The cloud kinds' fields are fluxplane.kinds'."""
 
 #: API groups whose objects stand for cloud resources: an immutable change replaces the resource.
 CLOUD_GROUPS = (COMPOSITE_GROUP, *MANAGED_GROUPS)
@@ -128,13 +129,13 @@ DELETES = {(entry.group, entry.kind): entry.deletes for entry in KINDS if entry.
 #: A HelmRelease: a change of its release target reinstalls the release (release_target).
 HELM_RELEASE = ("helm.toolkit.fluxcd.io", "HelmRelease")
 #: A workload cluster: EKS moves its Kubernetes version one minor version up at a time and never down.
-EKS_CLUSTER = ("platform.fluxplane.io", "EKSCluster")
+EKS_CLUSTER = (eks_cluster.GROUP, eks_cluster.KIND)
 #: The HelmRelease of a workload cluster's chain that installs its Flux (fluxplane.charts.spokes): removing it, while
 #: the cluster stays, uninstalls Flux there, its CRDs and with them every Flux object on the cluster.
 SPOKE_FLUX = "flux"
 
 #: The changes of who owns an EKSCluster's AWS resources that need the user's word, by (old, new) management
-#: (fluxplane.packs.eks_composed.management_of; None: the composite is new): the flag that allows one, and what it
+#: (fluxplane.kinds.eks_composed.management_of; None: the composite is new): the flag that allows one, and what it
 #: does. Stopping the management of imported resources (managed to observed) writes nothing, and needs none.
 MANAGEMENT_CHANGES: dict[tuple[str | None, str], tuple[str, str]] = {
     (None, MANAGED): (
@@ -331,7 +332,7 @@ def version_step(old: Any, new: Any) -> str | None:
 def switched(
     group: str, kind: str, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
 ) -> list[tuple[Switch, bool]]:
-    """The switches (fluxplane.synth.kinds.Switch) of an object of ``group`` and ``kind`` that ``before`` to ``after``
+    """The switches (fluxplane.kinds.Switch) of an object of ``group`` and ``kind`` that ``before`` to ``after``
     turns, each with its new state (True: on). Without the field, ``before`` has the mode off; ``after`` without it
     turns nothing (left_on)."""
     found = []

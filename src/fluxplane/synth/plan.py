@@ -27,9 +27,9 @@ from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
 from fluxplane.errors import ConfigError
+from fluxplane.kinds import APP_KINDS
 from fluxplane.packs import versions
 from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, CAPABILITIES, OFFERS, PROVIDES, ClusterKind, PackConfig
-from fluxplane.packs.app_compositions import SERVICES
 from fluxplane.packs.registry import PackRegistry
 
 #: The environment name the management cluster's variables carry.
@@ -383,7 +383,7 @@ def _spoke_cloud_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], 
                 f"(appResources: spoke), which needs {needs}, or set appResources: hub"
             )
         kinds = _kinds(p for p in loaded.apps if p.cluster == cluster.name) - _HUB_KINDS
-        needed = sorted({service for kind in kinds for service in SERVICES[kind] if service != "iam"})
+        needed = sorted({service for kind in kinds for service in APP_KINDS[kind].services if service != "iam"})
         named = _named(cluster, registry, AWS_PROVIDERS)
         have = set(getattr(cluster.packs.get(named or ""), "services", ()))
         missing = [service for service in needed if service not in have]
@@ -416,7 +416,7 @@ def _app_cloud_problems(loaded: LoadedFleet, hub: ClusterPlan, registry: PackReg
         ]
     spokes = spoke_resources(loaded)
     kinds = {"AppIdentity"} | _kinds(needing) & _HUB_KINDS | _kinds(p for p in needing if p.cluster not in spokes)
-    needed = sorted({service for kind in kinds for service in SERVICES[kind]})
+    needed = sorted({service for kind in kinds for service in APP_KINDS[kind].services})
     named = _named(hub, registry, AWS_PROVIDERS)
     if named is None:
         return [

@@ -15,7 +15,9 @@ from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config.accounts import FleetAccount, fleet_accounts, profile, sealing_key_region
 from fluxplane.config.loader import load_fleet
 from fluxplane.constructs import Manifest, Root
-from fluxplane.packs import app_compositions, crossplane_provider_configs, eks
+from fluxplane.kinds import APP_KINDS
+from fluxplane.kinds import eks_api as eks
+from fluxplane.packs import crossplane_provider_configs
 from fluxplane.packs.api import PackContext
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import MINIMAL_BASE, MINIMAL_ENV, FleetWriter
@@ -124,7 +126,7 @@ def _compositions() -> list[dict[str, Any]]:
         eks.composition_props(eks.Shape(zones=2, node_groups=1)).dump(),
         eks.composition_props(eks.Shape(zones=3, node_groups=2, nat_gateways="Single", keyless=True)).dump(),
     ]
-    return [*shapes, *(app_compositions.composition_props(kind).dump() for kind in app_compositions.COMPOSED)]
+    return [*shapes, *(declared.composition_props().dump() for declared in APP_KINDS.values())]
 
 
 def test_every_aws_resource_of_every_composition_is_made_in_the_composites_account() -> None:
@@ -151,8 +153,8 @@ def test_every_aws_resource_of_every_composition_is_made_in_the_composites_accou
 def test_every_composite_kind_takes_the_account_defaulting_to_the_hubs() -> None:
     specs = [eks.xrd_props().dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]]
     specs += [
-        app_compositions.xrd_props(kind).dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
-        for kind in app_compositions.SPECS
+        declared.xrd_props().dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        for declared in APP_KINDS.values()
     ]
     for spec in specs:
         assert spec["properties"]["providerConfigName"]["default"] == "default"

@@ -12,9 +12,11 @@ import pytest
 import yaml
 
 from fluxplane.config.loader import load_fleet
-from fluxplane.constructs.app_resources import GROUP, KINDS
 from fluxplane.core.layout import cluster_of
 from fluxplane.errors import ConfigError
+from fluxplane.kinds import APP_KINDS, PLURALS, REQUESTABLE
+from fluxplane.kinds.app import GROUP
+from fluxplane.kinds.app_identity import SPOKE_IDENTITY
 from fluxplane.packs import app_compositions, crossplane_providers
 from fluxplane.synth import load_plan, render_plan
 from fluxplane.validate.admission import AdmissionRequest, decide
@@ -144,7 +146,7 @@ def test_the_hub_makes_the_identity_and_the_cluster_the_resources(spoke: Path) -
     files = render_plan(load_plan(spoke))
     hub = documents(files, "platform/cloud/staging-1/shop.yaml")
     assert [doc["kind"] for doc in hub] == ["AppIdentity"]
-    assert hub[0]["spec"]["crossplane"] == {"compositionRef": {"name": app_compositions.SPOKE_IDENTITY}}
+    assert hub[0]["spec"]["crossplane"] == {"compositionRef": {"name": SPOKE_IDENTITY}}
     (queue,) = documents(files, "workloads/clusters/staging-1/app-resources/shop.yaml")
     assert (queue["kind"], queue["metadata"]["namespace"], queue["spec"]["queueName"]) == (
         "AppQueue",
@@ -234,7 +236,7 @@ def tenant_admits(obj: dict[str, Any], namespace_app: str) -> bool:
     policy = app_compositions.tenant_policy_props().dump()
     text = json.dumps(policy).replace("${cluster_name}", "prod-1").replace("${cluster_region}", "us-west-2")
     labels = {"fluxplane.io/tenant": namespace_app}
-    request = AdmissionRequest("CREATE", GROUP, KINDS[obj["kind"]], "tenant", obj, namespace_labels=labels)
+    request = AdmissionRequest("CREATE", GROUP, PLURALS[obj["kind"]], "tenant", obj, namespace_labels=labels)
     decision = decide(json.loads(text), request)
     assert decision.applies
     return decision.allowed
@@ -276,8 +278,8 @@ def test_the_tenant_policy_holds_in_tenant_namespaces_only() -> None:
 
 
 def test_the_spoke_compositions_compose_no_iam() -> None:
-    for kind in app_compositions.SPOKE_COMPOSED:
-        resources = app_compositions.composition_props(kind, spoke=True).dump()["pipeline"][0]["input"]["resources"]
+    for kind in REQUESTABLE:
+        resources = APP_KINDS[kind].composition_props(spoke=True).dump()["pipeline"][0]["input"]["resources"]
         assert not any(".iam." in resource["base"]["apiVersion"] for resource in resources), kind
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from fluxplane.constructs import Manifest, Root
-from fluxplane.constructs.eks_cluster import EKSCluster
 from fluxplane.errors import ConstructError
+from fluxplane.kinds.eks_cluster import EKSCluster
 
 NODE_GROUP: dict[str, Any] = {
     "name": "system",

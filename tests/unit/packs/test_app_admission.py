@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from fluxplane.constructs.app_resources import GROUP, KINDS, REQUESTABLE
+from fluxplane.kinds import PLURALS, REQUESTABLE
+from fluxplane.kinds.app import GROUP
 from fluxplane.packs.app_admission import FLUX_OWNER, PHYSICAL_NAME, policy_props
 from fluxplane.validate.admission import AdmissionRequest, decide
 
@@ -20,7 +21,7 @@ def admitted(
 ) -> bool | None:
     """True or False as the policy decides; None when the policy does not apply to the request."""
     kind = (obj or old or {})["kind"]
-    request = AdmissionRequest(operation, GROUP, KINDS[kind], username, obj, old, namespace_labels=namespace_labels)
+    request = AdmissionRequest(operation, GROUP, PLURALS[kind], username, obj, old, namespace_labels=namespace_labels)
     decision = decide(policy_props().dump(), request)
     return decision.allowed if decision.applies else None
 

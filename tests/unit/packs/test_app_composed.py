@@ -1,4 +1,5 @@
-"""What each app kind's Composition composes (fluxplane.packs.app_composed), rendered for the example's composites."""
+"""What each app kind's Composition composes (fluxplane.kinds.app and each kind's module), rendered for the example's
+composites."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.packs.app_composed import APP_ROLE_LABEL, QUEUE_ACTIONS, TABLE_ACTIONS, composition_props
-from fluxplane.packs.app_xrds import xrd_props
+from fluxplane.kinds import APP_KINDS
+from fluxplane.kinds.app import APP_ROLE_LABEL
+from fluxplane.kinds.app_queue import ACTIONS as QUEUE_ACTIONS
+from fluxplane.kinds.app_table import ACTIONS as TABLE_ACTIONS
 from tests.conftest import ROOT
 from tests.unit.packs.test_eks import render
 
@@ -27,7 +30,7 @@ def composites() -> list[dict[str, Any]]:
 
 
 def rendered(composite: dict[str, Any], **status: str) -> dict[str, dict[str, Any]]:
-    return render({**composite, "status": status}, composition_props(composite["kind"]).dump())
+    return render({**composite, "status": status}, APP_KINDS[composite["kind"]].composition_props().dump())
 
 
 def statement(policy: str) -> dict[str, Any]:
@@ -50,11 +53,11 @@ def statement(policy: str) -> dict[str, Any]:
     ],
 )
 def test_each_kind_composes_its_resource_and_nothing_else(kind: str, composed: set[str]) -> None:
-    props = composition_props(kind).dump()
+    props = APP_KINDS[kind].composition_props().dump()
     resources = props["pipeline"][0]["input"]["resources"]
     assert {resource["base"]["kind"] for resource in resources} == composed
     assert props["compositeTypeRef"] == {"apiVersion": "platform.fluxplane.io/v1alpha1", "kind": kind}
-    assert xrd_props(kind).dump()["defaultCompositionRef"] == {"name": props["name"]}
+    assert APP_KINDS[kind].xrd_props().dump()["defaultCompositionRef"] == {"name": props["name"]}
 
 
 def test_the_trust_policy_names_exactly_the_apps_cluster_namespace_and_service_account() -> None:
@@ -153,12 +156,12 @@ def test_a_table_is_named_by_the_composite_and_keyed_as_asked() -> None:
 
 
 def test_an_addon_role_carries_the_packs_policies_and_the_same_trust() -> None:
-    resources = composition_props("AddonIdentity").dump()["pipeline"][0]["input"]["resources"]
+    resources = APP_KINDS["AddonIdentity"].composition_props().dump()["pipeline"][0]["input"]["resources"]
     role = next(resource for resource in resources if resource["base"]["kind"] == "Role")
     patched = {patch.get("toFieldPath"): patch.get("fromFieldPath") for patch in role["patches"]}
     assert patched["spec.forProvider.managedPolicyArns"] == "spec.managedPolicyArns"
     assert patched["spec.forProvider.inlinePolicy"] == "spec.inlinePolicies"
-    app_role = composition_props("AppIdentity").dump()["pipeline"][0]["input"]["resources"][0]
+    app_role = APP_KINDS["AppIdentity"].composition_props().dump()["pipeline"][0]["input"]["resources"][0]
     trust = [patch for patch in role["patches"] if patch.get("toFieldPath") == "spec.forProvider.assumeRolePolicy"]
     assert trust == [p for p in app_role["patches"] if p.get("toFieldPath") == "spec.forProvider.assumeRolePolicy"]
     association = next(resource for resource in resources if resource["base"]["kind"] == "PodIdentityAssociation")

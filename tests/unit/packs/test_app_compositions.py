@@ -6,7 +6,7 @@ from collections import Counter
 
 import yaml
 
-from fluxplane.constructs.app_resources import KINDS
+from fluxplane.kinds import PLURALS
 from fluxplane.packs import app_compositions as pack
 from fluxplane.testing import bind_pack
 from tests.unit.packs.test_app_composed import CLOUD
@@ -23,7 +23,7 @@ def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> No
         "ValidatingAdmissionPolicyBinding": 1,
     }
     assert [check.name for check in ctx.health_checks] == [
-        f"{plural}.platform.fluxplane.io" for plural in KINDS.values()
+        f"{plural}.platform.fluxplane.io" for plural in PLURALS.values()
     ]
     (expr,) = ctx.health_check_exprs
     assert "Established" in expr.current and "Offered" not in expr.current

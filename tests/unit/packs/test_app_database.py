@@ -1,4 +1,4 @@
-"""AppDatabase (fluxplane.packs.app_database): its XRD entry, what it composes, and a render next to its cluster.
+"""AppDatabase (fluxplane.kinds.app_database): its XRD entry, what it composes, and a render next to its cluster.
 
 Crossplane is not run: the composed bases and patch targets are checked against the upstream CRDs in
 ``../shared/crds``, the transforms are run by fluxplane's port of function-patch-and-transform, and a whole
@@ -22,13 +22,13 @@ import yaml
 from fluxplane.config import apps
 from fluxplane.config.models import SealingKey, WorkloadCluster
 from fluxplane.constructs import Manifest, Root
-from fluxplane.constructs import app_resources as xr
 from fluxplane.constructs.composite_resource_definition import CompositeResourceDefinition
 from fluxplane.constructs.composition import Composition
-from fluxplane.constructs.eks_cluster import EKSCluster
-from fluxplane.packs import app_compositions as pack
-from fluxplane.packs import app_database as db
-from fluxplane.packs import eks
+from fluxplane.kinds import APP_KINDS, PLURALS, REQUESTABLE
+from fluxplane.kinds import app_database as db
+from fluxplane.kinds import eks_api as eks
+from fluxplane.kinds.app import GROUP, VERSION
+from fluxplane.kinds.eks_cluster import EKSCluster
 from fluxplane.validate.compose import ComposeReport, Pipeline, Render, read_resources, render, render_compositions
 from fluxplane.validate.compose.checks import OBSERVED
 from fluxplane.validate.compose.fieldpath import Unknown
@@ -49,7 +49,7 @@ INSTANCE_ARN = f"arn:aws:rds:us-west-2:111122223333:db:{IDENTIFIER}"
 SECRET_ARN = "arn:aws:secretsmanager:us-west-2:111122223333:secret:rds!db-0a1b2c3d-AbCdEf"
 ESO_ROLE = "arn:aws:iam::111122223333:role/staging-usw2-x7k2p"
 _PATCH_SETS: list[dict[str, Any]] = eks.PATCH_SETS
-#: Where each patch set writes (fluxplane.packs.eks.PATCH_SETS).
+#: Where each patch set writes (fluxplane.kinds.eks_api.PATCH_SETS).
 PATCH_SET_TARGETS = {
     patch_set["name"]: [patch["toFieldPath"] for patch in patch_set["patches"]] for patch_set in _PATCH_SETS
 }
@@ -240,7 +240,7 @@ def test_the_instance_is_named_by_its_identifier_not_its_external_name() -> None
     assert snapshot["fromFieldPath"] == "spec.identifier"
     final = resolve_all(snapshot["transforms"], IDENTIFIER)
     assert final == f"{IDENTIFIER}-final"
-    assert jsonschema.Draft7Validator({"pattern": xr.DB_IDENTIFIER}).is_valid(final)
+    assert jsonschema.Draft7Validator({"pattern": db.DB_IDENTIFIER}).is_valid(final)
 
 
 def test_the_instance_reports_its_endpoint_arn_and_secret() -> None:
@@ -408,40 +408,37 @@ def test_the_spec_has_the_form_of_the_other_kinds() -> None:
 
 
 def test_app_compositions_registers_it_for_the_hub_only() -> None:
-    assert xr.KINDS[db.KIND] == db.PLURAL
-    assert pack.SPECS[db.KIND] is db.SPEC and pack.COMPOSED[db.KIND] is db.composed
-    assert pack.SERVICES[db.KIND] == db.SERVICES
+    declared = APP_KINDS[db.KIND]
+    assert PLURALS[db.KIND] == db.PLURAL
+    assert declared.spec is db.SPEC and declared.composed is db.composed
+    assert declared.services == db.SERVICES
     # THEN no app requests one from its repository, and no workload cluster composes one: its credentials go to a
     # namespace a request would choose, and it needs IAM and the cluster's VPC, which are the hub's
-    assert db.KIND not in xr.REQUESTABLE and db.KIND not in pack.SPOKE_COMPOSED
+    assert db.KIND not in REQUESTABLE and declared.spoke_composed is None
 
 
 def test_the_kinds_props_hold_the_xrds_patterns() -> None:
     properties = db.SPEC[0]
-    props = xr.AppDatabaseProps.model_json_schema(by_alias=True)["properties"]
+    props = db.AppDatabaseProps.model_json_schema(by_alias=True)["properties"]
     for field in ("identifier", "databaseName", "username", "instanceClass", "engineVersion"):
         assert props[field]["pattern"] == properties[field]["pattern"], field
     assert props["identifier"]["maxLength"] == properties["identifier"]["maxLength"]
     # AND the definition's loader checks by the same rules
-    assert (apps.DB_IDENTIFIER, apps.DB_IDENTIFIER_MAX_LENGTH) == (xr.DB_IDENTIFIER, xr.DB_IDENTIFIER_MAX_LENGTH)
-    assert (apps.DATABASE_NAME, apps.DB_USERNAME) == (xr.DATABASE_NAME, xr.DB_USERNAME)
-    assert (apps.DB_INSTANCE_CLASS, apps.DB_ENGINE_VERSION) == (xr.DB_INSTANCE_CLASS, xr.DB_ENGINE_VERSION)
+    assert (apps.DB_IDENTIFIER, apps.DB_IDENTIFIER_MAX_LENGTH) == (db.DB_IDENTIFIER, db.DB_IDENTIFIER_MAX_LENGTH)
+    assert (apps.DATABASE_NAME, apps.DB_USERNAME) == (db.DATABASE_NAME, db.DB_USERNAME)
+    assert (apps.DB_INSTANCE_CLASS, apps.DB_ENGINE_VERSION) == (db.DB_INSTANCE_CLASS, db.DB_ENGINE_VERSION)
     assert set(typing.get_args(apps.Database.model_fields["engine"].annotation)) == set(db.ENGINE_PORTS)
 
 
 def test_app_compositions_builds_the_xrd_and_composition_from_it() -> None:
-    xrd = pack.xrd_props(db.KIND).dump()
+    xrd = APP_KINDS[db.KIND].xrd_props().dump()
     assert xrd["name"] == "appdatabases.platform.fluxplane.io"
     spec = xrd["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert spec["required"] == db.SPEC[1]
     assert {"region", "providerConfigName", "tags"} <= set(spec["properties"])
-    resources_input = pack.composition_props(db.KIND).dump()["pipeline"][0]["input"]
+    resources_input = APP_KINDS[db.KIND].composition_props().dump()["pipeline"][0]["input"]
     assert [resource["name"] for resource in resources_input["resources"]] == list(resources())
     assert read_resources(resources_input, ("input",)).problems == []
-
-
-def test_it_labels_the_apps_role_as_the_other_kinds_do() -> None:
-    assert db.APP_ROLE_LABEL == pack.APP_ROLE_LABEL
 
 
 @needs_crds
@@ -500,7 +497,7 @@ def test_the_policies_go_on_the_reader_role_and_the_apps_role() -> None:
     reader = resources()["secret-reader-policy"]["base"]["spec"]["forProvider"]["roleSelector"]
     assert reader == {"matchControllerRef": True, "matchLabels": {"platform.fluxplane.io/role": "secret-reader"}}
     assert resources()["secret-reader"]["base"]["metadata"]["labels"] == {"platform.fluxplane.io/role": "secret-reader"}
-    app = only_patch("access", f"spec.forProvider.roleSelector.matchLabels[{pack.APP_ROLE_LABEL}]")
+    app = only_patch("access", f"spec.forProvider.roleSelector.matchLabels[{db.APP_ROLE_LABEL}]")
     assert app["fromFieldPath"] == "spec.app"
 
 
@@ -542,7 +539,7 @@ def test_the_secret_holds_what_an_app_needs_to_connect() -> None:
 
 def app_database(**spec: Any) -> dict[str, Any]:
     return {
-        "apiVersion": f"{xr.GROUP}/{xr.VERSION}",
+        "apiVersion": f"{GROUP}/{VERSION}",
         "kind": db.KIND,
         "metadata": {"name": "orders-main", "namespace": CLUSTER},
         "spec": {
@@ -571,10 +568,10 @@ def hub_namespace(database: dict[str, Any]) -> list[Document]:
     Composition(manifest, "eks", eks.composition_props(eks.shape_of(cluster)))
     EKSCluster(manifest, CLUSTER, eks.composite_props(cluster, SealingKey()))
     for kind in ("AppIdentity", db.KIND):
-        CompositeResourceDefinition(manifest, f"xrd-{kind}", pack.xrd_props(kind))
-        Composition(manifest, kind, pack.composition_props(kind))
+        CompositeResourceDefinition(manifest, f"xrd-{kind}", APP_KINDS[kind].xrd_props())
+        Composition(manifest, kind, APP_KINDS[kind].composition_props())
     identity = {
-        "apiVersion": f"{xr.GROUP}/{xr.VERSION}",
+        "apiVersion": f"{GROUP}/{VERSION}",
         "kind": "AppIdentity",
         "metadata": {"name": "orders", "namespace": CLUSTER},
         "spec": {
@@ -589,7 +586,7 @@ def hub_namespace(database: dict[str, Any]) -> list[Document]:
 
 
 def xrd_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = pack.xrd_props(db.KIND).dump()["versions"][0]["schema"]["openAPIV3Schema"]
+    schema: dict[str, Any] = APP_KINDS[db.KIND].xrd_props().dump()["versions"][0]["schema"]["openAPIV3Schema"]
     return schema
 
 

@@ -1,21 +1,20 @@
-"""The app kinds' XRDs (fluxplane.packs.app_xrds)."""
+"""The app kinds' XRDs (fluxplane.kinds.app.AppKind.xrd_props)."""
 
 from __future__ import annotations
 
-from fluxplane.constructs.app_resources import KINDS
-from fluxplane.packs.app_xrds import xrd_props
+from fluxplane.kinds import APP_KINDS
 
 
 def test_xrd_schemas_require_what_the_compositions_need() -> None:
-    for kind in KINDS:
-        spec = xrd_props(kind).dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    for kind in APP_KINDS:
+        spec = APP_KINDS[kind].xrd_props().dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
         assert "region" in spec["required"]
         assert set(spec["required"]) <= set(spec["properties"])
 
 
 def test_a_kinds_xrd_is_namespaced_and_defaults_to_its_composition() -> None:
     # GIVEN the queue kind WHEN its XRD is made
-    props = xrd_props("AppQueue").dump()
+    props = APP_KINDS["AppQueue"].xrd_props().dump()
     (version,) = props.pop("versions")
 
     # THEN it is named by its plural, namespaced, listed among the apps' kinds and composed by default by its own
@@ -51,7 +50,10 @@ def test_a_kinds_xrd_is_namespaced_and_defaults_to_its_composition() -> None:
 def test_every_kind_takes_a_region_an_account_and_tags_alike() -> None:
     # GIVEN every kind's XRD WHEN the shared fields are read THEN each kind has the same three
     shared = ("region", "providerConfigName", "tags")
-    specs = [xrd_props(kind).dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] for kind in KINDS]
+    specs = [
+        declared.xrd_props().dump()["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        for declared in APP_KINDS.values()
+    ]
     first = {field: specs[0]["properties"][field] for field in shared}
     assert first["region"]["pattern"] == "^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$"
     assert first["providerConfigName"]["default"] == "default"

@@ -18,7 +18,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from fluxplane.config.models import WorkloadCluster
-from fluxplane.packs import auto_mode, eks
+from fluxplane.kinds import eks_api as eks
+from fluxplane.packs import auto_mode
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
 from tests.unit.packs.test_eks import composite, example_fleet, observed, render, workload_cluster
 

@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from fluxplane.constructs import NamespacedObjectKindReference
-from fluxplane.packs import eks, versions
+from fluxplane.kinds import eks_api as eks
+from fluxplane.packs import versions
 from fluxplane.packs.api import PodIdentity
 from fluxplane.packs.aws_load_balancer_controller import (
     PACK,

@@ -1,4 +1,4 @@
-"""The EKS composite API (fluxplane.packs.eks): the Composition's patches against the XRD, composite resources and
+"""The EKS composite API (fluxplane.kinds.eks_api): the Composition's patches against the XRD, composite resources and
 the XRD; and the harness other tests share: the shapes, the example fleet and a patch-and-transform renderer.
 
 Crossplane is not run here. A small patch-and-transform renderer in this module applies each Composition to a
@@ -23,8 +23,8 @@ from fluxplane.config.awsdata import facts
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION, AwsData, Fleet, WorkloadCluster
 from fluxplane.constructs import Manifest, Root
-from fluxplane.constructs.eks_cluster import EKSCluster, EKSClusterProps
-from fluxplane.packs import eks
+from fluxplane.kinds import eks_api as eks
+from fluxplane.kinds.eks_cluster import EKSCluster, EKSClusterProps
 from fluxplane.synth import load_plan
 from fluxplane.validate.celengine import compile_expression
 from tests.conftest import ROOT

@@ -1,4 +1,4 @@
-"""The resources an EKSCluster's Composition composes (fluxplane.packs.eks_composed), and what they render to.
+"""The resources an EKSCluster's Composition composes (fluxplane.kinds.eks_composed), and what they render to.
 
 The shapes, the example fleet and the patch-and-transform renderer are tests.unit.packs.test_eks's. The
 rendered managed resources and the templates are validated against the provider CRDs (``../shared/crds``).
@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from fluxplane.config.models import DEFAULT_KUBERNETES_VERSION, WorkloadCluster
-from fluxplane.packs import eks
-from fluxplane.packs.eks_composed import Shape, composed_resources
+from fluxplane.kinds import eks_api as eks
+from fluxplane.kinds.eks_composed import Shape, composed_resources
 from fluxplane.validate.cel import CelRules
 from fluxplane.validate.schemas import CrdCorpus
 from fluxplane.validate.tree import Document

@@ -12,7 +12,8 @@ from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.models import Fleet
 from fluxplane.errors import PackError
-from fluxplane.packs import eks, eks_compositions, workload_clusters
+from fluxplane.kinds import eks_api as eks
+from fluxplane.packs import eks_compositions, workload_clusters
 from fluxplane.packs.api import Pack
 from fluxplane.synth import load_plan
 from fluxplane.testing import BoundPack, bind_pack

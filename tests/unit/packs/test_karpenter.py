@@ -1,6 +1,6 @@
 """Tests for fluxplane.packs.karpenter: its config, its documents, its Pod Identity, and its fit to the EKS composition.
 
-The EC2NodeClass must select what fluxplane.packs.eks composes (the node role, the private subnets),
+The EC2NodeClass must select what fluxplane.kinds.eks_api composes (the node role, the private subnets),
 so it is checked against the composition rendered for the example fleet; the NodePool and the
 EC2NodeClass are validated against Karpenter's CRDs (``../shared/crds``).
 """
@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from fluxplane.charts.addon_identities import policy_text
 from fluxplane.constructs import NamespacedObjectKindReference
-from fluxplane.packs import eks, versions
+from fluxplane.kinds import eks_api as eks
+from fluxplane.packs import versions
 from fluxplane.packs.api import PodIdentity, split_pack
 from fluxplane.packs.karpenter import PACK, KarpenterConfig, controller_policy
 from fluxplane.testing import BoundPack, bind_pack

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fluxplane.kinds import EXTERNAL_NAME
 from fluxplane.synth.cloud import UNKNOWN, Verdict, aws_name, changed_fields, dotted, judge, provider_config, show
-from fluxplane.synth.kinds import EXTERNAL_NAME
 from fluxplane.validate.compose import Unknown
 
 RDS = ("rds.aws.m.upbound.io", "Instance")

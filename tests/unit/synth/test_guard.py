@@ -17,6 +17,7 @@ from fluxplane.constructs.composition import CompositionProps
 from fluxplane.core.codec import dump_documents, parse_documents
 from fluxplane.core.tree import Folders
 from fluxplane.errors import ConfigError
+from fluxplane.kinds.app import AppKind
 from fluxplane.synth import guard as guard_module
 from fluxplane.synth import synthesize
 from fluxplane.synth.guard import guard, read_tree
@@ -920,19 +921,17 @@ def test_synth_refuses_a_pack_upgrade_whose_composition_replaces_a_database(
 ) -> None:
     # GIVEN the example fleet, and an app-compositions pack whose database Composition sets the engine itself, as
     # an upgrade of the pack would: the definition and every composite stay as they are
-    from fluxplane.packs import app_compositions
+    original = AppKind.composition_props
 
-    original = app_compositions.composition_props
-
-    def upgraded(kind: str, *, spoke: bool = False) -> CompositionProps:
-        props = original(kind, spoke=spoke)
-        if kind != "AppDatabase":
+    def upgraded(self: AppKind, *, spoke: bool = False) -> CompositionProps:
+        props = original(self, spoke=spoke)
+        if self.kind != "AppDatabase":
             return props
         spec = props.dump()
         mysql_databases({"kind": "Composition", "metadata": {"name": "appdatabase"}, "spec": spec})
         return CompositionProps.model_validate(spec)
 
-    monkeypatch.setattr(app_compositions, "composition_props", upgraded)
+    monkeypatch.setattr(AppKind, "composition_props", upgraded)
     dist = read_tree(example_project / "dist")
     # WHEN synthesized THEN each database's replacement is refused, and nothing is written
     assert main(["--root", str(example_project), "synth"]) == EXIT_BAD_INPUT

@@ -94,7 +94,7 @@ RESOURCE_KINDS = (
 #: applies with the Kustomization's name (kustomize.toolkit.fluxcd.io/name).
 MAX_LABELLED_NAME = 63
 #: Suffix of the hub objects that apply an app's own requests (``aws.path``): its account and Kustomization
-#: ``<app>-cloud`` (fluxplane.constructs.app_resources.REQUEST_ACCOUNT_SUFFIX).
+#: ``<app>-cloud`` (fluxplane.kinds.app.REQUEST_ACCOUNT_SUFFIX).
 REQUESTS_SUFFIX = "-cloud"
 #: App names fluxplane's own files take: every folder that holds an app's folder or file (the cluster's tenants in
 #: the workloads repository, its AWS resources in the platform one) has a kustomization.yaml.

@@ -61,7 +61,7 @@ class Bucket(Model):
     versioning: bool = Field(False, description="Keep every version of every object.")
 
 
-#: What RDS and both engines accept (fluxplane.constructs.app_resources holds the same rules for the kind).
+#: What RDS and both engines accept (fluxplane.kinds.app_database holds the same rules for the kind).
 DB_ENGINE_VERSION = r"^[0-9]+(\.[0-9]+){0,2}$"
 DB_INSTANCE_CLASS = r"^db\.[a-z0-9]+\.[a-z0-9]+$"
 DATABASE_NAME = r"^[a-z][a-z0-9_]{0,62}$"

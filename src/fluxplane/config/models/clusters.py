@@ -36,7 +36,7 @@ Bootstrap = Literal["fluxplane", "flux", "flux-operator"]
 #: How an existing workload cluster joins the fleet (ExistingCluster.mode).
 ExistingMode = Literal["registered", "observed", "managed"]
 #: The modes in which the hub's Crossplane imports the cluster's AWS resources by their ids (an EKSCluster composed
-#: by an existing cluster's Composition, fluxplane.packs.eks).
+#: by an existing cluster's Composition, fluxplane.kinds.eks_api).
 IMPORTED_MODES = ("observed", "managed")
 #: How many private subnets an imported cluster names: at least two (an app's database needs two zones), at most as
 #: many zones as a cluster fluxplane makes has.
@@ -254,7 +254,7 @@ LogType = Literal["api", "audit", "authenticator", "controllerManager", "schedul
 
 #: The longest workload cluster name: its node role is ``<name>-node``, and IAM role names have at most 64.
 MAX_CLUSTER_NAME = 59
-#: Tag keys the composition or AWS own (fluxplane.packs.eks): a cluster's ``tags`` may not set them.
+#: Tag keys the composition or AWS own (fluxplane.kinds.eks_api): a cluster's ``tags`` may not set them.
 RESERVED_TAG_PREFIXES = ("aws:", "karpenter.sh/", "kubernetes.io/")
 #: AWS's tagging rules (the Tagging API's pattern ``[\p{L}\p{Z}\p{N}_.:/=+\-@]*``): a key has 1 to 128
 #: characters, a value 0 to 256, all of them Unicode letters, digits, spaces and these symbols.

@@ -4,7 +4,7 @@ One namespaced ``EKSCluster`` per workload cluster, in the cluster's hub namespa
 fluxplane.config.hub), composes namespaced managed resources of the Upbound AWS family
 (``*.aws.m.upbound.io``) through function-patch-and-transform: the cluster's network, its IAM roles,
 the EKS cluster with its node groups, and what the hub needs to reach and bootstrap it
-(fluxplane.packs.eks_composed, per group).
+(fluxplane.kinds.eks_composed, per group).
 
 Patch-and-transform cannot loop, so one Composition serves one shape (zone count, node group count or EKS
 Auto Mode, NAT mode, keyless hub access) and each composite resource names its Composition. fluxplane writes the
@@ -25,19 +25,20 @@ from fluxplane.config.hub import bootstrap_values, hub_access_config_map, kubeco
 from fluxplane.config.models import BUILT_IN_NODE_POOLS, SealingKey, WorkloadCluster
 from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID, LogType
 from fluxplane.config.network import subnet_plan
-from fluxplane.constructs import eks_cluster as xr
 from fluxplane.constructs import patch_and_transform as pt
 from fluxplane.constructs.composite_resource_definition import (
     CompositeResourceDefinitionProps,
     CompositeResourceDefinitionVersion,
     CompositeResourceNames,
     CompositeResourceValidation,
+    CompositionReference,
     PrinterColumn,
 )
 from fluxplane.constructs.composition import CompositionProps, PipelineStep, TypeReference
 from fluxplane.constructs.patch_and_transform import PATCH_SETS
 from fluxplane.constructs.props import LocalObjectReference
-from fluxplane.packs.eks_composed import (
+from fluxplane.kinds import eks_cluster as xr
+from fluxplane.kinds.eks_composed import (
     CREATED,
     KARPENTER_DISCOVERY,
     MANAGED,
@@ -140,7 +141,7 @@ def composite_props(
         )
         logging = tuple(cluster.logging)
         if cluster.auto_mode is not None:
-            # Written when the definition names it: false switches Auto Mode off (fluxplane.packs.eks_composed).
+            # Written when the definition names it: false switches Auto Mode off (fluxplane.kinds.eks_composed).
             auto_mode = (
                 xr.AutoModeSpec(enabled=True, node_pools=tuple(cluster.auto_mode.node_pools))
                 if cluster.auto
@@ -159,7 +160,7 @@ def composite_props(
     return xr.EKSClusterProps(
         name=cluster.name,
         namespace=secret.namespace,
-        crossplane=xr.CrossplaneSpec(composition_ref=xr.CompositionReference(name=shape.name)),
+        crossplane=xr.CrossplaneSpec(composition_ref=CompositionReference(name=shape.name)),
         region=cluster.region,
         kubernetes_version=cluster.kubernetes_version,
         network=network,

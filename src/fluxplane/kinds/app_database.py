@@ -7,7 +7,7 @@ The composite lives in the workload cluster's hub namespace, next to its ``EKSCl
   found by label among the managed resources the cluster's ``EKSCluster`` composed in the same
   namespace: Crossplane labels every composed resource ``crossplane.io/composite: <composite name>``,
   the ``EKSCluster`` is named like the cluster, and its private subnets carry ``platform.fluxplane.io/tier:
-  private`` (fluxplane.packs.eks); the security group admits the engine's port from the VPC's CIDR only;
+  private`` (fluxplane.kinds.eks_api); the security group admits the engine's port from the VPC's CIDR only;
 - the DB instance: private, encrypted, backed up, a final snapshot on delete, and a master password
   that RDS generates, keeps in Secrets Manager and rotates (``manageMasterUserPassword``), so it is in
   neither Git nor etcd;
@@ -23,7 +23,7 @@ The composite lives in the workload cluster's hub namespace, next to its ``EKSCl
 The controller's role is the one the cluster's composition made for it (IRSA); its name is generated,
 so the composition reads its ARN from the annotation of the controller's service account on the
 cluster (an observe-only ``Object``), and the role's trust admits it only from the database's own
-account. The XRD (SPEC, in the form of fluxplane.packs.app_compositions.SPECS), the Composition
+account. The XRD (SPEC, in the form of fluxplane.kinds.app.Spec), the Composition
 (``composed``), the provider family members (SERVICES) and the managed resources to activate
 (MANAGED_RESOURCES) are what registering the kind needs.
 """
@@ -31,16 +31,19 @@ account. The XRD (SPEC, in the form of fluxplane.packs.app_compositions.SPECS), 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
-from fluxplane.config.hub import EXTERNAL_SECRETS_SERVICE_ACCOUNT
-from fluxplane.constructs import app_resources as xr
+from pydantic import Field
+
+from fluxplane.config.hub import EXTERNAL_SECRETS_SERVICE_ACCOUNT, SPOKE_PROVIDER_CONFIG
 from fluxplane.constructs import patch_and_transform as pt
-from fluxplane.constructs.props import DNS_LABEL
-from fluxplane.packs.workload_clusters import SPOKE_PROVIDER_CONFIG
+from fluxplane.constructs.base import TypedResource
+from fluxplane.constructs.props import DNS_LABEL, Label
+from fluxplane.kinds.app import APP_ROLE_LABEL, GROUP, VERSION, AppKind, AppResourceProps
+from fluxplane.kinds.live import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, CloudKind, spec
 
 KIND = "AppDatabase"
-PLURAL = xr.KINDS[KIND]
+PLURAL = "appdatabases"
 #: The field that holds the database's AWS name, which starts with ``<cluster>-<app>-``.
 PHYSICAL_NAME = "identifier"
 #: The AWS provider family members the composition uses.
@@ -55,15 +58,23 @@ MANAGED_RESOURCES = (
     "iam_rolepolicies",
 )
 #: The port each engine listens on: the instance's, and the one the security group opens.
-ENGINE_PORTS = xr.DB_ENGINE_PORTS
+ENGINE_PORTS = {"postgres": 5432, "mysql": 3306}
 
+#: An RDS DB instance identifier: 1 to 63 letters, digits or hyphens, starting with a letter, no two hyphens in a
+#: row, not ending with one; lower case, as RDS keeps it.
+DB_IDENTIFIER = r"^[a-z](-?[a-z0-9])*$"
+DB_IDENTIFIER_MAX_LENGTH = 63
+#: A database name both engines accept: a letter, then letters, digits or underscores (PostgreSQL allows 63).
+DATABASE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
+#: An RDS master user name: a letter, then up to 15 letters, digits or underscores.
+DB_USERNAME = r"^[a-z][a-z0-9_]{0,15}$"
+DB_INSTANCE_CLASS = r"^db\.[a-z0-9]+\.[a-z0-9]+$"
+#: A major version ("17", "8.4") or a full one ("17.4", "8.4.5").
+DB_ENGINE_VERSION = r"^[0-9]+(\.[0-9]+){0,2}$"
 #: Label key Crossplane gives every composed resource, valued with its composite's name.
 COMPOSITE_LABEL = "crossplane.io/composite"
-#: The label of the private subnets of a cluster's EKSCluster (fluxplane.packs.eks).
+#: The label of the private subnets of a cluster's EKSCluster (fluxplane.kinds.eks_api).
 PRIVATE_SUBNETS = {f"{pt.LABEL}/tier": "private"}
-#: Label of an app's IAM role, whose value is the app's name: fluxplane.packs.app_compositions.APP_ROLE_LABEL, not
-#: imported from there because registering the kind makes that module import this one.
-APP_ROLE_LABEL = f"{pt.LABEL}/app-role"
 #: The annotation by which IRSA names a service account's role.
 IRSA_ROLE_ANNOTATION = "eks.amazonaws.com/role-arn"
 #: How often External Secrets reads the secret again: RDS rotates the password every seven days.
@@ -72,6 +83,46 @@ REFRESH_INTERVAL = "15m"
 SECRET_KEYS = ("engine", "host", "port", "dbname", "username", "password")
 
 SECRET_ACTIONS = ("secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue")
+
+
+class AppDatabaseProps(AppResourceProps):
+    """An RDS database in the cluster's VPC; its credentials readable by the app's role and delivered to the app's
+    namespace on the cluster as a Secret named like the composite."""
+
+    app_namespace: Label
+    """The app's namespace on the workload cluster: it receives the Secret."""
+    cluster_name: Label
+    """The workload cluster (its EKSCluster in the same namespace) whose VPC's private subnets hold the database."""
+    vpc_cidr: str = Field(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$")
+    """The cluster VPC's IPv4 CIDR: the only addresses the database's port is open to."""
+    identifier: str = Field(pattern=DB_IDENTIFIER, max_length=DB_IDENTIFIER_MAX_LENGTH)
+    """The RDS DB instance identifier, ``<cluster>-<app>-<name>``; changing it makes a new database."""
+    engine: Literal["postgres", "mysql"]
+    """The engine: ``postgres`` or ``mysql``."""
+    engine_version: str = Field(pattern=DB_ENGINE_VERSION)
+    """The engine version: a major version (``"17"``, ``"8.4"``) lets RDS apply minor versions."""
+    instance_class: str = Field("db.t4g.micro", pattern=DB_INSTANCE_CLASS)
+    """The DB instance class. Default: ``"db.t4g.micro"``."""
+    allocated_storage: int = Field(20, ge=20, le=65536)
+    """Storage in GiB. Default: ``20``."""
+    max_allocated_storage: int | None = Field(None, ge=22, le=65536)
+    """The most GiB storage autoscaling may grow to. Default: not set (no autoscaling)."""
+    multi_az: bool = False
+    """A standby in a second availability zone. Default: ``False``."""
+    database_name: str = Field(pattern=DATABASE_NAME)
+    """The database made with the instance."""
+    username: str = Field("dbadmin", pattern=DB_USERNAME)
+    """The master user, whose password RDS keeps in Secrets Manager. Default: ``"dbadmin"``."""
+    backup_retention_days: int = Field(7, ge=0, le=35)
+    """Days of automated backups. Default: ``7``."""
+    deletion_protection: bool = True
+    """RDS refuses to delete the instance while set. Default: ``True``."""
+
+
+class AppDatabase(TypedResource[AppDatabaseProps]):
+    api_version = f"{GROUP}/{VERSION}"
+    kind = "AppDatabase"
+    props_class = AppDatabaseProps
 
 
 def _policy(resource: str) -> str:
@@ -358,8 +409,8 @@ _PROPERTIES: dict[str, Any] = {
         "starting with a letter, without two hyphens in a row or a hyphen at the end. It also names the subnet "
         "group, the security group and the final snapshot (<identifier>-final). Changing it makes a new "
         "database.",
-        pattern=xr.DB_IDENTIFIER,
-        maxLength=xr.DB_IDENTIFIER_MAX_LENGTH,
+        pattern=DB_IDENTIFIER,
+        maxLength=DB_IDENTIFIER_MAX_LENGTH,
     ),
     "engine": pt.string_property(
         "The database engine; it sets the port (postgres 5432, mysql 3306).", enum=list(ENGINE_PORTS)
@@ -369,11 +420,11 @@ _PROPERTIES: dict[str, Any] = {
         "that major version's default minor version at creation, and applies newer minor versions in the "
         "maintenance window (autoMinorVersionUpgrade). A full version pins the start; raising the major "
         "version is an upgrade that RDS applies in the maintenance window.",
-        pattern=xr.DB_ENGINE_VERSION,
+        pattern=DB_ENGINE_VERSION,
     ),
     "instanceClass": pt.string_property(
         "The DB instance class, e.g. db.t4g.micro or db.m7g.large.",
-        pattern=xr.DB_INSTANCE_CLASS,
+        pattern=DB_INSTANCE_CLASS,
         default="db.t4g.micro",
     ),
     "allocatedStorage": {
@@ -394,13 +445,13 @@ _PROPERTIES: dict[str, Any] = {
     "databaseName": pt.string_property(
         "The database made with the instance: a lower-case letter, then up to 62 lower-case letters, digits or "
         "underscores, and no word the engine reserves.",
-        pattern=xr.DATABASE_NAME,
+        pattern=DATABASE_NAME,
     ),
     "username": pt.string_property(
         "The master user, whose password RDS keeps in Secrets Manager and rotates: a lower-case letter, then up "
         "to 15 lower-case letters, digits or underscores; RDS refuses its own (rdsadmin) and the engine's "
         "reserved words.",
-        pattern=xr.DB_USERNAME,
+        pattern=DB_USERNAME,
         default="dbadmin",
     ),
     "backupRetentionDays": {
@@ -417,8 +468,8 @@ _PROPERTIES: dict[str, Any] = {
     },
 }
 
-#: The AppDatabase entry of fluxplane.packs.app_compositions.SPECS: (properties, required, status); that module
-#: adds region, providerConfigName and tags.
+#: The XRD's fields: (properties, required, status); fluxplane.kinds.app.xrd_props adds region, providerConfigName
+#: and tags.
 SPEC: tuple[dict[str, Any], list[str], dict[str, Any]] = (
     _PROPERTIES,
     [
@@ -443,4 +494,26 @@ SPEC: tuple[dict[str, Any], list[str], dict[str, Any]] = (
             "The role that may read the secret, which the cluster's SecretStore assumes."
         ),
     },
+)
+
+
+APP_KIND = AppKind(
+    construct=AppDatabase,
+    plural=PLURAL,
+    spec=SPEC,
+    services=SERVICES,
+    composed=composed,
+    live=CloudKind(
+        COMPOSITE_GROUP,
+        KIND,
+        "app database",
+        (
+            *spec("region"),
+            PROVIDER_CONFIG_NAME,
+            *spec("identifier", "clusterName", "engine", "databaseName", "username"),
+        ),
+        deletes="the RDS database, once its deletionProtection is off (RDS keeps a final snapshot)",
+        data=True,
+        name=("spec", "identifier"),
+    ),
 )

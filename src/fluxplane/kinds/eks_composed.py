@@ -1,4 +1,4 @@
-"""The resources an EKSCluster's Composition composes, per group, for one shape (fluxplane.packs.eks).
+"""The resources an EKSCluster's Composition composes, per group, for one shape (fluxplane.kinds.eks_api).
 
 - network: VPC, internet gateway, a public and a private subnet per zone, an EIP and NAT gateway
   per zone (or one), public and private route tables, their default routes and associations;

@@ -1,8 +1,9 @@
 """EKSCluster (``platform.fluxplane.io/v1alpha1``): the composite resource of one workload cluster.
 
 The kind is fluxplane's own, defined by the XRD the ``eks-compositions`` pack writes
-(fluxplane.packs.eks); these props mirror that XRD's schema, so an object that passes them passes
-the API server's validation too (a test checks every emitted XR against the XRD schema).
+(fluxplane.kinds.eks_api); these props mirror that XRD's schema, so an object that passes them passes
+the API server's validation too (a test checks every emitted XR against the XRD schema). LIVE says what a change
+to it does to the cluster in AWS (fluxplane.kinds.live).
 """
 
 from __future__ import annotations
@@ -14,7 +15,19 @@ from pydantic import Field, StringConstraints, model_validator
 
 from fluxplane.config.models.clusters import MAX_SUBNETS, MIN_SUBNETS, SUBNET_ID, VPC_ID
 from fluxplane.constructs.base import TypedResource
-from fluxplane.constructs.props import DNS_LABEL, Label, Name, Props
+from fluxplane.constructs.composite_resource_definition import CompositionReference
+from fluxplane.constructs.health import composite_health
+from fluxplane.constructs.props import DNS_LABEL, CustomHealthCheck, Label, Name, Props
+from fluxplane.kinds.live import (
+    AUTO_MODE_FLAG,
+    AUTO_MODE_OFF,
+    AUTO_MODE_ON,
+    COMPOSITE_GROUP,
+    PROVIDER_CONFIG_NAME,
+    CloudKind,
+    Switch,
+    spec,
+)
 
 GROUP = "platform.fluxplane.io"
 VERSION = "v1alpha1"
@@ -29,13 +42,6 @@ MAX_ZONES = 6
 
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 TAINT_EFFECTS = ("NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE")
-
-
-class CompositionReference(Props):
-    """A reference to a Composition by name."""
-
-    name: Name
-    """Name of the Composition."""
 
 
 class CrossplaneSpec(Props):
@@ -247,3 +253,19 @@ class EKSCluster(TypedResource[EKSClusterProps]):
     api_version = f"{GROUP}/{VERSION}"
     kind = KIND
     props_class = EKSClusterProps
+
+
+def health_check() -> CustomHealthCheck:
+    """How Flux tells that a cluster's EKSCluster is ready: Crossplane's conditions (fluxplane.constructs.health)."""
+    return composite_health(EKSCluster.api_version, KIND)
+
+
+LIVE = CloudKind(
+    COMPOSITE_GROUP,
+    KIND,
+    "workload cluster",
+    (*spec("region"), PROVIDER_CONFIG_NAME, *spec("network.vpcCidr", "network.zones")),
+    deletes="the EKS cluster, its node groups and its VPC",
+    data=True,
+    switches=(Switch(spec("autoMode.enabled")[0], "EKS Auto Mode", AUTO_MODE_ON, AUTO_MODE_OFF, AUTO_MODE_FLAG),),
+)

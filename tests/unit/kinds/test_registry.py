@@ -1,9 +1,9 @@
-"""Tests for fluxplane.synth.kinds: what a change to each cloud kind does to the live resource."""
+"""Tests for fluxplane.kinds.registry: what a change to each cloud kind does to the live resource."""
 
 from __future__ import annotations
 
+from fluxplane.kinds import EXTERNAL_NAME, KINDS, cloud_kind, is_managed, noun, replacing_fields
 from fluxplane.synth.hazards import DELETES, immutable_fields
-from fluxplane.synth.kinds import EXTERNAL_NAME, KINDS, cloud_kind, is_managed, noun, replacing_fields
 
 
 def test_each_kind_has_one_entry() -> None:
