@@ -11,9 +11,8 @@ import yaml
 from fluxplane.packs.app_composed import APP_ROLE_LABEL, QUEUE_ACTIONS, TABLE_ACTIONS, composition_props
 from fluxplane.packs.app_xrds import xrd_props
 from tests.conftest import ROOT
-from tests.unit.packs.test_eks import render
+from tests.support.compositions import CLOUD, render
 
-CLOUD = ROOT / "dist" / "platform" / "cloud"
 TENANTS = ROOT / "dist" / "workloads" / "clusters"
 
 
