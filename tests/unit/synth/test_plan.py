@@ -26,7 +26,7 @@ from fluxplane.packs.workload_clusters import WorkloadClustersConfig
 from fluxplane.synth.allocations import recorded_text
 from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
 from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
 
 #: A fleet of the demo registries: their builder on the hub, a public repository.
 DEMO_BASE: dict[str, Any] = {"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB}

@@ -16,7 +16,7 @@ from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from tests.conftest import HUB_PACKS as BUILDING_HUB
 from tests.conftest import MINIMAL_BASE, FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 ENVS = {"staging": {"clusters": [{"name": "staging-1", "region": "us-west-2"}]}}
 APP: dict[str, Any] = {
