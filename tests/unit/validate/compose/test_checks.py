@@ -1,5 +1,6 @@
-"""Tests for fluxplane.validate.compose: the example dist/ and one fault of each kind in a copy of it, then
-small trees for the rules the example does not exercise (Composition selection, functions, scopes)."""
+"""Tests for fluxplane.validate.compose.checks (render_compositions, the checks over a tree): the example dist/ and
+one fault of each kind in a copy of it, then small trees for the rules the example does not exercise (Composition
+selection, functions, scopes)."""
 
 from __future__ import annotations
 
