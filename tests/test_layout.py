@@ -47,14 +47,10 @@ EXEMPT: dict[str, str] = {
     "config/reference.py": "tested through the command that prints it, tests/unit/commands/test_reference.py, and "
     "tests/test_readme.py, which holds the documentation's reference page to it",
     "constructs/__init__.py": RE_EXPORTS,
-    "constructs/admission_policy.py": "tested through the policy the app-compositions pack writes with it "
-    "(tests/unit/packs/test_app_compositions.py) and its evaluation (tests/unit/validate/test_admission.py)",
     "constructs/app_resources.py": "tested through the packs that define and compose its kinds: tests/unit/packs/"
     "test_app_xrds.py, test_app_composed.py, test_app_compositions.py, test_app_database.py",
     "constructs/cdk8s_bridge.py": "needs cdk8s's own synthesis of a user's app: tests/integration/"
     "test_library_mode.py and test_migration.py",
-    "constructs/external_secrets.py": "tested through the bootstrap chain that writes its kinds, "
-    "tests/integration/test_bootstrap.py",
     "core/__init__.py": RE_EXPORTS,
     "core/tree/__init__.py": RE_EXPORTS,
     "packs/__init__.py": "an empty package marker",
