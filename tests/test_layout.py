@@ -60,8 +60,6 @@ EXEMPT: dict[str, str] = {
     "(AWAITING_DOCS)",
     "synth/__init__.py": "its synthesize and check are the top package's: tests/unit/test_fluxplane.py and "
     "tests/integration/test_library_mode.py",
-    "synth/allocations.py": "tested through the plan that records what it allocates, tests/unit/synth/test_plan.py, "
-    "and tests/unit/config/test_recorded_versions.py",
     "synth/pipeline.py": "the one synthesis pipeline, which every integration test runs: tests/integration/"
     "test_library_mode.py, test_crash_safety.py, test_incremental.py",
     "synth/publish.py": "the pipeline's last steps, tested through them: tests/unit/synth/test_guard.py (what synth "
