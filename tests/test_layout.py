@@ -39,8 +39,6 @@ EXEMPT: dict[str, str] = {
     "runs `fluxplane cdk8s synth`",
     "config/__init__.py": RE_EXPORTS,
     "config/apps/__init__.py": RE_EXPORTS,
-    "config/manifests.py": "tested through tests/integration/test_plain_manifests.py (the definition's plain "
-    "manifests, synthesized) and tests/unit/synth/test_checks.py (their objects' problems)",
     "config/models/__init__.py": RE_EXPORTS,
     "config/models/auto_mode.py": "tested with the cluster model that holds it, in tests/unit/config/models/"
     "test_clusters.py, and through the pack that renders it, tests/unit/packs/test_auto_mode.py",
