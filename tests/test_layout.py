@@ -35,8 +35,6 @@ EXEMPT: dict[str, str] = {
     "charts/__init__.py": RE_EXPORTS,
     "charts/catalogue.py": "tested through tests/integration/test_example_fleet.py: each add-on's catalogue folder "
     "(base and overlays) of the example's synthesized tree",
-    "commands/cdk8s.py": "runs cdk8s-cli on the Node.js fluxplane installs: tests/integration/test_cdk8s_synth.py "
-    "runs `fluxplane cdk8s synth`",
     "config/__init__.py": RE_EXPORTS,
     "config/apps/__init__.py": RE_EXPORTS,
     "config/models/__init__.py": RE_EXPORTS,
