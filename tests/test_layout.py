@@ -33,8 +33,6 @@ COMPOSE_CHECKS = (
 EXEMPT: dict[str, str] = {
     "__main__.py": "runs fluxplane.cli.main; tests/integration run the program as `python -m fluxplane`",
     "charts/__init__.py": RE_EXPORTS,
-    "charts/catalogue.py": "tested through tests/integration/test_example_fleet.py: each add-on's catalogue folder "
-    "(base and overlays) of the example's synthesized tree",
     "config/__init__.py": RE_EXPORTS,
     "config/apps/__init__.py": RE_EXPORTS,
     "config/models/__init__.py": RE_EXPORTS,
