@@ -36,8 +36,6 @@ EXEMPT: dict[str, str] = {
     "config/__init__.py": RE_EXPORTS,
     "config/apps/__init__.py": RE_EXPORTS,
     "config/models/__init__.py": RE_EXPORTS,
-    "config/models/auto_mode.py": "tested with the cluster model that holds it, in tests/unit/config/models/"
-    "test_clusters.py, and through the pack that renders it, tests/unit/packs/test_auto_mode.py",
     "config/reference.py": "tested through the command that prints it, tests/unit/commands/test_reference.py, and "
     "tests/test_readme.py, which holds the documentation's reference page to it",
     "constructs/__init__.py": RE_EXPORTS,
