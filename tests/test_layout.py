@@ -36,8 +36,6 @@ EXEMPT: dict[str, str] = {
     "config/__init__.py": RE_EXPORTS,
     "config/apps/__init__.py": RE_EXPORTS,
     "config/models/__init__.py": RE_EXPORTS,
-    "config/reference.py": "tested through the command that prints it, tests/unit/commands/test_reference.py, and "
-    "tests/test_readme.py, which holds the documentation's reference page to it",
     "constructs/__init__.py": RE_EXPORTS,
     "constructs/app_resources.py": "tested through the packs that define and compose its kinds: tests/unit/packs/"
     "test_app_xrds.py, test_app_composed.py, test_app_compositions.py, test_app_database.py",
