@@ -62,7 +62,6 @@ EXEMPT: dict[str, str] = {
     "validate/compose/composition.py": COMPOSE_CHECKS,
     "validate/compose/fastcheck.py": COMPOSE_CHECKS,
     "validate/compose/ptinput.py": COMPOSE_CHECKS + "; and tests/unit/validate/compose/test_engine.py",
-    "validate/compose/selectors.py": COMPOSE_CHECKS,
     "validate/compose/xr.py": COMPOSE_CHECKS,
 }
 
