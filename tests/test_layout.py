@@ -59,10 +59,8 @@ EXEMPT: dict[str, str] = {
     "test_render.py and tests/integration/test_fixture_fleets.py hold the README.md files",
     "validate/changed.py": "needs a Git repository with two commits: tests/integration/test_validate_changed.py",
     "validate/compose/__init__.py": RE_EXPORTS,
-    "validate/compose/composition.py": COMPOSE_CHECKS,
     "validate/compose/fastcheck.py": COMPOSE_CHECKS,
     "validate/compose/ptinput.py": COMPOSE_CHECKS + "; and tests/unit/validate/compose/test_engine.py",
-    "validate/compose/xr.py": COMPOSE_CHECKS,
 }
 
 #: Test modules of tests/unit that mirror no source module and that the documentation names where they are today;
