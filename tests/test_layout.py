@@ -4,12 +4,14 @@ tests a module that exists.
 The mirror of ``src/fluxplane/<path>/<name>.py`` is ``tests/unit/<path>/test_<name>.py``; a package's ``__init__.py``
 is mirrored inside the package's own folder, by ``tests/unit/<path>/<package>/test_<package>.py`` (the top package's
 by ``tests/unit/test_fluxplane.py``). Behaviour across several modules (through the CLI, the whole synthesis, the
-real tools) is tested in tests/integration, and helpers the tests share live in tests/support; tests/unit holds
-nothing else. A source module without its unit test module is named in ``EXEMPT``, with the reason.
+real tools) is tested in tests/integration, and helpers the tests share live in tests/support, which is all a
+test module imports of the tests besides conftest's fixtures; tests/unit holds nothing else. A source module
+without its unit test module is named in ``EXEMPT``, with the reason.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -59,7 +61,6 @@ EXEMPT: dict[str, str] = {
     "test_render.py and tests/integration/test_fixture_fleets.py hold the README.md files",
     "validate/changed.py": "needs a Git repository with two commits: tests/integration/test_validate_changed.py",
     "validate/compose/__init__.py": RE_EXPORTS,
-    "validate/compose/fastcheck.py": COMPOSE_CHECKS,
     "validate/compose/ptinput.py": COMPOSE_CHECKS + "; and tests/unit/validate/compose/test_engine.py",
 }
 
@@ -151,3 +152,20 @@ def test_a_test_module_awaiting_its_move_is_still_where_the_docs_name_it(where: 
     assert not (ROOT / destination).exists()
     pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
     assert any(where in page.read_text() for page in pages)
+
+
+def test_no_test_module_imports_another() -> None:
+    # GIVEN every module under tests/ WHEN its imports of tests.* are listed
+    shared = ("tests.support", "tests.conftest")
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}: {node.module}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if "__pycache__" not in path.parts
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and node.module
+        and node.module.startswith("tests.")
+        and not node.module.startswith(shared)
+    ]
+    # THEN each imports only tests/support and the fixtures' conftest: what tests share lives there
+    assert found == []
