@@ -61,7 +61,6 @@ EXEMPT: dict[str, str] = {
     "test_render.py and tests/integration/test_fixture_fleets.py hold the README.md files",
     "validate/changed.py": "needs a Git repository with two commits: tests/integration/test_validate_changed.py",
     "validate/compose/__init__.py": RE_EXPORTS,
-    "validate/compose/ptinput.py": COMPOSE_CHECKS + "; and tests/unit/validate/compose/test_engine.py",
 }
 
 #: Test modules of tests/unit that mirror no source module and that the documentation names where they are today;
