@@ -68,7 +68,7 @@ def test_custom_resources_are_applied_by_a_configs_kustomization_after_the_pack(
 
 
 def test_a_cluster_value_reaches_only_the_half_it_changes(write_fleet: FleetWriter) -> None:
-    clusters = [{"name": "s1", "region": "us-west-2"}, {"name": "s2", "region": "us-west-2"}]
+    clusters: list[dict[str, Any]] = [{"name": "s1", "region": "us-west-2"}, {"name": "s2", "region": "us-west-2"}]
     clusters[1]["packs"] = {"issuer": {"email": "team@example.com"}}
     project = write_fleet(BASE, {"staging": {"clusters": clusters}})
     files = _render(project)

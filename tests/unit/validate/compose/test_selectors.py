@@ -4,6 +4,8 @@ they select. What a selector finds among a render's resources is tested with the
 
 from __future__ import annotations
 
+from typing import Any
+
 from fluxplane.validate.compose.fieldpath import Unknown
 from fluxplane.validate.compose.selectors import find_selectors, labels_match
 
@@ -24,7 +26,7 @@ def test_a_value_only_the_running_system_knows_may_match() -> None:
 
 def test_selectors_are_found_by_path_with_the_object_that_holds_them() -> None:
     # GIVEN a managed resource with a controller-ref selector, a labels selector in a list, and a selector of neither
-    for_provider = {
+    for_provider: dict[str, Any] = {
         "vpcIdSelector": {"matchControllerRef": True},
         "routes": [{"gatewayIdSelector": {"matchLabels": {"name": "igw"}}}],
         "subnetIdSelector": {"policy": {"resolve": "Always"}},
