@@ -59,7 +59,6 @@ EXEMPT: dict[str, str] = {
     "test_crash_safety.py",
     "synth/readmes.py": "tested through synth's output: tests/unit/test_graph.py draws the graphs, tests/unit/synth/"
     "test_render.py and tests/integration/test_fixture_fleets.py hold the README.md files",
-    "validate/changed.py": "needs a Git repository with two commits: tests/integration/test_validate_changed.py",
     "validate/compose/__init__.py": RE_EXPORTS,
 }
 
