@@ -39,8 +39,6 @@ EXEMPT: dict[str, str] = {
     "config/apps/__init__.py": RE_EXPORTS,
     "config/models/__init__.py": RE_EXPORTS,
     "constructs/__init__.py": RE_EXPORTS,
-    "constructs/app_resources.py": "tested through the packs that define and compose its kinds: tests/unit/packs/"
-    "test_app_xrds.py, test_app_composed.py, test_app_compositions.py, test_app_database.py",
     "constructs/cdk8s_bridge.py": "needs cdk8s's own synthesis of a user's app: tests/integration/"
     "test_library_mode.py and test_migration.py",
     "core/__init__.py": RE_EXPORTS,
