@@ -12,7 +12,7 @@ from fluxplane.charts.tenants import TENANT_LABEL, deployer_account
 from fluxplane.errors import ConfigError
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import ROOT, load_documents
-from tests.unit.synth.test_codeowners import owners_of
+from tests.support.codeowners import owners_of
 
 DIST = ROOT / "dist"
 PLATFORM = DIST / "platform"

@@ -1,5 +1,5 @@
-"""Keys and certificates for the sealing tests, and the controller's decryption written independently of
-fluxplane.sealing, so that a test can check what fluxplane sealed."""
+"""Keys and certificates for the sealing tests, the controller's decryption written independently of
+fluxplane.sealing, so that a test can check what fluxplane sealed, and sealed secrets written into a definition."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
@@ -83,3 +84,29 @@ def project_with_certificate(project: Path, key: rsa.RSAPrivateKey) -> Path:
     """``project`` with a certificate of ``key`` where ``fluxplane seal`` looks by default."""
     (project / DEFAULT_CERT).write_bytes(make_certificate(key))
     return project
+
+
+#: A ciphertext of the shape the controller writes: a 2-byte length of the encrypted session key (256), the key, the
+#: sealed value.
+CIPHERTEXT = base64.b64encode(b"\x01\x00" + bytes(256) + bytes(24)).decode()
+
+
+def sealed(name: str = "db", namespace: str = "apps", **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "bitnami.com/v1alpha1",
+        "kind": "SealedSecret",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "encryptedData": {"password": CIPHERTEXT},
+            "template": {"metadata": {"name": name, "namespace": namespace}, "type": "Opaque"},
+            **spec,
+        },
+    }
+
+
+def put(root: Path, relative: str, data: Any) -> Path:
+    """Write ``data`` (a string as-is, else as YAML) at environments/secrets/<relative>."""
+    path = root / "environments" / "secrets" / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+    return path

@@ -14,7 +14,7 @@ from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 from tests.conftest import MINIMAL_BASE, FleetWriter
 from tests.support.files import read_tree
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
 
 
 def test_synth_writes_dist_and_check_reports_staleness(

@@ -60,3 +60,17 @@ def test_the_mode_follows_the_terminal_and_ci(monkeypatch: pytest.MonkeyPatch) -
     assert mode(Terminal()) == "lines"
     monkeypatch.setenv("FLUXPLANE_PROGRESS", "off")
     assert mode(Terminal()) == "off"
+
+
+# a stage that ends by an error or an interruption takes its bar away, so the message starts a line
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, RuntimeError])
+def test_a_stopped_stage_clears_its_bar(error: type[BaseException]) -> None:
+    # GIVEN a bar on a terminal
+    stream = Terminal()
+    # WHEN its stage ends by an exception (Ctrl-C, or bad input)
+    with pytest.raises(error), Progress("synth", stream, show="bar").stage("render", total=10):
+        raise error
+    # THEN the line is cleared: what the command prints next starts at its beginning
+    assert stream.getvalue() == "\r\033[Ksynth: render [------------------------] 0/10\r\033[K"

@@ -12,7 +12,7 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, demo_registry
+from tests.support.packs import DEMO_HUB, demo_registry
 
 PLATFORM = {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}
 BASE: dict[str, Any] = {

@@ -10,7 +10,7 @@ from fluxplane.aws_setup import MARKER
 from fluxplane.cli import main
 from fluxplane.commands import aws_setup
 from tests.conftest import FleetWriter
-from tests.unit.commands import parse
+from tests.support.commands import parse
 
 
 def test_aws_setup_needs_no_lock_and_writes_into_the_project_by_default() -> None:

@@ -7,8 +7,8 @@ import pytest
 from fluxplane.commands import diff
 from fluxplane.diff import DiffError
 from tests.conftest import FleetWriter
+from tests.support.commands import parse
 from tests.support.git import git
-from tests.unit.commands import parse
 
 
 def test_defaults_and_what_a_signal_leaves() -> None:

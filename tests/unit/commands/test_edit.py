@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.commands import edit
-from tests.unit.commands import parse
+from tests.support.commands import parse
 
 
 def test_four_commands_under_the_project_lock_each_with_dry_run() -> None:

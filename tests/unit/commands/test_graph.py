@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fluxplane.commands import graph
-from tests.unit.commands import parse
+from tests.support.commands import parse
 
 
 def test_stopped_says_nothing_written_only_without_an_output_file(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from fluxplane.commands import init
+from tests.support.commands import parse
 from tests.support.distribution import installed_from
 from tests.support.git import git
-from tests.unit.commands import parse
 
 SHA = "4f8b7c2e9a1d3b5c7e9f0a2b4c6d8e0f1a3b5c7d"
 

@@ -10,7 +10,7 @@ from fluxplane.commands import packs
 from fluxplane.packs.describe import list_packs, show_pack
 from fluxplane.synth import project_registry
 from tests.conftest import FleetWriter
-from tests.unit.commands import parse
+from tests.support.commands import parse
 
 
 def test_list_and_show(write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]) -> None:

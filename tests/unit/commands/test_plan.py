@@ -12,8 +12,8 @@ from fluxplane.commands import plan
 from fluxplane.diff import DiffError
 from fluxplane.plan.model import Base, Plan, ResourceChange
 from tests.conftest import FleetWriter
+from tests.support.commands import parse
 from tests.support.git import git
-from tests.unit.commands import parse
 
 
 def test_defaults_and_what_a_signal_leaves() -> None:

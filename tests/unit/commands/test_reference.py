@@ -6,7 +6,7 @@ import pytest
 
 from fluxplane.commands import reference
 from fluxplane.config.reference import markdown
-from tests.unit.commands import parse
+from tests.support.commands import parse
 
 
 def test_run_prints_the_reference(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,8 +11,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fluxplane.commands import seal
 from fluxplane.sealing import SealError
 from tests.conftest import FleetWriter
+from tests.support.commands import parse
 from tests.support.sealing import EXPIRED_ON, make_certificate, make_rsa_key, project_with_certificate
-from tests.unit.commands import parse
 
 TARGET = "environments/secrets/staging-1/apps/db.yaml"
 

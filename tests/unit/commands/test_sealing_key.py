@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fluxplane import sealing
 from fluxplane.commands import seal, sealing_key
 from tests.conftest import MINIMAL_BASE, FleetWriter
+from tests.support.commands import parse
 from tests.support.sealing import hybrid_decrypt
-from tests.unit.commands import parse
 
 CERT = "environments/sealing-cert.pem"
 #: Records each call of the aws CLI the printed commands run: its arguments, then what it read on standard input.

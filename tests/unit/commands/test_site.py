@@ -12,8 +12,8 @@ import fluxplane.site as library
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.commands import site
 from tests.conftest import ROOT
+from tests.support.commands import parse
 from tests.support.git import git
-from tests.unit.commands import parse
 
 
 def test_the_folder_defaults_below_the_project_and_the_day_to_today() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fluxplane.commands import synth
-from tests.unit.commands import parse
+from tests.support.commands import parse
 
 
 def test_synth_takes_the_project_lock() -> None:

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from fluxplane.commands import validate
-from tests.unit.commands import parse
-from tests.unit.validate.test_pull import CRD
-from tests.unit.validate.test_validate import _tree
+from tests.support.commands import parse
+from tests.support.widgets import CRD, hub_tree
 
 
 def test_validate_writes_nothing_and_schemas_pull_does() -> None:
@@ -22,7 +21,7 @@ def test_validate_writes_nothing_and_schemas_pull_does() -> None:
 def test_a_finding_prints_its_line_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # GIVEN a tree whose ConfigMap holds an integer, and no CRDs
     (tmp_path / "crds").mkdir()
-    dist = _tree(tmp_path / "dist", "3")
+    dist = hub_tree(tmp_path / "dist", "3")
     args = parse(validate, "validate", str(dist), "--crds", str(tmp_path / "crds"), "--no-kustomize")
 
     # WHEN validated THEN the finding, what was checked and the summary print, with the warning on stderr
@@ -39,7 +38,7 @@ def test_a_finding_prints_its_line_and_exits_1(tmp_path: Path, capsys: pytest.Ca
 
 def test_a_clean_tree_is_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "crds").mkdir()
-    dist = _tree(tmp_path / "dist", '"3"')
+    dist = hub_tree(tmp_path / "dist", '"3"')
     args = parse(validate, "validate", str(dist), "--crds", str(tmp_path / "crds"), "--no-kustomize")
     assert validate.run(args) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"{dist}: 3 documents in 2 files, 1 kustomizations: valid"

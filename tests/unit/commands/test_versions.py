@@ -9,7 +9,7 @@ import pytest
 from fluxplane.commands import versions
 from fluxplane.upgrades import markdown, project_versions, text
 from tests.conftest import FleetWriter
-from tests.unit.commands import parse
+from tests.support.commands import parse
 
 
 def test_run_prints_the_report_in_either_format(write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,37 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets, secret_path
 from fluxplane.errors import ConfigError
 from tests.conftest import FleetWriter
+from tests.support.sealing import CIPHERTEXT, put, sealed
 
 CLUSTERS = {"hub", "staging-1"}
 #: Shaped like a sealed value: a 2-byte RSA length (256), that many bytes, then AES-GCM output.
-CIPHERTEXT = base64.b64encode(b"\x01\x00" + bytes(256) + bytes(24)).decode()
-
-
-def sealed(name: str = "db", namespace: str = "apps", **spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "bitnami.com/v1alpha1",
-        "kind": "SealedSecret",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "encryptedData": {"password": CIPHERTEXT},
-            "template": {"metadata": {"name": name, "namespace": namespace}, "type": "Opaque"},
-            **spec,
-        },
-    }
-
-
-def put(root: Path, relative: str, data: Any) -> Path:
-    """Write ``data`` (a string as-is, else as YAML) at environments/secrets/<relative>."""
-    path = root / "environments" / "secrets" / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
-    return path
 
 
 def problems_of(root: Path) -> list[str]:

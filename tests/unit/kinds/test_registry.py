@@ -1,8 +1,19 @@
-"""Tests for fluxplane.kinds.registry: what a change to each cloud kind does to the live resource."""
+"""Tests for fluxplane.kinds.registry: the app kinds in order, and what a change to each cloud kind does to the live
+resource."""
 
 from __future__ import annotations
 
-from fluxplane.kinds import EXTERNAL_NAME, KINDS, cloud_kind, is_managed, noun, replacing_fields
+from fluxplane.kinds import (
+    APP_KINDS,
+    EXTERNAL_NAME,
+    KINDS,
+    PLURALS,
+    REQUESTABLE,
+    cloud_kind,
+    is_managed,
+    noun,
+    replacing_fields,
+)
 from fluxplane.synth.hazards import DELETES, immutable_fields
 
 
@@ -64,3 +75,14 @@ def test_nouns_name_a_kind_the_table_does_not_hold_by_its_service() -> None:
     assert noun("apps", "Deployment") == "Deployment"
     assert is_managed("iam.aws.upbound.io") is True
     assert is_managed("aws.m.upbound.io") is False
+
+
+def test_an_app_requests_only_its_resources_never_an_identity_or_a_database() -> None:
+    assert REQUESTABLE == {"AppTable": "apptables", "AppQueue": "appqueues", "AppBucket": "appbuckets"}
+    assert set(APP_KINDS) - set(REQUESTABLE) == {"AppIdentity", "AddonIdentity", "AppDatabase"}
+
+
+def test_the_app_kinds_are_written_in_the_order_of_their_declarations() -> None:
+    # GIVEN the registry WHEN its app kinds are listed THEN identities first, then the resources, the add-ons' last
+    assert list(APP_KINDS) == ["AppIdentity", "AppTable", "AppQueue", "AppBucket", "AppDatabase", "AddonIdentity"]
+    assert {kind: declared.plural for kind, declared in APP_KINDS.items()} == PLURALS

@@ -9,7 +9,7 @@ import yaml
 from fluxplane.kinds import PLURALS
 from fluxplane.packs import app_compositions as pack
 from fluxplane.testing import bind_pack
-from tests.unit.packs.test_app_composed import CLOUD
+from tests.support.compositions import CLOUD
 
 
 def test_bind_writes_an_xrd_and_a_composition_per_kind_gated_on_the_xrds() -> None:

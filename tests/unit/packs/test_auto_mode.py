@@ -21,7 +21,7 @@ from fluxplane.config.models import WorkloadCluster
 from fluxplane.kinds import eks_api as eks
 from fluxplane.packs import auto_mode
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
-from tests.unit.packs.test_eks import composite, example_fleet, observed, render, workload_cluster
+from tests.support.compositions import composite, example_fleet, observed, render, workload_cluster
 
 #: A cluster that sets every field the definition has for its NodeClasses and NodePools.
 CONFIGURED = workload_cluster(

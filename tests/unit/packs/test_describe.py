@@ -10,8 +10,7 @@ import yaml
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.packs.describe import list_packs, show_pack
 from fluxplane.packs.registry import PackRegistry
-from tests.unit.synth.packs import demo_registry
-from tests.unit.synth.test_split import ISSUER
+from tests.support.packs import ISSUER, IssuerConfig, demo_registry
 
 
 def test_list_has_a_line_per_pack_with_version_layer_requires_and_description() -> None:
@@ -42,8 +41,6 @@ def test_show_gives_config_keys_what_is_emitted_and_an_example() -> None:
 
 def test_show_names_the_roles_the_hub_makes_for_the_pack() -> None:
     from dataclasses import replace
-
-    from tests.unit.synth.test_split import IssuerConfig
 
     class WithIdentity(IssuerConfig):
         identity: bool = True

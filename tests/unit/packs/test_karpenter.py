@@ -26,7 +26,7 @@ from fluxplane.packs.api import PodIdentity, split_pack
 from fluxplane.packs.karpenter import PACK, KarpenterConfig, controller_policy
 from fluxplane.testing import BoundPack, bind_pack
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
-from tests.unit.packs.test_eks import composite, example_fleet, observed, render
+from tests.support.compositions import composite, example_fleet, observed, render
 
 CHART: dict[str, Any] = {
     "apiVersion": "source.toolkit.fluxcd.io/v1",

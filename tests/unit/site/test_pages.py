@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import date
-from functools import cache
 
 import pytest
 
 from fluxplane.site import model, pages
-from fluxplane.site.model import Addon, Fleet
-from tests.conftest import ROOT
+from fluxplane.site.model import Addon
 from tests.support.html import Element, parse
+from tests.support.site import example
 
-TODAY = date(2026, 11, 28)
 #: A matrix cell of a pack the cluster does not enable.
 OFF = "\N{EN DASH}"
-
-
-@cache
-def example() -> Fleet:
-    """The example fleet's pages' content, loaded once."""
-    return model.load(ROOT, TODAY)
 
 
 def _rows(table: Element) -> list[list[str]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,7 @@ from fluxplane.site.model import Change, SiteError
 from tests.conftest import ROOT
 from tests.support.files import read_tree
 from tests.support.html import parse
-from tests.unit.site.test_pages import example
-
-TODAY = date(2026, 11, 28)
+from tests.support.site import TODAY, example
 
 
 def test_the_site_is_every_page_and_the_stylesheet_and_the_same_bytes_each_time(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
-from tests.unit.config.test_secrets import put, sealed
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
+from tests.support.sealing import put, sealed
 
 BASE: dict[str, Any] = {
     "repositories": DEMO_REPOSITORIES,

@@ -27,7 +27,7 @@ from fluxplane.synth.cache import (
     input_keys,
 )
 from tests.conftest import MINIMAL_BASE, FleetWriter
-from tests.unit.config.test_secrets import put, sealed
+from tests.support.sealing import put, sealed
 
 #: A user's key (see fluxplane.keys.user_key).
 KEY = b"k" * 32

@@ -14,7 +14,7 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.catalogue import Catalogue, config_key
 from fluxplane.synth.plan import FleetPlan
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, DemoConfig, demo_registry
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, DemoConfig, demo_registry
 
 BASE: dict[str, Any] = {
     "repositories": DEMO_REPOSITORIES,

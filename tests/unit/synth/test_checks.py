@@ -22,7 +22,7 @@ from fluxplane.synth.cdk8s_charts import CHART_FILES
 from fluxplane.synth.checks import check_flux_paths
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 BASE: dict[str, Any] = {
     "repositories": DEMO_REPOSITORIES,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -11,6 +10,7 @@ from fluxplane.config.apps import App, Placement
 from fluxplane.config.models import Repositories, Teams
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.synth.codeowners import codeowners
+from tests.support.codeowners import matches, owners_of
 
 REPOSITORIES = Repositories.model_validate({"platform": {"url": "ssh://git@example.com/org/fleet.git"}})
 PLATFORM_LAYOUT = RepositoryLayout(PLATFORM, REPOSITORIES.platform)
@@ -38,29 +38,8 @@ def test_no_platform_team_no_file() -> None:
     assert codeowners(Teams(), (), PLATFORM_LAYOUT, WORKLOADS_LAYOUT) is None
 
 
-def owners_of(path: str, text: str) -> list[str]:
-    """The owners GitHub asks to review ``path`` (relative to the repository root): the last matching line's."""
-    found: list[str] = []
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            pattern, *owners = line.split()
-            if _matches(pattern, path):
-                found = owners
-    return found
-
-
-def _matches(pattern: str, path: str) -> bool:
-    """gitignore's rules, for the shapes of pattern CODEOWNERS uses here: ``*`` alone matches every file; a
-    pattern with a slash is anchored at the root; ``*`` matches within one path segment; a trailing slash
-    matches everything below the folder."""
-    if pattern == "*":
-        return True
-    regex = re.escape(pattern.strip("/")).replace(r"\*", "[^/]*")
-    return re.fullmatch(regex + ("/.*" if pattern.endswith("/") else ""), path) is not None
-
-
 @pytest.mark.parametrize(
-    ("pattern", "path", "matches"),
+    ("pattern", "path", "expected"),
     [
         ("*", "dist/platform/clusters/hub/kustomization.yaml", True),
         ("/dist/workloads/", "dist/workloads/clusters/a/b/sync.yaml", True),
@@ -72,8 +51,8 @@ def _matches(pattern: str, path: str) -> bool:
         ("/dist/platform/clusters/*/manifests/", "dist/platform/clusters/a/b/manifests/c.yaml", False),
     ],
 )
-def test_patterns_are_read_as_gitignore_reads_them(pattern: str, path: str, matches: bool) -> None:
-    assert _matches(pattern, path) is matches
+def test_patterns_are_read_as_gitignore_reads_them(pattern: str, path: str, expected: bool) -> None:
+    assert matches(pattern, path) is expected
 
 
 GOVERNED = {"platform": "@org/platform", "governance": "@org/governance"}

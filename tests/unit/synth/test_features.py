@@ -19,7 +19,7 @@ from fluxplane.synth.features import AppResources, SpokeBootstrap
 from fluxplane.synth.plan import FleetPlan
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 
 def _kinds_bind(ctx: PackContext, config: PackConfig) -> None:

@@ -20,7 +20,7 @@ from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
 
 BASE: dict[str, Any] = {
     "repositories": DEMO_REPOSITORIES,

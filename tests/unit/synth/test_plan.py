@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import Field
 
 from fluxplane.config import awsdata
 from fluxplane.config.compatibility import compatibility, unsupported
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
-from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, Pack, PackConfig, PackContext
 from fluxplane.packs.app_compositions import AppCompositionsConfig
 from fluxplane.packs.crossplane import CrossplaneConfig
 from fluxplane.packs.crossplane_provider_configs import CrossplaneProviderConfigsConfig
@@ -26,7 +27,7 @@ from fluxplane.packs.workload_clusters import WorkloadClustersConfig
 from fluxplane.synth.allocations import recorded_text
 from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
 from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder, demo_registry
 
 #: A fleet of the demo registries: their builder on the hub, a public repository.
 DEMO_BASE: dict[str, Any] = {"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB}
@@ -799,3 +800,365 @@ def test_a_pack_auto_mode_does_is_left_off_an_auto_mode_cluster_that_inherits_it
         "environments/staging.yaml: packs.karpenter: pack 'karpenter' is left off Auto Mode cluster 'a': EKS Auto "
         "Mode does node autoscaling (nodes for pending pods, consolidated when underused)",
     )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Planning apps: their sealed credentials, and what the hub must offer for their AWS resources.
+
+
+ENVS = {"staging": {"clusters": [{"name": "staging-1", "region": "us-west-2"}]}}
+APP_ON_STAGING: dict[str, Any] = {
+    "repository": {"url": "https://github.com/example-org/shop.git", "ref": {"branch": "main"}},
+    "clusters": ["staging-1"],
+}
+#: A hub that builds clusters and offers the app kinds.
+APP_HUB_PACKS = {
+    **HUB_PACKS,
+    "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/providers", "services": ["ec2", "eks", "iam"]},
+    "app-compositions": {},
+}
+
+
+def plan_with_app(write_fleet: FleetWriter, app: dict[str, Any], hub_packs: dict[str, Any]) -> FleetPlan:
+    base = {
+        **MINIMAL_BASE,
+        "repositories": {"platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None}},
+        "management": {**MINIMAL_BASE["management"], "packs": {**HUB_PACKS, **hub_packs}},
+    }
+    project: Path = write_fleet(base=base, envs=ENVS)
+    (project / "environments" / "apps").mkdir(exist_ok=True)
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
+    return plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+
+
+def problems(write_fleet: FleetWriter, app: dict[str, Any], hub_packs: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        plan_with_app(write_fleet, app, hub_packs)
+    return list(caught.value.problems)
+
+
+def test_an_app_without_aws_needs_nothing_on_the_hub(write_fleet: FleetWriter) -> None:
+    fleet_plan = plan_with_app(write_fleet, APP_ON_STAGING, {})
+    assert [(p.app.name, p.cluster) for p in fleet_plan.apps] == [("shop", "staging-1")]
+
+
+def test_an_app_with_aws_needs_the_app_compositions_pack(write_fleet: FleetWriter) -> None:
+    app = {**APP_ON_STAGING, "aws": {"queues": [{"name": "jobs"}]}}
+    assert problems(write_fleet, app, {}) == [
+        "environments/base.yaml: management.packs: apps shop need AWS resources, which the hub builds in each "
+        "cluster's hub namespace; enable 'app-compositions' on the management cluster (app-compositions: {})"
+    ]
+
+
+def test_an_app_with_aws_needs_the_provider_family_members_of_its_kinds(write_fleet: FleetWriter) -> None:
+    app = {**APP_ON_STAGING, "aws": {"queues": [{"name": "jobs"}], "tables": [{"name": "t", "hashKey": "id"}]}}
+    assert problems(write_fleet, app, APP_HUB_PACKS) == [
+        "environments/base.yaml: management.packs.crossplane-providers.services: the apps' AWS resources need the "
+        "provider family members dynamodb, sqs; add them (services: [dynamodb, ec2, eks, iam, sqs])"
+    ]
+    with_services = {
+        **APP_HUB_PACKS,
+        "crossplane-providers": {
+            **APP_HUB_PACKS["crossplane-providers"],
+            "services": ["ec2", "eks", "iam", "sqs", "dynamodb"],
+        },
+    }
+    assert plan_with_app(write_fleet, app, with_services).apps
+
+
+def test_sealed_credentials_of_an_app_are_required_on_every_cluster(write_fleet: FleetWriter) -> None:
+    app = {**APP_ON_STAGING, "repository": {**APP_ON_STAGING["repository"], "secretRef": "shop-git"}}
+    assert problems(write_fleet, app, {}) == [
+        "environments/secrets/staging-1/shop/shop-git.yaml: missing; app 'shop' reads its repository with it "
+        "(repository.secretRef 'shop-git') on cluster 'staging-1': fluxplane seal --cluster staging-1 "
+        "--namespace shop --name shop-git --from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+    ]
+
+
+def test_a_workloads_repository_of_its_own_needs_its_credentials_on_clusters_with_apps(
+    write_fleet: FleetWriter,
+) -> None:
+    base = {
+        **MINIMAL_BASE,
+        "repositories": {
+            "platform": {"url": "ssh://git@example.com/org/fleet.git", "secretRef": None},
+            "workloads": {"url": "ssh://git@example.com/org/workloads.git", "secretRef": "workloads-git"},
+        },
+    }
+    project: Path = write_fleet(base=base, envs=ENVS)
+    (project / "environments" / "apps").mkdir()
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(APP_ON_STAGING))
+    with pytest.raises(ConfigError) as caught:
+        plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+    assert list(caught.value.problems) == [
+        "environments/secrets/staging-1/flux-system/workloads-git.yaml: missing; cluster 'staging-1' reads its "
+        "tenants from the workloads repository with it (repositories.workloads.secretRef 'workloads-git'): "
+        "fluxplane seal --cluster staging-1 --namespace flux-system --name workloads-git "
+        "--from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+    ]
+
+
+def test_the_hub_needs_an_apps_credentials_to_read_its_requests(write_fleet: FleetWriter) -> None:
+    app = {
+        **APP_ON_STAGING,
+        "repository": {**APP_ON_STAGING["repository"], "secretRef": "shop-git"},
+        "aws": {"path": "deploy/aws"},
+    }
+    found = problems(write_fleet, app, APP_HUB_PACKS)
+    assert found[0] == (
+        "environments/secrets/hub/staging-1/shop-git.yaml: missing; the hub reads the requests of app 'shop' "
+        "(aws.path) for cluster 'staging-1' with it: fluxplane seal --cluster hub --namespace staging-1 "
+        "--name shop-git --from-file identity=<deploy key> --from-file known_hosts=<known_hosts>"
+    )
+    assert found[1].startswith("environments/secrets/staging-1/shop/shop-git.yaml: missing;")
+
+
+def _kinds(name: str, capability: str, config: type[PackConfig] = PackConfig) -> Pack:
+    """A third-party pack that provides ``capability`` and renders nothing."""
+    return Pack(
+        name, "1.0.0", f"provides {capability}", config, "configs", lambda ctx, config: None, provides=(capability,)
+    )
+
+
+class ProvidersConfig(PackConfig):
+    services: list[str] = Field(default_factory=lambda: ["eks", "iam", "sqs"])
+
+
+def _demo_plan(write_fleet: FleetWriter, hub_packs: dict[str, Any], *extra: Pack) -> FleetPlan:
+    base = {"repositories": DEMO_REPOSITORIES, "management": {**DEMO_HUB, "packs": {"build": {}, **hub_packs}}}
+    project: Path = write_fleet(base=base, envs=ENVS)
+    (project / "environments" / "apps").mkdir(exist_ok=True)
+    (project / "environments" / "apps" / "shop.yaml").write_text(
+        yaml.safe_dump({**APP_ON_STAGING, "aws": {"queues": [{"name": "jobs"}]}})
+    )
+    return plan_fleet(load_fleet(project), demo_registry(*extra))
+
+
+def test_third_party_packs_that_provide_the_app_kinds_and_providers_satisfy_the_hub(write_fleet: FleetWriter) -> None:
+    # GIVEN apps with AWS resources, and a hub whose app kinds and providers come from packs of other names
+    kinds, providers = _kinds("kinds", APP_RESOURCES), _kinds("providers", AWS_PROVIDERS, ProvidersConfig)
+    # WHEN planned THEN the hub offers what the apps need, and the packs are the hub's providers
+    fleet_plan = _demo_plan(write_fleet, {"kinds": {}, "providers": {}}, kinds, providers)
+    assert fleet_plan.provider(fleet_plan.hub, APP_RESOURCES) == "kinds"
+    assert fleet_plan.provider(fleet_plan.hub, AWS_PROVIDERS) == "providers"
+    assert fleet_plan.provider(fleet_plan.clusters[1], APP_RESOURCES) is None
+
+
+def test_the_providers_a_third_party_pack_installs_are_checked(write_fleet: FleetWriter) -> None:
+    # GIVEN a third-party pack of the AWS providers that installs no SQS provider
+    kinds, providers = _kinds("kinds", APP_RESOURCES), _kinds("providers", AWS_PROVIDERS, ProvidersConfig)
+    with pytest.raises(ConfigError) as caught:
+        _demo_plan(write_fleet, {"kinds": {}, "providers": {"services": ["eks", "iam"]}}, kinds, providers)
+    # THEN the message names that pack's services
+    assert caught.value.problems == (
+        "environments/base.yaml: management.packs.providers.services: the apps' AWS resources need the provider "
+        "family members sqs; add them (services: [eks, iam, sqs])",
+    )
+
+
+def test_without_an_installed_pack_of_the_app_kinds_the_message_names_the_capability(write_fleet: FleetWriter) -> None:
+    # GIVEN apps with AWS resources, and no installed pack that provides the app kinds
+    with pytest.raises(ConfigError) as caught:
+        _demo_plan(write_fleet, {})
+    # THEN the message says what the hub needs
+    assert caught.value.problems == (
+        "environments/base.yaml: management.packs: apps shop need AWS resources, which the hub builds in each "
+        "cluster's hub namespace; enable a pack that provides 'app-resources' on the management cluster",
+    )
+
+
+def test_two_packs_that_provide_the_app_kinds_on_one_cluster_are_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN the built-in pack of the app kinds and a third-party one, both on the hub
+    kinds = _kinds("kinds", APP_RESOURCES)
+    base = {
+        **MINIMAL_BASE,
+        "management": {**MINIMAL_BASE["management"], "packs": {**APP_HUB_PACKS, "kinds": {}}},
+    }
+    project = write_fleet(base=base, envs=ENVS)
+    # WHEN planned THEN the hub may have one of them
+    with pytest.raises(ConfigError) as caught:
+        plan_fleet(load_fleet(project), PackRegistry([*PackRegistry.from_entry_points(), kinds]))
+    assert caught.value.problems == (
+        "environments/base.yaml: management.packs.kinds: packs 'app-compositions', 'kinds' all provide "
+        "'app-resources' on cluster 'hub', which one pack does; enable only one of them",
+    )
+
+
+def test_an_app_left_off_a_registered_cluster_is_said_in_the_plans_notes(write_fleet: FleetWriter) -> None:
+    # GIVEN a registered cluster, whose subnets the hub does not know, and an app with a database on its environment
+    existing = {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/old-eso"}
+    envs = {
+        "staging": {
+            "clusters": [
+                {
+                    "name": "staging-1",
+                    "region": "us-west-2",
+                    "kubernetesVersion": "1.34",
+                    "network": {"cidr": "10.64.0.0/16"},
+                    "hubAccess": "keyless",
+                    "existing": {**existing, "clusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/staging-1"},
+                }
+            ]
+        }
+    }
+    base = {
+        **MINIMAL_BASE,
+        "management": {
+            **MINIMAL_BASE["management"],
+            "fluxRoleArn": "arn:aws:iam::111122223333:role/hub-flux",
+            "packs": {
+                **APP_HUB_PACKS,
+                "crossplane-providers": {
+                    **APP_HUB_PACKS["crossplane-providers"],
+                    "kubernetes": True,
+                    "services": ["ec2", "eks", "iam", "rds"],
+                },
+            },
+        },
+    }
+    project: Path = write_fleet(base=base, envs=envs)
+    (project / "environments" / "apps").mkdir(exist_ok=True)
+    app = {
+        **APP_ON_STAGING,
+        "clusters": [],
+        "environments": ["staging"],
+        "aws": {"databases": [{"name": "main", "engine": "postgres", "engineVersion": "17"}]},
+    }
+    (project / "environments" / "apps" / "shop.yaml").write_text(yaml.safe_dump(app))
+    # WHEN planned THEN the app runs nowhere, and the plan says why, with the notes synth prints
+    planned = plan_fleet(load_fleet(project), PackRegistry.from_entry_points())
+    assert planned.apps == ()
+    assert planned.notes == (
+        "environments/apps/shop.yaml: environments[0]: app 'shop' is left off cluster 'staging-1' of environment "
+        "'staging': it has a database, and the cluster is registered, so the hub knows nothing of its subnets",
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Planning checks of the hub's reach into workload clusters: keyless access and sealed Git credentials.
+
+
+ROLE = "arn:aws:iam::111122223333:role/hub-flux"
+
+
+def problems_with_installed_packs(root: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        plan_fleet(load_fleet(root), PackRegistry.from_entry_points())
+    return list(caught.value.problems)
+
+
+def base(**extra: Any) -> dict[str, Any]:
+    return {**MINIMAL_BASE, **extra}
+
+
+def test_keyless_on_a_flux_without_it_is_refused(write_fleet: FleetWriter) -> None:
+    # GIVEN a keyless cluster and a hub Flux 2.6 WHEN planned THEN the field and the version are named
+    root = write_fleet(
+        base=base(
+            flux={"version": "2.6"},
+            management={**MINIMAL_BASE["management"], "fluxRoleArn": ROLE, "kubernetesVersion": "1.33"},
+        ),
+        envs={
+            "staging": {
+                "clusters": [{"name": "a", "region": "us-west-2", "hubAccess": "keyless", "kubernetesVersion": "1.33"}]
+            }
+        },
+    )
+    assert problems_with_installed_packs(root) == [
+        "environments/staging.yaml: clusters[0].hubAccess: keyless needs Flux 2.7 or newer on the hub, "
+        "flux.version is '2.6'; upgrade Flux and set flux.version, or use kubeconfig"
+    ]
+
+
+def test_keyless_without_the_hubs_flux_role_is_refused(write_fleet: FleetWriter) -> None:
+    root = write_fleet(
+        base=base(), envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2", "hubAccess": "keyless"}]}}
+    )
+    (line,) = problems_with_installed_packs(root)
+    assert line.startswith("environments/staging.yaml: clusters[0].hubAccess: keyless needs management.fluxRoleArn")
+
+
+def test_keyless_with_a_recent_flux_and_a_role_plans(write_fleet: FleetWriter) -> None:
+    root = write_fleet(
+        base=base(flux={"version": "2.7"}, management={**MINIMAL_BASE["management"], "fluxRoleArn": ROLE}),
+        envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2", "hubAccess": "keyless"}]}},
+    )
+    plan = plan_fleet(load_fleet(root), PackRegistry.from_entry_points())
+    assert plan.fleet.clusters[0].hub_access == "keyless"
+
+
+def test_an_unquoted_or_malformed_flux_version_is_refused(write_fleet: FleetWriter) -> None:
+    root = write_fleet(
+        base=base(flux={"version": "v2.7"}), envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2"}]}}
+    )
+    with pytest.raises(ConfigError, match=r"environments/base.yaml: flux.version"):
+        load_fleet(root)
+
+
+def test_a_hub_that_bootstraps_spokes_needs_their_sealed_git_credentials(write_fleet: FleetWriter) -> None:
+    # GIVEN a hub with the workload-clusters pack and a platform repository read with a deploy key
+    management = {
+        **MINIMAL_BASE["management"],
+        "packs": {
+            "crossplane": {},
+            "crossplane-providers": {"roleArn": "arn:aws:iam::111122223333:role/providers"},
+            "crossplane-provider-configs": {},
+            "eks-compositions": {},
+            "workload-clusters": {},
+        },
+    }
+    repositories = {"platform": {"url": "ssh://git@example.com/org/fleet.git"}}
+    root = write_fleet(
+        base=base(management=management, repositories=repositories),
+        envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2"}]}},
+    )
+    # WHEN planned without environments/secrets/a/flux-system/flux-system.yaml THEN the command is given
+    (line,) = problems_with_installed_packs(root)
+    assert line.startswith("environments/secrets/a/flux-system/flux-system.yaml: missing;")
+    assert "fluxplane seal --cluster a --namespace flux-system --name flux-system" in line
+
+
+def test_a_spoke_that_runs_its_own_flux_has_its_git_credentials_from_its_own_bootstrap(
+    write_fleet: FleetWriter,
+) -> None:
+    # GIVEN the same hub, and a cluster whose Flux `flux bootstrap` installed (with its own deploy key)
+    management = {**MINIMAL_BASE["management"], "packs": HUB_PACKS}
+    repositories = {"platform": {"url": "ssh://git@example.com/org/fleet.git"}}
+    root = write_fleet(
+        base=base(management=management, repositories=repositories),
+        envs={"staging": {"clusters": [{"name": "a", "region": "us-west-2", "bootstrap": "flux"}]}},
+    )
+    # WHEN planned without sealed Git credentials for it THEN none are asked for: the hub hands it no sync
+    plan = plan_fleet(load_fleet(root), PackRegistry.from_entry_points())
+    assert plan.fleet.clusters[0].bootstrap == "flux"
+
+
+def test_a_registered_cluster_needs_the_kubeconfig_the_hub_reaches_it_with(write_fleet: FleetWriter) -> None:
+    # GIVEN a registered cluster the hub reaches with a kubeconfig, and another keyless
+    existing = {"mode": "registered", "externalSecretsRoleArn": "arn:aws:iam::111122223333:role/old-eso"}
+    clusters = [
+        {
+            "name": "old",
+            "region": "us-west-2",
+            "kubernetesVersion": "1.34",
+            "network": {"cidr": "10.64.0.0/16"},
+            "existing": existing,
+        },
+        {
+            "name": "keyless",
+            "region": "us-west-2",
+            "kubernetesVersion": "1.34",
+            "network": {"cidr": "10.65.0.0/16"},
+            "hubAccess": "keyless",
+            "existing": {**existing, "clusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/keyless"},
+        },
+    ]
+    management = {**MINIMAL_BASE["management"], "packs": HUB_PACKS, "fluxRoleArn": ROLE}
+    root = write_fleet(base=base(management=management), envs={"staging": {"clusters": clusters}})
+    # WHEN planned without it THEN the first one's is asked for, with the command that seals it; the keyless one
+    # needs none
+    assert problems_with_installed_packs(root) == [
+        "environments/secrets/hub/old/old-kubeconfig.yaml: missing; the hub reaches registered cluster 'old' with it "
+        "(or set hubAccess: keyless): fluxplane seal --cluster hub --namespace old --name old-kubeconfig "
+        "--from-file value=<kubeconfig>"
+    ]

@@ -14,7 +14,7 @@ from fluxplane.synth import load_plan, render
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import jsii_children_by_chart, render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
 
 pytestmark = pytest.mark.skipif(
     "fork" not in multiprocessing.get_all_start_methods(), reason="forked workers need the fork start method"

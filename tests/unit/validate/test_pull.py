@@ -11,16 +11,7 @@ from fluxplane.validate.pull import Pulled, fetch_url, pull, pull_cluster, pull_
 from fluxplane.validate.schemas import PULLED_BY, default_crd_dirs, pulled_by
 from fluxplane.validate.tree import ValidateError
 from fluxplane.validate.upstream import URLS
-
-CRD = """\
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.io
-spec:
-  group: example.io
-  names: {kind: Widget, plural: widgets}
-"""
+from tests.support.widgets import CRD
 
 
 def test_pull_from_file_urls_writes_group_plural_files(tmp_path: Path) -> None:

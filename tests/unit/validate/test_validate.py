@@ -8,19 +8,7 @@ import pytest
 
 from fluxplane import validate
 from fluxplane.validate import Finding, ValidateError
-
-KUSTOMIZATION = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- a.yaml\n"
-CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: default\ndata:\n  size: {size}\n"
-WIDGET = "apiVersion: example.io/v1\nkind: Widget\nmetadata:\n  name: w\n"
-
-
-def _tree(root: Path, size: str) -> Path:
-    """A tree with the hub's entry point: a ConfigMap, and a Widget no CRD describes."""
-    hub = root / "platform" / "clusters" / "hub"
-    hub.mkdir(parents=True)
-    (hub / "kustomization.yaml").write_text(KUSTOMIZATION)
-    (hub / "a.yaml").write_text(CONFIG_MAP.format(size=size) + "---\n" + WIDGET)
-    return root
+from tests.support.widgets import hub_tree
 
 
 def test_run_returns_findings_counts_and_warnings_and_prints_nothing(
@@ -28,7 +16,7 @@ def test_run_returns_findings_counts_and_warnings_and_prints_nothing(
 ) -> None:
     # GIVEN a tree whose ConfigMap holds an integer, and no CRDs
     (tmp_path / "crds").mkdir()
-    dist = _tree(tmp_path / "dist", "3")
+    dist = hub_tree(tmp_path / "dist", "3")
 
     # WHEN validated without kustomize
     result = validate.run(dist, [tmp_path / "crds"], kustomize=False)
@@ -54,7 +42,7 @@ def test_run_returns_findings_counts_and_warnings_and_prints_nothing(
 
 def test_run_on_a_clean_tree_has_no_findings(tmp_path: Path) -> None:
     (tmp_path / "crds").mkdir()
-    result = validate.run(_tree(tmp_path / "dist", '"3"'), [tmp_path / "crds"], kustomize=False)
+    result = validate.run(hub_tree(tmp_path / "dist", '"3"'), [tmp_path / "crds"], kustomize=False)
     assert result.findings == []
 
 
@@ -69,7 +57,7 @@ def test_run_without_crds_reads_fluxplane_crds(tmp_path: Path, monkeypatch: pyte
     )
     monkeypatch.setenv("FLUXPLANE_CRDS", str(crds))
     # WHEN validated with no CRD folder given THEN the Widget has a schema
-    assert validate.run(_tree(tmp_path / "dist", '"3"'), kustomize=False).warnings == []
+    assert validate.run(hub_tree(tmp_path / "dist", '"3"'), kustomize=False).warnings == []
 
 
 def test_no_tree_is_bad_input(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from fluxplane.config.apps import App
 from tests.conftest import FleetWriter
-from tests.unit.config.apps.definition import APP, load, problems
+from tests.support.config import APP, load, problems
 
 
 def test_defaults_namespace_path_and_overlay(write_fleet: FleetWriter) -> None:

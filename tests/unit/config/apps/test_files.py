@@ -8,7 +8,7 @@ import yaml
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from tests.conftest import FleetWriter
-from tests.unit.config.apps.definition import APP, ENVS, load, problems, write_apps
+from tests.support.config import APP, ENVS, load, problems, write_apps
 
 
 def test_no_apps_folder_is_no_apps(write_fleet: FleetWriter) -> None:

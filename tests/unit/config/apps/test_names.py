@@ -8,7 +8,7 @@ from fluxplane.config.apps import App, composite_name, physical_name, queue_name
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from tests.conftest import FleetWriter
-from tests.unit.config.apps.definition import APP, load, problems, write_apps
+from tests.support.config import APP, load, problems, write_apps
 
 
 def test_aws_names_that_break_aws_rules_name_the_cluster_and_the_result(write_fleet: FleetWriter) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FleetWriter
-from tests.unit.config.apps.definition import APP, problems
+from tests.support.config import APP, problems
 
 
 @pytest.mark.parametrize(

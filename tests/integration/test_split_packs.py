@@ -6,50 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import Field
 
-from fluxplane.constructs.namespace import Namespace
-from fluxplane.constructs.raw import RawObject
-from fluxplane.packs.api import CONFIGS_SUFFIX, Pack, PackConfig, PackContext, split_pack
+from fluxplane.packs.api import CONFIGS_SUFFIX, PackContext, split_pack
 from fluxplane.synth import load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import FleetWriter
-from tests.unit.synth.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
-
-
-class IssuerConfig(PackConfig):
-    email: str = Field("ops@example.com")
-    identity: bool = Field(False, description="Declare a Pod Identity for the controller.")
-
-
-def _bind(ctx: PackContext, config: IssuerConfig) -> None:
-    namespace = Namespace(ctx.scope, "namespace", {"name": "issuer-system"})
-    ctx.add_health_check(namespace)
-    issuer = RawObject(
-        ctx.scope,
-        "issuer",
-        {
-            "apiVersion": "issuer.example.com/v1",
-            "kind": "Issuer",
-            "metadata": {"name": "default"},
-            "spec": {"email": config.email},
-        },
-    )
-    ctx.add_health_check(issuer)
-    if config.identity:
-        ctx.add_pod_identity("controller", namespace="issuer-system", service_account="issuer", managed_policies=("x",))
-
-
-ISSUER = Pack(
-    name="issuer",
-    version="1.0.0",
-    description="an issuer",
-    config=IssuerConfig,
-    layer="controllers",
-    bind=_bind,
-    crd_groups=("issuer.example.com",),
-)
+from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, ISSUER, IssuerConfig, demo_registry
 
 BASE: dict[str, Any] = {
     "repositories": DEMO_REPOSITORIES,
@@ -105,7 +68,7 @@ def test_custom_resources_are_applied_by_a_configs_kustomization_after_the_pack(
 
 
 def test_a_cluster_value_reaches_only_the_half_it_changes(write_fleet: FleetWriter) -> None:
-    clusters = [{"name": "s1", "region": "us-west-2"}, {"name": "s2", "region": "us-west-2"}]
+    clusters: list[dict[str, Any]] = [{"name": "s1", "region": "us-west-2"}, {"name": "s2", "region": "us-west-2"}]
     clusters[1]["packs"] = {"issuer": {"email": "team@example.com"}}
     project = write_fleet(BASE, {"staging": {"clusters": clusters}})
     files = _render(project)

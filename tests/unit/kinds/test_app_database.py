@@ -37,7 +37,7 @@ from fluxplane.validate.compose.xr import defaulted
 from fluxplane.validate.schemas import CoreSchemas, CrdCorpus
 from fluxplane.validate.tree import Document
 from tests.conftest import CRDS
-from tests.unit.packs.test_eks import segments
+from tests.support.compositions import segments
 
 needs_crds = pytest.mark.skipif(
     not CRDS.is_dir(), reason=f"{CRDS} is missing: the composed resources cannot be checked against the upstream CRDs"

@@ -37,10 +37,9 @@ from fluxplane.constructs import (
 from fluxplane.constructs.helm_release import DEFAULT_DRIFT_DETECTION, DEFAULT_INSTALL, DEFAULT_UPGRADE
 from fluxplane.constructs.raw import RawObject
 from fluxplane.core.codec import dump_documents
+from tests.conftest import CRDS
+from tests.conftest import VALIDATE_MANIFESTS as VALIDATE
 
-SHARED = Path(__file__).resolve().parents[4] / "shared"
-CRDS = SHARED / "crds"
-VALIDATE = SHARED / "tools" / "validate-manifests"
 RESULT = re.compile(r"^(?P<file>[^\s:]+):(?P<index>\d+) (?P<kind>[^/\s]+)/(?P<name>\S+): (?P<message>.*)$")
 
 

@@ -1,4 +1,5 @@
-"""The hub packs: crossplane, crossplane-providers, crossplane-provider-configs."""
+"""The crossplane-providers hub pack (fluxplane.packs.crossplane_providers): the AWS providers, their runtime
+configs and identity, and what they activate."""
 
 from __future__ import annotations
 
@@ -7,40 +8,14 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from fluxplane.packs import crossplane, crossplane_provider_configs, crossplane_providers, versions
-from fluxplane.packs.api import Pack
-from fluxplane.testing import BoundPack, bind_pack
+from fluxplane.packs import crossplane_providers, versions
+from tests.support.hub import bind
 
 ROLE = "arn:aws:iam::111122223333:role/fleet-crossplane-providers"
 
 
-def _bind(pack: Pack, values: dict[str, Any]) -> tuple[list[dict[str, Any]], BoundPack]:
-    bound = bind_pack(pack, values)
-    return bound.objects, bound
-
-
-def test_crossplane_core_is_a_health_checked_helm_release_in_crossplane_system() -> None:
-    documents, context = _bind(crossplane.PACK, {})
-    assert [(d["kind"], d["metadata"]["name"]) for d in documents] == [
-        ("Namespace", "crossplane-system"),
-        ("HelmRepository", "crossplane-stable"),
-        ("HelmRelease", "crossplane"),
-    ]
-    release = documents[2]["spec"]
-    assert release["chart"]["spec"]["version"].startswith("2.")
-    assert release["targetNamespace"] == "crossplane-system"
-    assert [c.dump() for c in context.health_checks] == [
-        {
-            "apiVersion": "helm.toolkit.fluxcd.io/v2",
-            "kind": "HelmRelease",
-            "name": "crossplane",
-            "namespace": "flux-system",
-        }
-    ]
-
-
 def test_providers_get_one_runtime_config_each_with_the_irsa_role() -> None:
-    documents, context = _bind(crossplane_providers.PACK, {"roleArn": ROLE})
+    documents, context = bind(crossplane_providers.PACK, values={"roleArn": ROLE})
     providers = [d for d in documents if d["kind"] == "Provider" and d["metadata"]["name"] != "provider-kubernetes"]
     runtimes = {d["metadata"]["name"]: d for d in documents if d["kind"] == "DeploymentRuntimeConfig"}
     assert [p["metadata"]["name"] for p in providers] == [
@@ -72,7 +47,7 @@ def test_providers_get_one_runtime_config_each_with_the_irsa_role() -> None:
 
 
 def test_pod_identity_needs_no_role_annotation() -> None:
-    documents, _ = _bind(crossplane_providers.PACK, {"identity": "pod-identity", "services": ["eks"]})
+    documents, _ = bind(crossplane_providers.PACK, values={"identity": "pod-identity", "services": ["eks"]})
     runtime = next(d for d in documents if d["metadata"]["name"] == "provider-aws-eks" and d["kind"] != "Provider")
     assert runtime["spec"]["serviceAccountTemplate"]["metadata"] == {"name": "provider-aws-eks"}
 
@@ -92,41 +67,10 @@ def test_provider_values_are_checked(values: dict[str, Any], message: str) -> No
         crossplane_providers.PACK.config.model_validate(values)
 
 
-def test_provider_configs_follow_the_identity() -> None:
-    for identity, source in (("irsa", "IRSA"), ("pod-identity", "PodIdentity")):
-        documents, context = _bind(crossplane_provider_configs.PACK, {"identity": identity})
-        assert documents == [
-            {
-                "apiVersion": "aws.m.upbound.io/v1beta1",
-                "kind": "ClusterProviderConfig",
-                "metadata": {"name": "default"},
-                "spec": {"credentials": {"source": source}},
-            }
-        ]
-        assert context.health_checks == []
-
-
-def test_the_hub_chain_is_declared_by_requires_and_layers() -> None:
-    assert (crossplane.PACK.layer, crossplane.PACK.requires) == ("controllers", ())
-    assert (crossplane_providers.PACK.layer, crossplane_providers.PACK.requires) == ("configs", ("crossplane",))
-    assert (crossplane_provider_configs.PACK.layer, crossplane_provider_configs.PACK.requires) == (
-        "configs",
-        ("crossplane-providers",),
-    )
-
-
-def test_crossplane_activates_nothing_by_itself() -> None:
-    documents, _ = _bind(crossplane.PACK, {})
-    assert documents[2]["spec"]["values"]["provider"] == {"defaultActivations": []}
-    # what the definition's values say still wins
-    documents, _ = _bind(crossplane.PACK, {"values": {"provider": {"defaultActivations": ["*"]}}})
-    assert documents[2]["spec"]["values"]["provider"] == {"defaultActivations": ["*"]}
-
-
 def test_the_activation_policy_names_what_the_installed_providers_compose_and_what_the_definition_adds() -> None:
-    documents, _ = _bind(
+    documents, _ = bind(
         crossplane_providers.PACK,
-        {"roleArn": ROLE, "services": ["iam", "sqs"], "activate": ["*.rds.aws.m.upbound.io"]},
+        values={"roleArn": ROLE, "services": ["iam", "sqs"], "activate": ["*.rds.aws.m.upbound.io"]},
     )
     (policy,) = [d for d in documents if d["kind"] == "ManagedResourceActivationPolicy"]
     assert policy == {
@@ -147,6 +91,6 @@ def test_the_activation_policy_names_what_the_installed_providers_compose_and_wh
             ]
         },
     }
-    documents, _ = _bind(crossplane_providers.PACK, {"roleArn": ROLE, "services": ["iam"], "kubernetes": False})
+    documents, _ = bind(crossplane_providers.PACK, values={"roleArn": ROLE, "services": ["iam"], "kubernetes": False})
     (policy,) = [d for d in documents if d["kind"] == "ManagedResourceActivationPolicy"]
     assert not any("kubernetes" in name for name in policy["spec"]["activate"])

@@ -1,4 +1,5 @@
-"""Small packs for synth tests: one per layer, with values that change their output."""
+"""Small packs for the tests: one per layer, with values that change their output, a builder of workload clusters,
+and a pack whose controllers install CRDs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import Field
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.constructs.health import conditions_health
 from fluxplane.constructs.namespace import Namespace
+from fluxplane.constructs.raw import RawObject
 from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
 
@@ -74,3 +76,38 @@ def demo_registry(*extra: Pack) -> PackRegistry:
             *extra,
         ]
     )
+
+
+class IssuerConfig(PackConfig):
+    email: str = Field("ops@example.com")
+    identity: bool = Field(False, description="Declare a Pod Identity for the controller.")
+
+
+def _bind_issuer(ctx: PackContext, config: IssuerConfig) -> None:
+    namespace = Namespace(ctx.scope, "namespace", {"name": "issuer-system"})
+    ctx.add_health_check(namespace)
+    issuer = RawObject(
+        ctx.scope,
+        "issuer",
+        {
+            "apiVersion": "issuer.example.com/v1",
+            "kind": "Issuer",
+            "metadata": {"name": "default"},
+            "spec": {"email": config.email},
+        },
+    )
+    ctx.add_health_check(issuer)
+    if config.identity:
+        ctx.add_pod_identity("controller", namespace="issuer-system", service_account="issuer", managed_policies=("x",))
+
+
+#: A pack whose controllers install CRDs (issuer.example.com) and that also emits an object of their kind.
+ISSUER = Pack(
+    name="issuer",
+    version="1.0.0",
+    description="an issuer",
+    config=IssuerConfig,
+    layer="controllers",
+    bind=_bind_issuer,
+    crd_groups=("issuer.example.com",),
+)

@@ -1,5 +1,6 @@
-"""Tests for fluxplane.validate.compose: the example dist/ and one fault of each kind in a copy of it, then
-small trees for the rules the example does not exercise (Composition selection, functions, scopes)."""
+"""Tests for fluxplane.validate.compose.checks (render_compositions, the checks over a tree): the example dist/ and
+one fault of each kind in a copy of it, then small trees for the rules the example does not exercise (Composition
+selection, functions, scopes)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ import pytest
 import yaml
 
 from fluxplane.validate.compose import ComposeReport, NotRendered, render_compositions
-from fluxplane.validate.compose.fastcheck import compile_schema
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.schemas import CoreSchemas, CrdCorpus, Validator, document_schema
+from fluxplane.validate.schemas import CoreSchemas, CrdCorpus
 from fluxplane.validate.tree import Document, load_tree
 from tests.conftest import CRDS, ROOT
 
@@ -589,68 +589,3 @@ def test_composition_of_a_kind_no_xrd_defines() -> None:
     assert [(finding.path, finding.message) for finding in findings] == [
         ("spec.compositeTypeRef", "no CompositeResourceDefinition of the tree defines example.org/v1 Thang")
     ]
-
-
-# -- the fast pre-check agrees with jsonschema ------------------------------------------------------------
-
-PRECHECK_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["spec"],
-    "properties": {
-        "spec": {
-            "type": "object",
-            "properties": {
-                "size": {"type": "integer", "minimum": 1, "maximum": 10},
-                "mode": {"type": "string", "enum": ["fast", "slow"]},
-                "name": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 5},
-                "port": {"x-kubernetes-int-or-string": True},
-                "flag": {"type": "boolean", "nullable": True},
-                "tags": {"type": "object", "additionalProperties": {"type": "string"}},
-                "items": {
-                    "type": "array",
-                    "maxItems": 2,
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": ["key"],
-                    "items": {"type": "object", "properties": {"key": {"type": "string"}}},
-                },
-                "choice": {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]},
-                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-            },
-        }
-    },
-}
-
-
-@pytest.mark.parametrize(
-    "spec",
-    [
-        {"size": 3, "mode": "fast", "name": "abc", "port": 80, "flag": None, "tags": {"a": "b"}},
-        {"size": 3.0},
-        {"size": 0},
-        {"size": True},
-        {"size": "${observed}"},
-        {"mode": "medium"},
-        {"mode": "${observed}"},
-        {"name": "ABC"},
-        {"name": "abcdef"},
-        {"port": "http"},
-        {"port": 1.5},
-        {"flag": "yes"},
-        {"tags": {"a": 1}},
-        {"items": [{"key": "a"}, {"key": "b"}]},
-        {"items": [{"key": "a"}, {"key": "a"}]},
-        {"items": [{"key": "a"}, {"key": "b"}, {"key": "c"}]},
-        {"choice": {"a": 1}},
-        {"choice": {"a": 1, "b": 2}},
-        {"free": {"anything": {"at": ["all"]}}},
-        {"sise": 3},
-    ],
-)
-def test_fast_precheck_agrees_with_jsonschema(spec: dict[str, Any]) -> None:
-    # GIVEN the strict schema schemas.py builds WHEN a document is pre-checked THEN valid exactly when jsonschema
-    # finds no error (so skipping jsonschema on "valid" loses nothing)
-    schema = document_schema("example.org", "v1", "Thing", PRECHECK_SCHEMA)
-    body = {"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"name": "a"}, "spec": spec}
-    check = compile_schema(schema)
-    assert check is not None
-    assert check(body) == (not list(Validator(schema).iter_errors(body)))

@@ -1,6 +1,6 @@
 """The resources an EKSCluster's Composition composes (fluxplane.kinds.eks_composed), and what they render to.
 
-The shapes, the example fleet and the patch-and-transform renderer are tests.unit.packs.test_eks's. The
+The shapes, the example fleet and the patch-and-transform renderer are tests.support.compositions'. The
 rendered managed resources and the templates are validated against the provider CRDs (``../shared/crds``).
 """
 
@@ -24,7 +24,7 @@ from fluxplane.validate.cel import CelRules
 from fluxplane.validate.schemas import CrdCorpus
 from fluxplane.validate.tree import Document
 from tests.conftest import CRDS, VALIDATE_MANIFESTS
-from tests.unit.packs.test_eks import (
+from tests.support.compositions import (
     AUTO_MODE,
     KEYLESS,
     LABEL,
