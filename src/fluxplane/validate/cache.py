@@ -55,7 +55,7 @@ from fluxplane.errors import FluxplaneError
 from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import by_cluster, check_functions
-from fluxplane.validate.runtime import Fleet
+from fluxplane.validate.runtime import RuntimeFleet
 from fluxplane.validate.tree import Document, Parsed, Tree, read_file
 
 #: This cache's folder in the caches' (fluxplane.keys.CACHE_DIR).
@@ -232,7 +232,7 @@ def _collect(folders: Folders, folder: str, reads: set[str], generated: set[str]
             _collect(folders, target, reads, generated, configured)
 
 
-def _reaches_more(fleet: Fleet, walked: set[str], records: Mapping[str, _Record]) -> bool:
+def _reaches_more(fleet: RuntimeFleet, walked: set[str], records: Mapping[str, _Record]) -> bool:
     """Whether a cluster walked applies, through a ``kubeConfig``, to one not walked that it did not apply to
     before (that one's findings must be drawn again)."""
     walk = fleet.walk
@@ -464,19 +464,19 @@ class ValidateCache:
         # The clusters walked only because they apply to a stale one keep their records: their key says that
         # nothing they read changed, so neither did what is found on them.
         checked = stale | (walked - records.keys())
-        fleet: Fleet | None = None
+        fleet: RuntimeFleet | None = None
         if not set(clusters) <= walked:
             votes: list[Iterable[Repository]] = [records[name].vote for name in clusters if name not in walked]
             votes.extend(walker.votes(name) for name in clusters if name in walked)
             if list(elect(votes)) == elected:
                 walk = [name for name in clusters if name in walked]
-                fleet = Fleet(tree, walk, elected, targets=walked, checked=checked)
+                fleet = RuntimeFleet(tree, walk, elected, targets=walked, checked=checked)
                 if _reaches_more(fleet, walked, records):
                     fleet = None
         if fleet is None:
             walked = set()
             records = {}
-            fleet = Fleet(tree)
+            fleet = RuntimeFleet(tree)
             elected = list(fleet.walker.repositories)
         found = by_cluster(fleet, checked if walked else None)
         fresh = {application.cluster for application in fleet.walk.applications} | set(found)
@@ -509,7 +509,7 @@ class ValidateCache:
 
     @staticmethod
     def _record(
-        fleet: Fleet,
+        fleet: RuntimeFleet,
         cluster: str,
         applications: Iterable[TreeApplication],
         missing: Iterable[str],
