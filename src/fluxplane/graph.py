@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from fluxplane.constructs.props import FLUX_NAMESPACE
-from fluxplane.core.tree import Documents, Fleet, Placed, Repository, Walk
+from fluxplane.core.tree import DistRepository, Documents, FleetWalk, Placed, Walk
 from fluxplane.core.tree.objects import group_of, metadata_of, spec_of
 from fluxplane.errors import FluxplaneError
 
@@ -136,7 +136,7 @@ class _Entry:
 
 
 class FluxTree:
-    """Builds cluster graphs from the documents of a dist/ tree (or a fluxplane.core.tree Fleet over them).
+    """Builds cluster graphs from the documents of a dist/ tree (or a fluxplane.core.tree FleetWalk over them).
 
     ``repositories`` are where the repositories fluxplane writes live (read from the tree when not given);
     ``hub`` names the cluster whose chains bootstrap the others.
@@ -144,12 +144,12 @@ class FluxTree:
 
     def __init__(
         self,
-        documents: Documents | Fleet,
+        documents: Documents | FleetWalk,
         *,
-        repositories: Iterable[Repository] | None = None,
+        repositories: Iterable[DistRepository] | None = None,
         hub: str | None = None,
     ) -> None:
-        self.fleet = documents if isinstance(documents, Fleet) else Fleet(documents, repositories)
+        self.fleet = documents if isinstance(documents, FleetWalk) else FleetWalk(documents, repositories)
         self.hub = hub
         self._chains: dict[str, list[_Entry]] | None = None
         self._hub: tuple[dict[Key, _Entry], Walk] | None = None
@@ -162,7 +162,7 @@ class FluxTree:
             self._local.pop(cluster, None)
 
     def local(self, cluster: str) -> Walk:
-        """``cluster``'s own walk (fluxplane.core.tree's ``Fleet.local``), which its graph is drawn from; kept until
+        """``cluster``'s own walk (fluxplane.core.tree's ``FleetWalk.local``), which its graph is drawn from; kept until
         the cluster is forgotten (the hub's for good), so what else reads it needs no walk of its own."""
         walk = self._local.get(cluster)
         if walk is None:
@@ -347,7 +347,7 @@ def cluster_graph(
     cluster: str,
     *,
     hub: str | None = None,
-    repositories: Iterable[Repository] | None = None,
+    repositories: Iterable[DistRepository] | None = None,
 ) -> Graph:
     """The graph of ``cluster`` in ``documents``; with ``hub``, a workload cluster's shows the hub's chain.
     ``repositories`` are read from the tree when not given."""

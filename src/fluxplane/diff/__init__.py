@@ -18,7 +18,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from fluxplane.core.tree import Fleet, KubectlBuilder
+from fluxplane.core.tree import FleetWalk, KubectlBuilder
 from fluxplane.diff import git
 from fluxplane.diff.fleet import Received, Tree, receive, received
 from fluxplane.diff.git import Base, DiffError
@@ -74,12 +74,14 @@ def _scoped(
             ScopedFolders(tree.files, workdir / name, builder, tree.label, scope, shared)
             for name, tree in (("base", before), ("head", after))
         ]
-        present = [{cluster for cluster in scope.clusters if mine.is_folder(Fleet.entry(cluster))} for mine in folders]
+        present = [
+            {cluster for cluster in scope.clusters if mine.is_folder(FleetWalk.entry(cluster))} for mine in folders
+        ]
         entries = present[0] ^ present[1]
         walks: list[Received] = []
         for index, tree in enumerate((before, after)):
             mine, other = folders[index], folders[1 - index]
-            repositories = tree.repositories or Fleet(mine).find_repositories(sorted(present[index]))
+            repositories = tree.repositories or FleetWalk(mine).find_repositories(sorted(present[index]))
             walks.append(
                 received(
                     tree,
@@ -90,9 +92,9 @@ def _scoped(
                 )
             )
         stage.note(f"{builder.builds} kustomize builds")
-    clusters = set(Fleet(folders[0]).clusters)
+    clusters = set(FleetWalk(folders[0]).clusters)
     if _moves_clusters(changed, before, after):
-        clusters |= set(Fleet(folders[1]).clusters)
+        clusters |= set(FleetWalk(folders[1]).clusters)
     return walks, scope.line(builder.builds, len(clusters))
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
-from fluxplane.core.tree import Fleet, KubectlBuilder, KubectlFolders, MissingPath, Repository, repositories_of
+from fluxplane.core.tree import DistRepository, FleetWalk, KubectlBuilder, KubectlFolders, MissingPath, repositories_of
 from fluxplane.core.tree import Placed as WalkPlaced
 from fluxplane.core.tree.objects import Document, key_of
 
@@ -50,14 +50,14 @@ class Tree:
 
     label: str
     files: Mapping[str, str]
-    repositories: tuple[Repository, ...] = ()
+    repositories: tuple[DistRepository, ...] = ()
     #: Clusters on a Kubernetes version past or near the end of EKS standard support (awsdata.support_warnings).
     support: tuple[str, ...] = ()
     #: The management cluster, when the tree was synthesized from its definition (plan's accounts read it).
     hub: str | None = None
 
 
-def repositories_of_plan(plan: Any) -> tuple[Repository, ...]:
+def repositories_of_plan(plan: Any) -> tuple[DistRepository, ...]:
     """The dist/ repositories of a fleet plan, from its ``repositories`` section."""
     repos = plan.fleet.repositories
     return repositories_of([RepositoryLayout(PLATFORM, repos.platform), workloads_layout(repos)])
@@ -84,16 +84,16 @@ def received(
     tree: Tree,
     folders: KubectlFolders,
     *,
-    repositories: Iterable[Repository] | None = None,
+    repositories: Iterable[DistRepository] | None = None,
     clusters: Sequence[str] | None = None,
     follow: Callable[[WalkPlaced, str], bool] | None = None,
 ) -> Received:
     """What the clusters of ``tree`` (``clusters``, all when None) receive, its folders read by ``folders``;
     ``repositories`` (default: the tree's, or those the tree's own Flux objects name when it knows none, as a
-    committed dist/) and ``follow`` are the walk's (fluxplane.core.tree.Fleet)."""
+    committed dist/) and ``follow`` are the walk's (fluxplane.core.tree.FleetWalk)."""
     if repositories is None:
         repositories = tree.repositories or None
-    fleet = Fleet(folders, repositories, substitute=True, follow=follow)
+    fleet = FleetWalk(folders, repositories, substitute=True, follow=follow)
     walk = fleet.walk(clusters)
     received = Received()
     for application in walk.applications:

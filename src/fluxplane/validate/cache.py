@@ -47,8 +47,7 @@ import yaml
 
 from fluxplane import git
 from fluxplane.core.tree import Application as TreeApplication
-from fluxplane.core.tree import Fleet as TreeFleet
-from fluxplane.core.tree import MissingPath, Repository, elect
+from fluxplane.core.tree import DistRepository, FleetWalk, MissingPath, elect
 from fluxplane.core.tree.kustomize import Folders, listed
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.errors import FluxplaneError
@@ -112,7 +111,7 @@ def _finding(data: Any, file: str) -> Finding:
     return Finding(file, int(data[1]), str(data[2]), str(data[3]), str(data[4]), str(data[5]))
 
 
-def _repository_row(repository: Repository) -> list[str | None]:
+def _repository_row(repository: DistRepository) -> list[str | None]:
     return [repository.key, repository.url, repository.prefix, repository.branch]
 
 
@@ -129,7 +128,7 @@ class _Record:
     generated: list[str]
     configured: list[str]
     owners: list[str]
-    vote: list[Repository]
+    vote: list[DistRepository]
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -151,7 +150,7 @@ class _Record:
             generated=[str(path) for path in data["generated"]],
             configured=[str(path) for path in data["configured"]],
             owners=[str(name) for name in data["owners"]],
-            vote=[Repository(*item) for item in data["vote"]],
+            vote=[DistRepository(*item) for item in data["vote"]],
             findings=[_finding(row, str(row[0])) for row in data["findings"]],
         )
 
@@ -419,7 +418,7 @@ class ValidateCache:
         self.signer.write(SCHEMAS, payload)
 
     # -- references ---------------------------------------------------------------------------------
-    def _records(self, base: str) -> tuple[dict[str, _Record], list[Repository]]:
+    def _records(self, base: str) -> tuple[dict[str, _Record], list[DistRepository]]:
         payload = self.signer.read(REFERENCES)
         if payload is None:
             return {}, []
@@ -428,7 +427,7 @@ class ValidateCache:
             if data["base"] != base:
                 return {}, []
             records = {str(name): _Record.from_json(record) for name, record in data["clusters"].items()}
-            return records, [Repository(*item) for item in data["elected"]]
+            return records, [DistRepository(*item) for item in data["elected"]]
         except (ValueError, KeyError, TypeError):
             return {}, []
 
@@ -440,7 +439,7 @@ class ValidateCache:
         compositions = sorted(
             {document.file for document in tree.documents if document.kind in ("Composition", "Function")}
         )
-        walker = TreeFleet(by_file)
+        walker = FleetWalk(by_file)
         clusters = sorted(walker.clusters)
         base = content_hash(
             code_key(),
@@ -466,7 +465,7 @@ class ValidateCache:
         checked = stale | (walked - records.keys())
         fleet: RuntimeFleet | None = None
         if not set(clusters) <= walked:
-            votes: list[Iterable[Repository]] = [records[name].vote for name in clusters if name not in walked]
+            votes: list[Iterable[DistRepository]] = [records[name].vote for name in clusters if name not in walked]
             votes.extend(walker.votes(name) for name in clusters if name in walked)
             if list(elect(votes)) == elected:
                 walk = [name for name in clusters if name in walked]

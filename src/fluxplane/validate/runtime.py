@@ -10,8 +10,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fluxplane.core.tree import Fleet as TreeFleet
-from fluxplane.core.tree import MissingSource, Placed, Repository
+from fluxplane.core.tree import DistRepository, FleetWalk, MissingSource, Placed
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.tree import Document, Tree
 
@@ -79,13 +78,13 @@ class RuntimeFleet:
         self,
         tree: Tree,
         clusters: Sequence[str] | None = None,
-        repositories: Iterable[Repository] | None = None,
+        repositories: Iterable[DistRepository] | None = None,
         targets: Collection[str] | None = None,
         checked: Collection[str] | None = None,
     ) -> None:
         self.tree = tree
         self._documents = {(document.file, document.index): document for document in tree.documents}
-        self.walker = TreeFleet(tree.by_file(), repositories)
+        self.walker = FleetWalk(tree.by_file(), repositories)
         walk = self.walker.walk(clusters, targets=targets)
         self.walk = walk
         self.source_keys: SourceKeys | None = None

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.core.tree import Repository
+from fluxplane.core.tree import DistRepository
 from fluxplane.diff.fleet import Builder, Tree, receive
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 URL = "ssh://git@example.com/org/fleet.git"
-REPOSITORIES = (Repository("platform", URL, "dist/platform"), Repository("workloads", URL, "dist/workloads"))
+REPOSITORIES = (DistRepository("platform", URL, "dist/platform"), DistRepository("workloads", URL, "dist/workloads"))
 
 
 def dump(*docs: dict[str, Any]) -> str:
