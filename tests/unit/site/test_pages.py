@@ -9,7 +9,7 @@ from functools import cache
 import pytest
 
 from fluxplane.site import model, pages
-from fluxplane.site.model import Addon, Fleet
+from fluxplane.site.model import Addon, SiteContent
 from tests.conftest import ROOT
 from tests.support.html import Element, parse
 
@@ -19,7 +19,7 @@ OFF = "\N{EN DASH}"
 
 
 @cache
-def example() -> Fleet:
+def example() -> SiteContent:
     """The example fleet's pages' content, loaded once."""
     return model.load(ROOT, TODAY)
 
@@ -179,7 +179,7 @@ def test_the_change_marks_added_and_removed_lines_but_not_a_list_item_of_context
             "  ! risky: <deletes> a namespace",
         ]
     )
-    change = model.Change("main", "0123456789abcdef", "Plan: nothing", diff, "")
+    change = model.PullRequestChange("main", "0123456789abcdef", "Plan: nothing", diff, "")
     page = parse(pages.change_page(dataclasses.replace(example(), change=change)))
     report = list(page.iter("pre", "report"))[1]
     marked = {span.text: span.attributes["class"] for span in report.iter("span")}
