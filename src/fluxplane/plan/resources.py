@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
-from fluxplane.diff.fleet import ObjectKey, Placed
+from fluxplane.diff.fleet import ObjectKey, RepositoryObject
 from fluxplane.diff.scope import CLUSTERS, Definitions
 from fluxplane.plan.accounts import CONFIG_GROUPS, CONFIG_KINDS, IRSA_ROLE, Accounts, is_config
 from fluxplane.plan.model import DELETE, FORGET, ResourceChange
@@ -110,7 +110,7 @@ class Side:
     """One tree as the comparison reads it: what its walk placed on each cluster, and what ``reading`` reads of it
     (its definitions, its accounts: each only when a change needs it)."""
 
-    def __init__(self, objects: Mapping[str, Mapping[ObjectKey, Placed]], reading: Reading) -> None:
+    def __init__(self, objects: Mapping[str, Mapping[ObjectKey, RepositoryObject]], reading: Reading) -> None:
         self.objects = objects
         self.reading = reading
 

@@ -44,12 +44,12 @@ def change(root: Path, ref: str, progress: Progress | None = None) -> PullReques
     return _change(root, _resolve(root, ref), progress)
 
 
-def _resolve(root: Path, ref: str) -> diff.Base:
+def _resolve(root: Path, ref: str) -> diff.DiffBase:
     """The base ``ref`` names; DiffError, one line, when there is no repository or no such ref."""
     return diff.resolve(root, ref, "fluxplane site --base")
 
 
-def _change(root: Path, base: diff.Base, progress: Progress | None) -> PullRequestChange:
+def _change(root: Path, base: diff.DiffBase, progress: Progress | None) -> PullRequestChange:
     report = diff.run(root, base, progress or Progress("site", show="off"))
     made = plan.from_diff(report)
     return PullRequestChange(
