@@ -55,7 +55,7 @@ from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import by_cluster, check_functions
 from fluxplane.validate.runtime import RuntimeFleet
-from fluxplane.validate.tree import Document, Parsed, Tree, read_file
+from fluxplane.validate.tree import DistTree, Document, ParsedFile, read_file
 
 #: This cache's folder in the caches' (fluxplane.keys.CACHE_DIR).
 FOLDER = "validate"
@@ -294,7 +294,7 @@ class ValidateCache:
         if data is not None and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
             self._documents = data["blobs"]
 
-    def read(self, path: str, relative: str, typed: bool) -> Parsed | Finding:
+    def read(self, path: str, relative: str, typed: bool) -> ParsedFile | Finding:
         """A reader for fluxplane.validate.tree.load_tree: the file's documents from the cache when its content was
         read before, else read and parsed (and kept)."""
         blob = self._tracked.get(relative)
@@ -310,13 +310,13 @@ class ValidateCache:
         # an entry read without YAML 1.2 typing (None in its place) serves only a read that does not want it
         if known is not None and (known[1] is not None or not typed):
             self._used[blob] = known
-            return Parsed(
+            return ParsedFile(
                 [Document(relative, index, body) for index, body in known[0]],
                 [_finding(row, relative) for row in known[1] or ()],
                 [_finding(row, relative) for row in known[2]],
             )
         parsed = read_file(path, relative, typed)
-        if isinstance(parsed, Parsed):
+        if isinstance(parsed, ParsedFile):
             self._missed += 1
             self._used[blob] = (
                 [(document.index, document.body) for document in parsed.documents],
@@ -431,7 +431,7 @@ class ValidateCache:
         except (ValueError, KeyError, TypeError):
             return {}, []
 
-    def references(self, tree: Tree) -> list[Finding]:
+    def references(self, tree: DistTree) -> list[Finding]:
         """fluxplane.validate.references.check_references, walking only the clusters whose key changed (module
         docstring)."""
         by_file = tree.by_file()

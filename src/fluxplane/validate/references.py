@@ -51,7 +51,7 @@ from fluxplane.validate.runtime import (
     field_at,
     group_of,
 )
-from fluxplane.validate.tree import Tree
+from fluxplane.validate.tree import DistTree
 
 FLUX_KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 FLUX_HELM = "helm.toolkit.fluxcd.io"
@@ -314,7 +314,7 @@ def _check_variables(
                     )
 
 
-def _check_functions(tree: Tree) -> Iterator[Finding]:
+def _check_functions(tree: DistTree) -> Iterator[Finding]:
     functions = {
         d.name
         for d in tree.documents
@@ -403,12 +403,12 @@ def by_cluster(fleet: RuntimeFleet, clusters: Collection[str] | None = None) -> 
     return found
 
 
-def check_functions(tree: Tree) -> list[Finding]:
+def check_functions(tree: DistTree) -> list[Finding]:
     """The rule that reads the whole tree: every Composition's ``functionRef`` names a Function in it."""
     return sorted(set(_check_functions(tree)))
 
 
-def check_references(tree: Tree) -> list[Finding]:
+def check_references(tree: DistTree) -> list[Finding]:
     """Every reference rule of the module docstring, over the whole tree; sorted, without repeats."""
     findings: set[Finding] = set(_check_functions(tree))
     for each in by_cluster(RuntimeFleet(tree)).values():

@@ -12,7 +12,7 @@ from typing import Any
 
 from fluxplane.core.tree import DistRepository, FleetWalk, MissingSource, Placed
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.tree import Document, Tree
+from fluxplane.validate.tree import DistTree, Document
 
 FLUX_SOURCE = "source.toolkit.fluxcd.io"
 Key = tuple[str, str, str, str]  # group, kind, namespace ("" when none), name
@@ -76,7 +76,7 @@ class RuntimeFleet:
 
     def __init__(
         self,
-        tree: Tree,
+        tree: DistTree,
         clusters: Sequence[str] | None = None,
         repositories: Iterable[DistRepository] | None = None,
         targets: Collection[str] | None = None,
