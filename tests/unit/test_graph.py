@@ -17,9 +17,9 @@ from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.core.tree import DistRepository, LazyDocuments
 from fluxplane.graph import (
     Edge,
+    FluxNode,
     FluxTree,
     Graph,
-    Node,
     cluster_graph,
     dot,
     mermaid,
@@ -242,14 +242,14 @@ def test_hub_graph_leaves_the_spokes_chains_to_the_spokes() -> None:
     assert graph == Graph(
         cluster="hub",
         nodes=(
-            Node(
+            FluxNode(
                 id="hr_crossplane",
                 kind="HelmRelease",
                 namespace="flux-system",
                 name="crossplane",
                 parent="ks_crossplane",
             ),
-            Node(
+            FluxNode(
                 id="ks_crossplane",
                 kind="Kustomization",
                 namespace="flux-system",
@@ -257,14 +257,14 @@ def test_hub_graph_leaves_the_spokes_chains_to_the_spokes() -> None:
                 waits="HelmRelease/crossplane",
                 path="./dist/platform/infrastructure/controllers/crossplane/base",
             ),
-            Node(
+            FluxNode(
                 id="ks_flux_system",
                 kind="Kustomization",
                 namespace="flux-system",
                 name="flux-system",
                 path="./dist/platform/clusters/hub",
             ),
-            Node(
+            FluxNode(
                 id="ks_spoke_bootstrap",
                 kind="Kustomization",
                 namespace="flux-system",
