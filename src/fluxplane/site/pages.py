@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from html import escape
 
+from fluxplane.config.hub import FLUX_NAMESPACE
 from fluxplane.config.problems import hide_credentials
 from fluxplane.graph import HELM_RELEASE, KUSTOMIZATION, Graph
 from fluxplane.site import svg
@@ -410,7 +411,7 @@ def _kustomizations(graph: Graph) -> list[str]:
             continue
         applies = [f"{child.kind}/{child.name}" for child in graph.nodes if child.parent == node.id]
         where = _badge("hub", "info") + " " if node.hub else ""
-        details = [f"namespace {node.namespace}"] if node.namespace != "flux-system" else []
+        details = [f"namespace {node.namespace}"] if node.namespace != FLUX_NAMESPACE else []
         details += [node.path] if node.path else []
         rows.append(
             [

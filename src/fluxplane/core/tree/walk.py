@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from fluxplane.config.hub import FLUX_NAMESPACE
 from fluxplane.core.layout import PLATFORM, cluster_dir
 from fluxplane.core.tree.flux import (
     DistRepository,
@@ -73,7 +74,6 @@ from fluxplane.core.tree.objects import (
     spec_of,
 )
 
-FLUX_NAMESPACE = "flux-system"
 #: The Flux source kinds a sourceRef may name.
 SOURCE_KINDS = frozenset(
     {"GitRepository", "OCIRepository", "Bucket", "HelmRepository", "HelmChart", "ExternalArtifact"}
