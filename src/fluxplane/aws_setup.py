@@ -60,7 +60,7 @@ _POLICY_VERSION = "2012-10-17"
 
 
 @dataclass(frozen=True)
-class Role:
+class IamRole:
     """An IAM role of the definition: its name and path, and the account its ARN names (None: not named yet)."""
 
     name: str
@@ -68,7 +68,7 @@ class Role:
     account: str | None = None
 
     @classmethod
-    def from_arn(cls, arn: str) -> Role:
+    def from_arn(cls, arn: str) -> IamRole:
         found = _ARN.match(arn)
         if found is None:
             raise ValueError(f"not an IAM role ARN: {arn!r}")
@@ -143,13 +143,13 @@ def plan_setup(plan: FleetPlan) -> Setup:
     providers = config if isinstance(config, crossplane_providers.CrossplaneProvidersConfig) else None
     identity = providers.identity if providers is not None else "irsa"
     keyless = [cluster for cluster in fleet.clusters if cluster.hub_access == "keyless"]
-    flux = Role.from_arn(fleet.management.flux_role_arn) if fleet.management.flux_role_arn and keyless else None
-    providers_role: Role | None = None
+    flux = IamRole.from_arn(fleet.management.flux_role_arn) if fleet.management.flux_role_arn and keyless else None
+    providers_role: IamRole | None = None
     if providers is not None:
         providers_role = (
-            Role.from_arn(providers.role_arn)
+            IamRole.from_arn(providers.role_arn)
             if providers.role_arn
-            else Role(f"{fleet.management.name}-crossplane-providers")
+            else IamRole(f"{fleet.management.name}-crossplane-providers")
         )
     hub_id = _hub_account_id(fleet, providers_role, flux)
     accounts = fleet_accounts(fleet)
@@ -183,7 +183,7 @@ def plan_setup(plan: FleetPlan) -> Setup:
     return Setup(fleet, tuple(stacks), tuple(prerequisites))
 
 
-def _hub_account_id(fleet: Fleet, providers: Role | None, flux: Role | None) -> str | None:
+def _hub_account_id(fleet: Fleet, providers: IamRole | None, flux: IamRole | None) -> str | None:
     """The hub's account id, as the definition's role ARNs name it (both the hub's roles are in the hub's account)."""
     named = {role.account for role in (providers, flux) if role is not None and role.account is not None}
     if len(named) > 1:
@@ -222,8 +222,8 @@ class _Builder:
         self,
         account: FleetAccount,
         providers: crossplane_providers.CrossplaneProvidersConfig | None,
-        providers_role: Role | None,
-        flux: Role | None,
+        providers_role: IamRole | None,
+        flux: IamRole | None,
         keyless: Sequence[WorkloadCluster],
         others: Sequence[FleetAccount],
     ) -> list[Stack]:
@@ -400,7 +400,7 @@ class _Builder:
         self,
         account: FleetAccount,
         providers: crossplane_providers.CrossplaneProvidersConfig | None,
-        providers_role: Role | None,
+        providers_role: IamRole | None,
     ) -> Stack | None:
         assert account.name is not None
         definition = self.fleet.accounts[account.name]
@@ -440,7 +440,7 @@ class _Builder:
             if definition.external_id is not None:
                 statement["Condition"] = {"StringEquals": {"sts:ExternalId": definition.external_id}}
             resources["CrossplaneRole"] = self._role(
-                Role(definition.role_name),
+                IamRole(definition.role_name),
                 f"fluxplane: assumed by the Crossplane AWS providers of hub {hub} (accounts.{account.name}.roleName)",
                 {"Version": _POLICY_VERSION, "Statement": [statement]},
                 {"crossplane-providers": crossplane_providers.policy(providers)},
@@ -470,7 +470,7 @@ class _Builder:
 
     # -- shared --------------------------------------------------------------------------------
 
-    def _role(self, role: Role, description: str, trust: Any, policies: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def _role(self, role: IamRole, description: str, trust: Any, policies: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return {
             "Type": "AWS::IAM::Role",
             "Properties": {

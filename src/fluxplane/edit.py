@@ -60,7 +60,7 @@ class Edit:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ValidatedEdit:
     """A validated edit: the unified diff, notes, and the sealed secrets still to make."""
 
     diff: str
@@ -575,11 +575,11 @@ def _apply_to_copy(copy: Path, files: dict[str, str | None]) -> None:
             folder = folder.parent
 
 
-def carry_out(edit: Edit, *, dry_run: bool = False) -> Outcome:
+def carry_out(edit: Edit, *, dry_run: bool = False) -> ValidatedEdit:
     """Validate ``edit`` and, unless ``dry_run``, write it as one transaction (see :mod:`fluxplane.transaction`);
     raise ConfigError and write nothing when invalid."""
     todo, held_back = validate(edit)
-    outcome = Outcome(diff=_diff(edit.root, edit), notes=[*edit.notes, *held_back], todo=todo)
+    outcome = ValidatedEdit(diff=_diff(edit.root, edit), notes=[*edit.notes, *held_back], todo=todo)
     if not dry_run:
         try:
             transaction.commit(edit.root, edit.files)

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from fluxplane.constructs.props import FLUX_NAMESPACE
-from fluxplane.core.tree import Documents, Fleet, Placed, Repository, Walk
+from fluxplane.core.tree import DistRepository, Documents, FleetWalk, Placed, Walk
 from fluxplane.core.tree.objects import group_of, metadata_of, spec_of
 from fluxplane.errors import FluxplaneError
 
@@ -53,7 +53,7 @@ class GraphError(FluxplaneError):
 
 
 @dataclass(frozen=True)
-class Node:
+class FluxNode:
     """A Flux Kustomization or HelmRelease; ``parent`` is the id of the Kustomization that applies it."""
 
     id: str
@@ -90,7 +90,7 @@ class Graph:
     """One cluster's graph; ``hub`` names the hub when the graph holds the chain that bootstraps it."""
 
     cluster: str
-    nodes: tuple[Node, ...]
+    nodes: tuple[FluxNode, ...]
     edges: tuple[Edge, ...]
     hub: str | None = None
 
@@ -123,7 +123,7 @@ def waits(spec: Mapping[str, Any]) -> str | None:
 
 
 @dataclass
-class _Entry:
+class _GraphEntry:
     key: Key
     placed: Placed
     parent: Key | None
@@ -136,7 +136,7 @@ class _Entry:
 
 
 class FluxTree:
-    """Builds cluster graphs from the documents of a dist/ tree (or a fluxplane.core.tree Fleet over them).
+    """Builds cluster graphs from the documents of a dist/ tree (or a fluxplane.core.tree FleetWalk over them).
 
     ``repositories`` are where the repositories fluxplane writes live (read from the tree when not given);
     ``hub`` names the cluster whose chains bootstrap the others.
@@ -144,15 +144,15 @@ class FluxTree:
 
     def __init__(
         self,
-        documents: Documents | Fleet,
+        documents: Documents | FleetWalk,
         *,
-        repositories: Iterable[Repository] | None = None,
+        repositories: Iterable[DistRepository] | None = None,
         hub: str | None = None,
     ) -> None:
-        self.fleet = documents if isinstance(documents, Fleet) else Fleet(documents, repositories)
+        self.fleet = documents if isinstance(documents, FleetWalk) else FleetWalk(documents, repositories)
         self.hub = hub
-        self._chains: dict[str, list[_Entry]] | None = None
-        self._hub: tuple[dict[Key, _Entry], Walk] | None = None
+        self._chains: dict[str, list[_GraphEntry]] | None = None
+        self._hub: tuple[dict[Key, _GraphEntry], Walk] | None = None
         self._local: dict[str, Walk] = {}
 
     def forget(self, cluster: str) -> None:
@@ -162,14 +162,14 @@ class FluxTree:
             self._local.pop(cluster, None)
 
     def local(self, cluster: str) -> Walk:
-        """``cluster``'s own walk (fluxplane.core.tree's ``Fleet.local``), which its graph is drawn from; kept until
+        """``cluster``'s own walk (fluxplane.core.tree's ``FleetWalk.local``), which its graph is drawn from; kept until
         the cluster is forgotten (the hub's for good), so what else reads it needs no walk of its own."""
         walk = self._local.get(cluster)
         if walk is None:
             walk = self._local[cluster] = self.fleet.local(cluster)
         return walk
 
-    def _walk(self, cluster: str) -> tuple[dict[Key, _Entry], Walk]:
+    def _walk(self, cluster: str) -> tuple[dict[Key, _GraphEntry], Walk]:
         """Every Flux object of the cluster's walk, with the Kustomization that first applies it.
 
         A Kustomization with ``kubeConfig`` applies to another cluster: it is listed, not followed. The hub's
@@ -179,8 +179,8 @@ class FluxTree:
             return self._hub
         walk = self.local(cluster)
         applications = {application.applier: application for application in walk.applications}
-        entries: dict[Key, _Entry] = {}
-        queue: deque[_Entry] = deque()
+        entries: dict[Key, _GraphEntry] = {}
+        queue: deque[_GraphEntry] = deque()
 
         def add(placed: Placed, parent: Key | None) -> None:
             key = _key(placed.item.doc, placed.namespace)
@@ -189,7 +189,7 @@ class FluxTree:
             if parent is not None:
                 entries[parent].children.append(key)
             if key not in entries:
-                entry = _Entry(key, placed, parent)
+                entry = _GraphEntry(key, placed, parent)
                 entries[key] = entry
                 queue.append(entry)
 
@@ -209,7 +209,7 @@ class FluxTree:
         return entries, walk
 
     @staticmethod
-    def _target(walk: Walk, entry: _Entry, entries: Mapping[Key, _Entry]) -> str | None:
+    def _target(walk: Walk, entry: _GraphEntry, entries: Mapping[Key, _GraphEntry]) -> str | None:
         """The cluster a remote object works on; None for the cluster's own objects. A Kustomization that applies
         a HelmRelease with ``kubeConfig`` works where the release does."""
         placed: Placed | None = entry.placed
@@ -228,14 +228,14 @@ class FluxTree:
                 )
         return None if placed is None else walk.target(placed)
 
-    def _own(self, entries: Mapping[Key, _Entry], walk: Walk) -> list[_Entry]:
-        own: dict[Key, _Entry] = {}
+    def _own(self, entries: Mapping[Key, _GraphEntry], walk: Walk) -> list[_GraphEntry]:
+        own: dict[Key, _GraphEntry] = {}
         for entry in entries.values():
             if (entry.parent is None or entry.parent in own) and self._target(walk, entry, entries) is None:
                 own[entry.key] = entry
         return list(own.values())
 
-    def _hub_chains(self) -> dict[str, list[_Entry]]:
+    def _hub_chains(self) -> dict[str, list[_GraphEntry]]:
         """Per workload cluster: the hub's objects that build and bootstrap it.
 
         Those that reach the cluster through ``kubeConfig``, and every other hub object in the
@@ -278,7 +278,7 @@ class FluxTree:
             own = [entry for entry in own if entry.key[1] not in chains]
         sides = [(True, chain), (False, own)]
         ids = _ids([(hub, entry.key) for hub, entries in sides for entry in entries])
-        nodes: list[Node] = []
+        nodes: list[FluxNode] = []
         edges: set[tuple[str, str, bool]] = set()
         for hub, side in sides:
             present = {entry.key for entry in side}
@@ -286,7 +286,7 @@ class FluxTree:
                 spec = spec_of(entry.doc)
                 node_id = ids[(hub, entry.key)]
                 nodes.append(
-                    Node(
+                    FluxNode(
                         id=node_id,
                         kind=entry.key[0],
                         namespace=entry.key[1],
@@ -347,7 +347,7 @@ def cluster_graph(
     cluster: str,
     *,
     hub: str | None = None,
-    repositories: Iterable[Repository] | None = None,
+    repositories: Iterable[DistRepository] | None = None,
 ) -> Graph:
     """The graph of ``cluster`` in ``documents``; with ``hub``, a workload cluster's shows the hub's chain.
     ``repositories`` are read from the tree when not given."""
@@ -357,14 +357,14 @@ def cluster_graph(
 # -- output -----------------------------------------------------------------------------------------
 
 
-def _children(graph: Graph) -> dict[str | None, list[Node]]:
-    children: dict[str | None, list[Node]] = {}
+def _children(graph: Graph) -> dict[str | None, list[FluxNode]]:
+    children: dict[str | None, list[FluxNode]] = {}
     for node in graph.nodes:
         children.setdefault(node.parent, []).append(node)
     return children
 
 
-def _sides(graph: Graph) -> list[tuple[str | None, str | None, list[Node]]]:
+def _sides(graph: Graph) -> list[tuple[str | None, str | None, list[FluxNode]]]:
     """(box id, box label, top-level nodes): the hub and the cluster boxes, or the cluster's nodes alone."""
     tops = [node for node in graph.nodes if node.parent is None]
     if graph.hub is None:
@@ -384,7 +384,7 @@ def mermaid(graph: Graph) -> str:
     children = _children(graph)
     lines = ["flowchart LR"]
 
-    def draw(node: Node, depth: int) -> None:
+    def draw(node: FluxNode, depth: int) -> None:
         pad = "  " * depth
         label = _mermaid_text("<br/>".join(node.lines))
         shape = f'(["{label}"])' if node.kind == HELM_RELEASE else f'["{label}"]'
@@ -423,7 +423,7 @@ def dot(graph: Graph) -> str:
     children = _children(graph)
     lines = [f"digraph {_dot_text(graph.cluster)} {{", "  rankdir=LR;", "  node [shape=box];"]
 
-    def draw(node: Node, depth: int) -> None:
+    def draw(node: FluxNode, depth: int) -> None:
         pad = "  " * depth
         style = ", style=rounded" if node.kind == HELM_RELEASE else ""
         statement = f"{_dot_text(node.id)} [label={_dot_text(*node.lines)}{style}];"
@@ -491,10 +491,10 @@ def readme(graph: Graph) -> str:
 
 __all__ = [
     "Edge",
+    "FluxNode",
     "FluxTree",
     "Graph",
     "GraphError",
-    "Node",
     "cluster_graph",
     "dot",
     "mermaid",

@@ -188,7 +188,7 @@ def _values(request: SealRequest) -> dict[str, bytes]:
 
 
 @dataclass(frozen=True)
-class SealingKey:
+class NewSealingKey:
     """A new sealing key pair made for the project, and where its secret goes in AWS."""
 
     key_pair: sealing.KeyPair
@@ -207,7 +207,7 @@ class SealingKey:
 
 def make_sealing_key(
     root: Path, *, private_key_out: Path | None = None, force: bool = False, bits: int | None = None
-) -> SealingKey:
+) -> NewSealingKey:
     """Make the fleet's key pair: its certificate into ``environments/sealing-cert.pem``, its private key into
     ``private_key_out`` (a new file, readable by its owner only, outside the project) or only into the result.
     ``bits`` is the key's size (default sealing.KEY_BITS, as the controller makes its own).
@@ -247,7 +247,7 @@ def make_sealing_key(
             private_key_out.unlink(missing_ok=True)
         raise sealing.SealError(f"{DEFAULT_CERT}: cannot write ({exc.strerror or exc}); nothing was written") from None
     accounts = [account for account in fleet_accounts(fleet) if account.holds_sealing_key] or fleet_accounts(fleet)[:1]
-    return SealingKey(
+    return NewSealingKey(
         key_pair=key_pair,
         certificate=DEFAULT_CERT,
         private_key=private_key_out,

@@ -52,7 +52,7 @@ _FORMAT = 1
 
 
 @dataclass(frozen=True)
-class _Entry:
+class _StagedFile:
     path: str
     staged: str | None  # None: delete the target
     digest: str | None
@@ -93,15 +93,15 @@ def commit(root: Path, files: Mapping[str, str | None]) -> None:
     folder = root / FOLDER
     _remove_folder(folder)
     os.mkdir(folder, 0o700)
-    entries: list[_Entry] = []
+    entries: list[_StagedFile] = []
     try:
         for number, (relative, text) in enumerate(sorted(files.items())):
             if text is None:
-                entries.append(_Entry(relative, None, None))
+                entries.append(_StagedFile(relative, None, None))
                 continue
             data = text.encode("utf-8")
             _write_new(folder / str(number), data)
-            entries.append(_Entry(relative, str(number), hashlib.sha256(data).hexdigest()))
+            entries.append(_StagedFile(relative, str(number), hashlib.sha256(data).hexdigest()))
         journal = json.dumps(_signed(root, entries, key), sort_keys=True).encode()
         _write_new(folder / f"{JOURNAL}.new", journal)
         _sync_folder(folder)
@@ -172,7 +172,7 @@ def _unfinished(root: Path, exc: OSError) -> str:
 # -- steps ----------------------------------------------------------------------------------------
 
 
-def _apply(root: Path, entries: list[_Entry]) -> None:
+def _apply(root: Path, entries: list[_StagedFile]) -> None:
     """Move each staged file over its target, then delete; safe to run again after a stop."""
     folder = root / FOLDER
     touched: set[Path] = set()
@@ -281,7 +281,7 @@ def _key() -> bytes:
     return key
 
 
-def _signed(root: Path, entries: list[_Entry], key: bytes) -> dict[str, object]:
+def _signed(root: Path, entries: list[_StagedFile], key: bytes) -> dict[str, object]:
     body = {
         "format": _FORMAT,
         "files": [[entry.path, entry.staged, entry.digest] for entry in entries],
@@ -294,7 +294,7 @@ def _mac(root: Path, body: Mapping[str, object], key: bytes) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
-def _read_journal(root: Path, folder: Path) -> list[_Entry] | str:
+def _read_journal(root: Path, folder: Path) -> list[_StagedFile] | str:
     """The journal's entries when it was written here by this user and every entry is well formed,
     else why it is not applied."""
     try:
@@ -316,7 +316,7 @@ def _read_journal(root: Path, folder: Path) -> list[_Entry] | str:
         return foreign
     if body["format"] != _FORMAT or not isinstance(files, list):
         return foreign
-    entries: list[_Entry] = []
+    entries: list[_StagedFile] = []
     for item in files:
         if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)):
             return foreign
@@ -325,7 +325,7 @@ def _read_journal(root: Path, folder: Path) -> list[_Entry] | str:
             return foreign
         if staged is not None and _plain_file(folder / staged) and _digest(folder / staged) != digest:
             return "a journal whose staged files changed since (nothing of it applied)"
-        entries.append(_Entry(path, staged, digest))
+        entries.append(_StagedFile(path, staged, digest))
     return entries
 
 

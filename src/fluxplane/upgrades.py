@@ -27,7 +27,7 @@ from pathlib import Path
 from fluxplane import synth
 from fluxplane.config import awsdata
 from fluxplane.config.compatibility import outgrown, unsupported
-from fluxplane.core.tree import Fleet, LazyDocuments
+from fluxplane.core.tree import FleetWalk, LazyDocuments
 from fluxplane.synth.plan import FleetPlan, pack_versions
 
 #: Core API versions Kubernetes stopped serving, by (apiVersion, kind): the release that removed it, and what
@@ -151,7 +151,7 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> list[Clus
     """Every cluster of ``plan`` (the hub first) as ``files`` (synth's rendering of it) has it."""
     fleet = plan.fleet
     facts = awsdata.facts(fleet.aws_data)
-    tree = Fleet(LazyDocuments({}, files))
+    tree = FleetWalk(LazyDocuments({}, files))
     environments = {cluster.name: env.name for env in fleet.environments for cluster in env.clusters}
     versions = {cluster.name: cluster.kubernetes_version for cluster in (fleet.management, *fleet.clusters)}
     found = []

@@ -22,7 +22,7 @@ from fluxplane import diff as diff_module
 from fluxplane import plan
 from fluxplane.cli import main
 from fluxplane.core.tree import Document, KubectlBuilder, KubectlFolders
-from fluxplane.diff.fleet import Tree
+from fluxplane.diff.fleet import DistSnapshot
 from fluxplane.diff.report import COMMITTED
 from fluxplane.diff.trees import head_tree
 from tests.support.files import read_tree
@@ -255,14 +255,14 @@ def test_the_diff_of_what_a_change_reaches_is_the_whole_diff(
     tree_change: Callable[[dict[str, str]], None] | None,
 ) -> None:
     # GIVEN the example's dist/ as the base, and the definition changed (or the head's definitions edited)
-    base = Tree("HEAD", {path: data.decode() for path, data in read_tree(example_project / "dist").items()})
+    base = DistSnapshot("HEAD", {path: data.decode() for path, data in read_tree(example_project / "dist").items()})
     if change is not None:
         change(example_project)
     head = head_tree(example_project)
     if tree_change is not None:
         files = dict(head.files)
         tree_change(files)
-        head = Tree(head.label, files, head.repositories, head.support, head.hub)
+        head = DistSnapshot(head.label, files, head.repositories, head.support, head.hub)
     # WHEN diffed by what the change reaches, and with both trees walked whole
     scoped = diff_module.compare(base, head, "HEAD", "0" * 40, COMMITTED)
     whole = diff_module.compare(base, head, "HEAD", "0" * 40, COMMITTED, whole=True)

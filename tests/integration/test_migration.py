@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from fluxplane.cli import main
-from fluxplane.core.tree import Fleet, LazyDocuments
+from fluxplane.core.tree import FleetWalk, LazyDocuments
 from fluxplane.synth.hazards import HELM_RELEASE, release_target
 from tests.conftest import ROOT
 from tests.support.git import git
@@ -97,7 +97,7 @@ def moved(tmp_path: Path) -> Path:
 
 def test_every_release_keeps_its_name_namespace_and_records(moved: Path) -> None:
     # GIVEN the moved fleet WHEN each cluster's Flux applies its entry point as fluxplane wrote it
-    fleet = Fleet(LazyDocuments({}, _dist(moved)), substitute=True)
+    fleet = FleetWalk(LazyDocuments({}, _dist(moved)), substitute=True)
     for old, cluster in CLUSTERS.items():
         new = {
             release_target(placed.doc): _chart(placed.doc)
@@ -113,7 +113,7 @@ def test_every_release_keeps_its_name_namespace_and_records(moved: Path) -> None
 
 def test_no_aws_resource_of_an_adopted_cluster_is_created(moved: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # GIVEN the moved fleet WHEN the hub's Flux applies its entry point
-    fleet = Fleet(LazyDocuments({}, _dist(moved)), substitute=True)
+    fleet = FleetWalk(LazyDocuments({}, _dist(moved)), substitute=True)
     applied = [placed for _, placed in fleet.applied("hub")]
     # THEN no composite and no AWS managed resource is made for the two clusters
     aws = [placed.key for placed in applied if str(placed.key[0]).endswith(AWS_GROUPS)]

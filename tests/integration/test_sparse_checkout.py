@@ -10,7 +10,7 @@ import yaml
 
 from fluxplane.cli import main
 from fluxplane.core.codec import parse_documents
-from fluxplane.core.tree import Fleet, Folders, LazyDocuments
+from fluxplane.core.tree import FleetWalk, Folders, LazyDocuments
 from fluxplane.synth import load_plan, render_plan
 from tests.conftest import MINIMAL_BASE, ROOT, FleetWriter, load_documents
 
@@ -34,7 +34,7 @@ def _sparse(files: dict[str, str], cluster: str) -> list[str] | None:
 def _read_by(files: dict[str, str], cluster: str) -> set[str]:
     """Every file (as a repository path, dist/...) that a Kustomization applied on ``cluster`` from its
     flux-system GitRepository builds: its path's folder and everything kustomize reads from there."""
-    fleet = Fleet(LazyDocuments({}, files))
+    fleet = FleetWalk(LazyDocuments({}, files))
     folders = Folders(LazyDocuments({}, files))
     read: set[str] = set()
     applied: list[dict[str, Any]] = [placed.doc for _, placed in fleet.applied(cluster)]

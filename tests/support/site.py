@@ -6,7 +6,7 @@ from datetime import date
 from functools import cache
 
 from fluxplane.site import model
-from fluxplane.site.model import Fleet
+from fluxplane.site.model import SiteContent
 from tests.conftest import ROOT
 
 #: The day the pages are built on, so that ages and support windows do not move.
@@ -14,6 +14,6 @@ TODAY = date(2026, 11, 28)
 
 
 @cache
-def example() -> Fleet:
+def example() -> SiteContent:
     """The example fleet's pages' content, loaded once."""
     return model.load(ROOT, TODAY)

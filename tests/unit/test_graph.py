@@ -14,12 +14,12 @@ import yaml
 
 from fluxplane.charts.spokes import chain_steps
 from fluxplane.cli import EXIT_BAD_INPUT, main
-from fluxplane.core.tree import LazyDocuments, Repository
+from fluxplane.core.tree import DistRepository, LazyDocuments
 from fluxplane.graph import (
     Edge,
+    FluxNode,
     FluxTree,
     Graph,
-    Node,
     cluster_graph,
     dot,
     mermaid,
@@ -242,14 +242,14 @@ def test_hub_graph_leaves_the_spokes_chains_to_the_spokes() -> None:
     assert graph == Graph(
         cluster="hub",
         nodes=(
-            Node(
+            FluxNode(
                 id="hr_crossplane",
                 kind="HelmRelease",
                 namespace="flux-system",
                 name="crossplane",
                 parent="ks_crossplane",
             ),
-            Node(
+            FluxNode(
                 id="ks_crossplane",
                 kind="Kustomization",
                 namespace="flux-system",
@@ -257,14 +257,14 @@ def test_hub_graph_leaves_the_spokes_chains_to_the_spokes() -> None:
                 waits="HelmRelease/crossplane",
                 path="./dist/platform/infrastructure/controllers/crossplane/base",
             ),
-            Node(
+            FluxNode(
                 id="ks_flux_system",
                 kind="Kustomization",
                 namespace="flux-system",
                 name="flux-system",
                 path="./dist/platform/clusters/hub",
             ),
-            Node(
+            FluxNode(
                 id="ks_spoke_bootstrap",
                 kind="Kustomization",
                 namespace="flux-system",
@@ -340,10 +340,10 @@ def test_a_repository_whose_content_lives_under_deploy_is_drawn_the_same() -> No
     # WHEN a is drawn, the repositories read from the tree or given THEN it is the same graph, with its paths
     expected = SPOKE_MERMAID.replace("./dist/platform", "./deploy")
     assert mermaid(cluster_graph(moved, "a", hub="hub")) == expected
-    given = [Repository("platform", "ssh://git@example.com/fleet.git", "deploy")]
+    given = [DistRepository("platform", "ssh://git@example.com/fleet.git", "deploy")]
     assert mermaid(cluster_graph(moved, "a", hub="hub", repositories=given)) == expected
     # AND told that the content lives under dist/platform, the walk finds none of it past the entry folders
-    stale = [Repository("platform", "ssh://git@example.com/fleet.git", "dist/platform")]
+    stale = [DistRepository("platform", "ssh://git@example.com/fleet.git", "dist/platform")]
     assert [node.id for node in cluster_graph(moved, "a", repositories=stale).nodes] == [
         "ks_cert_manager",
         "ks_cert_manager_configs",

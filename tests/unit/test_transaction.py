@@ -149,7 +149,7 @@ def test_a_signed_journal_that_leads_out_of_environments_writes_nothing(tmp_path
     folder = root / transaction.FOLDER
     folder.mkdir()
     (folder / "0").write_text("owned\n")
-    entries = [transaction._Entry(path, "0", hashlib.sha256(b"owned\n").hexdigest())]
+    entries = [transaction._StagedFile(path, "0", hashlib.sha256(b"owned\n").hexdigest())]
     key = transaction._key()
     (folder / transaction.JOURNAL).write_text(json.dumps(transaction._signed(root, entries, key)))
     # THEN recovery refuses with a located line and writes nothing anywhere

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fluxplane import transaction
 from fluxplane.commands import Subcommands
-from fluxplane.seal_secret import SealingKey, make_sealing_key
+from fluxplane.seal_secret import NewSealingKey, make_sealing_key
 
 NAMES: tuple[str, ...] = ("sealing-key",)
 LOCKS_PROJECT = True
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _put(made: SealingKey, name: str, value: str) -> str:
+def _put(made: NewSealingKey, name: str, value: str) -> str:
     """The command that stores the key pair in the secret of the account whose AWS CLI profile is ``name``."""
     return (
         f"aws secretsmanager put-secret-value --secret-id {shlex.quote(made.secret_name)} --region {made.region} "

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The namespace Flux's controllers and their objects live in, on the hub and on every workload cluster.
+FLUX_NAMESPACE = "flux-system"
 #: Where the spoke bootstrap (fluxplane.charts.spokes) installs External Secrets on every workload cluster.
 EXTERNAL_SECRETS_NAMESPACE = "external-secrets"
 #: Where it installs the Sealed Secrets controller, next to the fleet's sealing key (Secret sealed-secrets-key).
@@ -28,7 +30,7 @@ SPOKE_PROVIDER_CONFIG = "spoke"
 #: name is its hub namespace). The add-ons' namespaces are the packs' own (Pack.namespaces), which the config
 #: layer does not know; fluxplane.synth.plan checks those.
 PLATFORM_NAMESPACES = frozenset(
-    {"default", "flux-system", "crossplane-system", EXTERNAL_SECRETS_NAMESPACE, SEALED_SECRETS_NAMESPACE}
+    {"default", FLUX_NAMESPACE, "crossplane-system", EXTERNAL_SECRETS_NAMESPACE, SEALED_SECRETS_NAMESPACE}
 )
 #: Kubernetes keeps every kube-* namespace for itself (kube-system, kube-public, kube-node-lease).
 PLATFORM_PREFIX = "kube-"

@@ -50,7 +50,7 @@ def parser_key() -> str | None:
 
 
 class ParsedFiles:
-    """The parsed files of one project (module docstring), a fluxplane.config.yamlfile.Parsed; ``key`` signs and
+    """The parsed files of one project (module docstring), a fluxplane.config.yamlfile.ParseCache; ``key`` signs and
     verifies (None: nothing is read or written), a ``read_only`` store is never written."""
 
     def __init__(self, folder: Path, key: bytes | None, *, read_only: bool = False) -> None:

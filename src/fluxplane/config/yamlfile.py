@@ -48,7 +48,7 @@ _PLAIN_LONGEST = 200
 _PLAIN_MAX = 100_000
 
 
-class Parsed(Protocol):
+class ParseCache(Protocol):
     """Documents parsed before, by the text they were parsed from (fluxplane.config.parsed.ParsedFiles)."""
 
     def get(self, text: str) -> list[Any] | None:
@@ -58,11 +58,11 @@ class Parsed(Protocol):
         """Keep the documents just parsed from ``text`` (before the caller changes them)."""
 
 
-_PARSED: ContextVar[Parsed | None] = ContextVar("fluxplane_parsed", default=None)
+_PARSED: ContextVar[ParseCache | None] = ContextVar("fluxplane_parsed", default=None)
 
 
 @contextlib.contextmanager
-def parsed_from(parsed: Parsed | None) -> Iterator[None]:
+def parsed_from(parsed: ParseCache | None) -> Iterator[None]:
     """Read YAML files through ``parsed`` (None: parse every file) inside the ``with`` block."""
     token = _PARSED.set(parsed)
     try:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
 
+from fluxplane.config.hub import FLUX_NAMESPACE as FLUX_NAMESPACE  # its home; the constructs and packs import it here
 from fluxplane.errors import ConstructError
 
 DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
@@ -25,8 +26,6 @@ Label = Annotated[str, StringConstraints(pattern=DNS_LABEL, max_length=63)]
 Duration = Annotated[str, StringConstraints(pattern=DURATION)]
 SourceTimeout = Annotated[str, StringConstraints(pattern=SOURCE_TIMEOUT)]
 
-#: The namespace Flux's controllers and their objects live in.
-FLUX_NAMESPACE = "flux-system"
 #: The accounts the platform's own Kustomizations and HelmReleases name (``serviceAccountName``) so they
 #: keep cluster-wide rights where Flux runs locked down and impersonates a namespace's default account.
 KUSTOMIZE_CONTROLLER = "kustomize-controller"

@@ -18,10 +18,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from fluxplane.core.tree import Fleet, KubectlBuilder
+from fluxplane.core.tree import FleetWalk, KubectlBuilder
 from fluxplane.diff import git
-from fluxplane.diff.fleet import Received, Tree, receive, received
-from fluxplane.diff.git import Base, DiffError
+from fluxplane.diff.fleet import DistSnapshot, Received, receive, received
+from fluxplane.diff.git import DiffBase, DiffError
 from fluxplane.diff.objects import compare_clusters, compare_files
 from fluxplane.diff.report import COMMITTED, HEAD_LABEL, SYNTHESIZED, Report
 from fluxplane.diff.risks import risks
@@ -42,15 +42,15 @@ from fluxplane.files import output_dir
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.progress import Progress
 
-__all__ = ["NO_CHANGES", "Base", "DiffError", "compare", "resolve", "run"]
+__all__ = ["NO_CHANGES", "DiffBase", "DiffError", "compare", "resolve", "run"]
 
 #: What a diff reads when no file differs between the trees: nothing is built.
 NO_CHANGES = "no file changes"
 
 
 def _scoped(
-    before: Tree,
-    after: Tree,
+    before: DistSnapshot,
+    after: DistSnapshot,
     changed: frozenset[str],
     sides: tuple[Definitions, Definitions],
     workdir: Path,
@@ -74,12 +74,14 @@ def _scoped(
             ScopedFolders(tree.files, workdir / name, builder, tree.label, scope, shared)
             for name, tree in (("base", before), ("head", after))
         ]
-        present = [{cluster for cluster in scope.clusters if mine.is_folder(Fleet.entry(cluster))} for mine in folders]
+        present = [
+            {cluster for cluster in scope.clusters if mine.is_folder(FleetWalk.entry(cluster))} for mine in folders
+        ]
         entries = present[0] ^ present[1]
         walks: list[Received] = []
         for index, tree in enumerate((before, after)):
             mine, other = folders[index], folders[1 - index]
-            repositories = tree.repositories or Fleet(mine).find_repositories(sorted(present[index]))
+            repositories = tree.repositories or FleetWalk(mine).find_repositories(sorted(present[index]))
             walks.append(
                 received(
                     tree,
@@ -90,13 +92,13 @@ def _scoped(
                 )
             )
         stage.note(f"{builder.builds} kustomize builds")
-    clusters = set(Fleet(folders[0]).clusters)
+    clusters = set(FleetWalk(folders[0]).clusters)
     if _moves_clusters(changed, before, after):
-        clusters |= set(Fleet(folders[1]).clusters)
+        clusters |= set(FleetWalk(folders[1]).clusters)
     return walks, scope.line(builder.builds, len(clusters))
 
 
-def _whole(before: Tree, after: Tree, workdir: Path, progress: Progress) -> tuple[list[Received], str]:
+def _whole(before: DistSnapshot, after: DistSnapshot, workdir: Path, progress: Progress) -> tuple[list[Received], str]:
     """The walks of every cluster of both trees, every folder they reach built: what a scoped diff must equal."""
     with progress.stage("build") as stage:
         builder = KubectlBuilder()
@@ -107,8 +109,8 @@ def _whole(before: Tree, after: Tree, workdir: Path, progress: Progress) -> tupl
 
 
 def compare(
-    before: Tree,
-    after: Tree,
+    before: DistSnapshot,
+    after: DistSnapshot,
     ref: str,
     commit: str,
     source: str = SYNTHESIZED,
@@ -152,24 +154,24 @@ def compare(
     return report
 
 
-def _moves_clusters(changed: frozenset[str], before: Tree, after: Tree) -> bool:
+def _moves_clusters(changed: frozenset[str], before: DistSnapshot, after: DistSnapshot) -> bool:
     """Whether a file is added or removed below platform/clusters/: the trees' clusters may differ (otherwise they
     are the same, read from one tree)."""
     return any(path.startswith(CLUSTERS) for path in changed if (path in before.files) != (path in after.files))
 
 
-def _entries(tree: Tree) -> set[str]:
+def _entries(tree: DistSnapshot) -> set[str]:
     return {path[len(CLUSTERS) :].split("/")[0] for path in tree.files if path.startswith(CLUSTERS)}
 
 
-def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> Base:
+def resolve(root: Path, ref: str, command: str = "fluxplane diff") -> DiffBase:
     """The base ``ref`` names in the repository holding ``root``; DiffError (naming ``command``) when there is no
     repository or no such ref."""
     checkout = git.locate(root, command)
-    return Base(ref, checkout, git.resolve(checkout, ref))
+    return DiffBase(ref, checkout, git.resolve(checkout, ref))
 
 
-def run(root: Path, base: Base, progress: Progress | None = None, registry: PackRegistry | None = None) -> Report:
+def run(root: Path, base: DiffBase, progress: Progress | None = None, registry: PackRegistry | None = None) -> Report:
     """What the definition under ``root`` changes from ``base``'s, per repository, cluster and object."""
     progress = progress or Progress("diff", show="off")
     blobs = committed_blobs(base, output_dir(root))
@@ -178,7 +180,7 @@ def run(root: Path, base: Base, progress: Progress | None = None, registry: Pack
             before, source = base_tree(root, base)
             stage.note(f"{len(before.files)} files, {source}")
     with progress.stage("head") as stage:
-        after = head_tree(root, registry) if (root / "environments").is_dir() else Tree(HEAD_LABEL, {})
+        after = head_tree(root, registry) if (root / "environments").is_dir() else DistSnapshot(HEAD_LABEL, {})
         stage.note(f"{len(after.files)} files")
     if blobs is not None:
         # the committed dist/: the files the head holds unchanged are not read from Git

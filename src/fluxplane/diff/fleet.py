@@ -16,8 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
-from fluxplane.core.tree import Fleet, KubectlBuilder, KubectlFolders, MissingPath, Repository, repositories_of
-from fluxplane.core.tree import Placed as WalkPlaced
+from fluxplane.core.tree import (
+    DistRepository,
+    FleetWalk,
+    KubectlBuilder,
+    KubectlFolders,
+    MissingPath,
+    Placed,
+    repositories_of,
+)
 from fluxplane.core.tree.objects import Document, key_of
 
 #: (API group, kind, namespace, name): an object's identity on a cluster; its version may change.
@@ -27,11 +34,11 @@ Builder = KubectlBuilder
 
 __all__ = [
     "Builder",
+    "DistSnapshot",
     "Document",
     "ObjectKey",
-    "Placed",
     "Received",
-    "Tree",
+    "RepositoryObject",
     "object_key",
     "receive",
     "received",
@@ -45,26 +52,26 @@ def object_key(doc: Document) -> ObjectKey:
 
 
 @dataclass(frozen=True)
-class Tree:
+class DistSnapshot:
     """One synthesized dist/ ({path: text}) with the repositories its Flux objects point into."""
 
     label: str
     files: Mapping[str, str]
-    repositories: tuple[Repository, ...] = ()
+    repositories: tuple[DistRepository, ...] = ()
     #: Clusters on a Kubernetes version past or near the end of EKS standard support (awsdata.support_warnings).
     support: tuple[str, ...] = ()
     #: The management cluster, when the tree was synthesized from its definition (plan's accounts read it).
     hub: str | None = None
 
 
-def repositories_of_plan(plan: Any) -> tuple[Repository, ...]:
+def repositories_of_plan(plan: Any) -> tuple[DistRepository, ...]:
     """The dist/ repositories of a fleet plan, from its ``repositories`` section."""
     repos = plan.fleet.repositories
     return repositories_of([RepositoryLayout(PLATFORM, repos.platform), workloads_layout(repos)])
 
 
 @dataclass(frozen=True)
-class Placed:
+class RepositoryObject:
     """An object on a cluster, with the dist/ repository folder it was built from."""
 
     repository: str
@@ -75,32 +82,32 @@ class Placed:
 class Received:
     """Everything a tree sends: objects per cluster, the files any build read, and what could not be followed."""
 
-    clusters: dict[str, dict[ObjectKey, Placed]] = field(default_factory=dict)
+    clusters: dict[str, dict[ObjectKey, RepositoryObject]] = field(default_factory=dict)
     read: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
 
 def received(
-    tree: Tree,
+    tree: DistSnapshot,
     folders: KubectlFolders,
     *,
-    repositories: Iterable[Repository] | None = None,
+    repositories: Iterable[DistRepository] | None = None,
     clusters: Sequence[str] | None = None,
-    follow: Callable[[WalkPlaced, str], bool] | None = None,
+    follow: Callable[[Placed, str], bool] | None = None,
 ) -> Received:
     """What the clusters of ``tree`` (``clusters``, all when None) receive, its folders read by ``folders``;
     ``repositories`` (default: the tree's, or those the tree's own Flux objects name when it knows none, as a
-    committed dist/) and ``follow`` are the walk's (fluxplane.core.tree.Fleet)."""
+    committed dist/) and ``follow`` are the walk's (fluxplane.core.tree.FleetWalk)."""
     if repositories is None:
         repositories = tree.repositories or None
-    fleet = Fleet(folders, repositories, substitute=True, follow=follow)
+    fleet = FleetWalk(folders, repositories, substitute=True, follow=follow)
     walk = fleet.walk(clusters)
     received = Received()
     for application in walk.applications:
         received.read |= folders.inputs(application.folder)
         objects = received.clusters.setdefault(application.cluster, {})
         for placed in application.objects:
-            objects[placed.key] = Placed(application.repository, placed.item.doc)
+            objects[placed.key] = RepositoryObject(application.repository, placed.item.doc)
     for problem in walk.problems:
         placed = problem.placed
         where = f"{tree.label}: {placed.cluster}: Kustomization {placed.namespace}/{placed.key.name}"
@@ -111,7 +118,7 @@ def received(
     return received
 
 
-def receive(trees: Iterable[Tree], workdir: Path, builder: KubectlBuilder | None = None) -> list[Received]:
+def receive(trees: Iterable[DistSnapshot], workdir: Path, builder: KubectlBuilder | None = None) -> list[Received]:
     """What every cluster receives from each tree; ``workdir`` holds the trees written out."""
     chosen = builder or KubectlBuilder()
     return [

@@ -34,7 +34,7 @@ class Checkout:
 
 
 @dataclass(frozen=True)
-class Base:
+class DiffBase:
     """The base of a diff: the ref as given, the repository holding the project, and the commit the ref names."""
 
     ref: str

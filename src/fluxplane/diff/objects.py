@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from fluxplane.diff.fleet import Document, ObjectKey, Placed
+from fluxplane.diff.fleet import Document, ObjectKey, RepositoryObject
 
 ADDED = "added"
 CHANGED = "changed"
@@ -94,7 +94,9 @@ class ClusterDiff:
 
 
 def compare_cluster(
-    cluster: str, before: Mapping[ObjectKey, Placed] | None, after: Mapping[ObjectKey, Placed] | None
+    cluster: str,
+    before: Mapping[ObjectKey, RepositoryObject] | None,
+    after: Mapping[ObjectKey, RepositoryObject] | None,
 ) -> list[ClusterDiff]:
     """The changes on one cluster, one ClusterDiff per repository that has any (sorted by repository)."""
     old = before or {}
@@ -115,7 +117,8 @@ def compare_cluster(
 
 
 def compare_clusters(
-    before: Mapping[str, Mapping[ObjectKey, Placed]], after: Mapping[str, Mapping[ObjectKey, Placed]]
+    before: Mapping[str, Mapping[ObjectKey, RepositoryObject]],
+    after: Mapping[str, Mapping[ObjectKey, RepositoryObject]],
 ) -> list[ClusterDiff]:
     """Every cluster's changes, sorted by repository then cluster."""
     sections = [

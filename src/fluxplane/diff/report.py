@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fluxplane.diff.fleet import Received, Tree
+from fluxplane.diff.fleet import DistSnapshot, Received
 from fluxplane.diff.objects import ADDED, CHANGED, REMOVED, ClusterDiff, FileChange, ObjectChange
 from fluxplane.diff.risks import Risk
 from fluxplane.diff.scope import Definitions
@@ -47,7 +47,7 @@ class Report:
     #: Clusters of the working tree on a Kubernetes version past or near the end of EKS standard support.
     support: list[str] = field(default_factory=list)
     #: The trees compared and what each sends to every cluster (what fluxplane.plan reads a diff's plan from).
-    trees: tuple[Tree, Tree] | None = field(default=None, repr=False, compare=False)
+    trees: tuple[DistSnapshot, DistSnapshot] | None = field(default=None, repr=False, compare=False)
     walks: tuple[Received, Received] | None = field(default=None, repr=False, compare=False)
     #: The composite definitions of each tree, read once for the scope and again by plan.
     definitions: tuple[Definitions, Definitions] | None = field(default=None, repr=False, compare=False)

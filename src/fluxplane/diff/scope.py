@@ -31,8 +31,7 @@ from typing import Any
 
 from fluxplane.core.codec import parse_documents
 from fluxplane.core.layout import PLATFORM
-from fluxplane.core.tree import KubectlFolders
-from fluxplane.core.tree import Placed as WalkPlaced
+from fluxplane.core.tree import KubectlFolders, Placed
 from fluxplane.core.tree.flux import normal
 from fluxplane.core.tree.kustomize import Build, listed
 from fluxplane.core.tree.objects import (
@@ -535,7 +534,7 @@ class Follow:
         self.entries = entries
         self._tainted: dict[int, bool] = {}
 
-    def _differs(self, placed: WalkPlaced, folder: str) -> bool:
+    def _differs(self, placed: Placed, folder: str) -> bool:
         """Whether the Kustomization ``placed`` is not the same in the other tree's build of the folder placing it."""
         if not self.other.is_folder(folder):
             return True
@@ -544,7 +543,7 @@ class Follow:
         theirs = [item.doc for item in self.other.build(folder).items if _identity(item.doc) == identity]
         return mine != theirs
 
-    def tainted(self, placed: WalkPlaced) -> bool:
+    def tainted(self, placed: Placed) -> bool:
         application = placed.application
         if application.applier is None:
             inherited = application.cluster in self.entries
@@ -552,7 +551,7 @@ class Follow:
             inherited = self._tainted.get(id(application.applier), True)
         return inherited or (application.folder in self.scope.touched and self._differs(placed, application.folder))
 
-    def __call__(self, placed: WalkPlaced, folder: str) -> bool:
+    def __call__(self, placed: Placed, folder: str) -> bool:
         tainted = self.tainted(placed)
         if tainted or folder in self.scope.dirty:
             self._tainted[id(placed)] = tainted

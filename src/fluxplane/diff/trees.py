@@ -21,7 +21,7 @@ from fluxplane import git, synth
 from fluxplane.config.awsdata import fleet_support_warnings
 from fluxplane.config.parsed import parsed_files
 from fluxplane.diff import git as diff_git
-from fluxplane.diff.fleet import Tree, repositories_of_plan
+from fluxplane.diff.fleet import DistSnapshot, repositories_of_plan
 from fluxplane.diff.git import DiffError
 from fluxplane.diff.report import COMMITTED, EMPTY, HEAD_LABEL, SYNTHESIZED
 from fluxplane.errors import FluxplaneError
@@ -33,7 +33,7 @@ __all__ = ["base_tree", "committed", "committed_blobs", "head_tree", "synthesize
 _PURPOSE = "fluxplane reads the base's dist/ from Git"
 
 
-def _folder(base: diff_git.Base, dist: Path) -> str | None:
+def _folder(base: diff_git.DiffBase, dist: Path) -> str | None:
     """Where ``dist`` lies in the base's repository, None when outside it."""
     try:
         return dist.resolve().relative_to(base.checkout.toplevel.resolve()).as_posix()
@@ -41,14 +41,16 @@ def _folder(base: diff_git.Base, dist: Path) -> str | None:
         return None
 
 
-def committed_blobs(base: diff_git.Base, dist: Path) -> list[tuple[str, str]] | None:
+def committed_blobs(base: diff_git.DiffBase, dist: Path) -> list[tuple[str, str]] | None:
     """The files of dist/ as committed at the base, with their blobs' names (fluxplane.git.blobs_at), None when
     the base has none there."""
     folder = _folder(base, dist)
     return None if folder is None else git.blobs_at(base.checkout.toplevel, base.commit, folder, purpose=_PURPOSE)
 
 
-def committed(base: diff_git.Base, blobs: list[tuple[str, str]], head: Mapping[str, str] | None = None) -> Tree:
+def committed(
+    base: diff_git.DiffBase, blobs: list[tuple[str, str]], head: Mapping[str, str] | None = None
+) -> DistSnapshot:
     """The tree of the committed ``blobs`` (:func:`committed_blobs`); the files ``head`` holds with the same
     content are taken from it, not read from Git."""
     known: dict[str, bytes] = {}
@@ -62,21 +64,21 @@ def committed(base: diff_git.Base, blobs: list[tuple[str, str]], head: Mapping[s
         path: head[path] if head is not None and data is known.get(path) else data.decode("utf-8", errors="replace")
         for path, data in found.items()
     }
-    return Tree(base.ref, files)
+    return DistSnapshot(base.ref, files)
 
 
-def synthesize(root: Path, label: str) -> Tree:
+def synthesize(root: Path, label: str) -> DistSnapshot:
     """The dist/ tree of the definition under ``root`` (empty when it has no environments/)."""
     if not (root / "environments").is_dir():
-        return Tree(label, {})
+        return DistSnapshot(label, {})
     pipeline = synth.Pipeline(root)
     with synth.paused_gc():
         plan = pipeline.load()
     support = tuple(fleet_support_warnings(plan.fleet, datetime.now(UTC).date()))
-    return Tree(label, pipeline.build(plan), repositories_of_plan(plan), support, plan.fleet.management.name)
+    return DistSnapshot(label, pipeline.build(plan), repositories_of_plan(plan), support, plan.fleet.management.name)
 
 
-def base_tree(root: Path, base: diff_git.Base) -> tuple[Tree, str]:
+def base_tree(root: Path, base: diff_git.DiffBase) -> tuple[DistSnapshot, str]:
     """The tree at ``base`` (module docstring), and where it came from: COMMITTED, SYNTHESIZED or EMPTY."""
     blobs = committed_blobs(base, output_dir(root))
     if blobs is not None:
@@ -89,11 +91,11 @@ def base_tree(root: Path, base: diff_git.Base) -> tuple[Tree, str]:
     return tree, SYNTHESIZED if tree.files else EMPTY
 
 
-def head_tree(root: Path, registry: PackRegistry | None = None) -> Tree:
+def head_tree(root: Path, registry: PackRegistry | None = None) -> DistSnapshot:
     """What synth would write for the definition under ``root`` now (module docstring), nothing written."""
     with synth.paused_gc(), parsed_files(root, read_only=True):
         plan = synth.load_plan(root, registry)
     cache = synth.SynthCache.for_root(root, read_only=True)
     files = synth.with_kept(plan, synth.render_plan(plan, cache), output_dir(root))
     support = tuple(fleet_support_warnings(plan.fleet, datetime.now(UTC).date()))
-    return Tree(HEAD_LABEL, files, repositories_of_plan(plan), support, plan.fleet.management.name)
+    return DistSnapshot(HEAD_LABEL, files, repositories_of_plan(plan), support, plan.fleet.management.name)

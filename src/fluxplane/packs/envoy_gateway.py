@@ -18,6 +18,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 from fluxplane.config.models import Model
 from fluxplane.config.problems import show
 from fluxplane.constructs.props import TENANT_LABEL
@@ -39,8 +40,6 @@ NAMESPACE = "envoy-gateway-system"
 CONTROLLER_NAME = "gateway.envoyproxy.io/gatewayclass-controller"
 GATEWAY_API = "gateway.networking.k8s.io/v1"
 ENVOY_GATEWAY_API = "gateway.envoyproxy.io/v1alpha1"
-#: Namespaces the pack must not make (and so own, and prune): Kubernetes' and Flux's.
-PLATFORM_NAMESPACES = frozenset({"default", "flux-system"})
 #: A listener hostname (Gateway API), optionally a wildcard, whose labels may hold cluster variables.
 _HOST_LABEL = r"(?:[a-z0-9-]|\$\{(?:cluster_name|cluster_region|environment|kubernetes_version)\})+"
 HOSTNAME = rf"(\*\.)?{_HOST_LABEL}(\.{_HOST_LABEL})*"
@@ -106,8 +105,12 @@ class SharedGateway(Model):
     @field_validator("namespace")
     @classmethod
     def _own_namespace(cls, namespace: str) -> str:
-        if namespace in PLATFORM_NAMESPACES or namespace.startswith("kube-"):
-            raise ValueError(f"the pack makes the Gateway's namespace, so it cannot be {namespace!r}")
+        # the pack makes the namespace, so owns it and prunes it when switched off: never one the platform runs in
+        if platform_namespace(namespace):
+            raise ValueError(
+                f"the pack makes the Gateway's namespace, so it cannot be {namespace!r}, a platform namespace "
+                f"({platform_namespaces_text()})"
+            )
         return namespace
 
     @model_validator(mode="after")

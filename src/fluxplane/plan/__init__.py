@@ -21,7 +21,7 @@ from fluxplane.diff.fleet import ObjectKey
 from fluxplane.diff.report import Report
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.plan import kube
-from fluxplane.plan.model import Base, Plan, ordered
+from fluxplane.plan.model import Plan, PlanBase, ordered
 from fluxplane.plan.resources import Comparison, Reading, Side
 from fluxplane.progress import Progress
 from fluxplane.synth.composed import changed_kinds
@@ -29,7 +29,7 @@ from fluxplane.synth.composed import changed_kinds
 __all__ = ["Plan", "from_diff", "resolve", "run"]
 
 
-def resolve(root: Path, ref: str) -> diff.Base:
+def resolve(root: Path, ref: str) -> diff.DiffBase:
     """The base ``ref`` names in the repository holding ``root``; DiffError when there is no repository or no
     such ref."""
     return diff.resolve(root, ref, "fluxplane plan")
@@ -39,7 +39,7 @@ def from_diff(report: Report) -> Plan:
     """The plan of what ``fluxplane diff`` compared, from its walks (those of what the change reaches) and their
     differences; the section diff's Markdown report ends with."""
     assert report.trees is not None and report.walks is not None and report.definitions is not None
-    base = Base(report.ref, report.commit, report.source)
+    base = PlanBase(report.ref, report.commit, report.source)
     if report.scope == diff.NO_CHANGES:
         return Plan(base, scope=report.scope)
     hub = report.trees[1].hub
@@ -60,7 +60,9 @@ def from_diff(report: Report) -> Plan:
     )
 
 
-def run(root: Path, base: diff.Base, registry: PackRegistry | None = None, progress: Progress | None = None) -> Plan:
+def run(
+    root: Path, base: diff.DiffBase, registry: PackRegistry | None = None, progress: Progress | None = None
+) -> Plan:
     """The plan of the definition under ``root`` against ``base``'s (module docstring)."""
     progress = progress or Progress("plan", show="off")
     report = diff.run(root, base, progress, registry)

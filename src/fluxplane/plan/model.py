@@ -20,9 +20,9 @@ __all__ = [
     "REINSTALL",
     "REPLACE",
     "UPDATE",
-    "Base",
     "KubernetesChange",
     "Plan",
+    "PlanBase",
     "ResourceChange",
     "ordered",
 ]
@@ -99,7 +99,7 @@ class KubernetesChange:
 
 
 @dataclass(frozen=True)
-class Base:
+class PlanBase:
     """What the plan compares with: the ref as given, its commit, and where its tree came from."""
 
     ref: str
@@ -113,7 +113,7 @@ class Base:
 class Plan:
     """Everything ``fluxplane plan`` found, in report order (data-bearing resources first)."""
 
-    base: Base
+    base: PlanBase
     resources: list[ResourceChange] = field(default_factory=list)
     #: Releases and packages installed or upgraded, and destructive changes, cluster by cluster.
     kubernetes: list[KubernetesChange] = field(default_factory=list)

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
-from fluxplane.diff.fleet import ObjectKey, Placed
+from fluxplane.diff.fleet import ObjectKey, RepositoryObject
 from fluxplane.diff.scope import CLUSTERS, Definitions
 from fluxplane.kinds import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, cloud_kind, is_managed, noun
 from fluxplane.plan.accounts import CONFIG_GROUPS, CONFIG_KINDS, IRSA_ROLE, Accounts, is_config
 from fluxplane.plan.model import DELETE, FORGET, ResourceChange
-from fluxplane.synth.cloud import Verdict, aws_name, judge, provider_config, region_of
+from fluxplane.synth.cloud import ResourceAction, aws_name, judge, provider_config, region_of
 from fluxplane.synth.composed import EVERY_KIND, Texts, compare, group_kind, with_overlays
 from fluxplane.synth.hazards import ABSENT, field
 from fluxplane.validate.compose.composer import Composer
@@ -110,7 +110,7 @@ class Side:
     """One tree as the comparison reads it: what its walk placed on each cluster, and what ``reading`` reads of it
     (its definitions, its accounts: each only when a change needs it)."""
 
-    def __init__(self, objects: Mapping[str, Mapping[ObjectKey, Placed]], reading: Reading) -> None:
+    def __init__(self, objects: Mapping[str, Mapping[ObjectKey, RepositoryObject]], reading: Reading) -> None:
         self.objects = objects
         self.reading = reading
 
@@ -203,7 +203,7 @@ class Comparison:
         if verdict is not None:
             self._add(verdict, old, new)
 
-    def _add(self, verdict: Verdict, old: _Resource | None, new: _Resource | None) -> None:
+    def _add(self, verdict: ResourceAction, old: _Resource | None, new: _Resource | None) -> None:
         # What goes is where it was; what is made or changed is where it will be.
         gone = verdict.action in (DELETE, FORGET)
         chosen = old if gone or new is None else new

@@ -24,7 +24,7 @@ from fluxplane.plan.report import summary
 from fluxplane.plan.report import text as plan_text
 from fluxplane.progress import Progress
 from fluxplane.site import pages
-from fluxplane.site.model import Change, Fleet, SiteError, load
+from fluxplane.site.model import PullRequestChange, SiteContent, SiteError, load
 
 #: Where ``fluxplane site`` writes when no folder is given, below the project.
 DEFAULT_FOLDER = "site/fleet"
@@ -39,30 +39,30 @@ def stylesheet() -> str:
     return (resources.files("fluxplane.site") / "assets" / pages.STYLESHEET).read_text("utf-8")
 
 
-def change(root: Path, ref: str, progress: Progress | None = None) -> Change:
+def change(root: Path, ref: str, progress: Progress | None = None) -> PullRequestChange:
     """``fluxplane diff``'s and ``fluxplane plan``'s reports of the working tree against ``ref``, made once."""
     return _change(root, _resolve(root, ref), progress)
 
 
-def _resolve(root: Path, ref: str) -> diff.Base:
+def _resolve(root: Path, ref: str) -> diff.DiffBase:
     """The base ``ref`` names; DiffError, one line, when there is no repository or no such ref."""
     return diff.resolve(root, ref, "fluxplane site --base")
 
 
-def _change(root: Path, base: diff.Base, progress: Progress | None) -> Change:
+def _change(root: Path, base: diff.DiffBase, progress: Progress | None) -> PullRequestChange:
     report = diff.run(root, base, progress or Progress("site", show="off"))
     made = plan.from_diff(report)
-    return Change(
+    return PullRequestChange(
         ref=report.ref, commit=report.commit, summary=summary(made), diff=diff_text(report), plan=plan_text(made)
     )
 
 
-def files(fleet: Fleet) -> dict[str, str]:
+def files(fleet: SiteContent) -> dict[str, str]:
     """Every file of the site by its path below the site's folder."""
     return {**pages.pages(fleet), pages.STYLESHEET: stylesheet()}
 
 
-def write(fleet: Fleet, folder: Path) -> list[str]:
+def write(fleet: SiteContent, folder: Path) -> list[str]:
     """Write the site into ``folder``, replacing the pages a previous run wrote there; the paths written, sorted.
 
     Only files the site writes are replaced, and ``clusters/`` is emptied of its pages first, so a cluster removed

@@ -65,7 +65,7 @@ class Cluster:
 
 
 @dataclass(frozen=True)
-class Resource:
+class AwsResource:
     """One AWS resource of an app on one cluster."""
 
     noun: str
@@ -73,14 +73,14 @@ class Resource:
 
 
 @dataclass(frozen=True)
-class Placement:
+class SitePlacement:
     """One app on one cluster, with the AWS resources it has there."""
 
     cluster: str
     environment: str
     region: str
     account: str | None
-    resources: tuple[Resource, ...]
+    resources: tuple[AwsResource, ...]
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class AppPage:
     """One app, with every cluster it runs on."""
 
     app: App
-    placements: tuple[Placement, ...]
+    placements: tuple[SitePlacement, ...]
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class Addon:
 
 
 @dataclass(frozen=True)
-class Change:
+class PullRequestChange:
     """The pull request's change against ``--base``: ``fluxplane diff``'s and ``fluxplane plan``'s reports."""
 
     ref: str
@@ -119,7 +119,7 @@ class Change:
 
 
 @dataclass(frozen=True)
-class Fleet:
+class SiteContent:
     """Everything the pages show."""
 
     hub: str
@@ -133,7 +133,7 @@ class Fleet:
     apps: tuple[AppPage, ...]
     #: The EKS releases the fleet's clusters run, oldest first.
     releases: tuple[awsdata.Release, ...]
-    change: Change | None = None
+    change: PullRequestChange | None = None
 
     def cluster(self, name: str) -> Cluster:
         return next(cluster for cluster in self.clusters if cluster.name == name)
@@ -192,15 +192,15 @@ def _addons(plan: FleetPlan, clusters: tuple[Cluster, ...]) -> tuple[Addon, ...]
 
 
 def _apps(plan: FleetPlan, accounts: Mapping[str, str | None]) -> tuple[AppPage, ...]:
-    by_app: dict[str, list[Placement]] = {}
+    by_app: dict[str, list[SitePlacement]] = {}
     apps: dict[str, App] = {}
     for placement in plan.apps:
         apps[placement.app.name] = placement.app
         resources = tuple(
-            Resource(RESOURCE_NOUNS[kind], name) for kind, _, name in aws_names(placement.cluster, placement.app)
+            AwsResource(RESOURCE_NOUNS[kind], name) for kind, _, name in aws_names(placement.cluster, placement.app)
         )
         by_app.setdefault(placement.app.name, []).append(
-            Placement(
+            SitePlacement(
                 placement.cluster,
                 placement.environment,
                 placement.region,
@@ -211,7 +211,7 @@ def _apps(plan: FleetPlan, accounts: Mapping[str, str | None]) -> tuple[AppPage,
     return tuple(AppPage(apps[name], tuple(by_app[name])) for name in sorted(apps))
 
 
-def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> Fleet:
+def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> SiteContent:
     """The pages' content for ``plan``, as ``files`` (dist/) has it, with EKS support as of ``today``."""
     fleet = plan.fleet
     facts = awsdata.facts(fleet.aws_data)
@@ -264,7 +264,7 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> Fleet:
         )
     )
     done = tuple(clusters)
-    return Fleet(
+    return SiteContent(
         hub=fleet.management.name,
         today=today,
         clusters=done,
@@ -276,7 +276,7 @@ def collect(plan: FleetPlan, files: Mapping[str, str], today: date) -> Fleet:
     )
 
 
-def load(root: Path, today: date) -> Fleet:
+def load(root: Path, today: date) -> SiteContent:
     """The pages' content for the project under ``root``: its definition, and the dist/ it committed."""
     files = read_dist(root)
     pipeline = synth.Pipeline(root)
@@ -288,12 +288,12 @@ def load(root: Path, today: date) -> Fleet:
 __all__ = [
     "Addon",
     "AppPage",
-    "Change",
+    "AwsResource",
     "Cluster",
-    "Fleet",
-    "Placement",
-    "Resource",
+    "PullRequestChange",
+    "SiteContent",
     "SiteError",
+    "SitePlacement",
     "collect",
     "load",
     "read_dist",

@@ -3,7 +3,7 @@
 Plain HTML5 with one stylesheet beside it (``style.css``), no script and nothing fetched from elsewhere, so the
 pages open from a folder, an artifact or any static host. Every text that comes from the definition or dist/ goes
 through :func:`text` (HTML escaping); the markup around it is fixed. Each page is a pure function of
-fluxplane.site.model.Fleet, so the same fleet gives the same bytes.
+fluxplane.site.model.SiteContent, so the same fleet gives the same bytes.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from html import escape
 
+from fluxplane.config.hub import FLUX_NAMESPACE
 from fluxplane.config.problems import hide_credentials
 from fluxplane.graph import HELM_RELEASE, KUSTOMIZATION, Graph
 from fluxplane.site import svg
-from fluxplane.site.model import Addon, Cluster, Fleet
+from fluxplane.site.model import Addon, Cluster, SiteContent
 
 STYLESHEET = "style.css"
 INDEX = "index.html"
@@ -52,7 +53,7 @@ _NONE = '<span class="muted">&ndash;</span>'
 _CURRENT = ' class="current" aria-current="page"'
 
 
-def _page(fleet: Fleet, title: str, current: str, body: Sequence[str], depth: int = 0) -> str:
+def _page(fleet: SiteContent, title: str, current: str, body: Sequence[str], depth: int = 0) -> str:
     up = "../" * depth
     links = [(INDEX, "Fleet"), (ADDONS, "Add-ons"), (APPS, "Apps")]
     if fleet.change is not None:
@@ -146,7 +147,7 @@ def _account(cluster_account: str | None, account_id: str | None, hub: str) -> s
 # -- the fleet ------------------------------------------------------------------------------------
 
 
-def _timeline(fleet: Fleet) -> list[str]:
+def _timeline(fleet: SiteContent) -> list[str]:
     """Each Kubernetes version the fleet runs, from its EKS release to the end of extended support, and today."""
     releases = fleet.releases
     if not releases:
@@ -197,7 +198,7 @@ def _timeline(fleet: Fleet) -> list[str]:
     return lines
 
 
-def _leaving(fleet: Fleet) -> list[str]:
+def _leaving(fleet: SiteContent) -> list[str]:
     """What leaves standard support next, soonest first."""
     rows = []
     for release in fleet.releases:
@@ -223,7 +224,7 @@ def _leaving(fleet: Fleet) -> list[str]:
     return _table(head, (row[2] for row in rows))
 
 
-def fleet_page(fleet: Fleet) -> str:
+def fleet_page(fleet: SiteContent) -> str:
     """index.html: the environments, accounts and regions, each cluster with its version, support and readiness."""
     regions = sorted({cluster.region for cluster in fleet.clusters})
     ready = sum(1 for cluster in fleet.clusters if not cluster.versions.blockers)
@@ -307,7 +308,7 @@ def _cell(addon: Addon, cluster: str) -> str:
     return f'<span class="on">{text(version)}</span>'
 
 
-def addons_page(fleet: Fleet) -> str:
+def addons_page(fleet: SiteContent) -> str:
     """addons.html: every pack by cluster, with the version each runs, clusters behind the newest pin marked."""
     head = ['<span class="corner">pack</span>', "newest"]
     head += [
@@ -349,7 +350,7 @@ def addons_page(fleet: Fleet) -> str:
 _NO_TEAM = '<span class="muted">no team named</span>'
 
 
-def apps_page(fleet: Fleet) -> str:
+def apps_page(fleet: SiteContent) -> str:
     """apps.html: every app, where it runs, who owns it and its AWS resources."""
     body = ["<h1>Apps</h1>"]
     if not fleet.apps:
@@ -410,7 +411,7 @@ def _kustomizations(graph: Graph) -> list[str]:
             continue
         applies = [f"{child.kind}/{child.name}" for child in graph.nodes if child.parent == node.id]
         where = _badge("hub", "info") + " " if node.hub else ""
-        details = [f"namespace {node.namespace}"] if node.namespace != "flux-system" else []
+        details = [f"namespace {node.namespace}"] if node.namespace != FLUX_NAMESPACE else []
         details += [node.path] if node.path else []
         rows.append(
             [
@@ -428,7 +429,7 @@ def _facts(pairs: Iterable[tuple[str, str]]) -> list[str]:
     return ['<dl class="facts">', *(f"<dt>{text(key)}</dt><dd>{value}</dd>" for key, value in pairs), "</dl>"]
 
 
-def cluster_page_html(fleet: Fleet, cluster: Cluster) -> str:
+def cluster_page_html(fleet: SiteContent, cluster: Cluster) -> str:
     """clusters/<name>.html: the cluster's facts, its Flux graph, its Kustomizations, add-ons and apps."""
     versions = cluster.versions
     release = cluster.release
@@ -570,7 +571,7 @@ def _report(body: str) -> str:
     return '<pre class="report">' + "\n".join(lines) + "</pre>"
 
 
-def change_page(fleet: Fleet) -> str:
+def change_page(fleet: SiteContent) -> str:
     """change.html: ``fluxplane plan``'s and ``fluxplane diff``'s reports of the change against ``--base``."""
     change = fleet.change
     assert change is not None
@@ -591,7 +592,7 @@ def change_page(fleet: Fleet) -> str:
     return _page(fleet, "Change", CHANGE, body)
 
 
-def pages(fleet: Fleet) -> dict[str, str]:
+def pages(fleet: SiteContent) -> dict[str, str]:
     """Every page of the site by its path below the site's folder (the stylesheet aside)."""
     found = {INDEX: fleet_page(fleet), ADDONS: addons_page(fleet), APPS: apps_page(fleet)}
     for cluster in fleet.clusters:

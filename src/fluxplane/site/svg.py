@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from html import escape
 
 from fluxplane.constructs.props import FLUX_NAMESPACE
-from fluxplane.graph import HELM_RELEASE, Edge, Graph, Node
+from fluxplane.graph import HELM_RELEASE, Edge, FluxNode, Graph
 
 #: Font size and the width of one character of a monospace face at that size, in pixels.
 FONT = 12
@@ -78,7 +78,7 @@ def _detail(text: str) -> str:
     return text if len(text) <= DETAIL else text[: DETAIL - 1] + "…"
 
 
-def labels(node: Node, namespace: str | None = None) -> list[str]:
+def labels(node: FluxNode, namespace: str | None = None) -> list[str]:
     """A node's lines as drawn: its name (the shape and colour tell its kind), its namespace unless it is
     ``namespace`` (the band's) or flux-system, and what it waits on, cut to DETAIL characters."""
     lines = [node.name]
@@ -93,17 +93,17 @@ def _size(lines: Sequence[str]) -> tuple[float, float]:
     return (max(len(line) for line in lines) * CHAR + 2 * PAD_X, len(lines) * LINE + 2 * PAD_Y)
 
 
-def _units(nodes: Sequence[Node]) -> tuple[list[str], dict[str, list[tuple[Node, int]]], dict[str, str]]:
+def _units(nodes: Sequence[FluxNode]) -> tuple[list[str], dict[str, list[tuple[FluxNode, int]]], dict[str, str]]:
     """The units' heads in the graph's order, each unit's nodes with their depth, and each node's unit."""
     present = {node.id for node in nodes}
-    children: dict[str | None, list[Node]] = {}
+    children: dict[str | None, list[FluxNode]] = {}
     for node in nodes:
         children.setdefault(node.parent if node.parent in present else None, []).append(node)
     heads: list[str] = []
-    members: dict[str, list[tuple[Node, int]]] = {}
+    members: dict[str, list[tuple[FluxNode, int]]] = {}
     unit_of: dict[str, str] = {}
 
-    def walk(node: Node, head: str, depth: int) -> None:
+    def walk(node: FluxNode, head: str, depth: int) -> None:
         if node.id in unit_of:
             return
         unit_of[node.id] = head
@@ -155,13 +155,13 @@ class _Side:
     """The nodes of one side of the graph (the hub's chain, or the cluster's own), grouped in units."""
 
     heads: list[str]
-    members: dict[str, list[tuple[Node, int]]]
+    members: dict[str, list[tuple[FluxNode, int]]]
     unit_of: dict[str, str]
     column: dict[str, int]
     links: list[tuple[str, str]]
 
     @classmethod
-    def of(cls, nodes: Sequence[Node], edges: Iterable[Edge]) -> _Side:
+    def of(cls, nodes: Sequence[FluxNode], edges: Iterable[Edge]) -> _Side:
         heads, members, unit_of = _units(nodes)
         links = [
             (unit_of[edge.source], unit_of[edge.target])
@@ -171,14 +171,14 @@ class _Side:
         return cls(heads, members, unit_of, _columns(heads, links), links)
 
 
-def _unit_size(nodes: Sequence[tuple[Node, int]], sizes: Mapping[str, tuple[float, float]]) -> tuple[float, float]:
+def _unit_size(nodes: Sequence[tuple[FluxNode, int]], sizes: Mapping[str, tuple[float, float]]) -> tuple[float, float]:
     width = max(depth * INDENT + sizes[node.id][0] for node, depth in nodes)
     height = sum(sizes[node.id][1] for node, _ in nodes) + INNER_GAP * (len(nodes) - 1)
     return (width, height)
 
 
 def _place_unit(
-    nodes: Sequence[tuple[Node, int]],
+    nodes: Sequence[tuple[FluxNode, int]],
     x: float,
     y: float,
     sizes: Mapping[str, tuple[float, float]],

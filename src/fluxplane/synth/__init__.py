@@ -15,7 +15,7 @@ from fluxplane.synth.cache import SynthCache
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.pipeline import Pipeline, load_plan, project_registry, render_plan
 from fluxplane.synth.plan import FleetPlan
-from fluxplane.synth.publish import Allowances, Publisher, Tree, kept_folders, kept_owners, with_kept
+from fluxplane.synth.publish import Allowances, CompleteTree, Publisher, kept_folders, kept_owners, with_kept
 from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, copy_tree, write_tree
 
 
@@ -60,13 +60,13 @@ def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None 
 
 __all__ = [
     "Allowances",
+    "CompleteTree",
     "FleetPlan",
     "Pipeline",
     "Publisher",
     "Staleness",
     "SynthCache",
     "SynthResult",
-    "Tree",
     "check",
     "check_outdir",
     "compare_tree",

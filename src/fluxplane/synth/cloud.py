@@ -146,7 +146,7 @@ def provider_config(document: Mapping[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ResourceAction:
     """What happens to one resource: the action, the fields that change, and why."""
 
     action: str
@@ -154,7 +154,7 @@ class Verdict:
     reasons: tuple[str, ...] = ()
 
 
-def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> Verdict | None:
+def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> ResourceAction | None:
     """The verdict on a managed resource of ``group`` and ``kind`` that was ``old`` and becomes ``new`` (None for
     absent); None when nothing changes."""
     entry = cloud_kind(group, kind)
@@ -163,22 +163,22 @@ def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str
     if old is None:
         assert new is not None
         if not writes(new):
-            return Verdict(IMPORT, reasons=(READ_ONLY,))
-        return Verdict(CREATE)
+            return ResourceAction(IMPORT, reasons=(READ_ONLY,))
+        return ResourceAction(CREATE)
     if new is None:
         if keeps_resource(old):
-            return Verdict(FORGET, reasons=("its deletion policy leaves it in AWS, unmanaged",))
+            return ResourceAction(FORGET, reasons=("its deletion policy leaves it in AWS, unmanaged",))
         destroyed = entry.deletes if entry is not None and entry.deletes else ""
-        return Verdict(DELETE, reasons=(f"destroys {destroyed}",) if destroyed else ())
+        return ResourceAction(DELETE, reasons=(f"destroys {destroyed}",) if destroyed else ())
     fields = changed_fields(old, new)
     if not fields:
         return None
     if not writes(new):
         # what changes is which resource is read, or that it is no longer written
-        return Verdict(FORGET if writes(old) else IMPORT, reasons=(READ_ONLY,))
+        return ResourceAction(FORGET if writes(old) else IMPORT, reasons=(READ_ONLY,))
     if not writes(old):
         shown = tuple(dict.fromkeys(dotted(path) for path in fields))
-        return Verdict(MANAGE, shown, ("Crossplane may now update it to the definition, and delete it",))
+        return ResourceAction(MANAGE, shown, ("Crossplane may now update it to the definition, and delete it",))
     reasons: list[str] = []
     for path in replacing_fields(group, kind):
         values = immutable_change(old, new, path)
@@ -190,8 +190,8 @@ def judge(group: str, kind: str, old: Mapping[str, Any] | None, new: Mapping[str
         reasons.append(text)
     shown = tuple(dict.fromkeys(dotted(path) for path in fields))
     if reasons:
-        return Verdict(REPLACE, shown, tuple(reasons))
-    return Verdict(UPDATE, shown, tuple(switch_reasons(group, kind, old, new)))
+        return ResourceAction(REPLACE, shown, tuple(reasons))
+    return ResourceAction(UPDATE, shown, tuple(switch_reasons(group, kind, old, new)))
 
 
 def switch_reasons(group: str, kind: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:

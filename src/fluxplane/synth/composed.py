@@ -28,7 +28,7 @@ from typing import Any
 
 from fluxplane.core.layout import cluster_of
 from fluxplane.kinds import DEFINITION_KINDS, is_managed
-from fluxplane.synth.cloud import DELETE, FORGET, Verdict, judge
+from fluxplane.synth.cloud import DELETE, FORGET, ResourceAction, judge
 from fluxplane.synth.hazards import Key, field, key_of
 from fluxplane.validate.changed import is_definition
 from fluxplane.validate.compose.composer import Composer
@@ -179,7 +179,7 @@ class ComposedChange:
     managed resource on either side (None where it is not composed)."""
 
     name: str
-    verdict: Verdict
+    verdict: ResourceAction
     old: Mapping[str, Any] | None
     new: Mapping[str, Any] | None
 

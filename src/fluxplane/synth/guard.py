@@ -84,7 +84,7 @@ from fluxplane.config.hub import APPLIED_BY
 from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import load_documents, parse_documents
 from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_of, cluster_vars_file
-from fluxplane.core.tree import Fleet, LazyDocuments, Placed, Walk
+from fluxplane.core.tree import FleetWalk, LazyDocuments, Placed, Walk
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.files import entries_below
 from fluxplane.kinds import AUTO_MODE_FLAG, COMPOSITE_GROUP, DEFINITION_KINDS, Switch, noun
@@ -288,7 +288,7 @@ def _legacy_appliers(old: Mapping[str, bytes], hub: str) -> dict[Key, str]:
     texts = {path: data.decode("utf-8", "replace") for path, data in old.items() if path.endswith(".yaml")}
     appliers: dict[Key, str] = {}
     try:
-        for applier, placed in Fleet(LazyDocuments({}, texts)).applied(hub):
+        for applier, placed in FleetWalk(LazyDocuments({}, texts)).applied(hub):
             key = key_of(placed.doc)
             if key is not None:
                 appliers.setdefault(key, f"{applier.namespace}/{applier.key.name}")
@@ -646,11 +646,15 @@ def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | No
     try:
         walks = []
         for documents in (LazyDocuments(makers), LazyDocuments({}, files)):
-            fleet = Fleet(documents, substitute=True)
+            fleet = FleetWalk(documents, substitute=True)
             chosen = fleet.clusters if clusters is None else [c for c in clusters if fleet.is_cluster(c)]
             # Where the repositories lie is read from the walked clusters' entry folders alone: reading every
             # cluster's would build the whole fleet for a change to one cluster.
-            mine = Fleet(documents, fleet.find_repositories(chosen), substitute=True) if clusters is not None else fleet
+            mine = (
+                FleetWalk(documents, fleet.find_repositories(chosen), substitute=True)
+                if clusters is not None
+                else fleet
+            )
             walks.append(mine.walk(chosen))
         return walks[0], walks[1]
     except (yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError):  # a tree that cannot be followed

@@ -29,7 +29,7 @@ from fluxplane.synth.cache import SynthCache, render_cached
 from fluxplane.synth.cdk8s_charts import cdk8s_chart_files
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.plan import FleetPlan, plan_fleet
-from fluxplane.synth.publish import Allowances, Publisher, Tree
+from fluxplane.synth.publish import Allowances, CompleteTree, Publisher
 
 
 def _relative(root: Path, path: Path) -> str:
@@ -132,7 +132,7 @@ class Pipeline(Publisher):
         yet a tree to write (:meth:`render`)."""
         return render_plan(plan or self.load(), self.cache)
 
-    def render(self, plan: FleetPlan | None = None) -> Tree:
+    def render(self, plan: FleetPlan | None = None) -> CompleteTree:
         """The tree for ``plan`` (default: :meth:`load`'s): :meth:`build`, then :meth:`complete`."""
         chosen = plan or self.load()
         return self.complete(chosen, self.build(chosen))

@@ -115,7 +115,7 @@ class Allowances:
 
 
 @dataclass(frozen=True)
-class Tree:
+class CompleteTree:
     """A whole tree synth may publish: the rendered files and the kept ones, for the plan they came from.
 
     Made by :meth:`Publisher.complete` alone, so a tree :meth:`Publisher.write` takes always holds the kept
@@ -142,12 +142,12 @@ class Publisher:
             check_outdir(self.outdir, self.root)
             self._outdir_checked = True
 
-    def complete(self, plan: FleetPlan, files: dict[str, str]) -> Tree:
+    def complete(self, plan: FleetPlan, files: dict[str, str]) -> CompleteTree:
         """``files`` as synth publishes them: with the folders another tool owns, as they are in ``outdir``."""
         self.check_outdir()
-        return Tree(plan, with_kept(plan, files, self.outdir))
+        return CompleteTree(plan, with_kept(plan, files, self.outdir))
 
-    def refusals(self, tree: Tree) -> list[str]:
+    def refusals(self, tree: CompleteTree) -> list[str]:
         """What writing ``tree`` would replace, delete or move that the allowances do not name."""
         allow, plan = self.allow, tree.plan
         return guard(
@@ -162,7 +162,7 @@ class Publisher:
             followed_versions=plan.followed_versions,
         )
 
-    def write(self, tree: Tree) -> None:
+    def write(self, tree: CompleteTree) -> None:
         """Write ``tree`` into ``outdir``: refused (ConfigError, nothing written) when it replaces, deletes or
         moves what the allowances do not name; the allocations first, so a write stopped in between gives the
         same ranges next time."""
@@ -172,7 +172,7 @@ class Publisher:
         allocations.write(self.root, tree.plan)
         write_tree(tree.files, self.outdir)
 
-    def staleness(self, tree: Tree) -> Staleness:
+    def staleness(self, tree: CompleteTree) -> Staleness:
         """What writing ``tree`` would change in ``outdir`` (nothing written); the recorded allocations count as
         ``changed``."""
         found = compare_tree(tree.files, self.outdir)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fluxplane.core.tree import Fleet, LazyDocuments, Placed
+from fluxplane.core.tree import FleetWalk, LazyDocuments, Placed
 from fluxplane.core.tree.objects import FLUX_HELM, FLUX_SOURCE, spec_of
 
 #: What Flux's bootstrap applies: the cluster's entry folder, where no Kustomization of the tree does.
@@ -35,7 +35,7 @@ REFS = ("digest", "commit", "name", "semver", "tag", "branch")
 
 def summarize(files: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     """Per cluster of the tree ``files`` ({path under dist/: text}), its versions and its Kustomizations."""
-    tree = Fleet(LazyDocuments({}, files), substitute=True)
+    tree = FleetWalk(LazyDocuments({}, files), substitute=True)
     walk = tree.walk()
     clusters = sorted(tree.clusters)
     versions: dict[str, dict[str, str]] = {cluster: {} for cluster in clusters}

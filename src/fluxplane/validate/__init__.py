@@ -22,7 +22,7 @@ from fluxplane.core.tree.kustomize import Folders
 from fluxplane.progress import Progress
 from fluxplane.validate.cache import ValidateCache
 from fluxplane.validate.cel import CelCounts, CelRules
-from fluxplane.validate.changed import Change, changed_since, is_definition
+from fluxplane.validate.changed import ChangedFiles, changed_since, is_definition
 from fluxplane.validate.compose import render_compositions
 from fluxplane.validate.compose.overlays import overlay_definitions
 from fluxplane.validate.findings import Finding
@@ -38,9 +38,9 @@ from fluxplane.validate.schemas import (
     defined_kinds,
 )
 from fluxplane.validate.schemas import warning_lines as schema_warnings
-from fluxplane.validate.tree import Document, Tree, ValidateError, check_tree, load_tree
+from fluxplane.validate.tree import DistTree, Document, ValidateError, check_tree, load_tree
 
-__all__ = ["Coverage", "Finding", "ValidateCache", "ValidateError", "Validation", "run", "validate_tree"]
+__all__ = ["Coverage", "Finding", "ValidateCache", "ValidateError", "ValidationRun", "run", "validate_tree"]
 
 
 @dataclass
@@ -66,13 +66,13 @@ class Coverage:
 
 
 def validate_tree(
-    tree: Tree,
+    tree: DistTree,
     crd_dirs: list[Path],
     kustomize: bool = True,
     progress: Progress | None = None,
     warnings: list[str] | None = None,
     coverage: Coverage | None = None,
-    change: Change | None = None,
+    change: ChangedFiles | None = None,
     cache: ValidateCache | None = None,
 ) -> list[Finding]:
     """Every finding in ``tree`` (see load_tree), sorted; lines about what could not be checked (kinds without a
@@ -171,7 +171,7 @@ def _check_schemas(
 
 
 def _builds(
-    tree: Tree, folders: list[str], kubectl: str, cache: ValidateCache | None, advance: Callable[[], None]
+    tree: DistTree, folders: list[str], kubectl: str, cache: ValidateCache | None, advance: Callable[[], None]
 ) -> list[Finding]:
     """The findings of the kustomize builds of ``folders``: with ``cache``, a folder whose build's key it holds is
     not built again (fluxplane.validate.kustomize.Builds)."""
@@ -195,7 +195,7 @@ def _builds(
 class _Scope:
     """What a run checks beyond the references: everything, or what ``change`` touches."""
 
-    def __init__(self, tree: Tree, change: Change | None) -> None:
+    def __init__(self, tree: DistTree, change: ChangedFiles | None) -> None:
         self.tree = tree
         self.change = change
         #: Whether everything is checked.
@@ -237,7 +237,7 @@ class _Scope:
 
 
 @dataclass(frozen=True)
-class Validation:
+class ValidationRun:
     """A finished run over a dist/ tree: its findings, what was checked, and what could not be."""
 
     dist: Path
@@ -258,7 +258,7 @@ def run(
     changed: str | None = None,
     progress: Progress | None = None,
     cache: ValidateCache | None = None,
-) -> Validation:
+) -> ValidationRun:
     """Validate the tree at ``dist`` against the CRDs in ``crd_dirs`` (none given: default_crd_dirs); with
     ``changed`` (a Git ref), only what changed since it beyond the references; with ``cache``, reading again only
     what it does not hold (the findings are the same). ValidateError for bad input: no tree, a CRD folder that is
@@ -279,7 +279,7 @@ def run(
     warnings: list[str] = []
     coverage = Coverage()
     findings = validate_tree(tree, crds, kustomize, progress, warnings, coverage, change, cache)
-    return Validation(
+    return ValidationRun(
         dist=dist,
         findings=findings,
         coverage=coverage,

@@ -47,16 +47,15 @@ import yaml
 
 from fluxplane import git
 from fluxplane.core.tree import Application as TreeApplication
-from fluxplane.core.tree import Fleet as TreeFleet
-from fluxplane.core.tree import MissingPath, Repository, elect
+from fluxplane.core.tree import DistRepository, FleetWalk, MissingPath, elect
 from fluxplane.core.tree.kustomize import Folders, listed
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.errors import FluxplaneError
 from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import by_cluster, check_functions
-from fluxplane.validate.runtime import Fleet
-from fluxplane.validate.tree import Document, Parsed, Tree, read_file
+from fluxplane.validate.runtime import RuntimeFleet
+from fluxplane.validate.tree import DistTree, Document, ParsedFile, read_file
 
 #: This cache's folder in the caches' (fluxplane.keys.CACHE_DIR).
 FOLDER = "validate"
@@ -112,7 +111,7 @@ def _finding(data: Any, file: str) -> Finding:
     return Finding(file, int(data[1]), str(data[2]), str(data[3]), str(data[4]), str(data[5]))
 
 
-def _repository_row(repository: Repository) -> list[str | None]:
+def _repository_row(repository: DistRepository) -> list[str | None]:
     return [repository.key, repository.url, repository.prefix, repository.branch]
 
 
@@ -129,7 +128,7 @@ class _Record:
     generated: list[str]
     configured: list[str]
     owners: list[str]
-    vote: list[Repository]
+    vote: list[DistRepository]
     findings: list[Finding] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -151,7 +150,7 @@ class _Record:
             generated=[str(path) for path in data["generated"]],
             configured=[str(path) for path in data["configured"]],
             owners=[str(name) for name in data["owners"]],
-            vote=[Repository(*item) for item in data["vote"]],
+            vote=[DistRepository(*item) for item in data["vote"]],
             findings=[_finding(row, str(row[0])) for row in data["findings"]],
         )
 
@@ -232,7 +231,7 @@ def _collect(folders: Folders, folder: str, reads: set[str], generated: set[str]
             _collect(folders, target, reads, generated, configured)
 
 
-def _reaches_more(fleet: Fleet, walked: set[str], records: Mapping[str, _Record]) -> bool:
+def _reaches_more(fleet: RuntimeFleet, walked: set[str], records: Mapping[str, _Record]) -> bool:
     """Whether a cluster walked applies, through a ``kubeConfig``, to one not walked that it did not apply to
     before (that one's findings must be drawn again)."""
     walk = fleet.walk
@@ -295,7 +294,7 @@ class ValidateCache:
         if data is not None and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
             self._documents = data["blobs"]
 
-    def read(self, path: str, relative: str, typed: bool) -> Parsed | Finding:
+    def read(self, path: str, relative: str, typed: bool) -> ParsedFile | Finding:
         """A reader for fluxplane.validate.tree.load_tree: the file's documents from the cache when its content was
         read before, else read and parsed (and kept)."""
         blob = self._tracked.get(relative)
@@ -311,13 +310,13 @@ class ValidateCache:
         # an entry read without YAML 1.2 typing (None in its place) serves only a read that does not want it
         if known is not None and (known[1] is not None or not typed):
             self._used[blob] = known
-            return Parsed(
+            return ParsedFile(
                 [Document(relative, index, body) for index, body in known[0]],
                 [_finding(row, relative) for row in known[1] or ()],
                 [_finding(row, relative) for row in known[2]],
             )
         parsed = read_file(path, relative, typed)
-        if isinstance(parsed, Parsed):
+        if isinstance(parsed, ParsedFile):
             self._missed += 1
             self._used[blob] = (
                 [(document.index, document.body) for document in parsed.documents],
@@ -419,7 +418,7 @@ class ValidateCache:
         self.signer.write(SCHEMAS, payload)
 
     # -- references ---------------------------------------------------------------------------------
-    def _records(self, base: str) -> tuple[dict[str, _Record], list[Repository]]:
+    def _records(self, base: str) -> tuple[dict[str, _Record], list[DistRepository]]:
         payload = self.signer.read(REFERENCES)
         if payload is None:
             return {}, []
@@ -428,11 +427,11 @@ class ValidateCache:
             if data["base"] != base:
                 return {}, []
             records = {str(name): _Record.from_json(record) for name, record in data["clusters"].items()}
-            return records, [Repository(*item) for item in data["elected"]]
+            return records, [DistRepository(*item) for item in data["elected"]]
         except (ValueError, KeyError, TypeError):
             return {}, []
 
-    def references(self, tree: Tree) -> list[Finding]:
+    def references(self, tree: DistTree) -> list[Finding]:
         """fluxplane.validate.references.check_references, walking only the clusters whose key changed (module
         docstring)."""
         by_file = tree.by_file()
@@ -440,7 +439,7 @@ class ValidateCache:
         compositions = sorted(
             {document.file for document in tree.documents if document.kind in ("Composition", "Function")}
         )
-        walker = TreeFleet(by_file)
+        walker = FleetWalk(by_file)
         clusters = sorted(walker.clusters)
         base = content_hash(
             code_key(),
@@ -464,19 +463,19 @@ class ValidateCache:
         # The clusters walked only because they apply to a stale one keep their records: their key says that
         # nothing they read changed, so neither did what is found on them.
         checked = stale | (walked - records.keys())
-        fleet: Fleet | None = None
+        fleet: RuntimeFleet | None = None
         if not set(clusters) <= walked:
-            votes: list[Iterable[Repository]] = [records[name].vote for name in clusters if name not in walked]
+            votes: list[Iterable[DistRepository]] = [records[name].vote for name in clusters if name not in walked]
             votes.extend(walker.votes(name) for name in clusters if name in walked)
             if list(elect(votes)) == elected:
                 walk = [name for name in clusters if name in walked]
-                fleet = Fleet(tree, walk, elected, targets=walked, checked=checked)
+                fleet = RuntimeFleet(tree, walk, elected, targets=walked, checked=checked)
                 if _reaches_more(fleet, walked, records):
                     fleet = None
         if fleet is None:
             walked = set()
             records = {}
-            fleet = Fleet(tree)
+            fleet = RuntimeFleet(tree)
             elected = list(fleet.walker.repositories)
         found = by_cluster(fleet, checked if walked else None)
         fresh = {application.cluster for application in fleet.walk.applications} | set(found)
@@ -509,7 +508,7 @@ class ValidateCache:
 
     @staticmethod
     def _record(
-        fleet: Fleet,
+        fleet: RuntimeFleet,
         cluster: str,
         applications: Iterable[TreeApplication],
         missing: Iterable[str],

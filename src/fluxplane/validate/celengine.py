@@ -49,7 +49,7 @@ def without_literals(expression: str) -> str:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CelResult:
     """What an expression gave: a value, or the engine's error (then ``value`` is None)."""
 
     value: Any = None
@@ -64,16 +64,16 @@ class Program:
         #: The type the checker gives the result (``bool``, ``string``, ``dyn``...); ``dyn`` when unchecked.
         self.returns: str = expression.return_type().name().lower()
 
-    def run(self, data: Mapping[str, Any], *, plain: bool = False) -> Outcome:
+    def run(self, data: Mapping[str, Any], *, plain: bool = False) -> CelResult:
         """The expression's value on ``data``; ``plain`` gives maps and lists as Python's own, to feed to another run
         (an admission policy's variables)."""
         try:
             result = self._expression.eval(data=dict(data))
         except Exception as exc:  # the binding raises for a value it cannot convert
-            return Outcome(error=_error_text(str(exc)))
+            return CelResult(error=_error_text(str(exc)))
         if result.type() == cel.Type.ERROR:
-            return Outcome(error=_error_text(str(result.value())))
-        return Outcome(result.plain_value() if plain else result.value())
+            return CelResult(error=_error_text(str(result.value())))
+        return CelResult(result.plain_value() if plain else result.value())
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def is_definition(body: object) -> bool:
 
 
 @dataclass(frozen=True)
-class Change:
+class ChangedFiles:
     """The files of DIST (relative, POSIX) that differ from ``base``, and whether a definition is among them."""
 
     base: str
@@ -70,7 +70,7 @@ def _lines(output: str) -> list[str]:
     return [line for line in output.split("\0") if line]
 
 
-def changed_since(dist: Path, base: str) -> Change:
+def changed_since(dist: Path, base: str) -> ChangedFiles:
     """The change of ``dist`` since ``base``; ValidateError when DIST is not in Git or BASE names no commit."""
     top = git.run(["rev-parse", "--show-toplevel"], dist, purpose=_PURPOSE)
     if top.returncode != 0:
@@ -88,7 +88,7 @@ def changed_since(dist: Path, base: str) -> Change:
             raise ValidateError(f"--changed: git cannot list the changes of {dist} since {base!r}: {detail}")
     files = frozenset(_lines(diffed.stdout)) | frozenset(_lines(untracked.stdout))
     definitions = sorted(_definitions_at(dist, commit, files) | _definitions_now(dist, files))
-    return Change(base, commit, files, tuple(definitions))
+    return ChangedFiles(base, commit, files, tuple(definitions))
 
 
 def _manifests(files: frozenset[str]) -> list[str]:

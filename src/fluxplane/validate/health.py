@@ -146,7 +146,7 @@ class Fixture:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class HealthVerdict:
     """Flux's status for an object: Current, Failed, InProgress or Unknown, which expression decided, and why."""
 
     status: str
@@ -163,26 +163,26 @@ class HealthReport:
     unchecked: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
 
-def evaluate(programs: Mapping[str, Program], body: Mapping[str, Any]) -> Verdict:
+def evaluate(programs: Mapping[str, Program], body: Mapping[str, Any]) -> HealthVerdict:
     """Flux's verdict on ``body`` for compiled ``current``/``inProgress``/``failed`` programs (absent ones skipped)."""
     status = body.get("status")
     metadata = body.get("metadata")
     if isinstance(status, dict) and "observedGeneration" in status and isinstance(metadata, dict):
         generation = metadata.get("generation")
         if generation is not None and status["observedGeneration"] != generation:
-            return Verdict("InProgress", "observedGeneration")
+            return HealthVerdict("InProgress", "observedGeneration")
     for name, result in (("inProgress", "InProgress"), ("failed", "Failed"), ("current", "Current")):
         program = programs.get(name)
         if program is None:
             continue
         outcome = program.run(body)
         if outcome.error:
-            return Verdict("Unknown", name, outcome.error)
+            return HealthVerdict("Unknown", name, outcome.error)
         if not isinstance(outcome.value, bool):
-            return Verdict("Unknown", name, f"evaluates to {short(outcome.value)}, not a bool")
+            return HealthVerdict("Unknown", name, f"evaluates to {short(outcome.value)}, not a bool")
         if outcome.value:
-            return Verdict(result, name)
-    return Verdict("InProgress")
+            return HealthVerdict(result, name)
+    return HealthVerdict("InProgress")
 
 
 class _Kinds:
@@ -326,7 +326,7 @@ def _fixtures(api_version: str, kind: str, kinds: _Kinds, profile: Profile | Non
     return out
 
 
-def _why(verdict: Verdict) -> str:
+def _why(verdict: HealthVerdict) -> str:
     if verdict.status == "Unknown":
         return f"{verdict.decided_by} errors: {verdict.error}"
     if verdict.decided_by == "observedGeneration":
@@ -336,7 +336,7 @@ def _why(verdict: Verdict) -> str:
     return "no expression is true for it"
 
 
-def _judge(fixture: Fixture, verdict: Verdict, present: set[str]) -> tuple[str, str] | None:
+def _judge(fixture: Fixture, verdict: HealthVerdict, present: set[str]) -> tuple[str, str] | None:
     """(expression, message) when Flux's verdict on ``fixture`` is wrong for its role, else None."""
     status, role, what = verdict.status, fixture.role, fixture.describe
     if role == "healthy" and status != "Current":

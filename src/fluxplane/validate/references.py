@@ -42,8 +42,16 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from fluxplane.validate.findings import Finding, format_path
-from fluxplane.validate.runtime import FLUX_SOURCE, Application, Fleet, Placed, SourceKeys, field_at, group_of
-from fluxplane.validate.tree import Tree
+from fluxplane.validate.runtime import (
+    FLUX_SOURCE,
+    PlacedDocument,
+    RuntimeApplication,
+    RuntimeFleet,
+    SourceKeys,
+    field_at,
+    group_of,
+)
+from fluxplane.validate.tree import DistTree
 
 FLUX_KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 FLUX_HELM = "helm.toolkit.fluxcd.io"
@@ -63,13 +71,20 @@ SOURCE_GROUPS = {
 }
 
 
-def _ref_finding(placed: Placed, path: list[str | int], kind: str, namespace: str, name: Any, why: str = "") -> Finding:
+def _ref_finding(
+    placed: PlacedDocument, path: list[str | int], kind: str, namespace: str, name: Any, why: str = ""
+) -> Finding:
     where = f"{namespace}/{name}" if namespace else str(name)
     return placed.document.finding(format_path(path), f"{kind} {where!r} not found in cluster {placed.cluster!r}{why}")
 
 
 def _check_ref(
-    fleet: Fleet, placed: Placed, path: list[str | int], reference: Any, default_kind: str, groups: dict[str, str]
+    fleet: RuntimeFleet,
+    placed: PlacedDocument,
+    path: list[str | int],
+    reference: Any,
+    default_kind: str,
+    groups: dict[str, str],
 ) -> Iterator[Finding]:
     if not isinstance(reference, dict):
         return
@@ -84,7 +99,7 @@ def _check_ref(
 
 
 def _check_produced(
-    fleet: Fleet, placed: Placed, path: list[str | int], kind: str, name: Any, what: str
+    fleet: RuntimeFleet, placed: PlacedDocument, path: list[str | int], kind: str, name: Any, what: str
 ) -> Iterator[Finding]:
     if isinstance(name, str) and not fleet.has(placed.cluster, ("", kind, placed.namespace, name)):
         yield placed.document.finding(
@@ -94,11 +109,11 @@ def _check_produced(
         )
 
 
-def _check_object(fleet: Fleet, placed: Placed) -> Iterator[Finding]:
+def _check_object(fleet: RuntimeFleet, placed: PlacedDocument) -> Iterator[Finding]:
     body, kind, group = placed.body, placed.document.kind, group_of(placed.body)
     spec: dict[str, Any] = body["spec"] if isinstance(body.get("spec"), dict) else {}
     if group == FLUX_KUSTOMIZE and kind == "Kustomization":
-        # its sourceRef: the walk follows it (Fleet.problems)
+        # its sourceRef: the walk follows it (Walk.problems)
         own = {"Kustomization": FLUX_KUSTOMIZE}
         for index, entry in enumerate(spec.get("dependsOn") or []):
             yield from _check_ref(fleet, placed, ["spec", "dependsOn", index], entry, "Kustomization", own)
@@ -146,7 +161,7 @@ def _check_object(fleet: Fleet, placed: Placed) -> Iterator[Finding]:
             )
 
 
-def _check_application(fleet: Fleet, application: Application) -> Iterator[Finding]:
+def _check_application(fleet: RuntimeFleet, application: RuntimeApplication) -> Iterator[Finding]:
     owner = application.kustomization
     if owner is None:
         return
@@ -171,7 +186,7 @@ def _check_application(fleet: Fleet, application: Application) -> Iterator[Findi
         yield from _check_variables(fleet, application, spec["postBuild"], label)
 
 
-def _check_checkout(fleet: Fleet, owner: Placed, spec: dict[str, Any]) -> Iterator[Finding]:
+def _check_checkout(fleet: RuntimeFleet, owner: PlacedDocument, spec: dict[str, Any]) -> Iterator[Finding]:
     """A path outside its GitRepository's sparse checkout: the artifact does not hold it, the build fails."""
     ref, path = spec.get("sourceRef"), spec.get("path")
     if not isinstance(ref, dict) or ref.get("kind") != "GitRepository" or not isinstance(path, str):
@@ -190,7 +205,7 @@ def _check_checkout(fleet: Fleet, owner: Placed, spec: dict[str, Any]) -> Iterat
         )
 
 
-def _check_definitions(application: Application, label: str) -> Iterator[Finding]:
+def _check_definitions(application: RuntimeApplication, label: str) -> Iterator[Finding]:
     defined: dict[tuple[str, str], str] = {}
     for placed in application.objects:
         if placed.document.kind in ("CustomResourceDefinition", "CompositeResourceDefinition"):
@@ -207,7 +222,7 @@ def _check_definitions(application: Application, label: str) -> Iterator[Finding
             )
 
 
-def _source_index(fleet: Fleet) -> SourceKeys:
+def _source_index(fleet: RuntimeFleet) -> SourceKeys:
     """The keys each ConfigMap and Secret defines in the tree, and those a SealedSecret or ExternalSecret
     produces (None for an ExternalSecret with ``dataFrom``: it brings whatever its store holds)."""
     index: SourceKeys = {}
@@ -250,7 +265,7 @@ def _source_index(fleet: Fleet) -> SourceKeys:
     return index
 
 
-def _source_keys(fleet: Fleet, cluster: str, kind: str, namespace: str, name: Any) -> set[str] | None:
+def _source_keys(fleet: RuntimeFleet, cluster: str, kind: str, namespace: str, name: Any) -> set[str] | None:
     """The keys the ConfigMap or Secret ``name`` defines in the tree (empty when nothing does); None when they
     cannot be known."""
     if fleet.source_keys is None:
@@ -270,7 +285,7 @@ def _strings(value: Any, path: list[str | int]) -> Iterator[tuple[list[str | int
 
 
 def _check_variables(
-    fleet: Fleet, application: Application, post_build: dict[str, Any], label: str
+    fleet: RuntimeFleet, application: RuntimeApplication, post_build: dict[str, Any], label: str
 ) -> Iterator[Finding]:
     owner = application.kustomization
     assert owner is not None
@@ -299,7 +314,7 @@ def _check_variables(
                     )
 
 
-def _check_functions(tree: Tree) -> Iterator[Finding]:
+def _check_functions(tree: DistTree) -> Iterator[Finding]:
     functions = {
         d.name
         for d in tree.documents
@@ -317,8 +332,8 @@ def _check_functions(tree: Tree) -> Iterator[Finding]:
                 )
 
 
-def _check_cycles(fleet: Fleet) -> Iterator[tuple[str, Finding]]:
-    nodes: dict[tuple[str, str, str, str], Placed] = {}
+def _check_cycles(fleet: RuntimeFleet) -> Iterator[tuple[str, Finding]]:
+    nodes: dict[tuple[str, str, str, str], PlacedDocument] = {}
     for placed in fleet.placed.values():
         group = group_of(placed.body)
         if (group, placed.document.kind) in ((FLUX_KUSTOMIZE, "Kustomization"), (FLUX_HELM, "HelmRelease")):
@@ -363,7 +378,7 @@ def _check_cycles(fleet: Fleet) -> Iterator[tuple[str, Finding]]:
             yield from visit(node)
 
 
-def by_cluster(fleet: Fleet, clusters: Collection[str] | None = None) -> dict[str, set[Finding]]:
+def by_cluster(fleet: RuntimeFleet, clusters: Collection[str] | None = None) -> dict[str, set[Finding]]:
     """The findings of every rule of the module docstring but the tree's Functions, by the cluster each is found on
     (the one a Kustomization applies on, for what it applies): what that cluster's walk, and the walks of the
     clusters applying to it, read (fluxplane.validate.cache keeps them per cluster). With ``clusters``, only the
@@ -388,14 +403,14 @@ def by_cluster(fleet: Fleet, clusters: Collection[str] | None = None) -> dict[st
     return found
 
 
-def check_functions(tree: Tree) -> list[Finding]:
+def check_functions(tree: DistTree) -> list[Finding]:
     """The rule that reads the whole tree: every Composition's ``functionRef`` names a Function in it."""
     return sorted(set(_check_functions(tree)))
 
 
-def check_references(tree: Tree) -> list[Finding]:
+def check_references(tree: DistTree) -> list[Finding]:
     """Every reference rule of the module docstring, over the whole tree; sorted, without repeats."""
     findings: set[Finding] = set(_check_functions(tree))
-    for each in by_cluster(Fleet(tree)).values():
+    for each in by_cluster(RuntimeFleet(tree)).values():
         findings |= each
     return sorted(findings)

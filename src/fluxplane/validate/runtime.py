@@ -10,11 +10,9 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fluxplane.core.tree import Fleet as TreeFleet
-from fluxplane.core.tree import MissingSource, Repository
-from fluxplane.core.tree import Placed as TreePlaced
+from fluxplane.core.tree import DistRepository, FleetWalk, MissingSource, Placed
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.tree import Document, Tree
+from fluxplane.validate.tree import DistTree, Document
 
 FLUX_SOURCE = "source.toolkit.fluxcd.io"
 Key = tuple[str, str, str, str]  # group, kind, namespace ("" when none), name
@@ -37,7 +35,7 @@ def field_at(body: Any, *path: str) -> Any:
 
 
 @dataclass(frozen=True)
-class Placed:
+class PlacedDocument:
     """A document in a cluster, with the namespace it ends up in."""
 
     cluster: str
@@ -55,19 +53,19 @@ class Placed:
 
 
 @dataclass
-class Application:
+class RuntimeApplication:
     """What one Flux Kustomization (or a cluster's bootstrap, when ``kustomization`` is None) applies on
     ``cluster`` (another than the Kustomization's own when it has a ``kubeConfig``), from ``folder``."""
 
     cluster: str
     folder: str
-    kustomization: Placed | None
-    objects: list[Placed] = field(default_factory=list)
+    kustomization: PlacedDocument | None
+    objects: list[PlacedDocument] = field(default_factory=list)
     #: kustomization.yaml documents read on the way (their patches carry ${VAR} too).
     build_files: list[Document] = field(default_factory=list)
 
 
-class Fleet:
+class RuntimeFleet:
     """Where every document of the tree ends up (fluxplane.core.tree's walk), and what exists in each cluster.
 
     With ``clusters``, only those are walked, and of what ``kubeConfig`` Kustomizations apply elsewhere only
@@ -78,35 +76,37 @@ class Fleet:
 
     def __init__(
         self,
-        tree: Tree,
+        tree: DistTree,
         clusters: Sequence[str] | None = None,
-        repositories: Iterable[Repository] | None = None,
+        repositories: Iterable[DistRepository] | None = None,
         targets: Collection[str] | None = None,
         checked: Collection[str] | None = None,
     ) -> None:
         self.tree = tree
         self._documents = {(document.file, document.index): document for document in tree.documents}
-        self.walker = TreeFleet(tree.by_file(), repositories)
+        self.walker = FleetWalk(tree.by_file(), repositories)
         walk = self.walker.walk(clusters, targets=targets)
         self.walk = walk
         self.source_keys: SourceKeys | None = None
         self.clusters = sorted(walk.fleet.clusters)
-        self.applications: list[Application] = []
-        self.placed: dict[tuple[str, str, int, str], Placed] = {}
+        self.applications: list[RuntimeApplication] = []
+        self.placed: dict[tuple[str, str, int, str], PlacedDocument] = {}
         self.exists: dict[str, set[Key]] = {cluster: set() for cluster in self.clusters}
         for application in walk.applications:
             applier = None if application.applier is None else self._placed(application.applier)
             placed = [self._placed(each) for each in application.objects]
             configs = application.build.configs if application.build is not None else ()
             build_files = [self._documents[(item.path or "", item.position)] for item in configs]
-            self.applications.append(Application(application.cluster, application.folder, applier, placed, build_files))
+            self.applications.append(
+                RuntimeApplication(application.cluster, application.folder, applier, placed, build_files)
+            )
             for each in placed:
                 self.placed.setdefault((each.cluster, each.document.file, each.document.index, each.namespace), each)
                 self.exists.setdefault(each.cluster, set()).add(each.key)
         self._produce(checked)
         #: Every source placed in a cluster, by (cluster, group, kind, namespace, name): the first placed, the
         #: cluster's own before what a Kustomization of it applies again.
-        self.sources: dict[tuple[str, str, str, str, str], Placed] = {}
+        self.sources: dict[tuple[str, str, str, str, str], PlacedDocument] = {}
         for each in self.placed.values():
             if each.key[0] == FLUX_SOURCE:
                 self.sources.setdefault((each.cluster, *each.key), each)
@@ -120,8 +120,10 @@ class Fleet:
                 continue
             self.problems.append((where.cluster, where.document.finding(problem.field, problem.message)))
 
-    def _placed(self, placed: TreePlaced) -> Placed:
-        return Placed(placed.cluster, self._documents[(placed.item.path or "", placed.item.position)], placed.namespace)
+    def _placed(self, placed: Placed) -> PlacedDocument:
+        return PlacedDocument(
+            placed.cluster, self._documents[(placed.item.path or "", placed.item.position)], placed.namespace
+        )
 
     # -- what placed objects produce at run time --------------------------------------------------
     def _produce(self, clusters: Collection[str] | None) -> None:

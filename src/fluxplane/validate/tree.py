@@ -76,7 +76,7 @@ class Document:
 
 
 @dataclass
-class Tree:
+class DistTree:
     """Every document of DIST, the YAML files and the folders holding a kustomization.yaml."""
 
     root: Path
@@ -138,7 +138,7 @@ def check_tree(root: Path) -> None:
 
 
 @dataclass(frozen=True)
-class Parsed:
+class ParsedFile:
     """One file read: its documents (empty ones left out), the findings of YAML 1.2 typing, and a YAML error."""
 
     documents: list[Document]
@@ -146,20 +146,20 @@ class Parsed:
     errors: list[Finding]
 
 
-def parse_file(text: str, file: str, typed: bool = True) -> Parsed:
+def parse_file(text: str, file: str, typed: bool = True) -> ParsedFile:
     """``text`` (the file ``file``) parsed; ``retyped`` is left empty unless ``typed``."""
     found, problems = load_documents(text, file, typed)
     errors = [problem for problem in problems if problem.message.startswith(PARSE_ERROR)]
     retyped = [problem for problem in problems if not problem.message.startswith(PARSE_ERROR)]
-    return Parsed([document for document in found if document.body is not None], retyped, errors)
+    return ParsedFile([document for document in found if document.body is not None], retyped, errors)
 
 
 #: Reads one file of the tree (its path, and its path relative to the tree) for :func:`load_tree`, which asks
 #: whether its YAML 1.2 typing is wanted; a finding when it cannot be read.
-Reader = Callable[[str, str, bool], Parsed | Finding]
+Reader = Callable[[str, str, bool], ParsedFile | Finding]
 
 
-def read_file(path: str, relative: str, typed: bool) -> Parsed | Finding:
+def read_file(path: str, relative: str, typed: bool) -> ParsedFile | Finding:
     """The file at ``path`` read and parsed."""
     try:
         with open(path, encoding="utf-8") as handle:
@@ -180,7 +180,7 @@ def yaml_files(root: Path) -> list[str]:
     return sorted(found, key=lambda path: path.split("/"))
 
 
-def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Reader = read_file) -> Tree:
+def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Reader = read_file) -> DistTree:
     """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders skipped), sorted by path; the YAML 1.2
     typing of the files ``typed`` accepts (all when None). ``read`` reads each file (the validate cache's reader
     takes what it can from the cache)."""
@@ -208,4 +208,4 @@ def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Read
             if file.rsplit("/", 1)[-1] == "kustomization.yaml"
         }
     )
-    return Tree(root, documents, files, kustomization_dirs, findings)
+    return DistTree(root, documents, files, kustomization_dirs, findings)

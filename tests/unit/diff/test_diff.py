@@ -10,7 +10,7 @@ import pytest
 from fluxplane import diff
 from fluxplane.cli import main
 from fluxplane.diff import DiffError
-from fluxplane.diff.fleet import Tree
+from fluxplane.diff.fleet import DistSnapshot
 from fluxplane.diff.report import HEAD_LABEL, text
 from tests.conftest import MINIMAL_ENV, FleetWriter
 from tests.support.git import git
@@ -101,7 +101,7 @@ def test_compare_reads_each_tree_a_few_times_however_many_clusters_it_has() -> N
     files = {f"platform/clusters/cluster-{number}/namespace.yaml": "kind: Namespace\n" for number in range(200)}
     before, after = Counted(files), Counted(dict(files))
     # WHEN compared
-    report = diff.compare(Tree("HEAD", before), Tree(HEAD_LABEL, after), "HEAD", "0" * 40)
+    report = diff.compare(DistSnapshot("HEAD", before), DistSnapshot(HEAD_LABEL, after), "HEAD", "0" * 40)
     # THEN nothing changes, and each tree's paths were read a few times, not once for each cluster
     assert (report.sections, report.files, report.risks) == ([], [], [])
     assert before.reads <= 3 and after.reads <= 3
@@ -115,7 +115,7 @@ def test_compare_counts_the_clusters_of_both_trees_when_one_is_added_and_one_rem
     after = {
         f"platform/clusters/{name}/namespace.yaml": f"kind: Namespace\nmetadata:\n  name: {name}\n" for name in "ac"
     }
-    report = diff.compare(Tree("HEAD", before), Tree(HEAD_LABEL, after), "HEAD", "0" * 40)
+    report = diff.compare(DistSnapshot("HEAD", before), DistSnapshot(HEAD_LABEL, after), "HEAD", "0" * 40)
     # THEN the three clusters are counted, b's removal is flagged and c is added
     assert report.scope.endswith("2 of 3 clusters; 0 folders built")
     assert [(risk.cluster, risk.subject) for risk in report.risks if risk.message.startswith("cluster removed")] == [

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.core.tree import Repository
-from fluxplane.diff.fleet import Builder, Tree, receive
+from fluxplane.core.tree import DistRepository
+from fluxplane.diff.fleet import Builder, DistSnapshot, receive
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 URL = "ssh://git@example.com/org/fleet.git"
-REPOSITORIES = (Repository("platform", URL, "dist/platform"), Repository("workloads", URL, "dist/workloads"))
+REPOSITORIES = (DistRepository("platform", URL, "dist/platform"), DistRepository("workloads", URL, "dist/workloads"))
 
 
 def dump(*docs: dict[str, Any]) -> str:
@@ -111,7 +111,7 @@ def fleet_files() -> dict[str, str]:
 @needs_kubectl
 def test_each_cluster_receives_what_its_kustomizations_build(tmp_path: Path) -> None:
     # GIVEN the small fleet WHEN it is followed from every entry folder
-    [received] = receive([Tree("head", fleet_files(), REPOSITORIES)], tmp_path)
+    [received] = receive([DistSnapshot("head", fleet_files(), REPOSITORIES)], tmp_path)
     # THEN the hub gets the overlay with its variable substituted
     hub = received.clusters["hub"]
     assert hub[("", "ConfigMap", "apps", "app")].doc["data"] == {"cluster": "hub", "size": "2"}
@@ -138,7 +138,9 @@ def test_identical_inputs_are_built_once(tmp_path: Path) -> None:
         **files,
         "platform/apps/app/production/size.yaml": files["platform/apps/app/production/size.yaml"].replace("'2'", "'3'"),
     }
-    before, after = receive([Tree("base", files, REPOSITORIES), Tree("head", changed, REPOSITORIES)], tmp_path, builder)
+    before, after = receive(
+        [DistSnapshot("base", files, REPOSITORIES), DistSnapshot("head", changed, REPOSITORIES)], tmp_path, builder
+    )
     # THEN the 5 folders of the first tree are built, and of the second only the changed overlay
     assert builder.builds == 6
     assert before.clusters["hub"][("", "ConfigMap", "apps", "app")].doc["data"]["size"] == "2"
@@ -151,7 +153,7 @@ def test_a_path_outside_dist_is_noted(tmp_path: Path) -> None:
     files["platform/clusters/east/tenants.yaml"] = dump(
         flux("tenants", "flux-system", "./dist/workloads/clusters/west")
     )
-    [received] = receive([Tree("head", files, REPOSITORIES)], tmp_path)
+    [received] = receive([DistSnapshot("head", files, REPOSITORIES)], tmp_path)
     assert received.notes == [
         "head: east: Kustomization flux-system/tenants: spec.path './dist/workloads/clusters/west' is not in dist/"
     ]

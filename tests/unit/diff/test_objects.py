@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fluxplane.diff.fleet import Placed, object_key
+from fluxplane.diff.fleet import RepositoryObject, object_key
 from fluxplane.diff.objects import FileChange, compare_clusters, compare_files, label, to_yaml
 
 
@@ -12,8 +12,8 @@ def config_map(name: str, data: dict[str, str], namespace: str = "apps") -> dict
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace}, "data": data}
 
 
-def placed(*docs: dict[str, Any], repository: str = "platform") -> dict[Any, Placed]:
-    return {object_key(doc): Placed(repository, doc) for doc in docs}
+def placed(*docs: dict[str, Any], repository: str = "platform") -> dict[Any, RepositoryObject]:
+    return {object_key(doc): RepositoryObject(repository, doc) for doc in docs}
 
 
 def test_label_names_api_version_kind_and_namespace_or_not() -> None:

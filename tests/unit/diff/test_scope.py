@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.core.tree import Fleet, KubectlBuilder, objects
+from fluxplane.core.tree import FleetWalk, KubectlBuilder, objects
 from fluxplane.diff import scope as scope_module
 from fluxplane.diff.scope import (
     Definitions,
@@ -193,8 +193,8 @@ def test_the_walk_follows_only_what_leads_to_the_change(tmp_path: Path) -> None:
     builder = KubectlBuilder()
     mine = ScopedFolders(after, tmp_path / "head", builder, "head", scope)
     other = ScopedFolders(before, tmp_path / "base", builder, "base", scope)
-    repositories = Fleet(mine).find_repositories(["hub"])
-    walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
+    repositories = FleetWalk(mine).find_repositories(["hub"])
+    walk = FleetWalk(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
     # THEN the hub walks to spoke a's chain and its extra folder, and the spokes' folder is gathered from a alone
     folders = {application.folder for application in walk.applications}
     assert folders == {"platform/clusters/hub", "platform/spokes", "platform/extra/a"}
@@ -219,8 +219,8 @@ def test_a_kustomization_that_differs_is_followed_everywhere_below(tmp_path: Pat
     builder = KubectlBuilder()
     mine = ScopedFolders(after, tmp_path / "head", builder, "head", scope)
     other = ScopedFolders(before, tmp_path / "base", builder, "base", scope)
-    repositories = Fleet(mine).find_repositories(["hub"])
-    walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
+    repositories = FleetWalk(mine).find_repositories(["hub"])
+    walk = FleetWalk(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
     # THEN everything the changed Kustomization applies is walked: both spokes' chains and what they lead to
     folders = {application.folder for application in walk.applications}
     assert {"platform/spokes", "platform/extra/a", "platform/extra/b"} <= folders
@@ -243,8 +243,8 @@ def test_a_folder_a_differing_kustomization_applies_is_built_whole(tmp_path: Pat
     builder = KubectlBuilder()
     mine = ScopedFolders(after, tmp_path / "head", builder, "head", scope)
     other = ScopedFolders(before, tmp_path / "base", builder, "base", scope)
-    repositories = Fleet(mine).find_repositories(["hub"])
-    walk = Fleet(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
+    repositories = FleetWalk(mine).find_repositories(["hub"])
+    walk = FleetWalk(mine, repositories, follow=Follow(scope, mine, other, set())).walk(sorted(scope.clusters))
     # THEN the spokes' folder, which only spoke a's change makes dirty, is built whole: spoke b's chain is walked too
     folders = {application.folder for application in walk.applications}
     assert {"platform/extra/a", "platform/extra/b"} <= folders

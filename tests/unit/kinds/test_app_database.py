@@ -29,7 +29,14 @@ from fluxplane.kinds import app_database as db
 from fluxplane.kinds import eks_api as eks
 from fluxplane.kinds.app import GROUP, VERSION
 from fluxplane.kinds.eks_cluster import EKSCluster
-from fluxplane.validate.compose import ComposeReport, Pipeline, Render, read_resources, render, render_compositions
+from fluxplane.validate.compose import (
+    ComposeReport,
+    FunctionPipeline,
+    Render,
+    read_resources,
+    render,
+    render_compositions,
+)
 from fluxplane.validate.compose.checks import OBSERVED
 from fluxplane.validate.compose.fieldpath import Unknown
 from fluxplane.validate.compose.transforms import combine, resolve_all
@@ -592,7 +599,7 @@ def xrd_schema() -> dict[str, Any]:
 
 def render_one(composition: dict[str, Any], composite: dict[str, Any], schema: dict[str, Any]) -> Render:
     steps = [read_resources(composition["spec"]["pipeline"][0]["input"], ("input",)), None]
-    return render(Pipeline(steps), defaulted(composite, schema))
+    return render(FunctionPipeline(steps), defaulted(composite, schema))
 
 
 def observed(value: Any) -> Any:

@@ -107,6 +107,9 @@ def test_config_defaults() -> None:
         ({"gateway": {"allowedRoutes": "Tenants"}}, ("gateway", "allowedRoutes"), "literal_error"),
         ({"gateway": {"namespace": "flux-system"}}, ("gateway", "namespace"), "value_error"),
         ({"gateway": {"namespace": "kube-system"}}, ("gateway", "namespace"), "value_error"),
+        # where the spoke bootstrap installs External Secrets, and Crossplane's: pruned with the pack otherwise
+        ({"gateway": {"namespace": "external-secrets"}}, ("gateway", "namespace"), "value_error"),
+        ({"gateway": {"namespace": "crossplane-system"}}, ("gateway", "namespace"), "value_error"),
         ({"gateway": {"https": {}}}, ("gateway", "https", "certificateSecret"), "missing"),
         (
             {"gateway": {"https": {"certificateSecret": "t", "hostname": "A.example.com"}}},

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fluxplane.plan.model import Base, KubernetesChange, Plan, ResourceChange, ordered
+from fluxplane.plan.model import KubernetesChange, Plan, PlanBase, ResourceChange, ordered
 
-BASE = Base("HEAD", "0" * 40, "committed")
+BASE = PlanBase("HEAD", "0" * 40, "committed")
 
 
 def resource(action: str, name: str, data: bool = False, account: str = "1") -> ResourceChange:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from fluxplane.plan.model import Base, KubernetesChange, Plan, ResourceChange, ordered
+from fluxplane.plan.model import KubernetesChange, Plan, PlanBase, ResourceChange, ordered
 from fluxplane.plan.report import SCHEMA, markdown, summary, text, to_json
 
-BASE = Base("main", "0123456789abcdef0123", "committed")
+BASE = PlanBase("main", "0123456789abcdef0123", "committed")
 ENGINE = "engine changed from postgres to mysql"
 
 

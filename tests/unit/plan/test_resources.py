@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from fluxplane.diff.fleet import Placed
+from fluxplane.diff.fleet import RepositoryObject
 from fluxplane.diff.scope import Definitions
 from fluxplane.plan.resources import Comparison, Reading, Side
 from tests.conftest import ROOT
@@ -31,8 +31,8 @@ def compare(old: dict[str, Any] | None, new: dict[str, Any] | None) -> Compariso
     body = new if new is not None else old
     assert body is not None
     key = ("platform.fluxplane.io", body["kind"], "production-use1", body["metadata"]["name"])
-    before = Side({"hub": {key: Placed("platform", old)}} if old is not None else {}, reading)
-    after = Side({"hub": {key: Placed("platform", new)}} if new is not None else {}, reading)
+    before = Side({"hub": {key: RepositoryObject("platform", old)}} if old is not None else {}, reading)
+    after = Side({"hub": {key: RepositoryObject("platform", new)}} if new is not None else {}, reading)
     comparison = Comparison(before, after, frozenset())
     comparison.run({"hub": [key]})
     return comparison

@@ -170,7 +170,7 @@ def test_the_change_marks_added_and_removed_lines_but_not_a_list_item_of_context
             "  ! risky: <deletes> a namespace",
         ]
     )
-    change = model.Change("main", "0123456789abcdef", "Plan: nothing", diff, "")
+    change = model.PullRequestChange("main", "0123456789abcdef", "Plan: nothing", diff, "")
     page = parse(pages.change_page(dataclasses.replace(example(), change=change)))
     report = list(page.iter("pre", "report"))[1]
     marked = {span.text: span.attributes["class"] for span in report.iter("span")}

@@ -9,7 +9,7 @@ import pytest
 
 from fluxplane import site
 from fluxplane.site import pages
-from fluxplane.site.model import Change, SiteError
+from fluxplane.site.model import PullRequestChange, SiteError
 from tests.conftest import ROOT
 from tests.support.files import read_tree
 from tests.support.html import parse
@@ -47,7 +47,9 @@ def test_a_rewrite_drops_pages_of_clusters_gone_and_a_change_page_of_a_run_witho
 
 
 def test_with_a_change_the_change_page_is_linked_from_every_page(tmp_path: Path) -> None:
-    change = Change("main", "0123456789abcdef", "Plan: AWS 1 to create", "+ added <Secret>", "  + creates queue")
+    change = PullRequestChange(
+        "main", "0123456789abcdef", "Plan: AWS 1 to create", "+ added <Secret>", "  + creates queue"
+    )
     fleet = dataclasses.replace(example(), change=change)
     written = site.write(fleet, tmp_path)
     assert "change.html" in written

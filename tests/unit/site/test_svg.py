@@ -6,18 +6,18 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from fluxplane.graph import Edge, Graph, Node
+from fluxplane.graph import Edge, FluxNode, Graph
 from fluxplane.site.svg import DETAIL, labels, layout, render
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def _ks(name: str, waits: str | None = None, path: str | None = None) -> Node:
-    return Node(id=f"ks_{name}", kind="Kustomization", namespace="flux-system", name=name, waits=waits, path=path)
+def _ks(name: str, waits: str | None = None, path: str | None = None) -> FluxNode:
+    return FluxNode(id=f"ks_{name}", kind="Kustomization", namespace="flux-system", name=name, waits=waits, path=path)
 
 
-def _hr(name: str, parent: str) -> Node:
-    return Node(id=f"hr_{name}", kind="HelmRelease", namespace="flux-system", name=name, parent=parent)
+def _hr(name: str, parent: str) -> FluxNode:
+    return FluxNode(id=f"hr_{name}", kind="HelmRelease", namespace="flux-system", name=name, parent=parent)
 
 
 #: A small cluster: cert-manager (with its release) before its configs, and both before the app.
@@ -99,8 +99,8 @@ def test_the_same_graph_gives_the_same_bytes_whatever_the_order_it_was_built_in(
 def test_the_hubs_chain_is_a_band_of_its_own_that_applies_to_the_cluster() -> None:
     # GIVEN a workload cluster's graph with the hub's steps that build and bootstrap it
     hub = [
-        Node("hub_ks_cluster", "Kustomization", "staging-1", "cluster", hub=True, waits="EKSCluster/staging-1"),
-        Node("hub_ks_flux_sync", "Kustomization", "staging-1", "flux-sync", hub=True),
+        FluxNode("hub_ks_cluster", "Kustomization", "staging-1", "cluster", hub=True, waits="EKSCluster/staging-1"),
+        FluxNode("hub_ks_flux_sync", "Kustomization", "staging-1", "flux-sync", hub=True),
     ]
     graph = Graph(
         "staging-1",
@@ -133,7 +133,7 @@ def test_a_cycle_is_drawn_without_looping() -> None:
 def test_labels_and_names_are_escaped_and_long_details_cut() -> None:
     # GIVEN names that would break out of the markup
     hostile = '<script>alert("x")</script>&'
-    node = Node("ks_x", "Kustomization", "team-a", hostile, waits="W" * 100)
+    node = FluxNode("ks_x", "Kustomization", "team-a", hostile, waits="W" * 100)
     graph = Graph(hostile, (node,), ())
     text = render(graph)
     # THEN the SVG parses, and holds the name as text, not as markup

@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from fluxplane.kinds import EXTERNAL_NAME
-from fluxplane.synth.cloud import UNKNOWN, Verdict, aws_name, changed_fields, dotted, judge, provider_config, show
+from fluxplane.synth.cloud import (
+    UNKNOWN,
+    ResourceAction,
+    aws_name,
+    changed_fields,
+    dotted,
+    judge,
+    provider_config,
+    show,
+)
 from fluxplane.validate.compose import Unknown
 
 RDS = ("rds.aws.m.upbound.io", "Instance")
@@ -25,17 +34,21 @@ def instance(**given: Any) -> dict[str, Any]:
 
 
 def test_an_instance_class_is_updated_in_place() -> None:
-    assert judge(*RDS, instance(), instance(instanceClass="db.t4g.small")) == Verdict("update", ("instanceClass",))
+    assert judge(*RDS, instance(), instance(instanceClass="db.t4g.small")) == ResourceAction(
+        "update", ("instanceClass",)
+    )
 
 
 def test_an_engine_replaces_the_instance_and_says_why() -> None:
     verdict = judge(*RDS, instance(), instance(engine="mysql", port=3306))
-    assert verdict == Verdict("replace", ("engine", "port"), ("engine changed from postgres to mysql",))
+    assert verdict == ResourceAction("replace", ("engine", "port"), ("engine changed from postgres to mysql",))
 
 
 def test_a_field_set_for_the_first_time_replaces_nothing() -> None:
     # GIVEN an availability zone (which AWS cannot change in place) set where there was none
-    assert judge(*RDS, instance(), instance(availabilityZone="us-east-1a")) == Verdict("update", ("availabilityZone",))
+    assert judge(*RDS, instance(), instance(availabilityZone="us-east-1a")) == ResourceAction(
+        "update", ("availabilityZone",)
+    )
 
 
 def test_another_provider_config_is_another_account() -> None:
@@ -50,21 +63,21 @@ def test_another_provider_config_is_another_account() -> None:
 
 
 def test_created_deleted_and_left_in_aws() -> None:
-    assert judge(*RDS, None, instance()) == Verdict("create")
-    assert judge(*RDS, instance(), None) == Verdict(
+    assert judge(*RDS, None, instance()) == ResourceAction("create")
+    assert judge(*RDS, instance(), None) == ResourceAction(
         "delete",
         reasons=("destroys the database instance and its data (RDS keeps a final snapshot unless skipFinalSnapshot)",),
     )
     orphaned = instance()
     orphaned["spec"]["deletionPolicy"] = "Orphan"
-    assert judge(*RDS, orphaned, None) == Verdict(
+    assert judge(*RDS, orphaned, None) == ResourceAction(
         "forget", reasons=("its deletion policy leaves it in AWS, unmanaged",)
     )
     observed = instance()
     observed["spec"]["managementPolicies"] = ["Observe"]
     assert judge(*RDS, observed, None).action == "forget"  # type: ignore[union-attr]
     # AND a kind whose deletion needs no saying is deleted without a reason
-    assert judge("ec2.aws.m.upbound.io", "Route", {"spec": {}}, None) == Verdict("delete")
+    assert judge("ec2.aws.m.upbound.io", "Route", {"spec": {}}, None) == ResourceAction("delete")
     assert judge(*RDS, instance(), instance()) is None
 
 
@@ -113,18 +126,18 @@ def test_a_resource_only_observed_is_read_and_one_that_comes_to_be_written_start
     managed["spec"]["managementPolicies"] = ["*"]
     read_only = "its management policies only observe it: nothing is made, changed or deleted in AWS"
     # WHEN it appears THEN it is read, never created
-    assert judge(*RDS, None, observed) == Verdict("import", reasons=(read_only,))
+    assert judge(*RDS, None, observed) == ResourceAction("import", reasons=(read_only,))
     # AND moved to full management, Crossplane starts to manage it, the policies among what changes
-    assert judge(*RDS, observed, managed) == Verdict(
+    assert judge(*RDS, observed, managed) == ResourceAction(
         "manage", ("managementPolicies",), ("Crossplane may now update it to the definition, and delete it",)
     )
     # AND moved back, nothing is written any more: it is left in AWS, only read
-    assert judge(*RDS, managed, observed) == Verdict("forget", reasons=(read_only,))
+    assert judge(*RDS, managed, observed) == ResourceAction("forget", reasons=(read_only,))
     # AND another resource read in its place is still only read
     other = instance()
     other["spec"]["managementPolicies"] = ["Observe"]
     other["metadata"]["annotations"] = {"crossplane.io/external-name": "other"}
-    assert judge(*RDS, observed, other) == Verdict("import", reasons=(read_only,))
+    assert judge(*RDS, observed, other) == ResourceAction("import", reasons=(read_only,))
 
 
 EKS_CLUSTER = ("eks.aws.m.upbound.io", "Cluster")

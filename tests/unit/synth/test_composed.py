@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from fluxplane.synth.composed import ChangedTrees, Rendering, Texts, changed_kinds, compare
-from fluxplane.validate.compose.composer import Composed
+from fluxplane.validate.compose.composer import ComposedResources
 from fluxplane.validate.tree import Document
 from tests.conftest import ROOT
 
@@ -44,9 +44,9 @@ class FixedComposer:
     """A Composer that composes the same resources, or says why it cannot, for any composite."""
 
     def __init__(self, resources: dict[str, dict[str, Any]], reason: str = "") -> None:
-        self.composed = Composed("c", resources, reason)
+        self.composed = ComposedResources("c", resources, reason)
 
-    def compose(self, body: dict[str, Any], cluster: str | None) -> Composed:
+    def compose(self, body: dict[str, Any], cluster: str | None) -> ComposedResources:
         return self.composed
 
 

@@ -44,13 +44,13 @@ def _references(dist: Path, key: bytes = b"k" * 32) -> list[Any]:
 
 def _walked(monkeypatch: pytest.MonkeyPatch) -> list[Sequence[str] | None]:
     walked: list[Sequence[str] | None] = []
-    real = cache_module.Fleet
+    real = cache_module.RuntimeFleet
 
     def recording(tree: Any, clusters: Sequence[str] | None = None, *args: Any, **kwargs: Any) -> Any:
         walked.append(clusters)
         return real(tree, clusters, *args, **kwargs)
 
-    monkeypatch.setattr(cache_module, "Fleet", recording)
+    monkeypatch.setattr(cache_module, "RuntimeFleet", recording)
     return walked
 
 

@@ -3,7 +3,7 @@ library functions written in Python."""
 
 from __future__ import annotations
 
-from fluxplane.validate.celengine import FLUX, KUBERNETES, Compiled, Outcome, compile_expression, without_literals
+from fluxplane.validate.celengine import FLUX, KUBERNETES, CelResult, Compiled, compile_expression, without_literals
 
 
 def test_expressions_are_compiled_once() -> None:
@@ -20,7 +20,7 @@ def test_the_kubernetes_library_functions_run_in_the_flux_dialect_too() -> None:
     )
     # WHEN run THEN each function answers as Kubernetes' does
     assert compiled.program is not None
-    assert compiled.program.run({}) == Outcome(value=True)
+    assert compiled.program.run({}) == CelResult(value=True)
 
 
 def test_a_missing_key_and_a_failing_library_function_are_errors_not_values() -> None:
@@ -30,8 +30,8 @@ def test_a_missing_key_and_a_failing_library_function_are_errors_not_values() ->
     assert missing is not None and least is not None
     # WHEN run THEN each gives the engine's error as the API server words it, and no value
     assert missing.returns == "bool"
-    assert missing.run({"self": {}}) == Outcome(error="no such key: a")
-    assert least.run({"self": {"items": []}}) == Outcome(error="min called on empty list")
+    assert missing.run({"self": {}}) == CelResult(error="no such key: a")
+    assert least.run({"self": {"items": []}}) == CelResult(error="min called on empty list")
 
 
 def test_a_function_the_engine_lacks_does_not_compile() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.validate.changed import Change, changed_since, is_definition
+from fluxplane.validate.changed import ChangedFiles, changed_since, is_definition
 from fluxplane.validate.tree import ValidateError
 from tests.support.git import git
 
@@ -64,7 +64,7 @@ def test_an_unknown_ref_and_a_folder_outside_git_are_bad_input(
 
 
 def test_a_build_is_touched_when_it_reads_or_holds_a_changed_file() -> None:
-    change = Change("HEAD", "0" * 40, frozenset({"clusters/a/cm.yaml"}), ())
+    change = ChangedFiles("HEAD", "0" * 40, frozenset({"clusters/a/cm.yaml"}), ())
     assert change.touches("clusters/a", frozenset())
     assert change.touches("clusters/b", frozenset({"clusters/a/cm.yaml"}))
     assert not change.touches("clusters/b", frozenset({"clusters/b/x.yaml"}))

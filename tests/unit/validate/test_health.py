@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from fluxplane.validate.cel import FLUX, Program, compile_expression
-from fluxplane.validate.health import Verdict, check_health, evaluate, status_fields_read, unchecked_lines
+from fluxplane.validate.health import HealthVerdict, check_health, evaluate, status_fields_read, unchecked_lines
 from fluxplane.validate.schemas import CrdCorpus
 from fluxplane.validate.tree import Document, load_tree
 
@@ -80,10 +80,10 @@ def test_flux_order_in_progress_then_failed_then_current() -> None:
     # GIVEN three expressions that are all true
     programs = _programs(inProgress="true", failed="true", current="true")
     # THEN inProgress decides; without it failed; without both current; none true is InProgress
-    assert evaluate(programs, {"status": {}}) == Verdict("InProgress", "inProgress")
-    assert evaluate({k: programs[k] for k in ("failed", "current")}, {}) == Verdict("Failed", "failed")
-    assert evaluate({"current": programs["current"]}, {}) == Verdict("Current", "current")
-    assert evaluate(_programs(current="false"), {}) == Verdict("InProgress")
+    assert evaluate(programs, {"status": {}}) == HealthVerdict("InProgress", "inProgress")
+    assert evaluate({k: programs[k] for k in ("failed", "current")}, {}) == HealthVerdict("Failed", "failed")
+    assert evaluate({"current": programs["current"]}, {}) == HealthVerdict("Current", "current")
+    assert evaluate(_programs(current="false"), {}) == HealthVerdict("InProgress")
 
 
 def test_flux_variables_are_top_level_fields_and_errors_are_unknown() -> None:
@@ -98,7 +98,7 @@ def test_flux_variables_are_top_level_fields_and_errors_are_unknown() -> None:
 def test_observed_generation_behind_generation_is_in_progress() -> None:
     programs = _programs(current="true")
     body = {"metadata": {"generation": 2}, "status": {"observedGeneration": 1}}
-    assert evaluate(programs, body) == Verdict("InProgress", "observedGeneration")
+    assert evaluate(programs, body) == HealthVerdict("InProgress", "observedGeneration")
 
 
 @pytest.mark.skipif(not DIST.is_dir(), reason="no example dist/ to check")

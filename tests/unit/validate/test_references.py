@@ -13,7 +13,7 @@ import yaml
 
 from fluxplane.synth import load_plan, render_plan
 from fluxplane.validate.references import check_references
-from fluxplane.validate.runtime import Fleet
+from fluxplane.validate.runtime import RuntimeFleet
 from fluxplane.validate.tree import load_tree
 from tests.conftest import ROOT
 
@@ -197,9 +197,9 @@ def test_a_tree_whose_repository_keeps_its_content_under_deploy_is_followed(depl
     assert "./dist/" not in infrastructure
     # WHEN its objects are placed THEN every document lands where it does in the dist/ layout (the catalogue on
     # every cluster, the hub's chains on the spokes, the tenants on theirs), and the tree is clean
-    fleet = Fleet(load_tree(deploy_dist))
+    fleet = RuntimeFleet(load_tree(deploy_dist))
     assert ("helm.toolkit.fluxcd.io", "HelmRelease", "flux-system", "cert-manager") in fleet.exists["staging-usw2"]
-    assert sorted(fleet.placed) == sorted(Fleet(load_tree(ROOT / "dist")).placed)
+    assert sorted(fleet.placed) == sorted(RuntimeFleet(load_tree(ROOT / "dist")).placed)
     assert lines(deploy_dist) == []
 
 

@@ -14,13 +14,13 @@ This is a small core layer: it reads documents and knows dist/'s layout (fluxpla
 nothing above it (graph, validate, diff, synth).
 """
 
-from fluxplane.core.tree.flux import Location, Repository, repositories_of, substitute, substitute_text
+from fluxplane.core.tree.flux import DistRepository, Location, repositories_of, substitute, substitute_text
 from fluxplane.core.tree.kustomize import Build, BuildError, Folders, KubectlBuilder, KubectlFolders
 from fluxplane.core.tree.objects import Document, Documents, Item, Key, LazyDocuments, group_of, key_of
 from fluxplane.core.tree.walk import (
     Application,
     Contested,
-    Fleet,
+    FleetWalk,
     MissingPath,
     MissingSource,
     Placed,
@@ -34,9 +34,10 @@ __all__ = [
     "Build",
     "BuildError",
     "Contested",
+    "DistRepository",
     "Document",
     "Documents",
-    "Fleet",
+    "FleetWalk",
     "Folders",
     "Item",
     "Key",
@@ -48,7 +49,6 @@ __all__ = [
     "MissingSource",
     "Placed",
     "Problem",
-    "Repository",
     "Walk",
     "elect",
     "group_of",

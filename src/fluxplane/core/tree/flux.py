@@ -3,7 +3,7 @@
 **Sources stand for repositories.** A Flux Kustomization's ``sourceRef`` names a source on its own cluster
 (the namespace defaults to the Kustomization's). A GitRepository stands for the Git repository at its
 ``spec.url`` (on ``spec.ref.branch`` when it names one), an OCIRepository for the artifact at its
-``spec.url``. fluxplane writes some repositories (``Repository``): the dist/ folder ``key`` holds the
+``spec.url``. fluxplane writes some repositories (``DistRepository``): the dist/ folder ``key`` holds the
 content Flux finds in that repository at ``prefix`` (``dist/platform`` by default, ``deploy`` with
 ``repositories.platform.path: deploy``). Several dist/ folders may share one repository (platform and
 workloads do, unless workloads has a repository of its own).
@@ -41,7 +41,7 @@ SUBSTITUTE_SWITCH = "kustomize.toolkit.fluxcd.io/substitute"
 
 
 @dataclass(frozen=True, order=True)
-class Repository:
+class DistRepository:
     """A repository fluxplane writes: dist/``key``/ is the content Flux finds at ``prefix`` of the repository at
     ``url`` (``branch``, when known)."""
 
@@ -57,10 +57,10 @@ class Repository:
         return "./" if joined == "." else f"./{joined}"
 
 
-def repositories_of(layouts: Iterable[RepositoryLayout]) -> tuple[Repository, ...]:
+def repositories_of(layouts: Iterable[RepositoryLayout]) -> tuple[DistRepository, ...]:
     """The repositories synth writes, from their layouts (fluxplane.core.layout: the platform's and the workloads')."""
     return tuple(
-        Repository(layout.key, layout.repository.url, normal(layout.prefix), layout.repository.branch)
+        DistRepository(layout.key, layout.repository.url, normal(layout.prefix), layout.repository.branch)
         for layout in layouts
     )
 
@@ -88,12 +88,12 @@ class Location:
     """Where a Flux path into a repository fluxplane writes leads: ``folder`` of dist/, in ``repository``; both
     None when the path lies outside every folder fluxplane writes in that repository (``written``)."""
 
-    written: tuple[Repository, ...]
-    repository: Repository | None = None
+    written: tuple[DistRepository, ...]
+    repository: DistRepository | None = None
     folder: str | None = None
 
 
-def locate(repositories: Iterable[Repository], url: str, branch: str | None, path: str) -> Location | None:
+def locate(repositories: Iterable[DistRepository], url: str, branch: str | None, path: str) -> Location | None:
     """Where ``path`` of the repository at ``url`` (``branch``) is in the tree, among ``repositories`` (in their
     order); None when fluxplane does not write that repository, or when the path is a folder holding some of
     what it writes there and more (the repository's root, say), which is not followed."""
@@ -105,7 +105,7 @@ def locate(repositories: Iterable[Repository], url: str, branch: str | None, pat
     if not written:
         return None
     wanted = normal(path)
-    best: tuple[int, Repository, str] | None = None
+    best: tuple[int, DistRepository, str] | None = None
     for repository in written:
         prefix = repository.prefix
         if prefix == ".":

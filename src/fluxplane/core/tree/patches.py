@@ -35,7 +35,7 @@ class PatchError(ValueError):
 
 
 @dataclass(frozen=True)
-class Patch:
+class KustomizePatch:
     """One patch of a kustomization file and the objects it applies to."""
 
     body: Any
@@ -73,17 +73,17 @@ class Patch:
         return doc
 
 
-def patches_of(entries: Iterable[tuple[Mapping[str, Any] | None, Sequence[Any]]]) -> list[Patch]:
+def patches_of(entries: Iterable[tuple[Mapping[str, Any] | None, Sequence[Any]]]) -> list[KustomizePatch]:
     """The patches of a kustomization file's entries: (target or None, the documents of the patch's text)."""
-    found: list[Patch] = []
+    found: list[KustomizePatch] = []
     for target, documents in entries:
         for body in documents:
             if isinstance(body, list) or (isinstance(body, Mapping) and body):
-                found.append(Patch(body, target))
+                found.append(KustomizePatch(body, target))
     return found
 
 
-def apply_patches(docs: Sequence[Document], patches: Sequence[Patch]) -> list[Document | None]:
+def apply_patches(docs: Sequence[Document], patches: Sequence[KustomizePatch]) -> list[Document | None]:
     """Each of ``docs`` with every patch that selects it applied in order (None: deleted); a document no
     patch selects is returned as it is."""
     result: list[Document | None] = []

@@ -1,6 +1,6 @@
 """The walk: which objects land on which cluster, and which Flux Kustomization applied each.
 
-One module because the walk is one algorithm: ``Fleet`` drives it and ``Walk`` holds the state each step reads
+One module because the walk is one algorithm: ``FleetWalk`` drives it and ``Walk`` holds the state each step reads
 back (what is placed where, the sources seen so far, the clusters a kubeConfig reaches), while what it reads
 (kustomize builds, Flux paths, object keys) already lives in the modules beside it.
 
@@ -16,8 +16,8 @@ own cluster; a Kustomization whose source shows up later in the walk waits for i
 one is read from the tree: the cluster whose entry folder some Kustomization of the same namespace applies
 through the same kubeConfig (the hub's ``flux-sync`` that hands a spoke its bootstrap, say); else the
 cluster its namespace names (the hub keeps one namespace per workload cluster); else a cluster outside the
-tree, called ``remote <namespace>/<secret>``. A cluster's own walk (``Fleet.local``) lists those objects
-without following them; the whole walk (``Fleet.walk``) applies their folders on the cluster they reach,
+tree, called ``remote <namespace>/<secret>``. A cluster's own walk (``FleetWalk.local``) lists those objects
+without following them; the whole walk (``FleetWalk.walk``) applies their folders on the cluster they reach,
 once the clusters' own walks are done.
 
 **Problems** are returned as data, each on the Kustomization and field they concern: a ``spec.path`` into
@@ -46,10 +46,11 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from fluxplane.config.hub import FLUX_NAMESPACE
 from fluxplane.core.layout import PLATFORM, cluster_dir
 from fluxplane.core.tree.flux import (
+    DistRepository,
     Location,
-    Repository,
     access,
     kube_config_name,
     locate,
@@ -73,7 +74,6 @@ from fluxplane.core.tree.objects import (
     spec_of,
 )
 
-FLUX_NAMESPACE = "flux-system"
 #: The Flux source kinds a sourceRef may name.
 SOURCE_KINDS = frozenset(
     {"GitRepository", "OCIRepository", "Bucket", "HelmRepository", "HelmChart", "ExternalArtifact"}
@@ -203,7 +203,7 @@ class Walk:
     """What a walk found: the applications in the order it made them, the objects on each cluster, the folder
     each Kustomization applies, and the problems."""
 
-    def __init__(self, fleet: Fleet) -> None:
+    def __init__(self, fleet: FleetWalk) -> None:
         self.fleet = fleet
         self.applications: list[Application] = []
         self.problems: list[Problem] = []
@@ -373,7 +373,7 @@ def _identity(placed: Placed) -> Identity:
     return (placed.cluster, item.path, item.position, None if item.path is not None else placed.key)
 
 
-class Fleet:
+class FleetWalk:
     """A synthesized tree, read the way Flux reads it (module docstring).
 
     ``documents`` are the tree's documents by path (or a ``Folders`` reader over them, such as the kubectl
@@ -386,7 +386,7 @@ class Fleet:
     def __init__(
         self,
         documents: Documents | Folders,
-        repositories: Iterable[Repository] | None = None,
+        repositories: Iterable[DistRepository] | None = None,
         *,
         substitute: bool = False,
         follow: Callable[[Placed, str], bool] | None = None,
@@ -394,7 +394,7 @@ class Fleet:
         self.folders = documents if isinstance(documents, Folders) else Folders(documents)
         self.follow = follow
         self._repositories = None if repositories is None else tuple(sorted(repositories))
-        self._by_url: dict[str, tuple[Repository, ...]] | None = None
+        self._by_url: dict[str, tuple[DistRepository, ...]] | None = None
         self.substitute = substitute
         self._clusters: list[str] | None = None
         self._is_cluster: dict[str, bool] = {}
@@ -425,7 +425,7 @@ class Fleet:
         return posixpath.join(PLATFORM, cluster_dir(cluster))
 
     @property
-    def repositories(self) -> tuple[Repository, ...]:
+    def repositories(self) -> tuple[DistRepository, ...]:
         if self._repositories is None:
             self._repositories = self.find_repositories()
         return self._repositories
@@ -434,7 +434,7 @@ class Fleet:
         wanted = (url, branch, path)
         if wanted not in self._located:
             if self._by_url is None:
-                by_url: dict[str, list[Repository]] = {}
+                by_url: dict[str, list[DistRepository]] = {}
                 for repository in self.repositories:
                     by_url.setdefault(repository.url, []).append(repository)
                 self._by_url = {url: tuple(found) for url, found in by_url.items()}
@@ -617,12 +617,12 @@ class Fleet:
         return tuple(item._replace(doc=substitute(item.doc, values, complete=complete)) for item in items)
 
     # -- where repositories live ------------------------------------------------------------------
-    def find_repositories(self, clusters: Iterable[str] | None = None) -> tuple[Repository, ...]:
+    def find_repositories(self, clusters: Iterable[str] | None = None) -> tuple[DistRepository, ...]:
         """The repositories fluxplane writes, read from the entry folders of ``clusters`` (all when None; module
         docstring)."""
         return elect(self.votes(cluster) for cluster in (self.clusters if clusters is None else clusters))
 
-    def votes(self, cluster: str) -> tuple[Repository, ...]:
+    def votes(self, cluster: str) -> tuple[DistRepository, ...]:
         """Where ``cluster``'s entry folder says the repositories lie: one vote for each it names (module
         docstring); :func:`elect` counts them."""
         if self._tops is None:
@@ -636,7 +636,7 @@ class Fleet:
                 namespace = item.namespace or str(metadata.get("namespace") or "")
                 origins[(str(item.doc.get("kind")), namespace, str(metadata.get("name") or ""))] = found
         tail = cluster_dir(cluster)
-        platform: Repository | None = None
+        platform: DistRepository | None = None
         others: list[tuple[str, str | None, str]] = []
         for item in items:
             if not is_flux_kustomization(item.doc):
@@ -654,7 +654,7 @@ class Fleet:
                 continue
             prefix = wanted[: -len(tail)].rstrip("/") or "."
             if (namespace, metadata.get("name")) == (FLUX_NAMESPACE, FLUX_NAMESPACE):
-                platform = Repository(PLATFORM, found[0], prefix, found[1])
+                platform = DistRepository(PLATFORM, found[0], prefix, found[1])
             else:
                 others.append((found[0], found[1], prefix))
         if platform is None:
@@ -663,14 +663,14 @@ class Fleet:
         holders = [top for top in sorted(self._tops - {PLATFORM}) if self.folders.is_folder(posixpath.join(top, tail))]
         for url, branch, prefix in others:
             if len(holders) == 1 and (url, branch, prefix) != (platform.url, platform.branch, platform.prefix):
-                votes.append(Repository(holders[0], url, prefix, branch))
+                votes.append(DistRepository(holders[0], url, prefix, branch))
         return tuple(votes)
 
 
-def elect(votes: Iterable[Iterable[Repository]]) -> tuple[Repository, ...]:
-    """For each repository folder, where most clusters' votes (``Fleet.votes``) say it lies; ties go to the first
+def elect(votes: Iterable[Iterable[DistRepository]]) -> tuple[DistRepository, ...]:
+    """For each repository folder, where most clusters' votes (``FleetWalk.votes``) say it lies; ties go to the first
     in order."""
-    counted: dict[str, Counter[Repository]] = {}
+    counted: dict[str, Counter[DistRepository]] = {}
     for each in votes:
         for repository in each:
             counted.setdefault(repository.key, Counter())[repository] += 1

@@ -12,16 +12,16 @@ the strict schemas) and :mod:`.checks` (the checks over a tree and the report).
 """
 
 from fluxplane.validate.compose.checks import ComposeReport, NotRendered, render_compositions
-from fluxplane.validate.compose.engine import Composed, Failure, Pipeline, Render, Withheld, render
+from fluxplane.validate.compose.engine import DesiredResource, Failure, FunctionPipeline, Render, Withheld, render
 from fluxplane.validate.compose.fieldpath import Unknown
 from fluxplane.validate.compose.ptinput import Resources, read_resources
 
 __all__ = [
     "ComposeReport",
-    "Composed",
+    "DesiredResource",
     "Failure",
+    "FunctionPipeline",
     "NotRendered",
-    "Pipeline",
     "Render",
     "Resources",
     "Unknown",

@@ -36,12 +36,12 @@ from typing import Any
 
 from fluxplane.core.layout import cluster_of
 from fluxplane.validate.compose.composition import CompositionModel, read_composition, split_api
-from fluxplane.validate.compose.engine import Composed, Render, render
+from fluxplane.validate.compose.engine import DesiredResource, Render, render
 from fluxplane.validate.compose.fastcheck import Check, compile_schema
 from fluxplane.validate.compose.fieldpath import Unknown
 from fluxplane.validate.compose.overlays import overlay_definitions
-from fluxplane.validate.compose.ptinput import Location, Patch
-from fluxplane.validate.compose.selectors import Placed, selector_problems
+from fluxplane.validate.compose.ptinput import CompositionPatch, Location
+from fluxplane.validate.compose.selectors import RenderedResource, selector_problems
 from fluxplane.validate.compose.xr import (
     XRD,
     XRD_GROUP,
@@ -178,7 +178,7 @@ class _Checker:
         #: static toFieldPath findings of composed-side patches, reported unless a render wrote the patch
         self.static: dict[tuple[Location, Location], list[Finding]] = {}
         self.applied: set[tuple[Location, Location]] = set()
-        self.placed: list[Placed] = []
+        self.placed: list[RenderedResource] = []
         #: Namespaces where a composite's render failed: selectors across composites there are not judged.
         self.incomplete: set[str] = set()
         self.xrds: dict[tuple[str, str], XRD] = {}
@@ -404,10 +404,10 @@ class _Checker:
                 )
             meta = body.get("metadata") or {}
             self.placed.append(
-                Placed(render_id, xr, model, composed, group, version, kind, str(meta.get("namespace") or ""))
+                RenderedResource(render_id, xr, model, composed, group, version, kind, str(meta.get("namespace") or ""))
             )
 
-    def _template_location(self, model: CompositionModel, composed: Composed) -> Location:
+    def _template_location(self, model: CompositionModel, composed: DesiredResource) -> Location:
         if composed.template is not None:
             return composed.template.location
         assert model.pipeline is not None
@@ -443,10 +443,10 @@ class _Checker:
         return checked, [(unformat_path(finding.path), finding.message) for finding in found]
 
     def _attribute(
-        self, model: CompositionModel, composed: Composed, parts: list[str | int]
-    ) -> tuple[Location, Patch | None]:
+        self, model: CompositionModel, composed: DesiredResource, parts: list[str | int]
+    ) -> tuple[Location, CompositionPatch | None]:
         """The patch that wrote ``parts`` (the last one), else the base field that holds it."""
-        best: Patch | None = None
+        best: CompositionPatch | None = None
         for patch, segments in composed.applied:
             if list(segments) == parts[: len(segments)]:
                 best = patch

@@ -22,11 +22,11 @@ from fluxplane.validate.compose.engine import render
 from fluxplane.validate.compose.xr import XRD, XRD_GROUP, defaulted, observed_xr, read_xrd, select_compositions
 from fluxplane.validate.tree import Document
 
-__all__ = ["Composed", "Composer"]
+__all__ = ["ComposedResources", "Composer"]
 
 
 @dataclass(frozen=True)
-class Composed:
+class ComposedResources:
     """What one composite composes: each resource by its name in the Composition, or why nothing is known."""
 
     composition: str = ""
@@ -73,24 +73,24 @@ class Composer:
             self._models[key] = read_composition(document, self.functions, self.xrds, lambda *_: None)[0]
         return self._models[key]
 
-    def compose(self, body: dict[str, Any], cluster: str | None) -> Composed:
+    def compose(self, body: dict[str, Any], cluster: str | None) -> ComposedResources:
         """What the composite ``body``, placed on ``cluster``, composes."""
         group, version = split_api(body.get("apiVersion"))
         xrd = self.definition(group, str(body.get("kind") or ""), cluster)
         if xrd is None:
-            return Composed(reason="no CompositeResourceDefinition defines it")
+            return ComposedResources(reason="no CompositeResourceDefinition defines it")
         if version not in xrd.versions:
-            return Composed(reason=f"its XRD {xrd.document.name!r} has no version {version!r}")
+            return ComposedResources(reason=f"its XRD {xrd.document.name!r} has no version {version!r}")
         schema = xrd.schema(version)
         xr = defaulted(body, schema)
         selection = select_compositions(xrd, xr, same_cluster(cluster, self.compositions))
         if selection.problem is not None:
-            return Composed(reason=selection.problem[1])
+            return ComposedResources(reason=selection.problem[1])
         chosen = selection.compositions[0]
         model = self._model(chosen)
         if model.reason is not None or model.pipeline is None:
-            return Composed(chosen.name, reason=model.reason or f"Composition {chosen.name!r} cannot be read")
+            return ComposedResources(chosen.name, reason=model.reason or f"Composition {chosen.name!r} cannot be read")
         result = render(model.pipeline, observed_xr(xr, xrd, chosen.name, schema))
         if result.failure is not None:
-            return Composed(chosen.name, reason=result.failure.message)
-        return Composed(chosen.name, {name: item.body for name, item in result.composed.items()})
+            return ComposedResources(chosen.name, reason=result.failure.message)
+        return ComposedResources(chosen.name, {name: item.body for name, item in result.composed.items()})

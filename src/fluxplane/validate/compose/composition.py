@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fluxplane.validate.compose.engine import Pipeline
+from fluxplane.validate.compose.engine import FunctionPipeline
 from fluxplane.validate.compose.fieldpath import FieldPathError, Segments, parse
 from fluxplane.validate.compose.paths import check_path
-from fluxplane.validate.compose.ptinput import Location, Patch, Resources, Template, read_resources
+from fluxplane.validate.compose.ptinput import CompositionPatch, Location, Resources, Template, read_resources
 from fluxplane.validate.compose.xr import XRD
 from fluxplane.validate.findings import Finding, format_path
 from fluxplane.validate.tree import Document
@@ -57,7 +57,7 @@ class CompositionModel:
     """A Composition of the tree, read once."""
 
     document: Document
-    pipeline: Pipeline | None = None
+    pipeline: FunctionPipeline | None = None
     #: why it cannot be rendered (a function this check does not run)
     reason: str | None = None
     #: a fatal input problem was reported: every render would fail the same way
@@ -131,7 +131,7 @@ def read_composition(
                 f"pipeline step {step.get('step')!r} runs function {name!r}, which this check does not render"
             )
             return model, problems
-    model.pipeline = Pipeline(steps)
+    model.pipeline = FunctionPipeline(steps)
     if not model.fatal:
         _Static(model, problems, schema_of).run()
     return model, problems
@@ -145,13 +145,13 @@ def _path_problem(schema: Any, path: str) -> str | None:
     return check_path(schema, segments) if schema is not None else None
 
 
-def _reads(patch: Patch) -> list[tuple[int | None, str]]:
+def _reads(patch: CompositionPatch) -> list[tuple[int | None, str]]:
     if patch.type.startswith("Combine"):
         return list(enumerate(patch.variables))
     return [(None, patch.from_path)]
 
 
-def _read_location(patch: Patch, number: int | None) -> Location:
+def _read_location(patch: CompositionPatch, number: int | None) -> Location:
     if number is None:
         return (*patch.location, "fromFieldPath")
     return (*patch.location, "combine", "variables", number, "fromFieldPath")
@@ -212,7 +212,7 @@ class _Static:
             with contextlib.suppress(FieldPathError):
                 self.writers.append(patch.to_segments())
 
-    def _read_xr(self, patch: Patch, number: int | None, path: str, label: str) -> None:
+    def _read_xr(self, patch: CompositionPatch, number: int | None, path: str, label: str) -> None:
         """A path the patch reads from the XR: it must exist in the XR's schema, and status be written."""
         where = _read_location(patch, number)
         problem = _path_problem(self.model.xr_schema, path)

@@ -43,7 +43,7 @@ from fluxplane.validate.compose.fieldpath import (
     parse,
     to_json,
 )
-from fluxplane.validate.compose.ptinput import Location, Patch, Resources, Template
+from fluxplane.validate.compose.ptinput import CompositionPatch, Location, Resources, Template
 from fluxplane.validate.compose.transforms import TransformError, combine, resolve_all
 
 RESOURCE_NAME_ANNOTATION = "crossplane.io/composition-resource-name"
@@ -52,13 +52,13 @@ CONNECTION_SECRET_TYPE = "connection.crossplane.io/v1alpha1"
 
 
 @dataclass
-class Composed:
+class DesiredResource:
     """A desired composed resource and the patches that wrote it (to say which patch a problem comes from)."""
 
     name: str
     body: dict[str, Any]
     template: Template | None
-    applied: list[tuple[Patch, Segments]] = field(default_factory=list)
+    applied: list[tuple[CompositionPatch, Segments]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Withheld:
     """A template not composed because a ``Required`` source is absent."""
 
     template: Template
-    patch: Patch
+    patch: CompositionPatch
     reason: str
 
 
@@ -80,7 +80,7 @@ class Failure:
 
 @dataclass
 class Render:
-    composed: dict[str, Composed]
+    composed: dict[str, DesiredResource]
     withheld: dict[str, Withheld]
     #: the observed XR at the fixed point (with the status the composition wrote)
     xr: dict[str, Any]
@@ -99,9 +99,9 @@ class _Fatal(Exception):
 @dataclass
 class _TemplateResult:
     body: dict[str, Any] | None
-    applied: list[tuple[Patch, Segments]]
+    applied: list[tuple[CompositionPatch, Segments]]
     withheld: Withheld | None
-    composed: Composed | None = None
+    composed: DesiredResource | None = None
 
 
 _MISSING = object()
@@ -124,7 +124,7 @@ def _peek(source: Any, path: str) -> Any:
         return (_MISSING, type(exc).__name__, str(exc))
 
 
-def _write(patch: Patch, target: dict[str, Any], value: Any) -> list[Segments]:
+def _write(patch: CompositionPatch, target: dict[str, Any], value: Any) -> list[Segments]:
     to_path = patch.to_path
     if "[*]" in to_path:
         # patchFieldValueToMultiple: its errors are not wrapped
@@ -144,18 +144,20 @@ def _write(patch: Patch, target: dict[str, Any], value: Any) -> list[Segments]:
     return [segments]
 
 
-def _from_field_path(patch: Patch, source: Any, target: dict[str, Any], observed: bool = False) -> list[Segments]:
+def _from_field_path(
+    patch: CompositionPatch, source: Any, target: dict[str, Any], observed: bool = False
+) -> list[Segments]:
     value = _read(source, parse(patch.from_path), observed)
     return _write(patch, target, to_json(resolve_all(patch.transforms, value)))
 
 
-def _combine(patch: Patch, source: Any, target: dict[str, Any], observed: bool = False) -> list[Segments]:
+def _combine(patch: CompositionPatch, source: Any, target: dict[str, Any], observed: bool = False) -> list[Segments]:
     values = [_read(source, parse(path), observed) for path in patch.variables]
     return _write(patch, target, resolve_all(patch.transforms, combine(patch.combine, values)))
 
 
 def apply_patch(
-    patch: Patch,
+    patch: CompositionPatch,
     observed: dict[str, Any] | None,
     desired: dict[str, Any],
     xr: dict[str, Any],
@@ -186,7 +188,7 @@ def apply_patch(
 
 
 def apply_environment_patch(
-    patch: Patch, environment: dict[str, Any], xr: dict[str, Any], desired_xr: dict[str, Any]
+    patch: CompositionPatch, environment: dict[str, Any], xr: dict[str, Any], desired_xr: dict[str, Any]
 ) -> None:
     """``ApplyEnvironmentPatch``: between the observed XR, the environment and the desired XR."""
     kind = patch.type
@@ -211,7 +213,7 @@ def compose_template(
 ) -> _TemplateResult:
     """One template's patches in order, as the loop of ``RunFunction`` applies them."""
     desired = copy_json(base) if not only_observed_side else {}
-    applied: list[tuple[Patch, Segments]] = []
+    applied: list[tuple[CompositionPatch, Segments]] = []
     for patch in template.observed_side if only_observed_side else template.patches:
         try:
             written = apply_patch(patch, observed, desired, xr, desired_xr, environment)
@@ -229,7 +231,7 @@ def compose_template(
     return _TemplateResult(desired, applied, None)
 
 
-def _cache_key(reads: tuple[Patch, ...], xr: dict[str, Any]) -> tuple[Any, ...]:
+def _cache_key(reads: tuple[CompositionPatch, ...], xr: dict[str, Any]) -> tuple[Any, ...]:
     """The status values a template reads. Its existence needs no place: a template composed while it did
     not exist composes the same once it does (no Required source was missing), and a withheld one does
     not exist in the next pass either."""
@@ -303,7 +305,7 @@ def _connection_secret(resources: Resources, xr: dict[str, Any], details: dict[s
 
 
 @dataclass
-class Pipeline:
+class FunctionPipeline:
     """The steps of a Composition this engine runs: P&T inputs, and None for readiness-only functions."""
 
     steps: list[Resources | None]
@@ -320,14 +322,14 @@ class _Renderer:
     template's cache key is the status values it reads.
     """
 
-    def __init__(self, pipeline: Pipeline) -> None:
+    def __init__(self, pipeline: FunctionPipeline) -> None:
         self.pipeline = pipeline
         self.cache: dict[tuple[int, str], tuple[tuple[Any, ...], _TemplateResult]] = {}
 
     def run_once(
         self, xr: dict[str, Any], observed: dict[str, dict[str, Any]]
-    ) -> tuple[dict[str, Composed], dict[str, Withheld], dict[str, Any]]:
-        desired: dict[str, Composed] = {}
+    ) -> tuple[dict[str, DesiredResource], dict[str, Withheld], dict[str, Any]]:
+        desired: dict[str, DesiredResource] = {}
         withheld: dict[str, Withheld] = {}
         desired_xr: dict[str, Any] = {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}
         environment: dict[str, Any] = {"apiVersion": "internal.crossplane.io/v1alpha1", "kind": "Environment"}
@@ -342,7 +344,7 @@ class _Renderer:
         step: Resources,
         xr: dict[str, Any],
         observed: dict[str, dict[str, Any]],
-        desired: dict[str, Composed],
+        desired: dict[str, DesiredResource],
         withheld: dict[str, Withheld],
         desired_xr: dict[str, Any],
         environment: dict[str, Any],
@@ -403,16 +405,16 @@ class _Renderer:
             withheld.pop(template.name, None)
             assert result.body is not None
             if result.composed is None:
-                result.composed = Composed(template.name, result.body, template, result.applied)
+                result.composed = DesiredResource(template.name, result.body, template, result.applied)
             desired[template.name] = result.composed
         spec = xr.get("spec")
         modern = isinstance(spec, dict) and "crossplane" in spec
         if modern and details:
             name = f"{(xr.get('metadata') or {}).get('name', '')}-connection-secret"
-            desired[name] = Composed(name, _connection_secret(step, xr, details), None)
+            desired[name] = DesiredResource(name, _connection_secret(step, xr, details), None)
 
 
-def _with_metadata(composed: Composed, xr: dict[str, Any]) -> Composed:
+def _with_metadata(composed: DesiredResource, xr: dict[str, Any]) -> DesiredResource:
     """Crossplane's ``RenderComposedResourceMetadata`` on a copy of the top level and of metadata."""
     xr_meta = xr.get("metadata") or {}
     label = (xr_meta.get("labels") or {}).get(COMPOSITE_LABEL) or xr_meta.get("name", "")
@@ -425,7 +427,7 @@ def _with_metadata(composed: Composed, xr: dict[str, Any]) -> Composed:
     meta["annotations"] = {**(meta.get("annotations") or {}), RESOURCE_NAME_ANNOTATION: composed.name}
     meta["labels"] = {**(meta.get("labels") or {}), COMPOSITE_LABEL: label}
     body["metadata"] = meta
-    return Composed(composed.name, body, composed.template, composed.applied)
+    return DesiredResource(composed.name, body, composed.template, composed.applied)
 
 
 def _merge_status(base: Any, written: Any) -> Any:
@@ -437,18 +439,18 @@ def _merge_status(base: Any, written: Any) -> Any:
     return written
 
 
-def render(pipeline: Pipeline, xr: dict[str, Any], max_passes: int | None = None) -> Render:
+def render(pipeline: FunctionPipeline, xr: dict[str, Any], max_passes: int | None = None) -> Render:
     """The desired composed resources for ``xr`` (as the function sees it) once reconciles settle."""
     renderer = _Renderer(pipeline)
     limit = max_passes or len(pipeline.templates) + 3
     original_status = xr.get("status")
     observed_xr = xr
     observed: dict[str, dict[str, Any]] = {}
-    desired: dict[str, Composed] = {}
+    desired: dict[str, DesiredResource] = {}
     withheld: dict[str, Withheld] = {}
-    dressed: dict[int, tuple[Composed, Composed]] = {}
+    dressed: dict[int, tuple[DesiredResource, DesiredResource]] = {}
 
-    def dress(item: Composed) -> Composed:
+    def dress(item: DesiredResource) -> DesiredResource:
         # a template not patched again gives the same object: reuse the metadata rendered for it
         hit = dressed.get(id(item))
         if hit is not None and hit[0] is item:

@@ -182,7 +182,7 @@ _VALID = compile_schema(convert_schema(INPUT_SCHEMA))
 
 
 @dataclass(frozen=True)
-class Patch:
+class CompositionPatch:
     """One patch as the function applies it, with where it is written in the Composition."""
 
     type: str
@@ -249,7 +249,7 @@ class Template:
 
     name: str
     base: dict[str, Any] | None
-    patches: tuple[Patch, ...]
+    patches: tuple[CompositionPatch, ...]
     connection_details: tuple[dict[str, Any], ...]
     readiness_checks: tuple[dict[str, Any], ...]
     location: Location
@@ -259,12 +259,12 @@ class Template:
         return any(patch.type in ENVIRONMENT_PATCH_TYPES for patch in self.patches)
 
     @functools.cached_property
-    def observed_side(self) -> tuple[Patch, ...]:
+    def observed_side(self) -> tuple[CompositionPatch, ...]:
         """The patches from the observed composed resource (to the XR or the environment)."""
         return tuple(patch for patch in self.patches if not patch.to_composed)
 
     @functools.cached_property
-    def status_reads(self) -> tuple[Patch, ...]:
+    def status_reads(self) -> tuple[CompositionPatch, ...]:
         """The patches that read the XR's status: the only XR input that changes between render passes."""
         out = []
         for patch in self.patches:
@@ -294,9 +294,9 @@ class Resources:
 
     location: Location
     templates: list[Template] = field(default_factory=list)
-    environment_patches: list[Patch] = field(default_factory=list)
+    environment_patches: list[CompositionPatch] = field(default_factory=list)
     connection_ref: dict[str, Any] | None = None
-    connection_patches: list[Patch] = field(default_factory=list)
+    connection_patches: list[CompositionPatch] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -338,11 +338,11 @@ def read_resources(data: Any, location: Location) -> Resources:
         set_index[patch_set["name"]] = index
     for index, resource in enumerate(data.get("resources") or []):
         at: Location = (*location, "resources", index)
-        patches: list[Patch] = []
+        patches: list[CompositionPatch] = []
         for number, patch in enumerate(resource.get("patches") or []):
             kind = patch.get("type") or "FromCompositeFieldPath"
             if kind != "PatchSet":
-                patches.append(Patch(kind, patch, (*at, "patches", number), len(patches)))
+                patches.append(CompositionPatch(kind, patch, (*at, "patches", number), len(patches)))
                 continue
             name = patch["patchSetName"]
             if name not in patch_sets:
@@ -358,7 +358,7 @@ def read_resources(data: Any, location: Location) -> Resources:
                 member_location: Location = (*location, "patchSets", set_index[name], "patches", inner)
                 member_kind = member.get("type") or "FromCompositeFieldPath"
                 patches.append(
-                    Patch(member_kind, member, member_location, len(patches), (*at, "patches", number), name)
+                    CompositionPatch(member_kind, member, member_location, len(patches), (*at, "patches", number), name)
                 )
         base = resource.get("base")
         out.templates.append(
@@ -374,13 +374,15 @@ def read_resources(data: Any, location: Location) -> Resources:
     environment = data.get("environment") or {}
     for index, patch in enumerate(environment.get("patches") or []):
         kind = patch.get("type") or "FromCompositeFieldPath"
-        out.environment_patches.append(Patch(kind, patch, (*location, "environment", "patches", index), index))
+        out.environment_patches.append(
+            CompositionPatch(kind, patch, (*location, "environment", "patches", index), index)
+        )
     reference = data.get("writeConnectionSecretToRef")
     if isinstance(reference, dict):
         out.connection_ref = reference
         for index, patch in enumerate(reference.get("patches") or []):
             kind = patch.get("type") or "FromCompositeFieldPath"
             out.connection_patches.append(
-                Patch(kind, patch, (*location, "writeConnectionSecretToRef", "patches", index), index)
+                CompositionPatch(kind, patch, (*location, "writeConnectionSecretToRef", "patches", index), index)
             )
     return out

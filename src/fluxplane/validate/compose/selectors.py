@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.validate.compose.composition import CompositionModel, SchemaOf, split_api
-from fluxplane.validate.compose.engine import Composed
+from fluxplane.validate.compose.engine import DesiredResource
 from fluxplane.validate.compose.fieldpath import Unknown
 from fluxplane.validate.compose.paths import raw_node, selector_target
 from fluxplane.validate.findings import format_path
@@ -28,13 +28,13 @@ ScopeOf = Callable[[str, str], str | None]
 
 
 @dataclass
-class Placed:
+class RenderedResource:
     """A composed resource of one render."""
 
     render: int
     xr: str
     model: CompositionModel
-    composed: Composed
+    composed: DesiredResource
     group: str
     version: str
     kind: str
@@ -47,7 +47,7 @@ class Placed:
 
 @dataclass(frozen=True)
 class SelectorProblem:
-    placed: Placed
+    placed: RenderedResource
     #: the selector's path in the composed resource
     parts: list[str | int]
     message: str
@@ -85,7 +85,7 @@ def find_selectors(value: Any, parts: list[str | int]) -> list[tuple[list[str | 
 class _Selectors:
     def __init__(
         self,
-        placed: list[Placed],
+        placed: list[RenderedResource],
         documents: list[Document],
         schema_of: SchemaOf,
         scope_of: ScopeOf,
@@ -95,7 +95,7 @@ class _Selectors:
         self.incomplete = incomplete
         self.schema_of = schema_of
         self.scope_of = scope_of
-        self.index: dict[tuple[str, str, int | str], list[Placed]] = defaultdict(list)
+        self.index: dict[tuple[str, str, int | str], list[RenderedResource]] = defaultdict(list)
         for item in placed:
             self.index[(item.group, item.kind, item.render)].append(item)
             self.index[(item.group, item.kind, item.namespace)].append(item)
@@ -128,7 +128,7 @@ class _Selectors:
         return out
 
     def _check(
-        self, item: Placed, parts: list[str | int], selector: dict[str, Any], target: tuple[str, str]
+        self, item: RenderedResource, parts: list[str | int], selector: dict[str, Any], target: tuple[str, str]
     ) -> str | None:
         wanted = dict(selector.get("matchLabels") or {})
         controller = selector.get("matchControllerRef") is True
@@ -176,7 +176,7 @@ class _Selectors:
 
 
 def selector_problems(
-    placed: list[Placed],
+    placed: list[RenderedResource],
     documents: list[Document],
     schema_of: SchemaOf,
     scope_of: ScopeOf,

@@ -8,12 +8,12 @@ import yaml
 
 from fluxplane.config.models import Repositories
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
-from fluxplane.core.tree import Location, Repository, repositories_of, substitute, substitute_text
+from fluxplane.core.tree import DistRepository, Location, repositories_of, substitute, substitute_text
 from fluxplane.core.tree.flux import access, locate, origin, values_of
 
 FLEET = "ssh://git@example.com/org/fleet.git"
-PLATFORM_REPOSITORY = Repository("platform", FLEET, "dist/platform", "main")
-WORKLOADS_REPOSITORY = Repository("workloads", FLEET, "dist/workloads", "main")
+PLATFORM_REPOSITORY = DistRepository("platform", FLEET, "dist/platform", "main")
+WORKLOADS_REPOSITORY = DistRepository("workloads", FLEET, "dist/workloads", "main")
 SHARED = (PLATFORM_REPOSITORY, WORKLOADS_REPOSITORY)
 
 
@@ -51,7 +51,7 @@ def test_a_source_stands_for_its_url_and_branch() -> None:
 
 def test_a_path_resolves_under_the_longest_prefix_of_its_repository() -> None:
     # GIVEN the platform at the repository's root and the workloads under workloads/
-    rooted = (Repository("platform", FLEET, "."), Repository("workloads", FLEET, "workloads"))
+    rooted = (DistRepository("platform", FLEET, "."), DistRepository("workloads", FLEET, "workloads"))
     # THEN a path names the folder at the same place below the dist/ folder of the longest prefix it lies under
     assert locate(SHARED, FLEET, "main", "./dist/platform/apps/x") == Location(
         SHARED, PLATFORM_REPOSITORY, "platform/apps/x"

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from fluxplane.core.tree.kustomize import Folders
-from fluxplane.core.tree.patches import Patch, PatchError, apply_patches
+from fluxplane.core.tree.patches import KustomizePatch, PatchError, apply_patches
 
 RELEASE: dict[str, Any] = {
     "apiVersion": "helm.toolkit.fluxcd.io/v2",
@@ -37,24 +37,26 @@ def ops(*operations: dict[str, Any]) -> list[dict[str, Any]]:
     ("patch", "expected"),
     [
         (
-            Patch(ops({"op": "replace", "path": "/spec/values/replicaCount", "value": 4}), TARGET_RELEASE),
+            KustomizePatch(ops({"op": "replace", "path": "/spec/values/replicaCount", "value": 4}), TARGET_RELEASE),
             {"replicaCount": 4, "ports": [80, 443]},
         ),
         (
-            Patch(ops({"op": "add", "path": "/spec/values/ports/-", "value": 8080}), TARGET_RELEASE),
+            KustomizePatch(ops({"op": "add", "path": "/spec/values/ports/-", "value": 8080}), TARGET_RELEASE),
             {"replicaCount": 2, "ports": [80, 443, 8080]},
         ),
         (
-            Patch(ops({"op": "remove", "path": "/spec/values/ports/0"}), {"kind": "HelmRelease"}),
+            KustomizePatch(ops({"op": "remove", "path": "/spec/values/ports/0"}), {"kind": "HelmRelease"}),
             {"replicaCount": 2, "ports": [443]},
         ),
         (
-            Patch({"kind": "HelmRelease", "metadata": {"name": "podinfo"}, "spec": {"values": {"replicaCount": None}}}),
+            KustomizePatch(
+                {"kind": "HelmRelease", "metadata": {"name": "podinfo"}, "spec": {"values": {"replicaCount": None}}}
+            ),
             {"ports": [80, 443]},
         ),
     ],
 )
-def test_a_patch_changes_a_copy_of_what_it_targets(patch: Patch, expected: dict[str, Any]) -> None:
+def test_a_patch_changes_a_copy_of_what_it_targets(patch: KustomizePatch, expected: dict[str, Any]) -> None:
     (patched,) = apply_patches([RELEASE], [patch])
     assert patched is not None and patched["spec"]["values"] == expected
     # the tree's own document never changes
@@ -74,15 +76,15 @@ def test_a_patch_changes_a_copy_of_what_it_targets(patch: Patch, expected: dict[
     ],
 )
 def test_a_target_that_does_not_select_leaves_the_object(target: dict[str, Any]) -> None:
-    patch = Patch(ops({"op": "replace", "path": "/spec/releaseName", "value": "other"}), target)
+    patch = KustomizePatch(ops({"op": "replace", "path": "/spec/releaseName", "value": "other"}), target)
     assert apply_patches([RELEASE], [patch]) == [RELEASE]
 
 
 def test_a_delete_removes_the_object_and_an_impossible_operation_is_refused() -> None:
-    deletion = Patch({"$patch": "delete", "kind": "StorageClass", "metadata": {"name": "gp3"}})
+    deletion = KustomizePatch({"$patch": "delete", "kind": "StorageClass", "metadata": {"name": "gp3"}})
     assert apply_patches([STORAGE, RELEASE], [deletion]) == [None, RELEASE]
     with pytest.raises(PatchError, match="no such path"):
-        apply_patches([STORAGE], [Patch(ops({"op": "replace", "path": "/parameters/iops", "value": "1"}), {})])
+        apply_patches([STORAGE], [KustomizePatch(ops({"op": "replace", "path": "/parameters/iops", "value": "1"}), {})])
 
 
 #: Overlays as fluxplane and its users write them: each is built in memory and by kubectl, and both must agree.

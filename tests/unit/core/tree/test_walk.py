@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from fluxplane.core.tree import Contested, Fleet, Key, MissingPath, MissingSource, Repository, Walk
+from fluxplane.core.tree import Contested, DistRepository, FleetWalk, Key, MissingPath, MissingSource, Walk
 
 FLEET = "ssh://git@example.com/org/fleet.git"
 SHOP = "https://github.com/org/shop.git"
@@ -103,7 +103,7 @@ def landed(walk: Walk, cluster: str) -> set[tuple[str, str, str, str | None]]:
 
 
 def test_each_object_lands_on_its_cluster_with_the_kustomization_that_applied_it() -> None:
-    walk = Fleet(fleet()).walk()
+    walk = FleetWalk(fleet()).walk()
     # THEN the hub has its entry folder (from its bootstrap, and again from its flux-system Kustomization), the app
     # and the spokes' Kustomizations
     entry = {
@@ -153,7 +153,7 @@ def test_each_object_lands_on_its_cluster_with_the_kustomization_that_applied_it
 
 
 def test_a_clusters_own_walk_lists_kube_config_kustomizations_without_following_them() -> None:
-    tree = Fleet(fleet())
+    tree = FleetWalk(fleet())
     walk = tree.local("hub")
     assert {application.cluster for application in walk.applications} == {"hub"}
     remote = {placed.key.name: placed for placed in walk.on("hub") if placed.key.namespace in ("a", "b")}
@@ -173,7 +173,7 @@ def test_a_kube_config_reaches_the_cluster_its_namespace_names_when_nothing_else
     documents["platform/spokes/a.yaml"] = [
         ks("flux-sync", "./dist/platform/apps/app", namespace="a", kubeConfig=kube_config("a-access"))
     ]
-    walk = Fleet(documents).walk()
+    walk = FleetWalk(documents).walk()
     assert ("ConfigMap", "apps", "app", "flux-sync") in landed(walk, "a")
 
 
@@ -182,7 +182,7 @@ def test_a_kustomization_waits_for_a_source_applied_later() -> None:
     documents = fleet()
     documents["platform/clusters/hub/infrastructure.yaml"].append(ks("late", "./dist/platform/spokes", source="late"))
     documents["platform/apps/app/app.yaml"].append(source("late"))
-    walk = Fleet(documents).walk()
+    walk = FleetWalk(documents).walk()
     # THEN it is followed once its source is there
     assert ("Kustomization", "a", "flux-sync", "late") in landed(walk, "hub")
     assert walk.problems == []
@@ -197,7 +197,7 @@ def test_problems_are_data_on_the_kustomization_and_field() -> None:
         ks("outside", "./no/such/dir"),
         ks("sourceless", "./dist/platform/apps/app", source="fleet"),
     ]
-    walk = Fleet(documents).walk()
+    walk = FleetWalk(documents).walk()
     found = sorted(
         (problem.placed.cluster, problem.placed.key.name, problem.field, problem.message) for problem in walk.problems
     )
@@ -221,20 +221,20 @@ def test_problems_are_data_on_the_kustomization_and_field() -> None:
 def test_the_repositories_are_read_from_the_bootstrap_of_each_entry_folder() -> None:
     # THEN the platform lies where each cluster's flux-system Kustomization finds its entry folder, and the
     # workloads where another Kustomization of an entry folder finds the other folder holding clusters/<cluster>
-    assert Fleet(fleet()).repositories == (
-        Repository("platform", FLEET, "dist/platform", "main"),
-        Repository("workloads", FLEET, "dist/workloads", "main"),
+    assert FleetWalk(fleet()).repositories == (
+        DistRepository("platform", FLEET, "dist/platform", "main"),
+        DistRepository("workloads", FLEET, "dist/workloads", "main"),
     )
 
 
 def test_a_repository_whose_content_lives_under_deploy_is_walked_the_same() -> None:
     # GIVEN the fleet with the platform's content under deploy/ and the workloads' under workloads/ of the
     # fleet repository (repositories.platform.path: deploy)
-    moved = Fleet(fleet("./deploy", "./workloads"))
+    moved = FleetWalk(fleet("./deploy", "./workloads"))
     # THEN the repositories are found there, and every object lands where it does in the dist/ layout
     assert moved.repositories == (
-        Repository("platform", FLEET, "deploy", "main"),
-        Repository("workloads", FLEET, "workloads", "main"),
+        DistRepository("platform", FLEET, "deploy", "main"),
+        DistRepository("workloads", FLEET, "workloads", "main"),
     )
 
     def placements(walk: Walk) -> set[tuple[str, str | None, int, str]]:
@@ -246,9 +246,9 @@ def test_a_repository_whose_content_lives_under_deploy_is_walked_the_same() -> N
 
     walk = moved.walk()
     assert walk.problems == []
-    assert placements(walk) == placements(Fleet(fleet()).walk())
+    assert placements(walk) == placements(FleetWalk(fleet()).walk())
     # AND told that the content lies under dist/, every path into the fleet repository is outside it
-    stale = Fleet(fleet("./deploy", "./workloads"), [Repository("platform", FLEET, "dist/platform")]).walk()
+    stale = FleetWalk(fleet("./deploy", "./workloads"), [DistRepository("platform", FLEET, "dist/platform")]).walk()
     assert {(type(p).__name__, p.placed.key.name) for p in stale.problems} == {
         ("MissingPath", name) for name in ("flux-system", "app", "spokes", "tenants")
     }
@@ -261,10 +261,10 @@ def test_a_workloads_repository_of_its_own_is_read_from_the_tenants_source() -> 
         source("workloads", url=other),
         ks("tenants", "./tenants/clusters/a", source="workloads"),
     ]
-    tree = Fleet(documents)
+    tree = FleetWalk(documents)
     assert tree.repositories == (
-        Repository("platform", FLEET, "dist/platform", "main"),
-        Repository("workloads", other, "tenants", "main"),
+        DistRepository("platform", FLEET, "dist/platform", "main"),
+        DistRepository("workloads", other, "tenants", "main"),
     )
     assert ("Kustomization", "shop", "shop", "tenants") in landed(tree.walk(), "a")
 
@@ -278,9 +278,9 @@ def test_where_the_bootstraps_disagree_most_clusters_win() -> None:
             source(),
             ks("flux-system", f"./dist/{'platfrom' if cluster == 'c' else 'platform'}/clusters/{cluster}"),
         ]
-    walk = Fleet(documents).walk()
+    walk = FleetWalk(documents).walk()
     # THEN the platform lies at dist/platform, and the odd bootstrap is a problem
-    assert walk.fleet.repositories[0] == Repository("platform", FLEET, "dist/platform", "main")
+    assert walk.fleet.repositories[0] == DistRepository("platform", FLEET, "dist/platform", "main")
     assert [(p.placed.cluster, p.message) for p in walk.problems] == [
         (
             "c",
@@ -295,9 +295,9 @@ def test_the_repositories_can_be_read_from_some_clusters_alone() -> None:
     documents = fleet()
     documents["platform/clusters/c/kustomization.yaml"] = kustomization("gotk-sync.yaml")
     documents["platform/clusters/c/gotk-sync.yaml"] = [source(), ks("flux-system", "./elsewhere/clusters/c")]
-    tree = Fleet(documents)
-    assert tree.find_repositories(["a"]) == Fleet(fleet()).repositories
-    assert tree.find_repositories(["c"]) == (Repository("platform", FLEET, "elsewhere", "main"),)
+    tree = FleetWalk(documents)
+    assert tree.find_repositories(["a"]) == FleetWalk(fleet()).repositories
+    assert tree.find_repositories(["c"]) == (DistRepository("platform", FLEET, "elsewhere", "main"),)
 
 
 def test_follow_leaves_the_folders_it_refuses_unwalked() -> None:
@@ -308,7 +308,7 @@ def test_follow_leaves_the_folders_it_refuses_unwalked() -> None:
         asked.append((placed.key.name, folder))
         return folder == "platform/spokes" or folder.startswith(("platform/clusters/a", "workloads/"))
 
-    walk = Fleet(fleet(), follow=follow).walk()
+    walk = FleetWalk(fleet(), follow=follow).walk()
     # THEN the app is never built, on the hub or through kubeConfig, and what the followed folders hold is placed
     assert "platform/apps/app" not in {application.folder for application in walk.applications}
     assert ("app", "platform/apps/app") in asked
@@ -318,7 +318,7 @@ def test_follow_leaves_the_folders_it_refuses_unwalked() -> None:
 
 def test_post_build_variables_are_substituted_when_asked() -> None:
     documents = fleet()
-    walk = Fleet(documents, substitute=True).walk()
+    walk = FleetWalk(documents, substitute=True).walk()
     data = {
         (placed.cluster, placed.applier.key.name if placed.applier else None): placed.doc["data"]
         for cluster in walk.placed
@@ -330,18 +330,18 @@ def test_post_build_variables_are_substituted_when_asked() -> None:
     assert data[("a", "tools")] == {"cluster": "${cluster_name}"}
     # a variable source that is not in the tree leaves the variables as written
     documents["platform/clusters/hub/vars.yaml"] = []
-    walk = Fleet(documents, substitute=True).walk()
+    walk = FleetWalk(documents, substitute=True).walk()
     assert [p.doc["data"] for p in walk.on("hub") if p.key.name == "app" and p.key.kind == "ConfigMap"] == [
         {"cluster": "${cluster_name}"}
     ]
     # AND without substitution the documents are the tree's own
     documents = fleet()
-    placed = Fleet(documents).walk().objects("hub")[Key("", "ConfigMap", "apps", "app")]
+    placed = FleetWalk(documents).walk().objects("hub")[Key("", "ConfigMap", "apps", "app")]
     assert placed.doc is documents["platform/apps/app/app.yaml"][1]
 
 
 def test_applied_pairs_each_object_with_its_kustomization() -> None:
-    pairs = {(applier.key.name, placed.key.name) for applier, placed in Fleet(fleet()).applied("hub")}
+    pairs = {(applier.key.name, placed.key.name) for applier, placed in FleetWalk(fleet()).applied("hub")}
     assert ("app", "app") in pairs
     assert ("spokes", "flux-sync") in pairs
     assert not any(applier == "flux-sync" for applier, _ in pairs)
@@ -365,7 +365,7 @@ def test_the_entry_point_is_one_writer_and_a_hand_over_that_does_not_prune_is_no
     # GIVEN the hub handing spoke a its bootstrap (the same documents a's entry point applies) without pruning them
     documents = fleet()
     documents["platform/spokes/a.yaml"][0]["spec"]["prune"] = False
-    walk = Fleet(documents).walk()
+    walk = FleetWalk(documents).walk()
     # THEN the entry folder, applied by the bootstrap and again by its own Kustomization, has one writer
     entry = [placed for placed in walk.on("hub") if placed.item.path == "platform/clusters/hub/vars.yaml"]
     assert len(entry) == 2
@@ -380,7 +380,7 @@ def test_the_entry_point_is_one_writer_and_a_hand_over_that_does_not_prune_is_no
 
 def test_a_hand_over_that_prunes_is_a_second_writer() -> None:
     # GIVEN the hub's flux-sync applying a's bootstrap and pruning it: when it stops, it deletes what a's Flux runs on
-    walk = Fleet(fleet()).walk()
+    walk = FleetWalk(fleet()).walk()
     # THEN a's sync objects have two writers, its entry point and the hub's flux-sync
     assert contested(walk, "a") == {
         ("GitRepository flux-system/flux-system", None, "flux-sync"),
@@ -401,7 +401,7 @@ def test_an_object_two_kustomizations_apply_on_a_cluster_has_two_writers() -> No
     # AND a third one applying the entry point's variables
     documents["platform/clusters/hub/infrastructure.yaml"].append(ks("vars", "./dist/platform/apps/vars"))
     documents["platform/apps/vars/vars.yaml"] = [config_map("cluster-vars", "flux-system", cluster_name="other")]
-    walk = Fleet(documents).walk()
+    walk = FleetWalk(documents).walk()
     # THEN each is listed once, with the first writer and the other, the same document too (both prune)
     assert contested(walk, "hub") == {
         ("Namespace apps", "app", "again"),

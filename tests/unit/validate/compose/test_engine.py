@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fluxplane.validate.compose import Pipeline, Unknown, read_resources, render
+from fluxplane.validate.compose import FunctionPipeline, Unknown, read_resources, render
 from fluxplane.validate.compose.fieldpath import (
     expand_wildcards,
     parse,
@@ -44,7 +44,7 @@ def run(resources: list[dict[str, Any]], composite: dict[str, Any], **extra: Any
     data = {"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": resources, **extra}
     parsed = read_resources(data, INPUT)
     assert parsed.problems == []
-    return render(Pipeline([parsed, None]), composite)
+    return render(FunctionPipeline([parsed, None]), composite)
 
 
 def provider(result: Any, name: str = "bucket") -> Any:
@@ -321,7 +321,7 @@ def test_a_later_step_patches_what_an_earlier_produced() -> None:
         },
         ("spec", "pipeline", 1, "input"),
     )
-    result = render(Pipeline([first, second]), xr(region="eu"))
+    result = render(FunctionPipeline([first, second]), xr(region="eu"))
     assert provider(result) == {"region": "eu"}
 
 
