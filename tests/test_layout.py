@@ -15,8 +15,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import ROOT
 
 SOURCES = ROOT / "src" / "fluxplane"
@@ -47,8 +45,6 @@ EXEMPT: dict[str, str] = {
     "packs/__init__.py": "an empty package marker",
     "plan/__init__.py": "`fluxplane plan` over two commits of a repository: tests/integration/test_plan.py, and "
     "tests/unit/commands/test_plan.py for the command",
-    "scaffold/__init__.py": "tested by tests/unit/test_scaffold.py, which moves to this module's mirror "
-    "(AWAITING_DOCS)",
     "synth/__init__.py": "its synthesize and check are the top package's: tests/unit/test_fluxplane.py and "
     "tests/integration/test_library_mode.py",
     "synth/pipeline.py": "the one synthesis pipeline, which every integration test runs: tests/integration/"
@@ -59,22 +55,6 @@ EXEMPT: dict[str, str] = {
     "synth/readmes.py": "tested through synth's output: tests/unit/test_graph.py draws the graphs, tests/unit/synth/"
     "test_render.py and tests/integration/test_fixture_fleets.py hold the README.md files",
     "validate/compose/__init__.py": RE_EXPORTS,
-}
-
-#: Test modules of tests/unit that mirror no source module and that the documentation names where they are today;
-#: each moves (to its path here) together with the pages that name it, so that no page names a missing file.
-AWAITING_DOCS: dict[str, str] = {
-    "tests/unit/config/test_recorded_versions.py": "tests/integration/test_recorded_versions.py",
-    "tests/unit/packs/test_conformance.py": "tests/integration/test_pack_conformance.py",
-    "tests/unit/packs/test_registry_errors.py": "tests/integration/test_registry_errors.py",
-    "tests/unit/synth/test_plaintext_guard.py": "tests/integration/test_plaintext_guard.py",
-    "tests/unit/test_cli_edit.py": "tests/integration/test_cli_edit.py",
-    "tests/unit/test_cli_seal.py": "tests/integration/test_cli_seal.py",
-    "tests/unit/test_cli_signals.py": "tests/integration/test_cli_signals.py",
-    "tests/unit/test_cli_synth.py": "tests/integration/test_cli_synth.py",
-    "tests/unit/test_imports.py": "tests/test_imports.py",
-    "tests/unit/test_release_workflow.py": "tests/test_release_workflow.py",
-    "tests/unit/test_scaffold.py": "tests/unit/scaffold/test_scaffold.py",
 }
 
 #: Files of tests/unit that are no test module.
@@ -127,28 +107,15 @@ def test_every_exemption_names_a_module_without_its_test_and_says_why() -> None:
 def test_every_unit_test_module_mirrors_a_source_module() -> None:
     # GIVEN the unit test modules, and what mirrors each source module
     mirrors = {mirror(path) for path in sources()}
-    awaiting = {ROOT / name for name in AWAITING_DOCS}
     # WHEN tests/unit's files are listed
     strays = [
         path.relative_to(ROOT).as_posix()
         for path in sorted(UNIT.rglob("*.py"))
-        if "__pycache__" not in path.parts
-        and path.name not in PACKAGE_FILES
-        and path not in mirrors
-        and path not in awaiting
+        if "__pycache__" not in path.parts and path.name not in PACKAGE_FILES and path not in mirrors
     ]
     # THEN each mirrors a source module: helpers belong in tests/support, behaviour across modules in
     # tests/integration
     assert strays == []
-
-
-@pytest.mark.parametrize(("where", "destination"), sorted(AWAITING_DOCS.items()))
-def test_a_test_module_awaiting_its_move_is_still_where_the_docs_name_it(where: str, destination: str) -> None:
-    # once the pages name the destination, the module moves there and leaves AWAITING_DOCS
-    assert (ROOT / where).is_file()
-    assert not (ROOT / destination).exists()
-    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
-    assert any(where in page.read_text() for page in pages)
 
 
 def test_no_test_module_imports_another() -> None:

@@ -116,7 +116,7 @@ def test_the_configs_of_a_split_pack_install_no_crds() -> None:
     assert configs.installed_groups == ()
 
 
-#: The built-in packs (their namespaces and the rest of the pack contract: tests/unit/packs/test_conformance.py).
+#: The built-in packs (their namespaces and the rest of the pack contract: tests/integration/test_pack_conformance.py).
 BUILT_IN = [pack for pack in PackRegistry.from_entry_points() if pack.bind.__module__.startswith("fluxplane.packs.")]
 
 
