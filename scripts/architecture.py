@@ -3,13 +3,15 @@
 For a checkout (default: this one), from its sources alone:
 
 * per concept (a kind such as ``AppTable`` or ``EKSCluster``): the modules of ``src/fluxplane`` naming it, and the
-  packages they lie in;
+  packages they lie in; and the modules whose code (not their docstrings or comments) names it, in a name or a
+  string;
 * constructs built from dictionaries: calls of a construct class (a class of ``fluxplane.constructs`` taking
   ``props``) whose props are not a props model (a call of a ``...Props`` class or of a function of the package
   annotated to return one, or a name the module binds to either), which the type checker cannot check against the
   props' fields;
 * source modules without a mirrored unit test (``tests/unit/<package>/test_<module>.py``);
-* the layers of the import contract (``[tool.importlinter]`` in pyproject.toml);
+* the layers of the import contract (``[tool.importlinter]`` in pyproject.toml), and those of the contracts inside
+  one package;
 * class names defined in more than one module;
 * test modules importing another test module (shared code belongs in ``tests/support``).
 
@@ -43,6 +45,7 @@ class Figures:
     modules: int = 0
     unmirrored: list[str] = field(default_factory=list)
     layers: int = 0
+    inner_layers: int = 0
     repeated_classes: dict[str, int] = field(default_factory=dict)
     test_imports: int = 0
 
@@ -137,6 +140,35 @@ def _untyped_props(module: ast.AST, constructs: dict[str, int], makers: frozense
     return count
 
 
+def _in_code(module: ast.AST, word: re.Pattern[str]) -> bool:
+    """Whether ``module``'s code names ``word``: a name, an attribute, a definition, an import or a string that is
+    not a docstring."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(module)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name):
+            found = node.id
+        elif isinstance(node, ast.Attribute):
+            found = node.attr
+        elif isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            found = node.name
+        elif isinstance(node, ast.alias):
+            found = node.asname or node.name
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            found = node.value
+        else:
+            continue
+        if word.search(found):
+            return True
+    return False
+
+
 def _called(node: ast.Call) -> str | None:
     if isinstance(node.func, ast.Name):
         return node.func.id
@@ -153,9 +185,12 @@ def measure(root: Path, concepts: tuple[str, ...] = CONCEPTS) -> Figures:
     for concept in concepts:
         word = re.compile(rf"\b{re.escape(concept)}\b")
         naming = [path.relative_to(package) for path, text in sources.items() if word.search(text)]
+        coding = [path.relative_to(package) for path, text in sources.items() if _in_code(ast.parse(text), word)]
         figures.concepts[concept] = {
             "modules": len(naming),
             "packages": len({_package_of(path) for path in naming}),
+            "in_code": len(coding),
+            "code_packages": len({_package_of(path) for path in coding}),
         }
     constructs = _construct_classes(package / "constructs")
     makers = _props_makers(package)
@@ -177,7 +212,9 @@ def measure(root: Path, concepts: tuple[str, ...] = CONCEPTS) -> Figures:
     figures.repeated_classes = {name: len(where) for name, where in sorted(defined.items()) if len(where) > 1}
     settings = tomllib.loads((root / "pyproject.toml").read_text())
     contracts = settings.get("tool", {}).get("importlinter", {}).get("contracts", [])
-    figures.layers = sum(len(contract.get("layers", [])) for contract in contracts if contract.get("type") == "layers")
+    layered = [contract for contract in contracts if contract.get("type") == "layers"]
+    figures.layers = sum(len(contract.get("layers", [])) for contract in layered if not contract.get("containers"))
+    figures.inner_layers = sum(len(contract.get("layers", [])) for contract in layered if contract.get("containers"))
     for path in sorted((root / "tests").rglob("test_*.py")):
         for found in ast.walk(ast.parse(path.read_text())):
             module = found.module if isinstance(found, ast.ImportFrom) else None
@@ -188,14 +225,15 @@ def measure(root: Path, concepts: tuple[str, ...] = CONCEPTS) -> Figures:
 
 def text(figures: Figures) -> str:
     lines = [
-        f"{concept}: {counts['modules']} modules in {counts['packages']} packages"
+        f"{concept}: named in {counts['modules']} modules in {counts['packages']} packages; in the code of "
+        f"{counts['in_code']} modules in {counts['code_packages']} packages"
         for concept, counts in figures.concepts.items()
     ]
     repeated = ", ".join(f"{name} x{count}" for name, count in figures.repeated_classes.items())
     lines += [
         f"construct calls passing a dictionary: {figures.dict_call_sites}",
         f"source modules: {figures.modules}, without a mirrored unit test: {len(figures.unmirrored)}",
-        f"layers of the import contract: {figures.layers}",
+        f"layers of the import contract: {figures.layers} (and {figures.inner_layers} inside one package)",
         f"class names defined in more than one module: {len(figures.repeated_classes)} ({repeated or 'none'})",
         f"test modules importing another test module: {figures.test_imports}",
     ]
