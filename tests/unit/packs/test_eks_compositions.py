@@ -60,7 +60,7 @@ def test_the_example_fleet_gets_the_xrd_a_config_map_grant_and_one_composition_p
     for composition in compositions:
         shape = shapes[composition["metadata"]["name"]]
         assert composition["metadata"]["labels"] == shape.labels
-        assert composition["spec"]["pipeline"] == eks.composition_props(shape)["pipeline"]
+        assert composition["spec"]["pipeline"] == eks.composition_props(shape).dump()["pipeline"]
     # AND the pack is healthy once the XRD is Established (a namespaced XRD is never Offered), failed when not
     assert [check.dump() for check in context.health_checks] == [
         {"apiVersion": XRD_API, "kind": "CompositeResourceDefinition", "name": "eksclusters.platform.fluxplane.io"}
