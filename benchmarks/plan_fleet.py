@@ -48,10 +48,10 @@ GATED_SHARE = 0.75
 
 def _plan_in_process(root: Path) -> int:
     """What ``fluxplane plan --base HEAD`` does, with the benchmark's packs; prints the plan's text."""
-    from fluxplane import plan
-    from fluxplane.node import start_runtime
-    from fluxplane.plan.report import text
-    from fluxplane.progress import Progress
+    from fluxplane.review import plan
+    from fluxplane.review.plan.report import text
+    from fluxplane.system.node import start_runtime
+    from fluxplane.system.progress import Progress
 
     start_runtime()
     result = plan.run(root, plan.resolve(root, "HEAD"), registry(), Progress("plan", show="lines"))
@@ -62,10 +62,10 @@ def _plan_in_process(root: Path) -> int:
 
 def _diff_in_process(root: Path) -> int:
     """What ``fluxplane diff --base HEAD`` does, with the benchmark's packs; prints the diff's text."""
-    from fluxplane import diff
-    from fluxplane.diff.report import text
-    from fluxplane.node import start_runtime
-    from fluxplane.progress import Progress
+    from fluxplane.review import diff
+    from fluxplane.review.diff.report import text
+    from fluxplane.system.node import start_runtime
+    from fluxplane.system.progress import Progress
 
     start_runtime()
     report = diff.run(root, diff.resolve(root, "HEAD"), Progress("diff", show="lines"), registry())
@@ -77,8 +77,8 @@ def _diff_in_process(root: Path) -> int:
 
 def _synth_in_process(root: Path) -> int:
     """What ``fluxplane synth --no-cache`` does, with the benchmark's packs."""
-    from fluxplane.node import start_runtime
     from fluxplane.synth import Pipeline, paused_gc
+    from fluxplane.system.node import start_runtime
 
     start_runtime()
     with paused_gc():

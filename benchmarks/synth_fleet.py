@@ -203,8 +203,8 @@ def change_one_cluster(root: Path) -> None:
 def synth_with_cache(root: Path) -> None:
     """What `fluxplane synth` does, with the benchmark's packs: load, render with the cache, guard the
     change against the dist/ it replaces, write dist/."""
-    from fluxplane.node import start_runtime
     from fluxplane.synth import Pipeline, paused_gc
+    from fluxplane.system.node import start_runtime
 
     start_runtime()
     with paused_gc():

@@ -30,7 +30,7 @@ def skipped_kinds(stdout: str) -> set[str]:
 
 
 # Commands' progress lines on standard error would mix with the messages tests compare
-# (tests/unit/test_progress.py checks them).
+# (tests/unit/system/test_progress.py checks them).
 os.environ["FLUXPLANE_PROGRESS"] = "off"
 
 

@@ -29,26 +29,30 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "importlib.metadata (email, zipfile, csv) is read only when __version__ is asked for: `import fluxplane`, "
         "which the command and pytest's plugin do first, stays quick"
     ),
-    ("fluxplane.commands.aws_setup", "fluxplane.aws_setup"): f"it plans the fleet with the packs; {_CLI}",
-    ("fluxplane.commands.diff", "fluxplane.diff"): f"diff synthesizes, which {_CDK8S}; {_CLI}",
-    ("fluxplane.commands.diff", "fluxplane.diff.report"): f"imported with fluxplane.diff; {_CLI}",
-    ("fluxplane.commands.diff", "fluxplane.plan"): f"the Markdown report ends with the plan, which synthesizes; {_CLI}",
-    ("fluxplane.commands.diff", "fluxplane.plan.report"): f"imported with fluxplane.plan; {_CLI}",
-    ("fluxplane.commands.plan", "fluxplane.plan"): f"plan synthesizes, which {_CDK8S}; {_CLI}",
-    ("fluxplane.commands.plan", "fluxplane.plan.report"): f"imported with fluxplane.plan; {_CLI}",
+    ("fluxplane.commands.aws_setup", "fluxplane.synth.aws_setup"): f"it plans the fleet with the packs; {_CLI}",
+    ("fluxplane.commands.diff", "fluxplane.review.diff"): f"diff synthesizes, which {_CDK8S}; {_CLI}",
+    ("fluxplane.commands.diff", "fluxplane.review.diff.report"): f"imported with fluxplane.review.diff; {_CLI}",
+    ("fluxplane.commands.diff", "fluxplane.review.plan"): (
+        f"the Markdown report ends with the plan, which synthesizes; {_CLI}"
+    ),
+    ("fluxplane.commands.diff", "fluxplane.review.plan.report"): f"imported with fluxplane.review.plan; {_CLI}",
+    ("fluxplane.commands.plan", "fluxplane.review.plan"): f"plan synthesizes, which {_CDK8S}; {_CLI}",
+    ("fluxplane.commands.plan", "fluxplane.review.plan.report"): f"imported with fluxplane.review.plan; {_CLI}",
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
     ("fluxplane.commands.packs", "fluxplane.synth"): f"synth is heavy; {_CLI}",
-    ("fluxplane.commands.site", "fluxplane.site"): f"the pages load the definition, and --base synthesizes; {_CLI}",
+    ("fluxplane.commands.site", "fluxplane.review.site"): (
+        f"the pages load the definition, and --base synthesizes; {_CLI}"
+    ),
     ("fluxplane.commands.synth", "fluxplane.synth"): f"synth is heavy and its render {_CDK8S}; {_CLI}",
     ("fluxplane.commands.validate", "fluxplane.validate"): f"the schema checker is heavy; {_CLI}",
     ("fluxplane.commands.validate", "fluxplane.validate.pull"): f"imported with fluxplane.validate; {_CLI}",
-    ("fluxplane.commands.versions", "fluxplane.upgrades"): f"upgrades synthesizes, which {_CDK8S}; {_CLI}",
+    ("fluxplane.commands.versions", "fluxplane.review.versions"): f"upgrades synthesizes, which {_CDK8S}; {_CLI}",
     ("fluxplane.constructs.base", "fluxplane.constructs.cdk8s_bridge"): (
         f"the bridge {_CDK8S}, which importing the constructs must not (the pack registry, the CLI); it is "
         "imported only for a jsii scope, when cdk8s is loaded already, and imports nothing of base"
     ),
-    ("fluxplane.edit", "fluxplane.synth"): f"fluxplane.commands.edit imports fluxplane.edit; {_CLI}",
-    ("fluxplane.edit", "fluxplane.synth.plan"): f"imported with fluxplane.synth; {_CLI}",
+    ("fluxplane.commands.edits", "fluxplane.synth"): f"the edit command imports its edits; {_CLI}",
+    ("fluxplane.commands.edits", "fluxplane.synth.plan"): f"imported with fluxplane.synth; {_CLI}",
     ("fluxplane.synth.publish", "fluxplane.charts.cluster"): (
         f"the charts' {_CDK8S}, which fluxplane.synth must not (load_plan, the packs and edit commands)"
     ),

@@ -22,6 +22,8 @@ UNIT = ROOT / "tests" / "unit"
 
 #: What a source module's __init__ that only gathers its package's names is exempt for.
 RE_EXPORTS = "a package's __init__ that only re-exports its modules' names"
+#: What a source package's __init__ that holds its docstring alone is exempt for.
+PACKAGE_DOCSTRING = "a package's __init__ that holds only the docstring saying what the package is"
 
 #: Why the parts of the compose checks have no unit test module of their own.
 COMPOSE_CHECKS = (
@@ -42,8 +44,11 @@ EXEMPT: dict[str, str] = {
     "core/__init__.py": RE_EXPORTS,
     "core/tree/__init__.py": RE_EXPORTS,
     "kinds/__init__.py": RE_EXPORTS,
+    "review/__init__.py": PACKAGE_DOCSTRING,
+    "sealing/__init__.py": PACKAGE_DOCSTRING,
+    "system/__init__.py": PACKAGE_DOCSTRING,
     "packs/__init__.py": "an empty package marker",
-    "plan/__init__.py": "`fluxplane plan` over two commits of a repository: tests/integration/test_plan.py, and "
+    "review/plan/__init__.py": "`fluxplane plan` over two commits of a repository: tests/integration/test_plan.py, and "
     "tests/unit/commands/test_plan.py for the command",
     "synth/__init__.py": "its synthesize and check are the top package's: tests/unit/test_fluxplane.py and "
     "tests/integration/test_library_mode.py",
@@ -52,8 +57,8 @@ EXEMPT: dict[str, str] = {
     "synth/publish.py": "the pipeline's last steps, tested through them: tests/unit/synth/test_guard.py (what synth "
     "keeps and refuses of the tree it replaces), tests/unit/synth/test_writer.py, tests/integration/"
     "test_crash_safety.py",
-    "synth/readmes.py": "tested through synth's output: tests/unit/test_graph.py draws the graphs, tests/unit/synth/"
-    "test_render.py and tests/integration/test_fixture_fleets.py hold the README.md files",
+    "synth/readmes.py": "tested through synth's output: tests/unit/synth/test_graph.py draws the graphs, "
+    "tests/unit/synth/test_render.py and tests/integration/test_fixture_fleets.py hold the README.md files",
     "validate/compose/__init__.py": RE_EXPORTS,
 }
 

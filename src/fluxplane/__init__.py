@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from fluxplane.node import choose_node
+from fluxplane.system.node import choose_node
 
 if TYPE_CHECKING:
     from fluxplane.errors import ConfigError, ConstructError, FluxplaneError, OutputError, PackError, TreeError

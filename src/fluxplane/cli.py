@@ -45,7 +45,7 @@ from fluxplane.commands import (
     versions,
 )
 from fluxplane.errors import FluxplaneError
-from fluxplane.lock import project_lock
+from fluxplane.system.lock import project_lock
 
 #: The commands, in the order ``fluxplane --help`` lists them.
 COMMANDS: tuple[Command, ...] = (
@@ -122,7 +122,7 @@ class _Signals:
 
     A signal that arrives while the main thread runs the import machinery itself is raised a moment
     later: an exception there can leave the import locks held, and the thread importing cdk8s
-    (fluxplane.node.start_runtime), which Python waits for at exit, waiting on them forever.
+    (fluxplane.system.node.start_runtime), which Python waits for at exit, waiting on them forever.
     """
 
     HANDLED = (signal.SIGINT, signal.SIGTERM)

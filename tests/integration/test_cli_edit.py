@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from fluxplane.cli import EXIT_BAD_INPUT, main
+from fluxplane.commands.edits import Edit, carry_out, parse_ref
 from fluxplane.config.loader import load_fleet
-from fluxplane.edit import Edit, carry_out, parse_ref
 from fluxplane.errors import ConfigError
 from fluxplane.synth import load_plan
 

@@ -13,10 +13,10 @@ import pytest
 import yaml
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from fluxplane import transaction
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.errors import FluxplaneError
 from fluxplane.synth import load_plan, render_plan
+from fluxplane.system import transaction
 from tests.conftest import FleetWriter
 from tests.support.sealing import (
     EXPIRED_ON,

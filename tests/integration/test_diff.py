@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane import diff as diff_module
-from fluxplane import plan
 from fluxplane.cli import main
 from fluxplane.core.tree import Document, KubectlBuilder, KubectlFolders
-from fluxplane.diff.fleet import DistSnapshot
-from fluxplane.diff.report import COMMITTED
-from fluxplane.diff.trees import head_tree
+from fluxplane.review import diff as diff_module
+from fluxplane.review import plan
+from fluxplane.review.diff.fleet import DistSnapshot
+from fluxplane.review.diff.report import COMMITTED
+from fluxplane.review.diff.trees import head_tree
 from tests.support.files import read_tree
 from tests.support.git import git
 

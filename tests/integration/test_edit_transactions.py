@@ -17,9 +17,9 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from fluxplane import transaction
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.errors import ConfigError
+from fluxplane.system import transaction
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,9 +24,9 @@ from fluxplane.charts.overlay import object_key
 from fluxplane.constructs import Manifest, Root
 from fluxplane.core.layout import LAYERS
 from fluxplane.core.tree import LazyDocuments
-from fluxplane.graph import FluxTree
 from fluxplane.packs.api import PackContext, covers, split_pack
 from fluxplane.synth import load_plan, render_plan
+from fluxplane.synth.graph import FluxTree
 from fluxplane.synth.order import BUILT_IN_GROUPS, GroupKind, applied_kinds, defined_kinds
 from fluxplane.synth.writer import compare_tree
 from tests.conftest import CRDS, ROOT, VALIDATE_MANIFESTS, skipped_kinds

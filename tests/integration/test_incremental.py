@@ -19,8 +19,8 @@ import yaml
 
 from fluxplane.cli import main
 from fluxplane.config import yamlfile
-from fluxplane.keys import CACHE_DIR
 from fluxplane.synth.cache import ENTRY_SUFFIX
+from fluxplane.system.keys import CACHE_DIR
 from tests.support.files import read_tree
 
 WORKLOAD_CLUSTERS = (

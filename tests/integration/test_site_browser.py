@@ -15,7 +15,7 @@ from urllib.parse import urldefrag, urljoin
 
 import pytest
 
-from fluxplane import site
+from fluxplane.review import site
 from fluxplane.synth import load_plan
 from tests.conftest import ROOT
 from tests.support.browser import VIEWPORT, Visit, browser_page, missing

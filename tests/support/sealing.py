@@ -1,5 +1,6 @@
 """Keys and certificates for the sealing tests, the controller's decryption written independently of
-fluxplane.sealing, so that a test can check what fluxplane sealed, and sealed secrets written into a definition."""
+fluxplane.sealing.kubeseal, so that a test can check what fluxplane sealed, and sealed secrets written into a
+definition."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def fingerprint_of(key: rsa.RSAPrivateKey) -> str:
 
 
 def hybrid_decrypt(private_key: rsa.RSAPrivateKey, ciphertext: bytes, label: bytes) -> bytes:
-    """The controller's HybridDecrypt, written independently of fluxplane.sealing."""
+    """The controller's HybridDecrypt, written independently of fluxplane.sealing.kubeseal."""
     (rsa_length,) = struct.unpack(">H", ciphertext[:2])
     wrapped, sealed = ciphertext[2 : 2 + rsa_length], ciphertext[2 + rsa_length :]
     oaep = padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA256()), algorithm=hashes.SHA256(), label=label)

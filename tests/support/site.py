@@ -1,12 +1,13 @@
-"""The example fleet's pages' content (fluxplane.site.model), on a fixed day, for the tests of the fleet pages."""
+"""The example fleet's pages' content (fluxplane.review.site.model), on a fixed day, for the tests of the fleet
+pages."""
 
 from __future__ import annotations
 
 from datetime import date
 from functools import cache
 
-from fluxplane.site import model
-from fluxplane.site.model import SiteContent
+from fluxplane.review.site import model
+from fluxplane.review.site.model import SiteContent
 from tests.conftest import ROOT
 
 #: The day the pages are built on, so that ages and support windows do not move.

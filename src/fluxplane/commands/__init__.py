@@ -23,7 +23,7 @@ class Command(Protocol):
 
     #: The subcommands ``register`` adds: the values ``args.command`` takes for this module.
     NAMES: tuple[str, ...]
-    #: Whether ``run`` holds the project lock (fluxplane.lock): the commands that write the project.
+    #: Whether ``run`` holds the project lock (fluxplane.system.lock): the commands that write the project.
     LOCKS_PROJECT: bool
 
     def register(self, commands: Subcommands) -> None:

@@ -35,7 +35,7 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the templates, then a line per file, what the hub must already have, and the deploy commands."""
-    from fluxplane import aws_setup
+    from fluxplane.synth import aws_setup
 
     root: Path = args.root
     folder: Path = args.out if args.out is not None else root / aws_setup.DEFAULT_OUT

@@ -2,7 +2,7 @@
 
 ``fluxplane cdk8s synth`` is ``cdk8s synth`` run in the project folder, whose ``cdk8s.yaml`` runs
 ``fluxplane synth --cdk8s``: the same dist/, with no Node.js or npm of the machine's (cdk8s-cli comes from the
-npm registry once, then from npm's cache; see fluxplane.node.cdk8s_command). The exit code is cdk8s-cli's.
+npm registry once, then from npm's cache; see fluxplane.system.node.cdk8s_command). The exit code is cdk8s-cli's.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fluxplane.commands import Subcommands
 from fluxplane.errors import ConfigError
-from fluxplane.node import CDK8S_CLI, cdk8s_command
+from fluxplane.system.node import CDK8S_CLI, cdk8s_command
 
 NAMES: tuple[str, ...] = ("cdk8s",)
 #: The app cdk8s-cli runs (``fluxplane synth --cdk8s``) takes the project lock itself.

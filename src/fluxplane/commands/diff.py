@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from fluxplane.commands import Subcommands, warn
-from fluxplane.node import require_node
-from fluxplane.progress import Progress
+from fluxplane.system.node import require_node
+from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("diff",)
 LOCKS_PROJECT = False
@@ -37,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
     """Print the report of the working tree's definition against ``--base``'s."""
     # Imported when the command runs, not when the CLI parses: diff synthesizes (cdk8s's JavaScript runtime)
     # and is heavy, and `import fluxplane.cli` stays quick for the other commands and --help.
-    from fluxplane import diff, plan
-    from fluxplane.diff.report import COMMENT_LIMIT, markdown, text
-    from fluxplane.plan.report import markdown as plan_markdown
+    from fluxplane.review import diff, plan
+    from fluxplane.review.diff.report import COMMENT_LIMIT, markdown, text
+    from fluxplane.review.plan.report import markdown as plan_markdown
 
     root: Path = args.root
     base = diff.resolve(root, args.base)

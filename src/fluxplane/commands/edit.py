@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fluxplane import edit, transaction
-from fluxplane.commands import Subcommands
+from fluxplane.commands import Subcommands, edits
+from fluxplane.system import transaction
 
 NAMES: tuple[str, ...] = ("new-cluster", "remove-cluster", "onboard-app", "offboard-app")
 LOCKS_PROJECT = True
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     """Compute the edit, validate it, write it unless ``--dry-run``; print its diff, notes and what is left to do."""
     root: Path = args.root
     transaction.note(transaction.recover(root, write=not args.dry_run))
-    outcome = edit.carry_out(_change(root, args), dry_run=args.dry_run)
+    outcome = edits.carry_out(_change(root, args), dry_run=args.dry_run)
     print(outcome.diff, end="")
     for note in outcome.notes:
         print(note)
@@ -91,10 +91,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _change(root: Path, args: argparse.Namespace) -> edit.Edit:
+def _change(root: Path, args: argparse.Namespace) -> edits.Edit:
     """The edit ``args.command`` asks for."""
     if args.command == "new-cluster":
-        return edit.new_cluster(
+        return edits.new_cluster(
             root,
             args.name,
             args.env,
@@ -105,9 +105,9 @@ def _change(root: Path, args: argparse.Namespace) -> edit.Edit:
             hub_access=args.hub_access,
         )
     if args.command == "remove-cluster":
-        return edit.remove_cluster(root, args.name)
+        return edits.remove_cluster(root, args.name)
     if args.command == "onboard-app":
-        app = edit.AppRequest(
+        app = edits.AppRequest(
             name=args.name,
             clusters=args.cluster,
             environments=args.env,
@@ -119,5 +119,5 @@ def _change(root: Path, args: argparse.Namespace) -> edit.Edit:
             secret_ref=args.secret_ref,
             overlay=args.overlay,
         )
-        return edit.onboard_app(root, app)
-    return edit.offboard_app(root, args.name, args.cluster)
+        return edits.onboard_app(root, app)
+    return edits.offboard_app(root, args.name, args.cluster)

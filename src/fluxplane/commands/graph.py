@@ -10,9 +10,9 @@ from pathlib import Path
 from fluxplane.commands import Subcommands, warn
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.core.tree import LazyDocuments, repositories_of
-from fluxplane.graph import FORMATS, FluxTree, Graph, GraphError, dot, mermaid, svg
-from fluxplane.node import require_node
-from fluxplane.progress import Progress
+from fluxplane.synth.graph import FORMATS, FluxTree, Graph, GraphError, dot, mermaid, svg
+from fluxplane.system.node import require_node
+from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("graph",)
 LOCKS_PROJECT = False

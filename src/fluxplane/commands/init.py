@@ -6,9 +6,9 @@ import argparse
 import shlex
 from pathlib import Path
 
-from fluxplane import git, scaffold
-from fluxplane.commands import Subcommands, installed_version, warn
-from fluxplane.scaffold.pin import Pin, installed_pin
+from fluxplane.commands import Subcommands, installed_version, scaffold, warn
+from fluxplane.commands.scaffold.pin import Pin, installed_pin
+from fluxplane.system import git
 
 NAMES: tuple[str, ...] = ("init",)
 LOCKS_PROJECT = False

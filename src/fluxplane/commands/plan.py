@@ -7,15 +7,16 @@ import sys
 from pathlib import Path
 
 from fluxplane.commands import Subcommands, warn
-from fluxplane.node import require_node
-from fluxplane.progress import Progress
+from fluxplane.system.node import require_node
+from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("plan",)
 LOCKS_PROJECT = False
 #: ``plan --fail-on``: the plan holds a change of a kind the option names (the plan is printed first).
 EXIT_GATED = 3
 #: What ``--fail-on`` accepts: an action, ``data`` (a data-bearing resource replaced or deleted) and ``destructive``
-#: (anything replaced or deleted, destructive Kubernetes changes included); fluxplane.plan.model.Plan.gated reads them.
+#: (anything replaced or deleted, destructive Kubernetes changes included); fluxplane.review.plan.model.Plan.gated
+#: reads them.
 GATES = ("create", "update", "replace", "delete", "manage", "data", "destructive")
 
 
@@ -63,8 +64,8 @@ def stopped(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Print the plan of the working tree's definition against ``--base``; EXIT_GATED when ``--fail-on`` says so."""
     # Imported when the command runs: plan synthesizes (cdk8s's JavaScript runtime) and is heavy.
-    from fluxplane import plan
-    from fluxplane.plan.report import markdown, text, to_json
+    from fluxplane.review import plan
+    from fluxplane.review.plan.report import markdown, text, to_json
 
     root: Path = args.root
     base = plan.resolve(root, args.base)

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from fluxplane import transaction
 from fluxplane.commands import Subcommands
-from fluxplane.seal_secret import DEFAULT_CERT, SealRequest, seal_secrets
-from fluxplane.sealing import SealError
+from fluxplane.sealing.kubeseal import SealError
+from fluxplane.sealing.project import DEFAULT_CERT, SealRequest, seal_secrets
+from fluxplane.system import transaction
 
 NAMES: tuple[str, ...] = ("seal",)
 LOCKS_PROJECT = True

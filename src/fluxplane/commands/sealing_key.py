@@ -7,9 +7,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from fluxplane import transaction
 from fluxplane.commands import Subcommands
-from fluxplane.seal_secret import NewSealingKey, make_sealing_key
+from fluxplane.sealing.project import NewSealingKey, make_sealing_key
+from fluxplane.system import transaction
 
 NAMES: tuple[str, ...] = ("sealing-key",)
 LOCKS_PROJECT = True

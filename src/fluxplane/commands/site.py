@@ -8,12 +8,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from fluxplane.commands import Subcommands, warn
-from fluxplane.node import require_node
-from fluxplane.progress import Progress
+from fluxplane.system.node import require_node
+from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("site",)
 LOCKS_PROJECT = False
-#: The default folder, below ``--root`` (fluxplane.site.DEFAULT_FOLDER; repeated to keep ``--help`` quick).
+#: The default folder, below ``--root`` (fluxplane.review.site.DEFAULT_FOLDER; repeated to keep ``--help`` quick).
 DEFAULT_FOLDER = "site/fleet"
 
 
@@ -62,7 +62,7 @@ def stopped(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Write the site and say where."""
     # Imported when the command runs: the site loads the definition, and --base synthesizes.
-    from fluxplane import site
+    from fluxplane.review import site
 
     root: Path = args.root
     folder: Path = args.folder if args.folder is not None else root / DEFAULT_FOLDER

@@ -10,12 +10,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fluxplane import transaction
 from fluxplane.commands import Subcommands, warn
 from fluxplane.config.awsdata import fleet_support_warnings
-from fluxplane.files import CDK8S_OUTDIR, output_dir
-from fluxplane.node import require_node, start_runtime
-from fluxplane.progress import Progress
+from fluxplane.system import transaction
+from fluxplane.system.files import CDK8S_OUTDIR, output_dir
+from fluxplane.system.node import require_node, start_runtime
+from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("synth",)
 LOCKS_PROJECT = True

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from fluxplane.commands import Subcommands
-from fluxplane.progress import Progress
+from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("validate", "schemas")
 LOCKS_PROJECT = False

@@ -7,7 +7,7 @@ import sys
 from datetime import UTC, datetime
 
 from fluxplane.commands import Subcommands, warn
-from fluxplane.node import require_node
+from fluxplane.system.node import require_node
 
 NAMES: tuple[str, ...] = ("versions",)
 LOCKS_PROJECT = False
@@ -34,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
     """Print the report for the definition under ``--root``, with EKS support as of today."""
     # Imported when the command runs, not when the CLI parses: it synthesizes (cdk8s's JavaScript runtime)
     # and is heavy, and `import fluxplane.cli` stays quick for the other commands and --help.
-    from fluxplane import upgrades
+    from fluxplane.review import versions
 
     warn(require_node())
-    clusters = upgrades.project_versions(args.root, datetime.now(UTC).date())
-    sys.stdout.write(upgrades.markdown(clusters) if args.format == "markdown" else upgrades.text(clusters))
+    clusters = versions.project_versions(args.root, datetime.now(UTC).date())
+    sys.stdout.write(versions.markdown(clusters) if args.format == "markdown" else versions.text(clusters))
     return 0

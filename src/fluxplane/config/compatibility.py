@@ -3,7 +3,8 @@ kubernetes-compatibility.yaml): the platform's own (Flux, Crossplane, External S
 add-on packs.
 
 Two readers: planning starts a new cluster on the newest version EKS offers that every controller on it supports
-(fluxplane.synth.plan), and ``fluxplane versions`` blocks an upgrade past a controller's range (fluxplane.upgrades).
+(fluxplane.synth.plan), and ``fluxplane versions`` blocks an upgrade past a controller's range
+(fluxplane.review.versions).
 A controller is given by name (its table's) and version (the pack's, a chart version, or the platform's pin); one
 whose version no row covers is not judged.
 """

@@ -5,7 +5,7 @@ Where: ``<root>/.fluxplane-cache/parsed/files.entry``, beside the synth cache an
 synth`` reads and writes it, ``synth --check`` and the head tree of ``plan`` and ``diff`` only read it, ``synth
 --no-cache`` leaves it alone. It is derived data: delete it at any time, and the next run parses every file.
 
-One signed file (fluxplane.keys.Signer, like the synth and validate caches: an HMAC with this user's key, outside
+One signed file (fluxplane.system.keys.Signer, like the synth and validate caches: an HMAC with this user's key, outside
 the project; a file that does not verify, does not unmarshal, or is a symlink or a FIFO is ignored, and writes are
 atomic), so that a pull request cannot plant parsed documents: what it brings never verifies. It holds, per hash
 of a file's text (not its path or its time), the documents parsed from it, each entry marshalled on its own and
@@ -29,9 +29,9 @@ from typing import Any
 import yaml
 
 from fluxplane.config import yamlfile
-from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
+from fluxplane.system.keys import CACHE_DIR, Signer, content_hash, user_key
 
-#: This store's folder in the caches' (fluxplane.keys.CACHE_DIR), and its file.
+#: This store's folder in the caches' (fluxplane.system.keys.CACHE_DIR), and its file.
 FOLDER = "parsed"
 ENTRY = "files.entry"
 #: Bumped when what the file holds changes.

@@ -22,7 +22,7 @@ from typing import Any
 from fluxplane.config.problems import show
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
-from fluxplane.files import entries_below
+from fluxplane.system.files import entries_below
 
 SECRETS_DIR = "secrets"
 SEALED_API_VERSION = "bitnami.com/v1alpha1"
@@ -235,7 +235,7 @@ def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple
 
 def _files_below(folder: str) -> list[tuple[tuple[str, ...], Path]]:
     """Everything below ``folder`` that is not a folder (nor a link to one), as its path's parts below ``folder``
-    and its path, in path order (fluxplane.files.entries_below)."""
+    and its path, in path order (fluxplane.system.files.entries_below)."""
     files = [
         (tuple(relative.split("/")), Path(entry.path))
         for relative, entry in entries_below(folder)

@@ -9,7 +9,7 @@ through IRSA (the role ARN annotation) or EKS Pod Identity (an association per a
 the management cluster). No static credentials anywhere.
 
 The providers' IAM role itself, its trust and its policy, is made once outside the fleet, with the hub:
-``fluxplane aws-setup`` writes it (fluxplane.aws_setup) from :func:`service_accounts` and :func:`policy`.
+``fluxplane aws-setup`` writes it (fluxplane.synth.aws_setup) from :func:`service_accounts` and :func:`policy`.
 
 On a workload cluster that makes its apps' resources itself (``appResources: spoke``), ``hubRoles`` has
 the hub make each provider's role, as it does an add-on's (an AddonIdentity through EKS Pod Identity),

@@ -37,7 +37,7 @@ def synthesize(
     manage: Sequence[str] = (),
     auto_mode: Sequence[str] = (),
 ) -> SynthResult:
-    """Synthesize the fleet under ``root`` into ``outdir`` (default: fluxplane.files.output_dir), atomically.
+    """Synthesize the fleet under ``root`` into ``outdir`` (default: fluxplane.system.files.output_dir), atomically.
 
     ``use_cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache).
     A change that replaces, deletes or moves a live object of the tree it replaces, that starts to manage a

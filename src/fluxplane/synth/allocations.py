@@ -11,10 +11,10 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from fluxplane import transaction
 from fluxplane.config.network import ALLOCATIONS_FILE, allocations_text
 from fluxplane.errors import OutputError
 from fluxplane.synth.plan import FleetPlan
+from fluxplane.system import transaction
 
 #: The recorded file, relative to the project root.
 ALLOCATIONS = f"environments/{ALLOCATIONS_FILE}"
@@ -44,7 +44,7 @@ def stale(root: Path, plan: FleetPlan) -> bool:
 
 
 def write(root: Path, plan: FleetPlan) -> bool:
-    """Write the recorded file when it changes, through :func:`fluxplane.transaction.commit`; True when
+    """Write the recorded file when it changes, through :func:`fluxplane.system.transaction.commit`; True when
     it was written. A symlink in its place is refused rather than followed: the file belongs to the project.
     """
     if not stale(root, plan):

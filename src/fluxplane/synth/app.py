@@ -28,7 +28,6 @@ from fluxplane.charts.tenants import TenantsChart
 from fluxplane.config.hub import cluster_namespace, kubeconfig_secret
 from fluxplane.core.layout import LAYERS, PLATFORM, RepositoryLayout, cluster_dir, workloads_layout
 from fluxplane.errors import TreeError
-from fluxplane.files import output_dir
 from fluxplane.packs.api import Pack, PackConfig, PackContext
 from fluxplane.packs.auto_mode import cluster_files as auto_mode_files
 from fluxplane.synth.catalogue import Catalogue
@@ -38,6 +37,7 @@ from fluxplane.synth.order import Folder, dependencies, layer_below
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 from fluxplane.synth.publish import Publisher
 from fluxplane.synth.render import jsii_children_by_chart, render_app
+from fluxplane.system.files import output_dir
 
 
 class FleetApp(cdk8s.App):

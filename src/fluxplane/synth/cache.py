@@ -54,9 +54,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fluxplane.config.hub import cluster_namespace
-from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
+from fluxplane.system.keys import CACHE_DIR, Signer, content_hash, user_key
 
 if TYPE_CHECKING:
     from fluxplane.charts.addon_identities import AddonRole

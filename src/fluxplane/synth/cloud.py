@@ -3,7 +3,7 @@ left in AWS, the fields that change, and why.
 
 A resource is read from its managed-resource object (in the tree, or composed from a composite): its region
 (``forProvider.region``), its AWS name (the external name, else the field fluxplane.kinds says names it)
-and its provider config, which names the account (fluxplane.plan.accounts). It is replaced when a field AWS
+and its provider config, which names the account (fluxplane.review.plan.accounts). It is replaced when a field AWS
 cannot change in place changes (fluxplane.kinds.replacing_fields; a field set for the first time replaces
 nothing, as the guard reads it: fluxplane.synth.hazards.immutable_change), updated when anything else below
 ``spec`` or its external name changes. A deletion says what it destroys, unless the object's deletion or
@@ -15,7 +15,7 @@ says what that does.
 Values only the cluster knows (a composed resource's generated name, an observed status) compare equal to each
 other and read ``(known after apply)``.
 
-Plan lists these verdicts (fluxplane.plan); the replacement guard refuses a replacement or a deletion of what a
+Plan lists these verdicts (fluxplane.review.plan); the replacement guard refuses a replacement or a deletion of what a
 composite composes (fluxplane.synth.composed, fluxplane.synth.guard): both judge a resource here.
 """
 

@@ -9,7 +9,7 @@ under one name is deleted and made anew. So a Composition that sets a field diff
 no more, shows as the change of each composite it renders, its composites unchanged. A composite that cannot be
 rendered on either side says why, and nothing is compared (plan then compares the composite itself).
 
-``fluxplane plan`` compares what each cluster applies (fluxplane.plan.resources); the replacement guard
+``fluxplane plan`` compares what each cluster applies (fluxplane.review.plan.resources); the replacement guard
 (fluxplane.synth.guard) compares the files synth writes with the tree it replaces (:class:`ChangedTrees`), a
 composite placed on the cluster its path names (fluxplane.core.layout.cluster_of), as validate renders it.
 

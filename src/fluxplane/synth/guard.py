@@ -86,7 +86,6 @@ from fluxplane.core.codec import load_documents, parse_documents
 from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_of, cluster_vars_file
 from fluxplane.core.tree import FleetWalk, LazyDocuments, Placed, Walk
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
-from fluxplane.files import entries_below
 from fluxplane.kinds import AUTO_MODE_FLAG, COMPOSITE_GROUP, DEFINITION_KINDS, Switch, noun
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
@@ -112,6 +111,7 @@ from fluxplane.synth.hazards import (
     switched,
     version_step,
 )
+from fluxplane.system.files import entries_below
 
 # What diff's risk report reads from here stays importable from here.
 __all__ = [

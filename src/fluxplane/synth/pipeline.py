@@ -96,7 +96,7 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
 
 
 class Pipeline(Publisher):
-    """Synthesis of the project under ``root`` into ``outdir`` (default: fluxplane.files.output_dir).
+    """Synthesis of the project under ``root`` into ``outdir`` (default: fluxplane.system.files.output_dir).
 
     ``cache`` reuses unchanged clusters from ``root/.fluxplane-cache`` (fluxplane.synth.cache), and the definition's
     files parsed before (fluxplane.config.parsed); ``read_only`` reads the caches without adding to them

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from fluxplane.core.layout import PLATFORM
 from fluxplane.errors import ConfigError, OutputError
-from fluxplane.files import output_dir
 from fluxplane.synth import allocations
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan
 from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, regular_files, write_tree
+from fluxplane.system.files import output_dir
 
 
 def _sync_folder(plan: FleetPlan, cluster: str | None = None) -> str:
@@ -126,8 +126,8 @@ class CompleteTree:
 
 
 class Publisher:
-    """Writes trees for the project under ``root`` into ``outdir`` (default: fluxplane.files.output_dir); ``allow``
-    names the changes to live infrastructure the user asked for."""
+    """Writes trees for the project under ``root`` into ``outdir`` (default: fluxplane.system.files.output_dir);
+    ``allow`` names the changes to live infrastructure the user asked for."""
 
     def __init__(self, root: Path, outdir: Path | None = None, *, allow: Allowances | None = None) -> None:
         self.root = root

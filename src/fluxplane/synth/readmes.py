@@ -1,4 +1,4 @@
-"""Each cluster folder's README.md: its Flux dependency graph (fluxplane.graph), drawn from the manifests synth
+"""Each cluster folder's README.md: its Flux dependency graph (fluxplane.synth.graph), drawn from the manifests synth
 holds in memory, so no file is read back from dist/.
 
 The walk a cluster's graph is drawn from also says which objects two writers apply there (fluxplane.synth.checks
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.core.tree import LazyDocuments, repositories_of
-from fluxplane.graph import README, FluxTree, readme
 from fluxplane.synth.checks import Contest, Writers
+from fluxplane.synth.graph import README, FluxTree, readme
 
 if TYPE_CHECKING:
     from fluxplane.synth.app import FleetApp

@@ -31,7 +31,6 @@ from fluxplane.constructs.base import Resource, node_of
 from fluxplane.constructs.manifest import Manifest
 from fluxplane.core.codec import dump_documents
 from fluxplane.errors import TreeError
-from fluxplane.graph import FluxTree
 from fluxplane.synth.checks import (
     Contest,
     Writers,
@@ -42,6 +41,7 @@ from fluxplane.synth.checks import (
     flux_sources,
 )
 from fluxplane.synth.codeowners import codeowners
+from fluxplane.synth.graph import FluxTree
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
 
 #: Where synth writes the code owners of the fleet repository, under dist/.

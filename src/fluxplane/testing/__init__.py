@@ -36,7 +36,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fluxplane.node import require_node
+from fluxplane.system.node import require_node
 
 if TYPE_CHECKING:
     from fluxplane.testing.packs import BoundPack, bind_pack, check_pack

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fluxplane.core.layout import cluster_of
 from fluxplane.core.tree.kustomize import Folders
-from fluxplane.progress import Progress
+from fluxplane.system.progress import Progress
 from fluxplane.validate.cache import ValidateCache
 from fluxplane.validate.cel import CelCounts, CelRules
 from fluxplane.validate.changed import ChangedFiles, changed_since, is_definition

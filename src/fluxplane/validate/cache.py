@@ -1,6 +1,6 @@
 """The validate cache: what validate learnt of a tree, reused where the files it came from are the same.
 
-Where: ``<root>/.fluxplane-cache/validate/``, beside the synth cache, signed the same way (fluxplane.keys.Signer:
+Where: ``<root>/.fluxplane-cache/validate/``, beside the synth cache, signed the same way (fluxplane.system.keys.Signer:
 an HMAC with this user's key, outside the project; a file that does not verify, or is a symlink or a FIFO, is
 ignored, writes are atomic), so that a pull request cannot plant results: what it brings never verifies. It is
 derived data: delete it at any time, and the next run reads everything again. ``--no-cache`` leaves it alone.
@@ -45,19 +45,19 @@ from typing import Any
 
 import yaml
 
-from fluxplane import git
 from fluxplane.core.tree import Application as TreeApplication
 from fluxplane.core.tree import DistRepository, FleetWalk, MissingPath, elect
 from fluxplane.core.tree.kustomize import Folders, listed
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
 from fluxplane.errors import FluxplaneError
-from fluxplane.keys import CACHE_DIR, Signer, content_hash, user_key
+from fluxplane.system import git
+from fluxplane.system.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import by_cluster, check_functions
 from fluxplane.validate.runtime import RuntimeFleet
 from fluxplane.validate.tree import DistTree, Document, ParsedFile, read_file
 
-#: This cache's folder in the caches' (fluxplane.keys.CACHE_DIR).
+#: This cache's folder in the caches' (fluxplane.system.keys.CACHE_DIR).
 FOLDER = "validate"
 #: Bumped when what the files hold changes.
 FORMAT = 1

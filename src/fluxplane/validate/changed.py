@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from fluxplane import git
+from fluxplane.system import git
 from fluxplane.validate.tree import ManifestLoader, ValidateError
 
 _PURPOSE = "validate --changed compares dist/ with a Git ref"

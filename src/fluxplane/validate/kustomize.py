@@ -28,7 +28,7 @@ A build is mostly the start of a process, and most folders of a fleet need none 
   build reads more than ``HEAVY`` files, is built alone.
 
 The findings are those of a build of every folder. The builds run on a thread pool, each a separate
-process (fluxplane.core.processes: a signal ends them at once).
+process (fluxplane.system.processes: a signal ends them at once).
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from typing import Any, NamedTuple
 import yaml
 
 from fluxplane.core.codec import load_documents
-from fluxplane.core.processes import Processes
 from fluxplane.core.tree.kustomize import Folders, bases, listed
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES
+from fluxplane.system.processes import Processes
 from fluxplane.validate.cache import blob_id
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.tree import ValidateError

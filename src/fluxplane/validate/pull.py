@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from fluxplane.files import write_atomic
+from fluxplane.system.files import write_atomic
 from fluxplane.validate.kustomize import find_kubectl
 from fluxplane.validate.schemas import PULLED_BY, cache_dir, pulled_by
 from fluxplane.validate.tree import ManifestLoader, ValidateError

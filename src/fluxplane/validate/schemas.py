@@ -24,8 +24,8 @@ import yaml
 from referencing import Registry, Resource
 
 from fluxplane import __version__
-from fluxplane.keys import content_hash
 from fluxplane.packs.auto_mode import EKS_API
+from fluxplane.system.keys import content_hash
 from fluxplane.validate.findings import Finding, short
 from fluxplane.validate.strict import (
     PLACEHOLDER,

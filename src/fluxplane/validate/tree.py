@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from fluxplane.errors import FluxplaneError
-from fluxplane.files import entries_below
+from fluxplane.system.files import entries_below
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.yaml12 import check_node
 

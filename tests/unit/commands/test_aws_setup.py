@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.aws_setup import MARKER
 from fluxplane.cli import main
 from fluxplane.commands import aws_setup
+from fluxplane.synth.aws_setup import MARKER
 from tests.conftest import FleetWriter
 from tests.support.commands import parse
 

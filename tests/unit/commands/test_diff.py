@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fluxplane.commands import diff
-from fluxplane.diff import DiffError
+from fluxplane.review.diff import DiffError
 from tests.conftest import FleetWriter
 from tests.support.commands import parse
 from tests.support.git import git

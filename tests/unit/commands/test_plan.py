@@ -9,8 +9,8 @@ import pytest
 
 from fluxplane.cli import EXIT_GATED, main
 from fluxplane.commands import plan
-from fluxplane.diff import DiffError
-from fluxplane.plan.model import Plan, PlanBase, ResourceChange
+from fluxplane.review.diff import DiffError
+from fluxplane.review.plan.model import Plan, PlanBase, ResourceChange
 from tests.conftest import FleetWriter
 from tests.support.commands import parse
 from tests.support.git import git
@@ -61,7 +61,7 @@ def replacing(monkeypatch: pytest.MonkeyPatch, write_fleet: FleetWriter) -> Path
         "replace", "1", "us-east-1", "hub", "rds/v1", "Instance", "RDS instance", "db", "src", data=True
     )
     made = Plan(PlanBase("HEAD", "0" * 40, "committed"), [change])
-    monkeypatch.setattr("fluxplane.plan.run", lambda *args, **kwargs: made)
+    monkeypatch.setattr("fluxplane.review.plan.run", lambda *args, **kwargs: made)
     return project
 
 

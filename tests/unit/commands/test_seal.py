@@ -9,7 +9,7 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from fluxplane.commands import seal
-from fluxplane.sealing import SealError
+from fluxplane.sealing.kubeseal import SealError
 from tests.conftest import FleetWriter
 from tests.support.commands import parse
 from tests.support.sealing import EXPIRED_ON, make_certificate, make_rsa_key, project_with_certificate

@@ -15,8 +15,8 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from fluxplane import sealing
 from fluxplane.commands import seal, sealing_key
+from fluxplane.sealing import kubeseal
 from tests.conftest import MINIMAL_BASE, FleetWriter
 from tests.support.commands import parse
 from tests.support.sealing import hybrid_decrypt
@@ -32,7 +32,7 @@ cat >> "$AWS_CALLS"
 @pytest.fixture(autouse=True)
 def small_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """RSA-2048 keys, quick to make (the default's size has a test of its own), and a fresh seal cache."""
-    monkeypatch.setattr(sealing, "KEY_BITS", 2048)
+    monkeypatch.setattr(kubeseal, "KEY_BITS", 2048)
     monkeypatch.setenv("FLUXPLANE_SEAL_CACHE", str(tmp_path / "seal-cache"))
 
 

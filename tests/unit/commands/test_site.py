@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import fluxplane.site as library
+import fluxplane.review.site as library
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.commands import site
 from tests.conftest import ROOT

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from fluxplane.commands import versions
-from fluxplane.upgrades import markdown, project_versions, text
+from fluxplane.review.versions import markdown, project_versions, text
 from tests.conftest import FleetWriter
 from tests.support.commands import parse
 

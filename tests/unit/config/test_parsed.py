@@ -17,7 +17,7 @@ from fluxplane.config import parsed, yamlfile
 from fluxplane.config.parsed import ENTRY, FOLDER, ParsedFiles, parsed_files
 from fluxplane.config.yamlfile import read_yaml_documents
 from fluxplane.errors import ConfigError
-from fluxplane.keys import CACHE_DIR
+from fluxplane.system.keys import CACHE_DIR
 
 KEY = b"k" * 32
 

@@ -31,7 +31,7 @@ def _manager_patterns() -> list[tuple[dict[str, object], re.Pattern[str]]]:
         assert manager["customType"] == "regex"
         pattern = manager["managerFilePatterns"][0].strip("/")
         if not re.search(pattern, "src/fluxplane/packs/versions.py"):
-            continue  # a pin elsewhere (fluxplane.node's cdk8s-cli: tests/unit/test_node.py)
+            continue  # a pin elsewhere (fluxplane.system.node's cdk8s-cli: tests/unit/system/test_node.py)
         for match_string in manager["matchStrings"]:
             found.append((manager, re.compile(match_string.replace("(?<", "(?P<"))))
     return found

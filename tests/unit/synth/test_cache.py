@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from fluxplane.charts.addon_identities import AddonRole
-from fluxplane.keys import CACHE_DIR, user_key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth import load_plan
 from fluxplane.synth.cache import (
@@ -26,10 +25,11 @@ from fluxplane.synth.cache import (
     code_key,
     input_keys,
 )
+from fluxplane.system.keys import CACHE_DIR, user_key
 from tests.conftest import MINIMAL_BASE, FleetWriter
 from tests.support.sealing import put, sealed
 
-#: A user's key (see fluxplane.keys.user_key).
+#: A user's key (see fluxplane.system.keys.user_key).
 KEY = b"k" * 32
 
 ROLE = AddonRole(

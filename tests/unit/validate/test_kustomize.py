@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.core.processes import Processes
+from fluxplane.system.processes import Processes
 from fluxplane.validate.cache import blob_id
 from fluxplane.validate.findings import Finding
 from fluxplane.validate.kustomize import Builds, _Inputs, _message, build_error, check_builds, find_kubectl

@@ -16,7 +16,7 @@ A build also says which kustomization files it read (validate checks the variabl
 
 ``KubectlFolders`` builds the folders that have a kustomization file with ``kubectl kustomize`` instead
 (``fluxplane diff`` shows what kustomize makes of them, patches applied), from a copy of the tree written
-to a temporary folder, many folders at a time in threads (fluxplane.core.processes: a signal ends them at
+to a temporary folder, many folders at a time in threads (fluxplane.system.processes: a signal ends them at
 once). A build is keyed by the content of every file it reads, so a folder whose inputs are the same in two
 trees (the base and the working tree) is built once.
 """
@@ -36,10 +36,10 @@ from typing import Any
 import yaml
 
 from fluxplane.core.codec import load_documents, parse_documents
-from fluxplane.core.processes import Processes
 from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Document, Documents, Item, LazyDocuments
 from fluxplane.core.tree.patches import PatchError, apply_patches, patches_of
 from fluxplane.errors import FluxplaneError
+from fluxplane.system.processes import Processes
 
 #: The fields of a kustomization file whose entries are objects of the build.
 RESOURCE_FIELDS = ("resources", "bases", "components")

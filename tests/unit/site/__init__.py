@@ -1,1 +1,0 @@
-"""Tests of the fleet pages (fluxplane.site), one module per source module."""
