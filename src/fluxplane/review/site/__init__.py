@@ -18,7 +18,7 @@ from datetime import date
 from importlib import resources
 from pathlib import Path
 
-from fluxplane import diff, plan
+from fluxplane.review import diff, plan
 from fluxplane.review.diff.report import text as diff_text
 from fluxplane.review.plan.report import summary
 from fluxplane.review.plan.report import text as plan_text
