@@ -33,6 +33,7 @@ from fluxplane.constructs.raw import RawObject
 from fluxplane.core.layout import (
     APP_RESOURCES,
     AUTO_MODE,
+    CLUSTER_VARS,
     CLUSTER_VARS_FILE,
     LAYER_DIRS,
     SYNC_SOURCE,
@@ -59,8 +60,6 @@ def sync_folder(repository: str, cluster: str) -> str:
 
 #: The label of a pack's Kustomization that names its layer.
 LAYER_LABEL = "fluxplane.io/layer"
-#: ConfigMap with the cluster's variables, used by every Kustomization's postBuild.substituteFrom.
-CLUSTER_VARS = "cluster-vars"
 #: The folder of a cluster's entry point that holds, by layer, the definition's plain manifests and what its
 #: cdk8s charts make for the cluster.
 MANIFESTS_FOLDER = "manifests"

@@ -97,6 +97,18 @@ def cluster_dir(cluster: str) -> str:
 
 #: The file of a cluster's entry point that holds its variables (its ``cluster-vars`` ConfigMap).
 CLUSTER_VARS_FILE = "cluster-vars.yaml"
+#: The ConfigMap of a cluster's variables, in flux-system, which every Kustomization of the cluster substitutes
+#: (``postBuild.substituteFrom``).
+CLUSTER_VARS = "cluster-vars"
+#: The cluster variables, ``${cluster_name}`` and the others, that a pack's values and the definition may use.
+CLUSTER_VARIABLE_NAMES = ("cluster_name", "cluster_region", "environment", "kubernetes_version")
+#: A reference to one of them, as a regular expression.
+CLUSTER_VARIABLE = r"\$\{(?:" + "|".join(CLUSTER_VARIABLE_NAMES) + r")\}"
+
+
+def cluster_variables(cluster: str, region: str, environment: str, kubernetes_version: str) -> dict[str, str]:
+    """The values of a cluster's variables (CLUSTER_VARIABLE_NAMES), as its ``cluster-vars`` ConfigMap holds them."""
+    return dict(zip(CLUSTER_VARIABLE_NAMES, (cluster, region, environment, kubernetes_version), strict=True))
 
 
 def cluster_vars_file(cluster: str) -> str:

@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.problems import show
+from fluxplane.core.layout import CLUSTER_VARIABLE
 from fluxplane.packs import versions
 from fluxplane.sdk import (
     SUBSTITUTED,
@@ -34,7 +35,7 @@ from fluxplane.sdk import (
 NAMESPACE = "external-dns"
 SERVICE_ACCOUNT = "external-dns"
 
-_VARIABLE = r"\$\{(?:cluster_name|cluster_region|environment|kubernetes_version)\}"
+_VARIABLE = CLUSTER_VARIABLE
 #: A DNS label of lower-case letters, digits and inner hyphens, any part of which may be a cluster variable.
 _LABEL = rf"(?:[a-z0-9]|{_VARIABLE})(?:[-a-z0-9]|{_VARIABLE})*(?<!-)"
 DOMAIN_NAME = rf"{_LABEL}(?:\.{_LABEL})*"

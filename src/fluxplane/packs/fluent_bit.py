@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, Field, field_validator
 
 from fluxplane.config.problems import show
+from fluxplane.core.layout import CLUSTER_VARIABLE
 from fluxplane.packs import versions
 from fluxplane.sdk import (
     SUBSTITUTED,
@@ -42,7 +43,7 @@ RetentionDays = Literal[
 ]
 
 #: A log group name (letters, digits, '_', '-', '/', '.') that may use the cluster variables.
-LOG_GROUP_NAME = r"(?:[-A-Za-z0-9_/.]|\$\{(?:cluster_name|cluster_region|environment|kubernetes_version)\})+"
+LOG_GROUP_NAME = rf"(?:[-A-Za-z0-9_/.]|{CLUSTER_VARIABLE})+"
 
 
 def _log_group_name(value: str) -> str:

@@ -26,6 +26,7 @@ from fluxplane.config.network import FollowedVersion
 from fluxplane.config.problems import describe_validation_error
 from fluxplane.config.secrets import SealedFile, secret_path
 from fluxplane.constructs.props import FLUX_NAMESPACE
+from fluxplane.core.layout import cluster_variables
 from fluxplane.errors import ConfigError
 from fluxplane.kinds import APP_KINDS
 from fluxplane.packs import versions
@@ -611,12 +612,9 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         controllers = platform_controllers(fleet, cluster)
         followed = loaded.followed_versions.get(cluster.name)
         cluster = _started(cluster, running(packs, controllers, registry), followed, problems, held_back, fleet)
-        variables = {
-            "cluster_name": cluster.name,
-            "cluster_region": cluster.region,
-            "environment": environment or MANAGEMENT_ENVIRONMENT,
-            "kubernetes_version": cluster.kubernetes_version,
-        }
+        variables = cluster_variables(
+            cluster.name, cluster.region, environment or MANAGEMENT_ENVIRONMENT, cluster.kubernetes_version
+        )
         return cluster, ClusterPlan(
             name=cluster.name,
             environment=environment,

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 from fluxplane.config.models import Repository
-from fluxplane.core.layout import RepositoryLayout, catalogue_dir, cluster_dir, relative
+from fluxplane.core.layout import (
+    CLUSTER_VARIABLE,
+    RepositoryLayout,
+    catalogue_dir,
+    cluster_dir,
+    cluster_variables,
+    relative,
+)
 
 
 def test_flux_path_defaults_to_dist_folder_of_the_fleet_repository() -> None:
@@ -23,3 +32,17 @@ def test_catalogue_and_cluster_dirs() -> None:
     assert catalogue_dir("apps", "podinfo") == "apps/podinfo"
     assert cluster_dir("hub") == "clusters/hub"
     assert relative("clusters/a/overlays/p", "apps/p/production") == "../../../../apps/p/production"
+
+
+def test_a_clusters_variables_are_named_once_and_referenced_by_one_pattern() -> None:
+    # GIVEN a cluster's values WHEN its variables are made THEN each name of CLUSTER_VARIABLE_NAMES has its value
+    variables = cluster_variables("staging-usw2", "us-west-2", "staging", "1.34")
+    assert variables == {
+        "cluster_name": "staging-usw2",
+        "cluster_region": "us-west-2",
+        "environment": "staging",
+        "kubernetes_version": "1.34",
+    }
+    # AND the pattern a pack checks its values with knows exactly those names
+    assert [name for name in variables if re.fullmatch(CLUSTER_VARIABLE, f"${{{name}}}")] == list(variables)
+    assert not re.fullmatch(CLUSTER_VARIABLE, "${cluster_zone}")
