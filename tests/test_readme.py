@@ -225,6 +225,12 @@ _BEING_REWRITTEN = {
 }
 
 
+def test_the_reference_names_the_public_modules() -> None:
+    # GIVEN the reference's section on the Python API WHEN its list is read THEN it names the public modules
+    section = page("reference/index.md").split("## The Python API\n")[1].split("\n## ")[0]
+    assert set(re.findall(r"^- `(fluxplane[\w.]*)`", section, re.M)) == PUBLIC_MODULES
+
+
 def _imported(path: Path) -> list[str]:
     """The fluxplane modules ``path`` imports: in its code blocks for a page, anywhere for a Python file."""
     text = path.read_text()
