@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from fluxplane.packs.api import Pack, PackConfig, PackContext
     from fluxplane.packs.registry import PackRegistry
     from fluxplane.synth import check, load_plan, render_plan, synthesize
+    from fluxplane.synth.app import FleetApp
     from fluxplane.synth.cdk8s_charts import ClusterInfo
 
     #: The installed distribution's version, which the build takes from the Git tag (setuptools-scm).
@@ -37,6 +38,7 @@ _HOMES = {
     "PackConfig": "fluxplane.packs.api",
     "PackContext": "fluxplane.packs.api",
     "PackRegistry": "fluxplane.packs.registry",
+    "FleetApp": "fluxplane.synth.app",
     "check": "fluxplane.synth",
     "load_plan": "fluxplane.synth",
     "render_plan": "fluxplane.synth",
@@ -47,6 +49,7 @@ __all__ = [
     "ClusterInfo",
     "ConfigError",
     "ConstructError",
+    "FleetApp",
     "FluxplaneError",
     "OutputError",
     "Pack",

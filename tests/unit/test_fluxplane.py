@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import fluxplane
+from fluxplane.synth.app import FleetApp
 from tests.conftest import FleetWriter
 
 
@@ -21,3 +24,23 @@ def test_synthesize_then_check(write_fleet: FleetWriter, tmp_path: Path) -> None
     staleness = fluxplane.check(root)
     assert "platform/clusters/staging-2/kustomization.yaml" in staleness.added
     assert "platform/clusters/staging-1/kustomization.yaml" in staleness.removed
+
+
+def test_the_facade_names_what_the_docs_teach_and_keeps_them_sorted() -> None:
+    # GIVEN the facade WHEN its names are looked up THEN each is there, __all__ is sorted, and every name of
+    # _HOMES is in it; FleetApp (custom cdk8s objects beside a fleet's) is synth's own class
+    assert [name for name in fluxplane.__all__ if not hasattr(fluxplane, name)] == []
+    assert fluxplane.__all__ == sorted(fluxplane.__all__)
+    assert set(fluxplane._HOMES) | {"__version__"} == set(fluxplane.__all__)
+    assert fluxplane.FleetApp is FleetApp
+
+
+def test_importing_the_facade_loads_no_cdk8s_until_a_name_needs_it() -> None:
+    # GIVEN a fresh interpreter WHEN it imports fluxplane and lists its names THEN cdk8s is not loaded;
+    # WHEN it asks for FleetApp THEN it is
+    code = (
+        "import sys, fluxplane; dir(fluxplane); print('cdk8s' in sys.modules); "
+        "fluxplane.FleetApp; print('cdk8s' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "True"]
