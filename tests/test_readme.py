@@ -219,10 +219,6 @@ TAUGHT = [
     *sorted((ROOT / "examples").rglob("*.py")),
     *sorted(ELSEWHERE[0].rglob("*.py.in")),
 ]
-#: A page being rewritten on the public names: strict, so the test fails once it passes and the mark must go.
-_BEING_REWRITTEN = {
-    DOCS / "explanation" / "architecture.md": "its code blocks still import fluxplane.synth and fluxplane.constructs"
-}
 
 
 def test_the_reference_names_the_public_modules() -> None:
@@ -244,16 +240,7 @@ def test_the_code_the_docs_teach_imports_fluxplane_modules() -> None:
     assert found >= PUBLIC_MODULES
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=_BEING_REWRITTEN[path]))
-        if path in _BEING_REWRITTEN
-        else path
-        for path in TAUGHT
-    ],
-    ids=lambda path: str(path.relative_to(ROOT)),
-)
+@pytest.mark.parametrize("path", TAUGHT, ids=lambda path: str(path.relative_to(ROOT)))
 def test_the_docs_teach_only_the_public_modules(path: Path) -> None:
     # GIVEN a page's code blocks, an example's or the scaffold's code WHEN its fluxplane imports are read
     # THEN each is fluxplane, fluxplane.sdk or fluxplane.testing: the rest may move between releases
