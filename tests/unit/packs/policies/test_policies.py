@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 
 FOLDER = Path(policies.__file__).parent
 NAMES = sorted(path.stem for path in FOLDER.glob("*.json"))
-PACK_SOURCES = "".join(path.read_text() for path in (ROOT / "src" / "fluxplane" / "packs").glob("*.py"))
+PACK_SOURCES = "".join(path.read_text() for path in (ROOT / "src" / "fluxplane" / "packs").rglob("*.py"))
 
 
 def test_the_policies_are_those_the_packs_load() -> None:
@@ -63,7 +63,7 @@ def test_a_policy_of_another_package() -> None:
 
 
 def _pack_modules() -> list[str]:
-    return sorted(path.stem for path in (ROOT / "src" / "fluxplane" / "packs").glob("*.py") if path.stem != "__init__")
+    return sorted(path.parent.name for path in (ROOT / "src" / "fluxplane" / "packs").glob("*/__init__.py"))
 
 
 def test_every_policy_is_loaded_by_a_pack() -> None:
