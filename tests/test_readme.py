@@ -184,7 +184,10 @@ def test_every_link_finds_its_page_and_heading(path: Path) -> None:
 
 #: Where a test file the pages name may live besides this project: a fleet repository's own (the template init
 #: writes) and the example pack's.
-ELSEWHERE = (ROOT / "src" / "fluxplane" / "commands" / "scaffold" / "template", ROOT / "examples" / "fluxplane-pack-reloader")
+ELSEWHERE = (
+    ROOT / "src" / "fluxplane" / "commands" / "scaffold" / "template",
+    ROOT / "examples" / "fluxplane-pack-reloader",
+)
 
 
 def test_every_test_file_the_docs_name_exists() -> None:
