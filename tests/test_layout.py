@@ -47,7 +47,7 @@ EXEMPT: dict[str, str] = {
     "review/__init__.py": PACKAGE_DOCSTRING,
     "sealing/__init__.py": PACKAGE_DOCSTRING,
     "system/__init__.py": PACKAGE_DOCSTRING,
-    "packs/__init__.py": "an empty package marker",
+    "packs/__init__.py": PACKAGE_DOCSTRING,
     "review/plan/__init__.py": "`fluxplane plan` over two commits of a repository: tests/integration/test_plan.py, and "
     "tests/unit/commands/test_plan.py for the command",
     "synth/__init__.py": "its synthesize and check are the top package's: tests/unit/test_fluxplane.py and "

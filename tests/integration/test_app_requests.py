@@ -10,7 +10,7 @@ import yaml
 
 from fluxplane.kinds import REQUESTABLE
 from fluxplane.kinds.app import GROUP, REQUEST_ACCOUNT_SUFFIX
-from fluxplane.packs.app_admission import FLUX_OWNER, PHYSICAL_NAME, POLICY
+from fluxplane.packs.app_compositions.admission import FLUX_OWNER, PHYSICAL_NAME, POLICY
 from fluxplane.synth import load_plan
 from fluxplane.validate.admission import VERB_OPERATIONS, AdmissionRequest, decide
 from tests.conftest import ROOT

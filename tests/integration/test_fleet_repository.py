@@ -184,14 +184,17 @@ def test_the_wheel_ships_the_packs_iam_policies(fresh: Path, tmp_path: Path) -> 
     # GIVEN fluxplane installed from its wheel WHEN its packs' IAM policies (package data) are listed and loaded
     code = (
         "from importlib.resources import files; from fluxplane.packs.policies import load_policy; "
-        "names = sorted(p.name for p in files('fluxplane.packs.policies').iterdir() if p.name.endswith('.json')); "
-        "[load_policy(name.removesuffix('.json')) for name in names]; print(names)"
+        "names = sorted(f'{d.name}/{p.name}' for d in files('fluxplane.packs').iterdir() if d.is_dir() "
+        "for p in d.iterdir() if p.name.endswith('.json')); "
+        "[load_policy(n.split('/')[1].removesuffix('.json'), 'fluxplane.packs.' + n.split('/')[0]) for n in names]; "
+        "print(names)"
     )
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "PYTEST", "FLUXPLANE"))}
     shipped = _run([str(fresh / "bin" / "python"), "-c", code], tmp_path, env).strip()
-    # THEN every policy of the source tree is there, and each reads as JSON
-    source = sorted(path.name for path in (ROOT / "src" / "fluxplane" / "packs" / "policies").glob("*.json"))
-    assert shipped == repr(source)
+    # THEN every policy of the source tree's packs is there, each in its pack's folder, and each reads as JSON
+    packs = ROOT / "src" / "fluxplane" / "packs"
+    source = sorted(path.relative_to(packs).as_posix() for path in packs.glob("*/*.json"))
+    assert source and shipped == repr(source)
 
 
 def test_cdk8s_synth_in_the_new_repository_writes_what_fluxplane_synth_writes(fresh: Path, tmp_path: Path) -> None:

@@ -138,13 +138,13 @@ class KarpenterConfig(ReleaseConfig):
 
 def controller_policy() -> dict[str, Any]:
     """The controller's inline policy: Karpenter's getting-started CloudFormation (v1), for one cluster
-    (fluxplane/packs/policies/karpenter-controller.json).
+    (this pack's controller.json).
 
     Its NodeLifecycle, IAMIntegration, EKSIntegration and ResourceDiscovery policies in one document,
     scoped where upstream scopes them (the cluster's tags, its region, its node role NODE_ROLE, which it
     may pass to EC2); the account is ``*``. The Interruption policy is left out with the queue it reads.
     """
-    return load_policy("karpenter-controller")
+    return load_policy("controller", __name__)
 
 
 def node_class(config: KarpenterConfig) -> dict[str, Any]:

@@ -4,8 +4,8 @@ One policy applies a whole Pod Security Standards level (the "latest" version of
 namespaces of the platform's own privileged components left out. By default it is a ClusterPolicy with
 Kyverno's ``podSecurity`` validate rule, its failure action set per rule (``validate.failureAction``: the
 policy-wide ``validationFailureAction`` is deprecated since Kyverno 1.13). ``policyKind: ValidatingPolicy``
-writes it as Kyverno's CEL policy kind instead (fluxplane.packs.pod_security), which Kyverno now prefers to
-the deprecated ClusterPolicy. Kyverno's chart installs its CRDs, so the policy is applied in
+writes it as Kyverno's CEL policy kind instead (fluxplane.packs.kyverno.pod_security), which Kyverno now
+prefers to the deprecated ClusterPolicy. Kyverno's chart installs its CRDs, so the policy is applied in
 ``kyverno-configs``, once the release is Ready.
 """
 
@@ -18,7 +18,7 @@ from pydantic import Field, field_validator
 from fluxplane.config.models import repeated
 from fluxplane.packs import versions
 from fluxplane.packs.fluent_bit import NAMESPACE as LOGGING
-from fluxplane.packs.pod_security import validating_policy
+from fluxplane.packs.kyverno.pod_security import validating_policy
 from fluxplane.packs.prometheus import NAMESPACE as MONITORING
 from fluxplane.sdk import (
     DnsLabel,

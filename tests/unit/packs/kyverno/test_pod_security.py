@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from fluxplane.cli import main
-from fluxplane.packs.pod_security import BASELINE, RESTRICTED, VARIABLES, controls, validating_policy
+from fluxplane.packs.kyverno.pod_security import BASELINE, RESTRICTED, VARIABLES, controls, validating_policy
 from fluxplane.validate.cel import FLUX, compile_expression
 from tests.conftest import MINIMAL_BASE, FleetWriter, load_documents
 from tests.support.manifests import assert_valid_and_built

@@ -2,8 +2,9 @@
 
 The platform vends namespaced composite kinds, each declared in fluxplane.kinds (fluxplane.kinds.app_table, ...):
 the identities of apps and add-ons (EKS Pod Identity), and the tables, queues, buckets and databases apps request.
-This module binds their XRDs and their Compositions (fluxplane.kinds.app makes both from each kind's declaration)
-and the admission policies that keep apps' requests to their own app (fluxplane.packs.app_admission).
+This pack binds their XRDs and their Compositions (fluxplane.kinds.app makes both from each kind's declaration)
+and the admission policies that keep apps' requests to their own app (fluxplane.packs.app_compositions.admission,
+a module of this pack's own).
 
 Synth writes one AppIdentity per app and cluster, and one resource composite per table, queue,
 bucket and database of the app (fluxplane.charts.cloud), in the workload cluster's hub namespace.
@@ -34,7 +35,7 @@ from fluxplane.kinds import APP_KINDS, REQUESTABLE
 from fluxplane.kinds.app import composition_name
 from fluxplane.kinds.app_identity import SPOKE_IDENTITY, spoke_identity_props
 from fluxplane.packs.api import APP_RESOURCES, Pack, PackConfig, PackContext
-from fluxplane.packs.app_admission import POLICY, TENANT_POLICY, policy_props, tenant_policy_props
+from fluxplane.packs.app_compositions.admission import POLICY, TENANT_POLICY, policy_props, tenant_policy_props
 
 
 class AppCompositionsConfig(PackConfig):

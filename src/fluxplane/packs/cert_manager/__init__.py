@@ -110,10 +110,10 @@ def route53_policy(hosted_zone_id: str | None) -> dict[str, Any]:
 
     Without a hosted zone ID cert-manager looks the zone up by name, which needs ListHostedZonesByName.
 
-    The template (fluxplane/packs/policies/cert-manager-route53.json) is the policy for any zone; a known
+    The template (this pack's route53.json) is the policy for any zone; a known
     zone narrows the record changes to it and drops the lookup, its last statement.
     """
-    policy = load_policy("cert-manager-route53")
+    policy = load_policy("route53", __name__)
     if hosted_zone_id is not None:
         change, records, _lookup = policy["Statement"]
         policy["Statement"] = [change, {**records, "Resource": f"arn:aws:route53:::hostedzone/{hosted_zone_id}"}]

@@ -45,7 +45,7 @@ from fluxplane.packs.policies import load_policy
 
 ROLE_ARN = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$"
 #: The providers that may run with ``hubRoles``; what each may do is its policy
-#: (fluxplane/packs/policies/crossplane-providers-<service>.json): everything on the cluster's own resources,
+#: (this pack's <service>.json): everything on the cluster's own resources,
 #: named ``<cluster>-...`` (``${cluster_name}`` and ``${cluster_region}`` are the cluster's), and the
 #: account-wide reads it starts with.
 SCOPED_SERVICES = ("dynamodb", "s3", "sqs")
@@ -145,7 +145,7 @@ def policy(config: CrossplaneProvidersConfig, assumed_roles: Sequence[str] = ())
         for service in sorted(config.services)
     ]
     if "rds" in config.services:
-        statements += load_policy("crossplane-providers-rds-password")["Statement"]
+        statements += load_policy("rds-password", __name__)["Statement"]
     if assumed_roles:
         statements.append(
             {
@@ -189,7 +189,7 @@ def bind(ctx: PackContext, config: CrossplaneProvidersConfig) -> None:
                 service,
                 namespace=CROSSPLANE_NAMESPACE,
                 service_account=name,
-                policy=load_policy(f"crossplane-providers-{service}"),
+                policy=load_policy(service, __name__),
             )
     if config.kubernetes:
         name = "provider-kubernetes"

@@ -139,9 +139,9 @@ class ExternalDnsConfig(ReleaseConfig):
 
 
 def route53_policy(zone_ids: list[str]) -> dict[str, Any]:
-    """The IAM policy of ExternalDNS's AWS tutorial (fluxplane/packs/policies/external-dns-route53.json), its
+    """The IAM policy of ExternalDNS's AWS tutorial (this pack's route53.json), its
     record changes, the first statement, limited to ``zone_ids`` when given."""
-    policy = load_policy("external-dns-route53")
+    policy = load_policy("route53", __name__)
     if zone_ids:
         policy["Statement"][0]["Resource"] = [f"arn:aws:route53:::hostedzone/{zone}" for zone in zone_ids]
     return policy

@@ -1,4 +1,5 @@
-"""The admission policy on apps' own requests (fluxplane.packs.app_admission), decided by the project's CEL engine."""
+"""The admission policy on apps' own requests (fluxplane.packs.app_compositions.admission), decided by the
+project's CEL engine."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from fluxplane.kinds import PLURALS, REQUESTABLE
 from fluxplane.kinds.app import GROUP
-from fluxplane.packs.app_admission import FLUX_OWNER, PHYSICAL_NAME, policy_props
+from fluxplane.packs.app_compositions.admission import FLUX_OWNER, PHYSICAL_NAME, policy_props
 from fluxplane.validate.admission import AdmissionRequest, decide
 
 

@@ -64,10 +64,10 @@ VpcId = Annotated[str, AfterValidator(_vpc_id)]
 
 def iam_policy() -> dict[str, Any]:
     """The controller's IAM policy as its project publishes it (docs/install/iam_policy.json of
-    kubernetes-sigs/aws-load-balancer-controller, unchanged from v2.14 to v3.5.0), kept verbatim in
-    fluxplane/packs/policies/aws-load-balancer-controller-controller.json so that an upgrade is a paste of
-    the new release's file and its review a plain diff."""
-    return load_policy("aws-load-balancer-controller-controller")
+    kubernetes-sigs/aws-load-balancer-controller, unchanged from v2.14 to v3.5.0), kept verbatim in this
+    pack's controller.json so that an upgrade is a paste of the new release's file and its review a plain
+    diff."""
+    return load_policy("controller", __name__)
 
 
 class AwsLoadBalancerControllerConfig(ReleaseConfig):
