@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
+from fluxplane.core.tree.objects import Key
 from fluxplane.kinds import DEFINITION_KINDS, is_managed
 from fluxplane.synth.cloud import DELETE, FORGET, ResourceAction, judge
-from fluxplane.synth.hazards import Key, field, key_of
+from fluxplane.synth.hazards import document_key, field
 from fluxplane.validate.changed import is_definition
 from fluxplane.validate.compose.composer import Composer
 from fluxplane.validate.compose.overlays import overlay_objects
@@ -282,7 +283,7 @@ class ChangedTrees:
             cluster = cluster_of(path)
             documents = texts.documents(path) if path in self.changed else self.after.documents(path)
             for document in documents:
-                key = key_of(document.body) if isinstance(document.body, dict) else None
+                key = document_key(document.body) if isinstance(document.body, dict) else None
                 if key is not None and composer.definition(key[0], key[1], cluster) is not None:
                     found.setdefault(key, (path, document.body))
         return found

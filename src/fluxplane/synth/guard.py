@@ -85,7 +85,7 @@ from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import load_documents, parse_documents
 from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_of, cluster_vars_file
 from fluxplane.core.tree import FleetWalk, LazyDocuments, Placed, Walk
-from fluxplane.core.tree.objects import KUSTOMIZE_FILES
+from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Key
 from fluxplane.kinds import AUTO_MODE_FLAG, COMPOSITE_GROUP, DEFINITION_KINDS, Switch, noun
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
@@ -95,14 +95,13 @@ from fluxplane.synth.hazards import (
     EXTERNAL_NAME,
     HELM_RELEASE,
     IMMUTABLE,
-    Key,
     allowed,
     applier,
     deletes,
+    document_key,
     field,
     immutable_change,
     immutable_fields,
-    key_of,
     label,
     left_on,
     management_change,
@@ -276,7 +275,7 @@ def _objects(texts: Iterable[tuple[str, str]]) -> dict[Key, _Found]:
         except (yaml.YAMLError, ValueError):  # a file the old tree holds that is not YAML guards nothing
             continue
         for document in documents:
-            key = key_of(document)
+            key = document_key(document)
             if key is not None:
                 found.setdefault(key, _Found(path, document))
     return found
@@ -289,7 +288,7 @@ def _legacy_appliers(old: Mapping[str, bytes], hub: str) -> dict[Key, str]:
     appliers: dict[Key, str] = {}
     try:
         for applier, placed in FleetWalk(LazyDocuments({}, texts)).applied(hub):
-            key = key_of(placed.doc)
+            key = document_key(placed.doc)
             if key is not None:
                 appliers.setdefault(key, f"{applier.namespace}/{applier.key.name}")
     except (yaml.YAMLError, AttributeError, KeyError, TypeError, ValueError):  # an old tree that cannot be followed

@@ -14,6 +14,7 @@ from typing import Any
 
 from fluxplane.config.awsdata import upgrade_refusal
 from fluxplane.config.hub import APPLIED_BY
+from fluxplane.core.tree.objects import Key, key_of
 from fluxplane.kinds import (
     ANY_MANAGED,
     COMPOSITE_GROUP,
@@ -42,15 +43,14 @@ __all__ = [
     "PROVIDER_CONFIG_REF",
     "SPOKE_FLUX",
     "FieldPath",
-    "Key",
     "allowed",
     "applier",
     "chart_name",
     "deletes",
+    "document_key",
     "field",
     "immutable_change",
     "immutable_fields",
-    "key_of",
     "label",
     "left_on",
     "management",
@@ -170,9 +170,6 @@ MANAGEMENT_CHANGES: dict[tuple[str | None, str], tuple[str, str]] = {
     ),
 }
 
-Key = tuple[str, str, str, str]
-"""An object's identity: (API group, kind, namespace, name)."""
-
 
 def immutable_fields(group: str, kind: str) -> list[FieldPath]:
     """The immutable fields of objects of ``group`` and ``kind`` (the table's patterns matched)."""
@@ -200,13 +197,13 @@ def applier(document: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def key_of(document: Mapping[str, Any]) -> Key | None:
-    api, kind = document.get("apiVersion"), document.get("kind")
-    metadata = document.get("metadata")
+def document_key(document: Mapping[str, Any]) -> Key | None:
+    """The key of a document that has an apiVersion, a kind and metadata (fluxplane.core.tree.objects.key_of); None
+    for one that has not, which no rule here can judge."""
+    api, kind, metadata = document.get("apiVersion"), document.get("kind"), document.get("metadata")
     if not isinstance(api, str) or not isinstance(kind, str) or not isinstance(metadata, Mapping):
         return None
-    group = api.rsplit("/", 1)[0] if "/" in api else ""
-    return (group, kind, str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+    return key_of(document)
 
 
 def label(key: Key) -> str:

@@ -9,9 +9,9 @@ from fluxplane.synth.hazards import (
     PROVIDER_CONFIG_REF,
     allowed,
     deletes,
+    document_key,
     immutable_change,
     immutable_fields,
-    key_of,
     label,
     management,
     management_change,
@@ -111,7 +111,7 @@ def test_eks_moves_a_cluster_one_minor_version_up_and_never_down() -> None:
 
 def test_patterns_match_kind_namespace_and_name() -> None:
     # GIVEN a namespaced object and a cluster-scoped one WHEN labelled THEN Kind/namespace/name and Kind/name
-    vpc = key_of(
+    vpc = document_key(
         {"apiVersion": "ec2.aws.m.upbound.io/v1beta1", "kind": "VPC", "metadata": {"name": "a", "namespace": "n"}}
     )
     assert vpc == ("ec2.aws.m.upbound.io", "VPC", "n", "a")
@@ -120,7 +120,7 @@ def test_patterns_match_kind_namespace_and_name() -> None:
     # THEN a pattern must name the namespace of a namespaced object
     assert allowed(vpc, ["VPC/*/a"]) is True
     assert allowed(vpc, ["VPC/a"]) is False
-    assert key_of({"kind": "VPC"}) is None
+    assert document_key({"kind": "VPC"}) is None
 
 
 def _cluster(composition: str) -> dict[str, Any]:

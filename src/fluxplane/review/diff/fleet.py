@@ -25,10 +25,8 @@ from fluxplane.core.tree import (
     Placed,
     repositories_of,
 )
-from fluxplane.core.tree.objects import Document, key_of
+from fluxplane.core.tree.objects import Document, Key
 
-#: (API group, kind, namespace, name): an object's identity on a cluster; its version may change.
-ObjectKey = tuple[str, str, str, str]
 #: Builds folders with kubectl, once per distinct set of inputs, for every tree compared.
 Builder = KubectlBuilder
 
@@ -36,19 +34,12 @@ __all__ = [
     "Builder",
     "DistSnapshot",
     "Document",
-    "ObjectKey",
     "Received",
     "RepositoryObject",
-    "object_key",
     "receive",
     "received",
     "repositories_of_plan",
 ]
-
-
-def object_key(doc: Document) -> ObjectKey:
-    """The key of ``doc`` by its own ``metadata.namespace``."""
-    return key_of(doc)
 
 
 @dataclass(frozen=True)
@@ -82,7 +73,7 @@ class RepositoryObject:
 class Received:
     """Everything a tree sends: objects per cluster, the files any build read, and what could not be followed."""
 
-    clusters: dict[str, dict[ObjectKey, RepositoryObject]] = field(default_factory=dict)
+    clusters: dict[str, dict[Key, RepositoryObject]] = field(default_factory=dict)
     read: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 

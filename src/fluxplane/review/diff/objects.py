@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from fluxplane.review.diff.fleet import Document, ObjectKey, RepositoryObject
+from fluxplane.core.tree.objects import Key
+from fluxplane.review.diff.fleet import Document, RepositoryObject
 
 ADDED = "added"
 CHANGED = "changed"
@@ -45,7 +46,7 @@ class ObjectChange:
 
     repository: str
     cluster: str
-    key: ObjectKey
+    key: Key
     before: Document | None
     after: Document | None
 
@@ -74,7 +75,7 @@ class ObjectChange:
         return "".join(lines)
 
 
-def _order(key: ObjectKey) -> tuple[str, str, str, str]:
+def _order(key: Key) -> tuple[str, str, str, str]:
     group, kind, namespace, name = key
     return (kind, namespace, name, group)
 
@@ -95,8 +96,8 @@ class ClusterDiff:
 
 def compare_cluster(
     cluster: str,
-    before: Mapping[ObjectKey, RepositoryObject] | None,
-    after: Mapping[ObjectKey, RepositoryObject] | None,
+    before: Mapping[Key, RepositoryObject] | None,
+    after: Mapping[Key, RepositoryObject] | None,
 ) -> list[ClusterDiff]:
     """The changes on one cluster, one ClusterDiff per repository that has any (sorted by repository)."""
     old = before or {}
@@ -117,8 +118,8 @@ def compare_cluster(
 
 
 def compare_clusters(
-    before: Mapping[str, Mapping[ObjectKey, RepositoryObject]],
-    after: Mapping[str, Mapping[ObjectKey, RepositoryObject]],
+    before: Mapping[str, Mapping[Key, RepositoryObject]],
+    after: Mapping[str, Mapping[Key, RepositoryObject]],
 ) -> list[ClusterDiff]:
     """Every cluster's changes, sorted by repository then cluster."""
     sections = [

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fluxplane.core.tree.objects import Key
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.review import diff
-from fluxplane.review.diff.fleet import ObjectKey
 from fluxplane.review.diff.report import Report
 from fluxplane.review.plan import kube
 from fluxplane.review.plan.model import Plan, PlanBase, ordered
@@ -47,7 +47,7 @@ def from_diff(report: Report) -> Plan:
     kinds = changed_kinds(before.definitions, after.definitions)
     walks = report.walks
     comparison = Comparison(Side(walks[0].clusters, before), Side(walks[1].clusters, after), kinds)
-    changed: dict[str, list[ObjectKey]] = {}
+    changed: dict[str, list[Key]] = {}
     for section in report.sections:
         changed.setdefault(section.cluster, []).extend(change.key for change in section.changes)
     resources = comparison.run(changed)

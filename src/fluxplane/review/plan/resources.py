@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fluxplane.core.layout import cluster_of
+from fluxplane.core.tree.objects import Key
 from fluxplane.kinds import COMPOSITE_GROUP, PROVIDER_CONFIG_NAME, cloud_kind, is_managed, noun
-from fluxplane.review.diff.fleet import ObjectKey, RepositoryObject
+from fluxplane.review.diff.fleet import RepositoryObject
 from fluxplane.review.diff.scope import CLUSTERS, Definitions
 from fluxplane.review.plan.accounts import CONFIG_GROUPS, CONFIG_KINDS, IRSA_ROLE, Accounts, is_config
 from fluxplane.review.plan.model import DELETE, FORGET, ResourceChange
@@ -110,7 +111,7 @@ class Side:
     """One tree as the comparison reads it: what its walk placed on each cluster, and what ``reading`` reads of it
     (its definitions, its accounts: each only when a change needs it)."""
 
-    def __init__(self, objects: Mapping[str, Mapping[ObjectKey, RepositoryObject]], reading: Reading) -> None:
+    def __init__(self, objects: Mapping[str, Mapping[Key, RepositoryObject]], reading: Reading) -> None:
         self.objects = objects
         self.reading = reading
 
@@ -133,7 +134,7 @@ class _Resource:
     fallback: str
 
 
-def _label(key: ObjectKey) -> str:
+def _label(key: Key) -> str:
     _, kind, namespace, name = key
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
@@ -149,7 +150,7 @@ class Comparison:
         self.notes: list[str] = []
         self.rendered = 0
 
-    def run(self, changed: Mapping[str, Iterable[ObjectKey]]) -> list[ResourceChange]:
+    def run(self, changed: Mapping[str, Iterable[Key]]) -> list[ResourceChange]:
         """Compare every cluster's managed resources and composites: the keys in ``changed`` (objects that differ)
         and the composites of kinds whose definitions differ."""
         clusters = sorted(set(self.before.objects) | set(self.after.objects))
@@ -164,10 +165,10 @@ class Comparison:
                 self._object(cluster, key, was.doc if was else None, now.doc if now else None)
         return self.changes
 
-    def _composite(self, key: ObjectKey, cluster: str) -> bool:
+    def _composite(self, key: Key, cluster: str) -> bool:
         return any(side.composer.definition(key[0], key[1], cluster) is not None for side in (self.before, self.after))
 
-    def _object(self, cluster: str, key: ObjectKey, old: Any, new: Any) -> None:
+    def _object(self, cluster: str, key: Key, old: Any, new: Any) -> None:
         if is_managed(key[0]):
             label = _label(key)
             self._compare(
@@ -177,7 +178,7 @@ class Comparison:
         elif self._composite(key, cluster):
             self._composed(cluster, key, old, new)
 
-    def _composed(self, cluster: str, key: ObjectKey, old: Any, new: Any) -> None:
+    def _composed(self, cluster: str, key: Key, old: Any, new: Any) -> None:
         label = _label(key)
         rendering = compare(self.before.composer, self.after.composer, cluster, old, new)
         self.rendered += rendering.rendered
@@ -235,7 +236,7 @@ class Comparison:
             )
         )
 
-    def _whole(self, cluster: str, key: ObjectKey, old: Any, new: Any) -> None:
+    def _whole(self, cluster: str, key: Key, old: Any, new: Any) -> None:
         """A composite compared as itself (its Composition cannot be rendered)."""
         label = _label(key)
         verdict = judge(key[0], key[1], old, new)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fluxplane.review.diff.fleet import RepositoryObject, object_key
+from fluxplane.core.tree.objects import key_of
+from fluxplane.review.diff.fleet import RepositoryObject
 from fluxplane.review.diff.objects import FileChange, compare_clusters, compare_files, label, to_yaml
 
 
@@ -13,7 +14,7 @@ def config_map(name: str, data: dict[str, str], namespace: str = "apps") -> dict
 
 
 def placed(*docs: dict[str, Any], repository: str = "platform") -> dict[Any, RepositoryObject]:
-    return {object_key(doc): RepositoryObject(repository, doc) for doc in docs}
+    return {key_of(doc): RepositoryObject(repository, doc) for doc in docs}
 
 
 def test_label_names_api_version_kind_and_namespace_or_not() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fluxplane.review.diff.fleet import object_key
+from fluxplane.core.tree.objects import key_of
 from fluxplane.review.diff.objects import ClusterDiff, FileChange, ObjectChange
 from fluxplane.review.diff.report import COMMITTED, EMPTY, Report, markdown, text
 from fluxplane.review.diff.risks import Risk
@@ -30,11 +30,11 @@ def report(value_lines: int = 1) -> Report:
         "hub",
         "",
         [
-            ObjectChange("platform", "hub", object_key(old), old, new),
-            ObjectChange("platform", "hub", object_key(gone), gone, None),
+            ObjectChange("platform", "hub", key_of(old), old, new),
+            ObjectChange("platform", "hub", key_of(gone), gone, None),
         ],
     )
-    east = ClusterDiff("platform", "east", "removed", [ObjectChange("platform", "east", object_key(gone), gone, None)])
+    east = ClusterDiff("platform", "east", "removed", [ObjectChange("platform", "east", key_of(gone), gone, None)])
     return Report(
         ref="main",
         commit=COMMIT,

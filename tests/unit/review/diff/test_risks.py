@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fluxplane.review.diff.fleet import object_key
+from fluxplane.core.tree.objects import key_of
 from fluxplane.review.diff.objects import ClusterDiff, ObjectChange
 from fluxplane.review.diff.risks import immutable_fields, object_risks, risks
 
@@ -14,7 +14,7 @@ from fluxplane.review.diff.risks import immutable_fields, object_risks, risks
 def change(before: dict[str, Any] | None, after: dict[str, Any] | None) -> ObjectChange:
     doc = after if after is not None else before
     assert doc is not None
-    return ObjectChange("platform", "hub", object_key(doc), before, after)
+    return ObjectChange("platform", "hub", key_of(doc), before, after)
 
 
 def role(rules: list[dict[str, Any]], kind: str = "ClusterRole") -> dict[str, Any]:
