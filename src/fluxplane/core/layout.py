@@ -125,6 +125,20 @@ def relative(from_dir: str, to_dir: str) -> str:
     return posixpath.relpath(to_dir, from_dir)
 
 
+#: The folder of a cluster's entry point that holds its overlays of the catalogue, one folder per pack.
+CLUSTER_OVERLAYS = "overlays"
+
+
+def cluster_overlay_dir(cluster: str, pack: str) -> str:
+    """The folder of ``cluster``'s overlay of ``pack``'s catalogue folder, relative to the platform repository's."""
+    return f"{cluster_dir(cluster)}/{CLUSTER_OVERLAYS}/{pack}"
+
+
+def is_cluster_overlay(folder: str) -> bool:
+    """Whether ``folder`` of dist/ is (or lies in) a cluster's overlay of a catalogue folder."""
+    return cluster_of(f"{folder}/kustomization.yaml") is not None and f"/{CLUSTER_OVERLAYS}/" in f"/{folder}/"
+
+
 def cluster_of(file: str) -> str | None:
     """The cluster a file of dist/ is for when its path says so (``.../clusters/<cluster>/...``: the cluster's
     entry point, its overlays, its tenants); None for what the hub applies or what clusters share (the catalogue)."""

@@ -16,7 +16,7 @@ from fluxplane.charts.catalogue import CatalogueChart, Variant
 from fluxplane.charts.overlay import OverlayPlan
 from fluxplane.constructs.kustomization import escaped
 from fluxplane.constructs.manifest import Manifest
-from fluxplane.core.layout import RepositoryLayout, cluster_dir
+from fluxplane.core.layout import RepositoryLayout, cluster_overlay_dir
 from fluxplane.packs.api import Pack, PackConfig, PackContext, split_pack
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
 
@@ -77,7 +77,7 @@ class Catalogue(Mapping[str, CatalogueChart]):
         variant, parent_config = self._parent(pack, chart, cluster.environment)
         if config_key(config) == config_key(parent_config):
             return variant
-        overlay_dir = posixpath.join(cluster_dir(cluster.name), "overlays", pack.name)
+        overlay_dir = cluster_overlay_dir(cluster.name, pack.name)
         return self._derive(pack, chart, variant, config, f"cluster-{cluster.name}", overlay_dir)
 
     def start(self, cluster: ClusterPlan) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fluxplane.core.layout import cluster_of
+from fluxplane.core.layout import cluster_of, is_cluster_overlay
 from fluxplane.core.tree.objects import Key
 from fluxplane.kinds import DEFINITION_KINDS, is_managed
 from fluxplane.synth.cloud import DELETE, FORGET, ResourceAction, judge
@@ -117,7 +117,7 @@ def with_overlays(texts: Texts, documents: list[Document], wanted: Callable[[dic
         if name != "kustomization.yaml":
             continue
         folder = path.rpartition("/")[0]
-        overlay = cluster_of(path) is not None and "/overlays/" in f"/{folder}/"
+        overlay = is_cluster_overlay(folder)
         if folder in folders or (overlay and any(needle in text for needle in needles)):
             configs.extend(texts.documents(path))
     return [*documents, *overlay_objects([*documents, *configs], wanted)]

@@ -10,7 +10,9 @@ from fluxplane.core.layout import (
     RepositoryLayout,
     catalogue_dir,
     cluster_dir,
+    cluster_overlay_dir,
     cluster_variables,
+    is_cluster_overlay,
     relative,
 )
 
@@ -46,3 +48,13 @@ def test_a_clusters_variables_are_named_once_and_referenced_by_one_pattern() -> 
     # AND the pattern a pack checks its values with knows exactly those names
     assert [name for name in variables if re.fullmatch(CLUSTER_VARIABLE, f"${{{name}}}")] == list(variables)
     assert not re.fullmatch(CLUSTER_VARIABLE, "${cluster_zone}")
+
+
+def test_a_clusters_overlay_of_a_pack_has_one_folder_and_is_told_from_the_catalogue() -> None:
+    # GIVEN cluster a's overlay of cert-manager WHEN its folder is made THEN it lies in the cluster's entry point
+    folder = cluster_overlay_dir("a", "cert-manager")
+    assert folder == "clusters/a/overlays/cert-manager"
+    # AND it, and a folder below it, is a cluster's overlay; the catalogue's own overlays are not
+    assert is_cluster_overlay(folder) and is_cluster_overlay(f"platform/{folder}/extra")
+    assert not is_cluster_overlay("platform/infrastructure/controllers/cert-manager/staging")
+    assert not is_cluster_overlay("platform/overlays/cert-manager")

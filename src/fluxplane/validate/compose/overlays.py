@@ -15,7 +15,7 @@ import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
-from fluxplane.core.layout import cluster_of
+from fluxplane.core.layout import cluster_of, is_cluster_overlay
 from fluxplane.core.tree.kustomize import Folders
 from fluxplane.validate.changed import is_definition
 from fluxplane.validate.tree import Document
@@ -61,7 +61,7 @@ def overlay_objects(
     configs = sorted(posixpath.dirname(file) for file in by_file if posixpath.basename(file) == "kustomization.yaml")
     for folder in configs:
         owner = cluster_of(f"{folder}/kustomization.yaml")
-        if owner is None or "/overlays/" not in f"/{folder}/" or (clusters is not None and owner not in clusters):
+        if owner is None or not is_cluster_overlay(folder) or (clusters is not None and owner not in clusters):
             continue
         if holding is not None and holding.isdisjoint(folders.inputs(folder)):
             continue
