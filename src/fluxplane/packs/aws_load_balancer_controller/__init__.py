@@ -20,6 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from fluxplane.config.problems import show
+from fluxplane.core.layout import CLUSTER_VARIABLE
 from fluxplane.packs import versions
 from fluxplane.sdk import (
     FLUXPLANE_NETWORK,
@@ -40,7 +41,7 @@ SERVICE_ACCOUNT = "aws-load-balancer-controller"
 
 #: A VPC Name tag: the characters EC2 allows in tags, less ',' and '=' (the flag is a key=value list),
 #: and the cluster variables.
-VPC_NAME = r"(?:[A-Za-z0-9 _.:/+@-]|\$\{(?:cluster_name|cluster_region|environment|kubernetes_version)\})+"
+VPC_NAME = rf"(?:[A-Za-z0-9 _.:/+@-]|{CLUSTER_VARIABLE})+"
 
 
 def _vpc_name(value: str) -> str:

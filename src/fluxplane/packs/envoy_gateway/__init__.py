@@ -22,6 +22,7 @@ from fluxplane.config.hub import platform_namespace, platform_namespaces_text
 from fluxplane.config.models import Model
 from fluxplane.config.problems import show
 from fluxplane.constructs.props import TENANT_LABEL
+from fluxplane.core.layout import CLUSTER_VARIABLE
 from fluxplane.packs import versions
 from fluxplane.sdk import (
     SUBSTITUTED,
@@ -41,7 +42,7 @@ CONTROLLER_NAME = "gateway.envoyproxy.io/gatewayclass-controller"
 GATEWAY_API = "gateway.networking.k8s.io/v1"
 ENVOY_GATEWAY_API = "gateway.envoyproxy.io/v1alpha1"
 #: A listener hostname (Gateway API), optionally a wildcard, whose labels may hold cluster variables.
-_HOST_LABEL = r"(?:[a-z0-9-]|\$\{(?:cluster_name|cluster_region|environment|kubernetes_version)\})+"
+_HOST_LABEL = rf"(?:[a-z0-9-]|{CLUSTER_VARIABLE})+"
 HOSTNAME = rf"(\*\.)?{_HOST_LABEL}(\.{_HOST_LABEL})*"
 LABEL_KEY = (
     r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
