@@ -209,6 +209,7 @@ def synth_with_cache(root: Path) -> None:
     start_runtime()
     with paused_gc():
         pipeline = Pipeline(root, registry=registry(), cache=True)
+        pipeline.expect_write()
         pipeline.write(pipeline.render())
     # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next, spare the collector's final pass
     gc.freeze()
@@ -222,6 +223,7 @@ def full_synth(root: Path, packs: PackRegistry) -> tuple[dict[str, Any], list[li
     pipeline = Pipeline(root, registry=packs)
     with paused_gc():
         started = time.perf_counter()
+        pipeline.expect_write()
         plan = pipeline.load()
         planned = time.perf_counter()
         from fluxplane.synth.app import FleetApp
@@ -278,12 +280,14 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
         cold_started = time.perf_counter()
         with paused_gc():
             cached = Pipeline(root, registry=packs, cache=True)
+            cached.expect_write()
             cached.write(cached.render())
         cold = time.perf_counter() - cold_started
         # Once more, unchanged: from now on dist/ and the spare beside it were both written by synth, as
         # in an edit-synth loop (the first synths after a clone write every file).
         with paused_gc():
             cached = Pipeline(root, registry=packs, cache=True)
+            cached.expect_write()
             cached.write(cached.render())
         change_one_cluster(root)
         # Bytecode as an installed fluxplane has it (pip compiles on install; an interpreter run with

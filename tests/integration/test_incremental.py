@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fluxplane.cli import main
+from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config import yamlfile
+from fluxplane.synth import scan, writer
 from fluxplane.synth.cache import ENTRY_SUFFIX
 from fluxplane.system.keys import CACHE_DIR
 from tests.support.files import read_tree
@@ -68,6 +69,30 @@ def primed(example_project: Path) -> tuple[Path, dict[str, int]]:
     return example_project, entries
 
 
+@pytest.fixture(params=["listed by synth", "listed beside it"])
+def listing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How synth lists dist/ and its spare: as it writes, or ("listed beside it") in a process of its own while it
+    loads and renders, as for a large tree on a machine of more than one core. The processes started."""
+    started: list[int] = []
+    if request.param == "listed beside it":
+
+        def some_started() -> None:
+            if not started:
+                pytest.fail("no write listed its trees in a process of its own")
+
+        request.addfinalizer(some_started)
+        monkeypatch.setattr(writer, "_LARGE_MANIFEST", 0)
+        monkeypatch.setattr(scan, "cores", lambda: 2)
+        start = scan.TreeScan.start
+
+        def recorded(self: scan.TreeScan) -> None:
+            start(self)
+            started.append(self._pid)
+
+        monkeypatch.setattr(scan.TreeScan, "start", recorded)
+    return started
+
+
 def _rewritten(project: Path, before: dict[str, int]) -> list[str]:
     after = _entries(project)
     return sorted(name for name in after if after[name] != before.get(name))
@@ -82,7 +107,7 @@ def test_unchanged_definition_reuses_every_cluster_and_matches_a_full_synth(
     assert _rewritten(project, before) == []
 
 
-def test_one_cluster_changed_renders_only_that_cluster(primed: tuple[Path, dict[str, int]]) -> None:
+def test_one_cluster_changed_renders_only_that_cluster(primed: tuple[Path, dict[str, int]], listing: list[int]) -> None:
     # GIVEN a primed cache WHEN one cluster's pack value changes
     project, before = primed
 
@@ -93,6 +118,7 @@ def test_one_cluster_changed_renders_only_that_cluster(primed: tuple[Path, dict[
     # THEN dist/ equals a full synth and only that cluster's entry was written again
     _assert_same_as_full(project)
     assert _rewritten(project, before) == ["production-use1"]
+    assert all(pid > 0 for pid in listing)
     assert (
         "value: 7"
         in (
@@ -134,7 +160,9 @@ def test_pack_value_of_one_environment_changed_renders_that_environment(primed: 
     assert _rewritten(project, before) == ["staging-euw1", "staging-usw2"]
 
 
-def test_cluster_added_then_removed_matches_a_full_synth(primed: tuple[Path, dict[str, int]]) -> None:
+def test_cluster_added_then_removed_matches_a_full_synth(
+    primed: tuple[Path, dict[str, int]], listing: list[int]
+) -> None:
     # GIVEN a primed cache WHEN a cluster is added to staging (with its sealed Git credentials)
     project, before = primed
     secrets = project / "environments" / "secrets"
@@ -155,10 +183,16 @@ def test_cluster_added_then_removed_matches_a_full_synth(primed: tuple[Path, dic
 
     _edit(project / "environments" / "staging.yaml", remove)
     shutil.rmtree(secrets / "staging-use2")
-    # THEN (its removal allowed) dist/ equals a full synth and its entry is gone
+    # THEN its removal is refused unless allowed, dist/ as it was
+    written = read_tree(project / "dist")
+    assert main(["--root", str(project), "synth"]) == EXIT_BAD_INPUT
+    assert read_tree(project / "dist") == written
+    # and once allowed, dist/ equals a full synth and its entry is gone
     _assert_same_as_full(project, "--delete", "EKSCluster/staging-use2/staging-use2")
     assert not (project / "dist" / "platform" / "clusters" / "staging-use2").exists()
     assert sorted(_entries(project)) == list(WORKLOAD_CLUSTERS)
+    # the listings were taken beside the load and the render, when asked to
+    assert all(pid > 0 for pid in listing)
 
 
 @pytest.mark.parametrize(

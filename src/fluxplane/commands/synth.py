@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     )
     pipeline.check_outdir()
     transaction.note(transaction.recover(root, write=not args.check))
+    if not args.check and not cdk8s_folder(args)[1]:
+        pipeline.expect_write()
     progress = Progress("synth")
     warn(require_node())
     start_runtime()

@@ -47,6 +47,7 @@ def synthesize(
     """
     allow = Allowances.of(replace, delete, move, manage, auto_mode)
     pipeline = Pipeline(root, outdir, registry=registry, cache=use_cache, allow=allow)
+    pipeline.expect_write()
     tree = pipeline.render()
     pipeline.write(tree)
     return SynthResult(files=tree.files, outdir=pipeline.outdir)

@@ -110,6 +110,7 @@ from fluxplane.synth.hazards import (
     switched,
     version_step,
 )
+from fluxplane.synth.scan import Listing
 from fluxplane.system.files import entries_below
 
 # What diff's risk report reads from here stays importable from here.
@@ -157,10 +158,14 @@ def read_tree(outdir: Path) -> dict[str, bytes]:
 
 
 class OldTree:
-    """The tree a write replaces: its files, read only where they may differ from what synth writes."""
+    """The tree a write replaces: its files, read only where they may differ from what synth writes.
 
-    def __init__(self, outdir: Path) -> None:
+    ``listed`` is its listing when synth took it beside its other work (fluxplane.synth.scan); without it, the
+    tree is listed, and its files looked at, here."""
+
+    def __init__(self, outdir: Path, listed: Listing | None = None) -> None:
         self.outdir = outdir
+        self._listed = listed
         self._paths: dict[str, str] | None = None
         self._stats: dict[str, tuple[int, int]] | None = None
         self._linked: dict[str, bool] = {}
@@ -174,13 +179,21 @@ class OldTree:
         """Every regular file of the tree: its path below the tree, and its path on disk. Symlinks are left out;
         nothing but the folders is read (the kind of each entry comes with the listing)."""
         if self._paths is None:
-            found = entries_below(str(self.outdir)) if self.exists else ()
-            self._paths = {relative: entry.path for relative, entry in found if entry.is_file(follow_symlinks=False)}
+            if self._listed is not None:
+                root = os.fspath(self.outdir) + "/"
+                self._paths = {relative: root + relative for relative in self._listed.files}
+            else:
+                found = entries_below(str(self.outdir)) if self.exists else ()
+                self._paths = {
+                    relative: entry.path for relative, entry in found if entry.is_file(follow_symlinks=False)
+                }
         return self._paths
 
     @property
     def stats(self) -> dict[str, tuple[int, int]]:
         """Every regular file of the tree, by its path below it: (size, mtime_ns). Symlinks are left out."""
+        if self._stats is None and self._listed is not None:
+            self._stats = self._listed.files
         if self._stats is None:
             self._stats = {}
             for path, on_disk in self.paths.items():
@@ -194,6 +207,9 @@ class OldTree:
 
     def _stat(self, paths: Iterable[str]) -> dict[str, tuple[int, int]]:
         """(size, mtime_ns) of the regular files among ``paths``: a file is read only after ``_own`` says so."""
+        if self._listed is not None:
+            listed = self._listed.files
+            return {path: listed[path] for path in paths if path in listed}
         found: dict[str, tuple[int, int]] = {}
         root = os.fspath(self.outdir) + "/"
         for path in paths:
@@ -348,14 +364,16 @@ def guard(
     manage: Sequence[str] = (),
     auto_mode: Sequence[str] = (),
     followed_versions: Mapping[str, FollowedVersion] | None = None,
+    listed: Listing | None = None,
 ) -> list[str]:
     """The replacements, deletions, moves, changes of management and switches writing ``files`` over the tree at
     ``outdir`` would make, not allowed.
 
     ``followed_versions`` are the clusters whose definition names no Kubernetes version
-    (fluxplane.synth.plan.FleetPlan.followed_versions): the record alone may not change theirs.
+    (fluxplane.synth.plan.FleetPlan.followed_versions): the record alone may not change theirs. ``listed`` is the
+    tree's listing when synth took it beside its other work (fluxplane.synth.scan).
     """
-    tree = OldTree(outdir)
+    tree = OldTree(outdir, listed)
     changed = tree.changed(files)
     if not changed:
         return []

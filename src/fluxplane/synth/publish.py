@@ -23,7 +23,17 @@ from fluxplane.errors import ConfigError, OutputError
 from fluxplane.synth import allocations
 from fluxplane.synth.guard import guard
 from fluxplane.synth.plan import FleetPlan
-from fluxplane.synth.writer import Staleness, check_outdir, compare_tree, read_kept, regular_files, write_tree
+from fluxplane.synth.scan import TreeScan
+from fluxplane.synth.writer import (
+    Staleness,
+    check_outdir,
+    compare_tree,
+    large_tree,
+    read_kept,
+    regular_files,
+    spare_path,
+    write_tree,
+)
 from fluxplane.system.files import output_dir
 
 
@@ -134,6 +144,7 @@ class Publisher:
         self.outdir = output_dir(root, outdir)
         self.allow = allow or Allowances()
         self._outdir_checked = False
+        self._scan: TreeScan | None = None
 
     def check_outdir(self) -> None:
         """Refuse an ``outdir`` synth must not write (a symlink, the project, a folder of the user's), before
@@ -141,6 +152,15 @@ class Publisher:
         if not self._outdir_checked:
             check_outdir(self.outdir, self.root)
             self._outdir_checked = True
+
+    def expect_write(self) -> None:
+        """Say that a write follows: for a large tree, ``outdir`` and its spare are listed in a process of their
+        own while the caller loads and renders (fluxplane.synth.scan), and the write's guard and update read those
+        listings. Only once ``outdir`` is checked, and under the project's lock (the caller's)."""
+        self.check_outdir()
+        if self._scan is None and large_tree(self.outdir):
+            self._scan = TreeScan(self.outdir, spare_path(self.outdir))
+            self._scan.start()
 
     def complete(self, plan: FleetPlan, files: dict[str, str]) -> CompleteTree:
         """``files`` as synth publishes them: with the folders another tool owns, as they are in ``outdir``."""
@@ -160,17 +180,21 @@ class Publisher:
             manage=allow.manage,
             auto_mode=allow.auto_mode,
             followed_versions=plan.followed_versions,
+            listed=self._scan.dist() if self._scan is not None else None,
         )
 
     def write(self, tree: CompleteTree) -> None:
         """Write ``tree`` into ``outdir``: refused (ConfigError, nothing written) when it replaces, deletes or
         moves what the allowances do not name; the allocations first, so a write stopped in between gives the
         same ranges next time."""
-        refused = self.refusals(tree)
-        if refused:
-            raise ConfigError([*refused, f"{self.outdir}: nothing written"])
-        allocations.write(self.root, tree.plan)
-        write_tree(tree.files, self.outdir)
+        try:
+            refused = self.refusals(tree)
+            if refused:
+                raise ConfigError([*refused, f"{self.outdir}: nothing written"])
+            allocations.write(self.root, tree.plan)
+            write_tree(tree.files, self.outdir, self._scan)
+        finally:
+            self._scan = None  # the listings were of the trees this write replaced
 
     def staleness(self, tree: CompleteTree) -> Staleness:
         """What writing ``tree`` would change in ``outdir`` (nothing written); the recorded allocations count as

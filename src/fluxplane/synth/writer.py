@@ -22,7 +22,9 @@ is rewritten. What the spare holds is listed on every run, never taken from the 
 entry the manifest does not name (added by hand, or brought by a pull request) is compared or
 removed, so it never passes into dist/. A file is rewritten as a new file, so a symlink, a hard link
 to a file elsewhere or a FIFO in the spare is replaced, never written through. The price is a second
-copy of dist/ on disk and a listing of it on every run (about 70 ms for 33,000 files on tmpfs).
+copy of dist/ on disk and a listing of it on every run (about 70 ms for 33,000 files on tmpfs). For a large
+tree, synth takes that listing, with an lstat of each entry, in a process of its own while it loads and renders
+(fluxplane.synth.scan), and :func:`write_tree` reads it instead of looking at each file again.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from fluxplane.errors import OutputError
 from fluxplane.synth.outdir import Staleness, check_outdir, compare_tree, copy_tree, read_kept, regular_files
+from fluxplane.synth.scan import Listing, Stat, TreeScan
 
 # The output folder's other operations stay importable from here, where synth and its tests have taken them.
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "copy_tree",
     "forget_text_digests",
     "inside",
+    "large_tree",
     "read_kept",
     "recorded",
     "recover",
@@ -164,6 +168,20 @@ def _manifest_of(spare: Path) -> tuple[Signatures | None, Signatures]:
     return found
 
 
+#: A manifest this large (about 2,000 files) makes listing the trees in a process of its own worth it
+#: (fluxplane.synth.scan).
+_LARGE_MANIFEST = 200_000
+
+
+def large_tree(outdir: Path) -> bool:
+    """Whether the last write recorded a large tree (its manifest's size tells): one worth listing, with its spare,
+    beside synth's other work (fluxplane.synth.scan)."""
+    try:
+        return os.stat(spare_path(outdir) / MANIFEST).st_size >= _LARGE_MANIFEST
+    except OSError:
+        return False
+
+
 def recorded(outdir: Path) -> Signatures:
     """dist/'s files as the last write recorded them (digest, size, mtime), from the spare's manifest.
 
@@ -233,9 +251,14 @@ def _remove(path: Path) -> None:
 _UNRECORDED = ("", -1, -1)
 
 
-def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None, set[str]]:
+def _take_spare(
+    outdir: Path, new: Path, listed: Listing | None = None
+) -> tuple[Signatures, Signatures | None, set[str], dict[str, Stat] | None]:
     """Move the spare to ``new`` for updating: (what it holds, dist/'s files as its manifest records them, the
-    folders the listing found, each a folder itself).
+    folders the listing found, each a folder itself, and each entry's lstat when ``listed`` gave it).
+
+    ``listed`` is the spare's listing taken since synth holds its lock (fluxplane.synth.scan); without it the
+    spare is listed here.
 
     The manifest is removed first (whatever it is: a folder too). The spare is listed: each entry that
     is not a folder (a symlink is one, never followed) keeps its signature from the manifest, or gets
@@ -246,14 +269,20 @@ def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None,
     spare = spare_path(outdir)
     if not _is_folder(spare):
         _remove(spare)  # a symlink or a file in the spare's place is not fluxplane's
-        return {}, None, set()
+        return {}, None, set(), None
     tree: Signatures | None = None
     current: Signatures | None = None
     with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
         tree, current = _manifest_of(spare)
     _remove(spare / MANIFEST)
     spare.rename(new)
-    entries, empty, folders = _listing(str(new))
+    stats: dict[str, Stat] | None = None
+    if listed is None:
+        entries, empty, folders = _listing(str(new))
+    else:
+        listed = listed.without(MANIFEST)
+        stats = listed.entries
+        entries, empty, folders = list(stats), list(listed.empty), set(listed.folders)
     for folder in empty:
         while folder:
             try:
@@ -263,7 +292,7 @@ def _take_spare(outdir: Path, new: Path) -> tuple[Signatures, Signatures | None,
             folders.discard(folder)
             folder = os.path.dirname(folder)
     recorded = tree or {}
-    return {path: recorded.get(path, _UNRECORDED) for path in entries}, current, folders
+    return {path: recorded.get(path, _UNRECORDED) for path in entries}, current, folders, stats
 
 
 def _listing(root: str) -> tuple[list[str], list[str], set[str]]:
@@ -367,11 +396,18 @@ class _Folders:
         self.checked.add(folder)
 
 
-def _fill(new: str, files: dict[str, str], known: Signatures, listed: Iterable[str] = ()) -> Signatures:
+def _fill(
+    new: str,
+    files: dict[str, str],
+    known: Signatures,
+    listed: Iterable[str] = (),
+    stats: Mapping[str, Stat] | None = None,
+) -> Signatures:
     """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs
     from ``known`` (its files as the manifest records them); the signatures of the result.
 
-    ``known`` lists everything in ``new`` that is not a folder, ``listed`` its folders (_listing). Nothing
+    ``known`` lists everything in ``new`` that is not a folder, ``listed`` its folders (_listing), ``stats``
+    each entry's lstat when the listing took it (else each file to keep is looked at here). Nothing
     is written, read or removed through a symlink: a folder of the tree that is not a folder raises _Linked
     (the spare is then not used); a file that differs is removed and written anew, so a symlink, a hard
     link or a FIFO there is replaced, never written through.
@@ -402,18 +438,18 @@ def _fill(new: str, files: dict[str, str], known: Signatures, listed: Iterable[s
         entry = known.get(relative)
         if entry is not None and entry[0] in (digest, ""):
             with contextlib.suppress(OSError):
-                stat = os.lstat(path)
-                if S_ISDIR(stat.st_mode):
+                mode, size, mtime = _lstat(path) if stats is None else stats[relative]
+                if S_ISDIR(mode):
                     raise _Linked(relative)
-                if not S_ISREG(stat.st_mode):  # a symlink: written anew below
+                if not S_ISREG(mode):  # a symlink: written anew below
                     raise FileNotFoundError(path)
-                if (stat.st_size, stat.st_mtime_ns) == entry[1:]:
+                if (size, mtime) == entry[1:]:
                     written[relative] = entry
                     continue
-                if not entry[0] and stat.st_size == len(data):  # not in a manifest: compare the content
+                if not entry[0] and size == len(data):  # not in a manifest: compare the content
                     with open(path, "rb") as handle:
                         if handle.read() == data:
-                            written[relative] = (digest, stat.st_size, stat.st_mtime_ns)
+                            written[relative] = (digest, size, mtime)
                             continue
         if folder not in made:
             os.makedirs(new + folder, exist_ok=True)
@@ -423,6 +459,11 @@ def _fill(new: str, files: dict[str, str], known: Signatures, listed: Iterable[s
                 os.unlink(path)  # a link goes, never what it points to; a hard link's other names keep their data
         written[relative] = (digest, *_write(path, data))
     return written
+
+
+def _lstat(path: str) -> Stat:
+    found = os.lstat(path)
+    return found.st_mode, found.st_size, found.st_mtime_ns
 
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -470,11 +511,12 @@ def _check_target(outdir: Path, files: Mapping[str, str]) -> None:
         )
 
 
-def write_tree(files: dict[str, str], outdir: Path) -> None:
+def write_tree(files: dict[str, str], outdir: Path, scan: TreeScan | None = None) -> None:
     """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically.
 
     Any failure before the swap removes the staging folder and leaves ``outdir`` as it was; an OS
     error becomes one OutputError line. ``outdir`` must be a folder of fluxplane's (see _check_target).
+    ``scan`` gives the spare's listing when synth took it beside its other work (fluxplane.synth.scan).
     """
     _check_target(outdir, files)
     new, old = _staging_paths(outdir)
@@ -483,11 +525,11 @@ def write_tree(files: dict[str, str], outdir: Path) -> None:
         recover(outdir)
         if outdir.exists() and not outdir.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(outdir))
-        known, current, folders = _take_spare(outdir, new)
+        known, current, folders, stats = _take_spare(outdir, new, scan.spare() if scan is not None else None)
         new.mkdir(exist_ok=True)
         try:
             try:
-                written = _fill(f"{new}/", files, known, folders)
+                written = _fill(f"{new}/", files, known, folders, stats)
             except _Linked:  # not a tree fluxplane left: start from an empty folder
                 shutil.rmtree(new)
                 new.mkdir()

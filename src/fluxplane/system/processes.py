@@ -32,6 +32,13 @@ Result = TypeVar("Result")
 GRACE = 0.5
 
 
+def cores() -> int:
+    """How many cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):  # the group has ended already

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +22,31 @@ from fluxplane.kinds.app import AppKind
 from fluxplane.synth import guard as guard_module
 from fluxplane.synth import synthesize
 from fluxplane.synth.guard import guard, read_tree
+from fluxplane.synth.scan import list_tree
 from tests.conftest import ROOT, FleetWriter
+
+_guard = guard
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each test that calls guard() runs twice (the ``listing`` fixture)."""
+    if "guard" in metafunc.function.__code__.co_names:
+        metafunc.parametrize("listing", ["listed here", "listed beforehand"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def listing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The guard lists and looks at dist/ itself, or ("listed beforehand") reads a listing taken just before it
+    (fluxplane.synth.scan), as synth's writes of a large tree do."""
+    chosen = getattr(request, "param", "listed here")
+    if chosen == "listed beforehand":
+
+        def listed_first(files: Any, outdir: Path, **options: Any) -> list[str]:
+            return _guard(files, outdir, listed=list_tree(outdir), **options)
+
+        monkeypatch.setattr(sys.modules[__name__], "guard", listed_first)
+    return str(chosen)
+
 
 APPLIED_BY = "fluxplane.io/applied-by"
 

@@ -6,6 +6,7 @@ import builtins
 import os
 import shutil
 import stat
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,23 @@ from hypothesis import strategies as st
 
 from fluxplane.errors import OutputError
 from fluxplane.synth import writer
+from fluxplane.synth.scan import TreeScan
 from fluxplane.synth.writer import MANIFEST, compare_tree, recover, spare_path, write_tree
+
+_write_tree = write_tree
+
+
+@pytest.fixture(autouse=True, params=["listed here", "listed beforehand"])
+def listing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs twice: the write lists the spare itself, and the write reads a listing of dist/ and the
+    spare taken just before it (fluxplane.synth.scan), as synth's own writes of a large tree do."""
+    if request.param == "listed beforehand":
+
+        def listed_first(files: dict[str, str], outdir: Path) -> None:
+            _write_tree(files, outdir, TreeScan(outdir, spare_path(outdir)))
+
+        monkeypatch.setattr(sys.modules[__name__], "write_tree", listed_first)
+    return str(request.param)
 
 
 def _writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:

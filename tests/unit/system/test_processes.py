@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import fluxplane
+from fluxplane.system import processes
 from fluxplane.system.processes import Processes
 from tests.conftest import FleetWriter
 from tests.support.git import git
@@ -166,3 +167,8 @@ def test_leaving_map_by_an_error_ends_the_processes_running() -> None:
     assert 3 <= len(started) <= 4
     # AND a process started once stopped is ended at once
     assert processes.run(["sleep", str(BUILD_SECONDS)]).returncode == -signal.SIGKILL
+
+
+def test_cores_are_those_this_process_may_run_on() -> None:
+    expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert processes.cores() == expected

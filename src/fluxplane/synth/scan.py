@@ -1,0 +1,174 @@
+"""What dist/ and the spare tree beside it hold, as a write sees them: every entry below each folder, with its lstat.
+
+A write looks at both trees entry by entry. The guard compares dist/'s files with what synth writes (their size and
+time against the writer's manifest, fluxplane.synth.writer) and walks, in the old tree, the clusters a change
+reaches (every file of it counts, one added by hand included); the writer updates the spare into the new tree (an
+entry whose size and time match the manifest is kept, any other is compared or removed). At 1,000 clusters that is
+66,000 entries: most of a second of one core, the same whatever the change.
+
+So synth lists both trees in a process of its own as soon as it knows it will write (:meth:`TreeScan.start`), while
+it loads and renders on the other core. What that process found is what a listing here would find at that time:
+synth holds the project's lock from before the listing until the swap, and the listing is only read, never
+trusted for content (a file's bytes are always read from the file). On a machine of one core, where ``fork`` is
+missing, or for a small tree, each folder is listed here when first asked for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import weakref
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from stat import S_ISDIR, S_ISREG
+
+from fluxplane.system.processes import cores
+
+#: An entry's lstat as a listing keeps it: (st_mode, st_size, st_mtime_ns).
+Stat = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What a folder holds, by path below it (POSIX): ``entries``, every entry that is not a folder itself (a link
+    to a folder is one: no link is followed), with its lstat; ``empty``, the folders that hold nothing; ``folders``,
+    every folder below it."""
+
+    entries: dict[str, Stat]
+    empty: tuple[str, ...]
+    folders: frozenset[str]
+
+    @cached_property
+    def files(self) -> dict[str, tuple[int, int]]:
+        """The regular files among the entries (no link, no FIFO), with (size, mtime_ns)."""
+        return {path: (size, mtime) for path, (mode, size, mtime) in self.entries.items() if S_ISREG(mode)}
+
+    def without(self, name: str) -> Listing:
+        """This listing without the entry ``name`` at its top, or the folder ``name`` with what it holds."""
+        below = name + "/"
+        return Listing(
+            {path: stat for path, stat in self.entries.items() if path != name and not path.startswith(below)},
+            tuple(path for path in self.empty if path != name and not path.startswith(below)),
+            frozenset(path for path in self.folders if path != name and not path.startswith(below)),
+        )
+
+
+def list_tree(root: str | os.PathLike[str]) -> Listing | None:
+    """What the folder ``root`` holds (Listing), one listing per folder and one lstat per entry; None when ``root``
+    is not a folder itself, or a folder below it cannot be listed (whoever needs the listing then looks for
+    itself). An entry gone between the listing and its lstat is left out."""
+    top = os.fspath(root)
+    try:
+        if not S_ISDIR(os.lstat(top).st_mode):
+            return None
+    except OSError:
+        return None
+    entries: dict[str, Stat] = {}
+    empty: list[str] = []
+    folders: set[str] = set()
+    pending = [("", top)]
+    while pending:
+        prefix, folder = pending.pop()
+        if prefix:
+            folders.add(prefix[:-1])
+        try:
+            found = list(os.scandir(folder))
+        except OSError:
+            return None
+        if prefix and not found:
+            empty.append(prefix[:-1])
+        for entry in found:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((f"{prefix}{entry.name}/", entry.path))
+                continue
+            try:
+                stat = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            entries[prefix + entry.name] = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+    return Listing(entries, tuple(empty), frozenset(folders))
+
+
+def _list_both(dist: str, spare: str) -> tuple[Listing | None, Listing | None]:
+    return list_tree(dist), list_tree(spare)
+
+
+def _end(pid: int, reader: int) -> None:
+    """End a listing process whose result is not wanted (or was read): its pipe closed, the process ended and
+    waited for, so that none is left behind."""
+    with contextlib.suppress(OSError):
+        os.close(reader)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGTERM)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)
+
+
+class TreeScan:
+    """The listings of ``dist`` and ``spare`` for one write: taken by a process of its own once :meth:`start` says
+    so, else here when first asked for."""
+
+    def __init__(self, dist: Path, spare: Path) -> None:
+        self._paths = (os.fspath(dist), os.fspath(spare))
+        self._found: dict[int, Listing | None] = {}
+        self._process: weakref.finalize[..., TreeScan] | None = None
+        self._pid = 0
+        self._reader = -1
+
+    def start(self) -> None:
+        """List both trees in a process of its own, beside the caller's work, on a machine of more than one core
+        with ``fork``. The caller starts it for a large tree only: for a small one the process costs more than it
+        saves."""
+        if self._process is not None or self._found or cores() < 2 or not hasattr(os, "fork"):
+            return
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the listing process: list, hand the result over, end without the parent's exit handlers
+            code = 1
+            try:
+                os.close(reader)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                data = pickle.dumps(_list_both(*self._paths), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(writer, "wb") as out:
+                    out.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writer)
+        self._pid, self._reader = pid, reader
+        self._process = weakref.finalize(self, _end, pid, reader)
+
+    def _collect(self) -> None:
+        """The started process's listings, once it has handed them over; none when it failed (each is then
+        taken here)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            with os.fdopen(os.dup(self._reader), "rb") as pipe:
+                data = pipe.read()
+            found = pickle.loads(data) if data else None  # the output of our own child
+        except (OSError, pickle.UnpicklingError, EOFError):
+            found = None
+        finally:
+            process()
+        if isinstance(found, tuple) and len(found) == 2:
+            self._found = {0: found[0], 1: found[1]}
+
+    def _listing(self, index: int) -> Listing | None:
+        self._collect()
+        if index not in self._found:
+            self._found[index] = list_tree(self._paths[index])
+        return self._found[index]
+
+    def dist(self) -> Listing | None:
+        """What dist/ holds; None when it is not a folder itself."""
+        return self._listing(0)
+
+    def spare(self) -> Listing | None:
+        """What the spare holds; None when it is not a folder itself."""
+        return self._listing(1)

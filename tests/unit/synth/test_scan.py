@@ -1,0 +1,154 @@
+"""Tests for fluxplane.synth.scan: listings of dist/ and its spare, taken here or by a process of their own."""
+
+from __future__ import annotations
+
+import gc
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from fluxplane.synth import scan
+from fluxplane.synth.scan import Listing, TreeScan, list_tree
+
+
+def _tree(root: Path) -> None:
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "x.yaml").write_text("x: 1\n")
+    (root / "a" / "empty").mkdir()
+    (root / "top.yaml").write_text("top: true\n")
+    (root / "outside").mkdir()
+    (root / "link-to-folder").symlink_to(root / "outside")
+    (root / "a" / "link-to-file").symlink_to(root / "top.yaml")
+    os.mkfifo(root / "a" / "fifo")
+
+
+def test_a_listing_has_every_entry_with_its_lstat_and_follows_no_link(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    (tmp_path / "outside" / "hidden.yaml").write_text("not reached through the link\n")
+    found = list_tree(tmp_path)
+    assert found is not None
+    assert sorted(found.entries) == [
+        "a/b/x.yaml",
+        "a/fifo",
+        "a/link-to-file",
+        "link-to-folder",
+        "outside/hidden.yaml",
+        "top.yaml",
+    ]
+    mode, size, mtime = found.entries["a/b/x.yaml"]
+    lstat = os.lstat(tmp_path / "a" / "b" / "x.yaml")
+    assert (stat.S_ISREG(mode), size, mtime) == (True, 5, lstat.st_mtime_ns)
+    assert stat.S_ISLNK(found.entries["link-to-folder"][0])
+    assert stat.S_ISLNK(found.entries["a/link-to-file"][0])
+    assert stat.S_ISFIFO(found.entries["a/fifo"][0])
+    assert found.empty == ("a/empty",)
+    assert found.folders == {"a", "a/b", "a/empty", "outside"}
+    # the regular files alone, with (size, mtime)
+    assert sorted(found.files) == ["a/b/x.yaml", "outside/hidden.yaml", "top.yaml"]
+    assert found.files["top.yaml"] == (10, os.lstat(tmp_path / "top.yaml").st_mtime_ns)
+
+
+def test_what_is_not_a_folder_itself_has_no_listing(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "file").write_text("")
+    assert list_tree(tmp_path / "link") is None
+    assert list_tree(tmp_path / "file") is None
+    assert list_tree(tmp_path / "missing") is None
+
+
+def test_a_folder_that_cannot_be_listed_leaves_the_looking_to_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tree(tmp_path)
+    real = os.scandir
+
+    def refusing(path: str) -> object:
+        if str(path).endswith("/a/b"):
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    assert list_tree(tmp_path) is None
+
+
+def test_without_drops_an_entry_or_a_folder_at_the_top() -> None:
+    listing = Listing(
+        {"m": (0o100644, 1, 1), "m2": (0o100644, 1, 1), "d/m": (0o100644, 1, 1), "n/x": (0o100644, 1, 1)},
+        ("n/e",),
+        frozenset({"d", "n", "n/e"}),
+    )
+    assert listing.without("m").entries.keys() == {"m2", "d/m", "n/x"}
+    dropped = listing.without("n")
+    assert dropped.entries.keys() == {"m", "m2", "d/m"}
+    assert dropped.empty == ()
+    assert dropped.folders == {"d"}
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.fixture
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan, "cores", lambda: 2)
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_a_listing_process_gives_what_a_listing_here_gives_and_is_waited_for(tmp_path: Path) -> None:
+    dist, spare = tmp_path / "dist", tmp_path / "spare"
+    _tree(dist)
+    (spare / "c").mkdir(parents=True)
+    (spare / "c" / "y.yaml").write_text("y\n")
+    found = TreeScan(dist, spare)
+    found.start()
+    pid = found._pid
+    assert pid > 0
+    assert found.dist() == list_tree(dist)
+    assert found.spare() == list_tree(spare)
+    assert _reaped(pid)
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_a_listing_nobody_asks_for_leaves_no_process_behind(tmp_path: Path) -> None:
+    _tree(tmp_path / "dist")
+    found = TreeScan(tmp_path / "dist", tmp_path / "spare")
+    found.start()
+    pid = found._pid
+    del found
+    gc.collect()
+    assert _reaped(pid)
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_a_listing_process_that_fails_leaves_the_listing_to_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tree(tmp_path / "dist")
+
+    def failing(dist: str, spare: str) -> tuple[Listing | None, Listing | None]:
+        raise OSError("the listing process failed")
+
+    monkeypatch.setattr(scan, "_list_both", failing)  # the process forked after this fails; this one does not call it
+    found = TreeScan(tmp_path / "dist", tmp_path / "spare")
+    found.start()
+    assert found._pid > 0
+    assert found.dist() == list_tree(tmp_path / "dist")
+    assert found.spare() is None
+
+
+def test_on_one_core_nothing_is_started_and_each_tree_is_listed_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scan, "cores", lambda: 1)
+    _tree(tmp_path / "dist")
+    found = TreeScan(tmp_path / "dist", tmp_path / "spare")
+    found.start()
+    assert found._pid == 0
+    assert found.dist() == list_tree(tmp_path / "dist")
