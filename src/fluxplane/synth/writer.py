@@ -429,8 +429,12 @@ def _fill(
     written: Signatures = {}
     made: set[str] = set()
     for relative, text in files.items():
-        data = text.encode("utf-8")
-        digest = _known_digest(text) or _digest(data)
+        # encoded only when needed: a file kept from the spare whose digest the guard took needs no bytes
+        data: bytes | None = None
+        digest = _known_digest(text)
+        if digest is None:
+            data = text.encode("utf-8")
+            digest = _digest(data)
         path = new + relative  # string paths: Path joins cost a third of writing a large tree
         folder = os.path.dirname(relative)
         if folder not in made:
@@ -446,6 +450,8 @@ def _fill(
                 if (size, mtime) == entry[1:]:
                     written[relative] = entry
                     continue
+                if data is None:
+                    data = text.encode("utf-8")
                 if not entry[0] and size == len(data):  # not in a manifest: compare the content
                     with open(path, "rb") as handle:
                         if handle.read() == data:
@@ -457,7 +463,7 @@ def _fill(
         if entry is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)  # a link goes, never what it points to; a hard link's other names keep their data
-        written[relative] = (digest, *_write(path, data))
+        written[relative] = (digest, *_write(path, text.encode("utf-8") if data is None else data))
     return written
 
 
