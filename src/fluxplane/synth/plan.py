@@ -7,6 +7,7 @@ reads the clusters as resolved here and adds to the one list of problems reporte
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,9 +74,23 @@ def pack_versions(packs: Mapping[str, PackConfig], registry: PackRegistry) -> di
     """The version of each of ``packs``: the one its config names, or the pack's own."""
     found = {}
     for name, config in packs.items():
-        version = getattr(config, "version", None)
+        version = (
+            getattr(config, "version", None) if _version_beside_fields(type(config)) else vars(config).get("version")
+        )
         found[name] = str(version) if version is not None else registry.get(name).version
     return dict(sorted(found.items()))
+
+
+@functools.cache
+def _version_beside_fields(config: type[PackConfig]) -> bool:
+    """Whether a config of this type can have a ``version`` that is not one of its fields (a property, a private
+    attribute, an extra field). When it cannot, the field is read from the config's own values: asking pydantic
+    for an attribute a model lacks costs an exception it formats, and most packs have no version to give."""
+    return (
+        hasattr(config, "version")
+        or "version" in config.__private_attributes__
+        or config.model_config.get("extra") == "allow"
+    )
 
 
 def running(
