@@ -629,6 +629,20 @@ def test_a_pack_that_needs_fluxplanes_network_is_left_off_the_hub_with_a_note(
     )
 
 
+def test_a_pack_that_requires_one_left_off_the_hub_is_refused_there(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN karpenter, which needs fluxplane's network, and a pack that requires it, both in base.yaml's packs
+    needing = replace(_pack("needs-karpenter", "karpenter"), runs_on="any")
+    packs = PackRegistry([*registry, needing])
+    base = {**MINIMAL_BASE, "packs": {"karpenter": {}, "needs-karpenter": {}}}
+    # WHEN planned THEN karpenter is left off the hub, and the pack that requires it is refused there, once
+    assert problems_of(write_fleet(base=base), packs) == [
+        "environments/base.yaml: packs.needs-karpenter: pack 'needs-karpenter' requires 'karpenter', which cannot "
+        "work here"
+    ]
+
+
 def test_a_workload_only_pack_enabled_on_the_hub_is_refused(write_fleet: FleetWriter, registry: PackRegistry) -> None:
     # GIVEN the load balancer controller enabled under management.packs, on purpose
     base = {
