@@ -129,9 +129,10 @@ class AwsFacts:
 
     # -- Kubernetes versions ---------------------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def supported_versions(self) -> tuple[str, ...]:
-        """Versions a new cluster may use, oldest first: extended support not ended, or added and not ended."""
+        """Versions a new cluster may use, oldest first: extended support not ended, or added and not ended. Worked
+        out once: each cluster's version is checked against them."""
         return tuple(sorted((set(self.releases) | self.added_versions) - self._ended(), key=minor))
 
     def _ended(self) -> set[str]:

@@ -224,28 +224,28 @@ def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple
             if parts[-1].startswith("."):
                 continue
             display = f"{display_cluster}/{'/'.join(parts)}"
-            if len(parts) != 2 or path.suffix != ".yaml":
+            stem, suffix = os.path.splitext(parts[-1])
+            if len(parts) != 2 or suffix != ".yaml":
                 problems.append(f"{display}: expected <namespace>/<name>.yaml (written by 'fluxplane seal')")
                 continue
-            sealed = _read(path, display, cluster, parts[0], path.stem, problems)
+            sealed = _read(path, display, cluster, parts[0], stem, problems)
             if sealed is not None:
                 found.setdefault(cluster, []).append(sealed)
     return {cluster: tuple(files) for cluster, files in found.items()}, problems
 
 
-def _files_below(folder: str) -> list[tuple[tuple[str, ...], Path]]:
+def _files_below(folder: str) -> list[tuple[tuple[str, ...], str]]:
     """Everything below ``folder`` that is not a folder (nor a link to one), as its path's parts below ``folder``
-    and its path, in path order (fluxplane.system.files.entries_below)."""
+    and its path, in path order (fluxplane.system.files.entries_below). Paths stay strings: a fleet has a thousand
+    sealed secrets."""
     files = [
-        (tuple(relative.split("/")), Path(entry.path))
-        for relative, entry in entries_below(folder)
-        if not entry.is_dir()
+        (tuple(relative.split("/")), entry.path) for relative, entry in entries_below(folder) if not entry.is_dir()
     ]
     files.sort(key=lambda file: file[0])
     return files
 
 
-def _read(path: Path, display: str, cluster: str, namespace: str, name: str, problems: list[str]) -> SealedFile | None:
+def _read(path: str, display: str, cluster: str, namespace: str, name: str, problems: list[str]) -> SealedFile | None:
     try:
         document = read_yaml(path, display)
     except ConfigError as exc:

@@ -12,6 +12,7 @@ open (:func:`parsed_from`), a file whose text was parsed before is not parsed ag
 from __future__ import annotations
 
 import contextlib
+import os
 import stat
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -218,7 +219,7 @@ def _load(text: str) -> list[Any]:
         loader.dispose()
 
 
-def read_yaml(path: Path, display: str) -> Any:
+def read_yaml(path: Path | str, display: str) -> Any:
     """Parse one YAML document from ``path``; errors name ``display`` (the path the user knows)."""
     documents = read_yaml_documents(path, display)
     if len(documents) > 1:
@@ -226,15 +227,16 @@ def read_yaml(path: Path, display: str) -> Any:
     return documents[0] if documents else None
 
 
-def read_yaml_documents(path: Path, display: str) -> list[Any]:
+def read_yaml_documents(path: Path | str, display: str) -> list[Any]:
     """Parse every YAML document of ``path`` (empty ones are None); errors name ``display``.
 
     Only a regular file is read: a FIFO or a device (which a pull request can bring) would block or never end.
     """
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
+        if not stat.S_ISREG(os.stat(path).st_mode):
             raise ConfigError(f"{display}: not a regular file; the definition is made of YAML files")
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as reader:
+            text = reader.read()
     except FileNotFoundError:
         raise ConfigError(f"{display}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -53,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import to_json
+
 from fluxplane.config.hub import cluster_namespace
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
@@ -149,9 +151,10 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
     models = {cluster.name: cluster.model_dump_json() for cluster in fleet.clusters}
     # The hub keeps some of a cluster's sealed secrets in the cluster's hub namespace (its apps' credentials
     # for their own requests), which the cluster's hub folders carry.
-    hub_sealed: dict[str, list[str]] = {}
+    hub_sealed: dict[str, list[bytes]] = {}
     for item in plan.hub.sealed_secrets:
-        hub_sealed.setdefault(item.namespace, []).append(_json([item.name, item.document]))
+        # keys in the order written, which dist/ keeps
+        hub_sealed.setdefault(item.namespace, []).append(to_json([item.name, item.document], fallback=str))
     apps: dict[str, list[str]] = {}
     for placement in plan.apps:
         apps.setdefault(placement.cluster, []).append(
@@ -174,20 +177,21 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
     return keys
 
 
-def _cluster_plan(cluster: ClusterPlan) -> str:
-    return _json(
+def _cluster_plan(cluster: ClusterPlan) -> bytes:
+    """The plan of ``cluster`` as JSON, in one serializer call: its packs' configs in their own schemas (pydantic's
+    model_dump_json of each), and the documents of its sealed secrets and manifests with their keys in the order
+    written, which dist/ keeps."""
+    return to_json(
         {
             "name": cluster.name,
             "environment": cluster.environment,
             "variables": cluster.variables,
-            "packs": {
-                name: [type(config).__qualname__, config.model_dump_json()] for name, config in cluster.packs.items()
-            },
-            "sealed": [[item.namespace, item.name, _json(item.document)] for item in cluster.sealed_secrets],
-            "manifests": [
-                [item.layer, item.scope, item.name, _json(list(item.documents))] for item in cluster.manifests
-            ],
-        }
+            "packs": {name: [type(config).__qualname__, config] for name, config in cluster.packs.items()},
+            "sealed": [[item.namespace, item.name, item.document] for item in cluster.sealed_secrets],
+            "manifests": [[item.layer, item.scope, item.name, list(item.documents)] for item in cluster.manifests],
+        },
+        by_alias=False,
+        fallback=str,
     )
 
 

@@ -7,6 +7,7 @@ reads the clusters as resolved here and adds to the one list of problems reporte
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,9 +74,23 @@ def pack_versions(packs: Mapping[str, PackConfig], registry: PackRegistry) -> di
     """The version of each of ``packs``: the one its config names, or the pack's own."""
     found = {}
     for name, config in packs.items():
-        version = getattr(config, "version", None)
+        version = (
+            getattr(config, "version", None) if _version_beside_fields(type(config)) else vars(config).get("version")
+        )
         found[name] = str(version) if version is not None else registry.get(name).version
     return dict(sorted(found.items()))
+
+
+@functools.cache
+def _version_beside_fields(config: type[PackConfig]) -> bool:
+    """Whether a config of this type can have a ``version`` that is not one of its fields (a property, a private
+    attribute, an extra field). When it cannot, the field is read from the config's own values: asking pydantic
+    for an attribute a model lacks costs an exception it formats, and most packs have no version to give."""
+    return (
+        hasattr(config, "version")
+        or "version" in config.__private_attributes__
+        or config.model_config.get("extra") == "allow"
+    )
 
 
 def running(
@@ -317,7 +332,11 @@ def _named(cluster: ClusterPlan, registry: PackRegistry, capability: str) -> str
 def _provider_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], registry: PackRegistry) -> list[str]:
     """What one pack provides on a cluster (fluxplane.synth.features) cannot be two packs' at once."""
     problems = []
+    # which capabilities each pack provides, looked up once rather than for each pack of each cluster
+    provides = {pack.name: set(pack.provides) & set(PROVIDES) for pack in registry}
     for cluster in clusters:
+        if sum(len(provides[name]) for name in cluster.packs) < 2:
+            continue  # no capability two of its packs could both provide
         for capability in PROVIDES:
             found = providing(cluster.packs, registry, capability)
             if len(found) > 1:
@@ -517,19 +536,25 @@ def _placed(
     registry: PackRegistry,
     problems: list[str],
     notes: list[str],
+    fits: dict[tuple[str, ClusterKind], bool] | None = None,
 ) -> dict[str, PackConfig]:
     """The packs of ``configs`` that can work on a cluster of ``kind`` (Pack.runs_on, Pack.needs).
 
     A pack enabled on purpose where it cannot work is refused: in ``management.packs`` for a pack that
     runs on workload clusters only, anywhere for one of the hub's own. One the management cluster only
     inherits from base.yaml's ``packs`` (meant for every cluster) is left off the hub, with a note.
+    ``fits`` keeps, for the clusters of one plan, whether each pack can work on each kind of cluster.
     """
+    fits = {} if fits is None else fits
     kept: dict[str, PackConfig] = {}
     for name, config in configs.items():
-        pack = registry.get(name)
-        if pack.can_run_on(kind):
+        fit = fits.get((name, kind))
+        if fit is None:
+            fit = fits[(name, kind)] = registry.get(name).can_run_on(kind)
+        if fit:
             kept[name] = config
             continue
+        pack = registry.get(name)
         where = origins.describe((name,))
         if pack.runs_on not in (kind, "any"):
             why = f"it runs on {pack.placement()}"
@@ -545,6 +570,8 @@ def _placed(
             problems.append(f"{where}: pack {name!r} cannot work on the management cluster: {why}; remove it here")
         else:
             notes.append(f"{where}: pack {name!r} is left off the management cluster: {why}")
+    if len(kept) == len(configs):
+        return kept  # none left off: none that a kept one requires
     for name in kept:
         for required in registry.get(name).requires:
             if required in configs and required not in kept:
@@ -596,10 +623,12 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
     problems: list[str] = []
     notes: list[str] = []
 
+    fits: dict[tuple[str, ClusterKind], bool] = {}
+
     def configure(sections: dict[str, object], origins: Origins, kind: ClusterKind) -> dict[str, PackConfig]:
         configs, found = registry.configure(dict(sections), origins)
         problems.extend(found)
-        return _placed(configs, kind, origins, registry, problems, notes) if not found else configs
+        return _placed(configs, kind, origins, registry, problems, notes, fits) if not found else configs
 
     held_back: dict[str, str] = {}
 

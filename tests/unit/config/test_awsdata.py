@@ -150,6 +150,14 @@ def test_the_supported_versions_are_those_whose_extended_support_had_not_ended_o
     assert dataclasses.replace(shipped(), as_of=date(2026, 11, 26)).supported_versions[0] == "1.32"
 
 
+def test_the_supported_versions_are_worked_out_once_per_set_of_facts() -> None:
+    # GIVEN facts WHEN each cluster of a fleet has its version checked THEN the versions are not sorted again each time
+    facts = dataclasses.replace(shipped())
+    first = facts.supported_versions
+    facts.version_problem("1.99")
+    assert facts.supported_versions is first
+
+
 def test_an_unknown_version_is_refused_with_the_supported_range() -> None:
     assert shipped().version_problem("1.99") == (
         'expected a Kubernetes version EKS supports (1.31 to 1.37), got "1.99" '

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
@@ -426,19 +427,23 @@ def test_each_sealed_file_is_looked_up_once(tmp_path: Path, monkeypatch: pytest.
     put(tmp_path, "hub/flux-system/git.yaml", sealed("git", "flux-system"))
     files = sorted((tmp_path / "environments" / "secrets").rglob("*.yaml"))
     stats: list[Path] = []
-    original = Path.stat
+    original = os.stat
 
-    def counting(path: Path, *, follow_symlinks: bool = True) -> Any:
-        stats.append(path)
-        return original(path, follow_symlinks=follow_symlinks)
+    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
+        stats.append(Path(path))
+        return original(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "stat", counting)
+    monkeypatch.setattr(os, "stat", counting)  # pathlib's stat too
+    made: list[str] = []
+    read_text = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda path, *args, **kwargs: made.append(str(path)) or read_text(path))
     # WHEN loaded
     found, problems = load_sealed_secrets(tmp_path, CLUSTERS)
     # THEN each file is looked up once, by the read that checks it is a regular file, and the folders are only listed
     assert problems == [] and sum(len(files) for files in found.values()) == 3
     assert sorted(path for path in stats if path.suffix == ".yaml") == files
     assert len(stats) <= 3 + 1  # the files, and the secrets folder itself
+    assert made == []  # read by their paths as listed, without a pathlib object of each
 
 
 def test_files_at_any_depth_are_named_in_path_order_and_links_to_folders_are_not_followed(tmp_path: Path) -> None:

@@ -325,3 +325,23 @@ def test_code_key_covers_fluxplane_package_data() -> None:
     assert {"packs/karpenter/controller.json", "packs/crossplane_providers/s3.json"} <= names
     assert "config/data/aws-regions.yaml" in names
     assert not any("__pycache__" in name for name in names)
+
+
+@pytest.mark.parametrize("holder", ["staging-2", "hub"])
+def test_a_sealed_secrets_key_order_is_in_the_key(write_fleet: FleetWriter, holder: str) -> None:
+    # GIVEN a sealed secret of staging-2, in its own folder or in its hub namespace on the hub
+    root = write_fleet(MINIMAL_BASE, {"staging": CLUSTERS})
+    relative = "staging-2/apps/db.yaml" if holder == "staging-2" else "hub/staging-2/db.yaml"
+    document = sealed("db", "apps" if holder == "staging-2" else "staging-2")
+    put(root, relative, document)
+    before = load_plan(root)
+    # WHEN its spec's keys are written in another order (dist/ carries the document as written)
+    spec = document["spec"]
+    put(root, relative, {**document, "spec": {"template": spec["template"], "encryptedData": spec["encryptedData"]}})
+    after = load_plan(root)
+    key = code_key(before.registry)
+    assert key is not None
+    # THEN staging-2's key changes, and staging-1's does not
+    keys_before, keys_after = input_keys(before, key), input_keys(after, key)
+    assert keys_before["staging-1"] == keys_after["staging-1"]
+    assert keys_before["staging-2"] != keys_after["staging-2"]

@@ -25,7 +25,7 @@ from fluxplane.packs.podinfo import PodinfoConfig
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.packs.workload_clusters import WorkloadClustersConfig
 from fluxplane.synth.allocations import recorded_text
-from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, plan_fleet
+from fluxplane.synth.plan import MANAGEMENT_ENVIRONMENT, ClusterPlan, FleetPlan, pack_versions, plan_fleet
 from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
 from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_builder, demo_registry
 
@@ -629,6 +629,20 @@ def test_a_pack_that_needs_fluxplanes_network_is_left_off_the_hub_with_a_note(
     )
 
 
+def test_a_pack_that_requires_one_left_off_the_hub_is_refused_there(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN karpenter, which needs fluxplane's network, and a pack that requires it, both in base.yaml's packs
+    needing = replace(_pack("needs-karpenter", "karpenter"), runs_on="any")
+    packs = PackRegistry([*registry, needing])
+    base = {**MINIMAL_BASE, "packs": {"karpenter": {}, "needs-karpenter": {}}}
+    # WHEN planned THEN karpenter is left off the hub, and the pack that requires it is refused there, once
+    assert problems_of(write_fleet(base=base), packs) == [
+        "environments/base.yaml: packs.needs-karpenter: pack 'needs-karpenter' requires 'karpenter', which cannot "
+        "work here"
+    ]
+
+
 def test_a_workload_only_pack_enabled_on_the_hub_is_refused(write_fleet: FleetWriter, registry: PackRegistry) -> None:
     # GIVEN the load balancer controller enabled under management.packs, on purpose
     base = {
@@ -1162,3 +1176,38 @@ def test_a_registered_cluster_needs_the_kubeconfig_the_hub_reaches_it_with(write
         "(or set hubAccess: keyless): fluxplane seal --cluster hub --namespace old --name old-kubeconfig "
         "--from-file value=<kubeconfig>"
     ]
+
+
+class _NoVersion(PackConfig):
+    pass
+
+
+class _VersionField(PackConfig):
+    version: str = "2.0.0"
+
+
+class _VersionProperty(PackConfig):
+    @property
+    def version(self) -> str:
+        return "3.0.0"
+
+
+def test_pack_versions_reads_a_version_field_or_property_without_asking_pydantic_for_a_missing_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GIVEN configs without a version, with a version field, and with a version property
+    registry = PackRegistry([_pack("a"), _pack("b"), _pack("c")])
+    asked: list[str] = []
+    for config in (_NoVersion, _VersionField, _VersionProperty):
+        monkeypatch.setattr(
+            config,
+            "__getattr__",
+            lambda self, name: asked.append(name) or PackConfig.__getattr__(self, name),
+            raising=False,
+        )
+    # WHEN their versions are read
+    found = pack_versions({"a": _NoVersion(), "b": _VersionField(), "c": _VersionProperty()}, registry)
+    # THEN each has its own, the pack's when it gives none, and pydantic was never asked for a missing attribute
+    # (it raises an exception it formats, for each of a thousand clusters' packs)
+    assert found == {"a": registry.get("a").version, "b": "2.0.0", "c": "3.0.0"}
+    assert asked == []

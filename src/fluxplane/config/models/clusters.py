@@ -142,13 +142,17 @@ class Network(Model):
         return value
 
 
+#: Every IPv4 address: the public endpoint's default source range (one object: a network is immutable).
+EVERYWHERE = IPv4Network("0.0.0.0/0")
+
+
 class Endpoint(Model):
     """Who can reach the EKS API server."""
 
     public_access: bool = Field(True, alias="publicAccess", description="Reachable from the internet.")
     private_access: bool = Field(True, alias="privateAccess", description="Reachable from inside the VPC.")
     public_access_cidrs: list[IPv4Network] = Field(
-        default_factory=lambda: [IPv4Network("0.0.0.0/0")],
+        default_factory=lambda: [EVERYWHERE],
         alias="publicAccessCidrs",
         description="Source ranges allowed on the public endpoint; unless 0.0.0.0/0, they must hold "
         "`management.egressCidrs` when the hub comes from the public side.",

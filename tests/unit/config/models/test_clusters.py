@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ipaddress import IPv4Network
 from typing import Any
 
 import pytest
@@ -123,6 +124,15 @@ def test_management_egress_cidrs_are_ipv4_ranges() -> None:
 def test_the_hub_reaches_an_endpoint_from_the_public_side_by_default() -> None:
     assert models.Endpoint().from_hub == "public"
     assert models.Endpoint.model_validate({"fromHub": "private"}).from_hub == "private"
+
+
+def test_the_default_public_source_range_is_one_network_in_a_list_of_each_endpoints_own() -> None:
+    # GIVEN two endpoints that name no source range THEN both admit everywhere, from one network made once (not one
+    # per cluster of a large fleet), each in a list of its own
+    first, second = models.Endpoint(), models.Endpoint()
+    assert first.public_access_cidrs == [IPv4Network("0.0.0.0/0")]
+    assert first.public_access_cidrs[0] is second.public_access_cidrs[0]
+    assert first.public_access_cidrs is not second.public_access_cidrs
 
 
 def test_from_hub_is_public_or_private() -> None:
