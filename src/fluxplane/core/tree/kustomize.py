@@ -28,7 +28,7 @@ import hashlib
 import os
 import posixpath
 import shutil
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -176,23 +176,43 @@ class Folders:
         """Whether ``folder`` holds anything kustomize reads (a kustomization file, or YAML below it)."""
         known = self._folders.get(folder)
         if known is None:
-            known = self.config(folder) is not None or next(self._below(folder), None) is not None
+            known = self.config(folder) is not None or self._holds(folder)
             self._folders[folder] = known
         return known
 
     def listing(self, folder: str) -> list[str]:
-        """The files and folders right below ``folder``, sorted (what Flux lists without a kustomization file)."""
-        prefix = folder + "/" if folder not in ("", ".") else ""
-        return sorted({prefix + path[len(prefix) :].split("/", 1)[0] for path in self._below(folder)})
+        """The files and folders right below ``folder``, sorted (what Flux lists without a kustomization file).
 
-    def _below(self, folder: str) -> Iterator[str]:
+        One path is read for each entry: the paths below a subfolder are skipped at once, so listing a folder whose
+        subfolders hold a fleet (the hub's, the root) costs what it lists, not what lies below it."""
+        paths = self._sorted()
+        prefix = folder + "/" if folder not in ("", ".") else ""
+        start = len(prefix)
+        found: set[str] = set()
+        index = bisect.bisect_left(paths, prefix)
+        while index < len(paths) and paths[index].startswith(prefix):
+            path = paths[index]
+            end = path.find("/", start)
+            if end < 0:
+                found.add(path)
+                index += 1
+            else:
+                # every path below the subfolder sorts before its name followed by "0", the character after "/"
+                found.add(path[:end])
+                index = bisect.bisect_left(paths, path[:end] + "0", index + 1)
+        return sorted(found)
+
+    def _sorted(self) -> list[str]:
         if self._paths is None:
             self._paths = sorted(self.documents)
+        return self._paths
+
+    def _holds(self, folder: str) -> bool:
+        """Whether any path lies below ``folder``: the first one after it in path order does."""
+        paths = self._sorted()
         prefix = folder + "/" if folder not in ("", ".") else ""
-        for path in self._paths[bisect.bisect_left(self._paths, prefix) :]:
-            if not path.startswith(prefix):
-                break
-            yield path
+        index = bisect.bisect_left(paths, prefix)
+        return index < len(paths) and paths[index].startswith(prefix)
 
     def items(self, path: str) -> list[Item]:
         """The objects of one file, numbered from 1 as the file holds them."""

@@ -9,6 +9,7 @@ cluster's graph reads only the files that cluster needs, each when first asked f
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -110,8 +111,8 @@ def is_flux_kustomization(doc: Mapping[str, Any]) -> bool:
     return doc.get("kind") == "Kustomization" and group_of(doc.get("apiVersion")) == FLUX_KUSTOMIZE
 
 
-def _is_manifest(path: str) -> bool:
-    return path.endswith((".yaml", ".yml")) or path.rpartition("/")[2] == "Kustomization"
+#: How the path of a file kustomize reads ends: YAML, or a kustomization file named ``Kustomization``.
+_MANIFEST_ENDINGS = (".yaml", ".yml", "/Kustomization")
 
 
 class LazyDocuments(Mapping[str, Sequence[Any]]):
@@ -122,7 +123,12 @@ class LazyDocuments(Mapping[str, Sequence[Any]]):
         self, makers: Mapping[str, Callable[[], Sequence[Any]]], texts: Mapping[str, str] | None = None
     ) -> None:
         self._makers = makers
-        self._texts: Mapping[str, str] = {path: text for path, text in (texts or {}).items() if _is_manifest(path)}
+        # One pass over a fleet's paths, without a call per path: this runs on every file of dist/
+        self._texts: Mapping[str, str] = {
+            path: text
+            for path, text in (texts or {}).items()
+            if path.endswith(_MANIFEST_ENDINGS) or path == "Kustomization"
+        }
 
     def __getitem__(self, path: str) -> Sequence[Any]:
         # Not kept: the folder reader keeps what it builds from a folder, and reads each file for one folder.
@@ -137,9 +143,11 @@ class LazyDocuments(Mapping[str, Sequence[Any]]):
     def __contains__(self, path: object) -> bool:
         return path in self._makers or path in self._texts
 
+    # Both run over every file of dist/ (a reader sorts the paths once): without a Python step per path
     def __iter__(self) -> Iterator[str]:
-        yield from self._makers
-        yield from (path for path in self._texts if path not in self._makers)
+        return itertools.chain(self._makers, itertools.filterfalse(self._makers.__contains__, self._texts))
 
     def __len__(self) -> int:
-        return len(self._makers) + sum(1 for path in self._texts if path not in self._makers)
+        if not self._makers:
+            return len(self._texts)
+        return len(self._makers) + len(self._texts.keys() - self._makers.keys())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import yaml
@@ -141,6 +141,57 @@ def test_folder_without_kustomization_file_is_what_flux_generates() -> None:
     }
     assert folders.is_folder("apps/a") and not folders.is_folder("apps/none") and not folders.is_folder("apps/b.yaml")
     assert folders.listing("apps") == ["apps/a", "apps/b.yaml", "apps/k"]
+
+
+class _NotedPath(str):
+    """A path of the tree that notes each time its characters are looked at (found, split, cut, matched), which a
+    comparison in sorting or searching does not do."""
+
+    noted: ClassVar[list[str]] = []
+
+    def __getattribute__(self, name: str) -> Any:
+        if not name.startswith("__"):
+            _NotedPath.noted.append(str.__str__(self))
+        return super().__getattribute__(name)
+
+    def __getitem__(self, key: Any) -> str:
+        _NotedPath.noted.append(str.__str__(self))
+        return super().__getitem__(key)
+
+
+def test_a_listing_reads_one_path_per_entry_not_every_path_below_the_folder() -> None:
+    # GIVEN a hub's folder of many clusters' chains, each many files deep, a file beside them whose name sorts
+    # between a chain's name and its files, a folder of the same name as a file, and a folder after the hub's
+    documents: Docs = {
+        _NotedPath(f"platform/spokes/c{index:02}/{step}/{name}.yaml"): [config_map(name)]
+        for index in range(20)
+        for step in ("cluster", "flux", "secrets")
+        for name in ("a", "b", "kustomization")
+    }
+    documents.update({_NotedPath(path): [] for path in ("platform/spokes/c00.yaml", "platform/spokes/c01")})
+    documents.update({_NotedPath(path): [] for path in ("platform/spokes-other/x.yaml", "workloads/w/x.yaml")})
+    folders = Folders(documents)
+    folders.is_folder("platform/none")
+    # WHEN the hub's folder and the root are listed
+    _NotedPath.noted.clear()
+    listing = folders.listing("platform/spokes")
+    read = set(_NotedPath.noted)
+    _NotedPath.noted.clear()
+    top = folders.listing(".")
+    # THEN each lists its entries, sorted, a name that is both a file and a folder once
+    assert listing == [
+        "platform/spokes/c00",
+        "platform/spokes/c00.yaml",
+        "platform/spokes/c01",
+        *(f"platform/spokes/c{index:02}" for index in range(2, 20)),
+    ]
+    assert top == ["platform", "workloads"]
+    # AND reads one path for each entry (two for the name that is both, and the one after the folder's), not the
+    # 180 files below the chains
+    assert len(read) <= len(listing) + 2
+    assert len(set(_NotedPath.noted)) <= len(top) + 1
+    # AND a folder is one when any path lies below it
+    assert folders.is_folder("platform/spokes/c07/flux") and not folders.is_folder("platform/spokes/c0")
 
 
 def test_inputs_follow_resources_and_patches_without_reading_the_resources() -> None:

@@ -47,3 +47,24 @@ def test_lazy_documents_are_made_or_parsed_on_each_access() -> None:
     # AND nothing is kept: each access makes the documents anew (the folder reader keeps what it builds)
     documents["a/made.yaml"]
     assert calls == ["made", "made"]
+
+
+def test_lazy_documents_of_texts_alone_or_makers_alone_hold_the_same_paths() -> None:
+    # GIVEN texts alone: YAML, kustomization files named Kustomization at the root and below it, and names that
+    # only end like one
+    texts = {
+        "Kustomization": "resources: []\n",
+        "a/Kustomization": "resources: []\n",
+        "a/b.yml": "kind: B\n",
+        "a/NotKustomization": "x\n",
+        "a/Kustomization.md": "x\n",
+        "a/c.yaml.bak": "x\n",
+    }
+    documents = LazyDocuments({}, texts)
+    # THEN the YAML and the kustomization files are there, in the order given, and the others not
+    kept = ["Kustomization", "a/Kustomization", "a/b.yml"]
+    assert list(documents) == kept and len(documents) == 3
+    assert "a/NotKustomization" not in documents and "a/Kustomization" in documents
+    # AND makers alone hold every path they make, whatever its name
+    made = LazyDocuments({"x/notes.txt": list, "x/a.yaml": list})
+    assert list(made) == ["x/notes.txt", "x/a.yaml"] and len(made) == 2 and "x/notes.txt" in made
