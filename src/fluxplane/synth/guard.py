@@ -667,8 +667,9 @@ def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | No
             chosen = fleet.clusters if clusters is None else [c for c in clusters if fleet.is_cluster(c)]
             # Where the repositories lie is read from the walked clusters' entry folders alone: reading every
             # cluster's would build the whole fleet for a change to one cluster.
+            # The second walk shares the first one's folders: each folder is read and built once.
             mine = (
-                FleetWalk(documents, fleet.find_repositories(chosen), substitute=True)
+                FleetWalk(fleet.folders, fleet.find_repositories(chosen), substitute=True)
                 if clusters is not None
                 else fleet
             )
