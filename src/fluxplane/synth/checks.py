@@ -64,8 +64,14 @@ def check_cluster(
     """
     problems: list[str] = []
     cluster = cluster or chart.cluster
-    sources = set(sources or ()) | flux_sources(chart)
-    own = _kustomizations(chart)
+    sources = set(sources or ())
+    own: dict[tuple[str, str], Kustomization] = {}
+    # one walk of the chart for its sources and its Kustomizations
+    for resource in resources_below(chart):
+        if isinstance(resource, Kustomization):
+            own[(resource.namespace or "", resource.name)] = resource
+        elif isinstance(resource, GitRepository):
+            sources.add(("GitRepository", resource.namespace or "", resource.name))
     kustomizations = {**(_kustomizations(known) if known is not None else {}), **own}
     graph: dict[str, tuple[str, ...]] = {}
     for (namespace, name), kustomization in own.items():
