@@ -318,14 +318,20 @@ class ClusterChart(FleetChart):
                 self.layout.repository.branch,
             )
             prefixes.setdefault(SYNC_SOURCE if shared else WORKLOADS_SOURCE, []).append(self._workloads.prefix)
+        resources = list(resources_below(self))
         sources = {
             resource.name: resource
-            for resource in resources_below(self)
+            for resource in resources
             if isinstance(resource, GitRepository) and resource.name in prefixes
         }
         needed: dict[str, set[str]] = {name: set() for name in sources}
         whole: set[str] = set()
-        for resource in resources_below(self):
+        # each repository's folders, the longest first
+        folders_of = {
+            name: sorted((posixpath.normpath(prefix) for prefix in folders), key=len, reverse=True)
+            for name, folders in prefixes.items()
+        }
+        for resource in resources:
             if not isinstance(resource, Kustomization):
                 continue
             ref = resource.props.source_ref
@@ -335,8 +341,7 @@ class ClusterChart(FleetChart):
             assert name is not None
             path = posixpath.normpath(resource.props.path.removeprefix("./"))
             # the repository folder the path lies in: the longest that holds it
-            folders = sorted((posixpath.normpath(prefix) for prefix in prefixes[name]), key=len, reverse=True)
-            prefix = next((f for f in folders if f == "." or path.startswith(f + "/")), None)
+            prefix = next((f for f in folders_of[name] if f == "." or path.startswith(f + "/")), None)
             if prefix is None:
                 whole.add(name)
                 continue

@@ -50,9 +50,18 @@ class Node:
 
     def walk(self) -> Iterator[Any]:
         """Every construct below this node, depth first, in creation order."""
-        for child in self._children.values():
-            yield child
-            yield from node_of(child).walk()
+        # One generator with a stack of the levels being listed: a nested generator per construct would
+        # cost a frame per level for every construct yielded, and most constructs are leaves.
+        levels = [iter(self._children.values())]
+        while levels:
+            for child in levels[-1]:
+                yield child
+                children = node_of(child)._children
+                if children:
+                    levels.append(iter(children.values()))
+                    break
+            else:
+                levels.pop()
 
     def remove(self, construct_id: str) -> None:
         """Take a child, and everything below it, out of the tree (it renders nothing)."""
@@ -256,9 +265,7 @@ class Resource(Construct):
 
 def resources_below(scope: Any) -> Iterator[Resource]:
     """Every Resource below ``scope``, in creation order."""
-    for construct in node_of(scope).walk():
-        if isinstance(construct, Resource):
-            yield construct
+    return (construct for construct in node_of(scope).walk() if isinstance(construct, Resource))
 
 
 def annotate(scope: Any, annotations: dict[str, str]) -> None:

@@ -188,8 +188,13 @@ def plain_copy(value: Any) -> Any:
 
 def ordered(spec: dict[str, Any], model: type[Props]) -> dict[str, Any]:
     """Put keys in the props' declared (upstream) order, whatever order they were added in."""
-    order = [field.alias or name for name, field in model.model_fields.items()]
-    return {key: spec[key] for key in order if key in spec}
+    return {key: spec[key] for key in _key_order(model) if key in spec}
+
+
+@functools.cache
+def _key_order(model: type[Props]) -> tuple[str, ...]:
+    """The upstream names of ``model``'s fields, in declared order (a class's fields do not change)."""
+    return tuple(field.alias or name for name, field in model.model_fields.items())
 
 
 @functools.lru_cache(maxsize=8192)

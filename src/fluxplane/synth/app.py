@@ -15,6 +15,7 @@ import os
 import posixpath
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import cdk8s
 
@@ -68,6 +69,9 @@ class FleetApp(cdk8s.App):
         self.catalogue = Catalogue(self, plan, self.layout)
         #: Per cluster: the IAM roles its add-ons declared (made on the hub, fluxplane.charts.addon_identities).
         self._roles: dict[str, list[AddonRole]] = {}
+        #: The Folder of each pack and catalogue rendering clusters apply (Folder.of_pack), by the pack's name and the
+        #: rendering's identity, the rendering kept; clusters that apply one rendering share its Folder.
+        self._folders: dict[tuple[str, int], tuple[Sequence[Mapping[str, Any]], Folder]] = {}
         #: The hub's features, each for the pack that provides it (fluxplane.synth.features).
         self.app_resources = AppResources(plan, self.layout, reused=self.reused)
         self.spoke_bootstrap = SpokeBootstrap(plan, self.layout, reused=self.reused)
@@ -238,7 +242,13 @@ class FleetApp(cdk8s.App):
             kustomization.add_health_check(check)
         for expr in declared.health_check_exprs:
             kustomization.add_health_check_expr(expr)
-        return Folder.of_pack(pack, variant.documents)
+        known = self._folders.get((pack.name, id(variant.documents)))
+        if known is None:
+            known = self._folders[(pack.name, id(variant.documents))] = (
+                variant.documents,
+                Folder.of_pack(pack, variant.documents),
+            )
+        return known[1]
 
     # -- synthesis ------------------------------------------------------------------------------
 

@@ -49,6 +49,8 @@ class Catalogue(Mapping[str, CatalogueChart]):
         #: (environment, packs) of clusters already started (:meth:`start`), and the folders they start from.
         self._started: set[tuple[str | None, tuple[str, ...]]] = set()
         self._prefixes: dict[tuple[str | None, tuple[str, ...]], tuple[str, ...]] = {}
+        #: config_key of each config asked about, by identity (configs are frozen; each is kept, so its id is its own).
+        self._keys: dict[int, tuple[PackConfig, str]] = {}
 
     def __getitem__(self, pack: str) -> CatalogueChart:
         return self._charts[pack]
@@ -75,7 +77,7 @@ class Catalogue(Mapping[str, CatalogueChart]):
         the pack declared about itself there (PackContext)."""
         chart = self._chart(pack)
         variant, parent_config = self._parent(pack, chart, cluster.environment)
-        if config_key(config) == config_key(parent_config):
+        if self._key(config) == self._key(parent_config):
             return variant
         overlay_dir = cluster_overlay_dir(cluster.name, pack.name)
         return self._derive(pack, chart, variant, config, f"cluster-{cluster.name}", overlay_dir)
@@ -113,6 +115,14 @@ class Catalogue(Mapping[str, CatalogueChart]):
                     prefixes.append(posixpath.join(self.layout.key, chart.directory, variant) + "/")
         return tuple(prefixes)
 
+    def _key(self, config: PackConfig) -> str:
+        """config_key of ``config``, worked out once per config: a fleet asks about the same few configs for every
+        cluster."""
+        known = self._keys.get(id(config))
+        if known is None:
+            known = self._keys[id(config)] = (config, config_key(config))
+        return known[1]
+
     def _binder(self, pack: Pack, config: PackConfig) -> Callable[[Manifest], PackContext]:
         fleet = self.plan.fleet
 
@@ -133,7 +143,7 @@ class Catalogue(Mapping[str, CatalogueChart]):
             self._charts[pack.name] = chart
             config = self.plan.base_configs[self.source(pack.name)]
             self._base[pack.name] = chart.emit_base(self._binder(pack, config))
-            self._rendered[(pack.name, config_key(config))] = (
+            self._rendered[(pack.name, self._key(config))] = (
                 self._base[pack.name].documents,
                 self._base[pack.name].declared,
             )
@@ -149,7 +159,7 @@ class Catalogue(Mapping[str, CatalogueChart]):
         directory: str,
     ) -> Variant:
         """``parent`` changed to ``config``: an overlay at ``directory``, or ``parent`` if it renders alike."""
-        key = config_key(config)
+        key = self._key(config)
         rendered = self._rendered.get((pack.name, key))
         if rendered is None:
             rendered = chart.render(f"config-{len(self._rendered)}", self._binder(pack, config))
@@ -170,7 +180,7 @@ class Catalogue(Mapping[str, CatalogueChart]):
         base_config = self.plan.base_configs[source]
         base = self._base[pack.name]
         env_config = self.plan.environment_configs.get((environment, source)) if environment else None
-        if environment is None or env_config is None or config_key(env_config) == config_key(base_config):
+        if environment is None or env_config is None or self._key(env_config) == self._key(base_config):
             return base, base_config
         key = (pack.name, environment)
         if key not in self._environment_variants:

@@ -64,8 +64,14 @@ def check_cluster(
     """
     problems: list[str] = []
     cluster = cluster or chart.cluster
-    sources = set(sources or ()) | flux_sources(chart)
-    own = _kustomizations(chart)
+    sources = set(sources or ())
+    own: dict[tuple[str, str], Kustomization] = {}
+    # one walk of the chart for its sources and its Kustomizations
+    for resource in resources_below(chart):
+        if isinstance(resource, Kustomization):
+            own[(resource.namespace or "", resource.name)] = resource
+        elif isinstance(resource, GitRepository):
+            sources.add(("GitRepository", resource.namespace or "", resource.name))
     kustomizations = {**(_kustomizations(known) if known is not None else {}), **own}
     graph: dict[str, tuple[str, ...]] = {}
     for (namespace, name), kustomization in own.items():
@@ -104,17 +110,19 @@ def check_files(files: list[tuple[Any, Manifest]]) -> list[str]:
         identities: dict[tuple[Any, ...], str] = {}
         checked: set[str] = set()
         for resource in manifest.resources():
-            if resource.node.path in checked:
+            construct_path = resource.node.path
+            if construct_path in checked:
                 continue
-            checked.add(resource.node.path)
-            if resource.ref in identities:
+            checked.add(construct_path)
+            ref = resource.ref
+            if ref in identities:
                 problems.append(
-                    f"{resource.node.path}: {resource.kind} {resource.name!r} is already defined in {path} "
-                    f"by {identities[resource.ref]}"
+                    f"{construct_path}: {resource.kind} {resource.name!r} is already defined in {path} "
+                    f"by {identities[ref]}"
                 )
-            identities[resource.ref] = resource.node.path
+            identities[ref] = construct_path
             if resource.kind in SECRET_KINDS or resource.kind.endswith("List"):
-                problems.extend(check_plaintext(resource.to_dict(), resource.node.path, path))
+                problems.extend(check_plaintext(resource.to_dict(), construct_path, path))
     return problems
 
 

@@ -227,11 +227,13 @@ class SpokeBootstrap:
             return
         pack, config = self.builder
         fleet = self.plan.fleet
+        # Applied by each cluster's chain with post-build substitution: the user's text, escaped (the config once,
+        # for every cluster: it is frozen, and escaping gives it back as is when there is nothing to escape).
+        escaped_config = escaped(config)
 
         def build(manifest: Manifest, cluster: WorkloadCluster) -> Built:
-            # Applied by the cluster's chain with post-build substitution: the user's text, escaped.
             context = PackContext(manifest, fleet, cluster=escaped(cluster))
-            pack.apply(context, escaped(config))
+            pack.apply(context, escaped_config)
             return Built(tuple(context.health_checks), tuple(context.health_check_exprs), context.timeout)
 
         self.spokes = SpokesChart(

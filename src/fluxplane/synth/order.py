@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from fluxplane.core.layout import LAYERS
@@ -106,6 +107,17 @@ class Folder:
         """The Kustomization of ``pack`` (or of a part of one, split_pack) that applies ``documents``."""
         return cls(pack.name, pack.layer, documents, pack.requires, pack.installed_groups)
 
+    # A catalogue folder is applied by many clusters: what its documents apply and define is read once.
+    @cached_property
+    def applied(self) -> set[GroupKind]:
+        """applied_kinds of the documents."""
+        return applied_kinds(self.documents)
+
+    @cached_property
+    def defined(self) -> set[GroupKind]:
+        """defined_kinds of the documents."""
+        return defined_kinds(self.documents)
+
 
 def layer_below(folders: Sequence[Folder], layer: str) -> list[str]:
     """The Kustomizations of the nearest layer below ``layer`` that the cluster has, in order."""
@@ -119,13 +131,13 @@ def layer_below(folders: Sequence[Folder], layer: str) -> list[str]:
 def dependencies(folders: Sequence[Folder]) -> dict[str, list[str]]:
     """What each of a cluster's Kustomizations (``folders``, in the cluster's order) waits for, by name: what it
     requires first, then the others in the cluster's order."""
-    defined = {folder.name: defined_kinds(folder.documents) for folder in folders}
+    defined = {folder.name: folder.defined for folder in folders}
     rank = {folder.name: index for index, folder in enumerate(folders)}
     found: dict[str, list[str]] = {}
     for folder in folders:
         waits: dict[str, None] = dict.fromkeys(folder.requires)
         unknown = False
-        for group, kind in sorted(applied_kinds(folder.documents)):
+        for group, kind in sorted(folder.applied):
             if group in BUILT_IN_GROUPS:
                 continue
             installers = [

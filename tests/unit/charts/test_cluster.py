@@ -7,8 +7,10 @@ from typing import Any
 import cdk8s
 import pytest
 
+from fluxplane.charts import cluster as cluster_module
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.config.models import FluxSettings, Repository
+from fluxplane.constructs.base import resources_below
 from fluxplane.core.layout import PLATFORM, WORKLOADS, RepositoryLayout
 from fluxplane.errors import ConstructError
 
@@ -168,6 +170,27 @@ def test_a_sparse_checkout_fetches_only_the_folders_the_cluster_reads() -> None:
     # AND the workloads source fetches the cluster's tenants' folder alone
     workloads = written["clusters/a/tenants.yaml"][0]
     assert workloads["spec"]["sparseCheckout"] == ["dist/workloads/clusters/a"]
+
+
+def test_a_sparse_checkout_is_worked_out_in_one_walk_of_the_chart(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a cluster with packs from the catalogue and from its own folder, whose walks are counted
+    cluster = chart()
+    cluster.add_pack("metrics", "controllers", "infrastructure/controllers/metrics")
+    cluster.add_pack("metrics-overlay", "configs", "clusters/a/configs/metrics")
+    walked: list[Any] = []
+
+    def counted(scope: Any) -> Any:
+        walked.append(scope)
+        return resources_below(scope)
+
+    monkeypatch.setattr(cluster_module, "resources_below", counted)
+    # WHEN its sources are given a sparse checkout
+    cluster.check_out_sources()
+
+    # THEN the folders were found in one walk of the chart
+    assert walked == [cluster]
+    source = files(cluster)["clusters/a/flux-system/gotk-sync.yaml"][0]
+    assert source["spec"]["sparseCheckout"] == ["dist/platform/clusters/a", "dist/platform/infrastructure"]
 
 
 def test_without_a_sparse_checkout_the_source_fetches_the_whole_repository() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar
 
 import pytest
@@ -149,6 +150,24 @@ def test_walk_of_a_subtree_stays_inside_it() -> None:
     # WHEN only "a" is walked
     # THEN only a's descendants are visited
     assert list(a.node.walk()) == [a_child]
+
+
+def test_walk_goes_deeper_than_the_interpreter_s_recursion_limit() -> None:
+    # GIVEN a chain of constructs deeper than Python's recursion limit, a resource at the bottom
+    root = Root()
+    scope: Any = root
+    depth = sys.getrecursionlimit() + 100
+    for level in range(depth):
+        scope = Construct(scope, f"level-{level}")
+    bottom = widget(scope, "bottom", "bottom")
+
+    # WHEN it is walked and its resources listed
+    walked = list(root.node.walk())
+
+    # THEN every construct is found, in order, without a RecursionError
+    assert len(walked) == depth + 1
+    assert walked[-1] is bottom
+    assert list(resources_below(root)) == [bottom]
 
 
 def test_resources_below_yields_only_resources_in_creation_order() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import PropertyMock, patch
+
 import pytest
 from pydantic import ValidationError
 
@@ -189,6 +191,22 @@ def test_ordered_puts_keys_in_declared_field_order() -> None:
 
     # THEN keys follow the declaration (name, namespace, readyExpr) and values are unchanged
     assert list(result.items()) == [("name", "infra"), ("namespace", "ops"), ("readyExpr", "x")]
+
+
+def test_ordered_reads_a_model_s_fields_once() -> None:
+    # GIVEN a props model not ordered by before, whose fields are counted as they are read
+    class Spec(Props):
+        first: str | None = None
+        second: str | None = None
+
+    fields = Spec.model_fields
+    with patch.object(Spec, "model_fields", new_callable=PropertyMock, return_value=fields) as read:
+        # WHEN specs of it are ordered many times
+        results = [ordered({"second": "b", "first": "a"}, Spec) for _ in range(3)]
+
+    # THEN the order is the declared one each time, worked out from the fields once
+    assert all(list(result) == ["first", "second"] for result in results)
+    assert read.call_count == 1
 
 
 def test_dependency_builds_a_depends_on_entry() -> None:

@@ -13,7 +13,7 @@ from fluxplane.constructs.raw import RawObject
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Layer, Pack, PackConfig, PackContext
 from fluxplane.packs.registry import PackRegistry
-from fluxplane.synth import load_plan
+from fluxplane.synth import load_plan, order
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.render import render_app
 from tests.conftest import HUB_PACKS, MINIMAL_BASE, FleetWriter
@@ -51,6 +51,33 @@ def test_same_values_everywhere_use_the_catalogue_base(write_fleet: FleetWriter)
     # THEN every cluster applies the base folder, and no overlay exists
     assert _kustomization(files, "s1", "web")["spec"]["path"] == "./dist/platform/apps/web/base"
     assert not [path for path in files if "/overlays/" in path or path.endswith("/staging/kustomization.yaml")]
+
+
+def test_what_a_catalogue_folder_applies_and_defines_is_read_once_for_all_its_clusters(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN three clusters applying the same catalogue folders, and the reads of what a folder applies counted
+    clusters = [{"name": f"s{index}", "region": "us-west-2"} for index in range(3)]
+    project = write_fleet(BASE, {"staging": {"clusters": clusters}})
+    read: dict[str, list[Any]] = {"applied": [], "defined": []}
+    for name, real in (("applied", order.applied_kinds), ("defined", order.defined_kinds)):
+
+        def counted(documents: Any, real: Any = real, seen: list[Any] = read[name]) -> Any:
+            seen.append(documents)
+            return real(documents)
+
+        monkeypatch.setattr(order, f"{name}_kinds", counted)
+    # WHEN the fleet is built
+    app = FleetApp(load_plan(project, demo_registry()))
+
+    # THEN the clusters wait for their packs as before, and each folder's documents were read once
+    assert app.clusters["s2"].pack_kustomizations["web"].dependencies == (
+        app.clusters["s0"].pack_kustomizations["web"].dependencies
+    )
+    assert app.clusters["s2"].pack_kustomizations["web"].dependencies
+    for seen in read.values():
+        assert seen
+        assert len({id(documents) for documents in seen}) == len(seen)
 
 
 def test_environment_override_becomes_an_environment_overlay(write_fleet: FleetWriter) -> None:

@@ -6,10 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import cdk8s
+import pytest
 
 from fluxplane.constructs.config_map import ConfigMap
 from fluxplane.core.layout import PLATFORM, RepositoryLayout
 from fluxplane.packs.api import Pack, PackConfig, PackContext
+from fluxplane.synth import catalogue as catalogue_module
 from fluxplane.synth import load_plan
 from fluxplane.synth.catalogue import Catalogue, config_key
 from fluxplane.synth.plan import FleetPlan
@@ -103,6 +105,27 @@ def test_an_override_that_renders_alike_applies_the_parent(write_fleet: FleetWri
         "apps/note/base/note.yaml",
         "apps/note/base/kustomization.yaml",
     ]
+
+
+def test_each_config_s_key_is_worked_out_once(write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN production clusters sharing the environment's web config, and a catalogue whose config keys are counted
+    clusters = [{"name": f"p{index}", "region": "us-east-1"} for index in range(3)]
+    project = write_fleet(BASE, {"production": {"packs": {"web": {"size": 3}}, "clusters": clusters}})
+    catalogue, plan = _catalogue(project)
+    web = plan.registry.get("web")
+    keyed: list[PackConfig] = []
+
+    def counted(config: PackConfig) -> str:
+        keyed.append(config)
+        return config_key(config)
+
+    monkeypatch.setattr(catalogue_module, "config_key", counted)
+    # WHEN each cluster asks for its web folder, twice
+    folders = [catalogue.variant(web, cluster, cluster.packs["web"]).directory for cluster in plan.clusters[1:] * 2]
+
+    # THEN every cluster applies the environment's overlay, and each config's key was worked out once
+    assert folders == ["apps/web/production"] * 6
+    assert len(keyed) == len({id(config) for config in keyed})
 
 
 def test_config_key_ignores_enabled() -> None:

@@ -10,13 +10,14 @@ import pytest
 import yaml
 
 from fluxplane.config.manifests import ManifestFile
+from fluxplane.constructs.base import resources_below
 from fluxplane.constructs.helm_repository import HelmRepository
 from fluxplane.constructs.kustomization import Kustomization
 from fluxplane.constructs.namespace import Namespace
 from fluxplane.core.layout import RepositoryLayout
 from fluxplane.errors import TreeError
 from fluxplane.packs.api import Pack, PackConfig, PackContext
-from fluxplane.synth import load_plan
+from fluxplane.synth import checks, load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.cdk8s_charts import CHART_FILES
 from fluxplane.synth.checks import check_flux_paths
@@ -88,6 +89,25 @@ def test_each_repository_folders_flux_prefix_is_worked_out_once(app: FleetApp, m
     # WHEN their paths are checked THEN each repository folder's prefix is asked for once, not once per path
     assert check_flux_paths(charts, set(), [app.layout, app.workloads])
     assert sorted(asked) == sorted({app.layout.key, app.workloads.key})
+
+
+def test_a_cluster_s_references_are_checked_in_one_walk_of_its_chart(
+    app: FleetApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a finished cluster chart, whose walks are counted
+    chart = app.clusters["s1"]
+    app.finish()
+    walked: list[Any] = []
+
+    def counted(scope: Any) -> Any:
+        walked.append(scope)
+        return resources_below(scope)
+
+    monkeypatch.setattr(checks, "resources_below", counted)
+    # WHEN its references are checked
+    # THEN they hold, and its sources and Kustomizations were found in one walk of it
+    assert checks.check_cluster(chart) == []
+    assert walked == [chart]
 
 
 def test_two_files_at_one_path_and_two_objects_with_one_identity(app: FleetApp) -> None:

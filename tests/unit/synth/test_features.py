@@ -10,10 +10,11 @@ import yaml
 from pydantic import Field
 
 from fluxplane.constructs.config_map import ConfigMap
+from fluxplane.constructs.kustomization import escaped
 from fluxplane.core.layout import PLATFORM, RepositoryLayout
 from fluxplane.errors import ConfigError
 from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, Pack, PackConfig, PackContext
-from fluxplane.synth import load_plan
+from fluxplane.synth import features, load_plan
 from fluxplane.synth.app import FleetApp
 from fluxplane.synth.features import AppResources, SpokeBootstrap
 from fluxplane.synth.plan import FleetPlan
@@ -160,3 +161,26 @@ def test_the_spoke_bootstrap_follows_the_hub_s_cluster_builder(write_fleet: Flee
     app = FleetApp(plan)
     assert app.spokes is not None and app.spokes.directory == "spokes"
     assert list(app.clusters["hub"].pack_kustomizations) == ["spoke-bootstrap"]
+
+
+def test_the_builder_s_config_is_escaped_once_for_all_the_chains(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a hub that builds three clusters, and what is escaped for their chains recorded
+    base = {"repositories": DEMO_REPOSITORIES, "management": {**DEMO_HUB, "packs": {"build": {}}}, "packs": {}}
+    clusters = [{"name": f"s{index}", "region": "us-west-2"} for index in range(3)]
+    plan = _plan(write_fleet(base, {"staging": {"clusters": clusters}}))
+    escaped_values: list[Any] = []
+
+    def recorded(value: Any) -> Any:
+        escaped_values.append(value)
+        return escaped(value)
+
+    monkeypatch.setattr(features, "escaped", recorded)
+    # WHEN the app is built
+    app = FleetApp(plan)
+
+    # THEN every cluster has its chain, and the builder's config was escaped once for all of them
+    assert app.spokes is not None
+    assert sum(1 for value in escaped_values if value is plan.hub.packs["build"]) == 1
+    assert len([value for value in escaped_values if value is not plan.hub.packs["build"]]) == 3
