@@ -16,7 +16,6 @@ not depend on the number of workers.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import posixpath
 import signal
 from collections.abc import Callable, Iterator, Mapping
@@ -43,6 +42,7 @@ from fluxplane.synth.checks import (
 from fluxplane.synth.codeowners import codeowners
 from fluxplane.synth.graph import FluxTree
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
+from fluxplane.system.processes import cores
 
 #: Where synth writes the code owners of the fleet repository, under dist/.
 CODEOWNERS = "CODEOWNERS"
@@ -278,12 +278,6 @@ def _render_part(part: int) -> tuple[list[int], list[str], dict[str, str], list[
     return positions, texts, readmes, contests
 
 
-def _workers() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 class PendingRender:
     """Files being rendered: ``result`` gives the YAML text of each file, in order, and each cluster's
     README.md by path; ``stop`` ends the workers."""
@@ -342,7 +336,7 @@ def start_render(
     Small trees are rendered by the caller when it asks for the result.
     """
     rendering = PendingRender(app, files)
-    count = workers if workers is not None else _workers()
+    count = workers if workers is not None else cores()
     if count < 2 or len(files) < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
         return rendering
     owners = {id(chart): name for name, chart in app.clusters.items()}

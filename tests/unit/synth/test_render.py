@@ -34,7 +34,7 @@ def _app(project: Path, custom: bool = False) -> FleetApp:
 
 def _workers(monkeypatch: pytest.MonkeyPatch, count: int) -> None:
     monkeypatch.setattr(render, "PARALLEL_MIN_FILES", 0)
-    monkeypatch.setattr(render, "_workers", lambda: count)
+    monkeypatch.setattr(render, "cores", lambda: count)
 
 
 @pytest.mark.parametrize("custom", [False, True], ids=["readmes-in-workers", "readmes-after-cdk8s"])
