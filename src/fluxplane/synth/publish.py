@@ -14,6 +14,7 @@ synth``, the library's ``synthesize(root)``, ``FleetApp.synth()`` and the benchm
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,9 @@ from fluxplane.synth.writer import (
     Staleness,
     check_outdir,
     compare_tree,
+    keep_read,
     large_tree,
+    read_ahead,
     read_kept,
     regular_files,
     spare_path,
@@ -159,7 +162,7 @@ class Publisher:
         listings. Only once ``outdir`` is checked, and under the project's lock (the caller's)."""
         self.check_outdir()
         if self._scan is None and large_tree(self.outdir):
-            self._scan = TreeScan(self.outdir, spare_path(self.outdir))
+            self._scan = TreeScan(self.outdir, spare_path(self.outdir), functools.partial(read_ahead, self.outdir))
             self._scan.start()
 
     def complete(self, plan: FleetPlan, files: dict[str, str]) -> CompleteTree:
@@ -170,6 +173,8 @@ class Publisher:
     def refusals(self, tree: CompleteTree) -> list[str]:
         """What writing ``tree`` would replace, delete or move that the allowances do not name."""
         allow, plan = self.allow, tree.plan
+        if self._scan is not None:
+            keep_read(self._scan.ahead())
         return guard(
             tree.files,
             self.outdir,

@@ -20,6 +20,7 @@ import os
 import pickle
 import signal
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -96,6 +97,12 @@ def _list_both(dist: str, spare: str) -> tuple[Listing | None, Listing | None]:
     return list_tree(dist), list_tree(spare)
 
 
+def _in_process(dist: str, spare: str, ahead: Callable[[], object] | None) -> tuple[object, object, object]:
+    """What the listing process hands over: both listings, and what ``ahead`` gives (None without it)."""
+    listed = _list_both(dist, spare)
+    return listed[0], listed[1], ahead() if ahead is not None else None
+
+
 def _end(pid: int, reader: int) -> None:
     """End a listing process whose result is not wanted (or was read): its pipe closed, the process ended and
     waited for, so that none is left behind."""
@@ -109,10 +116,13 @@ def _end(pid: int, reader: int) -> None:
 
 class TreeScan:
     """The listings of ``dist`` and ``spare`` for one write: taken by a process of its own once :meth:`start` says
-    so, else here when first asked for."""
+    so, else here when first asked for. ``ahead`` is more reading the process does for the write (the writer's
+    manifest, parsed), which :meth:`ahead` hands over."""
 
-    def __init__(self, dist: Path, spare: Path) -> None:
+    def __init__(self, dist: Path, spare: Path, ahead: Callable[[], object] | None = None) -> None:
         self._paths = (os.fspath(dist), os.fspath(spare))
+        self._ahead = ahead
+        self._read_ahead: object = None
         self._found: dict[int, Listing | None] = {}
         self._process: weakref.finalize[..., TreeScan] | None = None
         self._pid = 0
@@ -132,7 +142,7 @@ class TreeScan:
                 os.close(reader)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                data = pickle.dumps(_list_both(*self._paths), protocol=pickle.HIGHEST_PROTOCOL)
+                data = pickle.dumps(_in_process(*self._paths, self._ahead), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(writer, "wb") as out:
                     out.write(data)
                 code = 0
@@ -156,14 +166,21 @@ class TreeScan:
             found = None
         finally:
             process()
-        if isinstance(found, tuple) and len(found) == 2:
+        if isinstance(found, tuple) and len(found) == 3:
             self._found = {0: found[0], 1: found[1]}
+            self._read_ahead = found[2]
 
     def _listing(self, index: int) -> Listing | None:
         self._collect()
         if index not in self._found:
             self._found[index] = list_tree(self._paths[index])
         return self._found[index]
+
+    def ahead(self) -> object:
+        """What ``ahead`` gave in the listing process; None when no process ran it (the caller then reads for
+        itself)."""
+        self._collect()
+        return self._read_ahead
 
     def dist(self) -> Listing | None:
         """What dist/ holds; None when it is not a folder itself."""

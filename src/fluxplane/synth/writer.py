@@ -54,7 +54,9 @@ __all__ = [
     "copy_tree",
     "forget_text_digests",
     "inside",
+    "keep_read",
     "large_tree",
+    "read_ahead",
     "read_kept",
     "recorded",
     "recover",
@@ -166,6 +168,28 @@ def _manifest_of(spare: Path) -> tuple[Signatures | None, Signatures]:
             _READ.clear()
             found = _READ[key] = _read_manifest(reader.read().decode("utf-8"))
     return found
+
+
+def read_ahead(outdir: Path) -> dict[tuple[str, int, int], tuple[Signatures | None, Signatures]] | None:
+    """The spare's manifest, parsed as :func:`recorded` and the write read it: what the listing process
+    (fluxplane.synth.scan) does for them, for :func:`keep_read` in the process that writes. None when there is no
+    readable manifest."""
+    spare = spare_path(outdir)
+    if spare.is_symlink():
+        return None
+    try:
+        _manifest_of(spare)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return dict(_READ)
+
+
+def keep_read(found: object) -> None:
+    """Keep the manifest the listing process parsed (:func:`read_ahead`): it is used only while the file's path,
+    size and modification time are still those it was read with; otherwise the file is read again."""
+    if isinstance(found, dict) and len(found) == 1:
+        _READ.clear()
+        _READ.update(found)
 
 
 #: A manifest this large (about 2,000 files) makes listing the trees in a process of its own worth it

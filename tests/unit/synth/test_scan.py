@@ -152,3 +152,13 @@ def test_on_one_core_nothing_is_started_and_each_tree_is_listed_when_asked(
     found.start()
     assert found._pid == 0
     assert found.dist() == list_tree(tmp_path / "dist")
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_the_listing_process_hands_over_what_it_read_ahead(tmp_path: Path) -> None:
+    _tree(tmp_path / "dist")
+    found = TreeScan(tmp_path / "dist", tmp_path / "spare", lambda: {"read": os.getpid()})
+    found.start()
+    pid = found._pid
+    assert found.ahead() == {"read": pid}  # done by the listing process, not this one
+    assert TreeScan(tmp_path / "dist", tmp_path / "spare", lambda: "here").ahead() is None  # no process: nothing

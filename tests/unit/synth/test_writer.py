@@ -484,3 +484,34 @@ def test_a_fifo_in_the_spare_or_as_its_manifest_blocks_nothing(tmp_path: Path) -
     os.mkfifo(spare / MANIFEST)
     _finishes(lambda: write_tree({"a.yaml": "4\n", "b.yaml": "4\n"}, dist))
     assert _tree(dist) == {"a.yaml": "4\n", "b.yaml": "4\n"}
+
+
+def test_a_manifest_read_ahead_is_used_only_while_the_file_is_as_it_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dist = tmp_path / "dist"
+    write_tree({"a.yaml": "1\n", "b.yaml": "2\n"}, dist)
+    write_tree({"a.yaml": "1\n", "b.yaml": "3\n"}, dist)
+    found = writer.read_ahead(dist)
+    assert found is not None
+    writer._READ.clear()
+    parses: list[int] = []
+    real = writer._read_manifest
+    monkeypatch.setattr(writer, "_read_manifest", lambda text: parses.append(1) or real(text))
+    writer.keep_read(found)
+    assert sorted(writer.recorded(dist)) == ["a.yaml", "b.yaml"]
+    assert parses == []  # the manifest read ahead was used
+    # WHEN the manifest changes after it was read ahead THEN it is read again
+    manifest = spare_path(dist) / MANIFEST
+    text = manifest.read_text()
+    manifest.write_text(text.replace("a.yaml", "c.yaml"))
+    writer.keep_read(found)
+    assert sorted(writer.recorded(dist)) == ["b.yaml", "c.yaml"]
+    assert parses == [1]
+
+
+def test_nothing_is_read_ahead_without_a_readable_manifest(tmp_path: Path) -> None:
+    assert writer.read_ahead(tmp_path / "dist") is None
+    write_tree({"a.yaml": "1\n"}, tmp_path / "dist")
+    (spare_path(tmp_path / "dist") / MANIFEST).write_text("not a manifest\n")
+    assert writer.read_ahead(tmp_path / "dist") is None
