@@ -105,6 +105,15 @@ def _key(doc: Document, namespace: str | None) -> Key | None:
     return (kind, str(own or FLUX_NAMESPACE), str(metadata.get("name") or ""))
 
 
+def _placed_key(placed: Placed) -> Key | None:
+    """``_key`` of an object a walk placed, from its walk key (``Placed.key``), which the walk keeps and the check of
+    what two writers apply on the cluster reads too: each object's key is worked out once."""
+    group, kind, namespace, name = placed.key
+    if kind not in GROUPS or group != GROUPS[kind]:
+        return None
+    return (kind, namespace or FLUX_NAMESPACE, name)
+
+
 def waits(spec: Mapping[str, Any]) -> str | None:
     """What Flux checks before it calls the Kustomization ready (healthCheckExprs judge only those)."""
     if spec.get("wait"):
@@ -183,7 +192,7 @@ class FluxTree:
         queue: deque[_GraphEntry] = deque()
 
         def add(placed: Placed, parent: Key | None) -> None:
-            key = _key(placed.item.doc, placed.namespace)
+            key = _placed_key(placed)
             if key is None:
                 return
             if parent is not None:

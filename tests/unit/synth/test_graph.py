@@ -15,6 +15,8 @@ import yaml
 from fluxplane.charts.spokes import chain_steps
 from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.core.tree import DistRepository, LazyDocuments
+from fluxplane.core.tree.objects import Item
+from fluxplane.core.tree.walk import Application, Placed
 from fluxplane.synth import load_plan, render_plan
 from fluxplane.synth.graph import (
     Edge,
@@ -27,6 +29,8 @@ from fluxplane.synth.graph import (
     readme,
     waits,
 )
+from fluxplane.synth.graph import _key as doc_key
+from fluxplane.synth.graph import _placed_key as placed_key
 from tests.conftest import ROOT
 
 #: The bootstrap steps of a cluster of the example (the flux2 chart, sealed Git credentials).
@@ -327,6 +331,26 @@ def test_ids_are_safe_and_unique() -> None:
     graph = cluster_graph(documents, "c")
     assert [node.id for node in graph.nodes] == ["ks_a_b", "ks_a_b_2", "ks_flux_system", "ks_team_1__end"]
     assert graph.edges == (Edge("ks_a_b", "ks_a_b_2"),)
+
+
+@pytest.mark.parametrize(
+    ("doc", "namespace"),
+    [
+        ({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization", "metadata": {"name": "a"}}, ""),
+        ({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization", "metadata": {"name": "a"}}, "x"),
+        ({"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": {"name": 7}}, "team"),
+        ({"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": "none"}, ""),
+        ({"apiVersion": "v1", "kind": "Kustomization", "metadata": {"name": "a"}}, ""),
+        ({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "HelmRelease", "metadata": {"name": "a"}}, ""),
+        ({"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": ["HelmRelease"], "metadata": {"name": "a"}}, ""),
+        ({"apiVersion": 2, "metadata": {"name": "a"}}, "x"),
+    ],
+)
+def test_a_placed_object_s_graph_key_is_the_one_its_document_gives(doc: dict[str, Any], namespace: str) -> None:
+    # GIVEN an object a walk placed in a namespace; WHEN the graph keys it from the walk's key
+    placed = Placed("c", Item(doc, "f.yaml", 1), namespace, Application("c", "platform/clusters/c", None))
+    # THEN it is the key the graph makes of the document itself
+    assert placed_key(placed) == doc_key(doc, namespace)
 
 
 def _moved(documents: Docs, old: str, new: str) -> Docs:

@@ -154,6 +154,9 @@ class Folders:
         self._configs: dict[str, str | None] = {}
         self._folders: dict[str, bool] = {}
         self._inputs: dict[str, frozenset[str]] = {}
+        #: Inline patches parsed, by their text (None: not YAML): every cluster's overlay of a catalogue folder may
+        #: hold the same one. Patching never changes a patch's documents (fluxplane.core.tree.patches copies them).
+        self._parsed: dict[str, list[Any] | None] = {}
 
     # -- what the tree holds -------------------------------------------------------------------
     def config(self, folder: str) -> str | None:
@@ -295,7 +298,9 @@ class Folders:
         for target, text, path in entries.patches:
             try:
                 if text is not None:
-                    sources.append((target, load_documents(text)))
+                    parsed = self._parse(text)
+                    if parsed is not None:
+                        sources.append((target, parsed))
                 elif path is not None and _join(folder, path) in self.documents:
                     sources.append((target, self.documents[_join(folder, path)]))
             except (yaml.YAMLError, ValueError):
@@ -308,6 +313,18 @@ class Folders:
         except PatchError:
             return items
         return [item._replace(doc=doc) for item, doc in zip(items, patched, strict=True) if doc is not None]
+
+    def _parse(self, text: str) -> list[Any] | None:
+        """The documents of an inline patch's ``text``, parsed once per text; None when it is not YAML."""
+        if text in self._parsed:
+            return self._parsed[text]
+        parsed: list[Any] | None
+        try:
+            parsed = load_documents(text)
+        except (yaml.YAMLError, ValueError):
+            parsed = None
+        self._parsed[text] = parsed
+        return parsed
 
     def inputs(self, folder: str) -> frozenset[str]:
         """The files a build of ``folder`` reads, found from the kustomization files alone (nothing else is parsed).

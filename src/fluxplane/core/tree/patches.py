@@ -13,7 +13,8 @@ the objects it targets:
 
 A ``target`` selects by group, version, kind, name and namespace (``name`` and ``namespace`` are regular
 expressions, matched whole, as in kustomize) and by ``labelSelector`` and ``annotationSelector`` (``key=value``
-and ``key`` terms, comma-separated). Patched objects are copies: the documents of the tree never change.
+and ``key`` terms, comma-separated). Patched objects are copies: the documents of the tree never change (a copy
+shares with the document what its patch leaves alone).
 """
 
 from __future__ import annotations
@@ -216,12 +217,37 @@ def _replace(doc: Any, parts: list[str], value: Any) -> Any:
     return doc
 
 
+def _writable(doc: Any, parts: list[str], copied: set[int]) -> None:
+    """Make the maps and lists on the way to ``parts``' parent copies of their own, those not copied yet: an operation
+    changes only that parent, so what it leaves alone is shared with the tree's document, which never changes."""
+    node = doc
+    for part in parts[:-1]:
+        if isinstance(node, dict) and part in node:
+            key: Any = part
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            key = int(part)
+        else:
+            return  # the operation finds no such path and says so
+        child = node[key]
+        if isinstance(child, dict | list) and id(child) not in copied:
+            child = node[key] = dict(child) if isinstance(child, dict) else list(child)
+            copied.add(id(child))
+        node = child
+
+
 def _json6902(doc: Document, operations: Sequence[Any]) -> Document:
-    patched: Any = copy.deepcopy(doc)
+    patched: Any = dict(doc)
+    # the containers copied so far (held by ``patched``, so their ids stay theirs)
+    copied = {id(patched)}
     for operation in operations:
         if not isinstance(operation, Mapping):
             raise PatchError(f"not an operation: {operation!r}")
         op, parts = operation.get("op"), _pointer(operation.get("path"))
+        if op in ("add", "remove", "replace", "move", "copy") and isinstance(patched, dict | list):
+            if id(patched) not in copied:
+                patched = dict(patched) if isinstance(patched, dict) else list(patched)
+                copied.add(id(patched))
+            _writable(patched, parts, copied)
         if op == "add":
             patched = _add(patched, parts, copy.deepcopy(operation.get("value")))
         elif op == "remove":
@@ -232,6 +258,7 @@ def _json6902(doc: Document, operations: Sequence[Any]) -> Document:
             source = _pointer(operation.get("from"))
             value = copy.deepcopy(_get(patched, source))
             if op == "move":
+                _writable(patched, source, copied)
                 patched = _remove(patched, source)
             patched = _add(patched, parts, value)
         elif op == "test":

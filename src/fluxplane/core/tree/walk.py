@@ -45,6 +45,7 @@ import posixpath
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from fluxplane.config.hub import FLUX_NAMESPACE
 from fluxplane.core.layout import PLATFORM, cluster_dir
@@ -373,6 +374,12 @@ def _identity(placed: Placed) -> Identity:
     return (placed.cluster, item.path, item.position, None if item.path is not None else placed.key)
 
 
+@lru_cache(maxsize=4096)
+def _entry(cluster: str) -> str:
+    """The entry folder of ``cluster`` (``FleetWalk.entry``), asked for each object a walk places (its writer)."""
+    return posixpath.join(PLATFORM, cluster_dir(cluster))
+
+
 class FleetWalk:
     """A synthesized tree, read the way Flux reads it (module docstring).
 
@@ -422,7 +429,7 @@ class FleetWalk:
     @staticmethod
     def entry(cluster: str) -> str:
         """The entry folder of ``cluster``."""
-        return posixpath.join(PLATFORM, cluster_dir(cluster))
+        return _entry(cluster)
 
     @property
     def repositories(self) -> tuple[DistRepository, ...]:

@@ -358,3 +358,35 @@ def test_a_lazy_tree_writes_only_what_a_build_reads(tmp_path: Path) -> None:
     assert item.doc["metadata"]["name"] == "app"
     written = sorted(path.relative_to(tmp_path).as_posix() for path in tmp_path.rglob("*") if path.is_file())
     assert written == ["app/base/app.yaml", "app/base/kustomization.yaml", "app/prod/kustomization.yaml"]
+
+
+def test_an_inline_patch_is_parsed_once_per_text_and_two_texts_never_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN many overlays of one base, the same inline patch in most of them and another text in one
+    replace = "- op: add\n  path: /data\n  value: {{k: '{value}'}}\n"
+    target = {"kind": "ConfigMap"}
+    documents: Docs = {"base/kustomization.yaml": kustomization("cm.yaml"), "base/cm.yaml": [config_map("cm")]}
+    for index in range(4):
+        patch = {"patch": replace.format(value=1), "target": target}
+        documents[f"o{index}/kustomization.yaml"] = kustomization("../base", patches=[patch])
+    patch = {"patch": replace.format(value=2), "target": target}
+    documents["other/kustomization.yaml"] = kustomization("../base", patches=[patch])
+    documents["broken/kustomization.yaml"] = kustomization("../base", patches=[{"patch": "a: [\n", "target": target}])
+    parsed: list[str] = []
+    real = kustomize_module.load_documents
+
+    def counting(text: str) -> list[Any]:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(kustomize_module, "load_documents", counting)
+    folders = Folders(documents)
+    # WHEN every overlay is built, twice over (a cluster's folders are forgotten after its graph)
+    for _ in range(2):
+        built = {folder: folders.build(folder).items[0].doc for folder in ["o0", "o1", "o2", "o3", "other", "broken"]}
+        folders.forget(["o0", "o1", "o2", "o3", "other", "broken"])
+    # THEN each text is parsed once, each overlay gets its own text's change, and the base is left as it was
+    assert sorted(parsed) == sorted([replace.format(value=1), replace.format(value=2), "a: [\n"])
+    assert [built[f"o{index}"]["data"] for index in range(4)] == [{"k": "1"}] * 4
+    assert built["other"]["data"] == {"k": "2"}
+    assert "data" not in built["broken"]
+    assert documents["base/cm.yaml"] == [config_map("cm")]

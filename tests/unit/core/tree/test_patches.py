@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import shutil
 import subprocess
 from pathlib import Path
@@ -148,3 +149,34 @@ def test_in_memory_builds_agree_with_kubectl_kustomize(name: str, tmp_path: Path
     expected = sorted((doc for doc in yaml.safe_load_all(built) if doc), key=lambda doc: doc["kind"])
     found = sorted((item.doc for item in Folders(documents).build("overlay").items), key=lambda doc: doc["kind"])
     assert found == expected
+
+
+def test_a_json6902_patch_copies_only_what_it_changes_and_the_tree_keeps_its_document() -> None:
+    # GIVEN a document with maps and lists below what the operations touch, and beside it
+    doc: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "a", "labels": {"x": "1"}},
+        "spec": {"list": [{"v": 1}, {"v": 2}], "kept": {"deep": [1, 2]}, "from": {"k": "v"}},
+    }
+    original = copy.deepcopy(doc)
+    operations = ops(
+        {"op": "replace", "path": "/spec/list/1/v", "value": 3},
+        {"op": "add", "path": "/spec/list/-", "value": {"v": 4}},
+        {"op": "move", "from": "/spec/from/k", "path": "/metadata/labels/y"},
+        {"op": "copy", "from": "/spec/list/0", "path": "/spec/copied"},
+        {"op": "test", "path": "/spec/copied/v", "value": 1},
+    )
+    # WHEN it is patched
+    (patched,) = apply_patches([doc], [KustomizePatch(operations, {"kind": "ConfigMap"})])
+    # THEN the result is every operation's, the tree's document is as it was, and what no operation changed is shared
+    assert patched == {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "a", "labels": {"x": "1", "y": "v"}},
+        "spec": {"list": [{"v": 1}, {"v": 3}, {"v": 4}], "kept": {"deep": [1, 2]}, "from": {}, "copied": {"v": 1}},
+    }
+    assert doc == original
+    assert patched["spec"]["kept"] is doc["spec"]["kept"]
+    assert patched["spec"]["list"][0] is doc["spec"]["list"][0]
+    assert patched["spec"]["copied"] is not doc["spec"]["list"][0]
