@@ -57,10 +57,10 @@ class Listing:
         )
 
 
-def list_tree(root: str | os.PathLike[str]) -> Listing | None:
+def list_tree(root: str | os.PathLike[str], *, strict: bool = False) -> Listing | None:
     """What the folder ``root`` holds (Listing), one listing per folder and one lstat per entry; None when ``root``
     is not a folder itself, or a folder below it cannot be listed (whoever needs the listing then looks for
-    itself). An entry gone between the listing and its lstat is left out."""
+    itself; ``strict`` raises the OSError instead). An entry gone between the listing and its lstat is left out."""
     top = os.fspath(root)
     try:
         if not S_ISDIR(os.lstat(top).st_mode):
@@ -78,6 +78,8 @@ def list_tree(root: str | os.PathLike[str]) -> Listing | None:
         try:
             found = list(os.scandir(folder))
         except OSError:
+            if strict:
+                raise
             return None
         if prefix and not found:
             empty.append(prefix[:-1])

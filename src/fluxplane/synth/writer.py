@@ -42,7 +42,7 @@ from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from fluxplane.errors import OutputError
 from fluxplane.synth.outdir import Staleness, check_outdir, compare_tree, copy_tree, read_kept, regular_files
-from fluxplane.synth.scan import Listing, Stat, TreeScan
+from fluxplane.synth.scan import Listing, Stat, TreeScan, list_tree
 
 # The output folder's other operations stay importable from here, where synth and its tests have taken them.
 __all__ = [
@@ -277,12 +277,12 @@ _UNRECORDED = ("", -1, -1)
 
 def _take_spare(
     outdir: Path, new: Path, listed: Listing | None = None
-) -> tuple[Signatures, Signatures | None, set[str], dict[str, Stat] | None]:
+) -> tuple[Signatures, Signatures | None, set[str], dict[str, Stat]]:
     """Move the spare to ``new`` for updating: (what it holds, dist/'s files as its manifest records them, the
     folders the listing found, each a folder itself, and each entry's lstat when ``listed`` gave it).
 
     ``listed`` is the spare's listing taken since synth holds its lock (fluxplane.synth.scan); without it the
-    spare is listed here.
+    spare is listed here, the same way (an OSError when a folder of it cannot be listed).
 
     The manifest is removed first (whatever it is: a folder too). The spare is listed: each entry that
     is not a folder (a symlink is one, never followed) keeps its signature from the manifest, or gets
@@ -293,20 +293,16 @@ def _take_spare(
     spare = spare_path(outdir)
     if not _is_folder(spare):
         _remove(spare)  # a symlink or a file in the spare's place is not fluxplane's
-        return {}, None, set(), None
+        return {}, None, set(), {}
     tree: Signatures | None = None
     current: Signatures | None = None
     with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
         tree, current = _manifest_of(spare)
     _remove(spare / MANIFEST)
     spare.rename(new)
-    stats: dict[str, Stat] | None = None
-    if listed is None:
-        entries, empty, folders = _listing(str(new))
-    else:
-        listed = listed.without(MANIFEST)
-        stats = listed.entries
-        entries, empty, folders = list(stats), list(listed.empty), set(listed.folders)
+    listed = (listed or list_tree(new, strict=True) or Listing({}, (), frozenset())).without(MANIFEST)
+    stats = listed.entries
+    entries, empty, folders = list(stats), list(listed.empty), set(listed.folders)
     for folder in empty:
         while folder:
             try:
@@ -317,30 +313,6 @@ def _take_spare(
             folder = os.path.dirname(folder)
     recorded = tree or {}
     return {path: recorded.get(path, _UNRECORDED) for path in entries}, current, folders, stats
-
-
-def _listing(root: str) -> tuple[list[str], list[str], set[str]]:
-    """What the folder ``root`` holds, by path below it: every entry that is not a folder (symlinks to
-    folders included: no link is followed), the folders that hold nothing, and every folder."""
-    entries: list[str] = []
-    empty: list[str] = []
-    folders: set[str] = set()
-    pending = [("", root)]
-    while pending:
-        prefix, folder = pending.pop()
-        if prefix:
-            folders.add(prefix[:-1])
-        held = False
-        with os.scandir(folder) as found:
-            for entry in found:
-                held = True
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append((f"{prefix}{entry.name}/", entry.path))
-                else:
-                    entries.append(prefix + entry.name)
-        if prefix and not held:
-            empty.append(prefix[:-1])
-    return entries, empty, folders
 
 
 def _keep_spare(outdir: Path, replaced: Path, tree: Signatures | None, current: Signatures) -> None:
@@ -430,8 +402,8 @@ def _fill(
     """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs
     from ``known`` (its files as the manifest records them); the signatures of the result.
 
-    ``known`` lists everything in ``new`` that is not a folder, ``listed`` its folders (_listing), ``stats``
-    each entry's lstat when the listing took it (else each file to keep is looked at here). Nothing
+    ``known`` lists everything in ``new`` that is not a folder, ``listed`` its folders and ``stats`` each entry's
+    lstat, from one listing (fluxplane.synth.scan.list_tree). Nothing
     is written, read or removed through a symlink: a folder of the tree that is not a folder raises _Linked
     (the spare is then not used); a file that differs is removed and written anew, so a symlink, a hard
     link or a FIFO there is replaced, never written through.
@@ -466,7 +438,10 @@ def _fill(
         entry = known.get(relative)
         if entry is not None and entry[0] in (digest, ""):
             with contextlib.suppress(OSError):
-                mode, size, mtime = _lstat(path) if stats is None else stats[relative]
+                listed_stat = (stats or {}).get(relative)
+                if listed_stat is None:  # gone since the listing: written anew below
+                    raise FileNotFoundError(path)
+                mode, size, mtime = listed_stat
                 if S_ISDIR(mode):
                     raise _Linked(relative)
                 if not S_ISREG(mode):  # a symlink: written anew below
@@ -489,11 +464,6 @@ def _fill(
                 os.unlink(path)  # a link goes, never what it points to; a hard link's other names keep their data
         written[relative] = (digest, *_write(path, text.encode("utf-8") if data is None else data))
     return written
-
-
-def _lstat(path: str) -> Stat:
-    found = os.lstat(path)
-    return found.st_mode, found.st_size, found.st_mtime_ns
 
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
