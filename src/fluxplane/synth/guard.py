@@ -260,7 +260,6 @@ class OldTree:
         recorded = writer.recorded(self.outdir)
         stats = self._stat(files.keys() | recorded.keys()) if recorded else self.stats
         found: dict[str, bytes | None] = {}
-        writer.forget_text_digests()
         for path, text in files.items():
             stat = stats.get(path)
             entry = recorded.get(path)

@@ -29,6 +29,7 @@ from fluxplane.synth.writer import (
     Staleness,
     check_outdir,
     compare_tree,
+    forget_text_digests,
     keep_read,
     large_tree,
     read_ahead,
@@ -200,6 +201,7 @@ class Publisher:
             write_tree(tree.files, self.outdir, self._scan)
         finally:
             self._scan = None  # the listings were of the trees this write replaced
+            forget_text_digests()  # the output's digests, known or taken by the guard, held its texts
 
     def staleness(self, tree: CompleteTree) -> Staleness:
         """What writing ``tree`` would change in ``outdir`` (nothing written); the recorded allocations count as

@@ -61,6 +61,7 @@ __all__ = [
     "recorded",
     "recover",
     "regular_files",
+    "remember_digests",
     "spare_path",
     "text_digest",
     "write_tree",
@@ -221,8 +222,9 @@ def recorded(outdir: Path) -> Signatures:
         return {}
 
 
-#: Digests of output texts by the text's identity, computed by the guard for the write that follows
-#: (which empties it): the two look at every file of the same output.
+#: Digests of output texts by the text's identity, computed by the guard for the write that follows, or known
+#: beforehand (remember_digests): the two look at every file of the same output. Each entry holds its text, so an
+#: identity is never reused while it is here; the write empties it.
 _TEXT_DIGESTS: dict[int, tuple[str, str]] = {}
 
 
@@ -234,6 +236,13 @@ def text_digest(text: str) -> str:
     result = _digest(text.encode("utf-8"))
     _TEXT_DIGESTS[id(text)] = (text, result)
     return result
+
+
+def remember_digests(known: Iterable[tuple[str, str]]) -> None:
+    """Texts whose digest (of their UTF-8, as :func:`text_digest` takes it) is known already, as (text, digest):
+    the synth cache's entries, signed, carry their files' digests, so the guard and the write that follow hash only
+    the files rendered anew."""
+    _TEXT_DIGESTS.update((id(text), (text, digest)) for text, digest in known)
 
 
 def forget_text_digests() -> None:

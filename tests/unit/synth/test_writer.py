@@ -515,3 +515,27 @@ def test_nothing_is_read_ahead_without_a_readable_manifest(tmp_path: Path) -> No
     write_tree({"a.yaml": "1\n"}, tmp_path / "dist")
     (spare_path(tmp_path / "dist") / MANIFEST).write_text("not a manifest\n")
     assert writer.read_ahead(tmp_path / "dist") is None
+
+
+def test_a_digest_known_beforehand_is_taken_instead_of_hashing_the_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a tree with one text whose digest is known already (as the synth cache's entries carry them)
+    dist = tmp_path / "dist"
+    known, fresh = "known: 1\n", "fresh: 1\n"
+    writer.remember_digests([(known, writer.text_digest(known))])
+    hashed: list[bytes] = []
+    real_digest = writer._digest
+
+    def recording(data: bytes) -> str:
+        hashed.append(data)
+        return real_digest(data)
+
+    monkeypatch.setattr(writer, "_digest", recording)
+    # WHEN the tree is written twice (the second write records its files in the spare's manifest)
+    write_tree({"known.yaml": known, "fresh.yaml": fresh}, dist)
+    writer.remember_digests([(known, real_digest(known.encode()))])
+    write_tree({"known.yaml": known, "fresh.yaml": fresh}, dist)
+    # THEN only the other text was hashed, and the manifest records the known digest for the file
+    assert known.encode() not in hashed and fresh.encode() in hashed
+    assert f"known.yaml\t{real_digest(known.encode())}\t" in (spare_path(dist) / MANIFEST).read_text()
