@@ -71,7 +71,7 @@ import functools
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -205,6 +205,11 @@ class OldTree:
                     self._stats[path] = (stat.st_size, stat.st_mtime_ns)
         return self._stats
 
+    @property
+    def files(self) -> KeysView[str]:
+        """The path below the tree of each of its regular files (:attr:`paths`, without joining each to the tree)."""
+        return self._listed.files.keys() if self._listed is not None else self.paths.keys()
+
     def _stat(self, paths: Iterable[str]) -> dict[str, tuple[int, int]]:
         """(size, mtime_ns) of the regular files among ``paths``: a file is read only after ``_own`` says so."""
         if self._listed is not None:
@@ -258,18 +263,30 @@ class OldTree:
         if not self.exists:
             return {}
         recorded = writer.recorded(self.outdir)
-        stats = self._stat(files.keys() | recorded.keys()) if recorded else self.stats
+        if recorded:
+            # the files the record lists and the new ones: a listing's other files are left out by the lookups
+            stats = self._listed.files if self._listed is not None else self._stat(files.keys() | recorded.keys())
+            gone = (recorded.keys() - files.keys()) & stats.keys()
+        else:
+            stats = self.stats
+            gone = stats.keys() - files.keys()
         found: dict[str, bytes | None] = {}
         for path, text in files.items():
             stat = stats.get(path)
             entry = recorded.get(path)
-            if stat is not None and entry is not None and entry[1:] == stat and entry[0] == writer.text_digest(text):
+            if (
+                stat is not None
+                and entry is not None
+                and entry[1] == stat[0]
+                and entry[2] == stat[1]
+                and entry[0] == writer.text_digest(text)
+            ):
                 continue
             data = text.encode("utf-8")
             old = self.read(path) if stat is not None else None
             if old != data:
                 found[path] = old
-        for path in stats.keys() - files.keys():
+        for path in gone:
             found[path] = self.read(path)
         return found
 
@@ -643,25 +660,41 @@ def _reshapes(path: str, text: str | None) -> bool:
 
 def _old_documents(tree: OldTree, path: str) -> list[Any]:
     data = tree.read(path)
-    if data is None:
-        return []
+    return [] if data is None else _documents_of(data)
+
+
+def _documents_of(data: bytes) -> list[Any]:
     try:
         return [doc for doc in load_documents(data.decode("utf-8", "replace")) if isinstance(doc, dict | list)]
     except (yaml.YAMLError, ValueError):  # a file the old tree holds that is not YAML applies nothing
         return []
 
 
-def _walks(tree: OldTree, files: Mapping[str, str], clusters: Sequence[str] | None) -> tuple[Walk, Walk] | None:
-    # Every file of the old tree, as dist/ holds it: a file added by hand, which the last write did not record,
-    # counts in what the clusters run
-    makers = {
-        path: functools.partial(_old_documents, tree, path)
-        for path in tree.paths
-        if path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
+def _old_files(tree: OldTree, files: Mapping[str, str], changed: Mapping[str, bytes | None]) -> LazyDocuments:
+    """Every file of the old tree, as dist/ holds it: one whose content the guard found unchanged from ``files``,
+    which holds the same text; a changed one from the bytes ``changed`` holds; a file added by hand, which the last
+    write did not record but which counts in what the clusters run, from the file."""
+
+    def applied(path: str) -> bool:
+        return path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
+
+    makers: dict[str, Callable[[], list[Any]]] = {
+        path: functools.partial(_documents_of, data)
+        for path, data in changed.items()
+        if data is not None and applied(path)
     }
+    for path in tree.files - files.keys() - changed.keys():
+        if applied(path):
+            makers[path] = functools.partial(_old_documents, tree, path)
+    return LazyDocuments(makers, {path: text for path, text in files.items() if path not in changed})
+
+
+def _walks(
+    tree: OldTree, files: Mapping[str, str], changed: Mapping[str, bytes | None], clusters: Sequence[str] | None
+) -> tuple[Walk, Walk] | None:
     try:
         walks = []
-        for documents in (LazyDocuments(makers), LazyDocuments({}, files)):
+        for documents in (_old_files(tree, files, changed), LazyDocuments({}, files)):
             fleet = FleetWalk(documents, substitute=True)
             chosen = fleet.clusters if clusters is None else [c for c in clusters if fleet.is_cluster(c)]
             # Where the repositories lie is read from the walked clusters' entry folders alone: reading every
@@ -701,7 +734,7 @@ def _applied_refusals(
     if not reshaping:
         return []
     own = {cluster_of(path) for path in reshaping}
-    walks = _walks(tree, files, None if None in own else sorted(c for c in own if c is not None))
+    walks = _walks(tree, files, changed, None if None in own else sorted(c for c in own if c is not None))
     if walks is None:
         return []
     old, new = walks

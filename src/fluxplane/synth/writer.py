@@ -250,11 +250,6 @@ def forget_text_digests() -> None:
     _TEXT_DIGESTS.clear()
 
 
-def _known_digest(text: str) -> str | None:
-    found = _TEXT_DIGESTS.get(id(text))
-    return found[1] if found is not None and found[0] is text else None
-
-
 def recover(outdir: Path) -> None:
     """Finish or undo a swap that a crash interrupted, and drop leftovers of an unfinished build."""
     new, old = _staging_paths(outdir)
@@ -433,21 +428,36 @@ def _fill(
             folder = os.path.dirname(folder)
     written: Signatures = {}
     made: set[str] = set()
+    checked, listed_stats, remembered = guard.checked, stats or {}, _TEXT_DIGESTS
     for relative, text in files.items():
-        # encoded only when needed: a file kept from the spare whose digest the guard took needs no bytes
+        # encoded only when needed: a file kept from the spare whose digest is known (remember_digests, or the
+        # guard's) needs no bytes
         data: bytes | None = None
-        digest = _known_digest(text)
-        if digest is None:
+        found = remembered.get(id(text))
+        if found is not None and found[0] is text:
+            digest = found[1]
+        else:
             data = text.encode("utf-8")
             digest = _digest(data)
-        path = new + relative  # string paths: Path joins cost a third of writing a large tree
-        folder = os.path.dirname(relative)
-        if folder not in made:
+        folder = relative.rpartition("/")[0]  # the same as os.path.dirname for the relative paths of a tree
+        if folder not in checked:
             guard.check(folder)
         entry = known.get(relative)
+        if entry is not None and entry[0] == digest:
+            # the common case, kept at the cost of two lookups: a regular file whose size and time are as recorded
+            listed_stat = listed_stats.get(relative)
+            if (
+                listed_stat is not None
+                and S_ISREG(listed_stat[0])
+                and listed_stat[1] == entry[1]
+                and listed_stat[2] == entry[2]
+            ):
+                written[relative] = entry
+                continue
+        path = new + relative  # string paths: Path joins cost a third of writing a large tree
         if entry is not None and entry[0] in (digest, ""):
             with contextlib.suppress(OSError):
-                listed_stat = (stats or {}).get(relative)
+                listed_stat = listed_stats.get(relative)
                 if listed_stat is None:  # gone since the listing: written anew below
                     raise FileNotFoundError(path)
                 mode, size, mtime = listed_stat
