@@ -71,7 +71,7 @@ import functools
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, KeysView, Mapping, Sequence
+from collections.abc import Callable, Iterable, KeysView, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -84,8 +84,8 @@ from fluxplane.config.hub import APPLIED_BY
 from fluxplane.config.network import FollowedVersion
 from fluxplane.core.codec import load_documents, parse_documents
 from fluxplane.core.layout import PLATFORM, cluster_dir, cluster_of, cluster_vars_file
-from fluxplane.core.tree import FleetWalk, LazyDocuments, Placed, Walk
-from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Key
+from fluxplane.core.tree import Build, FleetWalk, Folders, LazyDocuments, Placed, Walk
+from fluxplane.core.tree.objects import KUSTOMIZE_FILES, Documents, Key
 from fluxplane.kinds import AUTO_MODE_FLAG, COMPOSITE_GROUP, DEFINITION_KINDS, Switch, noun
 from fluxplane.synth import writer
 from fluxplane.synth.hazards import (
@@ -689,12 +689,29 @@ def _old_files(tree: OldTree, files: Mapping[str, str], changed: Mapping[str, by
     return LazyDocuments(makers, {path: text for path, text in files.items() if path not in changed})
 
 
+class _SharedFolders(Folders):
+    """The new tree's folders, with the old tree's builds: a folder whose build reads no changed file in either tree
+    (Folders.inputs: the same kustomization files, so the same inputs) builds the same objects from both, and is
+    built once. Builds are never changed once made (both trees' walks only read them)."""
+
+    def __init__(self, documents: Documents, old: Folders, changed: Set[str]) -> None:
+        super().__init__(documents)
+        self._old = old
+        self._changed = changed
+
+    def build(self, folder: str) -> Build:
+        if self._changed.isdisjoint(self.inputs(folder)) and self._changed.isdisjoint(self._old.inputs(folder)):
+            return self._old.build(folder)
+        return super().build(folder)
+
+
 def _walks(
     tree: OldTree, files: Mapping[str, str], changed: Mapping[str, bytes | None], clusters: Sequence[str] | None
 ) -> tuple[Walk, Walk] | None:
     try:
-        walks = []
-        for documents in (_old_files(tree, files, changed), LazyDocuments({}, files)):
+        walks: list[Walk] = []
+        old = Folders(_old_files(tree, files, changed))
+        for documents in (old, _SharedFolders(LazyDocuments({}, files), old, changed.keys())):
             fleet = FleetWalk(documents, substitute=True)
             chosen = fleet.clusters if clusters is None else [c for c in clusters if fleet.is_cluster(c)]
             # Where the repositories lie is read from the walked clusters' entry folders alone: reading every

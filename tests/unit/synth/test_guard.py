@@ -1097,3 +1097,31 @@ def test_synth_refuses_to_switch_an_example_cluster_into_auto_mode_without_its_f
     allow = ["--auto-mode", "EKSCluster/staging-usw2/*", "--replace", "StorageClass/gp3"]
     assert main(["--root", str(example_project), "synth", *allow]) == 0
     assert (example_project / "dist/platform/clusters/staging-usw2/auto-mode/storage-class.yaml").is_file()
+
+
+def test_the_new_trees_walk_takes_the_old_trees_build_of_a_folder_only_when_no_input_changed_in_either() -> None:
+    # GIVEN two trees: a base two overlays read, one overlay's patch changed, and a generated folder lost a file
+    base = {
+        "base/kustomization.yaml": "resources:\n- cm.yaml\n",
+        "base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: '1'\n",
+        "same/kustomization.yaml": "resources:\n- ../base\n",
+        "loose/one.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n",
+        "loose/two.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n",
+    }
+    patch = "patches:\n- patch: |\n    {}\n  target:\n    kind: ConfigMap\n"
+    old_files = {**base, "changed/kustomization.yaml": "resources:\n- ../base\n" + patch.format("[]")}
+    new_files = {
+        **{path: text for path, text in base.items() if path != "loose/two.yaml"},
+        "changed/kustomization.yaml": "resources:\n- ../base\n"
+        + patch.format('[{"op": "replace", "path": "/data/a", "value": "2"}]'),
+    }
+    changed = {"changed/kustomization.yaml", "loose/two.yaml"}
+    old = Folders(guard_module.LazyDocuments({}, old_files))
+    new = guard_module._SharedFolders(guard_module.LazyDocuments({}, new_files), old, changed)
+    # WHEN the new tree builds each folder
+    # THEN a folder whose inputs did not change is the old tree's very build, and the others are built anew
+    assert new.build("same") is old.build("same") and new.build("base") is old.build("base")
+    assert [item.doc["data"]["a"] for item in new.build("changed").items] == ["2"]
+    assert [item.doc["data"]["a"] for item in old.build("changed").items] == ["1"]
+    assert [item.doc["metadata"]["name"] for item in new.build("loose").items] == ["one"]
+    assert len(old.build("loose").items) == 2
