@@ -16,7 +16,7 @@ from fluxplane.cli import EXIT_BAD_INPUT, main
 from fluxplane.config.network import FollowedVersion
 from fluxplane.constructs.composition import CompositionProps
 from fluxplane.core.codec import dump_documents, parse_documents
-from fluxplane.core.tree import Folders
+from fluxplane.core.tree import Folders, LazyDocuments
 from fluxplane.errors import ConfigError
 from fluxplane.kinds.app import AppKind
 from fluxplane.synth import guard as guard_module
@@ -1116,8 +1116,8 @@ def test_the_new_trees_walk_takes_the_old_trees_build_of_a_folder_only_when_no_i
         + patch.format('[{"op": "replace", "path": "/data/a", "value": "2"}]'),
     }
     changed = {"changed/kustomization.yaml", "loose/two.yaml"}
-    old = Folders(guard_module.LazyDocuments({}, old_files))
-    new = guard_module._SharedFolders(guard_module.LazyDocuments({}, new_files), old, changed)
+    old = Folders(LazyDocuments({}, old_files))
+    new = guard_module._SharedFolders(LazyDocuments({}, new_files), old, changed)
     # WHEN the new tree builds each folder
     # THEN a folder whose inputs did not change is the old tree's very build, and the others are built anew
     assert new.build("same") is old.build("same") and new.build("base") is old.build("base")
