@@ -10,6 +10,7 @@ uninstall), one line each; a built-in one is a bug.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterable, Iterator
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -87,6 +88,16 @@ def declaration_problems(pack: Pack) -> list[str]:
             f"(known: {', '.join(PROVIDES)})"
         )
     return problems
+
+
+def section_key(name: str, section: Any) -> tuple[str, bytes] | None:
+    """What pack ``name``'s config is validated from, as a key: equal only for sections of the same values of the
+    same types (``true`` is not ``1``), in the same order; None for a value marshal does not take (then it is
+    validated each time)."""
+    try:
+        return name, marshal.dumps(section, 2)
+    except ValueError:
+        return None
 
 
 class PackRegistry:
@@ -182,8 +193,14 @@ class PackRegistry:
         except KeyError:
             raise PackError(self._unknown(name)) from None
 
-    def configure(self, sections: dict[str, Any], origins: Origins) -> tuple[dict[str, PackConfig], list[str]]:
-        """Validate ``packs:`` sections; returns the enabled packs' configs and the problems found."""
+    def configure(
+        self, sections: dict[str, Any], origins: Origins, known: dict[tuple[str, bytes], PackConfig] | None = None
+    ) -> tuple[dict[str, PackConfig], list[str]]:
+        """Validate ``packs:`` sections; returns the enabled packs' configs and the problems found.
+
+        ``known`` keeps the configs validated so far, by pack and section (:func:`section_key`), for the next call
+        to take: a fleet's clusters repeat the same few sections, and a config is a frozen value.
+        """
         configs: dict[str, PackConfig] = {}
         problems: list[str] = []
         for name in sorted(sections):
@@ -192,11 +209,17 @@ class PackRegistry:
                 problems.append(f"{origins.describe((name,))}: {self._unknown(name)}")
                 continue
             pack = self._packs[name]
-            try:
-                config = pack.config.model_validate({} if raw is None else raw)
-            except ValidationError as exc:
-                problems.extend(describe_validation_error(exc, pack.config, origins, (name,)))
-                continue
+            value = {} if raw is None else raw
+            key = section_key(name, value) if known is not None else None
+            config = known.get(key) if known is not None and key is not None else None
+            if config is None:
+                try:
+                    config = pack.config.model_validate(value)
+                except ValidationError as exc:
+                    problems.extend(describe_validation_error(exc, pack.config, origins, (name,)))
+                    continue
+                if known is not None and key is not None:
+                    known[key] = config
             if config.enabled:
                 configs[name] = config
         for name in configs:

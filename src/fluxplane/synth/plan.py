@@ -73,12 +73,13 @@ def platform_controllers(fleet: Fleet, cluster: ManagementCluster | WorkloadClus
 def pack_versions(packs: Mapping[str, PackConfig], registry: PackRegistry) -> dict[str, str]:
     """The version of each of ``packs``: the one its config names, or the pack's own."""
     found = {}
-    for name, config in packs.items():
+    for name in sorted(packs):
+        config = packs[name]
         version = (
             getattr(config, "version", None) if _version_beside_fields(type(config)) else vars(config).get("version")
         )
         found[name] = str(version) if version is not None else registry.get(name).version
-    return dict(sorted(found.items()))
+    return found
 
 
 @functools.cache
@@ -624,9 +625,10 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
     notes: list[str] = []
 
     fits: dict[tuple[str, ClusterKind], bool] = {}
+    known: dict[tuple[str, bytes], PackConfig] = {}
 
     def configure(sections: dict[str, object], origins: Origins, kind: ClusterKind) -> dict[str, PackConfig]:
-        configs, found = registry.configure(dict(sections), origins)
+        configs, found = registry.configure(dict(sections), origins, known)
         problems.extend(found)
         return _placed(configs, kind, origins, registry, problems, notes, fits) if not found else configs
 
