@@ -55,6 +55,12 @@ def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
     return None
 
 
+def _origin(entry: EntryPoint) -> str:
+    """Where an entry point comes from: its distribution and object. Asked only of a name claimed twice: a
+    distribution's name is read from its metadata file."""
+    return f"{entry.dist.name if entry.dist else '?'} ({entry.value})"
+
+
 def _unloadable(entry: EntryPoint, exc: Exception) -> str:
     """One line for an entry point whose module cannot be imported: the distribution to fix or remove,
     the entry point, and the error's first line (``--debug`` shows the traceback)."""
@@ -131,18 +137,16 @@ class PackRegistry:
     def from_entry_points(cls, group: str = ENTRY_POINT_GROUP) -> PackRegistry:
         """Load every pack registered in ``group``; two distributions claiming one name is an error."""
         packs: list[Pack] = []
-        claimed: dict[str, str] = {}
+        claimed: dict[str, EntryPoint] = {}
         problems: list[str] = []
         failures: list[Exception] = []
         for entry in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
-            origin = f"{entry.dist.name if entry.dist else '?'} ({entry.value})"
             if entry.name in claimed:
-                if claimed[entry.name] != origin:
-                    problems.append(
-                        f"pack {entry.name!r} is registered by two distributions: {claimed[entry.name]} and {origin}"
-                    )
+                first, origin = _origin(claimed[entry.name]), _origin(entry)
+                if first != origin:
+                    problems.append(f"pack {entry.name!r} is registered by two distributions: {first} and {origin}")
                 continue
-            claimed[entry.name] = origin
+            claimed[entry.name] = entry
             try:
                 pack = entry.load()
             except Exception as exc:
