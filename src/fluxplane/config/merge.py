@@ -41,8 +41,17 @@ def quoted(text: str, limit: int | None = None) -> str:
 
 
 def _plain_key(key: str) -> bool:
-    """True for a mapping key that reads unambiguously after a '.' in a field path."""
-    return key != "" and all(char.isprintable() and not char.isspace() and char not in '"[]\\' for char in key)
+    """True for a mapping key that reads unambiguously after a '.' in a field path: every character prints and is
+    no space, quote, bracket or backslash (the one space that prints is " ": str.isprintable refuses the others)."""
+    return (
+        key != ""
+        and key.isprintable()
+        and " " not in key
+        and '"' not in key
+        and "[" not in key
+        and "]" not in key
+        and "\\" not in key
+    )
 
 
 def format_loc(loc: Sequence[str | int]) -> str:
