@@ -32,7 +32,7 @@ from fluxplane.errors import ConfigError
 from fluxplane.kinds import APP_KINDS
 from fluxplane.packs import versions
 from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, CAPABILITIES, OFFERS, PROVIDES, ClusterKind, PackConfig
-from fluxplane.packs.registry import PackRegistry
+from fluxplane.packs.registry import PackRegistry, section_key
 
 #: The environment name the management cluster's variables carry.
 MANAGEMENT_ENVIRONMENT = "management"
@@ -633,16 +633,30 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
         return _placed(configs, kind, origins, registry, problems, notes, fits) if not found else configs
 
     held_back: dict[str, str] = {}
+    # By kind and a cluster's packs mapping (section_key): its packs and their versions, when working them out said
+    # nothing (no problem, no note, which would name the cluster's files): a fleet's clusters share a few mappings.
+    settled: dict[tuple[str, bytes], tuple[dict[str, PackConfig], dict[str, str]]] = {}
 
     def plan(cluster: _Cluster, environment: str | None, kind: ClusterKind) -> tuple[_Cluster, ClusterPlan]:
         """The cluster, on the version it starts on when it is new (_started), and its plan."""
-        origins = loaded.pack_origins[cluster.name]
-        packs = configure(cluster.packs, origins, kind)
-        if getattr(cluster, "auto", False):
-            packs = _without_auto_modes_work(packs, cluster.name, origins, registry, problems, notes)
+        auto = getattr(cluster, "auto", False)
+        key = None if auto else section_key(kind, cluster.packs)
+        known_packs = settled.get(key) if key is not None else None
+        if known_packs is not None:
+            packs, versions = dict(known_packs[0]), known_packs[1]
+        else:
+            said = len(problems), len(notes)
+            origins = loaded.pack_origins[cluster.name]
+            packs = configure(cluster.packs, origins, kind)
+            if auto:
+                packs = _without_auto_modes_work(packs, cluster.name, origins, registry, problems, notes)
+            versions = pack_versions(packs, registry)
+            if key is not None and (len(problems), len(notes)) == said:
+                settled[key] = (dict(packs), versions)
         controllers = platform_controllers(fleet, cluster)
         followed = loaded.followed_versions.get(cluster.name)
-        cluster = _started(cluster, running(packs, controllers, registry), followed, problems, held_back, fleet)
+        on_it = {**versions, **{controller.name: controller.version for controller in controllers}}
+        cluster = _started(cluster, on_it, followed, problems, held_back, fleet)
         variables = cluster_variables(
             cluster.name, cluster.region, environment or MANAGEMENT_ENVIRONMENT, cluster.kubernetes_version
         )
