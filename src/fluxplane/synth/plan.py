@@ -335,8 +335,9 @@ def _provider_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], reg
     problems = []
     # which capabilities each pack provides, looked up once rather than for each pack of each cluster
     provides = {pack.name: set(pack.provides) & set(PROVIDES) for pack in registry}
+    providers = {name for name, features in provides.items() if features}
     for cluster in clusters:
-        if sum(len(provides[name]) for name in cluster.packs) < 2:
+        if sum(len(provides[name]) for name in providers.intersection(cluster.packs)) < 2:
             continue  # no capability two of its packs could both provide
         for capability in PROVIDES:
             found = providing(cluster.packs, registry, capability)
