@@ -23,7 +23,10 @@ def deep_merge(base: Any, override: Any) -> Any:
     if isinstance(base, dict) and isinstance(override, dict):
         merged = dict(base)
         for key, value in override.items():
-            merged[key] = deep_merge(base[key], value) if key in base else value
+            # only two mappings merge: any other value replaces (a definition's sections are mostly values)
+            if isinstance(value, dict) and key in base and isinstance(base[key], dict):
+                value = deep_merge(base[key], value)
+            merged[key] = value
         return merged
     return override
 

@@ -38,7 +38,12 @@ def test_the_folders_check_links_listed_are_not_listed_again(tmp_path: Path, mon
     expected = load_sealed_secrets(tmp_path, CLUSTERS)
     listings: list[Any] = []
     scandir = os.scandir
-    monkeypatch.setattr(os, "scandir", lambda path: listings.append(path) or scandir(path))
+
+    def listing(path: Any) -> Any:
+        listings.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", listing)
 
     # WHEN loaded with that listing THEN no folder is listed again, and the secrets are those found without it
     assert load_sealed_secrets(tmp_path, CLUSTERS, listed) == expected
