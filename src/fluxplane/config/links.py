@@ -6,6 +6,7 @@ Every command that reads or edits the definition checks them first, before any f
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from fluxplane.errors import ConfigError
@@ -13,8 +14,12 @@ from fluxplane.errors import ConfigError
 #: The definition's folder in a project.
 ENVIRONMENTS_DIR = "environments"
 
+#: The folders check_links listed, each by its path as the walk reached it (``<root>/environments/...``, joined with
+#: os.path.join from ``os.fspath(root / "environments")``), with its entries.
+Listing = Mapping[str, list[os.DirEntry[str]]]
 
-def check_links(root: Path) -> None:
+
+def check_links(root: Path) -> Listing:
     """Refuse a definition with a symbolic link that leads out of ``<root>/environments``.
 
     The definition arrives in pull requests, links included. A link to a file elsewhere (the checkout's
@@ -23,6 +28,9 @@ def check_links(root: Path) -> None:
     link is followed only when it leads to a file or folder of the definition itself, and
     ``environments/`` is a folder, not a link to one. Every link is checked, hidden files and links to
     folders included, before any file is read.
+
+    Returns what it listed (:data:`Listing`), so that a reader of the definition's folders that were listed does not
+    list them again (:func:`files_below`); a folder reached again through a link is listed once, by the first path.
     """
     env_dir = root / ENVIRONMENTS_DIR
     if env_dir.is_symlink():
@@ -31,9 +39,10 @@ def check_links(root: Path) -> None:
             "only from a folder of the project: replace the link with the folder"
         )
     if not env_dir.is_dir():
-        return
+        return {}
     inside = os.path.realpath(env_dir)
     problems: list[str] = []
+    listed: dict[str, list[os.DirEntry[str]]] = {}
     # Folders by where they really are, so that a link back up the tree is entered once.
     entered = {inside}
     pending = [(os.fspath(env_dir), ENVIRONMENTS_DIR, inside)]
@@ -45,6 +54,7 @@ def check_links(root: Path) -> None:
         except OSError as exc:
             problems.append(f"{shown}: cannot read: {exc.strerror or exc}")
             continue
+        listed[folder] = entries
         for entry in entries:
             if entry.is_symlink():
                 target = os.path.realpath(entry.path)
@@ -68,3 +78,34 @@ def check_links(root: Path) -> None:
                 pending.append((entry.path, f"{shown}/{entry.name}", real_entry))
     if problems:
         raise ConfigError(sorted(problems))
+    return listed
+
+
+def listing(folder: str, listed: Listing) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``: as check_links listed them (``listed``), else listed now; OSError when it cannot be
+    listed."""
+    entries = listed.get(folder)
+    if entries is None:
+        with os.scandir(folder) as scan:
+            entries = list(scan)
+    return entries
+
+
+def files_below(folder: str, listed: Listing) -> list[tuple[str, os.DirEntry[str]]]:
+    """Each entry below ``folder`` that is not a folder itself, with its path below ``folder`` (POSIX), in no set order:
+    the entries fluxplane.system.files.entries_below gives (no link followed: a link to a folder is an entry; a folder
+    that cannot be listed holds nothing), from the listings of ``listed`` where it has them."""
+    found: list[tuple[str, os.DirEntry[str]]] = []
+    pending = [("", folder)]
+    while pending:
+        prefix, current = pending.pop()
+        try:
+            entries = listing(current, listed)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((f"{prefix}{entry.name}/", entry.path))
+            else:
+                found.append((prefix + entry.name, entry))
+    return found

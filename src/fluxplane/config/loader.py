@@ -127,7 +127,7 @@ class _Loader:
                 f"{env_dir}: folder not found; create it with {BASE_FILE} and one file per environment "
                 "(see 'The fleet definition' in fluxplane's documentation)"
             )
-        check_links(root)
+        listed = check_links(root)
         env_paths = sorted(
             p
             for p in env_dir.iterdir()
@@ -163,7 +163,7 @@ class _Loader:
 
         problems.lines.extend(chain_name_clashes(self.workload_clusters))
         known = set(self.seen_clusters) | ({base_model.management.name} if base_model is not None else set())
-        sealed, found_sealed = load_sealed_secrets(root, known)
+        sealed, found_sealed = load_sealed_secrets(root, known, listed)
         problems.lines.extend(found_sealed)
 
         app_files, found_apps = read_app_files(root, lambda path: _display(root, path))

@@ -23,7 +23,10 @@ def deep_merge(base: Any, override: Any) -> Any:
     if isinstance(base, dict) and isinstance(override, dict):
         merged = dict(base)
         for key, value in override.items():
-            merged[key] = deep_merge(base[key], value) if key in base else value
+            # only two mappings merge: any other value replaces (a definition's sections are mostly values)
+            if isinstance(value, dict) and key in base and isinstance(base[key], dict):
+                value = deep_merge(base[key], value)
+            merged[key] = value
         return merged
     return override
 
@@ -41,8 +44,17 @@ def quoted(text: str, limit: int | None = None) -> str:
 
 
 def _plain_key(key: str) -> bool:
-    """True for a mapping key that reads unambiguously after a '.' in a field path."""
-    return key != "" and all(char.isprintable() and not char.isspace() and char not in '"[]\\' for char in key)
+    """True for a mapping key that reads unambiguously after a '.' in a field path: every character prints and is
+    no space, quote, bracket or backslash (the one space that prints is " ": str.isprintable refuses the others)."""
+    return (
+        key != ""
+        and key.isprintable()
+        and " " not in key
+        and '"' not in key
+        and "[" not in key
+        and "]" not in key
+        and "\\" not in key
+    )
 
 
 def format_loc(loc: Sequence[str | int]) -> str:

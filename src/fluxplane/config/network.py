@@ -161,14 +161,17 @@ def _overlaps(ranges: Sequence[_Range]) -> list[tuple[_Range, _Range]]:
     """Pairs (later, earlier) of overlapping ranges, in address order."""
     found = []
     previous: _Range | None = None
-    # IPv4Network's own order (its address, then its mask), by numbers: a thousand clusters' ranges are sorted
+    end = -1
+    # IPv4Network's own order (its address, then its mask), by numbers: a thousand clusters' ranges are sorted. A range
+    # overlaps one before it (which starts no later) when it starts before the furthest end so far, ``previous``'s.
     for item in sorted(
         ranges, key=lambda item: (int(item.network.network_address), item.network.prefixlen, item.owner or "")
     ):
-        if previous is not None and previous.network.overlaps(item.network):
+        if previous is not None and int(item.network.network_address) <= end:
             found.append((item, previous))
-        if previous is None or item.network.broadcast_address > previous.network.broadcast_address:
-            previous = item
+        last = int(item.network.broadcast_address)
+        if previous is None or last > end:
+            previous, end = item, last
     return found
 
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fluxplane.config.links import Listing, files_below, listing
 from fluxplane.config.problems import show
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
-from fluxplane.system.files import entries_below
 
 SECRETS_DIR = "secrets"
 SEALED_API_VERSION = "bitnami.com/v1alpha1"
@@ -203,14 +203,18 @@ def secret_path(root: Path, cluster: str, namespace: str, name: str) -> Path:
     return root / "environments" / SECRETS_DIR / cluster / namespace / f"{name}.yaml"
 
 
-def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple[SealedFile, ...]], list[str]]:
-    """The sealed secrets per cluster, and problem lines (unknown clusters, malformed files)."""
+def load_sealed_secrets(
+    root: Path, clusters: set[str], listed: Listing | None = None
+) -> tuple[dict[str, tuple[SealedFile, ...]], list[str]]:
+    """The sealed secrets per cluster, and problem lines (unknown clusters, malformed files); ``listed`` holds the
+    definition's folders check_links listed, which are not listed again."""
     base = root / "environments" / SECRETS_DIR
     found: dict[str, list[SealedFile]] = {}
     problems: list[str] = []
     if not base.is_dir():
         return {}, []
-    for cluster_entry in sorted(os.scandir(base), key=lambda entry: entry.name):
+    listed = {} if listed is None else listed
+    for cluster_entry in sorted(listing(os.fspath(base), listed), key=lambda entry: entry.name):
         cluster = cluster_entry.name
         display_cluster = f"environments/{SECRETS_DIR}/{cluster}"
         if not cluster_entry.is_dir():
@@ -219,7 +223,7 @@ def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple
         if cluster not in clusters:
             problems.append(f"{display_cluster}: unknown cluster {cluster!r} (clusters: {', '.join(sorted(clusters))})")
             continue
-        for parts, path in _files_below(cluster_entry.path):
+        for parts, path in _files_below(cluster_entry.path, listed):
             # Editors' and the seal command's temporary files, Finder's .DS_Store: not secrets.
             if parts[-1].startswith("."):
                 continue
@@ -234,13 +238,12 @@ def load_sealed_secrets(root: Path, clusters: set[str]) -> tuple[dict[str, tuple
     return {cluster: tuple(files) for cluster, files in found.items()}, problems
 
 
-def _files_below(folder: str) -> list[tuple[tuple[str, ...], str]]:
+def _files_below(folder: str, listed: Listing) -> list[tuple[tuple[str, ...], str]]:
     """Everything below ``folder`` that is not a folder (nor a link to one), as its path's parts below ``folder``
-    and its path, in path order (fluxplane.system.files.entries_below). Paths stay strings: a fleet has a thousand
+    and its path, in path order (fluxplane.config.links.files_below). Paths stay strings: a fleet has a thousand
     sealed secrets."""
-    files = [
-        (tuple(relative.split("/")), entry.path) for relative, entry in entries_below(folder) if not entry.is_dir()
-    ]
+    below = files_below(folder, listed)
+    files = [(tuple(relative.split("/")), entry.path) for relative, entry in below if not entry.is_dir()]
     files.sort(key=lambda file: file[0])
     return files
 

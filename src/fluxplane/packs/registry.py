@@ -10,6 +10,7 @@ uninstall), one line each; a built-in one is a bug.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterable, Iterator
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -54,6 +55,12 @@ def find_cycle(graph: dict[str, tuple[str, ...]]) -> list[str] | None:
     return None
 
 
+def _origin(entry: EntryPoint) -> str:
+    """Where an entry point comes from: its distribution and object. Asked only of a name claimed twice: a
+    distribution's name is read from its metadata file."""
+    return f"{entry.dist.name if entry.dist else '?'} ({entry.value})"
+
+
 def _unloadable(entry: EntryPoint, exc: Exception) -> str:
     """One line for an entry point whose module cannot be imported: the distribution to fix or remove,
     the entry point, and the error's first line (``--debug`` shows the traceback)."""
@@ -89,6 +96,16 @@ def declaration_problems(pack: Pack) -> list[str]:
     return problems
 
 
+def section_key(name: str, section: Any) -> tuple[str, bytes] | None:
+    """What pack ``name``'s config is validated from, as a key: equal only for sections of the same values of the
+    same types (``true`` is not ``1``), in the same order; None for a value marshal does not take (then it is
+    validated each time)."""
+    try:
+        return name, marshal.dumps(section, 2)
+    except ValueError:
+        return None
+
+
 class PackRegistry:
     """Installed packs by name."""
 
@@ -120,18 +137,16 @@ class PackRegistry:
     def from_entry_points(cls, group: str = ENTRY_POINT_GROUP) -> PackRegistry:
         """Load every pack registered in ``group``; two distributions claiming one name is an error."""
         packs: list[Pack] = []
-        claimed: dict[str, str] = {}
+        claimed: dict[str, EntryPoint] = {}
         problems: list[str] = []
         failures: list[Exception] = []
         for entry in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
-            origin = f"{entry.dist.name if entry.dist else '?'} ({entry.value})"
             if entry.name in claimed:
-                if claimed[entry.name] != origin:
-                    problems.append(
-                        f"pack {entry.name!r} is registered by two distributions: {claimed[entry.name]} and {origin}"
-                    )
+                first, origin = _origin(claimed[entry.name]), _origin(entry)
+                if first != origin:
+                    problems.append(f"pack {entry.name!r} is registered by two distributions: {first} and {origin}")
                 continue
-            claimed[entry.name] = origin
+            claimed[entry.name] = entry
             try:
                 pack = entry.load()
             except Exception as exc:
@@ -182,8 +197,14 @@ class PackRegistry:
         except KeyError:
             raise PackError(self._unknown(name)) from None
 
-    def configure(self, sections: dict[str, Any], origins: Origins) -> tuple[dict[str, PackConfig], list[str]]:
-        """Validate ``packs:`` sections; returns the enabled packs' configs and the problems found."""
+    def configure(
+        self, sections: dict[str, Any], origins: Origins, known: dict[tuple[str, bytes], PackConfig] | None = None
+    ) -> tuple[dict[str, PackConfig], list[str]]:
+        """Validate ``packs:`` sections; returns the enabled packs' configs and the problems found.
+
+        ``known`` keeps the configs validated so far, by pack and section (:func:`section_key`), for the next call
+        to take: a fleet's clusters repeat the same few sections, and a config is a frozen value.
+        """
         configs: dict[str, PackConfig] = {}
         problems: list[str] = []
         for name in sorted(sections):
@@ -192,11 +213,17 @@ class PackRegistry:
                 problems.append(f"{origins.describe((name,))}: {self._unknown(name)}")
                 continue
             pack = self._packs[name]
-            try:
-                config = pack.config.model_validate({} if raw is None else raw)
-            except ValidationError as exc:
-                problems.extend(describe_validation_error(exc, pack.config, origins, (name,)))
-                continue
+            value = {} if raw is None else raw
+            key = section_key(name, value) if known is not None else None
+            config = known.get(key) if known is not None and key is not None else None
+            if config is None:
+                try:
+                    config = pack.config.model_validate(value)
+                except ValidationError as exc:
+                    problems.extend(describe_validation_error(exc, pack.config, origins, (name,)))
+                    continue
+                if known is not None and key is not None:
+                    known[key] = config
             if config.enabled:
                 configs[name] = config
         for name in configs:

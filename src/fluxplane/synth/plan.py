@@ -32,7 +32,7 @@ from fluxplane.errors import ConfigError
 from fluxplane.kinds import APP_KINDS
 from fluxplane.packs import versions
 from fluxplane.packs.api import APP_RESOURCES, AWS_PROVIDERS, CAPABILITIES, OFFERS, PROVIDES, ClusterKind, PackConfig
-from fluxplane.packs.registry import PackRegistry
+from fluxplane.packs.registry import PackRegistry, section_key
 
 #: The environment name the management cluster's variables carry.
 MANAGEMENT_ENVIRONMENT = "management"
@@ -73,12 +73,13 @@ def platform_controllers(fleet: Fleet, cluster: ManagementCluster | WorkloadClus
 def pack_versions(packs: Mapping[str, PackConfig], registry: PackRegistry) -> dict[str, str]:
     """The version of each of ``packs``: the one its config names, or the pack's own."""
     found = {}
-    for name, config in packs.items():
+    for name in sorted(packs):
+        config = packs[name]
         version = (
             getattr(config, "version", None) if _version_beside_fields(type(config)) else vars(config).get("version")
         )
         found[name] = str(version) if version is not None else registry.get(name).version
-    return dict(sorted(found.items()))
+    return found
 
 
 @functools.cache
@@ -334,8 +335,9 @@ def _provider_problems(loaded: LoadedFleet, clusters: Sequence[ClusterPlan], reg
     problems = []
     # which capabilities each pack provides, looked up once rather than for each pack of each cluster
     provides = {pack.name: set(pack.provides) & set(PROVIDES) for pack in registry}
+    providers = {name for name, features in provides.items() if features}
     for cluster in clusters:
-        if sum(len(provides[name]) for name in cluster.packs) < 2:
+        if sum(len(provides[name]) for name in providers.intersection(cluster.packs)) < 2:
             continue  # no capability two of its packs could both provide
         for capability in PROVIDES:
             found = providing(cluster.packs, registry, capability)
@@ -624,23 +626,38 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
     notes: list[str] = []
 
     fits: dict[tuple[str, ClusterKind], bool] = {}
+    known: dict[tuple[str, bytes], PackConfig] = {}
 
     def configure(sections: dict[str, object], origins: Origins, kind: ClusterKind) -> dict[str, PackConfig]:
-        configs, found = registry.configure(dict(sections), origins)
+        configs, found = registry.configure(dict(sections), origins, known)
         problems.extend(found)
         return _placed(configs, kind, origins, registry, problems, notes, fits) if not found else configs
 
     held_back: dict[str, str] = {}
+    # By kind and a cluster's packs mapping (section_key): its packs and their versions, when working them out said
+    # nothing (no problem, no note, which would name the cluster's files): a fleet's clusters share a few mappings.
+    settled: dict[tuple[str, bytes], tuple[dict[str, PackConfig], dict[str, str]]] = {}
 
     def plan(cluster: _Cluster, environment: str | None, kind: ClusterKind) -> tuple[_Cluster, ClusterPlan]:
         """The cluster, on the version it starts on when it is new (_started), and its plan."""
-        origins = loaded.pack_origins[cluster.name]
-        packs = configure(cluster.packs, origins, kind)
-        if getattr(cluster, "auto", False):
-            packs = _without_auto_modes_work(packs, cluster.name, origins, registry, problems, notes)
+        auto = getattr(cluster, "auto", False)
+        key = None if auto else section_key(kind, cluster.packs)
+        known_packs = settled.get(key) if key is not None else None
+        if known_packs is not None:
+            packs, versions = dict(known_packs[0]), known_packs[1]
+        else:
+            said = len(problems), len(notes)
+            origins = loaded.pack_origins[cluster.name]
+            packs = configure(cluster.packs, origins, kind)
+            if auto:
+                packs = _without_auto_modes_work(packs, cluster.name, origins, registry, problems, notes)
+            versions = pack_versions(packs, registry)
+            if key is not None and (len(problems), len(notes)) == said:
+                settled[key] = (dict(packs), versions)
         controllers = platform_controllers(fleet, cluster)
         followed = loaded.followed_versions.get(cluster.name)
-        cluster = _started(cluster, running(packs, controllers, registry), followed, problems, held_back, fleet)
+        on_it = {**versions, **{controller.name: controller.version for controller in controllers}}
+        cluster = _started(cluster, on_it, followed, problems, held_back, fleet)
         variables = cluster_variables(
             cluster.name, cluster.region, environment or MANAGEMENT_ENVIRONMENT, cluster.kubernetes_version
         )

@@ -3,13 +3,17 @@ before any file is read."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from fluxplane.config.links import check_links, files_below
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
+from fluxplane.system.files import entries_below
 from tests.conftest import FleetWriter
+from tests.support.sealing import put
 
 
 def problems_of(root: Path) -> list[str]:
@@ -116,3 +120,29 @@ def test_links_within_the_definition_are_read(write_fleet: FleetWriter) -> None:
     # WHEN loaded THEN they are read as the files they lead to
     fleet = load_fleet(root).fleet
     assert [cluster.name for cluster in fleet.clusters] == ["staging-1"]
+
+
+def test_files_below_gives_what_entries_below_gives_from_the_listing_check_links_took(write_fleet: FleetWriter) -> None:
+    # GIVEN nested folders with a hidden file, links to a file and to a folder within the definition, and a cluster's
+    # secrets folder that is a link (its folder listed by check_links under the path it was reached by first)
+    root = write_fleet()
+    env_dir = root / "environments"
+    put(root, "staging-1/apps/db.yaml", "a: 1\n")
+    put(root, "staging-1/apps/.db.yaml.swp", "")
+    put(root, "staging-1/web/deep/tls.yaml", "a: 1\n")
+    (env_dir / "secrets" / "staging-1" / "apps" / "again.yaml").symlink_to("db.yaml")
+    (env_dir / "secrets" / "staging-1" / "web-too").symlink_to("web", target_is_directory=True)
+    (env_dir / "shared" / "staging-2").mkdir(parents=True)
+    (env_dir / "shared" / "staging-2" / "x.yaml").write_text("a: 1\n")
+    (env_dir / "secrets" / "staging-2").symlink_to(env_dir / "shared" / "staging-2", target_is_directory=True)
+
+    # WHEN check_links lists the definition
+    listed = check_links(root)
+
+    # THEN below every folder, files_below gives the entries entries_below lists, from that listing or without it
+    for folder in ("secrets", "secrets/staging-1", "secrets/staging-2", "shared", "secrets/none"):
+        path = os.fspath(env_dir / folder)
+        expected = sorted((relative, entry.path) for relative, entry in entries_below(path))
+        for given in (listed, {}):
+            assert sorted((relative, entry.path) for relative, entry in files_below(path, given)) == expected, folder
+    assert os.fspath(env_dir / "secrets" / "staging-1" / "apps") in listed

@@ -135,6 +135,15 @@ def test_format_loc_quotes_keys_that_would_break_or_blur_the_path(loc: tuple[str
     assert "\n" not in format_loc(loc) and "\u2028" not in format_loc(loc)
 
 
+def test_format_loc_quotes_a_key_with_any_character_that_does_not_read_plainly() -> None:
+    # GIVEN a key with each character of the Basic Multilingual Plane WHEN formatted
+    # THEN it is quoted exactly when that character does not print, is a space, a quote, a bracket or a backslash
+    for code in range(0x10000):
+        char = chr(code)
+        plain = char.isprintable() and not char.isspace() and char not in '"[]\\'
+        assert (format_loc(("tags", f"a{char}")) == f"tags.a{char}") is plain, hex(code)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("plain", '"plain"'), ("a\nb", '"a\\nb"'), ("a\u2028b\u200bc", '"a\\u2028b\\u200bc"'), ("é", '"é"')],

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from fluxplane.config.links import check_links
 from fluxplane.config.loader import load_fleet
 from fluxplane.config.secrets import SealedFile, load_sealed_secrets, secret_path
 from fluxplane.errors import ConfigError
@@ -27,6 +28,26 @@ def problems_of(root: Path) -> list[str]:
 
 def test_no_secrets_folder_is_no_secrets(tmp_path: Path) -> None:
     assert load_sealed_secrets(tmp_path, CLUSTERS) == ({}, [])
+
+
+def test_the_folders_check_links_listed_are_not_listed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN secrets of two clusters, and the definition's folders as check_links listed them
+    put(tmp_path, "staging-1/web/tls.yaml", sealed("tls", "web"))
+    put(tmp_path, "hub/flux-system/git.example.com.yaml", sealed("git.example.com", "flux-system"))
+    listed = check_links(tmp_path)
+    expected = load_sealed_secrets(tmp_path, CLUSTERS)
+    listings: list[Any] = []
+    scandir = os.scandir
+
+    def listing(path: Any) -> Any:
+        listings.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", listing)
+
+    # WHEN loaded with that listing THEN no folder is listed again, and the secrets are those found without it
+    assert load_sealed_secrets(tmp_path, CLUSTERS, listed) == expected
+    assert listings == []
 
 
 def test_valid_files_load_per_cluster_in_path_order(tmp_path: Path) -> None:

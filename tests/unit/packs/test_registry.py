@@ -436,3 +436,47 @@ def test_a_pack_that_provides_known_features_registers() -> None:
     # GIVEN a pack that stands in for both of fluxplane's features WHEN registered THEN it is installed
     both = replace(pack("both"), provides=(APP_RESOURCES, AWS_PROVIDERS))
     assert PackRegistry([both]).get("both") is both
+
+
+def test_configure_takes_the_config_known_from_an_equal_section() -> None:
+    # GIVEN podinfo configured once with ``known``
+    registry = PackRegistry.from_entry_points()
+    known: dict[tuple[str, bytes], PackConfig] = {}
+    sections = {"podinfo": {"replicas": 2}}
+    first, _ = registry.configure(sections, staging_origins(sections), known)
+
+    # WHEN another cluster's equal section is configured with it THEN it gets the same (frozen) config
+    again = {"podinfo": {"replicas": 2}}
+    configs, problems = registry.configure(again, staging_origins(again), known)
+    assert problems == []
+    assert configs["podinfo"] is first["podinfo"]
+
+
+class _AnyConfig(PackConfig):
+    value: Any = None
+
+
+def test_configure_tells_apart_sections_equal_only_in_their_types() -> None:
+    # GIVEN a section configured with ``value: true``, known
+    registry = PackRegistry([pack("loose", config=_AnyConfig)])
+    known: dict[tuple[str, bytes], PackConfig] = {}
+    registry.configure({"loose": {"value": True}}, staging_origins({}), known)
+
+    # WHEN one with ``value: 1`` (equal in Python) is configured THEN it is validated on its own: 1 stays a number
+    configs, _ = registry.configure({"loose": {"value": 1}}, staging_origins({}), known)
+    assert type(configs["loose"].value) is int
+
+
+def test_configure_reports_an_invalid_section_at_each_file_that_has_it() -> None:
+    # GIVEN the same invalid section in two files, configured with ``known``
+    registry = PackRegistry.from_entry_points()
+    known: dict[tuple[str, bytes], PackConfig] = {}
+    sections = {"podinfo": {"replicas": 0}}
+    production = Origins([Layer("environments/production.yaml", sections, prefix=("packs",))])
+
+    # WHEN both are configured THEN each problem names its own file
+    found = [registry.configure(sections, origins, known)[1] for origins in (staging_origins(sections), production)]
+    assert found == [
+        ["environments/staging.yaml: packs.podinfo.replicas: expected an integer >= 1, got 0"],
+        ["environments/production.yaml: packs.podinfo.replicas: expected an integer >= 1, got 0"],
+    ]

@@ -681,6 +681,44 @@ def test_the_hubs_machinery_on_a_workload_cluster_is_refused(
     ) in problems_of(write_fleet(base=base, envs={"staging": env}), registry)
 
 
+def test_clusters_with_the_same_packs_are_each_refused_in_their_own_file(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN the hub's compositions in the entries of clusters of two files, the same packs mapping for each, and a
+    # clean cluster with that mapping before them
+    packs = {"eks-compositions": {}}
+    staging = {"clusters": [cluster("a", packs=packs, appResources="spoke")]}
+    production = {"clusters": [cluster("b", packs=packs, appResources="spoke")]}
+
+    # WHEN planned THEN each file's cluster is refused where it enables the pack
+    found = problems_of(write_fleet(envs={"staging": staging, "production": production}), registry)
+    refused = [line.split(": pack ")[0] for line in found if "cannot work on workload clusters" in line]
+    assert refused == [
+        "environments/production.yaml: clusters[0].packs.eks-compositions",
+        "environments/staging.yaml: clusters[0].packs.eks-compositions",
+    ]
+
+
+def test_clusters_with_the_same_packs_get_equal_configs_of_their_own(
+    write_fleet: FleetWriter, registry: PackRegistry
+) -> None:
+    # GIVEN four clusters, three of which have the same packs mapping
+    env = {
+        "clusters": [
+            cluster("a", packs={"podinfo": {"replicas": 2}}),
+            cluster("b", packs={"podinfo": {"replicas": 3}}),
+            cluster("c", packs={"podinfo": {"replicas": 2}}),
+            cluster("d", packs={"podinfo": {"replicas": 2}}),
+        ]
+    }
+
+    # WHEN planned THEN each has its own packs mapping, with the values of its own entry
+    clusters = by_name(plan(write_fleet(envs={"staging": env}), registry))
+    assert [clusters[name].packs["podinfo"].replicas for name in "abcd"] == [2, 3, 2, 2]
+    assert clusters["a"].packs == clusters["c"].packs == clusters["d"].packs
+    assert len({id(clusters[name].packs) for name in "acd"}) == 3
+
+
 def test_every_built_in_pack_says_where_it_runs(registry: PackRegistry) -> None:
     # GIVEN the installed packs THEN the hub's machinery runs on the hub, what needs fluxplane's network on
     # workload clusters, the rest anywhere
