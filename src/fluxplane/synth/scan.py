@@ -142,6 +142,10 @@ class TreeScan:
             code = 1
             try:
                 os.close(reader)
+                # Only its own pipe stays open: a descriptor another thread had open at the fork (the pipes of a
+                # Popen starting Node.js for cdk8s, whose owner waits for them to close) is that thread's
+                os.closerange(3, writer)
+                os.closerange(writer + 1, os.sysconf("SC_OPEN_MAX"))
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 data = pickle.dumps(_in_process(*self._paths, self._ahead), protocol=pickle.HIGHEST_PROTOCOL)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import select
 import stat
 from pathlib import Path
 
@@ -162,3 +163,25 @@ def test_the_listing_process_hands_over_what_it_read_ahead(tmp_path: Path) -> No
     pid = found._pid
     assert found.ahead() == {"read": pid}  # done by the listing process, not this one
     assert TreeScan(tmp_path / "dist", tmp_path / "spare", lambda: "here").ahead() is None  # no process: nothing
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_the_listing_process_keeps_no_descriptor_another_thread_had_open(tmp_path: Path) -> None:
+    # GIVEN a pipe open when the listing process starts, as a thread's Popen holds one while it starts Node.js (it
+    # waits for the write end to close), and a tree whose listing does not fit in a pipe's buffer, so that the
+    # process waits until its listing is read
+    for number in range(3000):
+        (tmp_path / "dist" / f"folder-{number // 100}").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "dist" / f"folder-{number // 100}" / f"file-{number}.yaml").write_text("a: 1\n")
+    reader, writer = os.pipe()
+    found = TreeScan(tmp_path / "dist", tmp_path / "spare")
+    found.start()
+    # WHEN the pipe's owner closes its write end
+    os.close(writer)
+    try:
+        # THEN the read end reaches its end at once: the listing process holds no copy of the write end
+        ready, _, _ = select.select([reader], [], [], 5)
+        assert ready and os.read(reader, 1) == b""
+    finally:
+        os.close(reader)
+        assert found.dist() == list_tree(tmp_path / "dist")
