@@ -44,3 +44,37 @@ def test_importing_the_facade_loads_no_cdk8s_until_a_name_needs_it() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "True"]
+
+
+def test_importing_synth_builds_no_validator_for_a_model_only_some_fleets_use() -> None:
+    # GIVEN a fresh interpreter WHEN it imports fluxplane.synth and the installed packs (what a synth does before
+    # it reads the definition) THEN the models a synth of EKS-made clusters with no app validates nothing with
+    # (an imported cluster, an app's kinds, an OCI source, a pack's settings) have no validator built yet, while
+    # the ones every synth uses have theirs; WHEN one of the first is validated THEN it builds and checks as before
+    deferred = (
+        "fluxplane.config.models.clusters:ExistingCluster",
+        "fluxplane.config.models.auto_mode:AutoMode",
+        "fluxplane.kinds.app_table:AppTableProps",
+        "fluxplane.constructs.oci_repository:OCIRepositoryProps",
+        "fluxplane.constructs.rbac:RoleBindingProps",
+        "fluxplane.packs.cert_manager:CertManagerConfig",
+    )
+    built = ("fluxplane.config.models.clusters:WorkloadCluster", "fluxplane.constructs.helm_release:HelmReleaseProps")
+    code = f"""
+import importlib
+import fluxplane.synth
+from fluxplane.packs.registry import PackRegistry
+PackRegistry.from_entry_points()
+def model(name):
+    module, cls = name.split(":")
+    return getattr(importlib.import_module(module), cls)
+print([model(name).__pydantic_complete__ for name in {deferred!r}])
+print([model(name).__pydantic_complete__ for name in {built!r}])
+from pydantic import ValidationError
+try:
+    model("fluxplane.constructs.rbac:RoleRef").model_validate({{"kind": "Role", "name": "x", "extra": 1}})
+except ValidationError as error:
+    print([item["type"] for item in error.errors()])
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == [str([False] * len(deferred)), "[True, True]", "['extra_forbidden']"]

@@ -21,7 +21,7 @@ from fluxplane.constructs.props import (
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
 
-class OCIRepositoryRef(Props):
+class OCIRepositoryRef(Props, defer_build=True):
     """Which artifact to pull: a tag, a SemVer range of tags, or a digest."""
 
     tag: str | None = None
@@ -40,7 +40,7 @@ class OCIRepositoryRef(Props):
         return self
 
 
-class LayerSelector(Props):
+class LayerSelector(Props, defer_build=True):
     """Which layer of the OCI artifact becomes the source's artifact, and how."""
 
     media_type: str | None = None
@@ -51,7 +51,7 @@ class LayerSelector(Props):
     default, ``extract``)."""
 
 
-class OCIRepositoryProps(Props):
+class OCIRepositoryProps(Props, defer_build=True):
     """Props of an OCIRepository."""
 
     name: Name

@@ -110,7 +110,7 @@ class AppKind:
         return composition(composition_name(self.kind), self.kind, resources())
 
 
-class CompositeProps(Props):
+class CompositeProps(Props, defer_build=True):
     """Fields every app composite has: its metadata, its AWS region and tags."""
 
     name: Name = Field(pattern=DNS_LABEL)
@@ -130,7 +130,7 @@ class CompositeProps(Props):
     """AWS tags on the AWS resources the composite creates. Default: none."""
 
 
-class AppResourceProps(CompositeProps):
+class AppResourceProps(CompositeProps, defer_build=True):
     """Fields of the composites that give an app's role access to one AWS resource."""
 
     app: Label

@@ -130,7 +130,7 @@ ONE_NAMESPACE = (
 )
 
 
-class ChartSpec(Model):
+class ChartSpec(Model, defer_build=True):
     """One ``environments/charts/<name>.yaml``: a Helm chart installed as the pack ``<name>``."""
 
     repository: Annotated[str, AfterValidator(_repository)] = Field(

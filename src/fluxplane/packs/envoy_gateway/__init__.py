@@ -72,7 +72,7 @@ def _labels(labels: dict[str, str]) -> dict[str, str]:
     return labels
 
 
-class HttpsListener(Model):
+class HttpsListener(Model, defer_build=True):
     """The Gateway's HTTPS listener (port 443), terminating TLS."""
 
     certificate_secret: DnsLabel = Field(
@@ -84,7 +84,7 @@ class HttpsListener(Model):
     )
 
 
-class SharedGateway(Model):
+class SharedGateway(Model, defer_build=True):
     """The Gateway every app's routes attach to."""
 
     enabled: bool = Field(True, description="Set to false to install Envoy Gateway and the GatewayClass only.")
@@ -125,7 +125,7 @@ class SharedGateway(Model):
         return self
 
 
-class EnvoyGatewayConfig(ReleaseConfig):
+class EnvoyGatewayConfig(ReleaseConfig, defer_build=True):
     release_namespace: ClassVar[str] = NAMESPACE
 
     gateway_class: DnsLabel = Field(

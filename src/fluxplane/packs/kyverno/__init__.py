@@ -40,7 +40,7 @@ EXCLUDED_NAMESPACES = tuple(
 )
 
 
-class KyvernoConfig(ReleaseConfig):
+class KyvernoConfig(ReleaseConfig, defer_build=True):
     release_namespace: ClassVar[str] = NAMESPACE
 
     level: Literal["baseline", "restricted"] = Field(
