@@ -24,10 +24,12 @@ Keys. An entry is used only when two keys match:
   overlay) and the bootstrap steps every chain shares.
 
 An entry is a line with an HMAC-SHA256 of the rest, a line of JSON (the keys, the roles, and each
-file's path and length in characters), then the files' texts one after the other, so that reading a
-large fleet's cache decodes no escaped strings. An entry that does not parse, does not verify, or
-was written for another cluster is ignored (the cluster is rendered), so a damaged cache costs
-time, never correctness. Entries are written atomically (a temporary file renamed into place).
+file's path, length in characters and digest), then the files' texts one after the other, so that reading a
+large fleet's cache decodes no escaped strings. The digests, signed with the rest, are those the write of
+dist/ takes of each file (fluxplane.synth.writer.text_digest): a synth that reuses a cluster hands them to it
+(remember_digests), so that the guard and the write hash only the files rendered anew. An entry that does
+not parse, does not verify, or was written for another cluster is ignored (the cluster is rendered), so a
+damaged cache costs time, never correctness. Entries are written atomically (a temporary file renamed into place).
 
 Trust. The cache lies in the project folder, where a pull request can put files. The HMAC's key is
 this user's, outside the project (``synth.key`` in ``$XDG_CACHE_HOME/fluxplane``, default
@@ -49,7 +51,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,13 +60,14 @@ from pydantic_core import to_json
 from fluxplane.config.hub import cluster_namespace
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
+from fluxplane.synth.writer import remember_digests, text_digest
 from fluxplane.system.keys import CACHE_DIR, Signer, content_hash, user_key
 
 if TYPE_CHECKING:
     from fluxplane.charts.addon_identities import AddonRole
 
 #: Bumped when the entry format changes.
-FORMAT = 4
+FORMAT = 5
 #: An entry's file name is the cluster's name and this.
 ENTRY_SUFFIX = ".entry"
 _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
@@ -72,12 +75,18 @@ _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
 
 @dataclass(frozen=True)
 class CachedCluster:
-    """One workload cluster's rendered files ({path under dist/: text}) and its add-on roles."""
+    """One workload cluster's rendered files ({path under dist/: text}) and its add-on roles.
+
+    ``digests`` are the files' digests ({path: fluxplane.synth.writer.text_digest of its text}) as a loaded entry
+    recorded them; derived from the texts, they take no part in equality, and :meth:`SynthCache.store` takes
+    them from the texts themselves.
+    """
 
     input_key: str
     shared_key: str
     files: dict[str, str]
     roles: tuple[AddonRole, ...]
+    digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _json(value: Any) -> str:
@@ -288,13 +297,15 @@ class SynthCache:
                 return None
             texts = body.decode("utf-8")
             files: dict[str, str] = {}
+            digests: dict[str, str] = {}
             start = 0
-            for path, length in data["files"]:
+            for path, length, digest in data["files"]:
                 if not isinstance(path, str) or not isinstance(length, int) or length < 0:
                     return None
-                if path[:1] == "/" or ".." in path:  # never a path out of dist/
+                if not isinstance(digest, str) or path[:1] == "/" or ".." in path:  # never a path out of dist/
                     return None
                 files[path] = texts[start : start + length]
+                digests[path] = digest
                 start += length
             if start != len(texts):
                 return None
@@ -303,26 +314,28 @@ class SynthCache:
                 shared_key=str(data["shared_key"]),
                 files=files,
                 roles=tuple(_role_from_json(role) for role in data["roles"]),
+                digests=digests,
             )
         except (ValueError, KeyError, TypeError):
             return None
 
     def store(self, cluster: str, entry: CachedCluster) -> None:
         """Write the entry of ``cluster`` atomically; a cache that cannot be written is skipped."""
+        if self.read_only:
+            return
         head = json.dumps(
             {
                 "format": FORMAT,
                 "cluster": cluster,
                 "input_key": entry.input_key,
                 "shared_key": entry.shared_key,
-                "files": [[path, len(text)] for path, text in entry.files.items()],
+                # text_digest remembers each digest for the write of this output, whose texts these are
+                "files": [[path, len(text), text_digest(text)] for path, text in entry.files.items()],
                 "roles": [_role_to_json(role) for role in entry.roles],
             },
             # the order of keys in a role's policy is part of the output
             sort_keys=False,
         )
-        if self.read_only:
-            return
         self._signer.write(f"{cluster}{ENTRY_SUFFIX}", "\n".join((head, "".join(entry.files.values()))).encode("utf-8"))
 
     def prune(self, clusters: Iterable[str]) -> None:
@@ -377,6 +390,11 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
             break
         for name in stale:
             del entries[name]
+    if not cache.read_only:
+        # the reused texts are the output's own (render_app copies them), whose digests the write would take again
+        remember_digests(
+            (entry.files[path], digest) for entry in entries.values() for path, digest in entry.digests.items()
+        )
     for name, key in keys.items():
         if name in entries:
             continue
