@@ -47,6 +47,7 @@ import bisect
 import contextlib
 import functools
 import importlib.metadata
+import itertools
 import json
 import os
 import sys
@@ -99,11 +100,27 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 def _package_files(package: Path) -> list[str | bytes]:
     """Every file of ``package`` but compiled bytecode, as (relative path, content) pairs in path order:
-    a policy or data file shapes the output as much as a module does."""
+    a policy or data file shapes the output as much as a module does.
+
+    Listed as ``package.rglob("*")`` finds them (no folder symlink followed, a file symlink read through), in the
+    order of their paths' segments, with one listing per folder and no path objects: hundreds of files are read on
+    every synth."""
+    base = os.fspath(package)
+    found: list[tuple[str, ...]] = []
+    for folder, folders, names in os.walk(base):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        segments = () if folder == base else tuple(os.path.relpath(folder, base).split(os.sep))
+        found.extend(
+            (*segments, name)
+            for name in names
+            if name != "__pycache__"
+            and os.path.splitext(name)[1] != ".pyc"
+            and os.path.isfile(os.path.join(folder, name))
+        )
     parts: list[str | bytes] = []
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            parts.extend((path.relative_to(package).as_posix(), path.read_bytes()))
+    for segments in sorted(found):
+        with open(os.path.join(base, *segments), "rb") as reader:
+            parts.extend(("/".join(segments), reader.read()))
     return parts
 
 
@@ -117,22 +134,30 @@ def code_key(registry: PackRegistry) -> str | None:
             parts.append(f"{library}=none")
     parts.extend(_package_files(_PACKAGE))
     hashed = {_PACKAGE}
+    # packs often share a config model or a module (a family of packs made by one function): each taken once
+    schemas: dict[type, str] = {}
+    sources: dict[str, tuple[bytes, Path]] = {}
     for pack in registry:
         module = sys.modules.get(getattr(pack.bind, "__module__", "") or "")
         source = getattr(module, "__file__", None)
         if not source or not os.path.isfile(source):
             return None
+        schema = schemas.get(pack.config)
+        if schema is None:
+            schema = schemas[pack.config] = _json(pack.config.model_json_schema())
+        if source not in sources:
+            sources[source] = (Path(source).read_bytes(), Path(source).resolve().parent)
+        content, folder = sources[source]
         parts.extend(
             (
                 _json(
                     [pack.name, pack.version, pack.layer, list(pack.requires), list(pack.crd_groups), list(pack.crds)]
                 ),
-                _json(pack.config.model_json_schema()),
+                schema,
                 source,
-                Path(source).read_bytes(),
+                content,
             )
         )
-        folder = Path(source).resolve().parent
         in_package = module is not None and module.__spec__ is not None and bool(module.__spec__.parent)
         if in_package and not any(folder == done or done in folder.parents for done in hashed):
             # a pack in a package of its own: its data files too (IAM policies read with load_policy), once
@@ -146,14 +171,20 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
     fleet = plan.fleet
     shared = fleet.model_dump_json(exclude={"environments"})
     pack_configs = _json({name: config.model_dump_json() for name, config in sorted(plan.base_configs.items())})
+    # what every cluster of an environment shares, hashed once for all of them
     environments = {
-        env.name: env.model_dump_json(exclude={"clusters"})
-        + _json(
-            {
-                name: config.model_dump_json()
-                for (env_name, name), config in sorted(plan.environment_configs.items())
-                if env_name == env.name
-            }
+        env.name: content_hash(
+            code,
+            shared,
+            pack_configs,
+            env.model_dump_json(exclude={"clusters"}),
+            _json(
+                {
+                    name: config.model_dump_json()
+                    for (env_name, name), config in sorted(plan.environment_configs.items())
+                    if env_name == env.name
+                }
+            ),
         )
         for env in fleet.environments
     }
@@ -174,9 +205,6 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
         if cluster.environment is None or cluster.name not in models:
             continue
         keys[cluster.name] = content_hash(
-            code,
-            shared,
-            pack_configs,
             environments[cluster.environment],
             models[cluster.name],
             _cluster_plan(cluster),
@@ -212,6 +240,8 @@ class FolderIndex:
         self.paths = sorted(files)
         self._digests: dict[str, str] = {}
         self._keys: dict[tuple[str, ...], str] = {}
+        #: shared_key by the prefixes as given: a fleet's clusters ask with a few dozen prefixes each, mostly alike
+        self._given: dict[tuple[str, ...], str] = {}
 
     def below(self, prefix: str) -> list[str]:
         """The paths that start with ``prefix``, in order."""
@@ -233,10 +263,14 @@ class FolderIndex:
 
     def shared_key(self, prefixes: Iterable[str]) -> str:
         """A hash of the files below each of ``prefixes``."""
-        folders = tuple(sorted(set(prefixes)))
-        found = self._keys.get(folders)
+        given = tuple(prefixes)
+        found = self._given.get(given)
         if found is None:
-            found = self._keys[folders] = content_hash(*(self.digest(prefix) for prefix in folders))
+            folders = tuple(sorted(set(given)))
+            found = self._keys.get(folders)
+            if found is None:
+                found = self._keys[folders] = content_hash(*(self.digest(prefix) for prefix in folders))
+            self._given[given] = found
         return found
 
 
@@ -393,7 +427,10 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
     if not cache.read_only:
         # the reused texts are the output's own (render_app copies them), whose digests the write would take again
         remember_digests(
-            (entry.files[path], digest) for entry in entries.values() for path, digest in entry.digests.items()
+            itertools.chain.from_iterable(
+                zip(entry.files.values(), map(entry.digests.__getitem__, entry.files), strict=True)
+                for entry in entries.values()
+            )
         )
     for name, key in keys.items():
         if name in entries:

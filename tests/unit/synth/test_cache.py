@@ -380,3 +380,24 @@ def test_a_sealed_secrets_key_order_is_in_the_key(write_fleet: FleetWriter, hold
     keys_before, keys_after = input_keys(before, key), input_keys(after, key)
     assert keys_before["staging-1"] == keys_after["staging-1"]
     assert keys_before["staging-2"] != keys_after["staging-2"]
+
+
+def test_package_files_are_listed_as_a_recursive_glob_finds_them(tmp_path: Path) -> None:
+    # GIVEN a package with nested folders, bytecode, a file and a folder linked from elsewhere, a dangling link
+    package, elsewhere = tmp_path / "pack", tmp_path / "elsewhere"
+    for relative in ("a.py", "data/b.json", "data/x-y/c.yaml", "data-z.txt", "__pycache__/a.cpython-311.pyc", "d.pyc"):
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text(relative)
+    (elsewhere / "inner").mkdir(parents=True)
+    (elsewhere / "inner" / "e.txt").write_text("e")
+    (elsewhere / "f.txt").write_text("f")
+    (package / "linked-folder").symlink_to(elsewhere / "inner")
+    (package / "linked-file.txt").symlink_to(elsewhere / "f.txt")
+    (package / "dangling").symlink_to(tmp_path / "missing")
+    # WHEN listed THEN as pathlib's rglob finds them, in its order: no folder link followed, a file link read through
+    expected: list[str | bytes] = []
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            expected.extend((path.relative_to(package).as_posix(), path.read_bytes()))
+    assert _package_files(package) == expected
+    assert expected[::2] == ["a.py", "data/b.json", "data/x-y/c.yaml", "data-z.txt", "linked-file.txt"]
