@@ -413,7 +413,10 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
     by_name = {cluster.name: cluster for cluster in plan.clusters}
     while True:
         app = FleetApp(plan, reused={name: entry.roles for name, entry in entries.items()})
-        out = render_app(app, {path: text for entry in entries.values() for path, text in entry.files.items()})
+        reused: dict[str, str] = {}
+        for entry in entries.values():
+            reused.update(entry.files)
+        out = render_app(app, reused)
         index = FolderIndex(out)
         stale = [
             name
