@@ -63,6 +63,10 @@ class FleetApp(cdk8s.App):
         self.reused = {name: tuple(roles) for name, roles in (reused or {}).items() if name != plan.hub.name}
         self.layout = RepositoryLayout(PLATFORM, plan.fleet.repositories.platform)
         self.workloads = workloads_layout(plan.fleet.repositories)
+        #: The hub's folders that hold a folder per workload cluster (``hub_prefixes``).
+        self.hub_folders = tuple(
+            posixpath.join(self.layout.key, folder) + "/" for folder in (SPOKES_DIR, ADDON_IDENTITIES_DIR, CLOUD_DIR)
+        )
         self.clusters: dict[str, ClusterChart] = {}
         #: Per workload cluster with apps: its tenants (the workloads repository's clusters/<cluster>/).
         self.tenants: dict[str, TenantsChart] = {}
@@ -196,10 +200,7 @@ class FleetApp(cdk8s.App):
 
     def hub_prefixes(self, cluster: str) -> tuple[str, ...]:
         """The folders of the hub that serve ``cluster`` alone: its chain, its add-ons' roles, its apps' resources."""
-        return tuple(
-            posixpath.join(self.layout.key, folder, cluster) + "/"
-            for folder in (SPOKES_DIR, ADDON_IDENTITIES_DIR, CLOUD_DIR)
-        )
+        return tuple(f"{folder}{cluster}/" for folder in self.hub_folders)
 
     def shared_prefixes(self, cluster: ClusterPlan) -> tuple[str, ...]:
         """The shared folders under dist/ that ``cluster``'s files are drawn against (fluxplane.synth.cache).

@@ -24,10 +24,12 @@ Keys. An entry is used only when two keys match:
   overlay) and the bootstrap steps every chain shares.
 
 An entry is a line with an HMAC-SHA256 of the rest, a line of JSON (the keys, the roles, and each
-file's path and length in characters), then the files' texts one after the other, so that reading a
-large fleet's cache decodes no escaped strings. An entry that does not parse, does not verify, or
-was written for another cluster is ignored (the cluster is rendered), so a damaged cache costs
-time, never correctness. Entries are written atomically (a temporary file renamed into place).
+file's path, length in characters and digest), then the files' texts one after the other, so that reading a
+large fleet's cache decodes no escaped strings. The digests, signed with the rest, are those the write of
+dist/ takes of each file (fluxplane.synth.writer.text_digest): a synth that reuses a cluster hands them to it
+(remember_digests), so that the guard and the write hash only the files rendered anew. An entry that does
+not parse, does not verify, or was written for another cluster is ignored (the cluster is rendered), so a
+damaged cache costs time, never correctness. Entries are written atomically (a temporary file renamed into place).
 
 Trust. The cache lies in the project folder, where a pull request can put files. The HMAC's key is
 this user's, outside the project (``synth.key`` in ``$XDG_CACHE_HOME/fluxplane``, default
@@ -45,11 +47,12 @@ import bisect
 import contextlib
 import functools
 import importlib.metadata
+import itertools
 import json
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,13 +61,14 @@ from pydantic_core import to_json
 from fluxplane.config.hub import cluster_namespace
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
+from fluxplane.synth.writer import remember_digests, text_digest
 from fluxplane.system.keys import CACHE_DIR, Signer, content_hash, user_key
 
 if TYPE_CHECKING:
     from fluxplane.charts.addon_identities import AddonRole
 
 #: Bumped when the entry format changes.
-FORMAT = 4
+FORMAT = 5
 #: An entry's file name is the cluster's name and this.
 ENTRY_SUFFIX = ".entry"
 _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
@@ -72,12 +76,18 @@ _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
 
 @dataclass(frozen=True)
 class CachedCluster:
-    """One workload cluster's rendered files ({path under dist/: text}) and its add-on roles."""
+    """One workload cluster's rendered files ({path under dist/: text}) and its add-on roles.
+
+    ``digests`` are the files' digests ({path: fluxplane.synth.writer.text_digest of its text}) as a loaded entry
+    recorded them; derived from the texts, they take no part in equality, and :meth:`SynthCache.store` takes
+    them from the texts themselves.
+    """
 
     input_key: str
     shared_key: str
     files: dict[str, str]
     roles: tuple[AddonRole, ...]
+    digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _json(value: Any) -> str:
@@ -90,11 +100,27 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 def _package_files(package: Path) -> list[str | bytes]:
     """Every file of ``package`` but compiled bytecode, as (relative path, content) pairs in path order:
-    a policy or data file shapes the output as much as a module does."""
+    a policy or data file shapes the output as much as a module does.
+
+    Listed as ``package.rglob("*")`` finds them (no folder symlink followed, a file symlink read through), in the
+    order of their paths' segments, with one listing per folder and no path objects: hundreds of files are read on
+    every synth."""
+    base = os.fspath(package)
+    found: list[tuple[str, ...]] = []
+    for folder, folders, names in os.walk(base):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        segments = () if folder == base else tuple(os.path.relpath(folder, base).split(os.sep))
+        found.extend(
+            (*segments, name)
+            for name in names
+            if name != "__pycache__"
+            and os.path.splitext(name)[1] != ".pyc"
+            and os.path.isfile(os.path.join(folder, name))
+        )
     parts: list[str | bytes] = []
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            parts.extend((path.relative_to(package).as_posix(), path.read_bytes()))
+    for segments in sorted(found):
+        with open(os.path.join(base, *segments), "rb") as reader:
+            parts.extend(("/".join(segments), reader.read()))
     return parts
 
 
@@ -108,22 +134,30 @@ def code_key(registry: PackRegistry) -> str | None:
             parts.append(f"{library}=none")
     parts.extend(_package_files(_PACKAGE))
     hashed = {_PACKAGE}
+    # packs often share a config model or a module (a family of packs made by one function): each taken once
+    schemas: dict[type, str] = {}
+    sources: dict[str, tuple[bytes, Path]] = {}
     for pack in registry:
         module = sys.modules.get(getattr(pack.bind, "__module__", "") or "")
         source = getattr(module, "__file__", None)
         if not source or not os.path.isfile(source):
             return None
+        schema = schemas.get(pack.config)
+        if schema is None:
+            schema = schemas[pack.config] = _json(pack.config.model_json_schema())
+        if source not in sources:
+            sources[source] = (Path(source).read_bytes(), Path(source).resolve().parent)
+        content, folder = sources[source]
         parts.extend(
             (
                 _json(
                     [pack.name, pack.version, pack.layer, list(pack.requires), list(pack.crd_groups), list(pack.crds)]
                 ),
-                _json(pack.config.model_json_schema()),
+                schema,
                 source,
-                Path(source).read_bytes(),
+                content,
             )
         )
-        folder = Path(source).resolve().parent
         in_package = module is not None and module.__spec__ is not None and bool(module.__spec__.parent)
         if in_package and not any(folder == done or done in folder.parents for done in hashed):
             # a pack in a package of its own: its data files too (IAM policies read with load_policy), once
@@ -137,14 +171,20 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
     fleet = plan.fleet
     shared = fleet.model_dump_json(exclude={"environments"})
     pack_configs = _json({name: config.model_dump_json() for name, config in sorted(plan.base_configs.items())})
+    # what every cluster of an environment shares, hashed once for all of them
     environments = {
-        env.name: env.model_dump_json(exclude={"clusters"})
-        + _json(
-            {
-                name: config.model_dump_json()
-                for (env_name, name), config in sorted(plan.environment_configs.items())
-                if env_name == env.name
-            }
+        env.name: content_hash(
+            code,
+            shared,
+            pack_configs,
+            env.model_dump_json(exclude={"clusters"}),
+            _json(
+                {
+                    name: config.model_dump_json()
+                    for (env_name, name), config in sorted(plan.environment_configs.items())
+                    if env_name == env.name
+                }
+            ),
         )
         for env in fleet.environments
     }
@@ -165,9 +205,6 @@ def input_keys(plan: FleetPlan, code: str) -> dict[str, str]:
         if cluster.environment is None or cluster.name not in models:
             continue
         keys[cluster.name] = content_hash(
-            code,
-            shared,
-            pack_configs,
             environments[cluster.environment],
             models[cluster.name],
             _cluster_plan(cluster),
@@ -203,6 +240,8 @@ class FolderIndex:
         self.paths = sorted(files)
         self._digests: dict[str, str] = {}
         self._keys: dict[tuple[str, ...], str] = {}
+        #: shared_key by the prefixes as given: a fleet's clusters ask with a few dozen prefixes each, mostly alike
+        self._given: dict[tuple[str, ...], str] = {}
 
     def below(self, prefix: str) -> list[str]:
         """The paths that start with ``prefix``, in order."""
@@ -224,10 +263,14 @@ class FolderIndex:
 
     def shared_key(self, prefixes: Iterable[str]) -> str:
         """A hash of the files below each of ``prefixes``."""
-        folders = tuple(sorted(set(prefixes)))
-        found = self._keys.get(folders)
+        given = tuple(prefixes)
+        found = self._given.get(given)
         if found is None:
-            found = self._keys[folders] = content_hash(*(self.digest(prefix) for prefix in folders))
+            folders = tuple(sorted(set(given)))
+            found = self._keys.get(folders)
+            if found is None:
+                found = self._keys[folders] = content_hash(*(self.digest(prefix) for prefix in folders))
+            self._given[given] = found
         return found
 
 
@@ -288,13 +331,15 @@ class SynthCache:
                 return None
             texts = body.decode("utf-8")
             files: dict[str, str] = {}
+            digests: dict[str, str] = {}
             start = 0
-            for path, length in data["files"]:
+            for path, length, digest in data["files"]:
                 if not isinstance(path, str) or not isinstance(length, int) or length < 0:
                     return None
-                if path[:1] == "/" or ".." in path:  # never a path out of dist/
+                if not isinstance(digest, str) or path[:1] == "/" or ".." in path:  # never a path out of dist/
                     return None
                 files[path] = texts[start : start + length]
+                digests[path] = digest
                 start += length
             if start != len(texts):
                 return None
@@ -303,26 +348,28 @@ class SynthCache:
                 shared_key=str(data["shared_key"]),
                 files=files,
                 roles=tuple(_role_from_json(role) for role in data["roles"]),
+                digests=digests,
             )
         except (ValueError, KeyError, TypeError):
             return None
 
     def store(self, cluster: str, entry: CachedCluster) -> None:
         """Write the entry of ``cluster`` atomically; a cache that cannot be written is skipped."""
+        if self.read_only:
+            return
         head = json.dumps(
             {
                 "format": FORMAT,
                 "cluster": cluster,
                 "input_key": entry.input_key,
                 "shared_key": entry.shared_key,
-                "files": [[path, len(text)] for path, text in entry.files.items()],
+                # text_digest remembers each digest for the write of this output, whose texts these are
+                "files": [[path, len(text), text_digest(text)] for path, text in entry.files.items()],
                 "roles": [_role_to_json(role) for role in entry.roles],
             },
             # the order of keys in a role's policy is part of the output
             sort_keys=False,
         )
-        if self.read_only:
-            return
         self._signer.write(f"{cluster}{ENTRY_SUFFIX}", "\n".join((head, "".join(entry.files.values()))).encode("utf-8"))
 
     def prune(self, clusters: Iterable[str]) -> None:
@@ -366,7 +413,10 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
     by_name = {cluster.name: cluster for cluster in plan.clusters}
     while True:
         app = FleetApp(plan, reused={name: entry.roles for name, entry in entries.items()})
-        out = render_app(app, {path: text for entry in entries.values() for path, text in entry.files.items()})
+        reused: dict[str, str] = {}
+        for entry in entries.values():
+            reused.update(entry.files)
+        out = render_app(app, reused)
         index = FolderIndex(out)
         stale = [
             name
@@ -377,6 +427,14 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
             break
         for name in stale:
             del entries[name]
+    if not cache.read_only:
+        # the reused texts are the output's own (render_app copies them), whose digests the write would take again
+        remember_digests(
+            itertools.chain.from_iterable(
+                zip(entry.files.values(), map(entry.digests.__getitem__, entry.files), strict=True)
+                for entry in entries.values()
+            )
+        )
     for name, key in keys.items():
         if name in entries:
             continue

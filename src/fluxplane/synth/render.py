@@ -18,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import posixpath
 import signal
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -73,7 +73,7 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     rendering = start_render(app, files, drawn, readmes=not custom_charts)
     try:
         custom = _check(app, files, spokes, tenants, reused, custom_charts)
-        texts, readmes, contests = rendering.result({**drawn, **custom})
+        texts, readmes, contests = rendering.result({**drawn, **custom} if custom else drawn)
     finally:
         rendering.stop()
     # what each cluster applies, judged from the walks its README graph is drawn from
@@ -126,13 +126,36 @@ def _drawn(app: FleetApp, reused: Mapping[str, str]) -> Mapping[str, str]:
     if not app.reused:
         return reused
     skipped = {prefix for name in app.reused for prefix in app.hub_prefixes(name)}
-    return {path: text for path, text in reused.items() if _folder_of(path, 3) not in skipped}
+    # only a path below one of the hub's folders that hold a folder per cluster is cut into segments
+    above = app.hub_folders
+    return {
+        path: text for path, text in reused.items() if not path.startswith(above) or _folder_of(path, 3) not in skipped
+    }
 
 
 def _folder_of(path: str, depth: int) -> str:
     """The first ``depth`` segments of ``path``, with a final slash (or "" for a shorter path)."""
     parts = path.split("/", depth)
     return "/".join(parts[:depth]) + "/" if len(parts) > depth else ""
+
+
+#: A kustomization.yaml below a folder ends so.
+_KUSTOMIZATION_FILE = "/kustomization.yaml"
+
+
+def _kustomization_folders(paths: Collection[str]) -> set[str]:
+    """The folders of the kustomization.yaml files among ``paths``, as posixpath.dirname gives them (a fleet's reused
+    files are tens of thousands: a call per path is too many)."""
+    cut = len(_KUSTOMIZATION_FILE)
+    folders = {
+        # dirname drops the slashes a folder ends with: only an odd path has more than one
+        path[:-cut] if path[-cut - 1 : -cut] not in ("/", "") else posixpath.dirname(path)
+        for path in paths
+        if path.endswith(_KUSTOMIZATION_FILE)
+    }
+    if _KUSTOMIZATION_FILE[1:] in paths:
+        folders.add("")
+    return folders
 
 
 def _unwritten(chart: Any) -> Iterator[Resource]:
@@ -177,9 +200,7 @@ def _check(
         for chart, manifest in files
         if posixpath.basename(manifest.path) == "kustomization.yaml"
     }
-    directories.update(
-        posixpath.dirname(path) for path in reused or () if posixpath.basename(path) == "kustomization.yaml"
-    )
+    directories.update(_kustomization_folders(reused or ()))
     problems.extend(check_flux_paths([*app.clusters.values(), *spokes], directories, [app.layout, app.workloads]))
     if problems:
         raise TreeError(problems)

@@ -15,7 +15,7 @@ import pytest
 
 from fluxplane.charts.addon_identities import AddonRole
 from fluxplane.packs.registry import PackRegistry
-from fluxplane.synth import load_plan
+from fluxplane.synth import load_plan, synthesize, writer
 from fluxplane.synth.cache import (
     _PACKAGE,
     CachedCluster,
@@ -57,6 +57,20 @@ def test_stored_entry_loads_back_equal_with_policy_key_order(tmp_path: Path) -> 
     assert loaded == ENTRY
     assert loaded is not None and loaded.roles[0].policy is not None
     assert list(loaded.roles[0].policy) == ["Version", "Statement"]
+    # with each file's digest, as the write of dist/ takes it (the SHA-1 of its UTF-8)
+    assert loaded.digests == {path: hashlib.sha1(text.encode()).hexdigest() for path, text in ENTRY.files.items()}
+
+
+def test_entry_whose_digest_changed_is_ignored(tmp_path: Path) -> None:
+    # GIVEN an entry one of whose files' digests was edited WHEN loaded THEN there is none
+    cache = SynthCache(tmp_path, KEY)
+    cache.store("a", ENTRY)
+    path = tmp_path / "a.entry"
+    digest = hashlib.sha1(b"# a\n").hexdigest().encode("ascii")
+    raw = path.read_bytes()
+    assert digest in raw
+    path.write_bytes(raw.replace(digest, b"0" * len(digest)))
+    assert cache.load("a") is None
 
 
 def test_missing_entry_is_none(tmp_path: Path) -> None:
@@ -98,7 +112,7 @@ def test_entry_whose_lengths_do_not_add_up_is_ignored(tmp_path: Path, length: in
     cache.store("a", ENTRY)
     path = tmp_path / "a.entry"
     payload = path.read_bytes().partition(b"\n")[2]
-    edited = payload.replace(b'kustomization.yaml", 14]', b'kustomization.yaml", %d]' % length, 1)
+    edited = payload.replace(b'kustomization.yaml", 14,', b'kustomization.yaml", %d,' % length, 1)
     assert edited != payload
     path.write_bytes(hmac.new(KEY, edited, hashlib.sha256).hexdigest().encode("ascii") + b"\n" + edited)
     # WHEN loaded THEN there is none
@@ -236,6 +250,27 @@ def test_folder_index_lists_and_hashes_what_is_below_a_prefix() -> None:
     assert changed.shared_key(["p/a/"]) != index.shared_key(["p/a/"])
 
 
+def test_a_reused_clusters_files_are_not_hashed_again_by_the_write(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN two clusters synthesized with the cache, then staging-2 changed
+    root = write_fleet(MINIMAL_BASE, {"staging": CLUSTERS})
+    synthesize(root, use_cache=True)
+    changed = {"clusters": [CLUSTERS["clusters"][0], {"name": "staging-2", "region": "eu-west-1"}]}
+    write_fleet(MINIMAL_BASE, {"staging": changed})
+    reused = SynthCache.for_root(root).load("staging-1")
+    assert reused is not None and reused.files
+    # WHEN synthesized again, each text the guard or the write hashes counted
+    hashed: list[bytes] = []
+    digest = writer._digest
+    monkeypatch.setattr(writer, "_digest", lambda data: hashed.append(data) or digest(data))
+    files = synthesize(root, use_cache=True, replace=["EKSCluster/staging-2/staging-2"]).files
+    # THEN staging-1's files, reused, are written as stored, with the digests their entry carries: only the files
+    # rendered anew are hashed, once each
+    assert {path: files[path] for path in reused.files} == reused.files
+    assert len(hashed) == len(files) - len(reused.files)
+
+
 def _keys(write_fleet: FleetWriter, base: dict[str, Any], staging: dict[str, Any]) -> dict[str, str]:
     root = write_fleet(base, {"staging": staging})
     plan = load_plan(root)
@@ -345,3 +380,24 @@ def test_a_sealed_secrets_key_order_is_in_the_key(write_fleet: FleetWriter, hold
     keys_before, keys_after = input_keys(before, key), input_keys(after, key)
     assert keys_before["staging-1"] == keys_after["staging-1"]
     assert keys_before["staging-2"] != keys_after["staging-2"]
+
+
+def test_package_files_are_listed_as_a_recursive_glob_finds_them(tmp_path: Path) -> None:
+    # GIVEN a package with nested folders, bytecode, a file and a folder linked from elsewhere, a dangling link
+    package, elsewhere = tmp_path / "pack", tmp_path / "elsewhere"
+    for relative in ("a.py", "data/b.json", "data/x-y/c.yaml", "data-z.txt", "__pycache__/a.cpython-311.pyc", "d.pyc"):
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text(relative)
+    (elsewhere / "inner").mkdir(parents=True)
+    (elsewhere / "inner" / "e.txt").write_text("e")
+    (elsewhere / "f.txt").write_text("f")
+    (package / "linked-folder").symlink_to(elsewhere / "inner")
+    (package / "linked-file.txt").symlink_to(elsewhere / "f.txt")
+    (package / "dangling").symlink_to(tmp_path / "missing")
+    # WHEN listed THEN as pathlib's rglob finds them, in its order: no folder link followed, a file link read through
+    expected: list[str | bytes] = []
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            expected.extend((path.relative_to(package).as_posix(), path.read_bytes()))
+    assert _package_files(package) == expected
+    assert expected[::2] == ["a.py", "data/b.json", "data/x-y/c.yaml", "data-z.txt", "linked-file.txt"]

@@ -4,6 +4,7 @@ constructs found below each chart."""
 from __future__ import annotations
 
 import multiprocessing
+import posixpath
 import signal
 from pathlib import Path
 
@@ -156,3 +157,20 @@ def test_cdk8s_constructs_are_found_under_the_chart_they_are_in(write_fleet: Fle
     # THEN the cluster chart holds its object, the plain Chart and what it holds are under None, and charts
     # with no cdk8s objects are not listed
     assert found == {app.clusters["s1"]: [quota], None: [stray, thing]}
+
+
+def test_the_folders_of_reused_kustomization_files_are_those_dirname_gives() -> None:
+    # GIVEN paths with and without a kustomization.yaml, odd ones too (a doubled slash, the top of the tree)
+    paths = [
+        "platform/clusters/a/kustomization.yaml",
+        "platform/clusters/a/apps.yaml",
+        "platform/clusters/a/overlays/x/kustomization.yaml",
+        "platform/clusters/a/notkustomization.yaml",
+        "platform/clusters/a/kustomization.yml",
+        "kustomization.yaml",
+        "a//kustomization.yaml",
+        "/kustomization.yaml",
+    ]
+    # WHEN their kustomization folders are taken THEN they are posixpath's dirname of each such file
+    expected = {posixpath.dirname(path) for path in paths if posixpath.basename(path) == "kustomization.yaml"}
+    assert render._kustomization_folders(paths) == expected
