@@ -47,7 +47,6 @@ import bisect
 import contextlib
 import functools
 import importlib.metadata
-import itertools
 import json
 import os
 import sys
@@ -429,12 +428,8 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
             del entries[name]
     if not cache.read_only:
         # the reused texts are the output's own (render_app copies them), whose digests the write would take again
-        remember_digests(
-            itertools.chain.from_iterable(
-                zip(entry.files.values(), map(entry.digests.__getitem__, entry.files), strict=True)
-                for entry in entries.values()
-            )
-        )
+        for entry in entries.values():
+            remember_digests(entry.files.values(), map(entry.digests.__getitem__, entry.files))
     for name, key in keys.items():
         if name in entries:
             continue

@@ -36,7 +36,7 @@ import errno
 import hashlib
 import os
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
@@ -238,11 +238,11 @@ def text_digest(text: str) -> str:
     return result
 
 
-def remember_digests(known: Iterable[tuple[str, str]]) -> None:
-    """Texts whose digest (of their UTF-8, as :func:`text_digest` takes it) is known already, as (text, digest):
+def remember_digests(texts: Collection[str], digests: Iterable[str]) -> None:
+    """Texts whose digests (of their UTF-8, as :func:`text_digest` takes them) are known already, in the same order:
     the synth cache's entries, signed, carry their files' digests, so the guard and the write that follow hash only
     the files rendered anew."""
-    _TEXT_DIGESTS.update((id(text), (text, digest)) for text, digest in known)
+    _TEXT_DIGESTS.update(zip(map(id, texts), zip(texts, digests, strict=True), strict=True))
 
 
 def forget_text_digests() -> None:

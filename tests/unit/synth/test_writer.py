@@ -523,7 +523,7 @@ def test_a_digest_known_beforehand_is_taken_instead_of_hashing_the_text(
     # GIVEN a tree with one text whose digest is known already (as the synth cache's entries carry them)
     dist = tmp_path / "dist"
     known, fresh = "known: 1\n", "fresh: 1\n"
-    writer.remember_digests([(known, writer.text_digest(known))])
+    writer.remember_digests([known], [writer.text_digest(known)])
     hashed: list[bytes] = []
     real_digest = writer._digest
 
@@ -534,7 +534,7 @@ def test_a_digest_known_beforehand_is_taken_instead_of_hashing_the_text(
     monkeypatch.setattr(writer, "_digest", recording)
     # WHEN the tree is written twice (the second write records its files in the spare's manifest)
     write_tree({"known.yaml": known, "fresh.yaml": fresh}, dist)
-    writer.remember_digests([(known, real_digest(known.encode()))])
+    writer.remember_digests([known], [real_digest(known.encode())])
     write_tree({"known.yaml": known, "fresh.yaml": fresh}, dist)
     # THEN only the other text was hashed, and the manifest records the known digest for the file
     assert known.encode() not in hashed and fresh.encode() in hashed
