@@ -51,3 +51,43 @@ def test_a_collector_paused_before_stays_paused() -> None:
         pass
     # THEN the collector is still off: the block leaves it as it found it
     assert gc.isenabled() is False
+
+
+@pytest.mark.usefixtures("collector_state")
+def test_what_the_block_made_is_not_collected_young_as_it_ends() -> None:
+    # GIVEN a running collector and a block that makes many objects that live on
+    gc.enable()
+    gc.collect()
+    started: list[int] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(watch)
+    try:
+        with paused_gc():
+            kept = [[number] for number in range(100_000)]
+        # WHEN the block has ended and the program goes on allocating
+        more = [[number] for number in range(500)]
+    finally:
+        gc.callbacks.remove(watch)
+    # THEN no collection started for what the block made: it joined the oldest generation
+    assert started == []
+    assert gc.get_count()[0] < 1000
+    assert len(kept) + len(more) == 100_500
+
+
+@pytest.mark.usefixtures("collector_state")
+def test_objects_someone_else_froze_stay_frozen() -> None:
+    # GIVEN objects frozen before the block (a program that forks workers freezes what they share)
+    gc.enable()
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    try:
+        with paused_gc():
+            made = [[number] for number in range(1000)]
+        # THEN they are still frozen after it
+        assert gc.get_freeze_count() == frozen and len(made) == 1000
+    finally:
+        gc.unfreeze()
