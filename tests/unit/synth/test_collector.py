@@ -55,9 +55,14 @@ def test_a_collector_paused_before_stays_paused() -> None:
 
 @pytest.mark.usefixtures("collector_state")
 def test_what_the_block_made_is_not_collected_young_as_it_ends() -> None:
-    # GIVEN a running collector and a block that makes many objects that live on
+    # GIVEN a running collector at its default thresholds, nothing frozen (a test before may have frozen objects, as the
+    # program's entry does at its end: the block then leaves its objects young), and a block that makes many objects
+    # that live on
     gc.enable()
+    gc.unfreeze()
     gc.collect()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
     started: list[int] = []
 
     def watch(phase: str, info: dict[str, int]) -> None:
@@ -72,6 +77,7 @@ def test_what_the_block_made_is_not_collected_young_as_it_ends() -> None:
         more = [[number] for number in range(500)]
     finally:
         gc.callbacks.remove(watch)
+        gc.set_threshold(*thresholds)
     # THEN no collection started for what the block made: it joined the oldest generation
     assert started == []
     assert gc.get_count()[0] < 1000
