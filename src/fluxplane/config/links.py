@@ -6,20 +6,16 @@ Every command that reads or edits the definition checks them first, before any f
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 from fluxplane.errors import ConfigError
+from fluxplane.system.files import Listed
 
 #: The definition's folder in a project.
 ENVIRONMENTS_DIR = "environments"
 
-#: The folders check_links listed, each by its path as the walk reached it (``<root>/environments/...``, joined with
-#: os.path.join from ``os.fspath(root / "environments")``), with its entries.
-Listing = Mapping[str, list[os.DirEntry[str]]]
 
-
-def check_links(root: Path) -> Listing:
+def check_links(root: Path) -> Listed:
     """Refuse a definition with a symbolic link that leads out of ``<root>/environments``.
 
     The definition arrives in pull requests, links included. A link to a file elsewhere (the checkout's
@@ -29,8 +25,9 @@ def check_links(root: Path) -> Listing:
     ``environments/`` is a folder, not a link to one. Every link is checked, hidden files and links to
     folders included, before any file is read.
 
-    Returns what it listed (:data:`Listing`), so that a reader of the definition's folders that were listed does not
-    list them again (:func:`files_below`); a folder reached again through a link is listed once, by the first path.
+    Returns what it listed, each folder by its path as the walk reached it (``<root>/environments/...``), so that a
+    reader of the definition's folders does not list them again (fluxplane.system.files.entries_below); a folder
+    reached again through a link is listed once, by the first path.
     """
     env_dir = root / ENVIRONMENTS_DIR
     if env_dir.is_symlink():
@@ -79,33 +76,3 @@ def check_links(root: Path) -> Listing:
     if problems:
         raise ConfigError(sorted(problems))
     return listed
-
-
-def listing(folder: str, listed: Listing) -> list[os.DirEntry[str]]:
-    """The entries of ``folder``: as check_links listed them (``listed``), else listed now; OSError when it cannot be
-    listed."""
-    entries = listed.get(folder)
-    if entries is None:
-        with os.scandir(folder) as scan:
-            entries = list(scan)
-    return entries
-
-
-def files_below(folder: str, listed: Listing) -> list[tuple[str, os.DirEntry[str]]]:
-    """Each entry below ``folder`` that is not a folder itself, with its path below ``folder`` (POSIX), in no set order:
-    the entries fluxplane.system.files.entries_below gives (no link followed: a link to a folder is an entry; a folder
-    that cannot be listed holds nothing), from the listings of ``listed`` where it has them."""
-    found: list[tuple[str, os.DirEntry[str]]] = []
-    pending = [("", folder)]
-    while pending:
-        prefix, current = pending.pop()
-        try:
-            entries = listing(current, listed)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                pending.append((f"{prefix}{entry.name}/", entry.path))
-            else:
-                found.append((prefix + entry.name, entry))
-    return found

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fluxplane.config.links import Listing, files_below, listing
 from fluxplane.config.problems import show
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.errors import ConfigError
+from fluxplane.system.files import Listed, entries_below, folder_entries
 
 SECRETS_DIR = "secrets"
 SEALED_API_VERSION = "bitnami.com/v1alpha1"
@@ -204,7 +204,7 @@ def secret_path(root: Path, cluster: str, namespace: str, name: str) -> Path:
 
 
 def load_sealed_secrets(
-    root: Path, clusters: set[str], listed: Listing | None = None
+    root: Path, clusters: set[str], listed: Listed | None = None
 ) -> tuple[dict[str, tuple[SealedFile, ...]], list[str]]:
     """The sealed secrets per cluster, and problem lines (unknown clusters, malformed files); ``listed`` holds the
     definition's folders check_links listed, which are not listed again."""
@@ -213,8 +213,7 @@ def load_sealed_secrets(
     problems: list[str] = []
     if not base.is_dir():
         return {}, []
-    listed = {} if listed is None else listed
-    for cluster_entry in sorted(listing(os.fspath(base), listed), key=lambda entry: entry.name):
+    for cluster_entry in sorted(folder_entries(os.fspath(base), listed), key=lambda entry: entry.name):
         cluster = cluster_entry.name
         display_cluster = f"environments/{SECRETS_DIR}/{cluster}"
         if not cluster_entry.is_dir():
@@ -238,11 +237,11 @@ def load_sealed_secrets(
     return {cluster: tuple(files) for cluster, files in found.items()}, problems
 
 
-def _files_below(folder: str, listed: Listing) -> list[tuple[tuple[str, ...], str]]:
+def _files_below(folder: str, listed: Listed | None) -> list[tuple[tuple[str, ...], str]]:
     """Everything below ``folder`` that is not a folder (nor a link to one), as its path's parts below ``folder``
-    and its path, in path order (fluxplane.config.links.files_below). Paths stay strings: a fleet has a thousand
-    sealed secrets."""
-    below = files_below(folder, listed)
+    and its path, in path order (fluxplane.system.files.entries_below, from the folders ``listed`` holds). Paths stay
+    strings: a fleet has a thousand sealed secrets."""
+    below = entries_below(folder, listed=listed)
     files = [(tuple(relative.split("/")), entry.path) for relative, entry in below if not entry.is_dir()]
     files.sort(key=lambda file: file[0])
     return files

@@ -11,23 +11,38 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 #: The folder cdk8s-cli asks an app to write to (``cdk8s synth``, cdk8s.yaml's ``output``).
 CDK8S_OUTDIR = "CDK8S_OUTDIR"
 
 
-def entries_below(root: str, *, hidden: bool = True) -> Iterator[tuple[str, os.DirEntry[str]]]:
+#: Folders listed before, by their path as the walk reached them, with their entries (fluxplane.config.links).
+Listed = Mapping[str, list[os.DirEntry[str]]]
+
+
+def folder_entries(folder: str, listed: Listed | None = None) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``: as ``listed`` holds them, else listed now; OSError when it cannot be listed."""
+    entries = listed.get(folder) if listed else None
+    if entries is None:
+        with os.scandir(folder) as scan:
+            entries = list(scan)
+    return entries
+
+
+def entries_below(
+    root: str, *, hidden: bool = True, listed: Listed | None = None
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """Each entry below the folder ``root`` that is not a folder itself, with its path below ``root`` (POSIX), in no
-    set order. One listing per folder, which tells each entry's type without a stat of each file; no link is followed
-    (a link to a folder is an entry, not walked into); a folder that cannot be listed holds nothing. Without
-    ``hidden``, names that start with a dot are left out, folders and files."""
+    set order. One listing per folder, which tells each entry's type without a stat of each file, or the one
+    ``listed`` holds; no link is followed (a link to a folder is an entry, not walked into); a folder that cannot be
+    listed holds nothing. Without ``hidden``, names that start with a dot are left out, folders and files."""
     pending = [("", root)]
     while pending:
         prefix, folder = pending.pop()
         try:
-            entries = list(os.scandir(folder))
+            entries = folder_entries(folder, listed)
         except OSError:
             continue
         for entry in entries:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fluxplane.config.links import check_links, files_below
+from fluxplane.config.links import check_links
 from fluxplane.config.loader import load_fleet
 from fluxplane.errors import ConfigError
 from fluxplane.system.files import entries_below
@@ -122,7 +122,7 @@ def test_links_within_the_definition_are_read(write_fleet: FleetWriter) -> None:
     assert [cluster.name for cluster in fleet.clusters] == ["staging-1"]
 
 
-def test_files_below_gives_what_entries_below_gives_from_the_listing_check_links_took(write_fleet: FleetWriter) -> None:
+def test_entries_below_gives_from_the_listing_check_links_took_what_it_lists_itself(write_fleet: FleetWriter) -> None:
     # GIVEN nested folders with a hidden file, links to a file and to a folder within the definition, and a cluster's
     # secrets folder that is a link (its folder listed by check_links under the path it was reached by first)
     root = write_fleet()
@@ -139,10 +139,11 @@ def test_files_below_gives_what_entries_below_gives_from_the_listing_check_links
     # WHEN check_links lists the definition
     listed = check_links(root)
 
-    # THEN below every folder, files_below gives the entries entries_below lists, from that listing or without it
+    # THEN below every folder, entries_below gives from that listing the entries it lists without it
     for folder in ("secrets", "secrets/staging-1", "secrets/staging-2", "shared", "secrets/none"):
         path = os.fspath(env_dir / folder)
         expected = sorted((relative, entry.path) for relative, entry in entries_below(path))
         for given in (listed, {}):
-            assert sorted((relative, entry.path) for relative, entry in files_below(path, given)) == expected, folder
+            found = entries_below(path, listed=given)
+            assert sorted((relative, entry.path) for relative, entry in found) == expected, folder
     assert os.fspath(env_dir / "secrets" / "staging-1" / "apps") in listed
