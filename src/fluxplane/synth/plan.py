@@ -94,11 +94,9 @@ def _version_beside_fields(config: type[PackConfig]) -> bool:
     )
 
 
-def running(
-    packs: Mapping[str, PackConfig], controllers: Iterable[Controller], registry: PackRegistry
-) -> dict[str, str]:
-    """Every controller of ``packs`` and ``controllers`` by name, with its version."""
-    return {**pack_versions(packs, registry), **{controller.name: controller.version for controller in controllers}}
+def running(versions: Mapping[str, str], controllers: Iterable[Controller]) -> dict[str, str]:
+    """Every controller by name, with its version: the packs' (``versions``, pack_versions), then ``controllers``."""
+    return {**versions, **{controller.name: controller.version for controller in controllers}}
 
 
 def _started(
@@ -180,7 +178,7 @@ class FleetPlan:
 
     def running(self, cluster: ClusterPlan) -> dict[str, str]:
         """Every controller on ``cluster`` by name, with its version: its packs, then the platform's."""
-        return running(cluster.packs, cluster.controllers, self.registry)
+        return running(pack_versions(cluster.packs, self.registry), cluster.controllers)
 
     def __post_init__(self) -> None:
         if not any(cluster.name == self.fleet.management.name for cluster in self.clusters):
@@ -656,8 +654,7 @@ def plan_fleet(loaded: LoadedFleet, registry: PackRegistry, *, require_secrets: 
                 settled[key] = (dict(packs), versions)
         controllers = platform_controllers(fleet, cluster)
         followed = loaded.followed_versions.get(cluster.name)
-        on_it = {**versions, **{controller.name: controller.version for controller in controllers}}
-        cluster = _started(cluster, on_it, followed, problems, held_back, fleet)
+        cluster = _started(cluster, running(versions, controllers), followed, problems, held_back, fleet)
         variables = cluster_variables(
             cluster.name, cluster.region, environment or MANAGEMENT_ENVIRONMENT, cluster.kubernetes_version
         )
