@@ -14,10 +14,10 @@ For each size (the fleet of ``synth_fleet.py``):
 * a full synth, without the cache, as a new process (``fluxplane synth --no-cache``): what the review is held to.
 
 At 1,000 clusters the plan must take no longer than validate --changed, and the three reviews of the pull request
-together no longer than GATED_SHARE of the full synth (in small fleets all are mostly a process's start, plan's
-and diff's with cdk8s's JavaScript runtime); the benchmark prints each time and what plan and diff read, and fails
-when the plan finds an AWS resource change or a destructive Kubernetes change (a pack value changes nothing in AWS)
-or the diff finds other than the one cluster's change. The CRD schemas are ``--crds`` (default:
+together no longer than GATED_SHARE of the full synth (in small fleets all are mostly a process's start); the
+benchmark prints each time and what plan and diff read, and fails when the plan finds an AWS resource change or a
+destructive Kubernetes change (a pack value changes nothing in AWS) or the diff finds other than the one cluster's
+change. The CRD schemas are ``--crds`` (default:
 ``FLUXPLANE_CRDS``, else ../shared/crds beside the project).
 
 Run: ``make bench-plan`` or ``.venv/bin/python benchmarks/plan_fleet.py [--sizes 10 100 1000]``.
@@ -50,10 +50,8 @@ def _plan_in_process(root: Path) -> int:
     """What ``fluxplane plan --base HEAD`` does, with the benchmark's packs; prints the plan's text."""
     from fluxplane.review import plan
     from fluxplane.review.plan.report import text
-    from fluxplane.system.node import start_runtime
     from fluxplane.system.progress import Progress
 
-    start_runtime()
     result = plan.run(root, plan.resolve(root, "HEAD"), registry(), Progress("plan", show="lines"))
     sys.stdout.write(text(result))
     gc.freeze()  # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next
@@ -64,10 +62,8 @@ def _diff_in_process(root: Path) -> int:
     """What ``fluxplane diff --base HEAD`` does, with the benchmark's packs; prints the diff's text."""
     from fluxplane.review import diff
     from fluxplane.review.diff.report import text
-    from fluxplane.system.node import start_runtime
     from fluxplane.system.progress import Progress
 
-    start_runtime()
     report = diff.run(root, diff.resolve(root, "HEAD"), Progress("diff", show="lines"), registry())
     sys.stdout.write(text(report))
     gc.freeze()  # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next

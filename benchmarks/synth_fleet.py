@@ -6,7 +6,7 @@ For each size, in a fresh process (so peak RSS belongs to that size alone):
   environments, each with its sealed Git credentials; 30 add-on packs, 10 of them with per-cluster
   values (cluster overlays), 4 of those adding an object (overlay resources); a hub that builds and
   bootstraps every cluster with the built-in packs (a chain per cluster);
-* run the whole synth without the cache: load and validate, build the cdk8s app, check and render,
+* run the whole synth without the cache: load and validate, import and build the construct tree, check and render,
   write dist/; peak RSS is the synth process's own (``ru_maxrss``), read right after it;
 * in the same process, dump the very same documents with PyYAML's CSafeDumper, file by file
   (``yaml.dump_all``): the floor no YAML generator can beat;
@@ -15,8 +15,8 @@ For each size, in a fresh process (so peak RSS belongs to that size alone):
   ``--naive-sample``) and extrapolated per document to the whole fleet;
 * incremental: synth once with the cache (cold: it stores every cluster) and once more unchanged,
   change one cluster's pack value in its environment file, and synth again with the cache in a new
-  process, fluxplane's bytecode compiled as an install has it (interpreter start, imports, load, JS
-  runtime start, render, guard, write dist/): the time of a one-cluster change.
+  process, fluxplane's bytecode compiled as an install has it (interpreter start, imports, load, render,
+  guard, write dist/): the time of a one-cluster change.
 
 The fleet and dist/ live in ``--workdir`` (default /dev/shm when it exists): the benchmark measures
 fluxplane, not the disk. On a throttled virtual disk, creating 20,000 files alone can take 5 s or
@@ -204,9 +204,8 @@ def synth_with_cache(root: Path) -> None:
     """What `fluxplane synth` does, with the benchmark's packs: load, render with the cache, guard the
     change against the dist/ it replaces, write dist/."""
     from fluxplane.synth import Pipeline, paused_gc
-    from fluxplane.system.node import start_runtime
 
-    start_runtime()
+    # the fleet has no cdk8s charts of its own (charts/): `fluxplane synth` starts no JavaScript runtime for it
     with paused_gc():
         pipeline = Pipeline(root, registry=registry(), cache=True)
         pipeline.expect_write()
@@ -226,11 +225,11 @@ def full_synth(root: Path, packs: PackRegistry) -> tuple[dict[str, Any], list[li
         pipeline.expect_write()
         plan = pipeline.load()
         planned = time.perf_counter()
-        from fluxplane.synth.app import FleetApp
         from fluxplane.synth.render import render_app
+        from fluxplane.synth.tree import FleetTree
 
         imported = time.perf_counter()
-        app = FleetApp(plan, outdir=root / "dist")
+        app = FleetTree(plan)
         built = time.perf_counter()
         files = render_app(app)
         rendered = time.perf_counter()
@@ -255,7 +254,7 @@ def full_synth(root: Path, packs: PackRegistry) -> tuple[dict[str, Any], list[li
     total = written - started
     figures = {
         "load_plan_s": planned - started,
-        "start_js_s": imported - planned,
+        "import_s": imported - planned,
         "build_s": built - imported,
         "render_s": rendered - built,
         "write_s": written - rendered,
@@ -293,7 +292,7 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
         # Bytecode as an installed fluxplane has it (pip compiles on install; an interpreter run with
         # PYTHONDONTWRITEBYTECODE, as some CI machines are, would compile every module on every start).
         compileall.compile_dir(Path(fluxplane.__file__).parent, quiet=1)
-        # A fresh process, as `fluxplane synth` would be: interpreter, imports, load, JS runtime, render, write.
+        # A fresh process, as `fluxplane synth` would be: interpreter, imports, load, render, guard, write.
         incremental_started = time.perf_counter()
         subprocess.run([sys.executable, __file__, "--incremental", str(root)], check=True)
         incremental = time.perf_counter() - incremental_started
@@ -339,7 +338,7 @@ def main() -> int:
         return 0
     print(f"workdir: {args.workdir or tempfile.gettempdir()}; cores: {len(os.sched_getaffinity(0))}")
     header = (
-        f"{'clusters':>8} {'files':>6} {'docs':>7} {'load':>5} {'js':>5} {'build':>6} {'render':>7} "
+        f"{'clusters':>8} {'files':>6} {'docs':>7} {'load':>5} {'imp':>5} {'build':>6} {'render':>7} "
         f"{'write':>6} {'total s':>8} {'floor s':>8} {'x floor':>7} {'naive s':>8} {'speedup':>8} "
         f"{'peak MiB':>9} {'cold s':>7} {'1-change s':>10}"
     )
@@ -364,7 +363,7 @@ def main() -> int:
         )
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(
-            f"{r['clusters']:>8} {r['files']:>6} {r['documents']:>7} {r['load_plan_s']:>5.2f} {r['start_js_s']:>5.2f} "
+            f"{r['clusters']:>8} {r['files']:>6} {r['documents']:>7} {r['load_plan_s']:>5.2f} {r['import_s']:>5.2f} "
             f"{r['build_s']:>6.2f} {r['render_s']:>7.2f} {r['write_s']:>6.2f} {r['total_s']:>8.2f} "
             f"{r['floor_s']:>8.2f} {r['ratio']:>7.2f} {r['naive_s']:>8.1f} {r['speedup']:>7.1f}x "
             f"{r['peak_rss_mib']:>9.0f} {r['cold_cache_s']:>7.2f} {r['incremental_s']:>10.2f}"

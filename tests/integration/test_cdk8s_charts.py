@@ -79,6 +79,54 @@ def _charts(root: Path, files: dict[str, str]) -> None:
         (root / "charts" / name).write_text(text)
 
 
+#: ``fluxplane synth`` in a process of its own, which says at its end which of cdk8s's libraries it loaded.
+LOADED = """
+import sys
+from fluxplane.cli import main
+code = main(["--root", sys.argv[1], "synth", *sys.argv[2:]])
+print(sorted(name for name in ("cdk8s", "constructs", "jsii") if name in sys.modules))
+sys.exit(code)
+"""
+
+
+def _synth_loading(root: Path, *args: str, node: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JSII_NODE": node}
+    return subprocess.run(
+        [sys.executable, "-c", LOADED, str(root), *args], capture_output=True, text=True, env=env, check=False
+    )
+
+
+@pytest.mark.parametrize("args", [("--no-cache",), ()], ids=["without-cache", "with-cache"])
+def test_without_cdk8s_charts_synth_never_starts_the_javascript_runtime(
+    example_project: Path, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    # GIVEN the example, which has no cdk8s charts of its own, and a JSII_NODE that names no Node.js at all
+    missing = str(tmp_path / "no-node" / "node")
+    # WHEN synthesized twice (with the cache: the second run takes every cluster from it)
+    first = _synth_loading(example_project, *args, node=missing)
+    again = _synth_loading(example_project, *args, node=missing)
+    # THEN it needs no Node.js: cdk8s, its constructs and the jsii runtime are never imported, and dist/ is written
+    for done in (first, again):
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1] == "[]"
+    assert (example_project / "dist" / "platform" / "clusters").is_dir()
+
+
+def test_a_project_with_cdk8s_charts_runs_them_on_node(write_fleet: FleetWriter) -> None:
+    # GIVEN a project whose clusters name a cdk8s chart
+    root = write_fleet(envs={"staging": TWO_CLUSTERS})
+    _charts(root, {"fleet_info.py": FLEET_INFO, "_common.py": COMMON, "quota.py": QUOTA})
+    # WHEN synthesized with the Node.js fluxplane installs
+    done = _synth_loading(root, node=os.environ.get("JSII_NODE") or "node")
+    # THEN cdk8s runs the charts
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "['cdk8s', 'constructs', 'jsii']"
+    # AND with a JSII_NODE that names no Node.js, synth says so instead
+    failed = _synth_loading(root, node=str(root / "no-node"))
+    assert failed.returncode == 2
+    assert "Node.js" in failed.stderr and "Traceback" not in failed.stderr
+
+
 def test_a_chart_is_synthesized_for_each_cluster_that_names_it(write_fleet: FleetWriter) -> None:
     # GIVEN a chart every staging cluster names (with a helper module and a fluxplane construct in it),
     # and a second chart one cluster adds

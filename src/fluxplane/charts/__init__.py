@@ -1,1 +1,1 @@
-"""cdk8s Charts, each owning a group of dist/ files."""
+"""The charts of a fleet, each owning a group of dist/ files (cdk8s Charts too, under the library's FleetApp)."""

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Protocol, TypeAlias
 
 import fluxplane
+from fluxplane.system.node import require_node, start_runtime
 
 #: What ``register`` adds its subcommands to (``ArgumentParser.add_subparsers``'s result).
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -40,6 +42,22 @@ def warn(line: str | None) -> None:
     """Print a library's warning line, when there is one, on standard error."""
     if line:
         print(line, file=sys.stderr)
+
+
+def prepare_node(root: Path, *, start: bool = False) -> None:
+    """Before a command loads the project under ``root``: when the project has cdk8s charts of its own (``charts/``,
+    the only part of synth that runs on the JavaScript runtime), check the Node.js that runs them (a warning line
+    for one past its end of life, NodeError for none) and, with ``start``, start the runtime in the background
+    while the definition loads. Without them nothing is checked or started: fluxplane's own tree is plain Python.
+    """
+    # Imported here: fluxplane.config loads the definition's models, and `import fluxplane.cli` stays quick
+    from fluxplane.config.cdk8s_charts import CDK8S_CHARTS_DIR
+
+    if not (root / CDK8S_CHARTS_DIR).is_dir():
+        return
+    warn(require_node())
+    if start:
+        start_runtime()
 
 
 def installed_version() -> str:

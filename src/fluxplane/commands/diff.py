@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from fluxplane.commands import Subcommands, warn
-from fluxplane.system.node import require_node
+from fluxplane.commands import Subcommands, prepare_node
 from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("diff",)
@@ -35,7 +34,7 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report of the working tree's definition against ``--base``'s."""
-    # Imported when the command runs, not when the CLI parses: diff synthesizes (cdk8s's JavaScript runtime)
+    # Imported when the command runs, not when the CLI parses: diff synthesizes
     # and is heavy, and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane.review import diff, plan
     from fluxplane.review.diff.report import COMMENT_LIMIT, markdown, text
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     root: Path = args.root
     base = diff.resolve(root, args.base)
-    warn(require_node())
+    prepare_node(root)
     report = diff.run(root, base, Progress("diff"))
     if args.format != "markdown":
         sys.stdout.write(text(report))

@@ -7,11 +7,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from fluxplane.commands import Subcommands, warn
+from fluxplane.commands import Subcommands, prepare_node
 from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
 from fluxplane.core.tree import LazyDocuments, repositories_of
 from fluxplane.synth.graph import FORMATS, FluxTree, Graph, GraphError, dot, mermaid, svg
-from fluxplane.system.node import require_node
 from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("graph",)
@@ -37,15 +36,15 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """``fluxplane graph --cluster NAME``: the graph of the definition as synth would write it."""
-    # Imported when the command runs, not when the CLI parses: synth is heavy (and its render starts cdk8s's
-    # JavaScript runtime), and `import fluxplane.cli` stays quick for the other commands and --help.
+    # Imported when the command runs, not when the CLI parses: synth is heavy, and `import fluxplane.cli` stays
+    # quick for the other commands and --help.
     from fluxplane import synth
 
     root: Path = args.root
     progress = Progress("graph")
     pipeline = synth.Pipeline(root)
     # before the definition loads: its charts/ modules import cdk8s, which starts Node.js
-    warn(require_node())
+    prepare_node(root)
     with progress.stage("load"):
         plan = pipeline.load()
     clusters = sorted(cluster.name for cluster in plan.clusters)

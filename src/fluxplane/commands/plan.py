@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from fluxplane.commands import Subcommands, warn
-from fluxplane.system.node import require_node
+from fluxplane.commands import Subcommands, prepare_node
 from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("plan",)
@@ -63,13 +62,13 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the plan of the working tree's definition against ``--base``; EXIT_GATED when ``--fail-on`` says so."""
-    # Imported when the command runs: plan synthesizes (cdk8s's JavaScript runtime) and is heavy.
+    # Imported when the command runs: plan synthesizes and is heavy.
     from fluxplane.review import plan
     from fluxplane.review.plan.report import markdown, text, to_json
 
     root: Path = args.root
     base = plan.resolve(root, args.base)
-    warn(require_node())
+    prepare_node(root)
     result = plan.run(root, base, progress=Progress("plan"))
     formats = {"text": text, "markdown": markdown, "json": to_json}
     sys.stdout.write(formats[args.format](result))

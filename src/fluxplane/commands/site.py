@@ -7,8 +7,7 @@ import argparse
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from fluxplane.commands import Subcommands, warn
-from fluxplane.system.node import require_node
+from fluxplane.commands import Subcommands, prepare_node
 from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("site",)
@@ -68,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     folder: Path = args.folder if args.folder is not None else root / DEFAULT_FOLDER
     today: date = args.as_of or datetime.now(UTC).date()
     if args.base is not None:
-        warn(require_node())
+        prepare_node(root)
     written = site.build(root, folder, today, args.base, Progress("site"))
     print(f"wrote {len(written)} files to {folder}; open {folder / 'index.html'}")
     return 0

@@ -10,11 +10,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fluxplane.commands import Subcommands, warn
+from fluxplane.commands import Subcommands, prepare_node
 from fluxplane.config.awsdata import fleet_support_warnings
 from fluxplane.system import transaction
 from fluxplane.system.files import CDK8S_OUTDIR, output_dir
-from fluxplane.system.node import require_node, start_runtime
 from fluxplane.system.progress import Progress
 
 NAMES: tuple[str, ...] = ("synth",)
@@ -118,8 +117,8 @@ def outdir(args: argparse.Namespace) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Render the definition under ``--root``; compare with, or write, the output folder."""
-    # Imported when the command runs, not when the CLI parses: synth is heavy (and its render starts cdk8s's
-    # JavaScript runtime), and `import fluxplane.cli` stays quick for the other commands and --help.
+    # Imported when the command runs, not when the CLI parses: synth is heavy, and `import fluxplane.cli` stays
+    # quick for the other commands and --help.
     from fluxplane import synth
 
     root: Path = args.root
@@ -136,8 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.check and not cdk8s_folder(args)[1]:
         pipeline.expect_write()
     progress = Progress("synth")
-    warn(require_node())
-    start_runtime()
+    prepare_node(root, start=True)
     with progress.stage("load"), synth.paused_gc():
         plan = pipeline.load()
     for note in plan.notes:

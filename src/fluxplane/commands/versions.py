@@ -6,8 +6,7 @@ import argparse
 import sys
 from datetime import UTC, datetime
 
-from fluxplane.commands import Subcommands, warn
-from fluxplane.system.node import require_node
+from fluxplane.commands import Subcommands, prepare_node
 
 NAMES: tuple[str, ...] = ("versions",)
 LOCKS_PROJECT = False
@@ -32,11 +31,11 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report for the definition under ``--root``, with EKS support as of today."""
-    # Imported when the command runs, not when the CLI parses: it synthesizes (cdk8s's JavaScript runtime)
+    # Imported when the command runs, not when the CLI parses: it synthesizes
     # and is heavy, and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane.review import versions
 
-    warn(require_node())
+    prepare_node(args.root)
     clusters = versions.project_versions(args.root, datetime.now(UTC).date())
     sys.stdout.write(versions.markdown(clusters) if args.format == "markdown" else versions.text(clusters))
     return 0

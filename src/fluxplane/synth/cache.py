@@ -285,7 +285,7 @@ def _role_to_json(role: AddonRole) -> dict[str, Any]:
 
 
 def _role_from_json(data: dict[str, Any]) -> AddonRole:
-    # Imported here: the charts load cdk8s, which fluxplane.synth (importing this module) must not
+    # Imported here: the charts are heavy, and only building needs them, not fluxplane.synth (importing this module)
     from fluxplane.charts.addon_identities import AddonRole
 
     return AddonRole(
@@ -396,13 +396,14 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
     no longer matches (a catalogue folder or its spokes changed) is dropped and the fleet rendered
     again without it. Every cluster rendered anew is stored.
     """
-    # Imported here: both load cdk8s, which fluxplane.synth (importing this module) must not
-    from fluxplane.synth.app import FleetApp
+    # Imported here: the tree's charts and the render are heavy, and only building needs them, not fluxplane.synth
+    # (importing this module)
     from fluxplane.synth.render import render_app
+    from fluxplane.synth.tree import FleetTree
 
     code = code_key(plan.registry)
     if code is None:
-        return render_app(FleetApp(plan))
+        return render_app(FleetTree(plan))
     keys = input_keys(plan, code)
     entries: dict[str, CachedCluster] = {}
     for name, key in keys.items():
@@ -411,7 +412,7 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
             entries[name] = entry
     by_name = {cluster.name: cluster for cluster in plan.clusters}
     while True:
-        app = FleetApp(plan, reused={name: entry.roles for name, entry in entries.items()})
+        app = FleetTree(plan, reused={name: entry.roles for name, entry in entries.items()})
         reused: dict[str, str] = {}
         for entry in entries.values():
             reused.update(entry.files)

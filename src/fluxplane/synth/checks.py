@@ -30,7 +30,7 @@ from fluxplane.synth.cdk8s_charts import CHART_FILES
 from fluxplane.synth.hazards import HELM_RELEASE, field, release_target
 
 if TYPE_CHECKING:
-    from fluxplane.synth.app import FleetApp
+    from fluxplane.synth.tree import FleetTree
 
 
 def flux_sources(chart: Any) -> set[tuple[str, str, str]]:
@@ -194,7 +194,7 @@ class Writers:
     its bootstrap steps (the secret store and the sealing key), whose names are fluxplane's own.
     """
 
-    def __init__(self, app: FleetApp) -> None:
+    def __init__(self, app: FleetTree) -> None:
         self.registry = app.plan.registry
         self.source = app.catalogue.source
         self.files = {

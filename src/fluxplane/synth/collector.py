@@ -1,7 +1,7 @@
 """Python's cyclic garbage collector, paused while synth builds and renders a fleet.
 
-Its own module, below both the package (``fluxplane.synth``, whose import must not start the JavaScript
-runtime) and ``FleetApp`` (fluxplane.synth.app, which does), since both pause it.
+Its own module, below the package (``fluxplane.synth``), the construct tree (fluxplane.synth.tree) and
+``FleetApp`` (fluxplane.synth.app), which pause it.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ the benchmarks; ``FleetApp.synth()``, whose tree the caller builds, joins it at 
 (fluxplane.synth.publish). What protects the user is not a caller's choice: a :class:`Pipeline` is a
 :class:`~fluxplane.synth.publish.Publisher`, whose steps keep the files another tool owns and guard every write.
 
-Loading and planning are pure and never start the JavaScript runtime; only building does, when a step asks
-for it.
+Loading and planning are pure. Nothing in it starts the JavaScript runtime but the project's own cdk8s charts
+(fluxplane.synth.cdk8s_charts), for the clusters that name some: the fleet's construct tree is plain Python
+(fluxplane.synth.tree).
 """
 
 from __future__ import annotations
@@ -80,19 +81,20 @@ def load_plan(root: Path, registry: PackRegistry | None = None) -> FleetPlan:
 
 
 def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, str]:
-    """Build the cdk8s app for ``plan`` and render it to {path under dist/: text}.
+    """Build the construct tree for ``plan`` and render it to {path under dist/: text}.
 
     With ``cache`` (fluxplane.synth.cache), clusters whose inputs did not change are taken from it;
     the output is the same.
     """
-    # Imported here: both load cdk8s, which this package must not (load_plan, the packs and edit commands)
-    from fluxplane.synth.app import FleetApp
+    # Imported here: the tree's charts and the render are heavy, and only building needs them (not load_plan, the
+    # packs and edit commands)
     from fluxplane.synth.render import render_app
+    from fluxplane.synth.tree import FleetTree
 
     with paused_gc():
         if cache is not None:
             return render_cached(plan, cache)
-        return render_app(FleetApp(plan))
+        return render_app(FleetTree(plan))
 
 
 class Pipeline(Publisher):

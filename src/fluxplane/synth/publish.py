@@ -43,7 +43,7 @@ from fluxplane.system.files import output_dir
 
 def _sync_folder(plan: FleetPlan, cluster: str | None = None) -> str:
     """The folder of ``cluster``'s Flux sync objects (the hub's by default)."""
-    # Imported here: the charts load cdk8s, which this package must not (load_plan, the packs and edit commands)
+    # Imported here: the charts are heavy, and only a write needs them (not load_plan, the packs and edit commands)
     from fluxplane.charts.cluster import sync_folder
 
     return sync_folder(PLATFORM, cluster or plan.fleet.management.name)

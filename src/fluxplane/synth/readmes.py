@@ -16,13 +16,13 @@ from fluxplane.synth.checks import Contest, Writers
 from fluxplane.synth.graph import README, FluxTree, readme
 
 if TYPE_CHECKING:
-    from fluxplane.synth.app import FleetApp
+    from fluxplane.synth.tree import FleetTree
 
 Document = dict[str, Any]
 
 
 def fleet_tree(
-    app: FleetApp, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str]
+    app: FleetTree, makers: Mapping[str, Callable[[], Sequence[Document]]], texts: Mapping[str, str]
 ) -> FluxTree:
     """The FluxTree of ``app``'s fleet: ``makers`` make the documents of synth's manifests by path, ``texts``
     supplies the files that are not manifests (cdk8s output, files reused from the synth cache)."""
@@ -33,7 +33,7 @@ def fleet_tree(
     )
 
 
-def cluster_readme(app: FleetApp, tree: FluxTree, cluster: str, writers: Writers) -> tuple[str, str, list[Contest]]:
+def cluster_readme(app: FleetTree, tree: FluxTree, cluster: str, writers: Writers) -> tuple[str, str, list[Contest]]:
     """The path and text of ``cluster``'s README.md, drawn from ``tree`` (see ``fleet_tree``), and the objects two
     writers apply on the cluster (``writers``); what was built from the cluster's own folders is dropped afterwards,
     so clusters may be drawn in any order and grouping."""
@@ -45,7 +45,7 @@ def cluster_readme(app: FleetApp, tree: FluxTree, cluster: str, writers: Writers
 
 
 def cluster_readmes(
-    app: FleetApp, files: Iterable[tuple[Any, Manifest]], texts: Mapping[str, str]
+    app: FleetTree, files: Iterable[tuple[Any, Manifest]], texts: Mapping[str, str]
 ) -> tuple[dict[str, str], list[Contest]]:
     """Per cluster of ``app``: its folder's README.md, drawn from the manifests synth holds (not listed in
     kustomization.yaml), and the objects two writers apply there. ``texts`` supplies the files that are not

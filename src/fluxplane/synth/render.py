@@ -1,4 +1,4 @@
-"""Render a finished FleetApp to file contents, keyed by their path in dist/.
+"""Render a finished FleetTree (or FleetApp) to file contents, keyed by their path in dist/.
 
 fluxplane's own objects are dumped with libyaml straight from Python dicts; cdk8s constructs a
 user added under a cluster chart are synthesized by cdk8s in one call per chart (``to_json``).
@@ -21,9 +21,8 @@ import signal
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from fluxplane.charts.base import FleetChart
 from fluxplane.charts.cluster import ClusterChart
 from fluxplane.config.secrets import check_plaintext
 from fluxplane.constructs.base import Resource, node_of
@@ -48,15 +47,15 @@ from fluxplane.system.processes import cores
 CODEOWNERS = "CODEOWNERS"
 
 if TYPE_CHECKING:
-    from fluxplane.synth.app import FleetApp
+    from fluxplane.synth.tree import FleetTree
 
 
-def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[str, str]:
+def render_app(app: FleetTree, reused: Mapping[str, str] | None = None) -> dict[str, str]:
     """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path. An object two
     Flux Kustomizations apply on a cluster it renders is refused (fluxplane.synth.checks.Writers), as the other checks'
     problems are (TreeError).
 
-    ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetApp.reused):
+    ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetTree.reused):
     they join the output, and the folders among them count for the Flux path checks.
     """
     app.finish()
@@ -65,7 +64,7 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     cloud = [chart for chart in (app.cloud, app.addon_identities) if chart is not None]
     charts: list[Any] = [*app.clusters.values(), *app.catalogue.values(), *spokes, *tenants, *cloud]
     files: list[tuple[Any, Manifest]] = [(chart, manifest) for chart in charts for manifest in chart.files]
-    custom_charts = [chart for chart in jsii_children_by_chart(app) if isinstance(chart, ClusterChart)]
+    custom_charts = [chart for chart in app.cdk8s_children() if isinstance(chart, ClusterChart)]
     # The workers start first: they only read the finished tree, so they render while this process checks
     # it and synthesizes the cdk8s constructs; a problem stops them. cdk8s output is in the README graphs,
     # so when there is some, this process draws the graphs once it has it.
@@ -97,27 +96,7 @@ def render_app(app: FleetApp, reused: Mapping[str, str] | None = None) -> dict[s
     return dict(sorted(out.items()))
 
 
-def jsii_children_by_chart(app: Any) -> dict[Any, list[Any]]:
-    """cdk8s (jsii) constructs below each chart, found in one bridge call for the whole app.
-
-    Constructs that are neither fluxplane charts nor below one are listed under the key None. FleetApp.finish
-    reads it too: a cluster chart with some gets a custom.yaml in its entry point.
-    """
-    found: dict[Any, list[Any]] = {}
-    charts: dict[str, Any] = {}
-    for construct in app.node.find_all():
-        if construct is app:
-            continue
-        if isinstance(construct, FleetChart):
-            charts[node_of(construct).path] = construct
-            continue
-        path = construct.node.path
-        owner = charts.get(path.split("/", 1)[0])
-        found.setdefault(owner, []).append(construct)
-    return found
-
-
-def _drawn(app: FleetApp, reused: Mapping[str, str]) -> Mapping[str, str]:
+def _drawn(app: FleetTree, reused: Mapping[str, str]) -> Mapping[str, str]:
     """The reused files the README graphs read: not the hub's folders of reused clusters.
 
     Only a cluster's own graph shows the hub's chain for it, and a reused cluster's README is reused
@@ -172,7 +151,7 @@ def _unwritten(chart: Any) -> Iterator[Resource]:
 
 
 def _check(
-    app: FleetApp,
+    app: FleetTree,
     files: list[tuple[Any, Manifest]],
     spokes: list[Any],
     tenants: list[Any],
@@ -209,7 +188,7 @@ def _check(
     custom: dict[str, str] = {}
     for chart in custom_charts:
         path = posixpath.join(chart.layout.key, chart.custom_path)
-        documents = chart.to_json()
+        documents = cast(Any, chart).to_json()  # a cdk8s Chart too: the tree is a FleetApp (cdk8s_children)
         for document in documents:
             problems.extend(check_plaintext(document, f"cluster-{chart.cluster} (cdk8s)", path))
         custom[path] = dump_documents(documents)
@@ -303,7 +282,7 @@ class PendingRender:
     """Files being rendered: ``result`` gives the YAML text of each file, in order, and each cluster's
     README.md by path; ``stop`` ends the workers."""
 
-    def __init__(self, app: FleetApp, files: list[tuple[Any, Manifest]]) -> None:
+    def __init__(self, app: FleetTree, files: list[tuple[Any, Manifest]]) -> None:
         self._app = app
         self._files = files
         self._pool: Any = None
@@ -343,7 +322,7 @@ def _worker_signals() -> None:
 
 
 def start_render(
-    app: FleetApp,
+    app: FleetTree,
     files: list[tuple[Any, Manifest]],
     texts: Mapping[str, str],
     *,

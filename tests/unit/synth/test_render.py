@@ -13,9 +13,7 @@ import pytest
 from fluxplane.errors import TreeError
 from fluxplane.synth import load_plan, render
 from fluxplane.synth.app import FleetApp
-from fluxplane.synth.render import jsii_children_by_chart, render_app
-from tests.conftest import FleetWriter
-from tests.support.packs import DEMO_HUB, DEMO_REPOSITORIES, demo_registry
+from fluxplane.synth.render import render_app
 
 pytestmark = pytest.mark.skipif(
     "fork" not in multiprocessing.get_all_start_methods(), reason="forked workers need the fork start method"
@@ -138,25 +136,6 @@ def test_render_workers_end_on_sigterm_whatever_handlers_the_command_installed()
         signal.signal(signal.SIGTERM, previous)
     # THEN a worker ignores Ctrl-C (the command handles it) and dies on the SIGTERM Pool.terminate sends
     assert handlers == (signal.SIG_IGN, signal.SIG_DFL)
-
-
-def test_cdk8s_constructs_are_found_under_the_chart_they_are_in(write_fleet: FleetWriter) -> None:
-    import cdk8s
-
-    project = write_fleet(
-        {"repositories": DEMO_REPOSITORIES, "management": DEMO_HUB},
-        {"staging": {"clusters": [{"name": "s1", "region": "us-west-2"}]}},
-    )
-    app = FleetApp(load_plan(project, demo_registry()))
-    # GIVEN cdk8s objects under a cluster chart, and under a plain cdk8s Chart of the app
-    quota = cdk8s.ApiObject(app.clusters["s1"], "quota", api_version="v1", kind="Namespace", metadata={"name": "a"})
-    stray = cdk8s.Chart(app, "stray")
-    thing = cdk8s.ApiObject(stray, "thing", api_version="v1", kind="Namespace", metadata={"name": "x"})
-    # WHEN the app's jsii constructs are grouped by chart
-    found = jsii_children_by_chart(app)
-    # THEN the cluster chart holds its object, the plain Chart and what it holds are under None, and charts
-    # with no cdk8s objects are not listed
-    assert found == {app.clusters["s1"]: [quota], None: [stray, thing]}
 
 
 def test_the_folders_of_reused_kustomization_files_are_those_dirname_gives() -> None:

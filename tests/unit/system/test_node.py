@@ -127,15 +127,25 @@ def test_a_node_that_does_not_start_is_refused(bare: Path, monkeypatch: pytest.M
         require_node()
 
 
-def test_synth_without_node_exits_2_with_one_line(
+def test_synth_of_a_project_with_cdk8s_charts_without_node_exits_2_with_one_line(
     bare: Path, write_fleet: FleetWriter, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # GIVEN a project with cdk8s charts of its own (charts/), on a machine without Node.js
     root = write_fleet()
+    (root / "charts").mkdir()
+    # WHEN synthesized THEN one line says so, and nothing is written
     assert main(["--root", str(root), "synth"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("Node.js not found: ")
     assert err.count("\n") == 1
     assert not (root / "dist").exists()
+
+
+def test_synth_of_a_project_without_cdk8s_charts_needs_no_node(bare: Path, write_fleet: FleetWriter) -> None:
+    # GIVEN a project without cdk8s charts, on a machine without Node.js WHEN synthesized THEN dist/ is written
+    root = write_fleet()
+    assert main(["--root", str(root), "synth"]) == 0
+    assert (root / "dist" / "platform" / "clusters" / "hub" / "kustomization.yaml").is_file()
 
 
 def test_cdk8s_cli_runs_on_the_bundled_node_with_this_fluxplane_first(
