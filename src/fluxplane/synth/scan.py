@@ -19,8 +19,9 @@ import contextlib
 import os
 import pickle
 import signal
+import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -95,14 +96,53 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False) -> Listing 
     return Listing(entries, tuple(empty), frozenset(folders))
 
 
-def _list_both(dist: str, spare: str) -> tuple[Listing | None, Listing | None]:
-    return list_tree(dist), list_tree(spare)
+def _parts(dist: str, spare: str, ahead: Callable[[], object] | None) -> Iterator[object]:
+    """What the listing process hands over, in the order a write needs it: dist/'s listing with what ``ahead`` gives
+    (None without it), which the guard reads first; then the spare's listing, which the write reads after the
+    guard."""
+    yield list_tree(dist), ahead() if ahead is not None else None
+    yield list_tree(spare)
 
 
-def _in_process(dist: str, spare: str, ahead: Callable[[], object] | None) -> tuple[object, object, object]:
-    """What the listing process hands over: both listings, and what ``ahead`` gives (None without it)."""
-    listed = _list_both(dist, spare)
-    return listed[0], listed[1], ahead() if ahead is not None else None
+#: The bytes before each part the listing process hands over: the length of its pickle.
+_LENGTH = 8
+
+
+def _send(out: int, data: bytes) -> None:
+    """Write one part to the pipe ``out``: its length, then its pickle; nothing more once the reader is gone."""
+    try:
+        for chunk in (len(data).to_bytes(_LENGTH, "big"), data):
+            left = memoryview(chunk)
+            while left:
+                left = left[os.write(out, left) :]
+    except OSError:  # the write reads nothing more (EPIPE): the process is about to be ended
+        return
+
+
+def _hand_over(out: int, parts: Iterator[object]) -> None:
+    """Send each of ``parts`` down the pipe ``out`` while the next one is made: the first waits in the pipe until
+    the write reads it, which would hold up the listing of the spare."""
+    sending: threading.Thread | None = None
+    for part in parts:
+        data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+        if sending is not None:
+            sending.join()
+        sending = threading.Thread(target=_send, args=(out, data))
+        sending.start()
+    if sending is not None:
+        sending.join()
+
+
+def _read_exactly(reader: int, size: int) -> bytes | None:
+    """``size`` bytes from the pipe ``reader``; None when it ends before."""
+    chunks: list[bytes] = []
+    while size:
+        chunk = os.read(reader, min(size, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _end(pid: int, reader: int) -> None:
@@ -129,6 +169,8 @@ class TreeScan:
         self._process: weakref.finalize[..., TreeScan] | None = None
         self._pid = 0
         self._reader = -1
+        #: How many of the process's parts were read (_parts)
+        self._received = 0
 
     def start(self) -> None:
         """List both trees in a process of its own, beside the caller's work, on a machine of more than one core
@@ -148,9 +190,7 @@ class TreeScan:
                 os.closerange(writer + 1, os.sysconf("SC_OPEN_MAX"))
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                data = pickle.dumps(_in_process(*self._paths, self._ahead), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(writer, "wb") as out:
-                    out.write(data)
+                _hand_over(writer, _parts(*self._paths, self._ahead))
                 code = 0
             finally:
                 os._exit(code)
@@ -158,26 +198,36 @@ class TreeScan:
         self._pid, self._reader = pid, reader
         self._process = weakref.finalize(self, _end, pid, reader)
 
-    def _collect(self) -> None:
-        """The started process's listings, once it has handed them over; none when it failed (each is then
-        taken here)."""
+    def _receive(self, part: int) -> None:
+        """Read the started process's parts (_parts) up to ``part`` (0: dist/'s listing and what was read ahead, 1:
+        the spare's listing), each as soon as it is asked for; once all are read, or the process failed (a listing
+        it did not hand over is then taken here), the process is ended."""
+        while self._process is not None and self._received <= part:
+            found: object = None
+            try:
+                head = _read_exactly(self._reader, _LENGTH)
+                data = _read_exactly(self._reader, int.from_bytes(head, "big")) if head is not None else None
+                found = pickle.loads(data) if data is not None else None  # the output of our own child
+            except (OSError, pickle.UnpicklingError, EOFError):
+                found = None
+            if self._received == 0 and isinstance(found, tuple) and len(found) == 2:
+                self._found[0], self._read_ahead = found
+            elif self._received == 1 and (found is None or isinstance(found, Listing)):
+                self._found[1] = found
+            else:  # ended early, or handed over something else: nothing more comes from it
+                self._end_process()
+                return
+            self._received += 1
+        if self._received == 2:
+            self._end_process()
+
+    def _end_process(self) -> None:
         process, self._process = self._process, None
-        if process is None:
-            return
-        try:
-            with os.fdopen(os.dup(self._reader), "rb") as pipe:
-                data = pipe.read()
-            found = pickle.loads(data) if data else None  # the output of our own child
-        except (OSError, pickle.UnpicklingError, EOFError):
-            found = None
-        finally:
+        if process is not None:
             process()
-        if isinstance(found, tuple) and len(found) == 3:
-            self._found = {0: found[0], 1: found[1]}
-            self._read_ahead = found[2]
 
     def _listing(self, index: int) -> Listing | None:
-        self._collect()
+        self._receive(index)
         if index not in self._found:
             self._found[index] = list_tree(self._paths[index])
         return self._found[index]
@@ -185,7 +235,7 @@ class TreeScan:
     def ahead(self) -> object:
         """What ``ahead`` gave in the listing process; None when no process ran it (the caller then reads for
         itself)."""
-        self._collect()
+        self._receive(0)
         return self._read_ahead
 
     def dist(self) -> Listing | None:

@@ -6,6 +6,7 @@ import gc
 import os
 import select
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,12 @@ def test_a_listing_process_gives_what_a_listing_here_gives_and_is_waited_for(tmp
     assert found.dist() == list_tree(dist)
     assert found.spare() == list_tree(spare)
     assert _reaped(pid)
+    # AND asked for the spare first, it gives both all the same
+    again = TreeScan(dist, spare)
+    again.start()
+    assert again.spare() == list_tree(spare)
+    assert again.dist() == list_tree(dist)
+    assert _reaped(again._pid)
 
 
 @pytest.mark.usefixtures("two_cores")
@@ -133,10 +140,10 @@ def test_a_listing_process_that_fails_leaves_the_listing_to_this_one(
 ) -> None:
     _tree(tmp_path / "dist")
 
-    def failing(dist: str, spare: str) -> tuple[Listing | None, Listing | None]:
+    def failing(dist: str, spare: str, ahead: object) -> Iterator[object]:
         raise OSError("the listing process failed")
 
-    monkeypatch.setattr(scan, "_list_both", failing)  # the process forked after this fails; this one does not call it
+    monkeypatch.setattr(scan, "_parts", failing)  # the process forked after this fails; this one does not call it
     found = TreeScan(tmp_path / "dist", tmp_path / "spare")
     found.start()
     assert found._pid > 0
