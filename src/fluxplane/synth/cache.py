@@ -320,18 +320,21 @@ class SynthCache:
 
     def load(self, cluster: str) -> CachedCluster | None:
         """The entry of ``cluster``, or None when there is none, it is damaged, or it was not written here."""
-        payload = self._signer.read(f"{cluster}{ENTRY_SUFFIX}")
+        payload = self._signer.payload(f"{cluster}{ENTRY_SUFFIX}")
         if payload is None:
             return None
         try:
-            head, _, body = payload.partition(b"\n")
-            data = json.loads(head)
+            # the head, a line of JSON, then the files' texts one after the other, each sliced from the one decoding
+            texts = str(payload, "utf-8")
+            newline = texts.find("\n")
+            if newline < 0:
+                return None
+            data = json.loads(texts[:newline])
             if data["format"] != FORMAT or data["cluster"] != cluster:
                 return None
-            texts = body.decode("utf-8")
             files: dict[str, str] = {}
             digests: dict[str, str] = {}
-            start = 0
+            start = newline + 1
             for path, length, digest in data["files"]:
                 if not isinstance(path, str) or not isinstance(length, int) or length < 0:
                     return None

@@ -85,11 +85,17 @@ class Signer:
             real_folder(path) is not False for path in (self.folder.parent, self.folder)
         )
 
-    def mac(self, payload: bytes) -> bytes:
+    def mac(self, payload: bytes | memoryview) -> bytes:
         return hmac.new(self.key or b"", payload, hashlib.sha256).hexdigest().encode("ascii")
 
     def read(self, name: str) -> bytes | None:
         """The payload of the file ``name`` in the folder; None when there is none, or it does not verify."""
+        view = self.payload(name)
+        return None if view is None else view.tobytes()
+
+    def payload(self, name: str) -> memoryview | None:
+        """:meth:`read`'s payload as a view of the bytes read, not a copy of them (the synth cache's entries are
+        large, and it decodes them at once)."""
         if not self.usable:
             return None
         try:
@@ -101,8 +107,11 @@ class Signer:
                 raw = reader.read()
         except OSError:
             return None
-        digest, _, payload = raw.partition(b"\n")
-        return payload if hmac.compare_digest(self.mac(payload), digest) else None
+        newline = raw.find(b"\n")
+        if newline < 0:
+            return None
+        payload = memoryview(raw)[newline + 1 :]
+        return payload if hmac.compare_digest(self.mac(payload), raw[:newline]) else None
 
     def read_marshalled(self, name: str) -> dict[Any, Any] | None:
         """The mapping the file ``name`` holds, marshalled; None when it is missing, does not verify, does not
