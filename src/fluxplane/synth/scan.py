@@ -4,13 +4,14 @@ A write looks at both trees entry by entry. The guard compares dist/'s files wit
 time against the writer's manifest, fluxplane.synth.writer) and walks, in the old tree, the clusters a change
 reaches (every file of it counts, one added by hand included); the writer updates the spare into the new tree (an
 entry whose size and time match the manifest is kept, any other is compared or removed). At 1,000 clusters that is
-66,000 entries: most of a second of one core, the same whatever the change.
+66,000 entries: more than a second of one core, the same whatever the change.
 
 So synth lists both trees in a process of its own as soon as it knows it will write (:meth:`TreeScan.start`), while
-it loads and renders on the other core. What that process found is what a listing here would find at that time:
-synth holds the project's lock from before the listing until the swap, and the listing is only read, never
-trusted for content (a file's bytes are always read from the file). On a machine of one core, where ``fork`` is
-missing, or for a small tree, each folder is listed here when first asked for.
+it loads and renders on the other core. The process hands dist/'s listing over first, which the guard needs, then
+lists the spare, which the write needs only after the guard. What that process found is what a listing here would
+find at that time: synth holds the project's lock from before the listing until the swap, and the listing is only
+read, never trusted for content (a file's bytes are always read from the file). On a machine of one core, where
+``fork`` is missing, or for a small tree, each folder is listed here when first asked for.
 """
 
 from __future__ import annotations
