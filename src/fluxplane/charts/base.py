@@ -2,9 +2,9 @@
 
 fluxplane's constructs hang below a chart in the Python tree (see fluxplane.constructs.base) and never cross
 the jsii bridge, so a chart is plain Python, and synth builds and renders a fleet without the JavaScript
-runtime. Under a :class:`~fluxplane.synth.app.FleetApp` (the library's cdk8s App), each chart is also a real
-cdk8s Chart (:meth:`FleetChart.__new__` asks the app for that kind): anything built with cdk8s itself under it
-(ApiObject, cdk8s-plus) is synthesized by cdk8s in one call per chart and written to
+runtime. Under a cdk8s construct, such as the library's :class:`~fluxplane.synth.app.FleetApp` (a cdk8s App),
+each chart is also a real cdk8s Chart (:meth:`FleetChart.__new__` makes it one): anything built with cdk8s itself
+under it (ApiObject, cdk8s-plus) is synthesized by cdk8s in one call per chart and written to
 :attr:`FleetChart.custom_path`.
 """
 
