@@ -134,6 +134,10 @@ def _hand_over(out: int, parts: Iterator[object]) -> None:
         sending.join()
 
 
+#: A part the listing process did not hand over (it ended early).
+_MISSING = object()
+
+
 def _read_exactly(reader: int, size: int) -> bytes | None:
     """``size`` bytes from the pipe ``reader``; None when it ends before."""
     chunks: list[bytes] = []
@@ -204,13 +208,14 @@ class TreeScan:
         the spare's listing), each as soon as it is asked for; once all are read, or the process failed (a listing
         it did not hand over is then taken here), the process is ended."""
         while self._process is not None and self._received <= part:
-            found: object = None
+            found: object = _MISSING  # not None, which is a listing: the spare is not a folder
             try:
                 head = _read_exactly(self._reader, _LENGTH)
                 data = _read_exactly(self._reader, int.from_bytes(head, "big")) if head is not None else None
-                found = pickle.loads(data) if data is not None else None  # the output of our own child
+                if data is not None:
+                    found = pickle.loads(data)  # the output of our own child
             except (OSError, pickle.UnpicklingError, EOFError):
-                found = None
+                found = _MISSING
             if self._received == 0 and isinstance(found, tuple) and len(found) == 2:
                 self._found[0], self._read_ahead = found
             elif self._received == 1 and (found is None or isinstance(found, Listing)):

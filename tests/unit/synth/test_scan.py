@@ -151,6 +151,25 @@ def test_a_listing_process_that_fails_leaves_the_listing_to_this_one(
     assert found.spare() is None
 
 
+@pytest.mark.usefixtures("two_cores")
+def test_a_listing_the_process_did_not_hand_over_is_taken_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dist, spare = tmp_path / "dist", tmp_path / "spare"
+    _tree(dist)
+    (spare / "c").mkdir(parents=True)
+
+    def first_only(dist: str, spare: str, ahead: object) -> Iterator[object]:
+        yield scan.list_tree(dist), None
+        raise OSError("the listing process failed after its first part")
+
+    # GIVEN a listing process that ends after handing over dist/'s listing
+    monkeypatch.setattr(scan, "_parts", first_only)
+    found = TreeScan(dist, spare)
+    found.start()
+    # THEN dist/'s listing is its, and the spare, which it never listed, is listed here: a folder, not "no spare"
+    assert found.dist() == list_tree(dist)
+    assert found.spare() == list_tree(spare) is not None
+
+
 def test_on_one_core_nothing_is_started_and_each_tree_is_listed_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
