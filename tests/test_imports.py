@@ -80,6 +80,9 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "the JavaScript runtime starts only for a definition that uses cdk8s charts, once it is known valid"
     ),
     ("fluxplane.testing", "fluxplane.synth"): f"synth is heavy; {_PLUGIN}",
+    ("fluxplane.testing", "fluxplane.config.cdk8s_charts"): (
+        f"fluxplane.config loads the definition's models; {_PLUGIN}"
+    ),
     ("fluxplane.testing", "fluxplane.synth.writer"): f"synth is heavy; {_PLUGIN}",
     ("fluxplane.testing", "fluxplane.testing.packs"): (
         f"binding a pack needs the pack API, the constructs and the config models; {_PLUGIN}"

@@ -51,9 +51,9 @@ def prepare_node(root: Path, *, start: bool = False) -> None:
     while the definition loads. Without them nothing is checked or started: fluxplane's own tree is plain Python.
     """
     # Imported here: fluxplane.config loads the definition's models, and `import fluxplane.cli` stays quick
-    from fluxplane.config.cdk8s_charts import CDK8S_CHARTS_DIR
+    from fluxplane.config.cdk8s_charts import has_cdk8s_charts
 
-    if not (root / CDK8S_CHARTS_DIR).is_dir():
+    if not has_cdk8s_charts(root):
         return
     warn(require_node())
     if start:

@@ -25,6 +25,12 @@ CDK8S_CHARTS_DIR = "charts"
 _MODULE = r"[a-z0-9]+(_[a-z0-9]+)*"
 
 
+def has_cdk8s_charts(root: Path) -> bool:
+    """Whether the project under ``root`` has a folder of cdk8s charts: the only part of synth that runs on the
+    JavaScript runtime (fluxplane.synth.cdk8s_charts). Asked before the definition loads, which names the charts."""
+    return (root / CDK8S_CHARTS_DIR).is_dir()
+
+
 def chart_name(module: str) -> str:
     """The chart name of the module ``module`` (``team_quotas`` is ``team-quotas``)."""
     return module.replace("_", "-")

@@ -138,8 +138,10 @@ def synthesize_fleet(root: Path) -> FleetUnderTest:
     """The fleet defined under ``root`` (its environments/), synthesized in memory with the installed packs."""
     # Imported here: synth is heavy, and pytest imports this module in every session (see FleetUnderTest.stale).
     from fluxplane import synth
+    from fluxplane.config.cdk8s_charts import has_cdk8s_charts
 
-    require_node()
+    if has_cdk8s_charts(root):  # the project's own cdk8s charts run on Node.js; nothing else does
+        require_node()
     pipeline = synth.Pipeline(root)
     plan = pipeline.load()
     return FleetUnderTest(root, pipeline.build(plan), synth.kept_folders(plan))

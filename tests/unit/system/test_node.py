@@ -16,6 +16,7 @@ import pytest
 from fluxplane.cli import main
 from fluxplane.system import node as node_module
 from fluxplane.system.node import CDK8S_CLI, NodeError, bundled_node, cdk8s_command, choose_node, require_node
+from fluxplane.testing import synthesize_fleet
 from tests.conftest import MINIMAL_ENV, ROOT, FleetWriter
 
 _SILENCERS = ("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION")
@@ -146,6 +147,8 @@ def test_synth_of_a_project_without_cdk8s_charts_needs_no_node(bare: Path, write
     root = write_fleet()
     assert main(["--root", str(root), "synth"]) == 0
     assert (root / "dist" / "platform" / "clusters" / "hub" / "kustomization.yaml").is_file()
+    # AND the fleet's tests synthesize it too
+    assert "platform/clusters/hub/kustomization.yaml" in synthesize_fleet(root).files
 
 
 def test_cdk8s_cli_runs_on_the_bundled_node_with_this_fluxplane_first(
