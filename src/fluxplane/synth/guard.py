@@ -670,10 +670,12 @@ def _documents_of(data: bytes) -> list[Any]:
         return []
 
 
-def _old_files(tree: OldTree, files: Mapping[str, str], changed: Mapping[str, bytes | None]) -> LazyDocuments:
-    """Every file of the old tree, as dist/ holds it: one whose content the guard found unchanged from ``files``,
-    which holds the same text; a changed one from the bytes ``changed`` holds; a file added by hand, which the last
-    write did not record but which counts in what the clusters run, from the file."""
+def _old_files(
+    tree: OldTree, files: Mapping[str, str], new: LazyDocuments, changed: Mapping[str, bytes | None]
+) -> LazyDocuments:
+    """Every file of the old tree, as dist/ holds it: one whose content the guard found unchanged from ``files``
+    (``new``, its documents), which holds the same text; a changed one from the bytes ``changed`` holds; a file added
+    by hand, which the last write did not record but which counts in what the clusters run, from the file."""
 
     def applied(path: str) -> bool:
         return path.endswith((".yaml", ".yml")) or posixpath.basename(path) in KUSTOMIZE_FILES
@@ -686,7 +688,7 @@ def _old_files(tree: OldTree, files: Mapping[str, str], changed: Mapping[str, by
     for path in tree.files - files.keys() - changed.keys():
         if applied(path):
             makers[path] = functools.partial(_old_documents, tree, path)
-    return LazyDocuments(makers, {path: text for path, text in files.items() if path not in changed})
+    return new.but(makers, changed)
 
 
 class _SharedFolders(Folders):
@@ -710,8 +712,9 @@ def _walks(
 ) -> tuple[Walk, Walk] | None:
     try:
         walks: list[Walk] = []
-        old = Folders(_old_files(tree, files, changed))
-        for documents in (old, _SharedFolders(LazyDocuments({}, files), old, changed.keys())):
+        new = LazyDocuments({}, files)
+        old = Folders(_old_files(tree, files, new, changed))
+        for documents in (old, _SharedFolders(new, old, changed.keys())):
             fleet = FleetWalk(documents, substitute=True)
             chosen = fleet.clusters if clusters is None else [c for c in clusters if fleet.is_cluster(c)]
             # Where the repositories lie is read from the walked clusters' entry folders alone: reading every

@@ -51,6 +51,11 @@ class Listing:
 
     def without(self, name: str) -> Listing:
         """This listing without the entry ``name`` at its top, or the folder ``name`` with what it holds."""
+        if name not in self.folders:
+            # an entry: a copy without it, not a walk of every path (a listing of dist/ holds tens of thousands)
+            entries = dict(self.entries)
+            entries.pop(name, None)
+            return Listing(entries, self.empty, self.folders)
         below = name + "/"
         return Listing(
             {path: stat for path, stat in self.entries.items() if path != name and not path.startswith(below)},

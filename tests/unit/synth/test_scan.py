@@ -83,6 +83,10 @@ def test_without_drops_an_entry_or_a_folder_at_the_top() -> None:
         frozenset({"d", "n", "n/e"}),
     )
     assert listing.without("m").entries.keys() == {"m2", "d/m", "n/x"}
+    assert listing.without("m").folders == listing.folders and listing.without("m").empty == ("n/e",)
+    # AND the listing itself is left as it was
+    assert listing.entries.keys() == {"m", "m2", "d/m", "n/x"}
+    assert listing.without("absent") == listing
     dropped = listing.without("n")
     assert dropped.entries.keys() == {"m", "m2", "d/m"}
     assert dropped.empty == ()

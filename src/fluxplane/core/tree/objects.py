@@ -10,7 +10,7 @@ cluster's graph reads only the files that cluster needs, each when first asked f
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from fluxplane.core.codec import load_documents
@@ -129,6 +129,16 @@ class LazyDocuments(Mapping[str, Sequence[Any]]):
             for path, text in (texts or {}).items()
             if path.endswith(_MANIFEST_ENDINGS) or path == "Kustomization"
         }
+
+    def but(self, makers: Mapping[str, Callable[[], Sequence[Any]]], left_out: Iterable[str]) -> LazyDocuments:
+        """These documents with ``makers`` first and the texts of ``left_out`` gone: another tree that differs from
+        this one in a few files, made with a copy of the texts instead of another pass over every path."""
+        other = LazyDocuments(makers)
+        texts = dict(self._texts)
+        for path in left_out:
+            texts.pop(path, None)
+        other._texts = texts
+        return other
 
     def __getitem__(self, path: str) -> Sequence[Any]:
         # Not kept: the folder reader keeps what it builds from a folder, and reads each file for one folder.

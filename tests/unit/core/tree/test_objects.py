@@ -68,3 +68,16 @@ def test_lazy_documents_of_texts_alone_or_makers_alone_hold_the_same_paths() -> 
     # AND makers alone hold every path they make, whatever its name
     made = LazyDocuments({"x/notes.txt": list, "x/a.yaml": list})
     assert list(made) == ["x/notes.txt", "x/a.yaml"] and len(made) == 2 and "x/notes.txt" in made
+
+
+def test_documents_but_some_files_are_another_tree_the_first_left_as_it_was() -> None:
+    # GIVEN the documents of a tree
+    texts = {"a/one.yaml": "kind: One\n", "a/two.yaml": "kind: Two\n", "a/kustomization.yaml": "resources: []\n"}
+    documents = LazyDocuments({}, texts)
+    # WHEN another tree is made from them: one file left out, one made another way
+    other = documents.but({"a/two.yaml": lambda: [{"kind": "Old"}]}, ["a/one.yaml", "a/two.yaml", "a/absent.yaml"])
+    # THEN the other tree holds the rest as texts, and what the makers make
+    assert sorted(other) == ["a/kustomization.yaml", "a/two.yaml"] and len(other) == 2
+    assert other["a/two.yaml"] == [{"kind": "Old"}] and "a/one.yaml" not in other
+    # AND the first tree is unchanged
+    assert sorted(documents) == sorted(texts) and documents["a/two.yaml"] == [{"kind": "Two"}]
