@@ -127,6 +127,36 @@ def test_a_project_with_cdk8s_charts_runs_them_on_node(write_fleet: FleetWriter)
     assert "Node.js" in failed.stderr and "Traceback" not in failed.stderr
 
 
+#: The charts loaded as the library loads a project (``Pipeline.load``), with no command to check Node.js first: what
+#: diff and plan do for a base ref whose dist/ is not committed, in a worktree of that ref.
+LIBRARY_LOAD = """
+import sys
+from pathlib import Path
+from fluxplane import synth
+from fluxplane.errors import FluxplaneError
+try:
+    synth.Pipeline(Path(sys.argv[1])).load()
+except FluxplaneError as exc:
+    print(type(exc).__name__, *exc.problems, sep="\\n")
+    sys.exit(2)
+"""
+
+
+def test_charts_loaded_without_a_command_say_that_node_is_missing(write_fleet: FleetWriter) -> None:
+    # GIVEN a project whose clusters name a cdk8s chart, and a JSII_NODE that names no Node.js
+    root = write_fleet(envs={"staging": TWO_CLUSTERS})
+    _charts(root, {"fleet_info.py": FLEET_INFO, "_common.py": COMMON, "quota.py": QUOTA})
+    env = {**os.environ, "JSII_NODE": str(root / "no-node")}
+    # WHEN the library loads it
+    done = subprocess.run(
+        [sys.executable, "-c", LIBRARY_LOAD, str(root)], capture_output=True, text=True, env=env, check=False
+    )
+    # THEN the load stops on fluxplane's own error, which names the Node.js it could not start, before cdk8s starts
+    assert done.returncode == 2, done.stderr
+    assert done.stdout.splitlines()[0] == "NodeError"
+    assert f"JSII_NODE={root / 'no-node'}" in done.stdout and "Traceback" not in done.stderr
+
+
 def test_a_chart_is_synthesized_for_each_cluster_that_names_it(write_fleet: FleetWriter) -> None:
     # GIVEN a chart every staging cluster names (with a helper module and a fluxplane construct in it),
     # and a second chart one cluster adds

@@ -35,6 +35,7 @@ from fluxplane.config.manifests import MANIFEST_LAYERS, ManifestFile, object_pro
 from fluxplane.config.models import Fleet, WorkloadCluster
 from fluxplane.config.problems import show
 from fluxplane.errors import ConfigError
+from fluxplane.system.node import require_node
 
 #: The folder of dist/'s plain manifests of a layer that holds the charts' files.
 CHART_FILES = "charts"
@@ -79,6 +80,9 @@ def cdk8s_chart_files(
     if not wanted:
         return {}
     used = sorted({name for _, cluster in wanted for name in cluster.cdk8s_charts})
+    # The chart modules import cdk8s, which starts Node.js: NodeError, naming the one chosen and what to do, when it
+    # does not start (a command checked it already, and warned of an old one; the library's callers did not)
+    require_node()
     problems: list[str] = []
     loaded: dict[str, _Chart] = {}
     with _project_modules(root), _SignalWatch() as signals:
