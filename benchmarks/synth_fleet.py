@@ -192,11 +192,11 @@ def naive_cdk8s(per_file: list[list[dict[str, Any]]], limit: int, outdir: Path) 
     return count, time.perf_counter() - started
 
 
-def change_one_cluster(root: Path) -> None:
-    """The first cluster of the first environment gets another replica count."""
+def change_one_cluster(root: Path, replicas: int = 99) -> None:
+    """The first cluster of the first environment gets another replica count (``replicas``)."""
     path = root / "environments" / f"{ENVIRONMENTS[0]}.yaml"
     data = yaml.safe_load(path.read_text())
-    data["clusters"][0]["packs"]["addon-00"]["replicas"] = 99
+    data["clusters"][0]["packs"]["addon-00"]["replicas"] = replicas
     path.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
