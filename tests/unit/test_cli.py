@@ -340,6 +340,19 @@ def test_importing_the_cli_starts_no_javascript_runtime() -> None:
     assert result.stdout.strip() == "[]"
 
 
+def test_importing_the_cli_loads_neither_cryptography_nor_an_http_client() -> None:
+    # GIVEN a fresh interpreter WHEN it imports the CLI, every command module with it
+    code = (
+        "import sys, fluxplane.cli; "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('cryptography', 'ssl', 'http') "
+        "or name == 'urllib.request'))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # THEN what only seal, sealing-key and init's pin use is loaded when they run: synth, validate, diff and plan start
+    # without it
+    assert result.stdout.strip() == "[]"
+
+
 def test_the_program_spares_the_collector_s_final_pass_and_main_in_process_does_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

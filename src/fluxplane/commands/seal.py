@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from fluxplane.commands import Subcommands
-from fluxplane.sealing.kubeseal import SealError
-from fluxplane.sealing.project import DEFAULT_CERT, SealRequest, seal_secrets
+from fluxplane.sealing import DEFAULT_CERT
 from fluxplane.system import transaction
 
 NAMES: tuple[str, ...] = ("seal",)
@@ -62,6 +61,10 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Seal, then print the SealedSecret (``--stdout``) or a line per file naming it and which keys changed."""
+    # Imported when the command runs: sealing loads cryptography, which the other commands and --help do without
+    from fluxplane.sealing.kubeseal import SealError
+    from fluxplane.sealing.project import SealRequest, seal_secrets
+
     root: Path = args.root
     transaction.note(transaction.recover(root, write=not args.stdout))
     request = SealRequest(

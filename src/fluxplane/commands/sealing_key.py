@@ -6,10 +6,13 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fluxplane.commands import Subcommands
-from fluxplane.sealing.project import NewSealingKey, make_sealing_key
 from fluxplane.system import transaction
+
+if TYPE_CHECKING:
+    from fluxplane.sealing.project import NewSealingKey
 
 NAMES: tuple[str, ...] = ("sealing-key",)
 LOCKS_PROJECT = True
@@ -47,6 +50,9 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Make the key pair; say what was written and how the key pair reaches Secrets Manager."""
+    # Imported when the command runs: making the key loads cryptography, which the other commands and --help do without
+    from fluxplane.sealing.project import make_sealing_key
+
     root: Path = args.root
     transaction.note(transaction.recover(root))
     made = make_sealing_key(root, private_key_out=args.private_key_out, force=args.force)

@@ -23,11 +23,8 @@ from fluxplane.config.loader import LoadedFleet, load_fleet
 from fluxplane.config.secrets import secret_path
 from fluxplane.config.yamlfile import read_yaml
 from fluxplane.core.codec import dump_documents
-from fluxplane.sealing import kubeseal
+from fluxplane.sealing import DEFAULT_CERT, kubeseal
 from fluxplane.system import transaction
-
-#: Where the sealing key's certificate is looked for, relative to the project.
-DEFAULT_CERT = "environments/sealing-cert.pem"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
-from urllib.request import url2pathname
 
 DISTRIBUTION = "fluxplane"
 #: An environment variable in a URL's user part, which pip expands when it installs.
@@ -74,7 +73,7 @@ def pin_of(direct_url: str | None, version: str) -> Pin:
         if scheme in ("http", "https"):
             return Pin(f"{DISTRIBUTION} @ {url}{_hash(archive)}")
         if scheme == "file":
-            path = Path(url2pathname(urlsplit(url).path))
+            path = _local_path(url)
             return Pin(
                 index.requirement,
                 find_links=str(path.parent),
@@ -85,11 +84,19 @@ def pin_of(direct_url: str | None, version: str) -> Pin:
     if scheme == "file":
         return Pin(
             f"{DISTRIBUTION} @ {url}{fragment}",
-            note=f"fluxplane was installed from the folder {url2pathname(urlsplit(url).path)}: the pin installs "
+            note=f"fluxplane was installed from the folder {_local_path(url)}: the pin installs "
             f"on this machine only; for CI and colleagues pin a release ({index.requirement} once it is on the "
             "package index) or a Git URL in pyproject.toml",
         )
     return index
+
+
+def _local_path(url: str) -> Path:
+    """The path a file URL names on this machine."""
+    # Imported here: urllib.request loads http.client and ssl, which every command would load with the CLI
+    from urllib.request import url2pathname
+
+    return Path(url2pathname(urlsplit(url).path))
 
 
 def _without_credentials(url: str) -> str:
