@@ -56,6 +56,12 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         f"the pages load the definition, and --base synthesizes; {_CLI}"
     ),
     ("fluxplane.commands.synth", "fluxplane.synth"): f"synth is heavy; {_CLI}",
+    ("fluxplane.commands.seal", "fluxplane.sealing.kubeseal"): f"sealing loads cryptography; {_CLI}",
+    ("fluxplane.commands.seal", "fluxplane.sealing.project"): f"imported with fluxplane.sealing.kubeseal; {_CLI}",
+    ("fluxplane.commands.sealing_key", "fluxplane.sealing.project"): f"making the key loads cryptography; {_CLI}",
+    ("fluxplane.commands.scaffold.pin", "urllib.request"): (
+        f"urllib.request loads http.client and ssl, and only a file URL needs it; {_CLI}"
+    ),
     ("fluxplane.commands.validate", "fluxplane.validate"): f"the schema checker is heavy; {_CLI}",
     ("fluxplane.commands.validate", "fluxplane.validate.pull"): f"imported with fluxplane.validate; {_CLI}",
     ("fluxplane.commands.versions", "fluxplane.review.versions"): f"versions synthesizes, which is heavy; {_CLI}",
