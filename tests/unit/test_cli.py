@@ -329,28 +329,31 @@ def test_the_parser_is_built_from_the_command_modules_and_only_writers_lock_the_
     assert locked == ["synth", "seal", "sealing-key", "new-cluster", "remove-cluster", "onboard-app", "offboard-app"]
 
 
-def test_importing_the_cli_starts_no_javascript_runtime() -> None:
-    # GIVEN a fresh interpreter WHEN it imports the CLI, every command module with it
+def _loaded_with_the_cli(packages: tuple[str, ...], modules: tuple[str, ...] = ()) -> list[str]:
+    """The modules of ``packages``, and the ``modules``, that a fresh interpreter has loaded once it imports the CLI
+    (every command module with it)."""
     code = (
         "import sys, fluxplane.cli; "
-        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('jsii', 'cdk8s', 'constructs')))"
+        f"print('\\n'.join(sorted(name for name in sys.modules if name.split('.')[0] in {packages!r} "
+        f"or name in {modules!r})))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return result.stdout.split()
+
+
+def test_importing_the_cli_starts_no_javascript_runtime() -> None:
+    # GIVEN a fresh interpreter WHEN it imports the CLI, every command module with it
+    loaded = _loaded_with_the_cli(("jsii", "cdk8s", "constructs"))
     # THEN neither cdk8s nor jsii is loaded: `fluxplane --help` and validate never wait for Node.js
-    assert result.stdout.strip() == "[]"
+    assert loaded == []
 
 
 def test_importing_the_cli_loads_neither_cryptography_nor_an_http_client() -> None:
     # GIVEN a fresh interpreter WHEN it imports the CLI, every command module with it
-    code = (
-        "import sys, fluxplane.cli; "
-        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('cryptography', 'ssl', 'http') "
-        "or name == 'urllib.request'))"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = _loaded_with_the_cli(("cryptography", "ssl", "http"), ("urllib.request",))
     # THEN what only seal, sealing-key and init's pin use is loaded when they run: synth, validate, diff and plan start
     # without it
-    assert result.stdout.strip() == "[]"
+    assert loaded == []
 
 
 def test_the_program_spares_the_collector_s_final_pass_and_main_in_process_does_not(
