@@ -71,7 +71,7 @@ import functools
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable, KeysView, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -110,7 +110,7 @@ from fluxplane.synth.hazards import (
     switched,
     version_step,
 )
-from fluxplane.synth.scan import Listing
+from fluxplane.synth.scan import Listing, records_digest, records_stat
 from fluxplane.system.files import entries_below
 
 # What diff's risk report reads from here stays importable from here.
@@ -181,7 +181,7 @@ class OldTree:
         if self._paths is None:
             if self._listed is not None:
                 root = os.fspath(self.outdir) + "/"
-                self._paths = {relative: root + relative for relative in self._listed.files}
+                self._paths = {relative: root + relative for relative in self._listed.regular}
             else:
                 found = entries_below(str(self.outdir)) if self.exists else ()
                 self._paths = {
@@ -206,9 +206,9 @@ class OldTree:
         return self._stats
 
     @property
-    def files(self) -> KeysView[str]:
+    def files(self) -> Set[str]:
         """The path below the tree of each of its regular files (:attr:`paths`, without joining each to the tree)."""
-        return self._listed.files.keys() if self._listed is not None else self.paths.keys()
+        return self._listed.regular if self._listed is not None else self.paths.keys()
 
     def _stat(self, paths: Iterable[str]) -> dict[str, tuple[int, int]]:
         """(size, mtime_ns) of the regular files among ``paths``: a file is read only after ``_own`` says so."""
@@ -259,33 +259,46 @@ class OldTree:
         A file whose size and time match what the last write recorded for the same content (the
         writer's manifest, fluxplane.synth.writer.recorded) is not read; with such a record, only the
         files it lists and the new ones are looked at (a file added to dist/ by hand is not dist/'s).
+        A listing taken against those records (fluxplane.synth.scan.list_tree) says which files match them.
         """
         if not self.exists:
             return {}
         recorded = writer.recorded(self.outdir)
-        if recorded:
-            # the files the record lists and the new ones: a listing's other files are left out by the lookups
-            stats = self._listed.files if self._listed is not None else self._stat(files.keys() | recorded.keys())
-            gone = (recorded.keys() - files.keys()) & stats.keys()
-        else:
-            stats = self.stats
-            gone = stats.keys() - files.keys()
         found: dict[str, bytes | None] = {}
-        for path, text in files.items():
-            stat = stats.get(path)
-            entry = recorded.get(path)
-            if (
-                stat is not None
-                and entry is not None
-                and entry[1] == stat[0]
-                and entry[2] == stat[1]
-                and entry[0] == writer.text_digest(text)
-            ):
-                continue
-            data = text.encode("utf-8")
-            old = self.read(path) if stat is not None else None
-            if old != data:
-                found[path] = old
+        if self._listed is not None:
+            listed = self._listed.against(recorded)  # what a listing taken against no records, or others, left out
+            kept, regular = listed.kept, listed.regular
+            gone = (recorded.keys() - files.keys()) & regular if recorded else regular - files.keys()
+            for path, text in files.items():
+                entry = kept.get(path)
+                if entry is not None and records_digest(entry, writer.text_digest(text)):
+                    continue
+                data = text.encode("utf-8")
+                old = self.read(path) if path in regular else None
+                if old != data:
+                    found[path] = old
+        else:
+            if recorded:
+                # the files the record lists and the new ones
+                stats = self._stat(files.keys() | recorded.keys())
+                gone = (recorded.keys() - files.keys()) & stats.keys()
+            else:
+                stats = self.stats
+                gone = stats.keys() - files.keys()
+            for path, text in files.items():
+                stat = stats.get(path)
+                entry = recorded.get(path)
+                if (
+                    stat is not None
+                    and entry is not None
+                    and records_stat(entry, *stat)
+                    and records_digest(entry, writer.text_digest(text))
+                ):
+                    continue
+                data = text.encode("utf-8")
+                old = self.read(path) if stat is not None else None
+                if old != data:
+                    found[path] = old
         for path in gone:
             found[path] = self.read(path)
         return found

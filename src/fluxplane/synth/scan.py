@@ -12,6 +12,11 @@ lists the spare, which the write needs only after the guard. What that process f
 find at that time: synth holds the project's lock from before the listing until the swap, and the listing is only
 read, never trusted for content (a file's bytes are always read from the file). On a machine of one core, where
 ``fork`` is missing, or for a small tree, each folder is listed here when first asked for.
+
+Each tree is listed against what the last write recorded of it (the writer's manifest, parsed once, by whichever
+process lists): a regular file whose record has the size and time its lstat gives is kept with that record, a line
+of the manifest's text, and only every other entry carries its lstat. The guard and the write then compare a
+file's record with its new digest, and write a kept file's record back as it was read.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import signal
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
@@ -33,41 +38,93 @@ from fluxplane.system.processes import cores
 #: An entry's lstat as a listing keeps it: (st_mode, st_size, st_mtime_ns).
 Stat = tuple[int, int, int]
 
+#: What the last write recorded of each file of a tree (fluxplane.synth.writer's manifest), by path below it: a record
+#: ``digest<TAB>size<TAB>mtime_ns``, kept as the manifest's text holds it, so that a file recorded and found as
+#: recorded is handed on and written back without being taken apart.
+Records = dict[str, str]
+
+
+def record(digest: str, size: int, mtime: int) -> str:
+    """The record of a file of ``digest``, ``size`` bytes and modification time ``mtime`` (ns)."""
+    return f"{digest}\t{size}\t{mtime}"
+
+
+def records_digest(entry: str, digest: str) -> bool:
+    """Whether the record ``entry`` names the file's digest as ``digest``."""
+    return entry.startswith(digest) and entry.startswith("\t", len(digest))
+
+
+def records_stat(entry: str, size: int, mtime: int) -> bool:
+    """Whether the record ``entry`` names a file of ``size`` bytes and modification time ``mtime`` (and is a record:
+    a digest, a size and a time)."""
+    return entry.endswith(f"\t{size}\t{mtime}") and entry.count("\t") == 2
+
 
 @dataclass(frozen=True)
 class Listing:
     """What a folder holds, by path below it (POSIX): ``entries``, every entry that is not a folder itself (a link
-    to a folder is one: no link is followed), with its lstat; ``empty``, the folders that hold nothing; ``folders``,
-    every folder below it."""
+    to a folder is one: no link is followed), with its lstat, but those in ``kept``; ``kept``, the regular files the
+    records a tree was listed against (list_tree) name with the size and time the file has, with their record;
+    ``empty``, the folders that hold nothing; ``folders``, every folder below it."""
 
     entries: dict[str, Stat]
     empty: tuple[str, ...]
     folders: frozenset[str]
+    kept: Records = field(default_factory=dict)
 
     @cached_property
     def files(self) -> dict[str, tuple[int, int]]:
         """The regular files among the entries (no link, no FIFO), with (size, mtime_ns)."""
-        return {path: (size, mtime) for path, (mode, size, mtime) in self.entries.items() if S_ISREG(mode)}
+        found = {path: (size, mtime) for path, (mode, size, mtime) in self.entries.items() if S_ISREG(mode)}
+        for path, entry in self.kept.items():
+            _, size, mtime = entry.split("\t")
+            found[path] = (int(size), int(mtime))
+        return found
+
+    @cached_property
+    def regular(self) -> set[str]:
+        """The path of each regular file (:attr:`files` without their size and time, which a record holds)."""
+        found = set(self.kept)
+        found.update(path for path, (mode, _, _) in self.entries.items() if S_ISREG(mode))
+        return found
+
+    def against(self, records: Records) -> Listing:
+        """This listing with each regular file ``records`` names with the size and time it has ``kept``, as a listing
+        taken against them (list_tree) keeps it: for a listing taken against none, or against other records."""
+        moved = {
+            path: entry
+            for path, (mode, size, mtime) in self.entries.items()
+            if (entry := records.get(path)) is not None and S_ISREG(mode) and records_stat(entry, size, mtime)
+        }
+        if not moved:
+            return self
+        entries = {path: stat for path, stat in self.entries.items() if path not in moved}
+        return Listing(entries, self.empty, self.folders, {**self.kept, **moved})
 
     def without(self, name: str) -> Listing:
         """This listing without the entry ``name`` at its top, or the folder ``name`` with what it holds."""
         if name not in self.folders:
             # an entry: a copy without it, not a walk of every path (a listing of dist/ holds tens of thousands)
-            entries = dict(self.entries)
+            entries, kept = dict(self.entries), dict(self.kept)
             entries.pop(name, None)
-            return Listing(entries, self.empty, self.folders)
+            kept.pop(name, None)
+            return Listing(entries, self.empty, self.folders, kept)
         below = name + "/"
         return Listing(
             {path: stat for path, stat in self.entries.items() if path != name and not path.startswith(below)},
             tuple(path for path in self.empty if path != name and not path.startswith(below)),
             frozenset(path for path in self.folders if path != name and not path.startswith(below)),
+            {path: entry for path, entry in self.kept.items() if path != name and not path.startswith(below)},
         )
 
 
-def list_tree(root: str | os.PathLike[str], *, strict: bool = False) -> Listing | None:
+def list_tree(root: str | os.PathLike[str], *, strict: bool = False, records: Records | None = None) -> Listing | None:
     """What the folder ``root`` holds (Listing), one listing per folder and one lstat per entry; None when ``root``
     is not a folder itself, or a folder below it cannot be listed (whoever needs the listing then looks for
-    itself; ``strict`` raises the OSError instead). An entry gone between the listing and its lstat is left out."""
+    itself; ``strict`` raises the OSError instead). An entry gone between the listing and its lstat is left out.
+
+    A regular file whose record in ``records`` has the size and modification time its lstat gives is ``kept`` with
+    that record, not among the entries."""
     top = os.fspath(root)
     try:
         if not S_ISDIR(os.lstat(top).st_mode):
@@ -75,6 +132,8 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False) -> Listing 
     except OSError:
         return None
     entries: dict[str, Stat] = {}
+    kept: Records = {}
+    known = records or {}
     empty: list[str] = []
     folders: set[str] = set()
     pending = [("", top)]
@@ -98,16 +157,28 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False) -> Listing 
                 stat = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            entries[prefix + entry.name] = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
-    return Listing(entries, tuple(empty), frozenset(folders))
+            path = prefix + entry.name
+            recorded = known.get(path)
+            size, mtime = stat.st_size, stat.st_mtime_ns
+            if recorded is not None and S_ISREG(stat.st_mode) and records_stat(recorded, size, mtime):
+                kept[path] = recorded
+            else:
+                entries[path] = (stat.st_mode, size, mtime)
+    return Listing(entries, tuple(empty), frozenset(folders), kept)
 
 
-def _parts(dist: str, spare: str, ahead: Callable[[], object] | None) -> Iterator[object]:
+#: What a listing reads first (:class:`TreeScan`'s ``ahead``): what it hands over as it is, and the records dist/'s
+#: listing and the spare's are taken against (list_tree), each None when there are none.
+Ahead = tuple[object, Records | None, Records | None]
+
+
+def _parts(dist: str, spare: str, ahead: Callable[[], Ahead] | None) -> Iterator[object]:
     """What the listing process hands over, in the order a write needs it: dist/'s listing with what ``ahead`` gives
-    (None without it), which the guard reads first; then the spare's listing, which the write reads after the
-    guard."""
-    yield list_tree(dist), ahead() if ahead is not None else None
-    yield list_tree(spare)
+    to hand over (None without it), which the guard reads first; then the spare's listing, which the write reads
+    after the guard. Each tree is listed against the records ``ahead`` gives of it."""
+    found, dist_records, spare_records = ahead() if ahead is not None else (None, None, None)
+    yield list_tree(dist, records=dist_records), found
+    yield list_tree(spare, records=spare_records)
 
 
 #: The bytes before each part the listing process hands over: the length of its pickle.
@@ -168,13 +239,16 @@ def _end(pid: int, reader: int) -> None:
 
 class TreeScan:
     """The listings of ``dist`` and ``spare`` for one write: taken by a process of its own once :meth:`start` says
-    so, else here when first asked for. ``ahead`` is more reading the process does for the write (the writer's
-    manifest, parsed), which :meth:`ahead` hands over."""
+    so, else here when first asked for. ``ahead`` is what a listing reads first (:data:`Ahead`): the writer's
+    manifest, parsed, which :meth:`ahead` hands over, and the records each tree is listed against, wherever it is
+    listed."""
 
-    def __init__(self, dist: Path, spare: Path, ahead: Callable[[], object] | None = None) -> None:
+    def __init__(self, dist: Path, spare: Path, ahead: Callable[[], Ahead] | None = None) -> None:
         self._paths = (os.fspath(dist), os.fspath(spare))
         self._ahead = ahead
         self._read_ahead: object = None
+        #: What ``ahead`` gave here, for a listing taken here
+        self._ahead_here: Ahead | None = None
         self._found: dict[int, Listing | None] = {}
         self._process: weakref.finalize[..., TreeScan] | None = None
         self._pid = 0
@@ -240,7 +314,10 @@ class TreeScan:
     def _listing(self, index: int) -> Listing | None:
         self._receive(index)
         if index not in self._found:
-            self._found[index] = list_tree(self._paths[index])
+            if self._ahead_here is None:
+                self._ahead_here = self._ahead() if self._ahead is not None else (None, None, None)
+            _, dist_records, spare_records = self._ahead_here
+            self._found[index] = list_tree(self._paths[index], records=spare_records if index else dist_records)
         return self._found[index]
 
     def ahead(self) -> object:

@@ -42,12 +42,12 @@ from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from fluxplane.errors import OutputError
 from fluxplane.synth.outdir import Staleness, check_outdir, compare_tree, copy_tree, read_kept, regular_files
-from fluxplane.synth.scan import Listing, Stat, TreeScan, list_tree
+from fluxplane.synth.scan import Ahead, Listing, Records, TreeScan, list_tree, record, records_digest
 
 # The output folder's other operations stay importable from here, where synth and its tests have taken them.
 __all__ = [
     "MANIFEST",
-    "Signatures",
+    "Records",
     "Staleness",
     "check_outdir",
     "compare_tree",
@@ -101,26 +101,28 @@ def spare_path(outdir: Path) -> Path:
 
 
 #: The spare's manifest, inside the spare: a line ``tree`` or ``tree unknown``, a line per file of the
-#: spare (path, digest, size, mtime_ns, tab-separated), a line ``dist``, a line per file of dist/.
+#: spare (path, digest, size, mtime_ns, tab-separated: the path and its record, fluxplane.synth.scan.Records), a line
+#: ``dist``, a line per file of dist/.
 MANIFEST = ".fluxplane-tree"
-
-Signatures = dict[str, tuple[str, int, int]]
 
 
 def _digest(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
-def _manifest(tree: Signatures | None, current: Signatures) -> str:
-    def lines(signatures: Signatures) -> str:
-        return "".join(f"{path}\t{digest}\t{size}\t{mtime}\n" for path, (digest, size, mtime) in signatures.items())
+def _manifest(tree: Records | None, current: Records) -> str:
+    def lines(records: Records) -> str:
+        return "".join(map("{0[0]}\t{0[1]}\n".format, records.items()))
 
     head = "tree\n" + lines(tree) if tree is not None else "tree unknown\n"
     return head + "dist\n" + lines(current)
 
 
-def _read_manifest(text: str) -> tuple[Signatures | None, Signatures]:
-    """(the spare's files or None when unknown, dist/'s files); ValueError when it is not a manifest."""
+def _read_manifest(text: str) -> tuple[Records | None, Records]:
+    """(the spare's files or None when unknown, dist/'s files); ValueError when it is not a manifest.
+
+    A record is kept as its text: one that is not a digest, a size and a time never matches a file (list_tree), so
+    that file is looked at as one the manifest does not record."""
     head, separator, rest = text.partition("\n")
     if not separator or head not in ("tree", "tree unknown"):
         raise ValueError(MANIFEST)
@@ -129,12 +131,10 @@ def _read_manifest(text: str) -> tuple[Signatures | None, Signatures]:
         middle = lines.index("dist")
     except ValueError:
         raise ValueError(MANIFEST) from None
-    sections: list[Signatures] = []
+    sections: list[Records] = []
     for part in (lines[:middle], lines[middle + 1 :]):
-        section: Signatures = {}
-        for line in part:
-            path, digest, size, mtime = line.split("\t")
-            section[path] = (digest, int(size), int(mtime))
+        # a line without a tab is no record: dict() raises ValueError
+        section: Records = dict(line.split("\t", 1) for line in part)
         if not all(map(inside, section)):
             raise ValueError(next(path for path in section if not inside(path)))
         sections.append(section)
@@ -149,10 +149,10 @@ def inside(path: str) -> bool:
 
 
 #: The last manifest read, by (path, size, mtime_ns): the guard and the write of one synth read the same one.
-_READ: dict[tuple[str, int, int], tuple[Signatures | None, Signatures]] = {}
+_READ: dict[tuple[str, int, int], tuple[Records | None, Records]] = {}
 
 
-def _manifest_of(spare: Path) -> tuple[Signatures | None, Signatures]:
+def _manifest_of(spare: Path) -> tuple[Records | None, Records]:
     """The spare's manifest, parsed (read once per synth); ValueError and OSError as reading it raises them.
 
     Only a regular file is read: a symlink is not followed, and a FIFO would block the read forever.
@@ -171,18 +171,19 @@ def _manifest_of(spare: Path) -> tuple[Signatures | None, Signatures]:
     return found
 
 
-def read_ahead(outdir: Path) -> dict[tuple[str, int, int], tuple[Signatures | None, Signatures]] | None:
-    """The spare's manifest, parsed as :func:`recorded` and the write read it: what the listing process
-    (fluxplane.synth.scan) does for them, for :func:`keep_read` in the process that writes. None when there is no
-    readable manifest."""
+def read_ahead(outdir: Path) -> Ahead:
+    """What a listing of dist/ and its spare reads first (fluxplane.synth.scan.TreeScan): the spare's manifest,
+    parsed as :func:`recorded` and the write read it, to hand over to :func:`keep_read` in the process that writes,
+    and the records of dist/ and of the spare it holds, which the listings are taken against. Nothing when there
+    is no readable manifest."""
     spare = spare_path(outdir)
     if spare.is_symlink():
-        return None
+        return None, None, None
     try:
-        _manifest_of(spare)
+        tree, current = _manifest_of(spare)
     except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    return dict(_READ)
+        return None, None, None
+    return dict(_READ), current, tree
 
 
 def keep_read(found: object) -> None:
@@ -207,7 +208,7 @@ def large_tree(outdir: Path) -> bool:
         return False
 
 
-def recorded(outdir: Path) -> Signatures:
+def recorded(outdir: Path) -> Records:
     """dist/'s files as the last write recorded them (digest, size, mtime), from the spare's manifest.
 
     Only a hint, to skip reading files that did not change: a file whose size and time differ from its
@@ -275,39 +276,34 @@ def _remove(path: Path) -> None:
         os.unlink(path)
 
 
-#: The signature of a file of the spare that its manifest does not record: its content is compared.
-_UNRECORDED = ("", -1, -1)
+def _take_spare(outdir: Path, new: Path, listed: Listing | None = None) -> tuple[Listing, Records | None, Records]:
+    """Move the spare to ``new`` for updating: (what it holds, its folders being folders themselves, dist/'s files as
+    its manifest records them, the spare's own files as the manifest records them).
 
+    ``listed`` is the spare's listing taken since synth holds its lock (fluxplane.synth.scan), against the records
+    of the spare's manifest; without it the spare is listed here, the same way (an OSError when a folder of it
+    cannot be listed).
 
-def _take_spare(
-    outdir: Path, new: Path, listed: Listing | None = None
-) -> tuple[Signatures, Signatures | None, set[str], dict[str, Stat]]:
-    """Move the spare to ``new`` for updating: (what it holds, dist/'s files as its manifest records them, the
-    folders the listing found, each a folder itself, and each entry's lstat when ``listed`` gave it).
-
-    ``listed`` is the spare's listing taken since synth holds its lock (fluxplane.synth.scan); without it the
-    spare is listed here, the same way (an OSError when a folder of it cannot be listed).
-
-    The manifest is removed first (whatever it is: a folder too). The spare is listed: each entry that
-    is not a folder (a symlink is one, never followed) keeps its signature from the manifest, or gets
-    an empty digest when the manifest does not record it (a spare interrupted mid-update, the first
-    tree a synth replaced, or an entry added by hand): its content is then compared before it is kept,
-    and it is removed if synth does not write it. Empty folders go. ({}, None, set()) when there is no spare.
+    The manifest is removed first (whatever it is: a folder too). The spare is listed: each entry that is not a
+    folder (a symlink is one, never followed) is ``kept`` with its record when the manifest records it with the
+    size and time it has; any other is compared or written anew, and removed if synth does not write it. An entry
+    the manifest does not record (a spare interrupted mid-update, the first tree a synth replaced, or an entry added
+    by hand) has its content compared before it is kept. Empty folders go. An empty listing when there is no spare.
     """
     spare = spare_path(outdir)
     if not _is_folder(spare):
         _remove(spare)  # a symlink or a file in the spare's place is not fluxplane's
-        return {}, None, set(), {}
-    tree: Signatures | None = None
-    current: Signatures | None = None
+        return Listing({}, (), frozenset()), None, {}
+    tree: Records | None = None
+    current: Records | None = None
     with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
         tree, current = _manifest_of(spare)
     _remove(spare / MANIFEST)
     spare.rename(new)
-    listed = (listed or list_tree(new, strict=True) or Listing({}, (), frozenset())).without(MANIFEST)
-    stats = listed.entries
-    entries, empty, folders = list(stats), list(listed.empty), set(listed.folders)
-    for folder in empty:
+    listed = (listed or list_tree(new, strict=True, records=tree) or Listing({}, (), frozenset())).without(MANIFEST)
+    listed = listed.against(tree or {})  # a listing taken against no records, or others, keeps what these record
+    folders = set(listed.folders)
+    for folder in listed.empty:
         while folder:
             try:
                 os.rmdir(f"{new}/{folder}")
@@ -315,11 +311,10 @@ def _take_spare(
                 break
             folders.discard(folder)
             folder = os.path.dirname(folder)
-    recorded = tree or {}
-    return {path: recorded.get(path, _UNRECORDED) for path in entries}, current, folders, stats
+    return Listing(listed.entries, (), frozenset(folders), listed.kept), current, tree or {}
 
 
-def _keep_spare(outdir: Path, replaced: Path, tree: Signatures | None, current: Signatures) -> None:
+def _keep_spare(outdir: Path, replaced: Path, tree: Records | None, current: Records) -> None:
     """Keep the tree a swap replaced as the spare, with its manifest: ``tree`` (its files, when
     known) and ``current`` (the files now in dist/)."""
     with contextlib.suppress(OSError):
@@ -331,7 +326,7 @@ def _keep_spare(outdir: Path, replaced: Path, tree: Signatures | None, current: 
     shutil.rmtree(replaced, ignore_errors=True)
 
 
-def _start_spare(outdir: Path, current: Signatures) -> None:
+def _start_spare(outdir: Path, current: Records) -> None:
     """After a first write: an empty spare whose manifest records dist/'s files, so that the next synth,
     building its tree in the spare, knows which files of the tree it replaces are as written."""
     spare = spare_path(outdir)
@@ -396,25 +391,21 @@ class _Folders:
         self.checked.add(folder)
 
 
-def _fill(
-    new: str,
-    files: dict[str, str],
-    known: Signatures,
-    listed: Iterable[str] = (),
-    stats: Mapping[str, Stat] | None = None,
-) -> Signatures:
-    """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs
-    from ``known`` (its files as the manifest records them); the signatures of the result.
+def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> Records:
+    """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs from what it
+    holds; the records of the result.
 
-    ``known`` lists everything in ``new`` that is not a folder, ``listed`` its folders and ``stats`` each entry's
-    lstat, from one listing (fluxplane.synth.scan.list_tree). Nothing
-    is written, read or removed through a symlink: a folder of the tree that is not a folder raises _Linked
-    (the spare is then not used); a file that differs is removed and written anew, so a symlink, a hard
-    link or a FIFO there is replaced, never written through.
+    ``spare`` is what ``new`` holds (its listing against ``records``, which record its files as the manifest does,
+    fluxplane.synth.scan.list_tree): a file kept there with a record of the same digest stays as it is; an entry the
+    records do not name is compared, and kept when its content is the same. Nothing is written, read or removed
+    through a symlink: a folder of the tree that is not a folder raises _Linked (the spare is then not used); a file
+    that differs is removed and written anew, so a symlink, a hard link or a FIFO there is replaced, never written
+    through.
     """
-    guard = _Folders(new, listed)
+    guard = _Folders(new, spare.folders)
+    kept, entries = spare.kept, spare.entries
     folders: set[str] = set()
-    for relative in known.keys() - files.keys():
+    for relative in (kept.keys() | entries.keys()) - files.keys():
         guard.check(os.path.dirname(relative))
         with contextlib.suppress(FileNotFoundError):
             os.unlink(new + relative)  # a symlink itself goes, never what it points to
@@ -426,9 +417,9 @@ def _fill(
             except OSError:  # not empty (or gone): its parents are not empty either
                 break
             folder = os.path.dirname(folder)
-    written: Signatures = {}
+    written: Records = {}
     made: set[str] = set()
-    checked, listed_stats, remembered = guard.checked, stats or {}, _TEXT_DIGESTS
+    checked, remembered = guard.checked, _TEXT_DIGESTS
     for relative, text in files.items():
         # encoded only when needed: a file kept from the spare whose digest is known (remember_digests, or the
         # guard's) needs no bytes
@@ -442,46 +433,29 @@ def _fill(
         folder = relative.rpartition("/")[0]  # the same as os.path.dirname for the relative paths of a tree
         if folder not in checked:
             guard.check(folder)
-        entry = known.get(relative)
-        if entry is not None and entry[0] == digest:
-            # the common case, kept at the cost of two lookups: a regular file whose size and time are as recorded
-            listed_stat = listed_stats.get(relative)
-            if (
-                listed_stat is not None
-                and S_ISREG(listed_stat[0])
-                and listed_stat[1] == entry[1]
-                and listed_stat[2] == entry[2]
-            ):
-                written[relative] = entry
-                continue
+        entry = kept.get(relative)
+        if entry is not None and records_digest(entry, digest):
+            # the common case: a regular file whose record, size and time are as recorded
+            written[relative] = entry
+            continue
         path = new + relative  # string paths: Path joins cost a third of writing a large tree
-        if entry is not None and entry[0] in (digest, ""):
-            with contextlib.suppress(OSError):
-                listed_stat = listed_stats.get(relative)
-                if listed_stat is None:  # gone since the listing: written anew below
-                    raise FileNotFoundError(path)
-                mode, size, mtime = listed_stat
-                if S_ISDIR(mode):
-                    raise _Linked(relative)
-                if not S_ISREG(mode):  # a symlink: written anew below
-                    raise FileNotFoundError(path)
-                if (size, mtime) == entry[1:]:
-                    written[relative] = entry
-                    continue
-                if data is None:
-                    data = text.encode("utf-8")
-                if not entry[0] and size == len(data):  # not in a manifest: compare the content
-                    with open(path, "rb") as handle:
-                        if handle.read() == data:
-                            written[relative] = (digest, size, mtime)
-                            continue
+        stat = entries.get(relative)
+        if stat is not None and relative not in records:  # not in the manifest: compare the content
+            mode, size, mtime = stat
+            if data is None:
+                data = text.encode("utf-8")
+            if S_ISREG(mode) and size == len(data):
+                with contextlib.suppress(OSError), open(path, "rb") as handle:
+                    if handle.read() == data:
+                        written[relative] = record(digest, size, mtime)
+                        continue
         if folder not in made:
             os.makedirs(new + folder, exist_ok=True)
             made.add(folder)
-        if entry is not None:
+        if entry is not None or stat is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)  # a link goes, never what it points to; a hard link's other names keep their data
-        written[relative] = (digest, *_write(path, text.encode("utf-8") if data is None else data))
+        written[relative] = record(digest, *_write(path, text.encode("utf-8") if data is None else data))
     return written
 
 
@@ -549,16 +523,16 @@ def write_tree(files: dict[str, str], outdir: Path, scan: TreeScan | None = None
         recover(outdir)
         if outdir.exists() and not outdir.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(outdir))
-        known, current, folders, stats = _take_spare(outdir, new, scan.spare() if scan is not None else None)
+        spare, current, records = _take_spare(outdir, new, scan.spare() if scan is not None else None)
         new.mkdir(exist_ok=True)
         try:
             try:
-                written = _fill(f"{new}/", files, known, folders, stats)
+                written = _fill(f"{new}/", files, spare, records)
             except _Linked:  # not a tree fluxplane left: start from an empty folder
                 shutil.rmtree(new)
                 new.mkdir()
                 current = None
-                written = _fill(f"{new}/", files, {})
+                written = _fill(f"{new}/", files, Listing({}, (), frozenset()), {})
         finally:
             forget_text_digests()
         if not outdir.exists():

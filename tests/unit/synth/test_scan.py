@@ -188,11 +188,80 @@ def test_on_one_core_nothing_is_started_and_each_tree_is_listed_when_asked(
 @pytest.mark.usefixtures("two_cores")
 def test_the_listing_process_hands_over_what_it_read_ahead(tmp_path: Path) -> None:
     _tree(tmp_path / "dist")
-    found = TreeScan(tmp_path / "dist", tmp_path / "spare", lambda: {"read": os.getpid()})
+    found = TreeScan(tmp_path / "dist", tmp_path / "spare", lambda: ({"read": os.getpid()}, None, None))
     found.start()
     pid = found._pid
     assert found.ahead() == {"read": pid}  # done by the listing process, not this one
-    assert TreeScan(tmp_path / "dist", tmp_path / "spare", lambda: "here").ahead() is None  # no process: nothing
+    assert TreeScan(tmp_path / "dist", tmp_path / "spare", lambda: ("here", None, None)).ahead() is None  # no process
+
+
+def _records(root: Path, *paths: str) -> scan.Records:
+    """Records of ``paths`` below ``root`` as they are now, with a digest of their own."""
+    found: scan.Records = {}
+    for path in paths:
+        lstat = os.lstat(root / path)
+        found[path] = scan.record(f"digest-of-{path}", lstat.st_size, lstat.st_mtime_ns)
+    return found
+
+
+def test_a_file_recorded_with_its_size_and_time_is_kept_with_its_record_and_any_other_is_an_entry(
+    tmp_path: Path,
+) -> None:
+    _tree(tmp_path)
+    (tmp_path / "a" / "b" / "y.yaml").write_text("y: 1\n")
+    (tmp_path / "a" / "b" / "z.yaml").write_text("z: 1\n")
+    records = _records(tmp_path, "top.yaml", "a/b/x.yaml", "a/b/y.yaml")
+    # GIVEN a file changed since its record (same size, another time), a link and a FIFO the records name as files,
+    # a record that is not one, and a file no record names
+    os.utime(tmp_path / "a" / "b" / "y.yaml", ns=(1, 1))
+    lstat = os.lstat(tmp_path / "a" / "link-to-file")
+    records["a/link-to-file"] = scan.record("d", lstat.st_size, lstat.st_mtime_ns)
+    lstat = os.lstat(tmp_path / "a" / "fifo")
+    records["a/fifo"] = scan.record("d", lstat.st_size, lstat.st_mtime_ns)
+    lstat = os.lstat(tmp_path / "a" / "b" / "x.yaml")
+    records["a/b/x.yaml"] = f"d\tnot\t{lstat.st_size}\t{lstat.st_mtime_ns}"
+    found = list_tree(tmp_path, records=records)
+    assert found is not None
+    # THEN only the file as recorded is kept, with its record; every other entry has its lstat, as without records
+    assert found.kept == {"top.yaml": records["top.yaml"]}
+    plain = list_tree(tmp_path)
+    assert plain is not None
+    assert found.entries.keys() == plain.entries.keys() - {"top.yaml"}
+    assert found.files == plain.files
+    assert found.regular == set(plain.files)
+    assert found.without("top.yaml").kept == {}
+    assert found.without("a").regular == {"top.yaml"}
+    # AND a listing taken against no records, checked against them, is the same
+    assert plain.against(records) == found
+
+
+def test_a_record_names_the_digest_it_starts_with_and_nothing_else() -> None:
+    entry = scan.record("abc", 5, 7)
+    assert scan.records_digest(entry, "abc")
+    assert not scan.records_digest(entry, "ab")
+    assert not scan.records_digest(entry, "abcd")
+    assert scan.records_stat(entry, 5, 7)
+    assert not scan.records_stat(entry, 15, 7)
+    assert not scan.records_stat("x\t" + entry, 5, 7)
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_each_tree_is_listed_against_its_records_wherever_it_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cores: int
+) -> None:
+    monkeypatch.setattr(scan, "cores", lambda: cores)
+    dist, spare = tmp_path / "dist", tmp_path / "spare"
+    _tree(dist)
+    (spare / "c").mkdir(parents=True)
+    (spare / "c" / "y.yaml").write_text("y\n")
+    dist_records, spare_records = _records(dist, "top.yaml"), _records(spare, "c/y.yaml")
+    found = TreeScan(dist, spare, lambda: (None, dist_records, spare_records))
+    found.start()
+    assert (found._pid > 0) == (cores > 1)
+    assert found.dist() == list_tree(dist, records=dist_records)
+    assert found.dist().kept == dist_records  # type: ignore[union-attr]
+    assert found.spare() == list_tree(spare, records=spare_records)
+    assert found.spare().kept == spare_records  # type: ignore[union-attr]
 
 
 @pytest.mark.usefixtures("two_cores")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import hashlib
 import os
 import shutil
 import stat
@@ -222,6 +223,33 @@ def test_a_spare_without_a_readable_manifest_is_rebuilt(tmp_path: Path, manifest
     # WHEN synth writes THEN dist/ is exactly the new tree
     write_tree({"a.yaml": "three\n"}, dist)
     assert _tree(dist) == {"a.yaml": "three\n"}
+
+
+@pytest.mark.parametrize("mangle", ["extra field", "no time", "not numbers"])
+def test_a_record_that_is_not_a_digest_a_size_and_a_time_is_never_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mangle: str
+) -> None:
+    # GIVEN a spare whose manifest records its file damaged, with the digest of what synth writes next and the
+    # file's size and time among its fields
+    dist = tmp_path / "dist"
+    for text in ("one\n", "two\n"):
+        write_tree({"a.yaml": text}, dist)
+    manifest = spare_path(dist) / MANIFEST
+    lines = manifest.read_text().splitlines()
+    path, _, size, mtime = lines[1].split("\t")
+    assert path == "a.yaml"
+    wanted = hashlib.sha1(b"six\n").hexdigest()  # the same size as the file: only its content tells
+    lines[1] = {
+        "extra field": f"{path}\t{wanted}\tx\t{size}\t{mtime}",
+        "no time": f"{path}\t{wanted}\t{size}",
+        "not numbers": f"{path}\t{wanted}\t{size}.0\t{mtime}",
+    }[mangle]
+    manifest.write_text("\n".join(lines) + "\n")
+    writes = _writes(monkeypatch)
+    # WHEN synth writes a file of that digest THEN the spare's file is written anew: dist/ holds what synth wrote
+    write_tree({"a.yaml": "six\n"}, dist)
+    assert _tree(dist) == {"a.yaml": "six\n"}
+    assert "a.yaml" in writes
 
 
 _PATHS = st.sampled_from(["a", "a/b", "a/b/c", "b", "c/d", "c/e/f"])
@@ -492,8 +520,13 @@ def test_a_manifest_read_ahead_is_used_only_while_the_file_is_as_it_was_read(
     dist = tmp_path / "dist"
     write_tree({"a.yaml": "1\n", "b.yaml": "2\n"}, dist)
     write_tree({"a.yaml": "1\n", "b.yaml": "3\n"}, dist)
-    found = writer.read_ahead(dist)
+    found, dist_records, spare_records = writer.read_ahead(dist)
     assert found is not None
+    # the records the listings are taken against: dist/'s files and the spare's, as the manifest has them
+    assert dist_records is not None and sorted(dist_records) == ["a.yaml", "b.yaml"]
+    assert spare_records is not None and sorted(spare_records) == ["a.yaml", "b.yaml"]
+    digests = {path: (dist_records[path][:40], spare_records[path][:40]) for path in dist_records}
+    assert digests["a.yaml"][0] == digests["a.yaml"][1] and digests["b.yaml"][0] != digests["b.yaml"][1]
     writer._READ.clear()
     parses: list[int] = []
     real = writer._read_manifest
@@ -511,10 +544,10 @@ def test_a_manifest_read_ahead_is_used_only_while_the_file_is_as_it_was_read(
 
 
 def test_nothing_is_read_ahead_without_a_readable_manifest(tmp_path: Path) -> None:
-    assert writer.read_ahead(tmp_path / "dist") is None
+    assert writer.read_ahead(tmp_path / "dist") == (None, None, None)
     write_tree({"a.yaml": "1\n"}, tmp_path / "dist")
     (spare_path(tmp_path / "dist") / MANIFEST).write_text("not a manifest\n")
-    assert writer.read_ahead(tmp_path / "dist") is None
+    assert writer.read_ahead(tmp_path / "dist") == (None, None, None)
 
 
 def test_a_digest_known_beforehand_is_taken_instead_of_hashing_the_text(
