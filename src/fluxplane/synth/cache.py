@@ -48,6 +48,7 @@ import contextlib
 import functools
 import importlib.metadata
 import json
+import marshal
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -70,6 +71,8 @@ if TYPE_CHECKING:
 FORMAT = 5
 #: An entry's file name is the cluster's name and this.
 ENTRY_SUFFIX = ".entry"
+#: The file of the texts of the documents dumped on every run (render.Dumps), beside the entries.
+DUMPS = "rendered.dumps"
 _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
 
 
@@ -374,6 +377,21 @@ class SynthCache:
         )
         self._signer.write(f"{cluster}{ENTRY_SUFFIX}", "\n".join((head, "".join(entry.files.values()))).encode("utf-8"))
 
+    def load_dumps(self, code: str) -> dict[str, str]:
+        """The texts of the documents the last run dumped (fluxplane.synth.render.Dumps), by their key, when that
+        run had the same ``code`` (code_key); none when the file is missing or does not verify."""
+        data = self._signer.read_marshalled(DUMPS)
+        if data is None or data.get("code") != code or not isinstance(data.get("texts"), dict):
+            return {}
+        texts = data["texts"]
+        return texts if all(isinstance(key, str) and isinstance(text, str) for key, text in texts.items()) else {}
+
+    def store_dumps(self, code: str, texts: Mapping[str, str]) -> None:
+        """Keep ``texts`` as the dumps of this ``code`` (replacing the last run's); a cache that cannot be written
+        is skipped."""
+        if not self.read_only:
+            self._signer.write(DUMPS, marshal.dumps({"code": code, "texts": dict(texts)}))
+
     def prune(self, clusters: Iterable[str]) -> None:
         """Remove the entries of clusters that are no longer in the fleet, and leftover temporary files;
         nothing else in the folder."""
@@ -401,12 +419,13 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
     """
     # Imported here: the tree's charts and the render are heavy, and only building needs them, not fluxplane.synth
     # (importing this module)
-    from fluxplane.synth.render import render_app
+    from fluxplane.synth.render import Dumps, render_app
     from fluxplane.synth.tree import FleetTree
 
     code = code_key(plan.registry)
     if code is None:
         return render_app(FleetTree(plan))
+    dumps = Dumps(cache.load_dumps(code))
     keys = input_keys(plan, code)
     entries: dict[str, CachedCluster] = {}
     for name, key in keys.items():
@@ -419,7 +438,7 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
         reused: dict[str, str] = {}
         for entry in entries.values():
             reused.update(entry.files)
-        out = render_app(app, reused)
+        out = render_app(app, reused, dumps)
         index = FolderIndex(out)
         stale = [
             name
@@ -440,5 +459,7 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
         files = {path: out[path] for prefix in app.cluster_prefixes(name) for path in index.below(prefix)}
         shared = index.shared_key(app.shared_prefixes(by_name[name]))
         cache.store(name, CachedCluster(input_key=key, shared_key=shared, files=files, roles=app.roles_of(name)))
+    if dumps.used.keys() != dumps.known.keys():
+        cache.store_dumps(code, dumps.used)
     cache.prune(keys)
     return out

@@ -15,6 +15,7 @@ not depend on the number of workers.
 
 from __future__ import annotations
 
+import marshal
 import multiprocessing
 import posixpath
 import signal
@@ -41,6 +42,7 @@ from fluxplane.synth.checks import (
 from fluxplane.synth.codeowners import codeowners
 from fluxplane.synth.graph import FluxTree
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
+from fluxplane.system.keys import content_hash
 from fluxplane.system.processes import cores
 
 #: Where synth writes the code owners of the fleet repository, under dist/.
@@ -50,13 +52,40 @@ if TYPE_CHECKING:
     from fluxplane.synth.tree import FleetTree
 
 
-def render_app(app: FleetTree, reused: Mapping[str, str] | None = None) -> dict[str, str]:
+class Dumps:
+    """The YAML text of documents, taking the texts an earlier run dumped (``known``) instead of dumping the same
+    documents again; :attr:`used` holds the texts this run took or made, by their key.
+
+    A text is known by a hash of the documents marshalled (format 2, without references): marshal takes only
+    Python's own types, each told apart (a string from a number, a key ``1`` from ``"1"``, a list from a tuple, a
+    subclass from its base) as the dumper tells them apart, so the same key is the same YAML. Documents marshal does
+    not take are dumped every time.
+    """
+
+    def __init__(self, known: Mapping[str, str] | None = None) -> None:
+        self.known: Mapping[str, str] = known or {}
+        self.used: dict[str, str] = {}
+
+    def dump(self, documents: list[dict[str, Any]]) -> str:
+        try:
+            key = content_hash(marshal.dumps(documents, 2))
+        except ValueError:  # a value of a type marshal does not take
+            return dump_documents(documents)
+        text = self.known.get(key)
+        if text is None:
+            text = dump_documents(documents)
+        self.used[key] = text
+        return text
+
+
+def render_app(app: FleetTree, reused: Mapping[str, str] | None = None, dumps: Dumps | None = None) -> dict[str, str]:
     """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path. An object two
     Flux Kustomizations apply on a cluster it renders is refused (fluxplane.synth.checks.Writers), as the other checks'
     problems are (TreeError).
 
     ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetTree.reused):
-    they join the output, and the folders among them count for the Flux path checks.
+    they join the output, and the folders among them count for the Flux path checks. ``dumps`` gives the texts of
+    documents dumped before, for the files this process dumps (a small tree, or what the cache left to render).
     """
     app.finish()
     spokes = [app.spokes] if app.spokes is not None else []
@@ -72,7 +101,7 @@ def render_app(app: FleetTree, reused: Mapping[str, str] | None = None) -> dict[
     rendering = start_render(app, files, drawn, readmes=not custom_charts)
     try:
         custom = _check(app, files, spokes, tenants, reused, custom_charts)
-        texts, readmes, contests = rendering.result({**drawn, **custom} if custom else drawn)
+        texts, readmes, contests = rendering.result({**drawn, **custom} if custom else drawn, dumps)
     finally:
         rendering.stop()
     # what each cluster applies, judged from the walks its README graph is drawn from
@@ -292,12 +321,16 @@ class PendingRender:
     def _start(self, pool: Any, pending: Any, readmes: bool) -> None:
         self._pool, self._pending, self._readmes = pool, pending, readmes
 
-    def result(self, texts: Mapping[str, str]) -> tuple[list[str], dict[str, str], list[Contest]]:
+    def result(
+        self, texts: Mapping[str, str], dumps: Dumps | None = None
+    ) -> tuple[list[str], dict[str, str], list[Contest]]:
         """The texts, the README.md texts and the objects two writers apply on a cluster (Writers.contests).
-        ``texts`` supplies the files that are not manifests, for the graphs this process draws."""
+        ``texts`` supplies the files that are not manifests, for the graphs this process draws; ``dumps``, the texts
+        of documents dumped before, when this process dumps them."""
         readmes, contests = ({}, []) if self._readmes else cluster_readmes(self._app, self._files, texts)
         if self._pool is None:
-            return [dump_documents(manifest.documents()) for _, manifest in self._files], readmes, contests
+            dump = dumps.dump if dumps is not None else dump_documents
+            return [dump(manifest.documents()) for _, manifest in self._files], readmes, contests
         dumped: list[str] = [""] * len(self._files)
         for positions, part, drawn, found in self._pending.get():
             for position, text in zip(positions, part, strict=True):

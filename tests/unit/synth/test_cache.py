@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import hmac
 import importlib
@@ -14,10 +15,12 @@ from typing import Any
 import pytest
 
 from fluxplane.charts.addon_identities import AddonRole
+from fluxplane.core.codec import dump_documents
 from fluxplane.packs.registry import PackRegistry
-from fluxplane.synth import load_plan, synthesize, writer
+from fluxplane.synth import load_plan, render, synthesize, writer
 from fluxplane.synth.cache import (
     _PACKAGE,
+    DUMPS,
     CachedCluster,
     FolderIndex,
     SynthCache,
@@ -25,6 +28,7 @@ from fluxplane.synth.cache import (
     code_key,
     input_keys,
 )
+from fluxplane.synth.render import Dumps
 from fluxplane.system.keys import CACHE_DIR, user_key
 from tests.conftest import MINIMAL_BASE, FleetWriter
 from tests.support.sealing import put, sealed
@@ -266,9 +270,73 @@ def test_a_reused_clusters_files_are_not_hashed_again_by_the_write(
     monkeypatch.setattr(writer, "_digest", lambda data: hashed.append(data) or digest(data))
     files = synthesize(root, use_cache=True, replace=["EKSCluster/staging-2/staging-2"]).files
     # THEN staging-1's files, reused, are written as stored, with the digests their entry carries: only the files
-    # rendered anew are hashed, once each
+    # rendered anew are hashed, each text at most once (files of the same documents share their text)
     assert {path: files[path] for path in reused.files} == reused.files
-    assert len(hashed) == len(files) - len(reused.files)
+    assert set(hashed) == {text.encode() for path, text in files.items() if path not in reused.files}
+    assert len(hashed) <= len(files) - len(reused.files)
+
+
+def test_a_synth_that_renders_what_it_rendered_before_dumps_none_of_it_again(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a fleet synthesized with the cache
+    root = write_fleet(MINIMAL_BASE, {"staging": CLUSTERS})
+    first = synthesize(root, use_cache=True).files
+    dumped: list[int] = []
+    dump = render.dump_documents
+    monkeypatch.setattr(render, "dump_documents", lambda documents: dumped.append(1) or dump(documents))
+    # WHEN it is synthesized again THEN no file's documents are dumped again (the hub's files, rendered on every
+    # run, take the texts their documents were dumped to), and the output is the same
+    assert synthesize(root, use_cache=True).files == first
+    assert dumped == []
+    # AND texts changed in the file without its signature are not taken: every file is dumped anew
+    path = root / CACHE_DIR / "synth" / DUMPS
+    signature, payload = path.read_bytes().split(b"\n", 1)
+    assert b"kind: Kustomization" in payload
+    path.write_bytes(signature + b"\n" + payload.replace(b"kind: Kustomization", b"kind: Kustomizatio_"))
+    assert synthesize(root, use_cache=True).files == first
+    assert dumped
+    # AND none are taken when fluxplane's code is another's (another version may dump otherwise)
+    assert SynthCache.for_root(root).load_dumps(_code(root))
+    assert SynthCache.for_root(root).load_dumps("another code") == {}
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({1: "a"}, {"1": "a"}),
+        ({"a": True}, {"a": 1}),
+        ({"a": 1}, {"a": 1.0}),
+        ({"a": 0.0}, {"a": -0.0}),
+        ({"a": ["x"]}, {"a": "x"}),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+    ],
+)
+def test_documents_dumped_before_are_taken_only_for_the_same_documents(
+    first: dict[Any, Any], second: dict[Any, Any]
+) -> None:
+    # GIVEN the text of documents dumped before WHEN documents that read alike in JSON but not in YAML are dumped
+    # THEN each gets its own text
+    primed = Dumps()
+    primed.dump([first])
+    dumps = Dumps(primed.used)
+    assert dump_documents([second]) != dump_documents([first])
+    assert dumps.dump([second]) == dump_documents([second])
+    assert dumps.dump([first]) == dump_documents([first])
+    assert len(dumps.used) == 2  # a text for each
+
+
+def test_documents_marshal_does_not_take_are_dumped_every_time() -> None:
+    documents = [{"day": datetime.date(2026, 1, 1)}]
+    dumps = Dumps()
+    assert dumps.dump(documents) == dump_documents(documents)
+    assert dumps.used == {}
+
+
+def _code(root: Path) -> str:
+    key = code_key(load_plan(root).registry)
+    assert key is not None
+    return key
 
 
 def _keys(write_fleet: FleetWriter, base: dict[str, Any], staging: dict[str, Any]) -> dict[str, str]:
