@@ -10,7 +10,8 @@ What is cached: per workload cluster, one file holding the texts of everything s
 that cluster's folders (its entry point, its overlays, its README, its tenants, and the hub's folders
 that serve it alone: its chain, its add-ons' roles, its apps' AWS resources) and the add-on IAM roles
 its packs declared. The hub's own files, the add-on catalogue and everything else shared are rendered
-on every run.
+on every run; ``rendered.dumps`` keeps the YAML texts their documents were dumped to, for one code key
+(fluxplane.synth.render.Dumps), so that documents rendered again as they were are not dumped again.
 
 Keys. An entry is used only when two keys match:
 

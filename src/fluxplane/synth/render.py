@@ -57,9 +57,9 @@ class Dumps:
     documents again; :attr:`used` holds the texts this run took or made, by their key.
 
     A text is known by a hash of the documents marshalled (format 2, without references): marshal takes only
-    Python's own types, each told apart (a string from a number, a key ``1`` from ``"1"``, a list from a tuple, a
-    subclass from its base) as the dumper tells them apart, so the same key is the same YAML. Documents marshal does
-    not take are dumped every time.
+    Python's own types, no subclass of them, and tells each apart (a string from a number, a key ``1`` from ``"1"``,
+    ``True`` from ``1``, ``1`` from ``1.0``, a list from a tuple) as the dumper does, so the same key is the same
+    YAML. Documents marshal does not take are dumped every time.
     """
 
     def __init__(self, known: Mapping[str, str] | None = None) -> None:
