@@ -52,6 +52,7 @@ from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
 from fluxplane.cli import EXIT_BAD_INPUT, EXIT_STALE, main
+from fluxplane.synth.cache import DUMPS
 
 pytestmark = pytest.mark.fuzz
 
@@ -196,9 +197,10 @@ def seed(example_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert code == 0, err
     assert snapshot(example_project / "dist") == reference
     assert (example_project / ".dist.spare" / ".fluxplane-tree").is_file()
-    assert sorted(p.name for p in (example_project / ".fluxplane-cache" / "synth").iterdir()) == [
-        f"{name}.entry" for name in CLUSTERS
-    ]
+    # an entry per cluster, and the texts of the files rendered on every run
+    assert sorted(p.name for p in (example_project / ".fluxplane-cache" / "synth").iterdir()) == sorted(
+        [*(f"{name}.entry" for name in CLUSTERS), DUMPS]
+    )
     assert (example_project / ".fluxplane-cache" / "parsed" / "files.entry").is_file()
     held = snapshot(example_project)
     entries = tuple(path for path in held if path.split("/")[0] in TREES and path not in TREES)
@@ -564,13 +566,15 @@ def _run_together(project: Path, commands: list[tuple[str, ...]], stagger: float
 
 
 def _assert_clean(seed: Seed, project: Path, definition: Snapshot) -> None:
-    """dist/ is the clean tree, nothing half-done beside it, the definition as it was, the cache only entries."""
+    """dist/ is the clean tree, nothing half-done beside it, the definition as it was, the cache only entries (and
+    the texts of the files rendered on every run)."""
     assert snapshot(project / "dist") == seed.reference
     assert not os.path.lexists(project / ".dist.new") and not os.path.lexists(project / ".dist.old")
     assert snapshot(project / "environments") == definition
     cache = project / ".fluxplane-cache" / "synth"
     if cache.exists():
-        assert sorted(p.name for p in cache.iterdir()) == [f"{name}.entry" for name in CLUSTERS]
+        names = sorted(p.name for p in cache.iterdir())
+        assert [name for name in names if name != DUMPS] == [f"{name}.entry" for name in CLUSTERS]
 
 
 COMMANDS = st.sampled_from([(), (), ("--no-cache",), ("--check",)])
