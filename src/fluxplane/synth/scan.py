@@ -60,6 +60,13 @@ def records_stat(entry: str, size: int, mtime: int) -> bool:
     return entry.endswith(f"\t{size}\t{mtime}") and entry.count("\t") == 2
 
 
+def _kept(records: Records, path: str, stat: Stat) -> str | None:
+    """The record of ``path`` when it names the regular file of lstat ``stat`` as it is, else None."""
+    entry = records.get(path)
+    mode, size, mtime = stat
+    return entry if entry is not None and S_ISREG(mode) and records_stat(entry, size, mtime) else None
+
+
 @dataclass(frozen=True)
 class Listing:
     """What a folder holds, by path below it (POSIX): ``entries``, every entry that is not a folder itself (a link
@@ -92,9 +99,7 @@ class Listing:
         """This listing with each regular file ``records`` names with the size and time it has ``kept``, as a listing
         taken against them (list_tree) keeps it: for a listing taken against none, or against other records."""
         moved = {
-            path: entry
-            for path, (mode, size, mtime) in self.entries.items()
-            if (entry := records.get(path)) is not None and S_ISREG(mode) and records_stat(entry, size, mtime)
+            path: entry for path, stat in self.entries.items() if (entry := _kept(records, path, stat)) is not None
         }
         if not moved:
             return self
@@ -158,12 +163,12 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False, records: Re
             except OSError:
                 continue
             path = prefix + entry.name
-            recorded = known.get(path)
-            size, mtime = stat.st_size, stat.st_mtime_ns
-            if recorded is not None and S_ISREG(stat.st_mode) and records_stat(recorded, size, mtime):
+            lstat = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+            recorded = _kept(known, path, lstat)
+            if recorded is not None:
                 kept[path] = recorded
             else:
-                entries[path] = (stat.st_mode, size, mtime)
+                entries[path] = lstat
     return Listing(entries, tuple(empty), frozenset(folders), kept)
 
 
