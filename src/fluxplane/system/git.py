@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from types import TracebackType
 
 from fluxplane.errors import FluxplaneError
 
@@ -30,6 +32,54 @@ def _git(purpose: str) -> str:
 def run(args: list[str], cwd: Path, *, purpose: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` in ``cwd``, output captured; GitError naming ``purpose`` when Git is not installed."""
     return subprocess.run([_git(purpose), *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=False)
+
+
+class Running:
+    """``git ARGS`` in ``cwd``, started and left running while the caller goes on; :meth:`result` waits for it.
+
+    Its output goes to unnamed temporary files, so a long output never stalls it. Leaving the ``with`` block
+    ends Git when it is still running (an error or a signal stopped the caller): nothing outlives the command."""
+
+    def __init__(self, args: list[str], cwd: Path, *, purpose: str) -> None:
+        # closed by result() or end(): they live as long as Git runs, beyond this call
+        self._out = tempfile.TemporaryFile()  # noqa: SIM115
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        try:
+            self._process = subprocess.Popen(
+                [_git(purpose), *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err
+            )
+        except BaseException:
+            self._close()
+            raise
+
+    def __enter__(self) -> Running:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.end()
+
+    def result(self) -> subprocess.CompletedProcess[str]:
+        """Wait for Git; its exit code and output, as :func:`run` gives them."""
+        code = self._process.wait()
+        self._out.seek(0)
+        self._err.seek(0)
+        out = self._out.read().decode("utf-8", errors="surrogateescape")
+        err = self._err.read().decode("utf-8", errors="replace")
+        self._close()
+        return subprocess.CompletedProcess(self._process.args, code, out, err)
+
+    def end(self) -> None:
+        """End Git if it still runs, and wait for it; a no-op once :meth:`result` was taken."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._close()
+
+    def _close(self) -> None:
+        self._out.close()
+        self._err.close()
 
 
 def commit_of(cwd: Path, ref: str, *, purpose: str) -> str | None:

@@ -11,6 +11,7 @@ could not be; the command (fluxplane.commands.validate) prints them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from fluxplane.core.tree.kustomize import Folders
 from fluxplane.system.progress import Progress
 from fluxplane.validate.cache import ValidateCache
 from fluxplane.validate.cel import CelCounts, CelRules
-from fluxplane.validate.changed import ChangedFiles, changed_since, is_definition
+from fluxplane.validate.changed import ChangedFiles, Comparison, is_definition
 from fluxplane.validate.compose import render_compositions
 from fluxplane.validate.compose.overlays import overlay_definitions
 from fluxplane.validate.findings import Finding
@@ -265,14 +266,18 @@ def run(
     not there, an unknown ref, no kubectl while ``kustomize``."""
     crds = list(crd_dirs) or default_crd_dirs()
     check_tree(dist)
-    change = changed_since(dist, changed) if changed is not None else None
     progress = progress or Progress("validate", show="off")
-    with progress.stage("read") as stage:
+    # Git compares the tree with the ref while the cache's documents are read: neither waits for the other.
+    comparison = Comparison(dist, changed) if changed is not None else None
+    with comparison or contextlib.nullcontext(), progress.stage("read") as stage:
+        if cache is not None:
+            cache.start()
+        change = comparison.result() if comparison is not None else None
         typed = None if change is None or change.definitions else change.covers
         if cache is None:
             tree = load_tree(dist, typed)
         else:
-            cache.start(dist)
+            cache.track(dist)
             tree = load_tree(dist, typed, cache.read)
             cache.finish()
         stage.note(f"{len(tree.documents)} documents")

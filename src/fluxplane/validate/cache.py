@@ -286,13 +286,16 @@ class ValidateCache:
         return cls(root / CACHE_DIR / FOLDER, user_key())
 
     # -- documents ----------------------------------------------------------------------------------
-    def start(self, dist: Path) -> None:
-        """Read the blob ids Git has of ``dist``, and the documents file."""
-        self._tracked = tracked_blobs(dist)
+    def start(self) -> None:
+        """Read the documents file (it does not depend on Git: it can be read while Git compares the tree)."""
         self._documents = {}
         data = self.signer.read_marshalled(DOCUMENTS)
         if data is not None and data.get("code") == code_key() and isinstance(data.get("blobs"), dict):
             self._documents = data["blobs"]
+
+    def track(self, dist: Path) -> None:
+        """Read the blob ids Git's index has of the files of ``dist`` the working tree has not changed."""
+        self._tracked = tracked_blobs(dist)
 
     def read(self, path: str, relative: str, typed: bool) -> ParsedFile | Finding:
         """A reader for fluxplane.validate.tree.load_tree: the file's documents from the cache when its content was

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 import yaml
 
@@ -72,23 +73,68 @@ def _lines(output: str) -> list[str]:
 
 def changed_since(dist: Path, base: str) -> ChangedFiles:
     """The change of ``dist`` since ``base``; ValidateError when DIST is not in Git or BASE names no commit."""
-    top = git.run(["rev-parse", "--show-toplevel"], dist, purpose=_PURPOSE)
-    if top.returncode != 0:
-        raise ValidateError(f"{dist}: not in a Git repository (--changed compares with a Git ref)")
-    commit = git.commit_of(dist, base, purpose=_PURPOSE)
-    if commit is None:
-        raise ValidateError(f"--changed: unknown Git ref {base!r}")
-    diffed = git.run(
-        ["diff", "--name-only", "--no-renames", "--relative", "-z", commit, "--", "."], dist, purpose=_PURPOSE
-    )
-    untracked = git.run(["ls-files", "--others", "--exclude-standard", "-z", "--", "."], dist, purpose=_PURPOSE)
-    for result in (diffed, untracked):
-        if result.returncode != 0:
-            detail = (result.stderr.strip().splitlines() or ["no message"])[-1]
-            raise ValidateError(f"--changed: git cannot list the changes of {dist} since {base!r}: {detail}")
-    files = frozenset(_lines(diffed.stdout)) | frozenset(_lines(untracked.stdout))
-    definitions = sorted(_definitions_at(dist, commit, files) | _definitions_now(dist, files))
-    return ChangedFiles(base, commit, files, tuple(definitions))
+    with Comparison(dist, base) as comparison:
+        return comparison.result()
+
+
+class Comparison:
+    """Git comparing ``dist`` with ``base`` while the caller goes on; :meth:`result` waits for the change.
+
+    After a synth rewrote the tree, Git's index no longer vouches for the files by their stat, and Git hashes each
+    one again: seconds for a large tree. That is done once, as ``git status`` does it (``update-index
+    --refresh``: the index learns the files' stat, never their content), on a core the caller does not use, and
+    the comparison with ``base`` that follows reads the index. The checks that make ``base`` bad input run at
+    once: ValidateError when DIST is not in Git or BASE names no commit. Leaving the ``with`` block ends Git when
+    it still runs."""
+
+    def __init__(self, dist: Path, base: str) -> None:
+        top = git.run(["rev-parse", "--show-toplevel"], dist, purpose=_PURPOSE)
+        if top.returncode != 0:
+            raise ValidateError(f"{dist}: not in a Git repository (--changed compares with a Git ref)")
+        commit = git.commit_of(dist, base, purpose=_PURPOSE)
+        if commit is None:
+            raise ValidateError(f"--changed: unknown Git ref {base!r}")
+        self.dist = dist
+        self.base = base
+        self.commit = commit
+        self._refreshed = git.Running(["update-index", "-q", "--refresh"], dist, purpose=_PURPOSE)
+        try:
+            self._untracked = git.Running(
+                ["ls-files", "--others", "--exclude-standard", "-z", "--", "."], dist, purpose=_PURPOSE
+            )
+        except BaseException:
+            self._refreshed.end()
+            raise
+
+    def __enter__(self) -> Comparison:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._refreshed.end()
+        self._untracked.end()
+
+    def result(self) -> ChangedFiles:
+        """The change, once Git is done; ValidateError with Git's line when it could not list it."""
+        # An index Git could not refresh (another Git holds its lock, a read-only checkout) only makes the diff
+        # hash the files itself.
+        self._refreshed.result()
+        diffed = git.run(
+            ["diff", "--name-only", "--no-renames", "--relative", "-z", self.commit, "--", "."],
+            self.dist,
+            purpose=_PURPOSE,
+        )
+        untracked = self._untracked.result()
+        for result in (diffed, untracked):
+            if result.returncode != 0:
+                detail = (result.stderr.strip().splitlines() or ["no message"])[-1]
+                raise ValidateError(
+                    f"--changed: git cannot list the changes of {self.dist} since {self.base!r}: {detail}"
+                )
+        files = frozenset(_lines(diffed.stdout)) | frozenset(_lines(untracked.stdout))
+        definitions = sorted(_definitions_at(self.dist, self.commit, files) | _definitions_now(self.dist, files))
+        return ChangedFiles(self.base, self.commit, files, tuple(definitions))
 
 
 def _manifests(files: frozenset[str]) -> list[str]:

@@ -3,6 +3,7 @@ folder is in, and a new one made."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -115,3 +116,29 @@ def test_blobs_whose_content_the_caller_holds_are_not_read_again(tmp_path: Path)
     assert found == {"other.yaml": b"b: 1\n", "same.yaml": b"a: 1\n"}
     assert found["same.yaml"] is known["same.yaml"]
     assert fgit.blob_name(b"a: 1\n", "0" * 40) == dict(blobs)["same.yaml"]
+
+
+def test_a_running_git_gives_its_exit_code_and_output_as_run_does(tmp_path: Path) -> None:
+    # GIVEN a repository WHEN Git is started and its result waited for
+    git(tmp_path, "init", "-q")
+    with fgit.Running(["rev-parse", "--show-toplevel"], tmp_path, purpose=PURPOSE) as running:
+        found = running.result()
+    # THEN it is what run gives for the same command
+    expected = fgit.run(["rev-parse", "--show-toplevel"], tmp_path, purpose=PURPOSE)
+    assert (found.returncode, found.stdout, found.stderr) == (0, expected.stdout, "")
+    with fgit.Running(["rev-parse", "--verify", "nope"], tmp_path, purpose=PURPOSE) as running:
+        failed = running.result()
+    assert failed.returncode != 0
+    assert failed.stderr.startswith("fatal:")
+
+
+def test_a_running_git_is_ended_when_the_caller_stops(tmp_path: Path) -> None:
+    # GIVEN Git blocked reading a FIFO no one writes to
+    git(tmp_path, "init", "-q")
+    os.mkfifo(tmp_path / "pipe")
+    # WHEN the caller is stopped while Git runs
+    with pytest.raises(KeyboardInterrupt), fgit.Running(["hash-object", "pipe"], tmp_path, purpose=PURPOSE) as running:
+        assert running._process.poll() is None
+        raise KeyboardInterrupt
+    # THEN Git has ended: nothing outlives the command
+    assert running._process.returncode is not None

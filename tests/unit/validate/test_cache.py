@@ -36,7 +36,8 @@ def dist(tmp_path: Path) -> Path:
 
 def _references(dist: Path, key: bytes = b"k" * 32) -> list[Any]:
     cache = ValidateCache(dist.parent / ".fluxplane-cache" / "validate", key)
-    cache.start(dist)
+    cache.start()
+    cache.track(dist)
     loaded = load_tree(dist, None, cache.read)
     cache.finish()
     return cache.references(loaded)

@@ -3,11 +3,12 @@ a definition is among them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from fluxplane.validate.changed import ChangedFiles, changed_since, is_definition
+from fluxplane.validate.changed import ChangedFiles, Comparison, changed_since, is_definition
 from fluxplane.validate.tree import ValidateError
 from tests.support.git import git
 
@@ -83,3 +84,26 @@ def test_a_build_is_touched_when_it_reads_or_holds_a_changed_file() -> None:
 )
 def test_definitions_are_the_kinds_that_give_meaning_to_others(body: object, definition: bool) -> None:
     assert is_definition(body) is definition
+
+
+def test_leaving_a_comparison_before_its_result_ends_git(dist: Path) -> None:
+    # GIVEN Git comparing the tree with HEAD WHEN the caller is stopped before it asks for the change
+    with pytest.raises(KeyboardInterrupt), Comparison(dist, "HEAD") as comparison:
+        raise KeyboardInterrupt
+    # THEN neither of the Git processes it started is left running
+    assert all(running._process.returncode is not None for running in (comparison._refreshed, comparison._untracked))
+
+
+def test_files_written_again_with_the_same_content_are_not_a_change(dist: Path) -> None:
+    # GIVEN every file of the tree written anew, as a synth that swaps in its spare tree does (new inodes, new
+    # times), one of them with other content
+    for path in sorted(dist.rglob("*.yaml")):
+        text = path.read_text()
+        path.unlink()
+        path.write_text(text)
+        os.utime(path, (1, 1))
+    (dist / "clusters" / "a" / "cm.yaml").write_text(CONFIG_MAP + "data: {b: c}\n")
+    # WHEN the change since HEAD is asked for, twice (the first refreshed Git's index)
+    # THEN it is the one file whose content changed, each time
+    for _ in range(2):
+        assert changed_since(dist, "HEAD").files == frozenset({"clusters/a/cm.yaml"})
