@@ -17,6 +17,9 @@ from types import TracebackType
 
 from fluxplane.errors import FluxplaneError
 
+#: How long a Git process that was asked to stop (:meth:`Running.end`) has before it is killed.
+STOP_SECONDS = 2.0
+
 
 class GitError(FluxplaneError):
     """Git is not installed, the folder is not in a repository, or a ref names no commit."""
@@ -71,10 +74,16 @@ class Running:
         return subprocess.CompletedProcess(self._process.args, code, out, err)
 
     def end(self) -> None:
-        """End Git if it still runs, and wait for it; a no-op once :meth:`result` was taken."""
+        """End Git if it still runs, and wait for it; a no-op once :meth:`result` was taken. Git is asked to stop
+        (SIGTERM) before it is made to: on SIGTERM it removes the lock files it holds, where a killed Git would
+        leave ``.git/index.lock`` behind and every later Git command of the user's refused."""
         if self._process.poll() is None:
-            self._process.kill()
-            self._process.wait()
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
         self._close()
 
     def _close(self) -> None:

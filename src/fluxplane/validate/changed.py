@@ -120,11 +120,13 @@ class Comparison:
         # An index Git could not refresh (another Git holds its lock, a read-only checkout) only makes the diff
         # hash the files itself.
         self._refreshed.result()
-        diffed = git.run(
+        # Running, as the refresh: a stopped validate asks Git to stop, so Git removes the index lock it may hold
+        with git.Running(
             ["diff", "--name-only", "--no-renames", "--relative", "-z", self.commit, "--", "."],
             self.dist,
             purpose=_PURPOSE,
-        )
+        ) as running:
+            diffed = running.result()
         untracked = self._untracked.result()
         for result in (diffed, untracked):
             if result.returncode != 0:

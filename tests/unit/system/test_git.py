@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -141,4 +142,25 @@ def test_a_running_git_is_ended_when_the_caller_stops(tmp_path: Path) -> None:
         assert running._process.poll() is None
         raise KeyboardInterrupt
     # THEN Git has ended: nothing outlives the command
-    assert running._process.returncode is not None
+    # AND it was asked to stop (SIGTERM), which lets Git remove its lock files, not killed
+    assert running._process.returncode == -signal.SIGTERM
+
+
+def test_a_stopped_refresh_of_the_index_leaves_no_lock_behind(tmp_path: Path) -> None:
+    # GIVEN a repository whose index no longer vouches for its files, and Git refreshing it (it holds the
+    # index's lock while it hashes them)
+    for index in range(5000):
+        (tmp_path / f"f{index}.yaml").write_text(f"n: {index}\n" * 200)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    for path in tmp_path.glob("*.yaml"):
+        os.utime(path, (1, 1))
+    running = fgit.Running(["update-index", "-q", "--refresh"], tmp_path, purpose=PURPOSE)
+    with running:
+        while running._process.poll() is None and not (tmp_path / ".git" / "index.lock").exists():
+            pass
+    # WHEN it is ended while it runs
+    assert running._process.returncode == -signal.SIGTERM
+    # THEN the lock is gone: the user's next Git command is not refused
+    assert not (tmp_path / ".git" / "index.lock").exists()
+    git(tmp_path, "update-index", "-q", "--refresh")
