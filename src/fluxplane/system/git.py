@@ -16,9 +16,7 @@ from pathlib import Path
 from types import TracebackType
 
 from fluxplane.errors import FluxplaneError
-
-#: How long a Git process that was asked to stop (:meth:`Running.end`) has before it is killed.
-STOP_SECONDS = 2.0
+from fluxplane.system.processes import GRACE
 
 
 class GitError(FluxplaneError):
@@ -75,12 +73,13 @@ class Running:
 
     def end(self) -> None:
         """End Git if it still runs, and wait for it; a no-op once :meth:`result` was taken. Git is asked to stop
-        (SIGTERM) before it is made to: on SIGTERM it removes the lock files it holds, where a killed Git would
-        leave ``.git/index.lock`` behind and every later Git command of the user's refused."""
+        (SIGTERM) before it is made to (SIGKILL, after fluxplane.system.processes.GRACE, as every process
+        fluxplane ends): on SIGTERM it removes the lock files it holds, where a killed Git would leave
+        ``.git/index.lock`` behind and every later Git command of the user's refused."""
         if self._process.poll() is None:
             self._process.terminate()
             try:
-                self._process.wait(timeout=STOP_SECONDS)
+                self._process.wait(timeout=GRACE)
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
