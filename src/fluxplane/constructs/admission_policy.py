@@ -10,7 +10,7 @@ from fluxplane.constructs.base import TypedResource
 from fluxplane.constructs.props import Name, Props
 
 
-class NamedExpression(Props, defer_build=True):
+class NamedExpression(Props):
     """A ``matchConditions`` entry: a named CEL condition a request must meet to be validated."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$", max_length=63)
@@ -19,7 +19,7 @@ class NamedExpression(Props, defer_build=True):
     """CEL expression over the request; it must be true for the policy to validate the request."""
 
 
-class Variable(Props, defer_build=True):
+class Variable(Props):
     """A ``variables`` entry: a named CEL expression the policy's other expressions read as ``variables.<name>``."""
 
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=63)
@@ -45,7 +45,7 @@ class Validation(Props):
     set (``Invalid``)."""
 
 
-class ResourceRule(Props, defer_build=True):
+class ResourceRule(Props):
     """A ``resourceRules`` entry: operations on resources that a policy matches."""
 
     api_groups: tuple[str, ...]
@@ -58,7 +58,7 @@ class ResourceRule(Props, defer_build=True):
     """Resources matched, by plural name (``*`` every resource, ``pods/status`` a subresource)."""
 
 
-class MatchResources(Props, defer_build=True):
+class MatchResources(Props):
     """A policy's ``matchConstraints``: the requests it applies to."""
 
     namespace_selector: dict[str, Any] | None = None
@@ -68,7 +68,7 @@ class MatchResources(Props, defer_build=True):
     """Operations on resources the policy applies to; a request must match one of them."""
 
 
-class ValidatingAdmissionPolicyProps(Props, defer_build=True):
+class ValidatingAdmissionPolicyProps(Props):
     """Props of a ValidatingAdmissionPolicy: which requests it checks and the CEL rules they must pass."""
 
     name: Name
@@ -97,7 +97,7 @@ class ValidatingAdmissionPolicy(TypedResource[ValidatingAdmissionPolicyProps]):
     props_class = ValidatingAdmissionPolicyProps
 
 
-class ValidatingAdmissionPolicyBindingProps(Props, defer_build=True):
+class ValidatingAdmissionPolicyBindingProps(Props):
     """Props of a ValidatingAdmissionPolicyBinding: puts a policy into effect and says how."""
 
     name: Name

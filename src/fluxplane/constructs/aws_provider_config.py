@@ -22,7 +22,7 @@ class AwsCredentials(Props):
     """Source of the credentials: ``IRSA`` (IAM roles for service accounts) or ``PodIdentity`` (EKS Pod Identity)."""
 
 
-class AssumeRole(Props, defer_build=True):
+class AssumeRole(Props):
     """A role the providers assume after authenticating, e.g. one in another account."""
 
     role_arn: str = Field(alias="roleARN", pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$")

@@ -65,7 +65,7 @@ class HelmChartTemplate(Props):
     """The chart, its version and its source."""
 
 
-class ChartReference(Props, defer_build=True):
+class ChartReference(Props):
     """A HelmRelease's ``chartRef``: a source object that holds the chart artifact."""
 
     kind: Literal["OCIRepository", "HelmChart", "ExternalArtifact"]
@@ -123,7 +123,7 @@ class UpgradeRemediation(Remediation):
     ``rollback``)."""
 
 
-class Strategy(Props, defer_build=True):
+class Strategy(Props):
     """How helm-controller goes on after a failed install or upgrade (``install.strategy``, ``upgrade.strategy``)."""
 
     name: Literal["RemediateOnFailure", "RetryOnFailure"]
@@ -175,7 +175,7 @@ class Upgrade(Props):
     ``timeout``."""
 
 
-class TestFilter(Props, defer_build=True):
+class TestFilter(Props):
     """A ``test.filters`` entry: one of the chart's tests, run alone or left out."""
 
     name: Annotated[str, StringConstraints(min_length=1, max_length=253)]
@@ -185,7 +185,7 @@ class TestFilter(Props, defer_build=True):
     set (``false``)."""
 
 
-class Test(Props, defer_build=True):
+class Test(Props):
     """A HelmRelease's ``test``: whether helm-controller runs the chart's Helm tests after an install or upgrade."""
 
     enable: bool | None = None
@@ -198,7 +198,7 @@ class Test(Props, defer_build=True):
     """Time to wait for each Kubernetes operation of the tests. Default: the HelmRelease's ``timeout``."""
 
 
-class DriftIgnoreRule(Props, defer_build=True):
+class DriftIgnoreRule(Props):
     """A ``driftDetection.ignore`` entry: fields whose difference from the release is not drift."""
 
     paths: tuple[str, ...]

@@ -21,7 +21,7 @@ from fluxplane.constructs.props import (
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
 
-class OCIRepositoryRef(Props, defer_build=True):
+class OCIRepositoryRef(Props):
     """Which artifact to pull: a tag, a SemVer range of tags, or a digest."""
 
     tag: str | None = None
@@ -40,7 +40,7 @@ class OCIRepositoryRef(Props, defer_build=True):
         return self
 
 
-class LayerSelector(Props, defer_build=True):
+class LayerSelector(Props):
     """Which layer of the OCI artifact becomes the source's artifact, and how."""
 
     media_type: str | None = None
@@ -51,7 +51,7 @@ class LayerSelector(Props, defer_build=True):
     default, ``extract``)."""
 
 
-class OCIRepositoryProps(Props, defer_build=True):
+class OCIRepositoryProps(Props):
     """Props of an OCIRepository."""
 
     name: Name

@@ -37,7 +37,9 @@ TENANT_LABEL = "fluxplane.io/tenant"
 class Props(BaseModel):
     """Base of every props model: frozen, strict about unknown fields, upstream names as aliases.
 
-    Each field is documented by the docstring under it (its meaning and default), which IDEs show.
+    Each field is documented by the docstring under it (its meaning and default), which IDEs show. A props model
+    builds its validator when it first validates (``defer_build``): a synth that takes every cluster from its cache
+    builds few constructs.
     """
 
     model_config = ConfigDict(
@@ -47,6 +49,7 @@ class Props(BaseModel):
         validate_by_alias=True,
         alias_generator=to_camel,
         validate_default=False,
+        defer_build=True,
     )
 
     def dump(self) -> dict[str, Any]:

@@ -36,7 +36,7 @@ class PolicyRule(Props):
         return self
 
 
-class Subject(Props, defer_build=True):
+class Subject(Props):
     """A ``subjects`` entry: who a binding grants the role to."""
 
     kind: Literal["ServiceAccount", "User", "Group"]
@@ -56,7 +56,7 @@ class Subject(Props, defer_build=True):
         return self
 
 
-class RoleRef(Props, defer_build=True):
+class RoleRef(Props):
     """A binding's ``roleRef``: the Role or ClusterRole it grants."""
 
     api_group: Literal["rbac.authorization.k8s.io"] = "rbac.authorization.k8s.io"
@@ -67,7 +67,7 @@ class RoleRef(Props, defer_build=True):
     """Name of the role."""
 
 
-class RoleProps(Props, defer_build=True):
+class RoleProps(Props):
     """Props of a Role: permissions within one namespace."""
 
     name: Name
@@ -91,7 +91,7 @@ class ClusterRoleProps(Props):
     """The permissions the ClusterRole holds."""
 
 
-class RoleBindingProps(Props, defer_build=True):
+class RoleBindingProps(Props):
     """Props of a RoleBinding: grants a Role or ClusterRole within one namespace."""
 
     name: Name
@@ -106,7 +106,7 @@ class RoleBindingProps(Props, defer_build=True):
     """Who is granted the role."""
 
 
-class ClusterRoleBindingProps(Props, defer_build=True):
+class ClusterRoleBindingProps(Props):
     """Props of a ClusterRoleBinding: grants a ClusterRole across the cluster."""
 
     name: Name

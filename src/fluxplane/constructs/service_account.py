@@ -8,7 +8,7 @@ from fluxplane.constructs.base import TypedResource
 from fluxplane.constructs.props import Label, Name, Props
 
 
-class ServiceAccountProps(Props, defer_build=True):
+class ServiceAccountProps(Props):
     """Props of a ServiceAccount."""
 
     name: Name

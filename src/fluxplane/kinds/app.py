@@ -110,7 +110,7 @@ class AppKind:
         return composition(composition_name(self.kind), self.kind, resources())
 
 
-class CompositeProps(Props, defer_build=True):
+class CompositeProps(Props):
     """Fields every app composite has: its metadata, its AWS region and tags."""
 
     name: Name = Field(pattern=DNS_LABEL)
@@ -130,7 +130,7 @@ class CompositeProps(Props, defer_build=True):
     """AWS tags on the AWS resources the composite creates. Default: none."""
 
 
-class AppResourceProps(CompositeProps, defer_build=True):
+class AppResourceProps(CompositeProps):
     """Fields of the composites that give an app's role access to one AWS resource."""
 
     app: Label

@@ -26,7 +26,7 @@ BUCKET_ACTIONS = ("s3:GetBucketLocation", "s3:ListBucket")
 OBJECT_ACTIONS = ("s3:DeleteObject", "s3:GetObject", "s3:PutObject")
 
 
-class AppBucketProps(AppResourceProps, defer_build=True):
+class AppBucketProps(AppResourceProps):
     """An S3 bucket, and an inline policy on the app's role that grants access to it."""
 
     bucket_name: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")

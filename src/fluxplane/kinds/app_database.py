@@ -85,7 +85,7 @@ SECRET_KEYS = ("engine", "host", "port", "dbname", "username", "password")
 SECRET_ACTIONS = ("secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue")
 
 
-class AppDatabaseProps(AppResourceProps, defer_build=True):
+class AppDatabaseProps(AppResourceProps):
     """An RDS database in the cluster's VPC; its credentials readable by the app's role and delivered to the app's
     namespace on the cluster as a Secret named like the composite."""
 

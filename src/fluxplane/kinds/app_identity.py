@@ -30,14 +30,14 @@ SPOKE_IDENTITY = "appidentity-spoke"
 MANAGED_POLICY = r"^arn:aws[a-z-]*:iam::aws:policy/[A-Za-z0-9+=,.@_/-]+$"
 
 
-class CompositeMachinery(Props, defer_build=True):
+class CompositeMachinery(Props):
     """``spec.crossplane`` of a Crossplane v2 composite: how Crossplane composes it."""
 
     composition_ref: CompositionReference | None = None
     """The Composition to use. Default: not set (the XRD's ``defaultCompositionRef``)."""
 
 
-class AppIdentityProps(CompositeProps, defer_build=True):
+class AppIdentityProps(CompositeProps):
     """An app's IAM role, assumable through EKS Pod Identity by one service account of one cluster."""
 
     crossplane: CompositeMachinery | None = None
@@ -51,7 +51,7 @@ class AppIdentityProps(CompositeProps, defer_build=True):
     """Name of the app's service account: the only one that may assume the role."""
 
 
-class InlinePolicy(Props, defer_build=True):
+class InlinePolicy(Props):
     """An inline IAM policy of an add-on's role."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9+=,.@_-]{1,128}$")
@@ -60,7 +60,7 @@ class InlinePolicy(Props, defer_build=True):
     """The policy document, JSON."""
 
 
-class AddonIdentityProps(AppIdentityProps, defer_build=True):
+class AddonIdentityProps(AppIdentityProps):
     """An add-on's role: AWS managed policies and inline policies, for one service account."""
 
     managed_policy_arns: tuple[Annotated[str, Field(pattern=MANAGED_POLICY)], ...] = ()

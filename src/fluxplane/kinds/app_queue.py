@@ -22,7 +22,7 @@ ACTIONS = (
 )
 
 
-class AppQueueProps(AppResourceProps, defer_build=True):
+class AppQueueProps(AppResourceProps):
     """An SQS queue, and an inline policy on the app's role that grants access to it."""
 
     queue_name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$", max_length=80)

@@ -37,7 +37,7 @@ ACTIONS = (
 )
 
 
-class Attribute(Props, defer_build=True):
+class Attribute(Props):
     """A DynamoDB key attribute: its name and type."""
 
     name: str = Field(min_length=1, max_length=255)
@@ -46,7 +46,7 @@ class Attribute(Props, defer_build=True):
     """Type of the attribute: ``S`` (string), ``N`` (number) or ``B`` (binary)."""
 
 
-class AppTableProps(AppResourceProps, defer_build=True):
+class AppTableProps(AppResourceProps):
     """A DynamoDB table, and an inline policy on the app's role that grants access to it."""
 
     table_name: str = Field(pattern=r"^[A-Za-z0-9_.-]{3,255}$")

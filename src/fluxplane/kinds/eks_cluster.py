@@ -100,7 +100,7 @@ class EndpointSpec(Props):
         return self
 
 
-class TaintSpec(Props, defer_build=True):
+class TaintSpec(Props):
     """A Kubernetes taint on the nodes of a node group."""
 
     key: str
@@ -140,7 +140,7 @@ class NodeGroupSpec(Props):
         return self
 
 
-class AutoModeSpec(Props, defer_build=True):
+class AutoModeSpec(Props):
     """EKS Auto Mode of the cluster: EKS launches its nodes and runs its block storage and load balancing."""
 
     enabled: bool
@@ -149,7 +149,7 @@ class AutoModeSpec(Props, defer_build=True):
     """EKS's built-in node pools to run. Default: not set (with Auto Mode off)."""
 
 
-class HubAccessSpec(Props, defer_build=True):
+class HubAccessSpec(Props):
     """Keyless access to the cluster for the hub's Flux."""
 
     principal_arn: str = Field(pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$")
@@ -158,7 +158,7 @@ class HubAccessSpec(Props, defer_build=True):
     """ConfigMap in the composite's namespace that receives the data of Flux's ``kubeConfig.configMapRef``."""
 
 
-class ExistingSpec(Props, defer_build=True):
+class ExistingSpec(Props):
     """The AWS ids of an existing cluster, which its Composition imports."""
 
     vpc_id: str = Field(pattern=VPC_ID)

@@ -120,9 +120,12 @@ class PackConfig(BaseModel):
     A field named ``version`` is the version of the chart or package the pack installs (a HelmRelease's
     ``spec.chart.spec.version``, an OCI tag, a Crossplane package tag): it must be a semver version such as
     1.2.3 or v1.2.3, checked here for every pack (a chart file's pack checks it as a version or a range).
+
+    A config model builds its validator when it first validates (``defer_build``): a fleet runs some of the
+    installed packs, not all of them.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False, defer_build=True)
 
     enabled: bool = Field(True, description="Set to false to switch the pack off here (e.g. for one cluster).")
 

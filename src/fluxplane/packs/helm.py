@@ -62,7 +62,7 @@ def _release_name(value: str) -> str:
 ReleaseName = Annotated[str, AfterValidator(_release_name)]
 
 
-class ReleaseConfig(PackConfig, defer_build=True):
+class ReleaseConfig(PackConfig):
     """The config of a pack that installs one Helm release (chart_release, oci_chart_release), with the release's
     identity beside the pack's own fields, set like them in base.yaml, an environment or a cluster.
 

@@ -130,7 +130,7 @@ ONE_NAMESPACE = (
 )
 
 
-class ChartSpec(Model, defer_build=True):
+class ChartSpec(Model):
     """One ``environments/charts/<name>.yaml``: a Helm chart installed as the pack ``<name>``."""
 
     repository: Annotated[str, AfterValidator(_repository)] = Field(

@@ -38,7 +38,7 @@ _STORAGE_LIMITS = {"Gi": 59000, "G": 64000, "Ti": 58, "T": 64}
 MAX_NODE_LIFETIME_NS = 21 * 24 * 3600 * 10**9
 
 
-class EphemeralStorage(Model, defer_build=True):
+class EphemeralStorage(Model):
     """The root volume of each node a NodeClass launches."""
 
     size: Annotated[str, Field(pattern=STORAGE_SIZE)] = Field(
@@ -65,7 +65,7 @@ class EphemeralStorage(Model, defer_build=True):
         return value
 
 
-class AutoModeNodeClass(Model, defer_build=True):
+class AutoModeNodeClass(Model):
     """A NodeClass (`eks.amazonaws.com/v1`) of the cluster's own: how EKS Auto Mode launches the nodes of the custom
     node pools that name it. Its node role, subnets and security group are the cluster's: the composition's node role
     (`<cluster>-node`), its private subnets and the cluster security group."""
@@ -99,7 +99,7 @@ class AutoModeNodeClass(Model, defer_build=True):
         return value
 
 
-class AutoModeNodePool(Model, defer_build=True):
+class AutoModeNodePool(Model):
     """A NodePool (`karpenter.sh/v1`) of the cluster's own, whose nodes EKS Auto Mode launches for pending pods and
     consolidates once they are empty or underused."""
 
@@ -172,7 +172,7 @@ class AutoModeNodePool(Model, defer_build=True):
         return value
 
 
-class AutoMode(Model, defer_build=True):
+class AutoMode(Model):
     """EKS Auto Mode: EKS launches the cluster's nodes (its built-in node pools and the cluster's own) and runs its
     block storage and load balancing, so the cluster has no managed node groups, and the packs whose work Auto Mode
     does (Karpenter, the EBS CSI driver, the AWS Load Balancer Controller) are not installed. The cluster's Flux

@@ -89,7 +89,7 @@ class ClusterBase(Model):
         return quoted_version(value)
 
 
-class ManagementCluster(ClusterBase, defer_build=True):
+class ManagementCluster(ClusterBase):
     """The hub: runs Flux and manages the workload clusters; its packs merge over the base's."""
 
     name: DnsLabel = Field("hub", description="Management cluster name.")
@@ -172,7 +172,7 @@ class Endpoint(Model):
         return self
 
 
-class ExistingCluster(Model, defer_build=True):
+class ExistingCluster(Model):
     """A workload cluster that exists already (built by Terraform, eksctl or the console), which the hub does not
     create: registered, or its AWS resources imported by their ids (see Existing clusters)."""
 
@@ -505,7 +505,7 @@ class WorkloadCluster(ClusterBase):
         return value
 
 
-class ClusterNetwork(Model, defer_build=True):
+class ClusterNetwork(Model):
     """Where workload clusters' VPC ranges come from when a cluster does not give one."""
 
     pool: IPv4Network = Field(IPv4Network("10.0.0.0/8"), description="Range VPC CIDRs are allocated from.")

@@ -70,7 +70,13 @@ KubernetesVersion = Annotated[str, StringConstraints(pattern=KUBERNETES_VERSION)
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
+    """Base of the definition's models: frozen, strict about unknown fields.
+
+    A model builds its validator when it first validates (``defer_build``), not when it is imported: a fleet uses
+    some of them, and a command reads the definition or not, so none pays for the models it never validates.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False, defer_build=True)
 
 
 def quoted_version(value: Any) -> Any:

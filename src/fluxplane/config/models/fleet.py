@@ -31,7 +31,7 @@ ACCOUNT_ID = r"^[0-9]{12}$"
 ROLE_NAME = r"^[A-Za-z0-9+=,.@_-]{1,64}$"
 
 
-class Repository(Model, defer_build=True):
+class Repository(Model):
     """A Git repository Flux reads. dist/<key>/ is its content, found in the repository at ``path``."""
 
     url: Annotated[str, StringConstraints(pattern=GIT_URL)] = Field(
@@ -60,7 +60,7 @@ class Repository(Model, defer_build=True):
         return value
 
 
-class Repositories(Model, defer_build=True):
+class Repositories(Model):
     """The Git repositories of the fleet."""
 
     platform: Repository = Field(
@@ -104,7 +104,7 @@ class SealingKey(Model):
     )
 
 
-class Account(Model, defer_build=True):
+class Account(Model):
     """An AWS account workload clusters live in, which the hub's Crossplane reaches by assuming a role there."""
 
     id: Annotated[str, StringConstraints(pattern=ACCOUNT_ID)] = Field(

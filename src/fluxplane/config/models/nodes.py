@@ -86,7 +86,7 @@ TaintKey = Annotated[str, AfterValidator(_taint_key)]
 TaintValue = Annotated[str, AfterValidator(_taint_value)]
 
 
-class Taint(Model, defer_build=True):
+class Taint(Model):
     """A Kubernetes taint on every node of a node group."""
 
     key: TaintKey = Field(description="Taint key.")

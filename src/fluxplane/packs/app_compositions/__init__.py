@@ -38,7 +38,7 @@ from fluxplane.packs.api import APP_RESOURCES, Pack, PackConfig, PackContext
 from fluxplane.packs.app_compositions.admission import POLICY, TENANT_POLICY, policy_props, tenant_policy_props
 
 
-class AppCompositionsConfig(PackConfig, defer_build=True):
+class AppCompositionsConfig(PackConfig):
     mode: Literal["hub", "spoke"] = Field(
         "hub",
         description="`hub`: every app kind, for the workload clusters' hub namespaces. `spoke`: on a workload cluster "

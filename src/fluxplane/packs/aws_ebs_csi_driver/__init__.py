@@ -33,7 +33,7 @@ DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 EKS_STORAGE_CLASSES = frozenset({"gp2"})
 
 
-class StorageClassConfig(Model, defer_build=True):
+class StorageClassConfig(Model):
     """The gp3 StorageClass the pack adds."""
 
     enabled: bool = Field(True, description="Set to false to install the driver without a StorageClass.")
@@ -64,7 +64,7 @@ class StorageClassConfig(Model, defer_build=True):
         return name
 
 
-class AwsEbsCsiDriverConfig(ReleaseConfig, defer_build=True):
+class AwsEbsCsiDriverConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     storage_class: StorageClassConfig = Field(

@@ -71,7 +71,7 @@ def iam_policy() -> dict[str, Any]:
     return load_policy("controller", __name__)
 
 
-class AwsLoadBalancerControllerConfig(ReleaseConfig, defer_build=True):
+class AwsLoadBalancerControllerConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     replicas: int = Field(

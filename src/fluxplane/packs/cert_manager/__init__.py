@@ -61,7 +61,7 @@ Email = Annotated[str, AfterValidator(_email)]
 HostedZoneId = Annotated[str, AfterValidator(_hosted_zone_id)]
 
 
-class LetsEncryptIssuer(Model, defer_build=True):
+class LetsEncryptIssuer(Model):
     """The ClusterIssuer for Let's Encrypt (ACME)."""
 
     enabled: bool = Field(True, description="Set to false to install cert-manager without the ClusterIssuer.")
@@ -97,7 +97,7 @@ class LetsEncryptIssuer(Model, defer_build=True):
         return self
 
 
-class CertManagerConfig(ReleaseConfig, defer_build=True):
+class CertManagerConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     issuer: LetsEncryptIssuer = Field(default_factory=LetsEncryptIssuer, description="The Let's Encrypt ClusterIssuer.")

@@ -72,7 +72,7 @@ def _labels(labels: dict[str, str]) -> dict[str, str]:
     return labels
 
 
-class HttpsListener(Model, defer_build=True):
+class HttpsListener(Model):
     """The Gateway's HTTPS listener (port 443), terminating TLS."""
 
     certificate_secret: DnsLabel = Field(
@@ -84,7 +84,7 @@ class HttpsListener(Model, defer_build=True):
     )
 
 
-class SharedGateway(Model, defer_build=True):
+class SharedGateway(Model):
     """The Gateway every app's routes attach to."""
 
     enabled: bool = Field(True, description="Set to false to install Envoy Gateway and the GatewayClass only.")
@@ -125,7 +125,7 @@ class SharedGateway(Model, defer_build=True):
         return self
 
 
-class EnvoyGatewayConfig(ReleaseConfig, defer_build=True):
+class EnvoyGatewayConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     gateway_class: DnsLabel = Field(

@@ -93,7 +93,7 @@ def _unique(values: list[str]) -> list[str]:
     return values
 
 
-class ExternalDnsConfig(ReleaseConfig, defer_build=True):
+class ExternalDnsConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     domain_filters: Annotated[list[DomainName], Field(min_length=1), AfterValidator(_unique), SUBSTITUTED] = Field(

@@ -82,7 +82,7 @@ FILTERS = """\
 LOG_STREAM_TEMPLATE = "$kubernetes['namespace_name'].$kubernetes['pod_name'].$kubernetes['container_name']"
 
 
-class FluentBitConfig(ReleaseConfig, defer_build=True):
+class FluentBitConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     log_group_name: Annotated[LogGroupName, SUBSTITUTED] = Field(

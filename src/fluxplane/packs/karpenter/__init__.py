@@ -74,7 +74,7 @@ def _ami_alias(value: str) -> str:
     return value
 
 
-class KarpenterConfig(ReleaseConfig, defer_build=True):
+class KarpenterConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     name: DnsLabel = Field("default", description="Name of the default NodePool and of its EC2NodeClass.")

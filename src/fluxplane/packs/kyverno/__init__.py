@@ -40,7 +40,7 @@ EXCLUDED_NAMESPACES = tuple(
 )
 
 
-class KyvernoConfig(ReleaseConfig, defer_build=True):
+class KyvernoConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     level: Literal["baseline", "restricted"] = Field(

@@ -12,7 +12,7 @@ from fluxplane.sdk import Pack, PackContext, ReleaseConfig, chart_release
 NAMESPACE = "kube-system"
 
 
-class MetricsServerConfig(ReleaseConfig, defer_build=True):
+class MetricsServerConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     replicas: int = Field(

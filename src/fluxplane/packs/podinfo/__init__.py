@@ -12,7 +12,7 @@ from fluxplane.sdk import SUBSTITUTED, Namespace, NamespaceProps, Pack, PackCont
 NAMESPACE = "podinfo"
 
 
-class PodinfoConfig(ReleaseConfig, defer_build=True):
+class PodinfoConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     replicas: int = Field(1, ge=1, le=50, description="Pod replicas.")

@@ -76,7 +76,7 @@ WorkspaceRegion = Annotated[
 ]
 
 
-class PrometheusConfig(ReleaseConfig, defer_build=True):
+class PrometheusConfig(ReleaseConfig):
     release_namespace: ClassVar[str] = NAMESPACE
 
     workspace_id: WorkspaceId = Field(
