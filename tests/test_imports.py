@@ -51,6 +51,15 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("fluxplane.commands.plan", "fluxplane.review.plan"): f"plan synthesizes, which is heavy; {_CLI}",
     ("fluxplane.commands.plan", "fluxplane.review.plan.report"): f"imported with fluxplane.review.plan; {_CLI}",
     ("fluxplane.commands.graph", "fluxplane.synth"): f"synth is heavy; {_CLI}",
+    ("fluxplane.commands.graph", "fluxplane.synth.graph"): f"imported with fluxplane.synth; {_CLI}",
+    ("fluxplane.commands.graph", "fluxplane.core.layout"): f"the layout loads the definition's models; {_CLI}",
+    ("fluxplane.commands.graph", "fluxplane.core.tree"): f"the tree walk is imported with the layout; {_CLI}",
+    ("fluxplane.commands.edit", "fluxplane.commands.edits"): f"the edits load the definition's models; {_CLI}",
+    ("fluxplane.commands.packs", "fluxplane.packs.describe"): f"the pack API loads the constructs' models; {_CLI}",
+    ("fluxplane.commands.reference", "fluxplane.config.reference"): (
+        f"the reference is drawn from the definition's models; {_CLI}"
+    ),
+    ("fluxplane.commands.synth", "fluxplane.config.awsdata"): f"the AWS facts load the definition's models; {_CLI}",
     ("fluxplane.commands.packs", "fluxplane.synth"): f"synth is heavy; {_CLI}",
     ("fluxplane.commands.site", "fluxplane.review.site"): (
         f"the pages load the definition, and --base synthesizes; {_CLI}"

@@ -341,6 +341,16 @@ def _loaded_with_the_cli(packages: tuple[str, ...], modules: tuple[str, ...] = (
     return result.stdout.split()
 
 
+def test_importing_the_cli_loads_no_model_and_no_yaml_reader() -> None:
+    # GIVEN a fresh interpreter WHEN it imports the CLI, every command module with it
+    loaded = _loaded_with_the_cli(
+        ("pydantic", "yaml"), ("fluxplane.config", "fluxplane.constructs", "fluxplane.synth", "fluxplane.validate")
+    )
+    # THEN nothing a command needs only when it runs is loaded: `fluxplane --help`, and a command's own --help,
+    # answer at once; each command imports the definition's models, the synth and the validator when it runs
+    assert loaded == []
+
+
 def test_importing_the_cli_starts_no_javascript_runtime() -> None:
     # GIVEN a fresh interpreter WHEN it imports the CLI, every command module with it
     loaded = _loaded_with_the_cli(("jsii", "cdk8s", "constructs"))

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fluxplane.commands import Subcommands, edits
+from fluxplane.commands import Subcommands
 from fluxplane.system import transaction
+
+if TYPE_CHECKING:
+    from fluxplane.commands.edits import Edit
 
 NAMES: tuple[str, ...] = ("new-cluster", "remove-cluster", "onboard-app", "offboard-app")
 LOCKS_PROJECT = True
@@ -77,6 +81,10 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Compute the edit, validate it, write it unless ``--dry-run``; print its diff, notes and what is left to do."""
+    # Imported when the command runs, not when the CLI parses: the edits load the definition's models, and
+    # `import fluxplane.cli` stays quick for the other commands and --help.
+    from fluxplane.commands import edits
+
     root: Path = args.root
     transaction.note(transaction.recover(root, write=not args.dry_run))
     outcome = edits.carry_out(_change(root, args), dry_run=args.dry_run)
@@ -91,8 +99,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _change(root: Path, args: argparse.Namespace) -> edits.Edit:
+def _change(root: Path, args: argparse.Namespace) -> Edit:
     """The edit ``args.command`` asks for."""
+    from fluxplane.commands import edits
+
     if args.command == "new-cluster":
         return edits.new_cluster(
             root,

@@ -6,15 +6,18 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fluxplane.commands import Subcommands, prepare_node
-from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
-from fluxplane.core.tree import LazyDocuments, repositories_of
-from fluxplane.synth.graph import FORMATS, FluxTree, Graph, GraphError, dot, mermaid, svg
 from fluxplane.system.progress import Progress
+
+if TYPE_CHECKING:
+    from fluxplane.synth.graph import Graph
 
 NAMES: tuple[str, ...] = ("graph",)
 LOCKS_PROJECT = False
+#: The formats ``--format`` offers: Mermaid (default), Graphviz's dot, and dot's drawing as SVG.
+FORMATS = ("mermaid", "dot", "svg")
 
 
 def register(commands: Subcommands) -> None:
@@ -36,9 +39,12 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """``fluxplane graph --cluster NAME``: the graph of the definition as synth would write it."""
-    # Imported when the command runs, not when the CLI parses: synth is heavy, and `import fluxplane.cli` stays
-    # quick for the other commands and --help.
+    # Imported when the command runs, not when the CLI parses: synth, the layout and the graph load the definition's
+    # models, and `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane import synth
+    from fluxplane.core.layout import PLATFORM, RepositoryLayout, workloads_layout
+    from fluxplane.core.tree import LazyDocuments, repositories_of
+    from fluxplane.synth.graph import FluxTree, GraphError, dot, mermaid, svg
 
     root: Path = args.root
     progress = Progress("graph")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from fluxplane.commands import Subcommands
-from fluxplane.packs.describe import list_packs, show_pack
 
 NAMES: tuple[str, ...] = ("packs",)
 LOCKS_PROJECT = False
@@ -26,8 +25,9 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the list, or one pack's description, from the project's registry (built-in and its chart packs)."""
-    # Imported when the command runs, not when the CLI parses: synth is heavy, and `import fluxplane.cli`
-    # stays quick for the other commands and --help.
+    # Imported when the command runs, not when the CLI parses: synth and the packs' descriptions are heavy, and
+    # `import fluxplane.cli` stays quick for the other commands and --help.
+    from fluxplane.packs.describe import list_packs, show_pack
     from fluxplane.synth import project_registry
 
     registry = project_registry(args.root)

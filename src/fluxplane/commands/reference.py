@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from fluxplane.commands import Subcommands
-from fluxplane.config.reference import markdown
 
 NAMES: tuple[str, ...] = ("reference",)
 LOCKS_PROJECT = False
@@ -22,5 +21,9 @@ def stopped(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the reference."""
+    # Imported when the command runs, not when the CLI parses: the reference is drawn from the definition's models,
+    # and `import fluxplane.cli` stays quick for the other commands and --help.
+    from fluxplane.config.reference import markdown
+
     print(markdown(), end="")
     return 0

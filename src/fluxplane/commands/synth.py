@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fluxplane.commands import Subcommands, prepare_node
-from fluxplane.config.awsdata import fleet_support_warnings
 from fluxplane.system import transaction
 from fluxplane.system.files import CDK8S_OUTDIR, output_dir
 from fluxplane.system.progress import Progress
@@ -117,9 +116,10 @@ def outdir(args: argparse.Namespace) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Render the definition under ``--root``; compare with, or write, the output folder."""
-    # Imported when the command runs, not when the CLI parses: synth is heavy, and `import fluxplane.cli` stays
-    # quick for the other commands and --help.
+    # Imported when the command runs, not when the CLI parses: synth and the AWS facts are heavy, and
+    # `import fluxplane.cli` stays quick for the other commands and --help.
     from fluxplane import synth
+    from fluxplane.config.awsdata import fleet_support_warnings
 
     root: Path = args.root
     target = outdir(args)

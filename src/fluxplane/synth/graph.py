@@ -40,7 +40,6 @@ HELM_RELEASE = "HelmRelease"
 GROUPS = {KUSTOMIZATION: "kustomize.toolkit.fluxcd.io", HELM_RELEASE: "helm.toolkit.fluxcd.io"}
 PREFIXES = {KUSTOMIZATION: "ks", HELM_RELEASE: "hr"}
 README = "README.md"
-FORMATS = ("mermaid", "dot", "svg")
 
 Key = tuple[str, str, str]
 
