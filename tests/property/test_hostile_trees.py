@@ -101,6 +101,9 @@ MANIFEST_PATHS = (
     "platform//x",
     "CODEOWNERS",
     ".fluxplane-tree",
+    "platform/clusters/staging-usw2/",
+    "platform/clusters/",
+    "platform/clusters/staging-usw2/flux-system/",
 )
 MANIFEST_TEXTS = (
     b"",
@@ -277,8 +280,9 @@ def resolve(plant: Plant, seed: Seed) -> Plant:
 #: States that broke synth before (each once a bug the random examples found, or a promise worth checking
 #: every run): a manifest symlink in the tree a swap replaces, entries beside the spare's manifest, a
 #: manifest that is or names a folder, a spare file that is a folder, a hard link or a FIFO, the
-#: cache's temporary file hard-linked elsewhere or its entry a FIFO, and the store of parsed files a FIFO or a
-#: link out of the project.
+#: cache's temporary file hard-linked elsewhere or its entry a FIFO, the store of parsed files a FIFO or a
+#: link out of the project, and entries planted in a cluster's folder (which the manifest records as one unit) of
+#: the spare and of dist/, or a record of it forged.
 REGRESSIONS: tuple[list[Plant], ...] = (
     [Plant("dist/.fluxplane-tree", "victim-file")],
     [Plant("dist/.fluxplane-tree", "definition-file-relative")],
@@ -294,6 +298,19 @@ REGRESSIONS: tuple[list[Plant], ...] = (
     [Plant(".fluxplane-cache/parsed/files.entry", "fifo")],
     [Plant(".fluxplane-cache/parsed/files.entry", "victim-file")],
     [Plant(".fluxplane-cache/parsed", "victim-folder")],
+    [Plant(".dist.spare/platform/clusters/staging-usw2/planted.yaml", "victim-file")],
+    [Plant(".dist.spare/platform/clusters/staging-usw2/secrets/zz", "empty-folder")],
+    [Plant(".dist.spare/platform/clusters/staging-usw2/kustomization.yaml", "fifo")],
+    [Plant(".dist.spare/platform/clusters/staging-usw2/flux-system", "dangling")],
+    [Plant("dist/platform/clusters/staging-usw2/kustomization.yaml", "hard-link")],
+    [Plant("dist/platform/clusters/staging-usw2/planted.yaml", "file")],
+    [
+        Plant(
+            ".dist.spare/.fluxplane-tree",
+            "manifest-lines",
+            [("tree", "platform/clusters/staging-usw2/", "0" * 40, "0", "0")],
+        )
+    ],
 )
 
 

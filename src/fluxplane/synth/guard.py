@@ -66,6 +66,7 @@ Flux paths), and symlinks in it are not followed.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import os
@@ -74,7 +75,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISREG
 from typing import Any
 
 import yaml
@@ -110,7 +110,7 @@ from fluxplane.synth.hazards import (
     switched,
     version_step,
 )
-from fluxplane.synth.scan import Listing, records_digest, records_stat
+from fluxplane.synth.scan import Listing, Records, Stat, list_tree, records_digest, unit_holds
 from fluxplane.system.files import entries_below
 
 # What diff's risk report reads from here stays importable from here.
@@ -161,70 +161,58 @@ class OldTree:
     """The tree a write replaces: its files, read only where they may differ from what synth writes.
 
     ``listed`` is its listing when synth took it beside its other work (fluxplane.synth.scan); without it, the
-    tree is listed, and its files looked at, here."""
+    tree is listed here when first needed. A unit the listing found as the writer's manifest records it
+    (fluxplane.synth.scan) is looked at file by file only when what synth writes there differs from what it holds,
+    or when every file of the tree is asked for (:attr:`paths`)."""
 
     def __init__(self, outdir: Path, listed: Listing | None = None) -> None:
         self.outdir = outdir
+        self._root = os.fspath(outdir)
         self._listed = listed
+        #: The files of the units :meth:`changed` found holding what synth writes there, once it ran
+        self._same: list[str] | None = None
         self._paths: dict[str, str] | None = None
-        self._stats: dict[str, tuple[int, int]] | None = None
         self._linked: dict[str, bool] = {}
 
     @property
     def exists(self) -> bool:
         return self.outdir.is_dir() and not self.outdir.is_symlink()
 
+    def _listing(self, records: Records | None = None) -> Listing:
+        """The tree's listing: the one given, else one taken here against ``records``."""
+        if self._listed is None:
+            found = list_tree(self._root, records=records) if self.exists else None
+            if found is None and self.exists:  # a folder below cannot be listed: it holds nothing
+                entries: dict[str, Stat] = {}
+                for relative, entry in entries_below(self._root):
+                    with contextlib.suppress(OSError):
+                        stat = entry.stat(follow_symlinks=False)
+                        entries[relative] = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+                found = Listing(entries, (), frozenset())
+            self._listed = found or Listing({}, (), frozenset())
+        return self._listed
+
+    def _whole(self) -> Listing:
+        """The listing with every unit listed file by file."""
+        listed = self._listing()
+        self._listed = listed = listed.expand(self._root, listed.units)
+        return listed
+
     @property
     def paths(self) -> dict[str, str]:
         """Every regular file of the tree: its path below the tree, and its path on disk. Symlinks are left out;
         nothing but the folders is read (the kind of each entry comes with the listing)."""
         if self._paths is None:
-            if self._listed is not None:
-                root = os.fspath(self.outdir) + "/"
-                self._paths = {relative: root + relative for relative in self._listed.regular}
-            else:
-                found = entries_below(str(self.outdir)) if self.exists else ()
-                self._paths = {
-                    relative: entry.path for relative, entry in found if entry.is_file(follow_symlinks=False)
-                }
+            root = self._root + "/"
+            self._paths = {relative: root + relative for relative in self._whole().regular}
         return self._paths
-
-    @property
-    def stats(self) -> dict[str, tuple[int, int]]:
-        """Every regular file of the tree, by its path below it: (size, mtime_ns). Symlinks are left out."""
-        if self._stats is None and self._listed is not None:
-            self._stats = self._listed.files
-        if self._stats is None:
-            self._stats = {}
-            for path, on_disk in self.paths.items():
-                try:
-                    stat = os.lstat(on_disk)
-                except OSError:
-                    continue
-                if S_ISREG(stat.st_mode):
-                    self._stats[path] = (stat.st_size, stat.st_mtime_ns)
-        return self._stats
 
     @property
     def files(self) -> Set[str]:
         """The path below the tree of each of its regular files (:attr:`paths`, without joining each to the tree)."""
-        return self._listed.regular if self._listed is not None else self.paths.keys()
-
-    def _stat(self, paths: Iterable[str]) -> dict[str, tuple[int, int]]:
-        """(size, mtime_ns) of the regular files among ``paths``: a file is read only after ``_own`` says so."""
-        if self._listed is not None:
-            listed = self._listed.files
-            return {path: listed[path] for path in paths if path in listed}
-        found: dict[str, tuple[int, int]] = {}
-        root = os.fspath(self.outdir) + "/"
-        for path in paths:
-            try:
-                stat = os.stat(root + path)
-            except OSError:
-                continue
-            if S_ISREG(stat.st_mode):
-                found[path] = (stat.st_size, stat.st_mtime_ns)
-        return found
+        if self._same is None:
+            return self._whole().regular
+        return self._listing().regular | set(self._same)
 
     def _own(self, path: str) -> bool:
         """Whether ``path`` lies in the tree itself: no symlink on the way to it, the file included."""
@@ -256,50 +244,31 @@ class OldTree:
     def changed(self, files: Mapping[str, str]) -> dict[str, bytes | None]:
         """The paths whose content differs from ``files`` (new ones, changed ones, gone ones), with their old bytes.
 
-        A file whose size and time match what the last write recorded for the same content (the
-        writer's manifest, fluxplane.synth.writer.recorded) is not read; with such a record, only the
-        files it lists and the new ones are looked at (a file added to dist/ by hand is not dist/'s).
-        A listing taken against those records (fluxplane.synth.scan.list_tree) says which files match them.
+        A file whose size and time match what the last write recorded for the same content (the writer's manifest,
+        fluxplane.synth.writer.recorded) is not read, nor is a unit found as recorded that holds what ``files`` hold
+        there (fluxplane.synth.scan): a listing taken against those records (fluxplane.synth.scan.list_tree) says which
+        match them. Every other file is read: one added to dist/ by hand counts, as what the clusters apply.
         """
         if not self.exists:
             return {}
         recorded = writer.recorded(self.outdir)
+        listed = self._listing(recorded).against(recorded, self._root)
+        units = writer.units_of(files)
+        same = {unit for unit, entry in listed.units.items() if units.holds.get(unit) == unit_holds(entry)}
+        self._listed = listed = listed.expand(self._root, listed.units.keys() - same)
+        self._same = [path for unit in same for path in units.members[unit]]
+        kept, regular = listed.kept, listed.regular
         found: dict[str, bytes | None] = {}
-        if self._listed is not None:
-            listed = self._listed.against(recorded)  # what a listing taken against no records, or others, left out
-            kept, regular = listed.kept, listed.regular
-            gone = (recorded.keys() - files.keys()) & regular if recorded else regular - files.keys()
-            for path, text in files.items():
-                entry = kept.get(path)
-                if entry is not None and records_digest(entry, writer.text_digest(text)):
-                    continue
-                data = text.encode("utf-8")
-                old = self.read(path) if path in regular else None
-                if old != data:
-                    found[path] = old
-        else:
-            if recorded:
-                # the files the record lists and the new ones
-                stats = self._stat(files.keys() | recorded.keys())
-                gone = (recorded.keys() - files.keys()) & stats.keys()
-            else:
-                stats = self.stats
-                gone = stats.keys() - files.keys()
-            for path, text in files.items():
-                stat = stats.get(path)
-                entry = recorded.get(path)
-                if (
-                    stat is not None
-                    and entry is not None
-                    and records_stat(entry, *stat)
-                    and records_digest(entry, writer.text_digest(text))
-                ):
-                    continue
-                data = text.encode("utf-8")
-                old = self.read(path) if stat is not None else None
-                if old != data:
-                    found[path] = old
-        for path in gone:
+        for path in units.outside(same):
+            text = files[path]
+            entry = kept.get(path)
+            if entry is not None and records_digest(entry, writer.text_digest(text)):
+                continue
+            data = text.encode("utf-8")
+            old = self.read(path) if path in regular else None
+            if old != data:
+                found[path] = old
+        for path in regular - files.keys():
             found[path] = self.read(path)
         return found
 

@@ -17,21 +17,32 @@ Each tree is listed against what the last write recorded of it (the writer's man
 process lists): a regular file whose record has the size and time its lstat gives is kept with that record, a line
 of the manifest's text, and only every other entry carries its lstat. The guard and the write then compare a
 file's record with its new digest, and write a kept file's record back as it was read.
+
+Most of a large tree lies in **units**: the folders three levels down (``platform/clusters/<cluster>/``,
+``platform/spokes/<cluster>/``), each written from one cluster. The manifest records each unit instead of its files:
+a digest of its files' paths and digests (what it holds) and one of every entry below it as an lstat gives it (its
+files' paths, sizes and times, and its folders). A listing against those records compares each unit's entries, every
+one of them lstat'd, with its record: a unit found exactly as recorded (no entry more or less, none of another kind,
+size or time) is handed over as one record instead of its files. The guard and the write take such a unit as a
+whole when what synth writes there has the same digest, and look at its files one by one otherwise, comparing their
+content (:meth:`Listing.expand`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import pickle
 import signal
 import threading
 import weakref
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
-from stat import S_ISDIR, S_ISREG
+from stat import S_IFREG, S_ISDIR, S_ISREG
 
 from fluxplane.system.processes import cores
 
@@ -60,6 +71,57 @@ def records_stat(entry: str, size: int, mtime: int) -> bool:
     return entry.endswith(f"\t{size}\t{mtime}") and entry.count("\t") == 2
 
 
+def inside(path: str) -> bool:
+    """Whether ``path`` names a file below a tree: relative, with no empty, ``.`` or ``..`` segment."""
+    # every segment between slashes: an empty, "." or ".." one shows as one of these (a leading or trailing slash too)
+    wrapped = f"/{path}/"
+    return bool(path) and "\0" not in path and "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
+
+
+#: A unit's folder is this many folders down the tree.
+UNIT_DEPTH = 3
+
+
+def unit_of(path: str) -> str | None:
+    """The unit the file at ``path`` lies in: its first UNIT_DEPTH folders, with a final slash; None for a file
+    higher up."""
+    parts = path.split("/", UNIT_DEPTH)
+    return "/".join(parts[:UNIT_DEPTH]) + "/" if len(parts) > UNIT_DEPTH else None
+
+
+def is_unit(key: str) -> bool:
+    """Whether ``key`` names a unit (a record's path that stands for the files below a unit's folder)."""
+    return key.endswith("/") and unit_of(key + "x") == key
+
+
+def _digest(parts: Iterable[str]) -> str:
+    # a path holds no NUL: "path NUL value NUL" lines cannot run into each other, whatever the names
+    return hashlib.sha1("".join(sorted(parts)).encode("utf-8", "surrogateescape"), usedforsecurity=False).hexdigest()
+
+
+def unit_content(paths: Sequence[str], digests: Iterable[str]) -> str:
+    """The digest of what a unit holds: its files' paths (``paths``, sorted) with their digests, in the same order."""
+    # a path holds no NUL and a digest is hex: path NUL digest NUL path ... cannot be read two ways
+    joined = "\0".join(chain.from_iterable(zip(paths, digests, strict=True)))
+    return hashlib.sha1(joined.encode("utf-8", "surrogateescape"), usedforsecurity=False).hexdigest()
+
+
+def unit_stat(files: Iterable[tuple[str, int, int]], folders: Iterable[str]) -> str:
+    """The digest of every entry below a unit's folder as an lstat gives it: each regular file's path, size and time
+    (ns), and each folder's path."""
+    return _digest([*(f"{path}\0{size}\0{mtime}\0" for path, size, mtime in files), *(f"{f}/\0" for f in folders)])
+
+
+def unit_record(content: str, stat: str) -> str:
+    """The record of a unit (kept under its path, which ends with a slash)."""
+    return f"{content}\t{stat}"
+
+
+def unit_holds(entry: str) -> str:
+    """The digest of what the unit of record ``entry`` holds (unit_content)."""
+    return entry.partition("\t")[0]
+
+
 def _kept(records: Records, path: str, stat: Stat) -> str | None:
     """The record of ``path`` when it names the regular file of lstat ``stat`` as it is, else None."""
     entry = records.get(path)
@@ -70,18 +132,21 @@ def _kept(records: Records, path: str, stat: Stat) -> str | None:
 @dataclass(frozen=True)
 class Listing:
     """What a folder holds, by path below it (POSIX): ``entries``, every entry that is not a folder itself (a link
-    to a folder is one: no link is followed), with its lstat, but those in ``kept``; ``kept``, the regular files the
-    records a tree was listed against (list_tree) name with the size and time the file has, with their record;
-    ``empty``, the folders that hold nothing; ``folders``, every folder below it."""
+    to a folder is one: no link is followed), with its lstat, but those in ``kept`` and ``units``; ``kept``, the
+    regular files the records a tree was listed against (list_tree) name with the size and time the file has, with
+    their record; ``units``, the units found exactly as those records record them, with their record, whose entries
+    and folders are not listed one by one (but each unit's own folder); ``empty``, the folders that hold nothing;
+    ``folders``, every folder below it."""
 
     entries: dict[str, Stat]
     empty: tuple[str, ...]
     folders: frozenset[str]
     kept: Records = field(default_factory=dict)
+    units: Records = field(default_factory=dict)
 
     @cached_property
     def files(self) -> dict[str, tuple[int, int]]:
-        """The regular files among the entries (no link, no FIFO), with (size, mtime_ns)."""
+        """The regular files among the entries (no link, no FIFO), with (size, mtime_ns); not those of ``units``."""
         found = {path: (size, mtime) for path, (mode, size, mtime) in self.entries.items() if S_ISREG(mode)}
         for path, entry in self.kept.items():
             _, size, mtime = entry.split("\t")
@@ -95,16 +160,77 @@ class Listing:
         found.update(path for path, (mode, _, _) in self.entries.items() if S_ISREG(mode))
         return found
 
-    def against(self, records: Records) -> Listing:
-        """This listing with each regular file ``records`` names with the size and time it has ``kept``, as a listing
-        taken against them (list_tree) keeps it: for a listing taken against none, or against other records."""
+    def against(self, records: Records, root: str) -> Listing:
+        """This listing as one taken against ``records`` (list_tree): for a listing taken against none, or against
+        other records. Each regular file ``records`` names with the size and time it has is ``kept``; a unit
+        ``records`` record as the listing found it is one of the ``units``, and one they record otherwise is listed
+        entry by entry (:meth:`expand`, ``root`` the folder listed)."""
         moved = {
             path: entry for path, stat in self.entries.items() if (entry := _kept(records, path, stat)) is not None
         }
-        if not moved:
+        listing = self
+        if moved:
+            entries = {path: stat for path, stat in self.entries.items() if path not in moved}
+            listing = replace(self, entries=entries, kept={**self.kept, **moved})
+        listing = listing._units_against(records)
+        return listing.expand(root, [unit for unit, entry in listing.units.items() if records.get(unit) != entry])
+
+    def _units_against(self, records: Records) -> Listing:
+        """This listing with each unit ``records`` record as it found the unit's entries made one of the ``units``."""
+        tracked = {
+            unit
+            for unit in records
+            if unit.endswith("/") and unit not in self.units and unit[:-1] in self.folders and is_unit(unit)
+        }
+        if not tracked:
             return self
-        entries = {path: stat for path, stat in self.entries.items() if path not in moved}
-        return Listing(entries, self.empty, self.folders, {**self.kept, **moved})
+        below: dict[str, dict[str, Stat]] = {unit: {} for unit in tracked}
+        for path, stat in self.entries.items():
+            unit = unit_of(path)
+            if unit in below:
+                below[unit][path] = stat
+        for path, entry in self.kept.items():
+            unit = unit_of(path)
+            if unit in below:
+                _, size, mtime = entry.split("\t")
+                below[unit][path] = (S_IFREG, int(size), int(mtime))
+        inner: dict[str, list[str]] = {unit: [] for unit in tracked}
+        for folder in self.folders:
+            unit = unit_of(folder + "/")
+            if unit in inner and folder != unit[:-1]:
+                inner[unit].append(folder)
+        hollow = {unit_of(folder + "/") for folder in self.empty}
+        matched = {
+            unit for unit in tracked if unit not in hollow and _as_recorded(records[unit], below[unit], inner[unit])
+        }
+        if not matched:
+            return self
+        return Listing(
+            {path: stat for path, stat in self.entries.items() if unit_of(path) not in matched},
+            self.empty,
+            frozenset(folder for folder in self.folders if unit_of(folder) not in matched),
+            {path: entry for path, entry in self.kept.items() if unit_of(path) not in matched},
+            {**self.units, **{unit: records[unit] for unit in sorted(matched)}},
+        )
+
+    def expand(self, root: str, units: Collection[str]) -> Listing:
+        """This listing with ``units`` listed entry by entry below ``root``, the folder listed: their files as entries,
+        with their lstat, whose content whoever reads the listing compares; an OSError when a folder of theirs cannot
+        be listed (it was a moment ago, under the same lock)."""
+        if not units:
+            return self
+        entries, empty, folders = dict(self.entries), list(self.empty), set(self.folders)
+        for unit in sorted(units):
+            found = list_tree(f"{root}/{unit[:-1]}", strict=True)  # no final slash: it would follow a link
+            if found is None:  # no longer a folder itself: nothing below it is the tree's
+                continue
+            entries.update((unit + path, stat) for path, stat in found.entries.items())
+            empty.extend(unit + path for path in found.empty)
+            folders.update(unit + path for path in found.folders)
+            if not found.entries and not found.folders:
+                empty.append(unit[:-1])
+        others = {unit: entry for unit, entry in self.units.items() if unit not in units}
+        return Listing(entries, tuple(empty), frozenset(folders), self.kept, others)
 
     def without(self, name: str) -> Listing:
         """This listing without the entry ``name`` at its top, or the folder ``name`` with what it holds."""
@@ -113,14 +239,24 @@ class Listing:
             entries, kept = dict(self.entries), dict(self.kept)
             entries.pop(name, None)
             kept.pop(name, None)
-            return Listing(entries, self.empty, self.folders, kept)
+            return replace(self, entries=entries, kept=kept)
         below = name + "/"
         return Listing(
             {path: stat for path, stat in self.entries.items() if path != name and not path.startswith(below)},
             tuple(path for path in self.empty if path != name and not path.startswith(below)),
             frozenset(path for path in self.folders if path != name and not path.startswith(below)),
             {path: entry for path, entry in self.kept.items() if path != name and not path.startswith(below)},
+            {path: entry for path, entry in self.units.items() if not path.startswith(below)},
         )
+
+
+def _as_recorded(entry: str, below: Mapping[str, Stat], inner: Iterable[str]) -> bool:
+    """Whether a unit that holds ``below`` (every entry below its folder but the folders, with their lstat) and the
+    folders ``inner`` (below its own) is as its record ``entry`` says: regular files only, the same entries."""
+    if not below or not all(S_ISREG(mode) for mode, _, _ in below.values()):
+        return False
+    found = unit_stat(((path, size, mtime) for path, (_, size, mtime) in below.items()), inner)
+    return entry.count("\t") == 1 and entry.endswith(f"\t{found}")
 
 
 def list_tree(root: str | os.PathLike[str], *, strict: bool = False, records: Records | None = None) -> Listing | None:
@@ -129,7 +265,8 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False, records: Re
     itself; ``strict`` raises the OSError instead). An entry gone between the listing and its lstat is left out.
 
     A regular file whose record in ``records`` has the size and modification time its lstat gives is ``kept`` with
-    that record, not among the entries."""
+    that record, not among the entries. A unit ``records`` records whose entries are all as its record says is one of
+    the ``units``; any other unit's entries are listed as the rest are."""
     top = os.fspath(root)
     try:
         if not S_ISDIR(os.lstat(top).st_mode):
@@ -139,12 +276,21 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False, records: Re
     entries: dict[str, Stat] = {}
     kept: Records = {}
     known = records or {}
+    tracked = {key for key in known if key.endswith("/") and is_unit(key)}
     empty: list[str] = []
     folders: set[str] = set()
-    pending = [("", top)]
+    # per recorded unit: its entries with their lstat, its folders below its own, those of them that hold nothing
+    found_units: dict[str, tuple[dict[str, Stat], list[str], list[str]]] = {}
+    pending: list[tuple[str, str, str | None]] = [("", top, None)]
     while pending:
-        prefix, folder = pending.pop()
-        if prefix:
+        prefix, folder, unit = pending.pop()
+        if unit is None and prefix in tracked:
+            unit = prefix
+            found_units[unit] = ({}, [], [])
+            folders.add(prefix[:-1])
+        elif unit is not None:
+            found_units[unit][1].append(prefix[:-1])
+        elif prefix:
             folders.add(prefix[:-1])
         try:
             found = list(os.scandir(folder))
@@ -153,10 +299,10 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False, records: Re
                 raise
             return None
         if prefix and not found:
-            empty.append(prefix[:-1])
+            (found_units[unit][2] if unit is not None else empty).append(prefix[:-1])
         for entry in found:
             if entry.is_dir(follow_symlinks=False):
-                pending.append((f"{prefix}{entry.name}/", entry.path))
+                pending.append((f"{prefix}{entry.name}/", entry.path, unit))
                 continue
             try:
                 stat = entry.stat(follow_symlinks=False)
@@ -164,12 +310,28 @@ def list_tree(root: str | os.PathLike[str], *, strict: bool = False, records: Re
                 continue
             path = prefix + entry.name
             lstat = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+            if unit is not None:
+                found_units[unit][0][path] = lstat
+                continue
             recorded = _kept(known, path, lstat)
             if recorded is not None:
                 kept[path] = recorded
             else:
                 entries[path] = lstat
-    return Listing(entries, tuple(empty), frozenset(folders), kept)
+    units: Records = {}
+    for unit, (below, inner, hollow) in found_units.items():
+        if not hollow and _as_recorded(known[unit], below, inner):
+            units[unit] = known[unit]
+            continue
+        for path, lstat in below.items():
+            recorded = _kept(known, path, lstat)
+            if recorded is not None:
+                kept[path] = recorded
+            else:
+                entries[path] = lstat
+        folders.update(inner)
+        empty.extend(hollow)
+    return Listing(entries, tuple(empty), frozenset(folders), kept, units)
 
 
 #: What a listing reads first (:class:`TreeScan`'s ``ahead``): what it hands over as it is, and the records dist/'s

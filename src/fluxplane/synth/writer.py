@@ -12,13 +12,15 @@ data that synth reproduces byte for byte, and flushing tens of thousands of file
 than the whole synth.
 
 The tree a swap replaces is not deleted: it is kept beside dist/ as ``.dist.spare`` with a manifest
-of every file's digest, size and modification time, and the next synth builds its new tree by
+of every file's digest, size and modification time (a cluster's folder, a unit of fluxplane.synth.scan, as one
+record of what it holds and of its entries), and the next synth builds its new tree by
 updating the spare in place: it writes only the files that differ and removes those that no longer
 belong. For a one-cluster change in a fleet of 1,000 clusters that is a few files instead of writing
 21,000 and deleting as many, which was half the time of such a synth. The manifest is removed before
 the spare is touched; a spare without one (interrupted mid-update, or the first tree synth replaced)
 is compared file by file instead. A file whose size or modification time differs from the manifest
-is rewritten. What the spare holds is listed on every run, never taken from the manifest alone: an
+is rewritten; a unit found as recorded that holds what synth writes there is kept whole, and any other unit's
+files are compared. What the spare holds is listed on every run, never taken from the manifest alone: an
 entry the manifest does not name (added by hand, or brought by a pull request) is compared or
 removed, so it never passes into dist/. A file is rewritten as a new file, so a symlink, a hard link
 to a file elsewhere or a FIFO in the spare is replaced, never written through. The price is a second
@@ -34,15 +36,33 @@ import ctypes
 import ctypes.util
 import errno
 import hashlib
+import operator
 import os
+import posixpath
 import shutil
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from fluxplane.errors import OutputError
 from fluxplane.synth.outdir import Staleness, check_outdir, compare_tree, copy_tree, read_kept, regular_files
-from fluxplane.synth.scan import Ahead, Listing, Records, TreeScan, list_tree, record, records_digest
+from fluxplane.synth.scan import (
+    Ahead,
+    Listing,
+    Records,
+    TreeScan,
+    inside,
+    is_unit,
+    list_tree,
+    record,
+    records_digest,
+    unit_content,
+    unit_holds,
+    unit_of,
+    unit_record,
+    unit_stat,
+)
 
 # The output folder's other operations stay importable from here, where synth and its tests have taken them.
 __all__ = [
@@ -64,6 +84,7 @@ __all__ = [
     "remember_digests",
     "spare_path",
     "text_digest",
+    "units_of",
     "write_tree",
 ]
 
@@ -135,17 +156,11 @@ def _read_manifest(text: str) -> tuple[Records | None, Records]:
     for part in (lines[:middle], lines[middle + 1 :]):
         # a line without a tab is no record: dict() raises ValueError
         section: Records = dict(line.split("\t", 1) for line in part)
-        if not all(map(inside, section)):
-            raise ValueError(next(path for path in section if not inside(path)))
+        for path in section:
+            if not inside(path) and not (is_unit(path) and inside(path[:-1])):
+                raise ValueError(path)
         sections.append(section)
     return (sections[0] if head == "tree" else None), sections[1]
-
-
-def inside(path: str) -> bool:
-    """Whether ``path`` names a file below a tree: relative, with no empty, ``.`` or ``..`` segment."""
-    # every segment between slashes: an empty, "." or ".." one shows as one of these (a leading or trailing slash too)
-    wrapped = f"/{path}/"
-    return bool(path) and "\0" not in path and "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
 
 
 #: The last manifest read, by (path, size, mtime_ns): the guard and the write of one synth read the same one.
@@ -194,9 +209,9 @@ def keep_read(found: object) -> None:
         _READ.update(found)
 
 
-#: A manifest this large (about 2,000 files) makes listing the trees in a process of its own worth it
-#: (fluxplane.synth.scan).
-_LARGE_MANIFEST = 200_000
+#: A manifest this large (about 2,000 files, most of them in units of a dozen or more) makes listing the trees in a
+#: process of its own worth it (fluxplane.synth.scan).
+_LARGE_MANIFEST = 20_000
 
 
 def large_tree(outdir: Path) -> bool:
@@ -209,7 +224,8 @@ def large_tree(outdir: Path) -> bool:
 
 
 def recorded(outdir: Path) -> Records:
-    """dist/'s files as the last write recorded them (digest, size, mtime), from the spare's manifest.
+    """dist/'s files as the last write recorded them (digest, size, mtime; a unit's as one record), from the spare's
+    manifest.
 
     Only a hint, to skip reading files that did not change: a file whose size and time differ from its
     entry is read. Empty when there is no readable manifest.
@@ -247,8 +263,106 @@ def remember_digests(texts: Collection[str], digests: Iterable[str]) -> None:
 
 
 def forget_text_digests() -> None:
-    """Drop the remembered digests (and the texts they hold)."""
+    """Drop the remembered digests, and the files units_of took apart last (and the texts they hold)."""
     _TEXT_DIGESTS.clear()
+    _UNITS.clear()
+
+
+@dataclass(frozen=True)
+class Units:
+    """The files of a tree by unit (fluxplane.synth.scan.unit_of): ``members``, each unit's paths; ``holds``, the
+    digest of what each unit holds (fluxplane.synth.scan.unit_content); ``loose``, the paths in no unit."""
+
+    members: dict[str, list[str]]
+    holds: dict[str, str]
+    loose: list[str]
+
+    def outside(self, units: Collection[str]) -> Iterator[str]:
+        """Every path but those of ``units``."""
+        yield from self.loose
+        for unit, paths in self.members.items():
+            if unit not in units:
+                yield from paths
+
+
+#: The last files units_of took apart, and what it found: the guard and the write of one synth take the same files.
+_UNITS: list[tuple[list[str], list[str], Units]] = []
+
+
+def units_of(files: Mapping[str, str]) -> Units:
+    """``files`` ({path: text}) by unit, each unit with the digest of what it holds (its files' digests: text_digest,
+    remembered for the write). The same files (each path and text the same object) as the last call's give the same
+    result, found once."""
+    paths, texts = list(files), list(files.values())
+    if _UNITS:
+        last_paths, last_texts, found = _UNITS[0]
+        if (
+            len(last_paths) == len(paths)
+            and all(map(operator.is_, last_paths, paths))
+            and all(map(operator.is_, last_texts, texts))
+        ):
+            return found
+        _UNITS.clear()
+    found = _units_of(files)
+    _UNITS.append((paths, texts, found))
+    return found
+
+
+def _units_of(files: Mapping[str, str]) -> Units:
+    members: dict[str, tuple[list[str], list[str]]] = {}
+    loose: list[str] = []
+    unit: str | None = None
+    paths: list[str] = loose
+    texts: list[str] = []
+    for path, text in files.items():
+        # a tree's paths come sorted, so mostly a path lies in the unit of the one before
+        if unit is None or not path.startswith(unit):
+            unit = unit_of(path)
+            if unit is None:
+                loose.append(path)
+                continue
+            paths, texts = members.setdefault(unit, ([], []))
+        paths.append(path)
+        texts.append(text)
+    remembered = _TEXT_DIGESTS
+    holds: dict[str, str] = {}
+    for unit, (paths, texts) in members.items():
+        if paths != sorted(paths):
+            order = sorted(range(len(paths)), key=paths.__getitem__)
+            paths[:], texts[:] = [paths[i] for i in order], [texts[i] for i in order]
+        digests = [
+            found[1] if (found := remembered.get(id(text))) is not None and found[0] is text else text_digest(text)
+            for text in texts
+        ]
+        holds[unit] = unit_content(paths, digests)
+    return Units({unit: paths for unit, (paths, _) in members.items()}, holds, loose)
+
+
+def _by_unit(written: Records, kept: Records) -> Records:
+    """The records of a tree as its manifest holds them: ``written``, a record per file, with each unit's files'
+    records made into the unit's (its content and its entries' lstats: the files and the folders below its own, which
+    are those of its files, since the tree holds nothing else); ``kept``, units' records taken as they were."""
+    found: Records = dict(kept)
+    units: dict[str, list[tuple[str, str]]] = {}
+    for path, entry in written.items():
+        unit = unit_of(path)
+        if unit is None:
+            found[path] = entry
+        else:
+            units.setdefault(unit, []).append((path, entry))
+    for unit, entries in units.items():
+        parsed = sorted((path, *entry.split("\t")) for path, entry in entries)
+        folders: set[str] = set()
+        for path, _ in entries:
+            folder = posixpath.dirname(path)
+            while len(folder) >= len(unit) and folder not in folders:
+                folders.add(folder)
+                folder = posixpath.dirname(folder)
+        found[unit] = unit_record(
+            unit_content([path for path, _, _, _ in parsed], [digest for _, digest, _, _ in parsed]),
+            unit_stat(((path, int(size), int(mtime)) for path, _, size, mtime in parsed), folders),
+        )
+    return found
 
 
 def recover(outdir: Path) -> None:
@@ -284,9 +398,10 @@ def _take_spare(outdir: Path, new: Path, listed: Listing | None = None) -> tuple
     of the spare's manifest; without it the spare is listed here, the same way (an OSError when a folder of it
     cannot be listed).
 
-    The manifest is removed first (whatever it is: a folder too). The spare is listed: each entry that is not a
-    folder (a symlink is one, never followed) is ``kept`` with its record when the manifest records it with the
-    size and time it has; any other is compared or written anew, and removed if synth does not write it. An entry
+    The manifest is removed first (whatever it is: a folder too). The spare is listed: a unit whose entries are all
+    as the manifest records them is one of the ``units``, each entry that is not a folder (a symlink is one, never
+    followed) is ``kept`` with its record when the manifest records it with the size and time it has; any other is
+    compared or written anew, and removed if synth does not write it. An entry
     the manifest does not record (a spare interrupted mid-update, the first tree a synth replaced, or an entry added
     by hand) has its content compared before it is kept. Empty folders go. An empty listing when there is no spare.
     """
@@ -301,7 +416,8 @@ def _take_spare(outdir: Path, new: Path, listed: Listing | None = None) -> tuple
     _remove(spare / MANIFEST)
     spare.rename(new)
     listed = (listed or list_tree(new, strict=True, records=tree) or Listing({}, (), frozenset())).without(MANIFEST)
-    listed = listed.against(tree or {})  # a listing taken against no records, or others, keeps what these record
+    # a listing taken against no records, or others, keeps what these record
+    listed = listed.against(tree or {}, os.fspath(new))
     folders = set(listed.folders)
     for folder in listed.empty:
         while folder:
@@ -311,7 +427,7 @@ def _take_spare(outdir: Path, new: Path, listed: Listing | None = None) -> tuple
                 break
             folders.discard(folder)
             folder = os.path.dirname(folder)
-    return Listing(listed.entries, (), frozenset(folders), listed.kept), current, tree or {}
+    return Listing(listed.entries, (), frozenset(folders), listed.kept, listed.units), current, tree or {}
 
 
 def _keep_spare(outdir: Path, replaced: Path, tree: Records | None, current: Records) -> None:
@@ -393,15 +509,19 @@ class _Folders:
 
 def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> Records:
     """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs from what it
-    holds; the records of the result.
+    holds; the records of the result, as the manifest holds them (a unit's instead of its files').
 
     ``spare`` is what ``new`` holds (its listing against ``records``, which record its files as the manifest does,
-    fluxplane.synth.scan.list_tree): a file kept there with a record of the same digest stays as it is; an entry the
-    records do not name is compared, and kept when its content is the same. Nothing is written, read or removed
-    through a symlink: a folder of the tree that is not a folder raises _Linked (the spare is then not used); a file
-    that differs is removed and written anew, so a symlink, a hard link or a FIFO there is replaced, never written
-    through.
+    fluxplane.synth.scan.list_tree): a unit found as recorded that holds what synth writes there stays as it is,
+    whole; a file kept there with a record of the same digest stays as it is; an entry the records do not name (a
+    unit's file, when the unit holds something else) is compared, and kept when its content is the same. Nothing is
+    written, read or removed through a symlink: a folder of the tree that is not a folder raises _Linked (the spare
+    is then not used); a file that differs is removed and written anew, so a symlink, a hard link or a FIFO there is
+    replaced, never written through.
     """
+    units = units_of(files)
+    whole = {unit: entry for unit, entry in spare.units.items() if units.holds.get(unit) == unit_holds(entry)}
+    spare = spare.expand(new[:-1], spare.units.keys() - whole.keys())
     guard = _Folders(new, spare.folders)
     kept, entries = spare.kept, spare.entries
     folders: set[str] = set()
@@ -420,7 +540,8 @@ def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> 
     written: Records = {}
     made: set[str] = set()
     checked, remembered = guard.checked, _TEXT_DIGESTS
-    for relative, text in files.items():
+    for relative in units.outside(whole):
+        text = files[relative]
         # encoded only when needed: a file kept from the spare whose digest is known (remember_digests, or the
         # guard's) needs no bytes
         data: bytes | None = None
@@ -456,7 +577,7 @@ def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> 
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)  # a link goes, never what it points to; a hard link's other names keep their data
         written[relative] = record(digest, *_write(path, text.encode("utf-8") if data is None else data))
-    return written
+    return _by_unit(written, whole)
 
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

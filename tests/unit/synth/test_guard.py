@@ -615,11 +615,6 @@ def test_a_file_added_to_dist_by_hand_counts_in_what_the_cluster_applies(
     # GIVEN the example written by synth (which records dist/'s files), then a patch added to dist/ by hand, a file
     # the last write did not record: the clusters run gp3 unencrypted
     assert main(["--root", str(example_project), "synth"]) == 0
-
-    def no_stats(tree: guard_module.OldTree) -> Any:
-        raise AssertionError("the walk of what the clusters applied reads dist/'s listing, not each file's metadata")
-
-    monkeypatch.setattr(guard_module.OldTree, "stats", property(no_stats))
     base = example_project / "dist/platform/infrastructure/controllers/aws-ebs-csi-driver/base"
     (base / "kustomization.yaml").write_text(
         (base / "kustomization.yaml").read_text() + "patches:\n- path: hand.yaml\n"
@@ -1125,3 +1120,42 @@ def test_the_new_trees_walk_takes_the_old_trees_build_of_a_folder_only_when_no_i
     assert [item.doc["data"]["a"] for item in old.build("changed").items] == ["1"]
     assert [item.doc["metadata"]["name"] for item in new.build("loose").items] == ["one"]
     assert len(old.build("loose").items) == 2
+
+
+def test_a_cluster_folder_is_judged_whole_when_it_holds_what_synth_writes_and_file_by_file_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fluxplane.synth.writer import write_tree
+
+    # GIVEN a tree written twice by synth: its manifest records each cluster's folder as one unit
+    dist = tmp_path / "dist"
+    files = texts(
+        {
+            FILE: [cluster()],
+            "platform/spokes/b/cluster/cluster.yaml": [cluster(applier="b/cluster") | {"metadata": {"name": "b"}}],
+            "platform/spokes/kustomization.yaml": [{"resources": ["a", "b"]}],
+        }
+    )
+    write_tree(files, dist)
+    write_tree(files, dist)
+    opened: list[str] = []
+    real_open = open
+
+    def recording(path: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(os.path.relpath(path, dist))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", recording)
+    # WHEN the same tree is guarded THEN nothing is refused, and no file of a cluster's folder is read
+    assert guard(files, dist, hub="hub") == []
+    assert not [path for path in opened if path.startswith("platform/spokes/a/")]
+    # GIVEN a file added by hand to one cluster's folder of dist/: what the last write did not record counts too, as
+    # Flux would apply it
+    hand = {"apiVersion": "platform.fluxplane.io/v1alpha1", "kind": "EKSCluster", "metadata": {"name": "hand"}}
+    (dist / "platform/spokes/a/hand.yaml").write_text(dump_documents([hand | {"spec": {}}]))
+    # WHEN synth would write the tree without it THEN removing it is refused
+    assert guard(files, dist, hub="hub") == [
+        "platform/spokes/a/hand.yaml: EKSCluster hand: removed, so Crossplane deletes the EKS cluster, its node groups "
+        "and its VPC in AWS (renaming is removing and adding); to do it on purpose, run synth with --delete "
+        "'EKSCluster/hand'"
+    ]

@@ -6,7 +6,7 @@ import gc
 import os
 import select
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -232,7 +232,7 @@ def test_a_file_recorded_with_its_size_and_time_is_kept_with_its_record_and_any_
     assert found.without("top.yaml").kept == {}
     assert found.without("a").regular == {"top.yaml"}
     # AND a listing taken against no records, checked against them, is the same
-    assert plain.against(records) == found
+    assert plain.against(records, str(tmp_path)) == found
 
 
 def test_a_record_names_the_digest_it_starts_with_and_nothing_else() -> None:
@@ -284,3 +284,128 @@ def test_the_listing_process_keeps_no_descriptor_another_thread_had_open(tmp_pat
     finally:
         os.close(reader)
         assert found.dist() == list_tree(tmp_path / "dist")
+
+
+def _unit(root: Path, unit: str) -> None:
+    """A unit's folder with a file of its own and one in a folder below."""
+    (root / unit / "sub").mkdir(parents=True)
+    (root / unit / "x.yaml").write_text("x: 1\n")
+    (root / unit / "sub" / "y.yaml").write_text("y: 1\n")
+
+
+def _unit_record(root: Path, unit: str) -> scan.Records:
+    """A record of the unit ``unit`` (``a/b/c/``) below ``root`` as it is now, holding what it calls "holds"."""
+    files: list[tuple[str, int, int]] = []
+    folders: list[str] = []
+    for current, _, names in os.walk(root / unit):
+        relative = Path(current).relative_to(root).as_posix()
+        if relative != unit[:-1]:
+            folders.append(relative)
+        for name in names:
+            lstat = os.lstat(Path(current) / name)
+            files.append((f"{relative}/{name}", lstat.st_size, lstat.st_mtime_ns))
+    return {unit: scan.unit_record("holds", scan.unit_stat(files, folders))}
+
+
+def test_a_unit_found_as_recorded_is_one_record_not_its_entries(tmp_path: Path) -> None:
+    # GIVEN two units (folders three levels down) recorded as they are, and a file above them
+    for unit in ("p/c/a", "p/c/b"):
+        _unit(tmp_path, unit)
+    (tmp_path / "p" / "top.yaml").write_text("top: 1\n")
+    records = {**_unit_record(tmp_path, "p/c/a/"), **_unit_record(tmp_path, "p/c/b/")}
+    found = list_tree(tmp_path, records=records)
+    assert found is not None
+    # THEN each unit is one record: its files and the folders below its own are not listed
+    assert found.units == records
+    assert found.regular == {"p/top.yaml"}
+    assert found.folders == {"p", "p/c", "p/c/a", "p/c/b"}
+    # AND listed entry by entry, the units give what a listing without records gives
+    plain = list_tree(tmp_path)
+    assert plain is not None
+    assert found.expand(str(tmp_path), ["p/c/a/", "p/c/b/"]) == plain
+    # AND a listing taken without records, checked against them, is the one taken against them
+    assert plain.against(records, str(tmp_path)) == found
+    # AND a listing checked against records that record a unit otherwise lists that unit entry by entry
+    other = {**records, "p/c/a/": scan.unit_record("holds", "another")}
+    assert found.against(other, str(tmp_path)).units == {"p/c/b/": records["p/c/b/"]}
+    assert "p/c/a/x.yaml" in found.against(other, str(tmp_path)).regular
+
+
+def _resize(path: Path) -> None:
+    """Another content of another size, with the time the file had."""
+    before = os.lstat(path)
+    path.write_text("x: 22\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _replace_with_fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _replace_with_link(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.parent / "sub" / "y.yaml")
+
+
+#: Changes below a unit's folder: every one makes the unit differ from its record.
+UNIT_CHANGES: dict[str, Callable[[Path], object]] = {
+    "a file added": lambda unit: (unit / "planted.yaml").write_text("x: 2\n"),
+    "a file removed": lambda unit: (unit / "x.yaml").unlink(),
+    "a file of another size, with its time": lambda unit: _resize(unit / "x.yaml"),
+    "a file of another time": lambda unit: os.utime(unit / "x.yaml", ns=(1, 1)),
+    "an empty folder": lambda unit: (unit / "sub" / "empty").mkdir(),
+    "a folder renamed": lambda unit: (unit / "sub").rename(unit / "other"),
+    "a file made a symlink": lambda unit: _replace_with_link(unit / "x.yaml"),
+    "a file made a FIFO": lambda unit: _replace_with_fifo(unit / "x.yaml"),
+}
+
+
+@pytest.mark.parametrize("change", UNIT_CHANGES)
+def test_a_unit_that_differs_from_its_record_is_listed_entry_by_entry(tmp_path: Path, change: str) -> None:
+    # GIVEN two recorded units, and one of them changed after it was recorded
+    for unit in ("p/c/a", "p/c/b"):
+        _unit(tmp_path, unit)
+    records = {**_unit_record(tmp_path, "p/c/a/"), **_unit_record(tmp_path, "p/c/b/")}
+    UNIT_CHANGES[change](tmp_path / "p/c/a")
+    found = list_tree(tmp_path, records=records)
+    assert found is not None
+    plain = list_tree(tmp_path)
+    assert plain is not None
+    # THEN the changed unit's entries, folders and empty folders are listed one by one, as without records
+    assert found.units == {"p/c/b/": records["p/c/b/"]}
+    assert {path for path in found.entries if path.startswith("p/c/a/")} == {
+        path for path in plain.entries if path.startswith("p/c/a/")
+    }
+    assert {path for path in found.folders if path.startswith("p/c/a")} == {
+        path for path in plain.folders if path.startswith("p/c/a")
+    }
+    assert found.empty == plain.empty
+    assert plain.against(records, str(tmp_path)) == found
+
+
+def test_a_unit_whose_folder_is_a_symlink_is_never_followed(tmp_path: Path) -> None:
+    # GIVEN a recorded unit whose folder is then replaced with a link to a folder that holds the same
+    _unit(tmp_path, "p/c/a")
+    records = _unit_record(tmp_path, "p/c/a/")
+    (tmp_path / "p/c/a").rename(tmp_path / "elsewhere")
+    (tmp_path / "p/c/a").symlink_to(tmp_path / "elsewhere")
+    found = list_tree(tmp_path, records=records)
+    assert found is not None
+    # THEN it is no unit: the link is an entry, and what it points to is not listed
+    assert found.units == {}
+    assert stat.S_ISLNK(found.entries["p/c/a"][0])
+    assert not any(path.startswith("p/c/a/") for path in found.entries)
+    # AND listing it entry by entry (as the guard and the write do) never goes through the link
+    assert found.expand(str(tmp_path), ["p/c/a/"]).entries.keys() == found.entries.keys()
+
+
+def test_a_units_digests_tell_apart_what_names_could_run_together() -> None:
+    # a path that holds what would be the next line never gives the digest of two files
+    one = scan.unit_stat([("a/b/c/x\t1\t2\nq", 3, 9)], [])
+    two = scan.unit_stat([("a/b/c/x", 1, 2), ("q", 3, 9)], [])
+    assert one != two
+    assert scan.unit_content(["a/b/c/x"], ["d1"]) != scan.unit_content(["a/b/c/x", "d1"], ["", ""])
+    assert scan.unit_of("a/b/c/d.yaml") == scan.unit_of("a/b/c/e/f.yaml") == "a/b/c/"
+    assert scan.unit_of("a/b/c.yaml") is None
+    assert scan.is_unit("a/b/c/") and not scan.is_unit("a/b/") and not scan.is_unit("a/b/c/d/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import hashlib
 import os
 import shutil
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from fluxplane.errors import OutputError
 from fluxplane.synth import writer
 from fluxplane.synth.scan import TreeScan
-from fluxplane.synth.writer import MANIFEST, compare_tree, recover, spare_path, write_tree
+from fluxplane.synth.writer import MANIFEST, compare_tree, read_ahead, recover, spare_path, write_tree
 
 _write_tree = write_tree
 
@@ -31,7 +32,7 @@ def listing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if request.param == "listed beforehand":
 
         def listed_first(files: dict[str, str], outdir: Path) -> None:
-            _write_tree(files, outdir, TreeScan(outdir, spare_path(outdir)))
+            _write_tree(files, outdir, TreeScan(outdir, spare_path(outdir), functools.partial(read_ahead, outdir)))
 
         monkeypatch.setattr(sys.modules[__name__], "write_tree", listed_first)
     return str(request.param)
@@ -188,8 +189,11 @@ def test_the_spares_folders_are_checked_by_its_listing_not_once_more_each(
     # WHEN a write changes one file
     write_tree({**tree, "platform/clusters/c0/flux-system/kustomization.yaml": "changed\n"}, dist)
     # THEN the folders the spare's listing found (each a folder itself, no link) are not looked at once more, one by
-    # one: a fleet's 20,000 folders cost no 20,000 more system calls
-    assert [path for path in looked if "/platform/" in path] == []
+    # one: a fleet's 20,000 folders cost no 20,000 more system calls. Only the folder of the one cluster whose files
+    # change may be looked at, when it is listed again, file by file
+    assert {Path(path).relative_to(dist.parent) for path in looked if "/platform/" in path} <= {
+        Path(".dist.new/platform/clusters/c0")
+    }
     assert _tree(dist) == {**tree, "platform/clusters/c0/flux-system/kustomization.yaml": "changed\n"}
 
 
@@ -572,3 +576,95 @@ def test_a_digest_known_beforehand_is_taken_instead_of_hashing_the_text(
     # THEN only the other text was hashed, and the manifest records the known digest for the file
     assert known.encode() not in hashed and fresh.encode() in hashed
     assert f"known.yaml\t{real_digest(known.encode())}\t" in (spare_path(dist) / MANIFEST).read_text()
+
+
+#: A fleet's tree in small: each cluster's files in a folder three levels down (a unit), and a file above them.
+CLUSTERS = {
+    **{
+        f"platform/clusters/c{index}/{name}": f"{index} {name}\n"
+        for index in range(4)
+        for name in ("a.yaml", "b/c.yaml")
+    },
+    "platform/top.yaml": "top\n",
+}
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths (below their tree) of the files opened for reading from now on, the manifest's aside."""
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def recording(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "r" in mode and Path(path).name != MANIFEST:
+            opened.append(Path(path).as_posix().split("/platform/", 1)[-1])
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", recording)
+    return opened
+
+
+def test_the_manifest_records_each_cluster_folder_as_one_unit_and_a_write_keeps_the_others_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a tree of clusters written three times: the spare holds it, and its manifest records it
+    dist = tmp_path / "dist"
+    for _ in range(3):
+        write_tree(CLUSTERS, dist)
+    manifest = (spare_path(dist) / MANIFEST).read_text()
+    # THEN each cluster's folder is one line of the manifest, not a line per file; a file above them has its own
+    assert "platform/clusters/c0/\t" in manifest and "platform/top.yaml\t" in manifest
+    assert "platform/clusters/c0/a.yaml" not in manifest
+    # WHEN a write changes one file of one cluster
+    writes, reads = _writes(monkeypatch), _reads(monkeypatch)
+    changed = {**CLUSTERS, "platform/clusters/c1/b/c.yaml": "changed\n"}
+    write_tree(changed, dist)
+    # THEN only that file is written, and only that cluster's files are read to compare them: the other clusters'
+    # folders stay whole, as the spare held them
+    assert _tree(dist) == changed
+    assert sorted(writes) == sorted(["c.yaml", MANIFEST])
+    assert set(reads) <= {"clusters/c1/a.yaml", "clusters/c1/b/c.yaml"}
+    # AND the next write, of the tree before, which the spare holds now, writes no file and reads none
+    writes.clear()
+    reads.clear()
+    write_tree(CLUSTERS, dist)
+    assert _tree(dist) == CLUSTERS
+    assert writes == [MANIFEST]
+    assert reads == []
+
+
+@pytest.mark.parametrize(
+    "plant",
+    ["a file", "an empty folder", "a file made a symlink", "a file edited, same size", "a folder made a file"],
+)
+def test_what_a_cluster_folder_of_the_spare_holds_beyond_its_record_never_reaches_dist(
+    tmp_path: Path, plant: str
+) -> None:
+    # GIVEN a tree of clusters written three times, then something planted in a cluster's folder of the spare
+    outside = _outside(tmp_path)
+    dist = tmp_path / "project" / "dist"
+    for _ in range(3):
+        write_tree(CLUSTERS, dist)
+    unit = spare_path(dist) / "platform/clusters/c2"
+    if plant == "a file":
+        (unit / "planted.yaml").write_text("theirs\n")
+    elif plant == "an empty folder":
+        (unit / "b" / "empty").mkdir()
+    elif plant == "a file made a symlink":
+        (unit / "a.yaml").unlink()
+        (unit / "a.yaml").symlink_to(outside / "keep.txt")
+    elif plant == "a file edited, same size":
+        (unit / "a.yaml").write_text("2 a.yaml\n")
+    else:
+        shutil.rmtree(unit / "b")
+        (unit / "b").write_text("a file\n")
+    # WHEN synth writes the same tree (built in the spare) THEN dist/ holds exactly that tree, nothing else
+    write_tree(CLUSTERS, dist)
+    assert _tree(dist) == CLUSTERS
+    assert sorted(
+        str(p.relative_to(dist / "platform/clusters/c2")) for p in (dist / "platform/clusters/c2").rglob("*")
+    ) == [
+        "a.yaml",
+        "b",
+        "b/c.yaml",
+    ]
+    assert _tree(outside) == {"keep.txt": "precious\n"}
