@@ -7,6 +7,7 @@ import datetime
 import hashlib
 import hmac
 import importlib
+import marshal
 import os
 import threading
 from pathlib import Path
@@ -109,16 +110,32 @@ def test_texts_with_any_characters_load_back_as_stored(tmp_path: Path) -> None:
     assert loaded is not None and loaded.files == files
 
 
-@pytest.mark.parametrize("length", [13, 99], ids=["shorter", "beyond-the-end"])
-def test_entry_whose_lengths_do_not_add_up_is_ignored(tmp_path: Path, length: int) -> None:
-    # GIVEN an entry whose first file's length was changed, its HMAC recomputed
+def _payload(cache_dir: Path) -> tuple[Any, ...]:
+    return tuple(marshal.loads((cache_dir / "a.entry").read_bytes().partition(b"\n")[2]))
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        pytest.param(lambda entry: entry[:-1], id="a field short"),
+        pytest.param(lambda entry: (*entry[:4], entry[4][:1], *entry[5:]), id="fewer paths than texts"),
+        pytest.param(lambda entry: (*entry[:6], [*entry[6], "x\n"], entry[7]), id="more texts than paths"),
+        pytest.param(lambda entry: (*entry[:4], ["../../outside", entry[4][1]], *entry[5:]), id="a path out of dist"),
+        pytest.param(lambda entry: (*entry[:4], ["/etc/passwd", entry[4][1]], *entry[5:]), id="an absolute path"),
+        pytest.param(lambda entry: (*entry[:6], [b"bytes", entry[6][1]], entry[7]), id="a text not a string"),
+        pytest.param(lambda entry: (*entry[:2], 1, *entry[3:]), id="a key not a string"),
+        pytest.param(lambda entry: (entry[0] - 1, *entry[1:]), id="another format"),
+        pytest.param(lambda entry: {"files": entry}, id="not a tuple"),
+    ],
+)
+def test_a_signed_entry_of_another_shape_is_ignored(tmp_path: Path, forge: Any) -> None:
+    # GIVEN an entry whose content was changed to another shape, its HMAC recomputed with this user's key
     cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
-    path = tmp_path / "a.entry"
-    payload = path.read_bytes().partition(b"\n")[2]
-    edited = payload.replace(b'kustomization.yaml", 14,', b'kustomization.yaml", %d,' % length, 1)
-    assert edited != payload
-    path.write_bytes(hmac.new(KEY, edited, hashlib.sha256).hexdigest().encode("ascii") + b"\n" + edited)
+    edited = marshal.dumps(forge(_payload(tmp_path)))
+    (tmp_path / "a.entry").write_bytes(
+        hmac.new(KEY, edited, hashlib.sha256).hexdigest().encode("ascii") + b"\n" + edited
+    )
     # WHEN loaded THEN there is none
     assert cache.load("a") is None
 

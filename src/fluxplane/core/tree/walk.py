@@ -312,6 +312,17 @@ Identity = tuple[str, str | None, int, Key | None]
 Visit = tuple[str, str, Identity | None]
 
 
+class _Substituted:
+    """The key under which a build keeps its items substituted, by set of variables (``Build.derived``)."""
+
+
+_Variables = tuple[frozenset[tuple[str, str]], bool]
+
+#: How many sets of variables a build keeps its substituted items for: a walk of a whole fleet applies a shared
+#: folder with each cluster's variables, and keeping them all would hold every cluster's copy as long as the build.
+_SUBSTITUTED_KEPT = 16
+
+
 @dataclass(frozen=True)
 class _Landing:
     """Where the objects of a build land: each one's namespace, and which of them are Flux Kustomizations,
@@ -574,7 +585,7 @@ class FleetWalk:
             chosen = spec.get("targetNamespace")
             target_namespace = chosen if isinstance(chosen, str) and chosen else None
             if self.substitute and isinstance(spec.get("postBuild"), dict):
-                items = self._substituted(walk, applier, spec["postBuild"], items)
+                items = self._substituted(walk, applier, spec["postBuild"], build)
         # Where the objects land is the same on every cluster that applies the folder as it is: worked out once.
         memo = (_Landing, self.substitute)
         landing = build.derived.get(memo) if items is build.items else None
@@ -602,11 +613,10 @@ class FleetWalk:
         return [objects[index] for index in landing.kustomizations]
 
     @staticmethod
-    def _substituted(
-        walk: Walk, applier: Placed, post_build: dict[str, object], items: tuple[Item, ...]
-    ) -> tuple[Item, ...]:
-        """``items`` with the applier's postBuild variables replaced; a variable whose source is not in the tree
-        stays as written."""
+    def _substituted(walk: Walk, applier: Placed, post_build: dict[str, object], build: Build) -> tuple[Item, ...]:
+        """``build``'s items with the applier's postBuild variables replaced; a variable whose source is not in the
+        tree stays as written. Kept with the build for the same variables: a build two walks share (the guard's walks
+        of the tree before and after a change) is substituted once."""
         values: dict[str, str] = {}
         complete = True
         known = walk._variables.get(applier.cluster, {})
@@ -621,7 +631,14 @@ class FleetWalk:
             values.update(values_of(found.item.doc))
         inline = post_build.get("substitute")
         values.update({str(key): str(value) for key, value in (inline if isinstance(inline, dict) else {}).items()})
-        return tuple(item._replace(doc=substitute(item.doc, values, complete=complete)) for item in items)
+        kept: dict[_Variables, tuple[Item, ...]] = build.derived.setdefault(_Substituted, {})
+        memo = (frozenset(values.items()), complete)
+        items = kept.get(memo)
+        if items is None:
+            items = tuple(item._replace(doc=substitute(item.doc, values, complete=complete)) for item in build.items)
+            if len(kept) < _SUBSTITUTED_KEPT:
+                kept[memo] = items
+        return items
 
     # -- where repositories live ------------------------------------------------------------------
     def find_repositories(self, clusters: Iterable[str] | None = None) -> tuple[DistRepository, ...]:

@@ -340,6 +340,33 @@ def test_post_build_variables_are_substituted_when_asked() -> None:
     assert placed.doc is documents["platform/apps/app/app.yaml"][1]
 
 
+def test_a_folder_applied_with_other_variables_gets_its_own_and_a_walk_sharing_its_builds_reuses_them() -> None:
+    # GIVEN the hub applying the app's folder twice, the second time with a variable of its own
+    documents = fleet()
+    documents["platform/clusters/hub/infrastructure.yaml"].append(
+        ks("app-eu", "./dist/platform/apps/app", postBuild={"substitute": {"cluster_name": "eu"}})
+    )
+    first = FleetWalk(documents, substitute=True)
+
+    def substituted(walk: Walk) -> dict[str | None, Any]:
+        return {
+            placed.applier.key.name if placed.applier else None: placed.doc
+            for placed in walk.on("hub")
+            if placed.key.name == "app" and placed.key.kind == "ConfigMap"
+        }
+
+    before = substituted(first.walk())
+    # THEN each application has its own variables
+    assert {name: doc["data"] for name, doc in before.items()} == {
+        "app": {"cluster": "hub"},
+        "app-eu": {"cluster": "eu"},
+    }
+    # AND a second walk over the same builds (the guard's walks of the tree before and after a change) takes the
+    # documents substituted by the first, not substituted again
+    after = substituted(FleetWalk(first.folders, substitute=True).walk())
+    assert all(after[name] is doc for name, doc in before.items())
+
+
 def test_applied_pairs_each_object_with_its_kustomization() -> None:
     pairs = {(applier.key.name, placed.key.name) for applier, placed in FleetWalk(fleet()).applied("hub")}
     assert ("app", "app") in pairs
