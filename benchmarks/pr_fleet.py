@@ -4,22 +4,26 @@ the same fleet in the same run.
 For each size (the fleet of ``synth_fleet.py``), each command a new process, in this order:
 
 * write the fleet, synthesize it with the cache and commit environments/ and dist/ (the base branch);
-* ``full``: the whole synth in stages, then the floor (the same documents dumped by CSafeDumper), as
-  ``synth_fleet.py`` measures them, three times, each a new process: F, the figure every other one is divided by,
-  is the median of their times, and ``x_floor`` the median of their ratios to the floor;
 * ``validate_cold``: ``fluxplane validate`` of the whole tree with an empty validate cache;
-* ``validate_warm``: the same after one cluster's pack value changed and synth ran again, with the cache the
-  base commit's validate left (what CI restores from the base branch);
-* ``incremental``: that synth, a new process with the synth cache (interpreter start to dist/ written): the
-  median of three one-cluster changes in a row (the same cluster's value each time, the last the change the
-  commands below see), since one run of a few seconds moves by a quarter with the load of a shared machine;
-* ``pr_path``: ``validate --changed HEAD``, ``plan --base HEAD`` and ``diff --base HEAD`` of that change, together:
-  the median of three rounds, each from the same caches (the project's cache folder as it was before the first);
+* three rounds, each of:
+
+  * ``full``: the whole synth in stages, then the floor (the same documents dumped by CSafeDumper), as
+    ``synth_fleet.py`` measures them: F, the figure the others are divided by, and ``x_floor``;
+  * ``incremental``: one cluster's pack value changed against the base commit (another value each round), and
+    synth, a new process with the synth cache (interpreter start to dist/ written);
+  * ``pr_path``: ``validate --changed HEAD``, ``plan --base HEAD`` and ``diff --base HEAD`` of that change,
+    together, each round from the validate cache the base commit's validate left;
+
+* ``validate_warm``: the whole-tree validate after the last round's change, with the cache the base commit's
+  validate left (what CI restores from the base branch);
 * every process finds fluxplane's bytecode compiled, as an installed fluxplane has it;
-* F, the incremental synth and the review path are medians of three: one run of a few seconds, or of twenty, moves
-  by a quarter with the load of a shared machine, and every ratio moves with F; the cold and warm whole-tree
-  validate run once (a cold run takes minutes, and a second warm run would find its own cache, not the base's);
 * ``peak_mib``: the largest peak RSS of any of these processes (the kubectl processes validate starts aside).
+
+Each figure of the rounds is the median of the three, and each ratio of the incremental synth and of the review
+path the median of the three rounds' own ratios to that round's F: one run of a few seconds, or of twenty, moves by
+a quarter with the load of a shared machine, and a figure and the F it is divided by, taken a minute apart, see
+about the same load. The whole-tree validate runs once (a cold run takes minutes, and a second one with the base's
+cache would find its own), against the median F.
 
 The gates, at 1,000 clusters: pr_path <= 0.75 F, validate_cold <= 25 F, validate_warm <= 2 F, incremental <= 0.1 F,
 x_floor <= 1.5, peak <= 1 GiB. Each size ends with one JSON line of its figures. The benchmark exits 1 when a
@@ -55,11 +59,8 @@ from validate_fleet import _git
 GATED = 1000
 #: Each figure's largest share of F, the full synth of the same fleet in the same run.
 SHARES = {"pr_path_s": 0.75, "validate_cold_s": 25.0, "validate_warm_s": 2.0, "incremental_s": 0.1}
-#: The replica counts of the incremental synths' one-cluster changes, in order: the last is the change the review
-#: commands see (one cluster's value against the base commit).
+#: The replica counts of the one-cluster change of each round (one cluster's value against the base commit).
 INCREMENTAL_REPLICAS = (97, 98, 99)
-#: How many times the full synth and the review path run: each figure is the median.
-ROUNDS = 3
 MAX_X_FLOOR = 1.5
 MAX_PEAK_MIB = 1024
 HERE = Path(__file__).resolve().parent
@@ -97,6 +98,27 @@ def _script(name: str, *args: str) -> tuple[str, ...]:
     return (sys.executable, str(HERE / name), *args)
 
 
+@dataclass
+class Round:
+    """One round: the full synth's figures, the incremental synth and the review commands."""
+
+    figures: dict[str, Any]
+    incremental: Run
+    review: dict[str, Run]
+
+    @property
+    def full_s(self) -> float:
+        return float(self.figures["total_s"])
+
+    @property
+    def pr_path_s(self) -> float:
+        return sum(run.seconds for run in self.review.values())
+
+    @property
+    def incremental_share(self) -> float:
+        return self.incremental.seconds / self.full_s
+
+
 def _full_in_process(root: Path) -> int:
     """The full synth's stages and the floor, as JSON on stdout."""
     figures, _ = full_synth(root, registry())
@@ -128,31 +150,22 @@ def measure(clusters: int, workdir: str | None, crds: Path, findings: Findings) 
         _git(root, "add", "environments", "dist")
         _git(root, "commit", "-qm", "fleet")
 
-        fulls: list[dict[str, Any]] = []
-        for index in range(ROUNDS):
-            full = runs[f"full_{index}"] = findings.expect(_run(*_script("pr_fleet.py", "--full", str(root))), "full")
-            fulls.append(json.loads(full.stdout.splitlines()[-1]) if full.code == 0 else {"total_s": full.seconds})
-
-        shutil.rmtree(root / ".fluxplane-cache" / "validate", ignore_errors=True)
+        cache = root / ".fluxplane-cache" / "validate"
+        shutil.rmtree(cache, ignore_errors=True)
         runs["validate_cold"] = findings.expect(_run(*_fluxplane("validate", dist, "--crds", str(crds))), "validate")
+        base_cache = root / ".validate-cache-of-the-base"
+        shutil.copytree(cache, base_cache, symlinks=True)
 
-        # three one-cluster changes in a row, each synthesized by a new process: the figure is their median
-        incremental: list[Run] = []
-        for replicas in INCREMENTAL_REPLICAS:
+        rounds: list[Round] = []
+        for index, replicas in enumerate(INCREMENTAL_REPLICAS):
+            full = runs[f"full_{index}"] = findings.expect(_run(*_script("pr_fleet.py", "--full", str(root))), "full")
+            figures = json.loads(full.stdout.splitlines()[-1]) if full.code == 0 else {"total_s": full.seconds}
             change_one_cluster(root, replicas)
-            incremental.append(
-                findings.expect(_run(*_script("synth_fleet.py", "--incremental", str(root))), "incremental synth")
+            incremental = runs[f"incremental_{index}"] = findings.expect(
+                _run(*_script("synth_fleet.py", "--incremental", str(root))), "incremental synth"
             )
-        runs.update((f"incremental_{index}", run) for index, run in enumerate(incremental))
-        # the review path, each round from the caches as they were before the first
-        caches = root / ".fluxplane-cache"
-        kept = root / ".caches-before-review"
-        shutil.copytree(caches, kept, symlinks=True)
-        rounds: list[dict[str, Run]] = []
-        for index in range(ROUNDS):
-            if index:
-                shutil.rmtree(caches)
-                shutil.copytree(kept, caches, symlinks=True)
+            shutil.rmtree(cache)
+            shutil.copytree(base_cache, cache, symlinks=True)
             review = {
                 "validate_changed": _run(*_fluxplane("validate", dist, "--crds", str(crds), "--changed", "HEAD")),
                 "plan": _run(*_script("plan_fleet.py", "--plan", str(root))),
@@ -160,32 +173,40 @@ def measure(clusters: int, workdir: str | None, crds: Path, findings: Findings) 
             }
             for name, run in review.items():
                 runs[f"{name}_{index}"] = findings.expect(run, name.replace("_", " --"))
-            rounds.append(review)
-        shutil.rmtree(kept)
+            rounds.append(Round(figures, incremental, review))
+
+        shutil.rmtree(cache)
+        shutil.copytree(base_cache, cache, symlinks=True)
         runs["validate_warm"] = findings.expect(
             _run(*_fluxplane("validate", dist, "--crds", str(crds))), "validate with the base's cache"
         )
 
-    full_s = statistics.median(figures["total_s"] for figures in fulls)
-    # the round whose sum is the median gives the three commands' own figures
-    paths = [sum(run.seconds for run in review.values()) for review in rounds]
+    full_s = statistics.median(round_.full_s for round_ in rounds)
+    # the round whose review path is the median gives the three commands' own figures
+    paths = [round_.pr_path_s for round_ in rounds]
     middle = rounds[paths.index(statistics.median_low(paths))]
     return {
         "clusters": clusters,
         "full_s": round(full_s, 2),
-        "x_floor": round(statistics.median(figures.get("ratio", 0.0) for figures in fulls), 2),
+        "x_floor": round(statistics.median(round_.figures.get("ratio", 0.0) for round_ in rounds), 2),
         "pr_path_s": round(statistics.median(paths), 2),
         "validate_cold_s": round(runs["validate_cold"].seconds, 2),
         "validate_warm_s": round(runs["validate_warm"].seconds, 2),
-        "incremental_s": round(statistics.median(run.seconds for run in incremental), 2),
+        "incremental_s": round(statistics.median(round_.incremental.seconds for round_ in rounds), 2),
         "peak_mib": round(max(run.peak_mib for run in runs.values())),
-        "validate_changed_s": round(middle["validate_changed"].seconds, 2),
-        "plan_s": round(middle["plan"].seconds, 2),
-        "diff_s": round(middle["diff"].seconds, 2),
-        "full_runs_s": [round(figures["total_s"], 2) for figures in fulls],
-        "x_floor_runs": [round(figures.get("ratio", 0.0), 2) for figures in fulls],
+        "validate_changed_s": round(middle.review["validate_changed"].seconds, 2),
+        "plan_s": round(middle.review["plan"].seconds, 2),
+        "diff_s": round(middle.review["diff"].seconds, 2),
+        "ratios": {
+            "pr_path_s": round(statistics.median(round_.pr_path_s / round_.full_s for round_ in rounds), 3),
+            "validate_cold_s": round(runs["validate_cold"].seconds / full_s, 3),
+            "validate_warm_s": round(runs["validate_warm"].seconds / full_s, 3),
+            "incremental_s": round(statistics.median(round_.incremental_share for round_ in rounds), 3),
+        },
+        "full_runs_s": [round(round_.full_s, 2) for round_ in rounds],
+        "x_floor_runs": [round(round_.figures.get("ratio", 0.0), 2) for round_ in rounds],
         "pr_path_runs_s": [round(seconds, 2) for seconds in paths],
-        "incremental_runs_s": [round(run.seconds, 2) for run in incremental],
+        "incremental_runs_s": [round(round_.incremental.seconds, 2) for round_ in rounds],
     }
 
 
@@ -194,9 +215,9 @@ def gates(result: dict[str, Any]) -> list[str]:
     if result["clusters"] < GATED:
         return []
     missed = [
-        f"{name.removesuffix('_s')} took {result[name] / result['full_s']:.2f} x the full synth (at most {share})"
+        f"{name.removesuffix('_s')} took {result['ratios'][name]:.2f} x the full synth (at most {share})"
         for name, share in SHARES.items()
-        if result[name] > share * result["full_s"]
+        if result["ratios"][name] > share
     ]
     if result["x_floor"] > MAX_X_FLOOR:
         missed.append(f"the full synth took {result['x_floor']:.2f} x the YAML floor (at most {MAX_X_FLOOR})")
@@ -236,16 +257,16 @@ def main() -> int:
             ("validate_warm_s", "whole-tree validate, the base's cache"),
             ("incremental_s", "incremental synth"),
         ):
-            print(f"  {label}: {result[name]:.1f}s, {result[name] / full:.2f} F")
-        for name, what in (
-            ("full_runs_s", "full synths"),
-            ("pr_path_runs_s", "rounds of the review path"),
-            ("incremental_runs_s", "one-cluster changes in a row"),
-        ):
-            runs_s = ", ".join(f"{seconds:.1f}s" for seconds in result[name])
-            print(f"    ({what}: the median of {len(result[name])}: {runs_s})")
-        floors = ", ".join(f"{ratio:.2f}" for ratio in result["x_floor_runs"])
-        print(f"    (x the YAML floor in each full synth: {floors})")
+            ratio = result["ratios"].get(name, result[name] / full)
+            print(f"  {label}: {result[name]:.1f}s, {ratio:.2f} F")
+        print("  each round's full synth, x the floor, review path and incremental synth:")
+        for index, full_s in enumerate(result["full_runs_s"]):
+            pr_path_s, incremental_s = result["pr_path_runs_s"][index], result["incremental_runs_s"][index]
+            x_floor = result["x_floor_runs"][index]
+            print(
+                f"    {full_s:.1f}s, {x_floor:.2f}, {pr_path_s:.1f}s = {pr_path_s / full_s:.2f} F, "
+                f"{incremental_s:.1f}s = {incremental_s / full_s:.3f} F"
+            )
         print(f"  peak RSS: {result['peak_mib']} MiB")
         findings.lines.extend(gates(result))
         print(json.dumps(result), flush=True)
