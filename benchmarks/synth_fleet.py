@@ -209,7 +209,7 @@ def synth_with_cache(root: Path) -> None:
     with paused_gc():
         pipeline = Pipeline(root, registry=registry(), cache=True)
         pipeline.expect_write()
-        pipeline.write(pipeline.render())
+        pipeline.write(pipeline.render(deferred=True))
     # as the `fluxplane` program does (fluxplane.cli.entry): the process ends next, spare the collector's final pass
     gc.freeze()
 
@@ -280,14 +280,14 @@ def measure(clusters: int, workdir: str | None, naive_sample: int) -> dict[str, 
         with paused_gc():
             cached = Pipeline(root, registry=packs, cache=True)
             cached.expect_write()
-            cached.write(cached.render())
+            cached.write(cached.render(deferred=True))
         cold = time.perf_counter() - cold_started
         # Once more, unchanged: from now on dist/ and the spare beside it were both written by synth, as
         # in an edit-synth loop (the first synths after a clone write every file).
         with paused_gc():
             cached = Pipeline(root, registry=packs, cache=True)
             cached.expect_write()
-            cached.write(cached.render())
+            cached.write(cached.render(deferred=True))
         change_one_cluster(root)
         # Bytecode as an installed fluxplane has it (pip compiles on install; an interpreter run with
         # PYTHONDONTWRITEBYTECODE, as some CI machines are, would compile every module on every start).

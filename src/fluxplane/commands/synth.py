@@ -144,8 +144,12 @@ def run(args: argparse.Namespace) -> int:
     support = [f"note: {line}" for line in plan.held_back.values()]
     support += [f"warning: {line}" for line in fleet_support_warnings(plan.fleet, datetime.now(UTC).date())]
     started = time.perf_counter()
+    scratch, only = cdk8s_folder(args)
+    copied = only or (scratch is not None and os.path.abspath(scratch) != os.path.abspath(target))
     with progress.stage("render") as stage:
-        tree = pipeline.render(plan)
+        # a write reads the texts of the clusters taken from the cache only where dist/ differs; a comparison, or a
+        # copy for cdk8s-cli, reads every one
+        tree = pipeline.render(plan, deferred=not args.check and not copied)
         files = tree.files
         stage.note(f"{len(files)} files")
     for folder, owner in synth.kept_owners(plan).items():
@@ -178,7 +182,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{label}: {target / path}")
         print(f"{target}: stale; run 'fluxplane synth' (or 'make synth') and commit the result", file=sys.stderr)
         return EXIT_STALE
-    scratch, only = cdk8s_folder(args)
     if only:
         # cdk8s synth --stdout: the manifests are printed, the project is left alone
         with progress.stage("write"):
@@ -186,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         with progress.stage("write"):
             pipeline.write(tree)
-            if scratch is not None and os.path.abspath(scratch) != os.path.abspath(target):
+            if copied and scratch is not None:
                 synth.copy_tree(files, scratch)
     for line in support:
         print(line, file=sys.stderr)

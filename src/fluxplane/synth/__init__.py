@@ -50,7 +50,7 @@ def synthesize(
     pipeline.expect_write()
     tree = pipeline.render()
     pipeline.write(tree)
-    return SynthResult(files=tree.files, outdir=pipeline.outdir)
+    return SynthResult(files=tree.files.as_dict(), outdir=pipeline.outdir)
 
 
 def check(root: Path, outdir: Path | None = None, registry: PackRegistry | None = None) -> Staleness:

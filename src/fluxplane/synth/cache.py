@@ -24,14 +24,17 @@ Keys. An entry is used only when two keys match:
   this run's render: the catalogue folders its packs start from (the base and its environment's
   overlay) and the bootstrap steps every chain shares.
 
-An entry is a line with an HMAC-SHA256 of the rest, then the entry marshalled (the keys, each file's path, digest
-and text, and the roles): the fastest form Python reads back, which matters for a fleet of a thousand clusters
-whose entries a one-cluster synth reads every time. marshal's format is Python's own, and the code key holds
-Python's version. The digests, signed with the rest, are those the write of
-dist/ takes of each file (fluxplane.synth.writer.text_digest): a synth that reuses a cluster hands them to it
-(remember_digests), so that the guard and the write hash only the files rendered anew. An entry that does
-not parse, does not verify, or was written for another cluster is ignored (the cluster is rendered), so a
-damaged cache costs time, never correctness. Entries are written atomically (a temporary file renamed into place).
+An entry is a head and a body (fluxplane.system.keys.Signer.write_headed). The head is marshalled: the keys, each
+file's path and digest, and the roles; it is signed with an HMAC-SHA256, together with the body's size and SHA-256.
+The body is the files' texts, marshalled. marshal's is the fastest form Python reads back, which matters for a
+fleet of a thousand clusters whose entries a one-cluster synth reads every time; its format is Python's own, and
+the code key holds Python's version. A synth reads each entry's head alone, and a cluster's texts only when one is
+asked for (fluxplane.synth.writer.TreeFiles): the guard and the write compare the tree with dist/ by the digests,
+which are those the write takes of each file (fluxplane.synth.writer.text_digest), and need the texts of the few
+files that differ. An entry that does not parse, does not verify, or was written for another cluster is ignored
+(the cluster is rendered), so a damaged cache costs time, never correctness; a body that no longer matches its
+head when its texts are wanted (the entry changed while synth ran) is an error, and the entry is removed. Entries
+are written atomically (a temporary file renamed into place).
 
 Trust. The cache lies in the project folder, where a pull request can put files. The HMAC's key is
 this user's, outside the project (``synth.key`` in ``$XDG_CACHE_HOME/fluxplane``, default
@@ -54,7 +57,7 @@ import marshal
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,14 +66,14 @@ from pydantic_core import to_json
 from fluxplane.config.hub import cluster_namespace
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.plan import ClusterPlan, FleetPlan
-from fluxplane.synth.writer import remember_digests, text_digest
-from fluxplane.system.keys import CACHE_DIR, Signer, content_hash, user_key
+from fluxplane.synth.writer import DeferredTexts, TreeFiles, text_digest
+from fluxplane.system.keys import CACHE_DIR, Head, Signer, content_hash, user_key
 
 if TYPE_CHECKING:
     from fluxplane.charts.addon_identities import AddonRole
 
 #: Bumped when the entry format changes.
-FORMAT = 6
+FORMAT = 7
 #: An entry's file name is the cluster's name and this.
 ENTRY_SUFFIX = ".entry"
 #: The file of the texts of the documents dumped on every run (render.Dumps), beside the entries.
@@ -82,16 +85,14 @@ _LIBRARIES = ("cdk8s", "PyYAML", "pydantic", "constructs")
 class CachedCluster:
     """One workload cluster's rendered files ({path under dist/: text}) and its add-on roles.
 
-    ``digests`` are the files' digests ({path: fluxplane.synth.writer.text_digest of its text}) as a loaded entry
-    recorded them; derived from the texts, they take no part in equality, and :meth:`SynthCache.store` takes
-    them from the texts themselves.
+    A loaded entry's files are TreeFiles, whose texts are read when one is first asked for, and whose digests
+    (fluxplane.synth.writer.text_digest of each text) are the ones the entry recorded.
     """
 
     input_key: str
     shared_key: str
-    files: dict[str, str]
+    files: Mapping[str, str]
     roles: tuple[AddonRole, ...]
-    digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _json(value: Any) -> str:
@@ -324,38 +325,53 @@ class SynthCache:
         return Signer(self.folder, self.key)
 
     def load(self, cluster: str) -> CachedCluster | None:
-        """The entry of ``cluster``, or None when there is none, it is damaged, or it was not written here."""
-        payload = self._signer.payload(f"{cluster}{ENTRY_SUFFIX}")
-        if payload is None:
+        """The entry of ``cluster``, or None when there is none, it is damaged, or it was not written here. Only its
+        head is read: its texts are read when one is first asked for (DeferredTexts)."""
+        head = self._signer.head(f"{cluster}{ENTRY_SUFFIX}")
+        if head is None:
             return None
         try:
-            fmt, name, input_key, shared_key, paths, digests, texts, roles = marshal.loads(payload)
+            fmt, name, input_key, shared_key, paths, digests, roles = marshal.loads(head.head)
             if fmt != FORMAT or name != cluster or not isinstance(input_key, str) or not isinstance(shared_key, str):
                 return None
-            if not (isinstance(paths, list) and isinstance(digests, list) and isinstance(texts, list)):
+            if not (isinstance(paths, list) and isinstance(digests, list) and len(paths) == len(digests)):
                 return None
-            if not len(paths) == len(digests) == len(texts):
+            if not set(map(type, paths)) | set(map(type, digests)) <= {str}:
                 return None
-            for path, digest, text in zip(paths, digests, texts, strict=True):
-                if not isinstance(path, str) or not isinstance(digest, str) or not isinstance(text, str):
-                    return None
-                if path[:1] == "/" or ".." in path:  # never a path out of dist/
-                    return None
+            joined = "\n".join(paths)
+            if joined[:1] == "/" or "\n/" in joined or ".." in joined:  # never a path out of dist/
+                return None
+            source = f"{self.folder}/{cluster}{ENTRY_SUFFIX}"
             return CachedCluster(
                 input_key=input_key,
                 shared_key=shared_key,
-                files=dict(zip(paths, texts, strict=True)),
+                files=TreeFiles.deferred(
+                    DeferredTexts(paths, digests, functools.partial(self._texts, head, len(paths)), source)
+                ),
                 roles=tuple(_role_from_data(role) for role in roles),
-                digests=dict(zip(paths, digests, strict=True)),
             )
         except (ValueError, EOFError, KeyError, TypeError):
             return None
+
+    def _texts(self, head: Head, count: int) -> list[str] | None:
+        """The ``count`` texts of the entry ``head`` was read from, when its body is still the one the head signs; None
+        otherwise, and the entry is removed (it changed after its head was read), so the next synth renders the
+        cluster again."""
+        body = self._signer.body(head)
+        with contextlib.suppress(ValueError, EOFError, TypeError):
+            texts = marshal.loads(body) if body is not None else None
+            if isinstance(texts, list) and len(texts) == count and set(map(type, texts)) <= {str}:
+                return texts
+        if not self.read_only:
+            with contextlib.suppress(OSError):
+                (self.folder / head.name).unlink()  # a symlink itself, never what it points to
+        return None
 
     def store(self, cluster: str, entry: CachedCluster) -> None:
         """Write the entry of ``cluster`` atomically; a cache that cannot be written is skipped."""
         if self.read_only:
             return
-        payload = (
+        head = (
             FORMAT,
             cluster,
             entry.input_key,
@@ -363,11 +379,12 @@ class SynthCache:
             list(entry.files),
             # text_digest remembers each digest for the write of this output, whose texts these are
             [text_digest(text) for text in entry.files.values()],
-            list(entry.files.values()),
             # the order of keys in a role's policy is part of the output, and marshal keeps it
             [_role_to_data(role) for role in entry.roles],
         )
-        self._signer.write(f"{cluster}{ENTRY_SUFFIX}", marshal.dumps(payload))
+        self._signer.write_headed(
+            f"{cluster}{ENTRY_SUFFIX}", marshal.dumps(head), marshal.dumps(list(entry.files.values()))
+        )
 
     def load_dumps(self, code: str) -> dict[str, str]:
         """The texts of the documents the last run dumped (fluxplane.synth.render.Dumps), by their key, when that
@@ -402,35 +419,39 @@ class SynthCache:
                     path.unlink()  # a symlink itself, never what it points to
 
 
-def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
+def render_cached(plan: FleetPlan, cache: SynthCache, *, deferred: bool = False) -> TreeFiles:
     """Render ``plan`` like a full synth, taking from ``cache`` the clusters whose keys still match.
 
     Clusters whose input key matches are reused; after the render, a reused cluster whose shared key
     no longer matches (a catalogue folder or its spokes changed) is dropped and the fleet rendered
-    again without it. Every cluster rendered anew is stored.
+    again without it. Every cluster rendered anew is stored. A reused cluster's texts are read from its entry
+    first, and an entry whose texts cannot be read is rendered anew; ``deferred``, they are read only when one is
+    asked for (fluxplane.synth.writer.TreeFiles).
     """
     # Imported here: the tree's charts and the render are heavy, and only building needs them, not fluxplane.synth
     # (importing this module)
-    from fluxplane.synth.render import Dumps, render_app
+    from fluxplane.synth.render import Dumps, render_tree
     from fluxplane.synth.tree import FleetTree
 
     code = code_key(plan.registry)
     if code is None:
-        return render_app(FleetTree(plan))
+        return render_tree(FleetTree(plan))
     dumps = Dumps(cache.load_dumps(code))
     keys = input_keys(plan, code)
     entries: dict[str, CachedCluster] = {}
     for name, key in keys.items():
         entry = cache.load(name)
-        if entry is not None and entry.input_key == key:
+        if entry is None or entry.input_key != key:
+            continue
+        if deferred or all(texts.load() for texts in _deferred_texts(entry.files)):
             entries[name] = entry
     by_name = {cluster.name: cluster for cluster in plan.clusters}
     while True:
         app = FleetTree(plan, reused={name: entry.roles for name, entry in entries.items()})
-        reused: dict[str, str] = {}
+        reused = TreeFiles({})
         for entry in entries.values():
-            reused.update(entry.files)
-        out = render_app(app, reused, dumps)
+            reused.raw.update(TreeFiles.of(entry.files).raw)
+        out = render_tree(app, reused, dumps)
         index = FolderIndex(out)
         stale = [
             name
@@ -441,10 +462,6 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
             break
         for name in stale:
             del entries[name]
-    if not cache.read_only:
-        # the reused texts are the output's own (render_app copies them), whose digests the write would take again
-        for entry in entries.values():
-            remember_digests(entry.files.values(), map(entry.digests.__getitem__, entry.files))
     for name, key in keys.items():
         if name in entries:
             continue
@@ -455,3 +472,10 @@ def render_cached(plan: FleetPlan, cache: SynthCache) -> dict[str, str]:
         cache.store_dumps(code, dumps.used)
     cache.prune(keys)
     return out
+
+
+def _deferred_texts(files: Mapping[str, str]) -> set[DeferredTexts]:
+    """The DeferredTexts ``files`` holds texts of (TreeFiles)."""
+    if not isinstance(files, TreeFiles):
+        return set()
+    return {text for text in files.raw.values() if not isinstance(text, str)}

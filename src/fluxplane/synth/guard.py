@@ -259,12 +259,12 @@ class OldTree:
         self._same = [path for unit in same for path in units.members[unit]]
         kept, regular = listed.kept, listed.regular
         found: dict[str, bytes | None] = {}
+        tree = writer.TreeFiles.of(files)
         for path in units.outside(same):
-            text = files[path]
             entry = kept.get(path)
-            if entry is not None and records_digest(entry, writer.text_digest(text)):
+            if entry is not None and records_digest(entry, tree.digest(path)):
                 continue
-            data = text.encode("utf-8")
+            data = tree[path].encode("utf-8")
             old = self.read(path) if path in regular else None
             if old != data:
                 found[path] = old

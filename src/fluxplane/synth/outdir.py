@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
@@ -50,7 +51,7 @@ class Staleness:
         return bool(self.added or self.changed or self.removed or self.recorded)
 
 
-def compare_tree(files: dict[str, str], outdir: Path) -> Staleness:
+def compare_tree(files: Mapping[str, str], outdir: Path) -> Staleness:
     """What writing ``files`` would change in ``outdir``."""
     result = Staleness()
     if os.path.islink(outdir):
@@ -166,7 +167,7 @@ def regular_files(outdir: Path, folder: str) -> list[str]:
     return sorted(found)
 
 
-def copy_tree(files: dict[str, str], folder: Path) -> None:
+def copy_tree(files: Mapping[str, str], folder: Path) -> None:
     """Write ``files`` into ``folder``: cdk8s-cli's folder, which it empties before every run (its scratch
     folder, or ``--stdout``'s temporary one). ``folder`` must be missing or an empty folder of its own, not a
     link; every folder below is made here and every file created anew, so nothing is written through a link."""

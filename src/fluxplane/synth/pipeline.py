@@ -31,6 +31,7 @@ from fluxplane.synth.cdk8s_charts import cdk8s_chart_files
 from fluxplane.synth.collector import paused_gc
 from fluxplane.synth.plan import FleetPlan, plan_fleet
 from fluxplane.synth.publish import Allowances, CompleteTree, Publisher
+from fluxplane.synth.writer import TreeFiles
 
 
 def _relative(root: Path, path: Path) -> str:
@@ -86,15 +87,21 @@ def render_plan(plan: FleetPlan, cache: SynthCache | None = None) -> dict[str, s
     With ``cache`` (fluxplane.synth.cache), clusters whose inputs did not change are taken from it;
     the output is the same.
     """
+    return render_files(plan, cache).as_dict()
+
+
+def render_files(plan: FleetPlan, cache: SynthCache | None = None, *, deferred: bool = False) -> TreeFiles:
+    """:func:`render_plan`'s files; ``deferred``, the texts of the clusters taken from ``cache`` are read only when
+    one is asked for (fluxplane.synth.cache.render_cached)."""
     # Imported here: the tree's charts and the render are heavy, and only building needs them (not load_plan, the
     # packs and edit commands)
-    from fluxplane.synth.render import render_app
+    from fluxplane.synth.render import render_tree
     from fluxplane.synth.tree import FleetTree
 
     with paused_gc():
         if cache is not None:
-            return render_cached(plan, cache)
-        return render_app(FleetTree(plan))
+            return render_cached(plan, cache, deferred=deferred)
+        return render_tree(FleetTree(plan))
 
 
 class Pipeline(Publisher):
@@ -134,7 +141,10 @@ class Pipeline(Publisher):
         yet a tree to write (:meth:`render`)."""
         return render_plan(plan or self.load(), self.cache)
 
-    def render(self, plan: FleetPlan | None = None) -> CompleteTree:
-        """The tree for ``plan`` (default: :meth:`load`'s): :meth:`build`, then :meth:`complete`."""
+    def render(self, plan: FleetPlan | None = None, *, deferred: bool = False) -> CompleteTree:
+        """The tree for ``plan`` (default: :meth:`load`'s): :meth:`build`, then :meth:`complete`. ``deferred``, the
+        texts of the clusters taken from the cache are read only when one is asked for (TreeFiles): a write reads
+        those of the files that differ from dist/ alone. Otherwise they are read first, and a cluster whose texts
+        cannot be read is rendered again (fluxplane.synth.cache.render_cached)."""
         chosen = plan or self.load()
-        return self.complete(chosen, self.build(chosen))
+        return self.complete(chosen, render_files(chosen, self.cache, deferred=deferred))

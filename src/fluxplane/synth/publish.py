@@ -15,7 +15,7 @@ synth``, the library's ``synthesize(root)``, ``FleetApp.synth()`` and the benchm
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from fluxplane.synth.plan import FleetPlan
 from fluxplane.synth.scan import TreeScan
 from fluxplane.synth.writer import (
     Staleness,
+    TreeFiles,
     check_outdir,
     compare_tree,
     forget_text_digests,
@@ -70,8 +71,14 @@ def kept_folders(plan: FleetPlan) -> tuple[str, ...]:
     return tuple(kept_owners(plan))
 
 
-def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str, str]:
-    """``files`` and, as they are in ``outdir``, the files of the folders another tool owns (kept_folders).
+def with_kept(plan: FleetPlan, files: Mapping[str, str], outdir: Path) -> dict[str, str]:
+    """``files`` and, as they are in ``outdir``, the files of the folders another tool owns (kept_files)."""
+    return {**files, **kept_files(plan, files, outdir)}
+
+
+def kept_files(plan: FleetPlan, files: Mapping[str, str], outdir: Path) -> dict[str, str]:
+    """The files of the folders another tool owns (kept_folders), as they are in ``outdir``, to publish with
+    ``files``.
 
     The kept files are published with synth's own and pass the same checks (read_kept): a Secret in clear
     there is refused as anywhere in dist/. Without ``management.bootstrap: flux``, a file in the hub's
@@ -89,7 +96,7 @@ def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str,
     if problems:
         raise OutputError(problems)
     if plan.fleet.management.bootstrap != "fluxplane":
-        return {**files, **kept}
+        return kept
     foreign = [path for path in regular_files(outdir, _sync_folder(plan)) if path not in files]
     if foreign:
         raise ConfigError(
@@ -102,7 +109,7 @@ def with_kept(plan: FleetPlan, files: dict[str, str], outdir: Path) -> dict[str,
             ]
             + [f"{outdir}: nothing written"]
         )
-    return {**files, **kept}
+    return kept
 
 
 @dataclass(frozen=True)
@@ -136,7 +143,7 @@ class CompleteTree:
     files."""
 
     plan: FleetPlan
-    files: dict[str, str] = field(repr=False)
+    files: TreeFiles = field(repr=False)
 
 
 class Publisher:
@@ -166,10 +173,10 @@ class Publisher:
             self._scan = TreeScan(self.outdir, spare_path(self.outdir), functools.partial(read_ahead, self.outdir))
             self._scan.start()
 
-    def complete(self, plan: FleetPlan, files: dict[str, str]) -> CompleteTree:
+    def complete(self, plan: FleetPlan, files: Mapping[str, str]) -> CompleteTree:
         """``files`` as synth publishes them: with the folders another tool owns, as they are in ``outdir``."""
         self.check_outdir()
-        return CompleteTree(plan, with_kept(plan, files, self.outdir))
+        return CompleteTree(plan, TreeFiles.of(files).merged(kept_files(plan, files, self.outdir)))
 
     def refusals(self, tree: CompleteTree) -> list[str]:
         """What writing ``tree`` would replace, delete or move that the allowances do not name."""
@@ -206,7 +213,10 @@ class Publisher:
     def staleness(self, tree: CompleteTree) -> Staleness:
         """What writing ``tree`` would change in ``outdir`` (nothing written); the recorded allocations count as
         ``changed``."""
-        found = compare_tree(tree.files, self.outdir)
+        try:
+            found = compare_tree(tree.files, self.outdir)
+        finally:
+            forget_text_digests()  # the digests of deferred texts read, which hold them
         if allocations.stale(self.root, tree.plan):
             found.recorded.append(allocations.ALLOCATIONS)
         return found

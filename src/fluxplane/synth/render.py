@@ -42,6 +42,7 @@ from fluxplane.synth.checks import (
 from fluxplane.synth.codeowners import codeowners
 from fluxplane.synth.graph import FluxTree
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
+from fluxplane.synth.writer import FileText, TreeFiles
 from fluxplane.system.keys import content_hash
 from fluxplane.system.processes import cores
 
@@ -78,14 +79,18 @@ class Dumps:
         return text
 
 
-def render_app(app: FleetTree, reused: Mapping[str, str] | None = None, dumps: Dumps | None = None) -> dict[str, str]:
+def render_app(app: FleetTree) -> dict[str, str]:
     """Finish, check and render ``app``; returns {path under dist/: file text}, sorted by path. An object two
     Flux Kustomizations apply on a cluster it renders is refused (fluxplane.synth.checks.Writers), as the other checks'
-    problems are (TreeError).
+    problems are (TreeError)."""
+    return render_tree(app).as_dict()
 
-    ``reused`` holds the files of the clusters ``app`` reuses from the synth cache (FleetTree.reused):
-    they join the output, and the folders among them count for the Flux path checks. ``dumps`` gives the texts of
-    documents dumped before, for the files this process dumps (a small tree, or what the cache left to render).
+
+def render_tree(app: FleetTree, reused: TreeFiles | None = None, dumps: Dumps | None = None) -> TreeFiles:
+    """:func:`render_app`, with the files of the clusters ``app`` reuses from the synth cache (FleetTree.reused):
+    ``reused``, which join the output (their texts read only when asked for), and whose folders count for the Flux
+    path checks. ``dumps`` gives the texts of documents dumped before, for the files this process dumps (a small
+    tree, or what the cache left to render).
     """
     app.finish()
     spokes = [app.spokes] if app.spokes is not None else []
@@ -97,18 +102,18 @@ def render_app(app: FleetTree, reused: Mapping[str, str] | None = None, dumps: D
     # The workers start first: they only read the finished tree, so they render while this process checks
     # it and synthesizes the cdk8s constructs; a problem stops them. cdk8s output is in the README graphs,
     # so when there is some, this process draws the graphs once it has it.
-    drawn = _drawn(app, reused or {})
+    drawn = _drawn(app, reused or TreeFiles({}))
     rendering = start_render(app, files, drawn, readmes=not custom_charts)
     try:
         custom = _check(app, files, spokes, tenants, reused, custom_charts)
-        texts, readmes, contests = rendering.result({**drawn, **custom} if custom else drawn, dumps)
+        texts, readmes, contests = rendering.result(drawn.merged(custom) if custom else drawn, dumps)
     finally:
         rendering.stop()
     # what each cluster applies, judged from the walks its README graph is drawn from
     problems = check_writers(contests)
     if problems:
         raise TreeError(problems)
-    out = dict(reused or {})
+    out: dict[str, FileText] = dict(reused.raw) if reused is not None else {}
     out.update(
         (posixpath.join(chart.layout.key, manifest.path), text)
         for (chart, manifest), text in zip(files, texts, strict=True)
@@ -122,10 +127,10 @@ def render_app(app: FleetTree, reused: Mapping[str, str] | None = None, dumps: D
     owners = codeowners(app.plan.fleet.teams, app.plan.apps, app.layout, app.workloads)
     if owners is not None:
         out[CODEOWNERS] = owners
-    return dict(sorted(out.items()))
+    return TreeFiles(dict(sorted(out.items())))
 
 
-def _drawn(app: FleetTree, reused: Mapping[str, str]) -> Mapping[str, str]:
+def _drawn(app: FleetTree, reused: TreeFiles) -> TreeFiles:
     """The reused files the README graphs read: not the hub's folders of reused clusters.
 
     Only a cluster's own graph shows the hub's chain for it, and a reused cluster's README is reused
@@ -136,9 +141,13 @@ def _drawn(app: FleetTree, reused: Mapping[str, str]) -> Mapping[str, str]:
     skipped = {prefix for name in app.reused for prefix in app.hub_prefixes(name)}
     # only a path below one of the hub's folders that hold a folder per cluster is cut into segments
     above = app.hub_folders
-    return {
-        path: text for path, text in reused.items() if not path.startswith(above) or _folder_of(path, 3) not in skipped
-    }
+    return TreeFiles(
+        {
+            path: text
+            for path, text in reused.raw.items()
+            if not path.startswith(above) or _folder_of(path, 3) not in skipped
+        }
+    )
 
 
 def _folder_of(path: str, depth: int) -> str:

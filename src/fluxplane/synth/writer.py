@@ -40,7 +40,7 @@ import operator
 import os
 import posixpath
 import shutil
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
@@ -67,8 +67,10 @@ from fluxplane.synth.scan import (
 # The output folder's other operations stay importable from here, where synth and its tests have taken them.
 __all__ = [
     "MANIFEST",
+    "DeferredTexts",
     "Records",
     "Staleness",
+    "TreeFiles",
     "check_outdir",
     "compare_tree",
     "copy_tree",
@@ -268,6 +270,108 @@ def forget_text_digests() -> None:
     _UNITS.clear()
 
 
+class DeferredTexts:
+    """The texts of files whose paths and digests are known before their texts are read (a cluster the synth cache
+    gives, fluxplane.synth.cache): ``read`` gives them, in the order of ``paths``, or None when they can no longer be
+    had; they are read once, when one is first asked for or :meth:`load` is called. ``source`` names where they come
+    from, in the error when they cannot be read."""
+
+    __slots__ = ("_digests", "_read", "_texts", "digests", "paths", "source")
+
+    def __init__(
+        self, paths: Sequence[str], digests: Sequence[str], read: Callable[[], list[str] | None], source: str
+    ) -> None:
+        self.paths = paths
+        self.digests = digests
+        self.source = source
+        self._read = read
+        self._texts: dict[str, str] | None = None
+        self._digests: dict[str, str] | None = None
+
+    def load(self) -> bool:
+        """Read the texts, if they are not yet; whether they could be."""
+        if self._texts is None:
+            texts = self._read()
+            if texts is None or len(texts) != len(self.paths):
+                return False
+            self._texts = dict(zip(self.paths, texts, strict=True))
+        return True
+
+    def text(self, path: str) -> str:
+        """The text of the file at ``path``, the texts read (and their digests remembered for the write) when they are
+        not yet: OutputError when they can no longer be."""
+        texts = self._texts
+        if texts is None:
+            if not self.load():
+                raise OutputError(f"{self.source}: changed while synth ran, so it was not used; run synth again")
+            assert self._texts is not None  # load read them
+            texts = self._texts
+            remember_digests(texts.values(), self.digests)
+        return texts[path]
+
+    def digest(self, path: str) -> str:
+        """The digest of the file at ``path`` (text_digest), its text not read."""
+        digests = self._digests
+        if digests is None:
+            digests = self._digests = dict(zip(self.paths, self.digests, strict=True))
+        return digests[path]
+
+
+#: A file's text in TreeFiles: the text, or the DeferredTexts that holds it.
+FileText = str | DeferredTexts
+
+
+class TreeFiles(Mapping[str, str]):
+    """A tree's files ({path under dist/: text}, in the order given), some of whose texts are read only when one is
+    asked for (DeferredTexts): a one-cluster change of a large fleet takes every other cluster from the synth cache,
+    and the guard and the write compare units by digest, so they need the texts of the few files that differ from
+    dist/ alone. ``raw`` holds each file's FileText."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: dict[str, FileText]) -> None:
+        self.raw = raw
+
+    @classmethod
+    def of(cls, files: Mapping[str, str]) -> TreeFiles:
+        """``files`` as TreeFiles: the same object when they are."""
+        return files if isinstance(files, TreeFiles) else cls(dict(files))
+
+    @classmethod
+    def deferred(cls, texts: DeferredTexts) -> TreeFiles:
+        """The files whose texts ``texts`` holds."""
+        return cls(dict.fromkeys(texts.paths, texts))
+
+    def __getitem__(self, path: str) -> str:
+        found = self.raw[path]
+        return found if isinstance(found, str) else found.text(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.raw
+
+    def keys(self) -> KeysView[str]:
+        return self.raw.keys()
+
+    def digest(self, path: str) -> str:
+        """The digest of the file at ``path`` (text_digest), without reading a deferred text."""
+        found = self.raw[path]
+        return text_digest(found) if isinstance(found, str) else found.digest(path)
+
+    def merged(self, more: Mapping[str, str]) -> TreeFiles:
+        """These files and ``more``, which win where both have a path."""
+        return TreeFiles({**self.raw, **(more.raw if isinstance(more, TreeFiles) else more)})
+
+    def as_dict(self) -> dict[str, str]:
+        """Every file with its text, deferred ones read (OutputError when they can no longer be)."""
+        return {path: self[path] for path in self.raw}
+
+
 @dataclass(frozen=True)
 class Units:
     """The files of a tree by unit (fluxplane.synth.scan.unit_of): ``members``, each unit's paths; ``holds``, the
@@ -286,14 +390,15 @@ class Units:
 
 
 #: The last files units_of took apart, and what it found: the guard and the write of one synth take the same files.
-_UNITS: list[tuple[list[str], list[str], Units]] = []
+_UNITS: list[tuple[list[str], list[FileText], Units]] = []
 
 
 def units_of(files: Mapping[str, str]) -> Units:
     """``files`` ({path: text}) by unit, each unit with the digest of what it holds (its files' digests: text_digest,
-    remembered for the write). The same files (each path and text the same object) as the last call's give the same
-    result, found once."""
-    paths, texts = list(files), list(files.values())
+    remembered for the write, or the known digests of TreeFiles' deferred texts, which are not read). The same files
+    (each path and text the same object) as the last call's give the same result, found once."""
+    raw: Mapping[str, FileText] = files.raw if isinstance(files, TreeFiles) else files
+    paths, texts = list(raw), list(raw.values())
     if _UNITS:
         last_paths, last_texts, found = _UNITS[0]
         if (
@@ -303,17 +408,17 @@ def units_of(files: Mapping[str, str]) -> Units:
         ):
             return found
         _UNITS.clear()
-    found = _units_of(files)
+    found = _units_of(raw)
     _UNITS.append((paths, texts, found))
     return found
 
 
-def _units_of(files: Mapping[str, str]) -> Units:
-    members: dict[str, tuple[list[str], list[str]]] = {}
+def _units_of(files: Mapping[str, FileText]) -> Units:
+    members: dict[str, tuple[list[str], list[FileText]]] = {}
     loose: list[str] = []
     unit: str | None = None
     paths: list[str] = loose
-    texts: list[str] = []
+    texts: list[FileText] = []
     for path, text in files.items():
         # a tree's paths come sorted, so mostly a path lies in the unit of the one before
         if unit is None or not path.startswith(unit):
@@ -331,8 +436,10 @@ def _units_of(files: Mapping[str, str]) -> Units:
             order = sorted(range(len(paths)), key=paths.__getitem__)
             paths[:], texts[:] = [paths[i] for i in order], [texts[i] for i in order]
         digests = [
-            found[1] if (found := remembered.get(id(text))) is not None and found[0] is text else text_digest(text)
-            for text in texts
+            (found[1] if (found := remembered.get(id(text))) is not None and found[0] is text else text_digest(text))
+            if isinstance(text, str)
+            else text.digest(path)
+            for path, text in zip(paths, texts, strict=True)
         ]
         holds[unit] = unit_content(paths, digests)
     return Units({unit: paths for unit, (paths, _) in members.items()}, holds, loose)
@@ -507,7 +614,7 @@ class _Folders:
         self.checked.add(folder)
 
 
-def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> Records:
+def _fill(new: str, files: TreeFiles, spare: Listing, records: Records) -> Records:
     """Make the folder ``new`` hold ``files``: remove what no longer belongs, then write what differs from what it
     holds; the records of the result, as the manifest holds them (a unit's instead of its files').
 
@@ -539,14 +646,15 @@ def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> 
             folder = os.path.dirname(folder)
     written: Records = {}
     made: set[str] = set()
-    checked, remembered = guard.checked, _TEXT_DIGESTS
+    checked, remembered, raw = guard.checked, _TEXT_DIGESTS, files.raw
     for relative in units.outside(whole):
-        text = files[relative]
-        # encoded only when needed: a file kept from the spare whose digest is known (remember_digests, or the
-        # guard's) needs no bytes
+        text = raw[relative]
+        # encoded only when needed: a file kept from the spare whose digest is known (remember_digests, the guard's,
+        # or a deferred text's) needs no bytes, nor its text read
         data: bytes | None = None
-        found = remembered.get(id(text))
-        if found is not None and found[0] is text:
+        if not isinstance(text, str):
+            digest = text.digest(relative)
+        elif (found := remembered.get(id(text))) is not None and found[0] is text:
             digest = found[1]
         else:
             data = text.encode("utf-8")
@@ -564,7 +672,7 @@ def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> 
         if stat is not None and relative not in records:  # not in the manifest: compare the content
             mode, size, mtime = stat
             if data is None:
-                data = text.encode("utf-8")
+                data = files[relative].encode("utf-8")
             if S_ISREG(mode) and size == len(data):
                 with contextlib.suppress(OSError), open(path, "rb") as handle:
                     if handle.read() == data:
@@ -576,7 +684,7 @@ def _fill(new: str, files: dict[str, str], spare: Listing, records: Records) -> 
         if entry is not None or stat is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)  # a link goes, never what it points to; a hard link's other names keep their data
-        written[relative] = record(digest, *_write(path, text.encode("utf-8") if data is None else data))
+        written[relative] = record(digest, *_write(path, files[relative].encode("utf-8") if data is None else data))
     return _by_unit(written, whole)
 
 
@@ -630,13 +738,15 @@ def _meets(names: Collection[str], paths: Iterable[str]) -> bool:
     return any(path.partition("/")[0] in names for path in paths)
 
 
-def write_tree(files: dict[str, str], outdir: Path, scan: TreeScan | None = None) -> None:
-    """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically.
+def write_tree(files: Mapping[str, str], outdir: Path, scan: TreeScan | None = None) -> None:
+    """Make ``outdir`` hold exactly ``files`` ({relative path: text}), atomically; of TreeFiles, only the texts of
+    files that differ from what the spare holds are read.
 
     Any failure before the swap removes the staging folder and leaves ``outdir`` as it was; an OS
     error becomes one OutputError line. ``outdir`` must be a folder of fluxplane's (see _check_target).
     ``scan`` gives the spare's listing when synth took it beside its other work (fluxplane.synth.scan).
     """
+    files = TreeFiles.of(files)
     _check_target(outdir, files)
     new, old = _staging_paths(outdir)
     try:

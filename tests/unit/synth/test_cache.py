@@ -9,6 +9,7 @@ import hmac
 import importlib
 import marshal
 import os
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,9 @@ import pytest
 
 from fluxplane.charts.addon_identities import AddonRole
 from fluxplane.core.codec import dump_documents
+from fluxplane.errors import OutputError
 from fluxplane.packs.registry import PackRegistry
-from fluxplane.synth import load_plan, render, synthesize, writer
+from fluxplane.synth import Pipeline, load_plan, render, synthesize, writer
 from fluxplane.synth.cache import (
     _PACKAGE,
     DUMPS,
@@ -30,7 +32,7 @@ from fluxplane.synth.cache import (
     input_keys,
 )
 from fluxplane.synth.render import Dumps
-from fluxplane.system.keys import CACHE_DIR, user_key
+from fluxplane.system.keys import CACHE_DIR, Signer, user_key
 from tests.conftest import MINIMAL_BASE, FleetWriter
 from tests.support.sealing import put, sealed
 
@@ -63,7 +65,10 @@ def test_stored_entry_loads_back_equal_with_policy_key_order(tmp_path: Path) -> 
     assert loaded is not None and loaded.roles[0].policy is not None
     assert list(loaded.roles[0].policy) == ["Version", "Statement"]
     # with each file's digest, as the write of dist/ takes it (the SHA-1 of its UTF-8)
-    assert loaded.digests == {path: hashlib.sha1(text.encode()).hexdigest() for path, text in ENTRY.files.items()}
+    assert isinstance(loaded.files, writer.TreeFiles)
+    assert {path: loaded.files.digest(path) for path in loaded.files} == {
+        path: hashlib.sha1(text.encode()).hexdigest() for path, text in ENTRY.files.items()
+    }
 
 
 def test_entry_whose_digest_changed_is_ignored(tmp_path: Path) -> None:
@@ -92,7 +97,7 @@ def test_truncated_entry_is_ignored(tmp_path: Path) -> None:
 
 
 def test_entry_whose_text_changed_is_ignored(tmp_path: Path) -> None:
-    # GIVEN an entry whose payload was edited (digest no longer matches) WHEN loaded THEN there is none
+    # GIVEN an entry whose texts were edited to another length WHEN loaded THEN there is none
     cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
     path = tmp_path / "a.entry"
@@ -110,34 +115,108 @@ def test_texts_with_any_characters_load_back_as_stored(tmp_path: Path) -> None:
     assert loaded is not None and loaded.files == files
 
 
-def _payload(cache_dir: Path) -> tuple[Any, ...]:
-    return tuple(marshal.loads((cache_dir / "a.entry").read_bytes().partition(b"\n")[2]))
+def _entry(cache_dir: Path) -> tuple[tuple[Any, ...], Any]:
+    """The head and the texts of a's entry."""
+    _, line, rest = (cache_dir / "a.entry").read_bytes().split(b"\n", 2)
+    size = int(line.split(b" ")[0])
+    return tuple(marshal.loads(rest[:size])), marshal.loads(rest[size:])
+
+
+def _signed(cache_dir: Path, head: Any, texts: Any) -> None:
+    """a's entry made of ``head`` and ``texts``, signed with this user's key."""
+    Signer(cache_dir, KEY).write_headed("a.entry", marshal.dumps(head), marshal.dumps(texts))
 
 
 @pytest.mark.parametrize(
     "forge",
     [
-        pytest.param(lambda entry: entry[:-1], id="a field short"),
-        pytest.param(lambda entry: (*entry[:4], entry[4][:1], *entry[5:]), id="fewer paths than texts"),
-        pytest.param(lambda entry: (*entry[:6], [*entry[6], "x\n"], entry[7]), id="more texts than paths"),
-        pytest.param(lambda entry: (*entry[:4], ["../../outside", entry[4][1]], *entry[5:]), id="a path out of dist"),
-        pytest.param(lambda entry: (*entry[:4], ["/etc/passwd", entry[4][1]], *entry[5:]), id="an absolute path"),
-        pytest.param(lambda entry: (*entry[:6], [b"bytes", entry[6][1]], entry[7]), id="a text not a string"),
-        pytest.param(lambda entry: (*entry[:2], 1, *entry[3:]), id="a key not a string"),
-        pytest.param(lambda entry: (entry[0] - 1, *entry[1:]), id="another format"),
-        pytest.param(lambda entry: {"files": entry}, id="not a tuple"),
+        pytest.param(lambda head: head[:-1], id="a field short"),
+        pytest.param(lambda head: (*head[:4], head[4][:1], *head[5:]), id="fewer paths than digests"),
+        pytest.param(lambda head: (*head[:5], [*head[5], "0" * 40], head[6]), id="more digests than paths"),
+        pytest.param(lambda head: (*head[:4], ["../../outside", head[4][1]], *head[5:]), id="a path out of dist"),
+        pytest.param(lambda head: (*head[:4], [head[4][0], "/etc/passwd"], *head[5:]), id="an absolute path"),
+        pytest.param(lambda head: (*head[:4], [b"bytes", head[4][1]], *head[5:]), id="a path not a string"),
+        pytest.param(lambda head: (*head[:5], [head[5][0], 1], head[6]), id="a digest not a string"),
+        pytest.param(lambda head: (*head[:2], 1, *head[3:]), id="a key not a string"),
+        pytest.param(lambda head: (head[0] - 1, *head[1:]), id="another format"),
+        pytest.param(lambda head: {"files": head}, id="not a tuple"),
     ],
 )
 def test_a_signed_entry_of_another_shape_is_ignored(tmp_path: Path, forge: Any) -> None:
-    # GIVEN an entry whose content was changed to another shape, its HMAC recomputed with this user's key
+    # GIVEN an entry whose head was changed to another shape, signed again with this user's key
     cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
-    edited = marshal.dumps(forge(_payload(tmp_path)))
-    (tmp_path / "a.entry").write_bytes(
-        hmac.new(KEY, edited, hashlib.sha256).hexdigest().encode("ascii") + b"\n" + edited
-    )
+    head, texts = _entry(tmp_path)
+    _signed(tmp_path, forge(head), texts)
     # WHEN loaded THEN there is none
     assert cache.load("a") is None
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        pytest.param(["resources: []\n"], id="fewer texts than paths"),
+        pytest.param(["resources: []\n", "# a\n", "x\n"], id="more texts than paths"),
+        pytest.param([b"resources: []\n", "# a\n"], id="a text not a string"),
+        pytest.param({"texts": ["resources: []\n", "# a\n"]}, id="not a list"),
+    ],
+)
+def test_signed_texts_of_another_shape_are_not_used_and_the_entry_is_removed(tmp_path: Path, texts: Any) -> None:
+    # GIVEN an entry whose texts are of another shape, signed with this user's key
+    cache = SynthCache(tmp_path, KEY)
+    cache.store("a", ENTRY)
+    _signed(tmp_path, _entry(tmp_path)[0], texts)
+    loaded = cache.load("a")
+    assert loaded is not None
+    # WHEN a text is asked for THEN it is an error that names the entry, and the entry is gone
+    with pytest.raises(OutputError, match=r"a\.entry: changed while synth ran"):
+        loaded.files["platform/clusters/a/README.md"]
+    assert not (tmp_path / "a.entry").exists()
+
+
+def test_a_loaded_entry_reads_its_texts_once_and_only_when_one_is_asked_for(tmp_path: Path) -> None:
+    # GIVEN a loaded entry whose file is then removed
+    cache = SynthCache(tmp_path, KEY)
+    cache.store("a", ENTRY)
+    loaded, again = cache.load("a"), cache.load("a")
+    assert loaded is not None and again is not None and isinstance(again.files, writer.TreeFiles)
+    assert loaded.files["platform/clusters/a/README.md"] == "# a\n"
+    (tmp_path / "a.entry").unlink()
+    # WHEN its texts are asked for THEN those read before are there, all of them
+    assert dict(loaded.files) == ENTRY.files
+    # AND an entry loaded as well, whose texts were not read, has its paths and digests, but no texts
+    assert list(again.files) == list(ENTRY.files)
+    assert again.files.digest("platform/clusters/a/README.md") == hashlib.sha1(b"# a\n").hexdigest()
+    with pytest.raises(OutputError, match="changed while synth ran"):
+        again.files["platform/clusters/a/README.md"]
+
+
+def test_texts_that_changed_after_the_head_was_read_are_not_used(tmp_path: Path) -> None:
+    # GIVEN a loaded entry, then its file rewritten by another synth with texts of the same length
+    cache = SynthCache(tmp_path, KEY)
+    cache.store("a", ENTRY)
+    loaded = cache.load("a")
+    assert loaded is not None
+    files = {**ENTRY.files, "platform/clusters/a/README.md": "# b\n"}
+    cache.store("a", dataclasses.replace(ENTRY, files=files))
+    # WHEN a text is asked for THEN it is an error: the texts are not the ones the head it was loaded from signs
+    with pytest.raises(OutputError, match="changed while synth ran"):
+        loaded.files["platform/clusters/a/README.md"]
+    # AND the entry is removed, so the next synth renders the cluster again
+    assert cache.load("a") is None
+
+
+def test_texts_edited_to_the_same_length_are_not_used(tmp_path: Path) -> None:
+    # GIVEN an entry whose texts were edited without changing their length (the head still verifies)
+    cache = SynthCache(tmp_path, KEY)
+    cache.store("a", ENTRY)
+    path = tmp_path / "a.entry"
+    path.write_bytes(path.read_bytes().replace(b"# a\n", b"# b\n"))
+    loaded = cache.load("a")
+    assert loaded is not None
+    # WHEN a text is asked for THEN it is an error
+    with pytest.raises(OutputError, match="changed while synth ran"):
+        loaded.files["platform/clusters/a/README.md"]
 
 
 def test_entry_of_another_cluster_is_ignored(tmp_path: Path) -> None:
@@ -165,7 +244,7 @@ def test_an_entry_not_signed_with_this_users_key_is_ignored(tmp_path: Path, forg
     cache = SynthCache(tmp_path, KEY)
     cache.store("a", ENTRY)
     path = tmp_path / "a.entry"
-    payload = path.read_bytes().partition(b"\n")[2].replace(b"resources: []", b"resources: [evil]")
+    payload = path.read_bytes().partition(b"\n")[2].replace(b"resources: []", b"resources: [ev]")
     if forged_with == "other key":
         signature = hmac.new(b"x" * 32, payload, hashlib.sha256).hexdigest()
     else:
@@ -291,6 +370,80 @@ def test_a_reused_clusters_files_are_not_hashed_again_by_the_write(
     assert {path: files[path] for path in reused.files} == reused.files
     assert set(hashed) == {text.encode() for path, text in files.items() if path not in reused.files}
     assert len(hashed) <= len(files) - len(reused.files)
+
+
+def _dist(root: Path) -> dict[str, str]:
+    dist = root / "dist"
+    return {path.relative_to(dist).as_posix(): path.read_text() for path in dist.rglob("*") if path.is_file()}
+
+
+def test_a_write_reads_the_texts_of_the_clusters_it_reuses_only_where_dist_differs(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN two clusters synthesized with the cache twice (dist/ and its spare hold them), then a pack value of
+    # staging-2 changed
+    root = write_fleet(MINIMAL_BASE, {"staging": CLUSTERS})
+    for _ in range(2):
+        synthesize(root, use_cache=True)
+    staging_2 = {"name": "staging-2", "region": "us-west-2", "packs": {"metrics-server": {"replicas": 2}}}
+    write_fleet(MINIMAL_BASE, {"staging": {"clusters": [CLUSTERS["clusters"][0], staging_2]}})
+    read: list[str] = []
+    texts = SynthCache._texts
+    monkeypatch.setattr(
+        SynthCache, "_texts", lambda cache, head, count: read.append(head.name) or texts(cache, head, count)
+    )
+
+    def synth() -> None:
+        # as `fluxplane synth` writes: the texts of the clusters taken from the cache deferred
+        pipeline = Pipeline(root, cache=True)
+        pipeline.write(pipeline.render(deferred=True))
+
+    # WHEN it is synthesized THEN staging-1's texts are not read, and dist/ is what a synth without the cache writes
+    synth()
+    assert read == []
+    assert _dist(root) == Pipeline(root).build()
+    # AND once staging-1's folder is removed from dist/ by hand, its texts are read, and it is written back (with
+    # staging-2's, which the spare, the tree before the last write, holds as they were before the change)
+    reused = SynthCache.for_root(root).load("staging-1")
+    assert reused is not None
+    folder = root / "dist" / next(path for path in reused.files if "/staging-1/" in path).split("staging-1/")[0]
+    shutil.rmtree(folder / "staging-1")
+    synth()
+    assert sorted(read) == ["staging-1.entry", "staging-2.entry"]
+    assert _dist(root) == Pipeline(root).build()
+
+
+def test_a_write_that_needs_texts_changed_since_their_head_was_read_writes_nothing(
+    write_fleet: FleetWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN a fleet synthesized with the cache, then a cluster's folder removed from dist/ by hand
+    root = write_fleet(MINIMAL_BASE, {"staging": CLUSTERS})
+    synthesize(root, use_cache=True)
+    reused = SynthCache.for_root(root).load("staging-1")
+    assert reused is not None
+    path = next(path for path in reused.files if "/staging-1/" in path)
+    (root / "dist" / path).unlink()
+    before = _dist(root)
+    # WHEN its entry's texts change after synth read its head (edited to the same length)
+    entry = root / CACHE_DIR / "synth" / "staging-1.entry"
+    load = SynthCache.load
+
+    def edited(cache: SynthCache, cluster: str) -> CachedCluster | None:
+        found = load(cache, cluster)
+        entry.write_bytes(entry.read_bytes().replace(b"apiVersion", b"apiVersioN"))
+        return found
+
+    monkeypatch.setattr(SynthCache, "load", edited)
+    pipeline = Pipeline(root, cache=True)
+    # THEN the write is an error that says to synthesize again, dist/ is as it was, and the entry is gone
+    with pytest.raises(OutputError, match=r"staging-1\.entry: changed while synth ran, so it was not used; run synth"):
+        pipeline.write(pipeline.render(deferred=True))
+    assert _dist(root) == before
+    assert not entry.exists()
+    # AND the next synth renders the cluster again
+    monkeypatch.setattr(SynthCache, "load", load)
+    synthesize(root, use_cache=True)
+    assert _dist(root) == Pipeline(root).build()
 
 
 def test_a_synth_that_renders_what_it_rendered_before_dumps_none_of_it_again(

@@ -668,3 +668,79 @@ def test_what_a_cluster_folder_of_the_spare_holds_beyond_its_record_never_reache
         "b/c.yaml",
     ]
     assert _tree(outside) == {"keep.txt": "precious\n"}
+
+
+def _deferred(files: dict[str, str], read: list[str]) -> writer.TreeFiles:
+    """``files`` as TreeFiles whose clusters' texts are deferred, each cluster's apart (as the synth cache gives
+    them); ``read`` gets the name of each cluster whose texts are read."""
+    clusters: dict[str, dict[str, str]] = {}
+    raw: dict[str, writer.FileText] = {}
+    for path, text in files.items():
+        parts = path.split("/")
+        if parts[:2] == ["platform", "clusters"] and len(parts) > 3:
+            clusters.setdefault(parts[2], {})[path] = text
+        else:
+            raw[path] = text
+    for name, held in clusters.items():
+
+        def texts(name: str = name, held: dict[str, str] = held) -> list[str]:
+            read.append(name)
+            return list(held.values())
+
+        digests = [hashlib.sha1(text.encode()).hexdigest() for text in held.values()]
+        raw.update(dict.fromkeys(held, writer.DeferredTexts(list(held), digests, texts, name)))
+    return writer.TreeFiles(dict(sorted(raw.items())))
+
+
+def test_a_tree_whose_texts_are_deferred_reads_those_of_the_units_the_spare_does_not_hold_alone(
+    tmp_path: Path,
+) -> None:
+    # GIVEN a tree of clusters written three times: the spare holds it
+    dist = tmp_path / "dist"
+    for _ in range(3):
+        write_tree(CLUSTERS, dist)
+    changed = {**CLUSTERS, "platform/clusters/c1/b/c.yaml": "changed\n"}
+    read: list[str] = []
+    # THEN its units are those of the same tree with every text, and finding them reads no text
+    assert writer.units_of(_deferred(changed, read)) == writer.units_of(changed)
+    assert read == []
+    # WHEN a tree whose clusters' texts are deferred, one file of one cluster changed, is written
+    write_tree(_deferred(changed, read), dist)
+    # THEN dist/ holds it, and only that cluster's texts were read
+    assert _tree(dist) == changed
+    assert read == ["c1"]
+    # AND the tree before, which the spare holds now, is written without reading a text
+    read.clear()
+    write_tree(_deferred(CLUSTERS, read), dist)
+    assert _tree(dist) == CLUSTERS
+    assert read == []
+
+
+def test_deferred_texts_that_cannot_be_read_when_needed_leave_dist_as_it_was(tmp_path: Path) -> None:
+    # GIVEN a tree written, then a tree of another content whose texts can no longer be read
+    dist = tmp_path / "dist"
+    write_tree(CLUSTERS, dist)
+    texts = writer.DeferredTexts(["platform/clusters/c0/a.yaml"], ["0" * 40], lambda: None, "the-entry")
+    files = writer.TreeFiles({**CLUSTERS, "platform/clusters/c0/a.yaml": texts})
+    # WHEN it is written THEN it is an error that names where the texts come from, and dist/ is as it was
+    with pytest.raises(OutputError, match="the-entry: changed while synth ran"):
+        write_tree(files, dist)
+    assert _tree(dist) == CLUSTERS
+    assert not (tmp_path / ".dist.new").exists() and not (tmp_path / ".dist.old").exists()
+
+
+def test_tree_files_read_deferred_texts_once_and_merge_as_dicts_do() -> None:
+    read: list[str] = []
+    files = _deferred(CLUSTERS, read)
+    # a path, its digest and the count are known without a text read
+    assert len(files) == len(CLUSTERS) and "platform/clusters/c0/a.yaml" in files
+    assert files.digest("platform/clusters/c0/a.yaml") == hashlib.sha1(b"0 a.yaml\n").hexdigest()
+    assert read == []
+    # each cluster's texts are read once, when one is first asked for
+    assert files["platform/clusters/c0/a.yaml"] == "0 a.yaml\n" and files.get("platform/clusters/c0/b/c.yaml")
+    assert read == ["c0"]
+    assert files.as_dict() == CLUSTERS and sorted(read) == ["c0", "c1", "c2", "c3"]
+    # merged, the other files win, as in a dict
+    merged = files.merged({"platform/top.yaml": "mine\n", "platform/new.yaml": "new\n"})
+    assert merged == {**CLUSTERS, "platform/top.yaml": "mine\n", "platform/new.yaml": "new\n"}
+    assert writer.TreeFiles.of(merged) is merged

@@ -117,27 +117,27 @@ _MANIFEST_ENDINGS = (".yaml", ".yml", "/Kustomization")
 
 class LazyDocuments(Mapping[str, Sequence[Any]]):
     """Documents by path, made when first asked for: by ``makers`` (synth's manifests), else parsed from
-    ``texts`` (files that are not YAML, such as README.md, are left out)."""
+    ``texts`` (files that are not YAML, such as README.md, are left out). A text is taken from ``texts`` only when
+    its documents are asked for: ``texts`` may read them only then (a tree whose files come from the synth cache)."""
 
     def __init__(
         self, makers: Mapping[str, Callable[[], Sequence[Any]]], texts: Mapping[str, str] | None = None
     ) -> None:
         self._makers = makers
+        self._source: Mapping[str, str] = texts or {}
         # One pass over a fleet's paths, without a call per path: this runs on every file of dist/
-        self._texts: Mapping[str, str] = {
-            path: text
-            for path, text in (texts or {}).items()
-            if path.endswith(_MANIFEST_ENDINGS) or path == "Kustomization"
-        }
+        self._texts: dict[str, None] = dict.fromkeys(
+            path for path in self._source if path.endswith(_MANIFEST_ENDINGS) or path == "Kustomization"
+        )
 
     def but(self, makers: Mapping[str, Callable[[], Sequence[Any]]], left_out: Iterable[str]) -> LazyDocuments:
         """These documents with ``makers`` first and the texts of ``left_out`` gone: another tree that differs from
-        this one in a few files, made with a copy of the texts instead of another pass over every path."""
+        this one in a few files, made with a copy of the paths instead of another pass over every path."""
         other = LazyDocuments(makers)
         texts = dict(self._texts)
         for path in left_out:
             texts.pop(path, None)
-        other._texts = texts
+        other._source, other._texts = self._source, texts
         return other
 
     def __getitem__(self, path: str) -> Sequence[Any]:
@@ -147,7 +147,7 @@ class LazyDocuments(Mapping[str, Sequence[Any]]):
             return maker()
         if path in self._texts:
             # lists too: a JSON 6902 patch file is one (fluxplane.core.tree.patches)
-            return [doc for doc in load_documents(self._texts[path]) if isinstance(doc, dict | list)]
+            return [doc for doc in load_documents(self._source[path]) if isinstance(doc, dict | list)]
         raise KeyError(path)
 
     def __contains__(self, path: object) -> bool:

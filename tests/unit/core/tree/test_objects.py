@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fluxplane.core.tree import Key, LazyDocuments, group_of, key_of
 
 
@@ -81,3 +83,34 @@ def test_documents_but_some_files_are_another_tree_the_first_left_as_it_was() ->
     assert other["a/two.yaml"] == [{"kind": "Old"}] and "a/one.yaml" not in other
     # AND the first tree is unchanged
     assert sorted(documents) == sorted(texts) and documents["a/two.yaml"] == [{"kind": "Two"}]
+
+
+class _Counted(dict[str, str]):
+    """Texts that count which are read."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        super().__init__(texts)
+        self.read: list[str] = []
+
+    def __getitem__(self, path: str) -> str:
+        self.read.append(path)
+        return super().__getitem__(path)
+
+    def items(self) -> Any:
+        raise AssertionError("every text read")
+
+    def values(self) -> Any:
+        raise AssertionError("every text read")
+
+
+def test_documents_read_a_text_only_when_its_documents_are_asked_for() -> None:
+    # GIVEN texts that count the reads (a tree whose texts come from the synth cache reads them only then)
+    texts = _Counted({"a/one.yaml": "kind: One\n", "a/two.yaml": "kind: Two\n", "a/README.md": "# a\n"})
+    # WHEN documents are made of them, another tree made from those, and one file's documents asked for
+    documents = LazyDocuments({}, texts)
+    other = documents.but({}, ["a/two.yaml"])
+    assert sorted(documents) == ["a/one.yaml", "a/two.yaml"] and sorted(other) == ["a/one.yaml"]
+    assert texts.read == []
+    # THEN that file's text alone is read
+    assert other["a/one.yaml"] == [{"kind": "One"}]
+    assert texts.read == ["a/one.yaml"]
