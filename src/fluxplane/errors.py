@@ -39,3 +39,8 @@ class PackError(FluxplaneError):
 
 class OutputError(FluxplaneError):
     """dist/ cannot be written (permissions, disk full, a file where a folder should be)."""
+
+
+class CacheChanged(OutputError):
+    """A file of the synth cache changed while synth read it (fluxplane.synth.writer.DeferredTexts): synth renders
+    what it held again."""

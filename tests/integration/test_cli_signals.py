@@ -37,7 +37,7 @@ files = {
     "platform/kustomization.yaml": "resources: [" + version + ".yaml]\n",
     "platform/" + version + ".yaml": "version: " + version + "\n",
 }
-pipeline.render_plan = lambda plan, cache=None: dict(files)
+pipeline.render_files = lambda plan, cache=None, deferred=False: writer.TreeFiles(dict(files))
 
 def send():
     os.kill(os.getpid(), getattr(signal, name))

@@ -208,17 +208,31 @@ def test_cluster_added_then_removed_matches_a_full_synth(
     ],
 )
 def test_damaged_cache_entry_is_rendered_anew(primed: tuple[Path, dict[str, int]], damage: Any) -> None:
-    # GIVEN a primed cache whose entry for production-use1 is damaged
+    # GIVEN a primed cache whose entry for production-use1 is damaged, and that cluster's folder gone from dist/ (so
+    # that synth needs its texts: a synth reads a cluster's texts only where dist/ differs)
     project, before = primed
     entry = project / CACHE_DIR / "synth" / "production-use1.entry"
     raw = entry.read_bytes()
     assert b"value: 4" in raw
     entry.write_bytes(damage(raw))
+    shutil.rmtree(project / "dist" / "platform" / "clusters" / "production-use1")
     before = _entries(project)
     # WHEN synth runs THEN that cluster is rendered anew (its entry rewritten) and dist/ equals a full synth
     _assert_same_as_full(project)
     assert _rewritten(project, before) == ["production-use1"]
     assert b"value: 4" in entry.read_bytes()
+
+
+def test_a_damaged_text_synth_does_not_need_leaves_dist_as_a_full_synth_writes_it(
+    primed: tuple[Path, dict[str, int]],
+) -> None:
+    # GIVEN a primed cache whose entry for production-use1 has a text changed, dist/ as the last synth wrote it
+    project, _ = primed
+    entry = project / CACHE_DIR / "synth" / "production-use1.entry"
+    entry.write_bytes(entry.read_bytes().replace(b"value: 4", b"value: 9"))
+    # WHEN synth runs THEN dist/ equals a full synth: the texts of a cluster whose folders dist/ holds as recorded are
+    # not read, and the damaged ones never reach it
+    _assert_same_as_full(project)
 
 
 def test_files_parsed_before_are_read_from_the_cache_and_dist_matches_a_full_synth(

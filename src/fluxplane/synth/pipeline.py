@@ -23,7 +23,7 @@ from fluxplane.config.loader import load_fleet
 from fluxplane.config.manifests import MANIFEST_LAYERS, read_manifests, repeated_objects
 from fluxplane.config.merge import Origins
 from fluxplane.config.parsed import parsed_files
-from fluxplane.errors import ConfigError
+from fluxplane.errors import CacheChanged, ConfigError
 from fluxplane.packs.helm_charts import load_chart_packs
 from fluxplane.packs.registry import PackRegistry
 from fluxplane.synth.cache import SynthCache, render_cached
@@ -145,6 +145,20 @@ class Pipeline(Publisher):
         """The tree for ``plan`` (default: :meth:`load`'s): :meth:`build`, then :meth:`complete`. ``deferred``, the
         texts of the clusters taken from the cache are read only when one is asked for (TreeFiles): a write reads
         those of the files that differ from dist/ alone. Otherwise they are read first, and a cluster whose texts
-        cannot be read is rendered again (fluxplane.synth.cache.render_cached)."""
+        cannot be read is rendered again (fluxplane.synth.cache.render_cached), as it is when a deferred text
+        cannot be read, here or in :meth:`write`."""
         chosen = plan or self.load()
-        return self.complete(chosen, render_files(chosen, self.cache, deferred=deferred))
+        if deferred:
+            try:
+                return self.complete(chosen, render_files(chosen, self.cache, deferred=True))
+            except CacheChanged:
+                pass  # the entry is removed: rendered again below
+        return self.complete(chosen, render_files(chosen, self.cache))
+
+    def write(self, tree: CompleteTree) -> None:
+        """:meth:`Publisher.write`; a tree of deferred texts, one of which can no longer be read (its cache entry
+        changed while synth ran, and is removed), is rendered again with every text read first, and written."""
+        try:
+            super().write(tree)
+        except CacheChanged:
+            super().write(self.render(tree.plan))

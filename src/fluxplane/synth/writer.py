@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
-from fluxplane.errors import OutputError
+from fluxplane.errors import CacheChanged, OutputError
 from fluxplane.synth.outdir import Staleness, check_outdir, compare_tree, copy_tree, read_kept, regular_files
 from fluxplane.synth.scan import (
     Ahead,
@@ -299,11 +299,11 @@ class DeferredTexts:
 
     def text(self, path: str) -> str:
         """The text of the file at ``path``, the texts read (and their digests remembered for the write) when they are
-        not yet: OutputError when they can no longer be."""
+        not yet: CacheChanged when they can no longer be."""
         texts = self._texts
         if texts is None:
             if not self.load():
-                raise OutputError(f"{self.source}: changed while synth ran, so it was not used; run synth again")
+                raise CacheChanged(f"{self.source}: changed while synth ran, so it was not used; run synth again")
             assert self._texts is not None  # load read them
             texts = self._texts
             remember_digests(texts.values(), self.digests)
@@ -368,7 +368,7 @@ class TreeFiles(Mapping[str, str]):
         return TreeFiles({**self.raw, **(more.raw if isinstance(more, TreeFiles) else more)})
 
     def as_dict(self) -> dict[str, str]:
-        """Every file with its text, deferred ones read (OutputError when they can no longer be)."""
+        """Every file with its text, deferred ones read (CacheChanged when they can no longer be)."""
         return {path: self[path] for path in self.raw}
 
 
