@@ -44,7 +44,7 @@ from fluxplane.synth.graph import FluxTree
 from fluxplane.synth.readmes import cluster_readme, cluster_readmes, fleet_tree
 from fluxplane.synth.writer import FileText, TreeFiles
 from fluxplane.system.keys import content_hash
-from fluxplane.system.processes import cores
+from fluxplane.system.processes import POLL, cores
 
 #: Where synth writes the code owners of the fleet repository, under dist/.
 CODEOWNERS = "CODEOWNERS"
@@ -341,6 +341,8 @@ class PendingRender:
             dump = dumps.dump if dumps is not None else dump_documents
             return [dump(manifest.documents()) for _, manifest in self._files], readmes, contests
         dumped: list[str] = [""] * len(self._files)
+        while not self._pending.ready():  # the pool's threads may take a signal: look for it (processes.POLL)
+            self._pending.wait(POLL)
         for positions, part, drawn, found in self._pending.get():
             for position, text in zip(positions, part, strict=True):
                 dumped[position] = text

@@ -8,6 +8,11 @@ started yet are cancelled, the processes running are ended, and only then are th
 caller's cleanup (a temporary tree) follows at once. The same holds for one process run by the main thread
 itself (:meth:`Processes.run` outside ``map``).
 
+The kernel hands a process's signal to any of its threads that does not block it, and Python runs the handler
+in the main thread only, the next time that thread runs: a main thread waiting with no end (on a lock, in a
+select) for a build whose thread took the signal would hear of it only when the build ends. So the main thread
+never waits longer than :data:`POLL` at a time.
+
 Each process is started in a process group of its own (a terminal's Ctrl-C does not reach it then; what it
 starts in turn is ended with it) and ended by group: SIGTERM, then SIGKILL to those still running after
 :data:`GRACE`. Once stopped, a ``Processes`` ends any process started after, at once.
@@ -22,7 +27,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 Item = TypeVar("Item")
@@ -30,6 +35,9 @@ Result = TypeVar("Result")
 
 #: How long a process has to end after SIGTERM before it gets SIGKILL, in seconds.
 GRACE = 0.5
+#: The longest the main thread waits at a time for another thread or a process, in seconds: how late, at most,
+#: it hears of a signal another thread took (module docstring).
+POLL = 0.1
 
 
 def cores() -> int:
@@ -43,6 +51,13 @@ def _signal_group(process: subprocess.Popen[str], signum: int) -> None:
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):  # the group has ended already
             os.killpg(process.pid, signum)
+
+
+def _result(future: Future[Result]) -> Result:
+    """The result of ``future``, once done, waited for :data:`POLL` at a time."""
+    while not future.done():
+        wait((future,), timeout=POLL)
+    return future.result()
 
 
 class Processes:
@@ -66,7 +81,12 @@ class Processes:
                     stopped = self._stopped
                 if stopped:
                     _signal_group(process, signal.SIGKILL)
-                stdout, stderr = process.communicate()
+                while True:
+                    try:
+                        stdout, stderr = process.communicate(timeout=POLL)
+                        break
+                    except subprocess.TimeoutExpired:  # it goes on where it was: nothing read is lost
+                        continue
             except BaseException:  # a signal raised in this thread, the main one
                 self.stop()
                 raise
@@ -79,7 +99,8 @@ class Processes:
         """``job`` of each of ``items`` on the pool's threads, the results in order (module docstring)."""
         pool = ThreadPoolExecutor(max_workers=self.workers)
         try:
-            return list(pool.map(job, items))
+            futures = [pool.submit(job, item) for item in items]
+            return [_result(future) for future in futures]
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             self.stop()

@@ -6,7 +6,10 @@ from __future__ import annotations
 import multiprocessing
 import posixpath
 import signal
+import threading
+import time
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -136,6 +139,35 @@ def test_render_workers_end_on_sigterm_whatever_handlers_the_command_installed()
         signal.signal(signal.SIGTERM, previous)
     # THEN a worker ignores Ctrl-C (the command handles it) and dies on the SIGTERM Pool.terminate sends
     assert handlers == (signal.SIG_IGN, signal.SIG_DFL)
+
+
+class _Stopped(Exception):
+    """What the test's signal handler raises in the main thread."""
+
+
+def _raising(signum: int, frame: object) -> None:
+    raise _Stopped
+
+
+def test_a_signal_another_thread_takes_reaches_the_main_thread_waiting_for_the_workers() -> None:
+    # GIVEN the main thread waiting for a worker that takes 30 s, and a handler that raises there (as the command's)
+    previous = signal.signal(signal.SIGUSR1, _raising)
+    pool = multiprocessing.get_context("fork").Pool(1, initializer=render._worker_signals)
+    try:
+        rendering = render.PendingRender(cast(Any, None), [])
+        rendering._start(pool, pool.map_async(time.sleep, [30]), True)
+        # WHEN the signal reaches the process through another thread (the kernel may hand it to any; the pool
+        # runs three of its own)
+        threading.Timer(0.3, lambda: signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)).start()
+        start = time.monotonic()
+        # THEN the main thread raises at once, not when the worker is done
+        with pytest.raises(_Stopped):
+            rendering.result({})
+        assert time.monotonic() - start < 5
+    finally:
+        pool.terminate()
+        pool.join()
+        signal.signal(signal.SIGUSR1, previous)
 
 
 def test_the_folders_of_reused_kustomization_files_are_those_dirname_gives() -> None:

@@ -9,6 +9,7 @@ left empty.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -53,9 +54,23 @@ def _running(pid: int) -> bool:
         return not Path("/proc/self").exists()
 
 
-def stop_during_builds(tmp_path: Path, root: Path, argv: list[str], signum: int) -> tuple[float, int, str]:
-    """Run ``fluxplane --root ROOT ARGV``, send ``signum`` once its first kubectl runs; how long it took to exit
-    then, its exit code and its standard error. Asserts that no kubectl is left running and TMPDIR is empty."""
+def _to_a_thread(pid: int, signum: int) -> None:
+    """Send ``signum`` to process ``pid`` through one of its threads other than the main one (tgkill): where the
+    kernel may deliver a signal sent to the process."""
+    tgkill = getattr(ctypes.CDLL(None, use_errno=True), "tgkill", None)
+    if tgkill is None or not Path(f"/proc/{pid}/task").is_dir():
+        pytest.skip("sending a signal to one thread needs Linux's tgkill and /proc")
+    threads = sorted(int(task.name) for task in Path(f"/proc/{pid}/task").iterdir() if int(task.name) != pid)
+    assert threads, "the command runs its builds on threads of its own"
+    assert tgkill(pid, threads[0], signum) == 0, os.strerror(ctypes.get_errno())
+
+
+def stop_during_builds(
+    tmp_path: Path, root: Path, argv: list[str], signum: int, *, through_a_thread: bool = False
+) -> tuple[float, int, str]:
+    """Run ``fluxplane --root ROOT ARGV``, send ``signum`` once its first kubectl runs (``through_a_thread``: to a
+    thread other than the main one); how long it took to exit then, its exit code and its standard error. Asserts
+    that no kubectl is left running and TMPDIR is empty."""
     tools, started, temporary = tmp_path / "bin", tmp_path / "started", tmp_path / "tmp"
     for folder in (tools, started, temporary):
         folder.mkdir()
@@ -81,7 +96,10 @@ def stop_during_builds(tmp_path: Path, root: Path, argv: list[str], signum: int)
         while not any(started.iterdir()) and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert any(started.iterdir()), f"no build started: {child.poll()}"
-        child.send_signal(signum)
+        if through_a_thread:
+            _to_a_thread(child.pid, signum)
+        else:
+            child.send_signal(signum)
         sent = time.monotonic()
         _, stderr = child.communicate(timeout=BUILD_SECONDS + 30)
         took = time.monotonic() - sent
@@ -128,6 +146,22 @@ def test_a_signal_during_plan_builds_ends_them_and_removes_the_tree(
     took, returncode, stderr = stop_during_builds(tmp_path, changed_project, ["plan"], getattr(signal, name))
     # THEN plan exits 128 + the signal's number at once, with one line (no kubectl left, TMPDIR empty: above)
     assert (returncode, stderr) == (code, f"{word}; nothing written\n")
+    assert took < STOPS_WITHIN
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["diff", "plan"])
+def test_a_signal_a_build_thread_takes_stops_the_command_as_soon(
+    tmp_path: Path, changed_project: Path, command: str
+) -> None:
+    # GIVEN a command whose main thread waits for the builds its threads run
+    # WHEN SIGTERM reaches the process through one of those threads (the kernel hands a process's signal to any
+    # thread; Python runs the handler in the main thread only)
+    took, returncode, stderr = stop_during_builds(
+        tmp_path, changed_project, [command], signal.SIGTERM, through_a_thread=True
+    )
+    # THEN it stops as soon as when the main thread takes it, not when the builds end
+    assert (returncode, stderr) == (143, "terminated; nothing written\n")
     assert took < STOPS_WITHIN
 
 
