@@ -15,8 +15,12 @@ files the working tree has not changed; the others are hashed the way Git does).
   applying to it through a ``kubeConfig`` (whose walks decide what they apply). A cluster whose key (those files'
   blob ids, those folders' listings, its appliers' keys, the tree's clusters and Compositions, the code) is
   unchanged keeps its findings; the others are walked again, with the clusters applying to them, and nothing
-  else. A deleted object that an unchanged file still names is found: the cluster whose walk read the deleted
-  object's file is walked again, and the unchanged file with it;
+  else. An applier whose key is unchanged is walked only along its leads to the cluster (the Kustomizations on
+  the way from its entry folder, their sources and the objects their ``substituteFrom`` names), which the
+  cluster's record keeps with the applications they made there: a hub applying to a thousand workload clusters
+  is not walked whole for a change to one. Should the walk make other applications there than the record says,
+  the whole tree is walked instead. A deleted object that an unchanged file still names is found: the cluster
+  whose walk read the deleted object's file is walked again, and the unchanged file with it;
 * ``builds``: per key of a kustomize build (fluxplane.validate.kustomize: the path of each file the build reads
   relative to the folder, and its blob id), the folder built and kubectl's error, the root's path in it left out
   so that it can be told of a folder of that key anywhere; for one kubectl (its file and the versions it tells)
@@ -38,7 +42,7 @@ import json
 import marshal
 import posixpath
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,14 +50,14 @@ from typing import Any
 import yaml
 
 from fluxplane.core.tree import Application as TreeApplication
-from fluxplane.core.tree import DistRepository, FleetWalk, MissingPath, elect
+from fluxplane.core.tree import DistRepository, FleetWalk, MissingPath, Placed, Walk, elect
 from fluxplane.core.tree.kustomize import Folders, listed
-from fluxplane.core.tree.objects import KUSTOMIZE_FILES
+from fluxplane.core.tree.objects import KUSTOMIZE_FILES, metadata_of, spec_of
 from fluxplane.errors import FluxplaneError
 from fluxplane.system import git
 from fluxplane.system.keys import CACHE_DIR, Signer, content_hash, user_key
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.references import by_cluster, check_functions
+from fluxplane.validate.references import by_cluster, check_functions, defined_source
 from fluxplane.validate.runtime import RuntimeFleet
 from fluxplane.validate.tree import DistTree, Document, ParsedFile, read_file
 
@@ -119,6 +123,11 @@ def _row(finding: Finding) -> list[Any]:
     return [finding.file, finding.doc, finding.kind, finding.name, finding.path, finding.message]
 
 
+#: One application a walk makes, as its ``follow`` is asked of it: the cluster of the Kustomization applying it, and
+#: the folder it applies.
+Lead = tuple[str, str]
+
+
 @dataclass
 class _Record:
     """One cluster's reference findings and what they were drawn from (module docstring)."""
@@ -130,6 +139,10 @@ class _Record:
     owners: list[str]
     vote: list[DistRepository]
     findings: list[Finding] = field(default_factory=list)
+    #: What the walks of ``owners`` follow to reach the cluster and what its checks read there (_Leads).
+    leads: list[Lead] = field(default_factory=list)
+    #: The applications of the cluster that ``owners`` make, each as the Lead a walk follows to make it.
+    arrivals: list[Lead] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -140,6 +153,8 @@ class _Record:
             "owners": self.owners,
             "vote": [_repository_row(repository) for repository in self.vote],
             "findings": [_row(finding) for finding in self.findings],
+            "leads": [list(lead) for lead in self.leads],
+            "arrivals": [list(lead) for lead in self.arrivals],
         }
 
     @classmethod
@@ -152,6 +167,8 @@ class _Record:
             owners=[str(name) for name in data["owners"]],
             vote=[DistRepository(*item) for item in data["vote"]],
             findings=[_finding(row, str(row[0])) for row in data["findings"]],
+            leads=[(str(cluster), str(folder)) for cluster, folder in data["leads"]],
+            arrivals=[(str(cluster), str(folder)) for cluster, folder in data["arrivals"]],
         )
 
 
@@ -243,6 +260,103 @@ def _reaches_more(fleet: RuntimeFleet, walked: set[str], records: Mapping[str, _
         if target not in walked and (record is None or placed.cluster not in record.owners):
             return True
     return False
+
+
+class _Leads:
+    """Per cluster, what the walks of the clusters applying to it through a ``kubeConfig`` (its owners) follow to
+    reach it, and what its checks read on them (module docstring): each Kustomization on the way from an owner's
+    entry folder to the cluster, with the source it names and the objects its ``substituteFrom`` names, each as
+    the application that placed it. A cluster walked again with its owners unchanged has them walked along those
+    alone: what else they apply lands elsewhere, and nothing of it is looked for."""
+
+    def __init__(self, walk: Walk) -> None:
+        self.walk = walk
+        self._defining: dict[tuple[str, str, str, str], list[TreeApplication]] | None = None
+
+    def of(self, cluster: str, applications: Iterable[TreeApplication]) -> tuple[list[Lead], list[Lead]]:
+        """The leads of ``cluster``, whose applications are ``applications``, and its arrivals (_Record)."""
+        leads: set[Lead] = set()
+        arrivals: set[Lead] = set()
+        seen: set[int] = set()
+        for application in applications:
+            applier = application.applier
+            if applier is None or applier.cluster == cluster:
+                continue
+            arrivals.add((applier.cluster, application.folder))
+            pending = [application]
+            while pending:
+                made = pending.pop()
+                if made.applier is None or id(made) in seen:
+                    continue
+                seen.add(id(made))
+                leads.add((made.applier.cluster, made.folder))
+                pending.append(made.applier.application)
+                pending.extend(self._read(made.applier))
+        return sorted(leads), sorted(arrivals)
+
+    def _read(self, applier: Placed) -> list[TreeApplication]:
+        """The applications that placed what the walk and the checks read of ``applier`` on its own cluster: the
+        source it names and the objects its ``substituteFrom`` names."""
+        spec = spec_of(applier.doc)
+        found: list[TreeApplication] = []
+        ref = spec.get("sourceRef")
+        if isinstance(ref, dict):
+            namespace = str(ref.get("namespace") or applier.namespace)
+            source = self.walk.source(applier.cluster, str(ref.get("kind")), namespace, str(ref.get("name")))
+            if source is not None:
+                found.append(source.application)
+        post_build = spec.get("postBuild")
+        entries = post_build.get("substituteFrom") if isinstance(post_build, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict):
+                key = (applier.cluster, applier.namespace, str(entry.get("kind")), str(entry.get("name")))
+                found.extend(self._definers().get(key, []))
+        return found
+
+    def _definers(self) -> dict[tuple[str, str, str, str], list[TreeApplication]]:
+        """The applications placing each ConfigMap and Secret, by cluster, namespace, kind and name
+        (fluxplane.validate.references.defined_source)."""
+        if self._defining is None:
+            self._defining = {}
+            for cluster, placed_list in self.walk.placed.items():
+                for placed in placed_list:
+                    name = metadata_of(placed.doc).get("name")
+                    defined = defined_source(str(placed.doc.get("kind")), placed.doc, str(name or "-"))
+                    if defined is not None:
+                        key = (cluster, placed.namespace, defined[0], defined[1])
+                        self._defining.setdefault(key, []).append(placed.application)
+        return self._defining
+
+
+def _follow(
+    stale: Iterable[str], owners: Collection[str], records: Mapping[str, _Record]
+) -> Callable[[Placed, str], bool] | None:
+    """What a walk of ``stale`` clusters and their ``owners`` (walked only for what they apply to those) follows:
+    everything on the stale clusters, and on the owners the leads of the stale clusters' records."""
+    if not owners:
+        return None
+    allowed = {lead for name in stale if (record := records.get(name)) is not None for lead in record.leads}
+    return lambda placed, folder: placed.cluster not in owners or (placed.cluster, folder) in allowed
+
+
+def _arrived(
+    fleet: RuntimeFleet, stale: Iterable[str], owners: Collection[str], records: Mapping[str, _Record]
+) -> bool:
+    """Whether the applications ``owners`` make on the ``stale`` clusters are those their records say they made:
+    the leads took the walks where they went before."""
+    expected = {
+        (name, *lead)
+        for name in stale
+        if (record := records.get(name)) is not None
+        for lead in record.arrivals
+        if lead[0] in owners
+    }
+    found = {
+        (application.cluster, application.applier.cluster, application.folder)
+        for application in fleet.walk.applications
+        if application.applier is not None and application.applier.cluster in owners and application.cluster in stale
+    }
+    return found == expected
 
 
 def _shared(value: Any, strings: dict[str, str]) -> Any:
@@ -472,8 +586,10 @@ class ValidateCache:
             votes.extend(walker.votes(name) for name in clusters if name in walked)
             if list(elect(votes)) == elected:
                 walk = [name for name in clusters if name in walked]
-                fleet = RuntimeFleet(tree, walk, elected, targets=walked, checked=checked)
-                if _reaches_more(fleet, walked, records):
+                owners = walked - checked
+                follow = _follow(stale, owners, records)
+                fleet = RuntimeFleet(tree, walk, elected, targets=walked, checked=checked, follow=follow)
+                if _reaches_more(fleet, walked, records) or not _arrived(fleet, stale, owners, records):
                     fleet = None
         if fleet is None:
             walked = set()
@@ -494,9 +610,10 @@ class ValidateCache:
             if isinstance(problem, MissingPath):
                 folder = problem.location.folder or posixpath.normpath(problem.path)
                 missing.setdefault(problem.placed.cluster, []).append(folder)
+        leads = _Leads(fleet.walk)
         for name in sorted(fresh):
             records[name] = self._record(
-                fleet, name, applications.get(name, []), missing.get(name, []), found.get(name, set())
+                fleet, name, applications.get(name, []), missing.get(name, []), found.get(name, set()), leads
             )
         keys = _Keys(records, self.blobs, paths, base)
         for name in sorted(fresh):
@@ -516,6 +633,7 @@ class ValidateCache:
         applications: Iterable[TreeApplication],
         missing: Iterable[str],
         findings: Iterable[Finding],
+        leads: _Leads,
     ) -> _Record:
         folders = fleet.walker.folders
         reads: set[str] = set()
@@ -527,6 +645,7 @@ class ValidateCache:
             if application.applier is not None and application.applier.cluster != cluster:
                 owners.add(application.applier.cluster)
         vote = list(fleet.walker.votes(cluster)) if fleet.walker.is_cluster(cluster) else []
+        followed, arrivals = leads.of(cluster, applications)
         return _Record(
             key="",
             reads=sorted(reads),
@@ -535,4 +654,6 @@ class ValidateCache:
             owners=sorted(owners),
             vote=vote,
             findings=sorted(findings),
+            leads=followed,
+            arrivals=arrivals,
         )

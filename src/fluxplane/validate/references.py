@@ -222,46 +222,38 @@ def _check_definitions(application: RuntimeApplication, label: str) -> Iterator[
             )
 
 
+def defined_source(kind: str, body: dict[str, Any], name: str) -> tuple[str, str, set[str] | None] | None:
+    """The ConfigMap or Secret an object of ``kind`` (``name`` its own name) defines or produces: that kind, its name
+    and the keys it holds (None when they cannot be known: an ExternalSecret with ``dataFrom`` brings whatever its
+    store holds); None for an object that defines none."""
+    if kind == "ConfigMap":
+        return "ConfigMap", name, {*(body.get("data") or {}), *(body.get("binaryData") or {})}
+    if kind == "Secret":
+        return "Secret", name, {*(body.get("data") or {}), *(body.get("stringData") or {})}
+    if kind == "SealedSecret":
+        produced = field_at(body, "spec", "template", "metadata", "name") or name
+        return "Secret", str(produced), set(field_at(body, "spec", "encryptedData") or {})
+    if kind == "ExternalSecret":
+        produced = field_at(body, "spec", "target", "name") or name
+        if field_at(body, "spec", "dataFrom"):
+            return "Secret", str(produced), None
+        entries = field_at(body, "spec", "data") or []
+        return "Secret", str(produced), {str(e.get("secretKey")) for e in entries if isinstance(e, dict)}
+    return None
+
+
 def _source_index(fleet: RuntimeFleet) -> SourceKeys:
     """The keys each ConfigMap and Secret defines in the tree, and those a SealedSecret or ExternalSecret
     produces (None for an ExternalSecret with ``dataFrom``: it brings whatever its store holds)."""
     index: SourceKeys = {}
-
-    def add(cluster: str, namespace: str, kind: str, name: Any, keys: set[str] | None) -> None:
-        key = (cluster, namespace, kind, str(name))
+    for placed in fleet.placed.values():
+        defined = defined_source(placed.document.kind, placed.body, str(placed.document.name))
+        if defined is None:
+            continue
+        kind, name, keys = defined
+        key = (placed.cluster, placed.namespace, kind, name)
         known = index.get(key, set())
         index[key] = None if keys is None or known is None else known | keys
-
-    for placed in fleet.placed.values():
-        body, own, cluster, namespace = placed.body, placed.document.kind, placed.cluster, placed.namespace
-        if own == "ConfigMap":
-            add(
-                cluster,
-                namespace,
-                "ConfigMap",
-                placed.document.name,
-                {*(body.get("data") or {}), *(body.get("binaryData") or {})},
-            )
-        elif own == "Secret":
-            add(
-                cluster,
-                namespace,
-                "Secret",
-                placed.document.name,
-                {*(body.get("data") or {}), *(body.get("stringData") or {})},
-            )
-        elif own == "SealedSecret":
-            name = field_at(body, "spec", "template", "metadata", "name") or placed.document.name
-            add(cluster, namespace, "Secret", name, set(field_at(body, "spec", "encryptedData") or {}))
-        elif own == "ExternalSecret":
-            name = field_at(body, "spec", "target", "name") or placed.document.name
-            entries = field_at(body, "spec", "data") or []
-            keys = (
-                None
-                if field_at(body, "spec", "dataFrom")
-                else {str(e.get("secretKey")) for e in entries if isinstance(e, dict)}
-            )
-            add(cluster, namespace, "Secret", name, keys)
     return index
 
 

@@ -6,7 +6,7 @@ objects reach a cluster and which outputs count.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +75,9 @@ class RuntimeFleet:
     what lands on ``targets``: what exists on each of them is as in the whole walk when every cluster applying
     to one of them is walked (fluxplane.validate.cache). ``repositories`` are where the walk resolves paths (read
     from the tree when None). ``checked`` are the clusters whose objects will be checked (all when None): what
-    placed objects produce at run time is worked out only there."""
+    placed objects produce at run time is worked out only there. ``follow`` is the walk's
+    (fluxplane.core.tree.FleetWalk): asked of each Kustomization and the folder it applies whether the walk goes
+    there."""
 
     def __init__(
         self,
@@ -84,10 +86,11 @@ class RuntimeFleet:
         repositories: Iterable[DistRepository] | None = None,
         targets: Collection[str] | None = None,
         checked: Collection[str] | None = None,
+        follow: Callable[[Placed, str], bool] | None = None,
     ) -> None:
         self.tree = tree
         self._documents = {(document.file, document.index): document for document in tree.documents}
-        self.walker = FleetWalk(tree.by_file(), repositories)
+        self.walker = FleetWalk(tree.by_file(), repositories, follow=follow)
         walk = self.walker.walk(clusters, targets=targets)
         self.walk = walk
         self.source_keys: SourceKeys | None = None

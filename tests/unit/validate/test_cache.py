@@ -18,7 +18,7 @@ from fluxplane.validate.findings import Finding
 from fluxplane.validate.references import check_references
 from fluxplane.validate.tree import load_tree
 from tests.support.git import git
-from tests.support.trees import flux, tree
+from tests.support.trees import flux, kustomization, tree
 
 
 @pytest.fixture
@@ -163,6 +163,57 @@ def test_a_cluster_that_starts_applying_to_another_draws_that_one_s_findings_aga
     found = _references(dist)
     assert found == check_references(load_tree(dist))
     assert any("not found in cluster 'b'" in finding.message for finding in found)
+
+
+def _write(dist: Path, documents: dict[str, list[dict[str, Any]]]) -> None:
+    for path, written in documents.items():
+        (dist / path).parent.mkdir(parents=True, exist_ok=True)
+        (dist / path).write_text(dump_documents(written))
+
+
+def test_a_cluster_s_appliers_are_walked_only_along_what_leads_to_it(
+    dist: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the hub bringing up a through a Kustomization whose variables come from a ConfigMap another folder of
+    # the hub applies, a's objects using one, and a warm cache
+    remote = {"kubeConfig": {"secretRef": {"name": "a-kubeconfig", "key": "value"}}}
+    variables = {"substituteFrom": [{"kind": "ConfigMap", "name": "a-vars"}]}
+    sync_a = flux("flux-sync", "./dist/platform/clusters/a/flux-system", namespace="a", postBuild=variables, **remote)
+    hub = (dist / "platform/clusters/hub/infrastructure.yaml").read_text()
+    (dist / "platform/clusters/hub/infrastructure.yaml").write_text(
+        hub + "---\n" + dump_documents([flux("vars", "./dist/platform/vars")])
+    )
+    vars_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a-vars", "namespace": "a"}}
+    hello = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "hello", "namespace": "flux-system"}}
+    _write(
+        dist,
+        {
+            "platform/spokes/a.yaml": [sync_a],
+            "platform/vars/kustomization.yaml": kustomization("vars.yaml"),
+            "platform/vars/vars.yaml": [{**vars_map, "data": {"greeting": "hi"}}],
+            "platform/clusters/a/flux-system/kustomization.yaml": kustomization("gotk-sync.yaml", "hello.yaml"),
+            "platform/clusters/a/flux-system/hello.yaml": [{**hello, "data": {"text": "${greeting}"}}],
+        },
+    )
+    fleets: list[Any] = []
+    real = cache_module.RuntimeFleet
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        fleets.append(real(*args, **kwargs))
+        return fleets[-1]
+
+    monkeypatch.setattr(cache_module, "RuntimeFleet", recording)
+    assert _references(dist) == check_references(load_tree(dist))
+    # WHEN a changes
+    sync = dist / "platform/clusters/a/flux-system/gotk-sync.yaml"
+    sync.write_text(sync.read_text().replace("branch: main", "branch: next"))
+    # THEN the findings are those of a whole walk (the variable is defined: the ConfigMap's folder was walked)
+    found = _references(dist)
+    assert found == check_references(load_tree(dist))
+    assert not [finding for finding in found if "greeting" in finding.message]
+    # AND of the hub, only what leads to a and what its Kustomization reads was walked, not its add-ons
+    hub_folders = {application.folder for application in fleets[1].walk.applications if application.cluster == "hub"}
+    assert hub_folders == {"platform/clusters/hub", "platform/spokes", "platform/vars"}
 
 
 def test_a_few_files_changed_do_not_rewrite_the_documents_file(dist: Path, monkeypatch: pytest.MonkeyPatch) -> None:
