@@ -32,12 +32,14 @@ def folder_entries(folder: str, listed: Listed | None = None) -> list[os.DirEntr
 
 
 def entries_below(
-    root: str, *, hidden: bool = True, listed: Listed | None = None
+    root: str, *, hidden: bool = True, hidden_folders: bool | None = None, listed: Listed | None = None
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """Each entry below the folder ``root`` that is not a folder itself, with its path below ``root`` (POSIX), in no
     set order. One listing per folder, which tells each entry's type without a stat of each file, or the one
     ``listed`` holds; no link is followed (a link to a folder is an entry, not walked into); a folder that cannot be
-    listed holds nothing. Without ``hidden``, names that start with a dot are left out, folders and files."""
+    listed holds nothing. Without ``hidden``, names that start with a dot are left out, folders and files;
+    ``hidden_folders``, when given, says apart whether folders whose name starts with a dot are walked."""
+    walk_hidden = hidden if hidden_folders is None else hidden_folders
     pending = [("", root)]
     while pending:
         prefix, folder = pending.pop()
@@ -46,11 +48,11 @@ def entries_below(
         except OSError:
             continue
         for entry in entries:
-            if not hidden and entry.name.startswith("."):
-                continue
+            dot = entry.name.startswith(".")
             if entry.is_dir(follow_symlinks=False):
-                pending.append((f"{prefix}{entry.name}/", entry.path))
-            else:
+                if walk_hidden or not dot:
+                    pending.append((f"{prefix}{entry.name}/", entry.path))
+            elif hidden or not dot:
                 yield prefix + entry.name, entry
 
 

@@ -101,7 +101,7 @@ def validate_tree(
         findings.extend(rules.check_all(scope.documents))
         stage.note(f"{rules.counts.evaluated} rules evaluated")
     with progress.stage("compositions") as stage:
-        overlays = list(overlay_definitions(tree.documents, scope.clusters))
+        overlays = list(overlay_definitions(tree.documents, scope.clusters, tree.by_file()))
         composed = render_compositions(
             scope.with_definitions, corpus, CoreSchemas(), extra=rules.check, overlays=overlays
         )
@@ -179,7 +179,7 @@ def _builds(
     if not folders:
         return []
     if cache is None:
-        return Builds(tree.root, folders, kubectl, parsed=tree.parsed_files()).findings(advance)
+        return Builds(tree.root, folders, kubectl, parsed=tree.parsed_files(), paths=tree.listing).findings(advance)
     builds = Builds(
         tree.root,
         folders,
@@ -187,6 +187,7 @@ def _builds(
         parsed=tree.parsed_files(),
         blobs=cache.blobs,
         known=cache.builds(kubectl_identity(kubectl)),
+        paths=tree.listing,
     )
     found = builds.findings(advance)
     cache.keep_builds(builds.results, whole=len(folders) == len(tree.kustomization_dirs))

@@ -43,7 +43,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -147,11 +147,14 @@ def _files(root: Path) -> list[str]:
 class _Disk(Mapping[str, list[Any]]):
     """The files below a root, as fluxplane.core.tree.kustomize.Folders reads them: each one is there, the
     kustomization files are parsed when asked for (once; nothing else is), or taken from ``parsed`` (the documents
-    validate read of the files it parsed whole)."""
+    validate read of the files it parsed whole). ``paths`` are the files below the root when the caller listed them
+    (fluxplane.validate.tree.tree_files), else they are listed now."""
 
-    def __init__(self, root: Path, parsed: Mapping[str, list[Any]] | None = None) -> None:
+    def __init__(
+        self, root: Path, parsed: Mapping[str, list[Any]] | None = None, paths: Collection[str] | None = None
+    ) -> None:
         self.root = root
-        self.paths = frozenset(_files(root))
+        self.paths = frozenset(_files(root) if paths is None else paths)
         self._parsed: dict[str, list[Any]] = dict(parsed or {})
 
     def __getitem__(self, path: str) -> list[Any]:
@@ -227,10 +230,14 @@ class _Inputs:
     cache read): those are neither parsed nor read again."""
 
     def __init__(
-        self, root: Path, parsed: Mapping[str, list[Any]] | None = None, blobs: Mapping[str, str] | None = None
+        self,
+        root: Path,
+        parsed: Mapping[str, list[Any]] | None = None,
+        blobs: Mapping[str, str] | None = None,
+        paths: Collection[str] | None = None,
     ) -> None:
         self.root = root
-        self.disk = _Disk(root, parsed)
+        self.disk = _Disk(root, parsed, paths)
         self.folders = Folders(self.disk)
         self._digests: dict[str, str] = dict(blobs or {})
         self._keys: dict[str, _Key] = {}
@@ -430,11 +437,11 @@ Result = tuple[str, str | None]
 class Builds:
     """The kustomize builds of ``folders`` (relative to ``root``): one per distinct key, none for a folder another
     build covers, many in one process (module docstring). ``processes`` counts the processes run, ``workers`` at a
-    time. ``parsed`` and ``blobs`` are what validate read of the tree (``_Inputs``). ``known`` holds the results of
-    earlier runs' builds by key (fluxplane.validate.cache), their errors with ``ROOT`` where the root's path stood
-    (below another root, maybe): a folder of such a key takes it as its own build's, as it takes the result of a
-    folder of its key built in this run. After ``findings``, ``results`` holds in that form the result of each key
-    settled whose digest covers all its build reads, to be kept for another run."""
+    time. ``parsed``, ``blobs`` and ``paths`` are what validate read of the tree (``_Inputs``). ``known`` holds the
+    results of earlier runs' builds by key (fluxplane.validate.cache), their errors with ``ROOT`` where the root's
+    path stood (below another root, maybe): a folder of such a key takes it as its own build's, as it takes the
+    result of a folder of its key built in this run. After ``findings``, ``results`` holds in that form the result
+    of each key settled whose digest covers all its build reads, to be kept for another run."""
 
     def __init__(
         self,
@@ -446,6 +453,7 @@ class Builds:
         parsed: Mapping[str, list[Any]] | None = None,
         blobs: Mapping[str, str] | None = None,
         known: Mapping[str, Result] | None = None,
+        paths: Collection[str] | None = None,
     ) -> None:
         self.root = root
         self.folders = list(folders)
@@ -456,7 +464,7 @@ class Builds:
         self._known = known or {}
         #: The root's path in kubectl's errors (it builds the folders there).
         self._place = os.path.realpath(root)
-        self._inputs = _Inputs(root, parsed, blobs)
+        self._inputs = _Inputs(root, parsed, blobs, paths)
         self._mover = _Mover(root)
         checked = set(self.folders)
         self._bases = {folder: [base for base in self._inputs.bases(folder) if base in checked] for folder in checked}

@@ -84,6 +84,8 @@ class DistTree:
     files: list[str]
     kustomization_dirs: list[str]
     parse_findings: list[Finding]
+    #: Every file below the root a kustomize build may read (tree_files), when the tree was read from disk.
+    listing: list[str] | None = field(default=None, repr=False, compare=False)
 
     _by_file: dict[str, list[Any]] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -169,15 +171,20 @@ def read_file(path: str, relative: str, typed: bool) -> ParsedFile | Finding:
     return parse_file(text, relative, typed)
 
 
-def yaml_files(root: Path) -> list[str]:
-    """Every ``*.yaml``/``*.yml`` file under ``root`` (hidden folders and files skipped), relative POSIX paths
-    sorted as paths are (folder by folder). Symlinks to files count as files, as ``Path.is_file`` says."""
-    found = [
-        relative
-        for relative, entry in entries_below(os.fspath(root), hidden=False)
-        if relative.endswith((".yaml", ".yml")) and entry.is_file()
-    ]
-    return sorted(found, key=lambda path: path.split("/"))
+def tree_files(root: Path) -> tuple[list[str], list[str]]:
+    """The files under ``root`` (hidden folders skipped), relative POSIX paths: every ``*.yaml``/``*.yml`` file
+    validate reads (hidden files skipped; symlinks to files count as files, as ``Path.is_file`` says), sorted as
+    paths are (folder by folder); and every file a kustomize build may read (hidden files too; a link to a folder
+    left out, as ``os.walk`` leaves it), in no set order. One walk of the tree gives both."""
+    yaml_files: list[str] = []
+    every: list[str] = []
+    for relative, entry in entries_below(os.fspath(root), hidden=True, hidden_folders=False):
+        if entry.is_dir():
+            continue
+        every.append(relative)
+        if relative.endswith((".yaml", ".yml")) and not entry.name.startswith(".") and entry.is_file():
+            yaml_files.append(relative)
+    return sorted(yaml_files, key=lambda path: path.split("/")), every
 
 
 def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Reader = read_file) -> DistTree:
@@ -189,7 +196,8 @@ def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Read
     findings: list[Finding] = []
     files: list[str] = []
     top = os.fspath(root) + os.sep
-    for relative in yaml_files(root):
+    yaml_paths, listing = tree_files(root)
+    for relative in yaml_paths:
         path = top + relative
         files.append(relative)
         wanted = typed is None or typed(relative)
@@ -208,4 +216,4 @@ def load_tree(root: Path, typed: Callable[[str], bool] | None = None, read: Read
             if file.rsplit("/", 1)[-1] == "kustomization.yaml"
         }
     )
-    return DistTree(root, documents, files, kustomization_dirs, findings)
+    return DistTree(root, documents, files, kustomization_dirs, findings, listing)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from fluxplane.validate import kustomize
 from fluxplane.validate.findings import Finding
-from fluxplane.validate.tree import ValidateError, load_documents, load_tree
+from fluxplane.validate.tree import ValidateError, load_documents, load_tree, tree_files
 
 
 def _tree(root: Path) -> Path:
@@ -67,3 +68,38 @@ def test_folder_without_cluster_entry_points_is_not_a_tree(tmp_path: Path) -> No
 def test_finding_of_document() -> None:
     documents, _ = load_documents("kind: A\nmetadata:\n  name: b\n", "f.yaml")
     assert documents[0].finding("spec", "m") == Finding("f.yaml", 1, "A", "b", "spec", "m")
+
+
+def test_one_walk_lists_the_yaml_validate_reads_and_every_file_a_build_may_read(tmp_path: Path) -> None:
+    # GIVEN a tree with hidden files and folders, a link to a file, a link to a folder and a dangling link
+    root = _tree(tmp_path / "dist")
+    hub = root / "platform" / "clusters" / "hub"
+    (hub / ".env").write_text("A=1\n")
+    (hub / ".hidden.yaml").write_text("kind: X\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config.yaml").write_text("kind: X\n")
+    (hub / "linked.yaml").symlink_to(hub / "a.yaml")
+    (hub / "folder-link").symlink_to(root / "platform")
+    (hub / "dangling.yaml").symlink_to(hub / "missing.yaml")
+    (hub / "README.md").write_text("# hub\n")
+    # WHEN its files are listed
+    yaml_paths, every = tree_files(root)
+    # THEN validate reads the YAML files, hidden ones and dangling links left out, a link to a file read through
+    prefix = "platform/clusters/hub/"
+    assert yaml_paths == [f"{prefix}{name}" for name in ("a.yaml", "kustomization.yaml", "linked.yaml")]
+    # AND a build may read any file, hidden ones too, as os.walk finds them (hidden folders and links to folders
+    # not walked into): what kustomize reads on disk
+    assert sorted(every) == sorted(kustomize._files(root))
+    assert sorted(every) == [
+        f"{prefix}{name}"
+        for name in (
+            ".env",
+            ".hidden.yaml",
+            "README.md",
+            "a.yaml",
+            "dangling.yaml",
+            "kustomization.yaml",
+            "linked.yaml",
+        )
+    ]
+    assert load_tree(root).listing is not None
